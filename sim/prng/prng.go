@@ -1,0 +1,170 @@
+// Package prng provides the deterministic random streams of a simulation run.
+//
+// One root seed is split into child streams in a fixed, append-only order (see
+// Stream IDs below), so that adding draws to one consumer never shifts the draws
+// of another. Every decision inside a run is an integer comparison: there is no
+// floating point anywhere in this package.
+package prng
+
+import (
+	"math/bits"
+	"math/rand/v2"
+)
+
+// StreamID names a child stream. The numbering is append-only: never reorder or
+// reuse a value, or every recorded trace hash changes.
+type StreamID uint64
+
+// Child streams, in their fixed order.
+const (
+	StreamNetwork StreamID = iota + 1
+	StreamFaults
+	StreamWorkload
+	StreamSwarm
+	StreamScenario
+	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
+	StreamReplicaJitterBase StreamID = 1000
+)
+
+// Stream is a deterministic PCG stream. The zero value is not usable; build one
+// with New or Root.Child.
+type Stream struct {
+	pcg rand.PCG
+}
+
+// New returns a stream seeded from (seed, id). Two different ids give
+// independent streams for the same seed.
+func New(seed uint64, id StreamID) *Stream {
+	s := &Stream{}
+	s.pcg.Seed(mix(seed), mix(seed^mix(uint64(id)+0x9e3779b97f4a7c15)))
+	return s
+}
+
+// ReplicaJitter is the jitter stream handed to replica id.
+func ReplicaJitter(seed uint64, replica int) *Stream {
+	return New(seed, StreamReplicaJitterBase+StreamID(replica))
+}
+
+// mix is the splitmix64 finaliser: it spreads nearby seeds (1, 2, 3, ...) over
+// the whole state space.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+// Uint64 returns the next raw 64-bit value.
+func (s *Stream) Uint64() uint64 { return s.pcg.Uint64() }
+
+// IntN returns a uniform value in [0, n). n must be > 0.
+func (s *Stream) IntN(n int) int {
+	if n <= 0 {
+		panic("prng: IntN with n <= 0")
+	}
+	return int(s.Uint64N(uint64(n)))
+}
+
+// Uint64N returns a uniform value in [0, n) without modulo bias (Lemire).
+// n must be > 0.
+func (s *Stream) Uint64N(n uint64) uint64 {
+	if n == 0 {
+		panic("prng: Uint64N with n == 0")
+	}
+	hi, lo := bits.Mul64(s.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(s.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// Range returns a uniform value in [lo, hi]. hi must be >= lo.
+func (s *Stream) Range(lo, hi uint64) uint64 {
+	if hi < lo {
+		panic("prng: Range with hi < lo")
+	}
+	return lo + s.Uint64N(hi-lo+1)
+}
+
+// Bool returns a fair coin.
+func (s *Stream) Bool() bool { return s.Uint64()&1 == 1 }
+
+// Ratio is a probability as an integer fraction Num/Den. The zero value is
+// "never". Num > Den is treated as "always".
+type Ratio struct {
+	Num uint32
+	Den uint32
+}
+
+// Percent returns the ratio p/100.
+func Percent(p uint32) Ratio { return Ratio{Num: p, Den: 100} }
+
+// Zero reports whether the ratio can never fire.
+func (r Ratio) Zero() bool { return r.Num == 0 || r.Den == 0 }
+
+// Chance draws one event with probability r. A zero ratio draws nothing, so a
+// fault that is off for a run consumes nothing from its stream.
+func (s *Stream) Chance(r Ratio) bool {
+	if r.Zero() {
+		return false
+	}
+	if r.Num >= r.Den {
+		return true
+	}
+	return s.Uint64N(uint64(r.Den)) < uint64(r.Num)
+}
+
+// Exponential draws from an exponential distribution with the given mean, in
+// integer arithmetic: -ln(u) is computed from a fixed-point log2. A zero mean
+// draws nothing and returns 0. The result is capped at 20*mean so one draw can
+// never stall a run.
+func (s *Stream) Exponential(mean uint64) uint64 {
+	if mean == 0 {
+		return 0
+	}
+	// u in (0, 1] as a 32.32 fixed-point fraction: u = (x+1) / 2^32.
+	x := (s.Uint64() >> 32) + 1
+	// -log2(u) = 32 - log2(x), in 16.16 fixed point.
+	neg := (32 << 16) - log2Fixed16(x)
+	// ln(u) = log2(u) * ln 2; ln 2 in 16.16 is 45426.
+	lnFixed := (neg * 45426) >> 16
+	v := (lnFixed*mean + (1 << 15)) >> 16
+	if v > 20*mean {
+		v = 20 * mean
+	}
+	return v
+}
+
+// log2Fixed16 returns log2(x) in 16.16 fixed point for x >= 1, using the
+// position of the top bit and 16 rounds of squaring for the fraction.
+func log2Fixed16(x uint64) uint64 {
+	top := uint64(bits.Len64(x) - 1)
+	// Normalise the mantissa to [1, 2) in 1.31 fixed point.
+	var m uint64
+	if top >= 31 {
+		m = x >> (top - 31)
+	} else {
+		m = x << (31 - top)
+	}
+	frac := uint64(0)
+	for i := 0; i < 16; i++ {
+		m = (m * m) >> 31
+		frac <<= 1
+		if m >= 1<<32 {
+			m >>= 1
+			frac |= 1
+		}
+	}
+	return top<<16 | frac
+}
+
+// Shuffle permutes n elements through swap, Fisher-Yates.
+func (s *Stream) Shuffle(n int, swap func(i, j int)) {
+	for i := n - 1; i > 0; i-- {
+		j := s.IntN(i + 1)
+		swap(i, j)
+	}
+}
