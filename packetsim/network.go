@@ -1,0 +1,368 @@
+// Package packetsim is the simulated network: it carries opaque packets between
+// nodes with random delay, loss, replay, reordering, bounded links, clogs and
+// partitions, and scripted hooks for scenarios. It knows nothing of VSR.
+//
+// Every random choice comes from the one PRNG stream given to New, and only
+// Submit and Tick draw from it: Deliver, Drain and every scripted hook draw
+// nothing. So the draws of a run depend only on the sequence of Submit and Tick
+// calls, and a hook such as SetExtraDelay cannot shift any other packet's fate.
+//
+// The caller drives time: call Tick(now) once per tick, then Deliver(now).
+// Time never goes backwards; every method that takes now asserts it.
+package packetsim
+
+import (
+	"errors"
+	"slices"
+
+	"vsrsim/sim/prng"
+	"vsrsim/sim/queue"
+)
+
+// queueCapacityHint preallocates the heap so a steady state does not grow it;
+// it grows past this on demand, up to QueueLimit.
+const queueCapacityHint = 1024
+
+var errNilStream = errors.New("packetsim: the PRNG stream is nil")
+
+// packet is one copy in flight.
+type packet[P any] struct {
+	from, to NodeID
+	sent     uint64
+	// lost is the loss drawn at submit, applied when the packet falls due.
+	lost      bool
+	duplicate bool
+	payload   P
+}
+
+// cut is a bit set of the reasons a directed link is cut.
+type cut uint8
+
+const (
+	cutRandom cut = 1 << iota
+	cutScripted
+	cutLinkDown
+)
+
+// link is the state of one directed link.
+type link struct {
+	// inFlight counts its packets queued or parked, for LinkCapacity.
+	inFlight  int
+	extra     uint64
+	cut       cut
+	held      bool
+	clogged   bool
+	clogUntil uint64
+}
+
+// waits reports whether packets that fall due on the link park instead of
+// arriving. A hold or clog only delays; a cut is checked when they arrive.
+func (l *link) waits() bool { return l.held || l.clogged }
+
+type filter[P any] struct {
+	id int
+	f  func(from, to NodeID, p P) bool
+}
+
+// Network is a simulated network carrying payloads of type P. It is not safe
+// for concurrent use: a simulation is single-threaded by design.
+type Network[P any] struct {
+	opts Options
+	rng  *prng.Stream
+
+	queue *queue.Queue[packet[P]]
+	// pushed mirrors the queue's insertion counter, so Deliver can tell the
+	// packets it started with from those its callback submits.
+	pushed uint64
+	// parked holds, in the order they fell due, packets waiting on a clogged
+	// or held link. They count against QueueLimit and LinkCapacity.
+	parked []packet[P]
+	// pending holds drops decided at submit (Filter, Capacity), in order,
+	// until Deliver or Drain reports them.
+	pending []Delivery[P]
+
+	links    []link // index from*Nodes + to
+	nodeDown []bool
+
+	filters      []filter[P]
+	filterNextID int
+
+	faults bool
+	// now is the latest tick any call has seen.
+	now      uint64
+	ticked   bool
+	lastTick uint64
+
+	// Random partition state machine: partitioned or healed since a tick.
+	randomPartitioned bool
+	randomSince       uint64
+	// sides and order are scratch space for drawing a partition.
+	sides []bool
+	order []NodeID
+
+	delivering bool
+	stats      Stats
+}
+
+// New returns a network over the given options, drawing from rng. It returns a
+// one-line error for nonsense options. Faults start enabled.
+func New[P any](opts Options, rng *prng.Stream) (*Network[P], error) {
+	opts = opts.withDefaults()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	if rng == nil {
+		return nil, errNilStream
+	}
+	n := &Network[P]{
+		opts:     opts,
+		rng:      rng,
+		queue:    queue.New[packet[P]](opts.QueueLimit, min(opts.QueueLimit, queueCapacityHint)),
+		links:    make([]link, opts.Nodes*opts.Nodes),
+		nodeDown: make([]bool, opts.Nodes),
+		faults:   true,
+		sides:    make([]bool, opts.Replicas),
+		order:    make([]NodeID, opts.Replicas),
+	}
+	return n, nil
+}
+
+// Options returns the options in force, defaults filled in.
+func (n *Network[P]) Options() Options { return n.opts }
+
+// Submit sends p from one node to another at tick now. Sending to oneself is
+// allowed. The draws, in order: Replay; then for the packet and for its
+// replayed copy, the delay, Reorder (and its extra delay), Loss, and, if the
+// link is full, the packet to evict. With faults disabled only the delay is
+// drawn; a packet a filter refuses draws nothing.
+//
+// The delivery tick is now + DelayMinTicks + Exponential(DelayMeanTicks) +
+// reorder extra + the link's extra delay. The extra delay is added last and
+// draws nothing, so it never changes the draws.
+func (n *Network[P]) Submit(now uint64, from, to NodeID, p P) {
+	n.advance(now)
+	n.checkNode(from)
+	n.checkNode(to)
+	n.stats.Sent++
+	for _, f := range n.filters {
+		if f.f(from, to, p) {
+			n.dropAtSubmit(now, packet[P]{from: from, to: to, sent: now, payload: p}, Filter)
+			return
+		}
+	}
+	replay := n.faults && n.rng.Chance(n.opts.Replay)
+	n.enqueue(now, packet[P]{from: from, to: to, sent: now, payload: p})
+	if replay {
+		n.stats.Duplicated++
+		n.enqueue(now, packet[P]{from: from, to: to, sent: now, payload: p, duplicate: true})
+	}
+}
+
+// enqueue draws one copy's delay and loss and queues it, evicting from a full
+// link first.
+func (n *Network[P]) enqueue(now uint64, pk packet[P]) {
+	delay := n.opts.DelayMinTicks + n.rng.Exponential(n.opts.DelayMeanTicks)
+	if n.faults && n.rng.Chance(n.opts.Reorder) {
+		delay += n.rng.Range(0, n.opts.ReorderMaxTicks)
+	}
+	pk.lost = n.faults && n.rng.Chance(n.opts.Loss)
+	l := &n.links[n.linkIndex(pk.from, pk.to)]
+	assert(l.inFlight <= n.opts.LinkCapacity, "link over capacity")
+	if l.inFlight == n.opts.LinkCapacity {
+		n.evict(now, pk.from, pk.to)
+	}
+	assert(n.queue.Len()+len(n.parked) < n.opts.QueueLimit, "QueueLimit exceeded: too many packets in flight")
+	l.inFlight++
+	n.push(now+delay+l.extra, pk)
+}
+
+// evict drops a random in-flight packet of the link from -> to, counting the
+// queued packets in heap-index order, then the parked ones in order.
+func (n *Network[P]) evict(now uint64, from, to NodeID) {
+	l := &n.links[n.linkIndex(from, to)]
+	assert(l.inFlight > 0, "evict from an empty link")
+	victim := n.rng.IntN(l.inFlight)
+	for i := 0; i < n.queue.Len(); i++ {
+		pk := n.queue.At(i).Value
+		if pk.from != from || pk.to != to {
+			continue
+		}
+		if victim == 0 {
+			n.queue.RemoveAt(i)
+			l.inFlight--
+			n.dropAtSubmit(now, pk, Capacity)
+			return
+		}
+		victim--
+	}
+	for i, pk := range n.parked {
+		if pk.from != from || pk.to != to {
+			continue
+		}
+		if victim == 0 {
+			n.parked = slices.Delete(n.parked, i, i+1)
+			l.inFlight--
+			n.dropAtSubmit(now, pk, Capacity)
+			return
+		}
+		victim--
+	}
+	panic("packetsim: link in-flight count does not match its packets")
+}
+
+// dropAtSubmit records a drop decided at submit for the next Deliver or Drain.
+func (n *Network[P]) dropAtSubmit(now uint64, pk packet[P], reason DropReason) {
+	assert(len(n.pending) < n.opts.QueueLimit, "too many unreported drops: call Deliver or Drain")
+	n.stats.Dropped[reason]++
+	n.pending = append(n.pending, Delivery[P]{
+		From: pk.from, To: pk.to, Payload: pk.payload, Sent: pk.sent, At: now,
+		Dropped: true, Reason: reason, Duplicate: pk.duplicate,
+	})
+}
+
+func (n *Network[P]) push(tick uint64, pk packet[P]) {
+	n.queue.Push(tick, pk)
+	n.pushed++
+}
+
+// Deliver reports, first, the drops decided at submit since the last report
+// (see Drain), then every packet due at or before now in (tick, submit) order:
+// each is delivered, dropped (Partition, Down, Loss), or, on a held or clogged
+// link, parked without a report until the link opens. fn may call Submit and
+// the hooks; what it submits or releases is reported by the next call, which
+// keeps one call bounded. fn must not call Deliver or Drain.
+func (n *Network[P]) Deliver(now uint64, fn func(Delivery[P])) {
+	n.advance(now)
+	assert(!n.delivering, "Deliver or Drain called from a delivery callback")
+	n.delivering = true
+	defer func() { n.delivering = false }()
+
+	n.drain(fn)
+	last := n.pushed
+	for {
+		it, ok := n.queue.Peek()
+		if !ok || it.Tick > now || it.Seq > last {
+			return
+		}
+		n.queue.Pop()
+		pk := it.Value
+		l := &n.links[n.linkIndex(pk.from, pk.to)]
+		if l.waits() {
+			n.parked = append(n.parked, pk)
+			continue
+		}
+		l.inFlight--
+		d := Delivery[P]{
+			From: pk.from, To: pk.to, Payload: pk.payload, Sent: pk.sent, At: it.Tick,
+			Duplicate: pk.duplicate,
+		}
+		switch {
+		case l.cut != 0:
+			d.Reason = Partition
+		case n.nodeDown[pk.to]:
+			d.Reason = Down
+		case pk.lost:
+			d.Reason = Loss
+		}
+		if d.Reason != NotDropped {
+			d.Dropped = true
+			n.stats.Dropped[d.Reason]++
+		} else {
+			n.stats.Delivered++
+		}
+		fn(d)
+	}
+}
+
+// Drain reports the drops decided at submit (Filter, Capacity) since the last
+// report, in the order they happened, and nothing else. Deliver reports them
+// too, before the due packets, so a caller that delivers every tick need not
+// call Drain.
+func (n *Network[P]) Drain(fn func(Delivery[P])) {
+	assert(!n.delivering, "Deliver or Drain called from a delivery callback")
+	n.delivering = true
+	defer func() { n.delivering = false }()
+	n.drain(fn)
+}
+
+// drain reports the pending drops that exist now; drops that fn causes stay
+// for the next report.
+func (n *Network[P]) drain(fn func(Delivery[P])) {
+	count := len(n.pending)
+	if count == 0 {
+		return
+	}
+	for i := 0; i < count; i++ {
+		fn(n.pending[i])
+	}
+	rest := copy(n.pending, n.pending[count:])
+	clear(n.pending[rest:])
+	n.pending = n.pending[:rest]
+}
+
+// NextDue returns the earliest tick at which Deliver has something to report:
+// the latest tick seen if drops at submit wait to be reported, else the tick of
+// the earliest queued packet. Parked packets are not due until their link
+// opens.
+func (n *Network[P]) NextDue() (uint64, bool) {
+	if len(n.pending) > 0 {
+		return n.now, true
+	}
+	it, ok := n.queue.Peek()
+	if !ok {
+		return 0, false
+	}
+	return it.Tick, true
+}
+
+// Stats returns the counters so far.
+func (n *Network[P]) Stats() Stats {
+	s := n.stats
+	s.InFlight = n.queue.Len() + len(n.parked)
+	return s
+}
+
+// unpark queues, due at now and in the order they parked, the parked packets
+// whose link is neither held nor clogged any more.
+func (n *Network[P]) unpark(now uint64) {
+	kept := 0
+	for _, pk := range n.parked {
+		l := &n.links[n.linkIndex(pk.from, pk.to)]
+		if l.waits() {
+			n.parked[kept] = pk
+			kept++
+			continue
+		}
+		n.push(now, pk)
+	}
+	clear(n.parked[kept:])
+	n.parked = n.parked[:kept]
+}
+
+// advance moves the clock to now, asserting it never goes backwards.
+func (n *Network[P]) advance(now uint64) {
+	assert(now >= n.now, "time went backwards")
+	n.now = now
+}
+
+func (n *Network[P]) linkIndex(from, to NodeID) int { return from*n.opts.Nodes + to }
+
+func (n *Network[P]) checkNode(id NodeID) {
+	assert(id >= 0 && id < n.opts.Nodes, "node id out of range")
+}
+
+// nodes returns the id range [lo, hi) that id names: itself, or every replica
+// for AnyNode.
+func (n *Network[P]) nodes(id NodeID) (lo, hi NodeID) {
+	if id == AnyNode {
+		return 0, n.opts.Replicas
+	}
+	n.checkNode(id)
+	return id, id + 1
+}
+
+func assert(ok bool, msg string) {
+	if !ok {
+		panic("packetsim: " + msg)
+	}
+}

@@ -1,0 +1,92 @@
+package replica
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Bugs are switches that bring back known defects of production VSR
+// implementations (failure-shapes.md). Each is off by default, the fixed
+// behaviour, and touches only the mechanism it breaks.
+type Bugs struct {
+	// NarrowRepairUnderCommitLag: under commit lag, repair fetches only up to
+	// commit_max even when adopted headers above it lack bodies (hollow-op).
+	NarrowRepairUnderCommitLag bool
+	// TransferRewindsSequencer: a state-transfer install lowers the sequencer to
+	// the checkpoint op and does not count its journal wipe as a mutation
+	// (transfer-rewind, transfer-rewind-wide).
+	TransferRewindsSequencer bool
+	// StaleGuardUsesCommitMax: the stale guard protects every op up to
+	// max(journal head, commit_max) instead of the ack head (stale-offer).
+	StaleGuardUsesCommitMax bool
+	// EscalateWithoutHold: a replica in view change escalates on its status
+	// timeout even while an older view's primary still heartbeats it
+	// (vc-straggler).
+	EscalateWithoutHold bool
+	// DVCCacheIgnoresJournal: the cached DoViewChange suffix is tagged by (op,
+	// commit) only, so journal writes that move neither leave it stale
+	// (stale-dvc-cache).
+	DVCCacheIgnoresJournal bool
+}
+
+// BugInfo describes one switch for the CLI.
+type BugInfo struct {
+	Name        string
+	Scenario    string
+	Description string
+	set         func(*Bugs)
+	get         func(*Bugs) bool
+}
+
+// BugCatalog lists every switch, in a fixed order. Names are a contract.
+var BugCatalog = []BugInfo{
+	{"narrow-repair-under-commit-lag", "hollow-op",
+		"repair under commit lag stops at commit_max and never fetches an adopted head it lacks",
+		func(b *Bugs) { b.NarrowRepairUnderCommitLag = true }, func(b *Bugs) bool { return b.NarrowRepairUnderCommitLag }},
+	{"transfer-rewinds-sequencer", "transfer-rewind",
+		"a state-transfer install lowers the sequencer below an adopted view head",
+		func(b *Bugs) { b.TransferRewindsSequencer = true }, func(b *Bugs) bool { return b.TransferRewindsSequencer }},
+	{"stale-guard-uses-commit-max", "stale-offer",
+		"the stale guard protects ops up to commit_max, so every offer under steady writes is refused",
+		func(b *Bugs) { b.StaleGuardUsesCommitMax = true }, func(b *Bugs) bool { return b.StaleGuardUsesCommitMax }},
+	{"escalate-without-hold", "vc-straggler",
+		"a replica in view change escalates even while an older primary still heartbeats it",
+		func(b *Bugs) { b.EscalateWithoutHold = true }, func(b *Bugs) bool { return b.EscalateWithoutHold }},
+	{"dvc-cache-ignores-journal", "stale-dvc-cache",
+		"the cached DoViewChange suffix ignores journal writes and can nack an op it holds",
+		func(b *Bugs) { b.DVCCacheIgnoresJournal = true }, func(b *Bugs) bool { return b.DVCCacheIgnoresJournal }},
+}
+
+// ParseBugs turns CLI names into switches. Unknown names are an error naming the
+// known ones.
+func ParseBugs(names []string) (Bugs, error) {
+	var b Bugs
+	for _, name := range names {
+		found := false
+		for i := range BugCatalog {
+			if BugCatalog[i].Name == name {
+				BugCatalog[i].set(&b)
+				found = true
+			}
+		}
+		if !found {
+			known := make([]string, len(BugCatalog))
+			for i := range BugCatalog {
+				known[i] = BugCatalog[i].Name
+			}
+			return Bugs{}, fmt.Errorf("unknown bug %q (known: %s)", name, strings.Join(known, ", "))
+		}
+	}
+	return b, nil
+}
+
+// Names returns the CLI names of the switches that are on, in catalog order.
+func (b Bugs) Names() []string {
+	names := []string{}
+	for i := range BugCatalog {
+		if BugCatalog[i].get(&b) {
+			names = append(names, BugCatalog[i].Name)
+		}
+	}
+	return names
+}

@@ -1,0 +1,115 @@
+package replica
+
+import "fmt"
+
+// Status is a replica's protocol status.
+type Status uint8
+
+// Statuses.
+const (
+	StatusNormal Status = iota
+	StatusViewChange
+	StatusRecovering
+)
+
+func (s Status) String() string {
+	switch s {
+	case StatusNormal:
+		return "normal"
+	case StatusViewChange:
+		return "view_change"
+	}
+	return "recovering"
+}
+
+// EventKind is the kind of an effect a replica reports.
+type EventKind uint8
+
+// Event kinds. Append only: the numbering reaches the trace hash through names.
+const (
+	EvCommit          EventKind = iota + 1 // Op applied locally (Checksum, Parent)
+	EvStatus                               // Status / View / LogView changed
+	EvJournalAppend                        // Op journaled (Checksum)
+	EvJournalTruncate                      // Op removed from the journal by a view change (Checksum)
+	EvAck                                  // PrepareOk sent for Op (Checksum); a primary acks its own prepares
+	EvDrop                                 // a message dropped by the replica (Command, Op, Reason, Aux)
+	EvMergeTruncate                        // the view-change merge truncated canonical Op (Checksum)
+	EvCheckpoint                           // state checkpointed at Op (Aux = state checksum)
+	EvTransferInstall                      // state transfer installed at Op
+	EvOfferRefused                         // a state-transfer offer at Op refused (Reason, Aux = guard op)
+	EvRepairRequest                        // RequestPrepares Op..Aux sent to Peer
+	EvHold                                 // view change held instead of escalating
+	EvViewEscalate                         // status timeout escalated the view
+	EvPrimaryCommit                        // the primary committed Op with the ack count in Aux
+	EvTimeout                              // a timeout fired (Reason = its name)
+)
+
+var eventNames = [...]string{
+	EvCommit:          "commit",
+	EvStatus:          "status",
+	EvJournalAppend:   "journal_append",
+	EvJournalTruncate: "journal_truncate",
+	EvAck:             "ack",
+	EvDrop:            "drop",
+	EvMergeTruncate:   "merge_truncate",
+	EvCheckpoint:      "checkpoint",
+	EvTransferInstall: "transfer_install",
+	EvOfferRefused:    "offer_refused",
+	EvRepairRequest:   "repair_request",
+	EvHold:            "view_hold",
+	EvViewEscalate:    "view_escalate",
+	EvPrimaryCommit:   "primary_commit",
+	EvTimeout:         "timeout",
+}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) && eventNames[k] != "" {
+		return eventNames[k]
+	}
+	return fmt.Sprintf("Event(%d)", uint8(k))
+}
+
+// Event is one effect a replica reports to the harness and its checkers.
+type Event struct {
+	Kind     EventKind
+	Replica  int
+	Status   Status
+	View     uint64
+	LogView  uint64
+	Op       uint64
+	Checksum uint64
+	Parent   uint64
+	Commit   uint64
+	Aux      uint64
+	Command  Command
+	Peer     int
+	Reason   string // a constant string: never formatted at run time
+}
+
+// String is the canonical one-line form used in traces.
+func (e *Event) String() string { return string(AppendEvent(nil, e)) }
+
+// Output collects what one step produced. The harness owns it and resets it
+// between steps so steady-state steps do not allocate.
+type Output struct {
+	Messages []Message
+	Events   []Event
+}
+
+// Reset empties the output, keeping its capacity.
+func (o *Output) Reset() {
+	o.Messages = o.Messages[:0]
+	o.Events = o.Events[:0]
+}
+
+// Violation is the panic value of a failed replica assertion: the run ends with a
+// crash verdict naming the invariant.
+type Violation struct {
+	Replica   int
+	Invariant string
+	Detail    string
+}
+
+func (v Violation) Error() string {
+	return fmt.Sprintf("replica %d assertion %s: %s", v.Replica, v.Invariant, v.Detail)
+}

@@ -1,0 +1,122 @@
+package replica
+
+// ring holds headers in slots indexed by op mod size. An empty slot has a zero
+// checksum. It is the storage of the journal, the evicted ring and the adopted
+// headers; lookups are by op, never by iteration order.
+type ring struct {
+	slots []Header
+}
+
+func newRing(size int) ring { return ring{slots: make([]Header, size)} }
+
+func (r *ring) get(op uint64) (Header, bool) {
+	h := r.slots[op%uint64(len(r.slots))]
+	if h.Checksum == 0 || h.Op != op {
+		return Header{}, false
+	}
+	return h, true
+}
+
+// put stores h and returns what it displaced (a different op in the same slot).
+func (r *ring) put(h Header) (Header, bool) {
+	i := h.Op % uint64(len(r.slots))
+	old := r.slots[i]
+	r.slots[i] = h
+	if old.Checksum != 0 && old.Op != h.Op {
+		return old, true
+	}
+	return Header{}, false
+}
+
+func (r *ring) remove(op uint64) (Header, bool) {
+	i := op % uint64(len(r.slots))
+	h := r.slots[i]
+	if h.Checksum == 0 || h.Op != op {
+		return Header{}, false
+	}
+	r.slots[i] = Header{}
+	return h, true
+}
+
+func (r *ring) clear() {
+	clear(r.slots)
+}
+
+// journal is a replica's log of prepares (header and body) with bounded
+// retention: the last len(slots) ops, and an evicted ring as large again that
+// can still serve repair but is never read for commit or votes.
+type journal struct {
+	live    ring
+	evicted ring
+	head    uint64 // highest op ever put and not truncated; 0 when empty
+}
+
+func newJournal(slots int) *journal {
+	return &journal{live: newRing(slots), evicted: newRing(slots)}
+}
+
+// get returns the prepare at op if the journal holds it.
+func (j *journal) get(op uint64) (Header, bool) { return j.live.get(op) }
+
+// has reports whether the journal holds op with the given checksum.
+func (j *journal) has(op, checksum uint64) bool {
+	h, ok := j.live.get(op)
+	return ok && h.Checksum == checksum
+}
+
+// getForRepair also reads the evicted ring.
+func (j *journal) getForRepair(op uint64) (Header, bool) {
+	if h, ok := j.live.get(op); ok {
+		return h, true
+	}
+	return j.evicted.get(op)
+}
+
+// firstRetained is the lowest op repair could still serve: everything below is
+// gone, and a requester must state-transfer.
+func (j *journal) firstRetained() uint64 {
+	size := uint64(len(j.live.slots))
+	if j.head < 2*size {
+		return 1
+	}
+	return j.head - 2*size + 1
+}
+
+// put journals h, moving a displaced older op into the evicted ring.
+func (j *journal) put(h Header) {
+	if old, displaced := j.live.put(h); displaced && old.Op < h.Op {
+		j.evicted.put(old)
+	}
+	if h.Op > j.head {
+		j.head = h.Op
+	}
+}
+
+// truncateAbove removes every op above op and reports each through fn.
+func (j *journal) truncateAbove(op uint64, fn func(Header)) {
+	if j.head <= op {
+		return
+	}
+	for o := j.head; o > op; o-- {
+		if h, ok := j.live.remove(o); ok {
+			fn(h)
+		}
+		j.evicted.remove(o)
+		if j.head-o >= uint64(len(j.live.slots)) {
+			break
+		}
+	}
+	j.head = op
+}
+
+// remove drops one op (a view change found it disagrees with the canonical log).
+func (j *journal) remove(op uint64) (Header, bool) {
+	return j.live.remove(op)
+}
+
+// wipe empties the journal: amnesia or a state-transfer install.
+func (j *journal) wipe() {
+	j.live.clear()
+	j.evicted.clear()
+	j.head = 0
+}

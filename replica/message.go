@@ -1,0 +1,161 @@
+package replica
+
+import "fmt"
+
+// Command is the kind of a message.
+type Command uint8
+
+// Message commands. The numbering is part of the trace hash: append only.
+const (
+	CmdRequest Command = iota + 1
+	CmdReply
+	CmdPrepare
+	CmdPrepareOK
+	CmdCommit
+	CmdStartViewChange
+	CmdDoViewChange
+	CmdStartView
+	CmdRequestStartView
+	CmdRequestPrepares
+	CmdRepairPrepare
+	CmdRepairDone
+	CmdRangeEvicted
+	CmdRequestStateTransfer
+	CmdStateTransferOffer
+	CmdRequestStateChunk
+	CmdStateChunk
+)
+
+var commandNames = [...]string{
+	CmdRequest:              "Request",
+	CmdReply:                "Reply",
+	CmdPrepare:              "Prepare",
+	CmdPrepareOK:            "PrepareOk",
+	CmdCommit:               "Commit",
+	CmdStartViewChange:      "StartViewChange",
+	CmdDoViewChange:         "DoViewChange",
+	CmdStartView:            "StartView",
+	CmdRequestStartView:     "RequestStartView",
+	CmdRequestPrepares:      "RequestPrepares",
+	CmdRepairPrepare:        "RepairPrepare",
+	CmdRepairDone:           "RepairDone",
+	CmdRangeEvicted:         "RangeEvicted",
+	CmdRequestStateTransfer: "RequestStateTransfer",
+	CmdStateTransferOffer:   "StateTransferOffer",
+	CmdRequestStateChunk:    "RequestStateChunk",
+	CmdStateChunk:           "StateChunk",
+}
+
+func (c Command) String() string {
+	if int(c) < len(commandNames) && commandNames[c] != "" {
+		return commandNames[c]
+	}
+	return fmt.Sprintf("Command(%d)", uint8(c))
+}
+
+// OpKind is the kind of a state-machine operation.
+type OpKind uint8
+
+// Operations of the key-value state machine.
+const (
+	OpNoop OpKind = iota
+	OpPut
+	OpGet
+)
+
+// Operation is a request body: a small key-value command. It is a value type so
+// no memory is shared between replicas.
+type Operation struct {
+	Kind  OpKind
+	Key   uint32
+	Value uint64
+}
+
+// Header describes one prepare. The checksum covers every field but View, so a
+// prepare can be restamped into a later view without changing its identity.
+type Header struct {
+	Op        uint64
+	View      uint64
+	Parent    uint64
+	Checksum  uint64
+	Commit    uint64
+	Client    uint64
+	Request   uint64
+	Timestamp uint64
+	Body      Operation
+}
+
+// Valid reports whether the header's checksum matches its contents.
+func (h *Header) Valid() bool { return h.Checksum == h.computeChecksum() }
+
+// Seal sets the checksum from the header's contents.
+func (h *Header) Seal() { h.Checksum = h.computeChecksum() }
+
+func (h *Header) computeChecksum() uint64 {
+	x := uint64(0x6a09e667f3bcc909)
+	for _, w := range [...]uint64{h.Op, h.Parent, h.Commit, h.Client, h.Request, h.Timestamp,
+		uint64(h.Body.Kind), uint64(h.Body.Key), h.Body.Value} {
+		x = checksumMix(x ^ w)
+	}
+	if x == 0 {
+		x = 1 // zero means "no header"
+	}
+	return x
+}
+
+func checksumMix(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// SuffixEntry is one header of a DoViewChange suffix or a StartView. Nack means the
+// sender proves it never prepared the op; Present means it holds the body.
+type SuffixEntry struct {
+	Header  Header
+	Nack    bool
+	Present bool
+}
+
+// Blank reports whether the entry carries no header (the sender knows nothing of it).
+func (e *SuffixEntry) Blank() bool { return e.Header.Checksum == 0 }
+
+// Message is every message of the protocol in one value type. Fields that a
+// command does not use are zero. Slices are never mutated after send; receivers
+// copy what they keep.
+type Message struct {
+	Command Command
+	From    int // sender node id (replica or client)
+	To      int // receiver node id
+	View    uint64
+
+	Op      uint64 // head op (DoViewChange, StartView, Commit, RepairDone), range start (RequestPrepares)
+	OpTo    uint64 // range end (RequestPrepares)
+	Commit  uint64
+	LogView uint64
+
+	Header Header // Prepare, RepairPrepare, PrepareOk (acked op)
+
+	Suffix []SuffixEntry // DoViewChange suffix, StartView headers
+
+	Client  uint64
+	Request uint64
+	Result  uint64
+	Body    Operation // Request
+
+	Heartbeat   uint64 // Commit: monotonic within a view
+	Incarnation uint64 // RequestStartView, PrepareOk
+	Nonce       uint64 // RequestStartView probe nonce, echoed by StartView
+
+	// State transfer.
+	Chunk    int
+	Chunks   int
+	Snapshot *Snapshot // StateChunk: read-only, shared immutably
+}
+
+func (o Operation) String() string {
+	return string(appendOperation(nil, o))
+}

@@ -1,0 +1,331 @@
+package replica
+
+// Normal operation (VRR section 4.1; protocol.md "Normal operation").
+
+func (r *Replica) onRequest(m *Message) {
+	if r.status != StatusNormal || !r.isPrimary() || r.transfer.active {
+		r.drop(m, "not-primary", 0)
+		return
+	}
+	idx := r.clientIndex(m.Client)
+	if idx < 0 || idx >= ClientsMax {
+		r.drop(m, "bad-client", 0)
+		return
+	}
+	entry := r.sm.Clients[idx]
+	if m.Request < entry.Request {
+		r.drop(m, "old-request", entry.Request)
+		return
+	}
+	if m.Request == entry.Request && entry.Request != 0 {
+		// Exactly once: answer from the client table, never re-execute.
+		r.send(int(m.Client), Message{Command: CmdReply, Client: m.Client, Request: m.Request, Op: entry.Op, Result: entry.Result})
+		return
+	}
+	for i := range r.pipeline {
+		if r.pipeline[i].header.Client == m.Client && r.pipeline[i].header.Request == m.Request {
+			return // in flight
+		}
+	}
+	for i := range r.requests {
+		if r.requests[i].Client == m.Client && r.requests[i].Request == m.Request {
+			return
+		}
+	}
+	if len(r.pipeline) >= PipelineMax || r.commitMin < r.commitMax || len(r.requests) > 0 {
+		if len(r.requests) >= RequestQueueMax {
+			r.drop(m, "request-queue-full", 0)
+			return
+		}
+		r.requests = append(r.requests, *m)
+		return
+	}
+	r.prepare(m)
+}
+
+// prepare assigns the next op to a request and replicates it.
+func (r *Replica) prepare(m *Message) {
+	r.assert(len(r.pipeline) < PipelineMax, "pipeline_not_full", "%d", len(r.pipeline))
+	h := Header{
+		Op:        r.sequencer + 1,
+		View:      r.view,
+		Parent:    r.headSum,
+		Commit:    r.commitMax,
+		Client:    m.Client,
+		Request:   m.Request,
+		Timestamp: r.sequencer + 1,
+		Body:      m.Body,
+	}
+	h.Seal()
+	r.journalPut(h)
+	r.sequencer = h.Op
+	r.headSum = h.Checksum
+	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
+	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, View: r.view})
+	r.replicate(h)
+	if !r.tPrepare.running {
+		r.tPrepare.start(r.jitter)
+	}
+	r.commitWalk()
+}
+
+// replicate sends a prepare on: to the next replica in the chain, or to every
+// backup in a star.
+func (r *Replica) replicate(h Header) {
+	h.View = r.view
+	msg := Message{Command: CmdPrepare, Header: h}
+	if r.opts.Topology == TopologyStar {
+		if r.isPrimary() {
+			r.sendAll(msg)
+		}
+		return
+	}
+	next := (r.id + 1) % r.n
+	if next != r.primary() {
+		r.send(next, msg)
+	}
+}
+
+func (r *Replica) onPrepare(m *Message) {
+	if r.status == StatusRecovering {
+		r.drop(m, "recovering", 0)
+		return
+	}
+	if m.View < r.view {
+		r.drop(m, "old-view", r.view)
+		return
+	}
+	if m.View > r.view {
+		r.drop(m, "newer-view", r.view)
+		r.probeNewerView(m.View)
+		return
+	}
+	if r.status != StatusNormal || r.isPrimary() {
+		r.drop(m, "not-normal-backup", 0)
+		return
+	}
+	h := m.Header
+	if !h.Valid() {
+		r.drop(m, "bad-checksum", 0)
+		return
+	}
+	r.heardFromPrimary()
+	r.advanceCommitMax(h.Commit)
+	switch {
+	case h.Op <= r.commitMin:
+		r.drop(m, "old-op", r.commitMin)
+	case r.journal.has(h.Op, h.Checksum):
+		r.replicate(h)
+		r.ack(h)
+	case r.transfer.active:
+		r.drop(m, "transferring", 0)
+	case h.Op != r.sequencer+1:
+		// The gap check compares against the sequencer, not the journal: the
+		// repair driver is left to close real gaps.
+		r.drop(m, "gap", r.sequencer)
+	case h.Parent != r.headSum:
+		r.drop(m, "parent-mismatch", r.sequencer)
+	default:
+		r.journalPut(h)
+		r.adopted.remove(h.Op)
+		r.sequencer = h.Op
+		r.headSum = h.Checksum
+		r.replicate(h)
+		r.ack(h)
+	}
+	r.commitUpTo()
+}
+
+// ack sends a PrepareOk for h to the primary.
+func (r *Replica) ack(h Header) {
+	if r.status != StatusNormal || r.transfer.active || r.isPrimary() {
+		return
+	}
+	if h.Op > r.ackHead {
+		r.ackHead = h.Op
+	}
+	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, View: r.view})
+	r.send(r.primary(), Message{Command: CmdPrepareOK, Header: h, Incarnation: r.incarnation})
+}
+
+func (r *Replica) onPrepareOK(m *Message) {
+	if m.View != r.view || r.status != StatusNormal || !r.isPrimary() {
+		r.drop(m, "not-primary-of-view", 0)
+		return
+	}
+	if m.From < 0 || m.From >= r.n {
+		r.drop(m, "bad-sender", 0)
+		return
+	}
+	if m.Incarnation < r.incarnations[m.From] {
+		// The ack speaks for a journal that a restart has since wiped.
+		r.drop(m, "stale-incarnation", r.incarnations[m.From])
+		return
+	}
+	r.incarnations[m.From] = m.Incarnation
+	for i := range r.pipeline {
+		e := &r.pipeline[i]
+		if e.header.Op == m.Header.Op && e.header.Checksum == m.Header.Checksum {
+			e.acks |= 1 << uint(m.From)
+			break
+		}
+	}
+	r.commitWalk()
+}
+
+// commitWalk advances commit_max over consecutive pipeline ops that hold a
+// replication quorum; the first op without one stops it, even if later ops have
+// one.
+func (r *Replica) commitWalk() {
+	q := QuorumReplication(r.n)
+	for len(r.pipeline) > 0 {
+		e := r.pipeline[0]
+		if e.header.Op != r.commitMax+1 || popcount16(e.acks) < q {
+			break
+		}
+		r.commitMax = e.header.Op
+		r.emit(Event{Kind: EvPrimaryCommit, Op: e.header.Op, Checksum: e.header.Checksum, Aux: uint64(popcount16(e.acks))})
+		copy(r.pipeline, r.pipeline[1:])
+		r.pipeline = r.pipeline[:len(r.pipeline)-1]
+	}
+	if len(r.pipeline) == 0 {
+		r.tPrepare.stop()
+	}
+	r.commitUpTo()
+	r.drainRequests()
+}
+
+func (r *Replica) drainRequests() {
+	for len(r.requests) > 0 && len(r.pipeline) < PipelineMax && r.commitMin == r.commitMax &&
+		r.status == StatusNormal && r.isPrimary() {
+		m := r.requests[0]
+		copy(r.requests, r.requests[1:])
+		r.requests = r.requests[:len(r.requests)-1]
+		idx := r.clientIndex(m.Client)
+		if m.Request <= r.sm.Clients[idx].Request {
+			continue
+		}
+		r.prepare(&m)
+	}
+}
+
+func popcount16(x uint16) int {
+	n := 0
+	for x != 0 {
+		x &= x - 1
+		n++
+	}
+	return n
+}
+
+func (r *Replica) advanceCommitMax(commit uint64) {
+	if commit > r.commitMax {
+		r.commitMax = commit
+	}
+}
+
+// commitUpTo applies ops in order up to commit_max, as far as the journal holds
+// them with an unbroken parent chain.
+func (r *Replica) commitUpTo() {
+	for r.commitMin < r.commitMax {
+		h, ok := r.journal.get(r.commitMin + 1)
+		if !ok || h.Parent != r.commitSum {
+			return
+		}
+		r.apply(h)
+	}
+}
+
+func (r *Replica) apply(h Header) {
+	result := r.sm.Apply(h.Body)
+	if idx := r.clientIndex(h.Client); h.Client != 0 && idx >= 0 && idx < ClientsMax {
+		r.sm.Clients[idx] = ClientEntry{Request: h.Request, Op: h.Op, Result: result}
+	}
+	r.commitMin = h.Op
+	r.commitSum = h.Checksum
+	if r.commitMin > r.commitMax {
+		r.commitMax = r.commitMin
+	}
+	r.emit(Event{Kind: EvCommit, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view, Aux: result})
+	if r.status == StatusNormal && r.isPrimary() && h.Client != 0 {
+		r.send(int(h.Client), Message{Command: CmdReply, Client: h.Client, Request: h.Request, Op: h.Op, Result: result})
+	}
+	if h.Op%r.opts.CheckpointInterval == 0 {
+		r.checkpoint()
+	}
+}
+
+func (r *Replica) checkpoint() {
+	s := Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
+	s.StateChecksum = s.State.Checksum()
+	r.sb.Checkpoint = s
+	r.writeSuperblock()
+	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, Aux: s.StateChecksum})
+}
+
+func (r *Replica) onCommit(m *Message) {
+	if r.status == StatusRecovering {
+		return
+	}
+	if m.View > r.view {
+		r.probeNewerView(m.View)
+		return
+	}
+	if m.View < r.view {
+		// An older view's primary is still alive and heartbeating: a replica in
+		// view change may hold its view instead of escalating.
+		if r.status == StatusViewChange && m.From == PrimaryOf(m.View, r.n) {
+			r.oldPrimaryHB = true
+		}
+		return
+	}
+	if r.status != StatusNormal || r.isPrimary() {
+		return
+	}
+	r.heardFromPrimary()
+	r.advanceCommitMax(m.Commit)
+	r.commitUpTo()
+}
+
+func (r *Replica) heardFromPrimary() {
+	r.tHeartbeat.reset(r.jitter)
+}
+
+func (r *Replica) onPrepareTimeout() {
+	if r.status != StatusNormal || !r.isPrimary() || len(r.pipeline) == 0 {
+		r.tPrepare.stop()
+		return
+	}
+	for i := range r.pipeline {
+		e := r.pipeline[i]
+		if popcount16(e.acks) >= QuorumReplication(r.n) {
+			continue
+		}
+		h := e.header
+		h.View = r.view
+		for to := 0; to < r.n; to++ {
+			if to != r.id && e.acks&(1<<uint(to)) == 0 {
+				r.send(to, Message{Command: CmdPrepare, Header: h})
+			}
+		}
+	}
+	r.tPrepare.backoffNext(r.jitter)
+}
+
+func (r *Replica) onCommitTimeout() {
+	if r.status != StatusNormal || !r.isPrimary() {
+		r.tCommit.stop()
+		return
+	}
+	r.heartbeat++
+	r.sendAll(Message{Command: CmdCommit, Commit: r.commitMax, Heartbeat: r.heartbeat})
+	r.tCommit.reset(nil)
+}
+
+func (r *Replica) onHeartbeatTimeout() {
+	if r.status != StatusNormal || r.isPrimary() {
+		r.tHeartbeat.stop()
+		return
+	}
+	r.startViewChange(r.view + 1)
+}

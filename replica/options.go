@@ -1,0 +1,126 @@
+package replica
+
+import "fmt"
+
+// Topology is how the primary replicates prepares.
+type Topology uint8
+
+// Replication topologies.
+const (
+	// TopologyChain: each replica forwards to the next, stopping before the primary.
+	TopologyChain Topology = iota
+	// TopologyStar: the primary sends to every backup.
+	TopologyStar
+)
+
+func (t Topology) String() string {
+	if t == TopologyStar {
+		return "star"
+	}
+	return "chain"
+}
+
+// Durability is what the journal keeps across a restart.
+type Durability uint8
+
+// Journal durabilities.
+const (
+	// DurabilityWAL: the journal survives a restart.
+	DurabilityWAL Durability = iota
+	// DurabilityMemory: the journal reads empty after a restart (amnesia).
+	DurabilityMemory
+)
+
+func (d Durability) String() string {
+	if d == DurabilityMemory {
+		return "memory"
+	}
+	return "wal"
+}
+
+// Timeouts are the replica's timeouts in ticks (1 tick = 10 ms).
+type Timeouts struct {
+	PrepareTicks         uint64 // primary: retransmit un-acked prepares
+	CommitTicks          uint64 // primary: commit heartbeat
+	HeartbeatTicks       uint64 // backup: no word from the primary
+	ViewChangeMsgTicks   uint64 // StartViewChange / DoViewChange retransmit
+	ViewChangeStatusTick uint64 // escalation backstop while in view change
+	StartViewProbeTicks  uint64 // RequestStartView while recovering
+	RepairTicks          uint64 // repair and state transfer retry
+}
+
+// DefaultTimeouts are protocol.md's defaults.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{
+		PrepareTicks:         25,
+		CommitTicks:          50,
+		HeartbeatTicks:       500,
+		ViewChangeMsgTicks:   50,
+		ViewChangeStatusTick: 500,
+		StartViewProbeTicks:  100,
+		RepairTicks:          100,
+	}
+}
+
+// Limits of the model.
+const (
+	PipelineMax       = 32
+	RequestQueueMax   = 64
+	SuffixMax         = 128 // DoViewChange / StartView headers
+	RepairBatchMax    = 128
+	ReplicasMax       = 9
+	JournalSlotsMin   = 16
+	JournalSlotsMax   = 1 << 16
+	offerSnapshotsMax = 4
+)
+
+// Options configure one replica. Every replica of a cluster gets the same
+// options but its ID.
+type Options struct {
+	ID                 int
+	Replicas           int
+	Topology           Topology
+	Durability         Durability
+	JournalSlots       int    // ops retained in the journal; as many again in the evicted ring
+	CheckpointInterval uint64 // ops between checkpoints
+	Timeouts           Timeouts
+	Bugs               Bugs
+}
+
+// DefaultOptions returns options for replica id of n.
+func DefaultOptions(id, n int) Options {
+	return Options{
+		ID:                 id,
+		Replicas:           n,
+		JournalSlots:       1024,
+		CheckpointInterval: 64,
+		Timeouts:           DefaultTimeouts(),
+	}
+}
+
+// Validate returns a one-line error for options the model cannot run.
+func (o *Options) Validate() error {
+	if o.Replicas < 1 || o.Replicas > ReplicasMax {
+		return fmt.Errorf("replicas must be 1..%d, got %d", ReplicasMax, o.Replicas)
+	}
+	if o.ID < 0 || o.ID >= o.Replicas {
+		return fmt.Errorf("replica id %d out of range for %d replicas", o.ID, o.Replicas)
+	}
+	if o.JournalSlots < JournalSlotsMin || o.JournalSlots > JournalSlotsMax {
+		return fmt.Errorf("journal slots must be %d..%d, got %d", JournalSlotsMin, JournalSlotsMax, o.JournalSlots)
+	}
+	if o.JournalSlots < 2*PipelineMax {
+		return fmt.Errorf("journal slots must be at least %d (twice the pipeline)", 2*PipelineMax)
+	}
+	if o.CheckpointInterval == 0 {
+		return fmt.Errorf("checkpoint interval must be positive")
+	}
+	t := o.Timeouts
+	for _, v := range []uint64{t.PrepareTicks, t.CommitTicks, t.HeartbeatTicks, t.ViewChangeMsgTicks,
+		t.ViewChangeStatusTick, t.StartViewProbeTicks, t.RepairTicks} {
+		if v == 0 {
+			return fmt.Errorf("every timeout must be positive")
+		}
+	}
+	return nil
+}

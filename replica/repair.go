@@ -1,0 +1,294 @@
+package replica
+
+// Repair (protocol.md "Repair"): a replica fetches the prepares it lacks by
+// request, one session at a time, from the primary by default, rotating peers
+// when a session stalls.
+
+// missingSuffix reports whether adopted headers above commit_max lack bodies.
+func (r *Replica) missingSuffix() bool {
+	for op := r.commitMax + 1; op <= r.knownHead(); op++ {
+		if h, ok := r.adopted.get(op); ok && !r.journal.has(op, h.Checksum) {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchToOp is the top of the repair window. Under commit lag the fixed rule
+// still fetches through the adopted head when adopted headers lack bodies;
+// the narrow rule stops at commit_max and leaves the head hollow.
+func (r *Replica) fetchToOp() uint64 {
+	lag := r.commitMin < r.commitMax
+	if lag && (r.opts.Bugs.NarrowRepairUnderCommitLag || !r.missingSuffix()) {
+		return r.commitMax
+	}
+	if r.knownHead() > r.commitMax {
+		return r.knownHead()
+	}
+	return r.commitMax
+}
+
+// armRepairOnAdopt sets the repair window when a view is adopted: this is when
+// adopted headers without bodies appear.
+func (r *Replica) armRepairOnAdopt() {
+	if to := r.fetchToOp(); to > r.repairArmedTo {
+		r.repairArmedTo = to
+	}
+}
+
+// repairWindow is the window the next request covers: the armed window, widened
+// to the current fetch window while commit lags.
+func (r *Replica) repairWindow() (from, to uint64, ok bool) {
+	to = r.repairArmedTo
+	if r.commitMin < r.commitMax {
+		if w := r.fetchToOp(); w > to {
+			to = w
+		}
+	}
+	from = r.commitMin + 1
+	if r.repairFloor > from {
+		from = r.repairFloor
+	}
+	for ; from <= to; from++ {
+		if !r.holdsCanonical(from) {
+			break
+		}
+	}
+	if from > to {
+		r.repairArmedTo = 0
+		return 0, 0, false
+	}
+	if to-from+1 > RepairBatchMax {
+		to = from + RepairBatchMax - 1
+	}
+	return from, to, true
+}
+
+// holdsCanonical reports whether the journal holds op and it agrees with any
+// adopted header there.
+func (r *Replica) holdsCanonical(op uint64) bool {
+	j, ok := r.journal.get(op)
+	if !ok {
+		return false
+	}
+	if a, ok := r.adopted.get(op); ok && a.Checksum != j.Checksum {
+		return false
+	}
+	return true
+}
+
+func (r *Replica) repairPeer() int {
+	p := r.primary()
+	step := r.repair.stalls
+	if p == r.id {
+		step++
+	}
+	for k := 0; k < r.n; k++ {
+		c := (p + step + k) % r.n
+		if c != r.id {
+			return c
+		}
+	}
+	return r.id
+}
+
+// repairKick starts a repair session when one is due and none is running.
+func (r *Replica) repairKick() {
+	if r.status != StatusNormal || r.repair.active || r.n == 1 {
+		return
+	}
+	from, to, ok := r.repairWindow()
+	if !ok {
+		return
+	}
+	r.repairSend(r.repairPeer(), from, to)
+}
+
+func (r *Replica) repairSend(peer int, from, to uint64) {
+	r.repair.active = true
+	r.repair.peer = peer
+	r.repair.from = from
+	r.repair.to = to
+	r.repair.progress = false
+	r.emit(Event{Kind: EvRepairRequest, Op: from, Aux: to, Peer: peer})
+	r.send(peer, Message{Command: CmdRequestPrepares, Op: from, OpTo: to})
+	r.tRepair.reset(r.jitter)
+}
+
+// repairForView fetches a body the primary-elect lacks from a voter that holds it.
+func (r *Replica) repairForView(op uint64) {
+	if r.repair.active {
+		return
+	}
+	i := op - r.commitMax - 1
+	if i >= uint64(len(r.mergeSources)) {
+		return
+	}
+	sources := r.mergeSources[i]
+	peer := -1
+	for k := 0; k < r.n; k++ {
+		c := (r.id + 1 + r.repair.stalls + k) % r.n
+		if c != r.id && sources&(1<<uint(c)) != 0 {
+			peer = c
+			break
+		}
+	}
+	if peer < 0 {
+		return
+	}
+	to := op
+	for to+1 <= r.sequencer && to-op+1 < RepairBatchMax {
+		h, _ := r.adopted.get(to + 1)
+		if r.journal.has(to+1, h.Checksum) {
+			break
+		}
+		to++
+	}
+	r.repairSend(peer, op, to)
+}
+
+func (r *Replica) onRepairTimeout() {
+	if r.status == StatusRecovering {
+		r.tRepair.stop()
+		return
+	}
+	if r.repair.active {
+		if !r.repair.progress {
+			r.repair.stalls++
+		}
+		r.repair.active = false
+	}
+	if r.status == StatusViewChange {
+		r.tryStartView()
+	} else {
+		r.repairKick()
+	}
+	if !r.repair.active {
+		r.tRepair.reset(r.jitter)
+	}
+}
+
+func (r *Replica) onRequestPrepares(m *Message) {
+	if r.status == StatusRecovering || m.From < 0 || m.From >= r.n {
+		r.drop(m, "cannot-serve", 0)
+		return
+	}
+	from, to := m.Op, m.OpTo
+	if from == 0 || to < from {
+		r.drop(m, "bad-range", 0)
+		return
+	}
+	if to-from+1 > RepairBatchMax {
+		to = from + RepairBatchMax - 1
+	}
+	first := r.firstRetained()
+	if from < first {
+		if _, ok := r.journal.getForRepair(from); !ok {
+			r.send(m.From, Message{Command: CmdRangeEvicted, Op: first})
+			return
+		}
+	}
+	last := uint64(0)
+	for op := from; op <= to; op++ {
+		h, ok := r.journal.getForRepair(op)
+		if !ok {
+			continue
+		}
+		h.View = r.view
+		r.send(m.From, Message{Command: CmdRepairPrepare, Header: h, Commit: r.commitMin})
+		last = op
+	}
+	r.send(m.From, Message{Command: CmdRepairDone, Op: last})
+}
+
+// firstRetained is the lowest op this replica could serve by repair.
+func (r *Replica) firstRetained() uint64 {
+	first := r.journal.firstRetained()
+	if r.journalFloor > first {
+		first = r.journalFloor
+	}
+	return first
+}
+
+func (r *Replica) onRepairPrepare(m *Message) {
+	if r.status == StatusRecovering {
+		r.drop(m, "recovering", 0)
+		return
+	}
+	h := m.Header
+	if !h.Valid() {
+		r.drop(m, "bad-checksum", 0)
+		return
+	}
+	o := h.Op
+	if o <= r.commitMin || r.journal.has(o, h.Checksum) {
+		return
+	}
+	verified := false
+	if a, ok := r.adopted.get(o); ok {
+		if a.Checksum != h.Checksum {
+			r.drop(m, "header-mismatch", a.Checksum&0xffff)
+			return
+		}
+		verified = true
+	} else if o <= r.commitMax && o <= m.Commit {
+		// Committed and applied by the server: canonical by agreement.
+		verified = true
+	} else if o == r.commitMin+1 && o <= r.commitMax && h.Parent == r.commitSum {
+		verified = true
+	}
+	if !verified {
+		r.drop(m, "unverified", 0)
+		return
+	}
+	if j, ok := r.journal.get(o); ok && j.Checksum != h.Checksum {
+		r.journalRemove(o)
+	}
+	r.journalPut(h)
+	r.repair.progress = true
+	r.repair.stalls = 0
+	// Catch-up below the commit point extends the head; repair never rewinds it.
+	for r.sequencer < r.commitMax {
+		next, ok := r.journal.get(r.sequencer + 1)
+		if !ok || next.Parent != r.headSum {
+			break
+		}
+		r.sequencer = next.Op
+		r.headSum = next.Checksum
+	}
+	if o > r.commitMax && o <= r.sequencer {
+		r.ack(h)
+	}
+	r.commitUpTo()
+	if r.status == StatusViewChange {
+		r.tryStartView()
+	}
+}
+
+func (r *Replica) onRepairDone(m *Message) {
+	if !r.repair.active || m.From != r.repair.peer {
+		return
+	}
+	r.repair.active = false
+	if r.status == StatusViewChange {
+		r.tryStartView()
+	} else {
+		r.repairKick()
+	}
+}
+
+// onRangeEvicted: the peer no longer retains what we need. Arm a state transfer
+// and keep repairing from what is still retained.
+func (r *Replica) onRangeEvicted(m *Message) {
+	if r.status == StatusRecovering || !r.repair.active || m.From != r.repair.peer {
+		return
+	}
+	r.repair.active = false
+	if m.Op > r.commitMin+1 {
+		if m.Op > r.repairFloor {
+			r.repairFloor = m.Op
+		}
+		r.startTransfer()
+	}
+	r.repairKick()
+}

@@ -1,0 +1,424 @@
+// Package replica is a Viewstamped Replication replica as a pure state machine:
+// messages and ticks in, messages and effects out. It does no I/O, reads no
+// clock, and draws randomness only from the jitter stream it is handed.
+//
+// The model follows "Viewstamped Replication Revisited" (Liskov and Cowling,
+// 2012) in the flavour of TigerBeetle and Apache Iggy: a persistent superblock
+// instead of the VRR recovery protocol, hash-chained prepares, repair by request
+// and state transfer. See docs/protocol.md.
+package replica
+
+import "fmt"
+
+// Superblock is the replica's durable state: it survives every restart.
+type Superblock struct {
+	View        uint64
+	LogView     uint64
+	CommitMax   uint64
+	Incarnation uint64
+	Checkpoint  Snapshot
+}
+
+// Durable is what survives a crash: the superblock, and the journal when the
+// cluster's journals are write-ahead logs.
+type Durable struct {
+	Superblock Superblock
+	journal    *journal
+}
+
+type pipelineEntry struct {
+	header Header
+	acks   uint16 // bit per replica
+}
+
+type repairSession struct {
+	active   bool
+	peer     int
+	from, to uint64
+	stalls   int
+	progress bool
+}
+
+type transferState struct {
+	active    bool
+	pinned    bool
+	peer      int
+	offerView uint64
+	commitOp  uint64
+	next      int
+	snapshot  *Snapshot
+	stalls    int
+}
+
+type dvcVote struct {
+	valid   bool
+	logView uint64
+	op      uint64
+	commit  uint64
+	suffix  []SuffixEntry
+}
+
+type dvcCacheTag struct {
+	op, commit, logView, generation uint64
+}
+
+// Replica is one VSR replica.
+type Replica struct {
+	opts   Options
+	id     int
+	n      int
+	jitter Jitter
+
+	sb          Superblock
+	status      Status
+	view        uint64
+	logView     uint64
+	sequencer   uint64
+	headSum     uint64 // checksum of the header at sequencer
+	commitMin   uint64
+	commitMax   uint64
+	commitSum   uint64 // checksum of the prepare at commitMin
+	journal     *journal
+	adopted     ring // headers known from a StartView or merge, bodies maybe not held
+	sm          StateMachine
+	journalGen  uint64
+	ackHead     uint64
+	incarnation uint64
+
+	// Primary.
+	pipeline      []pipelineEntry
+	requests      []Message
+	heartbeat     uint64
+	incarnations  [ReplicasMax]uint64
+	offers        []*Snapshot
+	repliedCommit uint64
+
+	// View change.
+	svcFrom       uint16
+	dvcs          [ReplicasMax]dvcVote
+	dvcSent       bool
+	merged        bool
+	mergeHead     uint64
+	mergeSources  []uint16 // per uncommitted op of the merged log: which voters hold its body
+	adoptedHead   uint64
+	repairArmedTo uint64 // top of the repair window armed by the last adoption
+	repairFloor   uint64 // lowest op peers still retain, after a RangeEvicted
+	journalFloor  uint64 // lowest op this journal can hold (after amnesia or a transfer)
+	dvcCache      []SuffixEntry
+	dvcCacheTag   dvcCacheTag
+	dvcCacheOK    bool
+	oldPrimaryHB  bool // an older view's primary heartbeat us during this view change
+	probeNonce    uint64
+
+	repair   repairSession
+	transfer transferState
+
+	tPrepare     timeout
+	tCommit      timeout
+	tHeartbeat   timeout
+	tVCMsg       timeout
+	tVCStatus    timeout
+	tProbe       timeout
+	tRepair      timeout
+	tTransfer    timeout
+	heardPrimary bool
+
+	out *Output
+}
+
+// New returns a replica starting a fresh cluster: view 0, Normal, empty log.
+func New(opts Options, jitter Jitter) (*Replica, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	r := newReplica(opts, jitter)
+	r.journal = newJournal(opts.JournalSlots)
+	r.sb.Checkpoint = genesisSnapshot()
+	r.commitSum = r.sb.Checkpoint.OpChecksum
+	r.headSum = r.commitSum
+	r.status = StatusNormal
+	r.startNormalTimeouts()
+	return r, nil
+}
+
+// Restart returns a replica recovering from its durable state after a crash. It
+// comes up Recovering: it votes and acks nothing until it adopts a view.
+func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	r := newReplica(opts, jitter)
+	r.sb = d.Superblock
+	r.sb.Incarnation++
+	r.incarnation = r.sb.Incarnation
+	r.view = r.sb.View
+	r.logView = r.sb.LogView
+	r.commitMax = r.sb.CommitMax
+	cp := r.sb.Checkpoint
+	r.sm = cp.State
+	r.commitMin = cp.Op
+	r.commitSum = cp.OpChecksum
+	r.sequencer = cp.Op
+	r.headSum = cp.OpChecksum
+	if opts.Durability == DurabilityWAL && d.journal != nil {
+		r.journal = d.journal
+		// Walk the surviving journal up from the checkpoint: the head is the end
+		// of the chain that links to what we have applied.
+		for {
+			h, ok := r.journal.get(r.sequencer + 1)
+			if !ok || h.Parent != r.headSum {
+				break
+			}
+			r.sequencer = h.Op
+			r.headSum = h.Checksum
+		}
+		r.journal.truncateAbove(r.sequencer, func(Header) {})
+	} else {
+		r.journal = newJournal(opts.JournalSlots)
+		r.journalFloor = cp.Op + 1
+	}
+	if r.commitMax < r.commitMin {
+		r.commitMax = r.commitMin
+	}
+	r.status = StatusRecovering
+	r.tProbe.start(r.jitter)
+	r.tRepair.stop()
+	return r, nil
+}
+
+func newReplica(opts Options, jitter Jitter) *Replica {
+	t := opts.Timeouts
+	r := &Replica{
+		opts:    opts,
+		id:      opts.ID,
+		n:       opts.Replicas,
+		jitter:  jitter,
+		adopted: newRing(opts.JournalSlots),
+	}
+	r.tPrepare = timeout{name: "prepare", after: t.PrepareTicks, backoff: true}
+	r.tCommit = timeout{name: "commit", after: t.CommitTicks}
+	r.tHeartbeat = timeout{name: "heartbeat", after: t.HeartbeatTicks}
+	r.tVCMsg = timeout{name: "view_change_message", after: t.ViewChangeMsgTicks, backoff: true}
+	r.tVCStatus = timeout{name: "view_change_status", after: t.ViewChangeStatusTick}
+	r.tProbe = timeout{name: "start_view_probe", after: t.StartViewProbeTicks}
+	r.tRepair = timeout{name: "repair", after: t.RepairTicks}
+	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks}
+	r.pipeline = make([]pipelineEntry, 0, SuffixMax)
+	r.requests = make([]Message, 0, RequestQueueMax)
+	return r
+}
+
+func genesisSnapshot() Snapshot {
+	var s Snapshot
+	s.OpChecksum = genesisChecksum
+	s.StateChecksum = s.State.Checksum()
+	return s
+}
+
+// genesisChecksum is the parent of op 1.
+const genesisChecksum = 0x5eed5eed5eed5eed
+
+// Durable returns what survives a crash of this replica right now. The journal
+// is handed over whole: the crashed replica is never stepped again.
+func (r *Replica) Durable() Durable {
+	d := Durable{Superblock: r.sb}
+	if r.opts.Durability == DurabilityWAL {
+		d.journal = r.journal
+	}
+	return d
+}
+
+// Step handles one message. out receives the messages and events it produces.
+func (r *Replica) Step(m *Message, out *Output) {
+	r.out = out
+	defer func() { r.out = nil }()
+	switch m.Command {
+	case CmdRequest:
+		r.onRequest(m)
+	case CmdPrepare:
+		r.onPrepare(m)
+	case CmdPrepareOK:
+		r.onPrepareOK(m)
+	case CmdCommit:
+		r.onCommit(m)
+	case CmdStartViewChange:
+		r.onStartViewChange(m)
+	case CmdDoViewChange:
+		r.onDoViewChange(m)
+	case CmdStartView:
+		r.onStartView(m)
+	case CmdRequestStartView:
+		r.onRequestStartView(m)
+	case CmdRequestPrepares:
+		r.onRequestPrepares(m)
+	case CmdRepairPrepare:
+		r.onRepairPrepare(m)
+	case CmdRepairDone:
+		r.onRepairDone(m)
+	case CmdRangeEvicted:
+		r.onRangeEvicted(m)
+	case CmdRequestStateTransfer:
+		r.onRequestStateTransfer(m)
+	case CmdStateTransferOffer:
+		r.onStateTransferOffer(m)
+	case CmdRequestStateChunk:
+		r.onRequestStateChunk(m)
+	case CmdStateChunk:
+		r.onStateChunk(m)
+	default:
+		r.drop(m, "unknown-command", 0)
+	}
+	r.checkInvariants()
+}
+
+// Tick advances the replica's timeouts by one tick.
+func (r *Replica) Tick(out *Output) {
+	r.out = out
+	defer func() { r.out = nil }()
+	if r.tPrepare.tick() {
+		r.onPrepareTimeout()
+	}
+	if r.tCommit.tick() {
+		r.onCommitTimeout()
+	}
+	if r.tHeartbeat.tick() {
+		r.onHeartbeatTimeout()
+	}
+	if r.tVCMsg.tick() {
+		r.onViewChangeMessageTimeout()
+	}
+	if r.tVCStatus.tick() {
+		r.onViewChangeStatusTimeout()
+	}
+	if r.tProbe.tick() {
+		r.onProbeTimeout()
+	}
+	if r.tRepair.tick() {
+		r.onRepairTimeout()
+	}
+	if r.tTransfer.tick() {
+		r.onTransferTimeout()
+	}
+	r.checkInvariants()
+}
+
+// ---- helpers ----
+
+func (r *Replica) primary() int    { return PrimaryOf(r.view, r.n) }
+func (r *Replica) isPrimary() bool { return r.primary() == r.id }
+func (r *Replica) f() int          { return QuorumViewChange(r.n) - 1 }
+func (r *Replica) clientIndex(c uint64) int {
+	return int(c) - r.n
+}
+
+func (r *Replica) send(to int, m Message) {
+	m.From = r.id
+	m.To = to
+	if m.View == 0 {
+		m.View = r.view
+	}
+	r.out.Messages = append(r.out.Messages, m)
+}
+
+func (r *Replica) sendAll(m Message) {
+	for i := 0; i < r.n; i++ {
+		if i != r.id {
+			r.send(i, m)
+		}
+	}
+}
+
+func (r *Replica) emit(e Event) {
+	e.Replica = r.id
+	r.out.Events = append(r.out.Events, e)
+}
+
+func (r *Replica) drop(m *Message, reason string, aux uint64) {
+	op := m.Op
+	if m.Header.Checksum != 0 {
+		op = m.Header.Op
+	}
+	r.emit(Event{Kind: EvDrop, Command: m.Command, Peer: m.From, Op: op, View: m.View, Reason: reason, Aux: aux})
+}
+
+func (r *Replica) assert(ok bool, invariant string, format string, args ...any) {
+	if !ok {
+		panic(Violation{Replica: r.id, Invariant: invariant, Detail: fmt.Sprintf(format, args...)})
+	}
+}
+
+// headerAt returns the header this replica knows at op: journaled, adopted, or
+// the one it last committed.
+func (r *Replica) headerAt(op uint64) (Header, bool) {
+	if h, ok := r.journal.get(op); ok {
+		return h, true
+	}
+	if h, ok := r.adopted.get(op); ok {
+		return h, true
+	}
+	return Header{}, false
+}
+
+// journalPut journals h and bumps the journal generation that tags the cached
+// DoViewChange suffix.
+func (r *Replica) journalPut(h Header) {
+	r.journal.put(h)
+	r.journalGen++
+	r.emit(Event{Kind: EvJournalAppend, Op: h.Op, Checksum: h.Checksum, View: h.View})
+}
+
+// setStatus is the one place status changes; it asserts the allowed moves.
+func (r *Replica) setStatus(to Status) {
+	from := r.status
+	allowed := false
+	switch from {
+	case StatusNormal:
+		allowed = to == StatusViewChange || to == StatusNormal
+	case StatusViewChange:
+		allowed = to == StatusNormal || to == StatusViewChange
+	case StatusRecovering:
+		allowed = to == StatusNormal
+	}
+	r.assert(allowed, "status_transition", "%s -> %s", from, to)
+	r.status = to
+	r.emit(Event{Kind: EvStatus, Status: to, View: r.view, LogView: r.logView, Op: r.sequencer, Commit: r.commitMax})
+}
+
+func (r *Replica) writeSuperblock() {
+	r.sb.View = r.view
+	r.sb.LogView = r.logView
+	if r.commitMax > r.sb.CommitMax {
+		r.sb.CommitMax = r.commitMax
+	}
+	r.sb.Incarnation = r.incarnation
+}
+
+func (r *Replica) startNormalTimeouts() {
+	r.tVCMsg.stop()
+	r.tVCStatus.stop()
+	r.tProbe.stop()
+	if r.isPrimary() {
+		r.tHeartbeat.stop()
+		r.tCommit.start(nil)
+		r.tPrepare.stop()
+		if len(r.pipeline) > 0 {
+			r.tPrepare.start(r.jitter)
+		}
+	} else {
+		r.tCommit.stop()
+		r.tPrepare.stop()
+		r.tHeartbeat.start(r.jitter)
+	}
+	r.tRepair.start(r.jitter)
+}
+
+// checkInvariants asserts the replica's own consistency after every step.
+func (r *Replica) checkInvariants() {
+	r.assert(r.commitMin <= r.commitMax, "commit_min_le_commit_max", "commit_min=%d commit_max=%d", r.commitMin, r.commitMax)
+	r.assert(r.logView <= r.view, "log_view_le_view", "log_view=%d view=%d", r.logView, r.view)
+	r.assert(len(r.pipeline) <= SuffixMax, "pipeline_bounded", "%d", len(r.pipeline))
+	r.assert(len(r.requests) <= RequestQueueMax, "request_queue_bounded", "%d", len(r.requests))
+	if r.status == StatusNormal && !r.opts.Bugs.TransferRewindsSequencer {
+		r.assert(r.commitMin <= r.sequencer, "commit_min_le_sequencer", "commit_min=%d sequencer=%d", r.commitMin, r.sequencer)
+	}
+}

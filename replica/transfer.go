@@ -1,0 +1,181 @@
+package replica
+
+// State transfer (protocol.md "State transfer"): a replica whose next op is no
+// longer retained by its peers pulls a checkpoint instead.
+
+func (r *Replica) startTransfer() {
+	if r.transfer.active {
+		return
+	}
+	r.transfer = transferState{active: true}
+	r.requestOffer()
+	r.tTransfer.start(r.jitter)
+}
+
+func (r *Replica) requestOffer() {
+	if r.status != StatusNormal || r.isPrimary() {
+		return
+	}
+	r.send(r.primary(), Message{Command: CmdRequestStateTransfer})
+}
+
+// transferAbandonIfStale drops a pinned offer from an older view: a new primary
+// answers for the new view.
+func (r *Replica) transferAbandonIfStale() {
+	if r.transfer.pinned && r.transfer.offerView < r.view {
+		r.transfer.pinned = false
+		r.transfer.snapshot = nil
+	}
+}
+
+func (r *Replica) onTransferTimeout() {
+	if !r.transfer.active {
+		r.tTransfer.stop()
+		return
+	}
+	if r.status != StatusNormal {
+		r.tTransfer.reset(r.jitter)
+		return
+	}
+	if !r.transfer.pinned {
+		r.requestOffer()
+	} else {
+		// One chunk in flight, pulled on the retry cadence.
+		r.send(r.transfer.peer, Message{Command: CmdRequestStateChunk, Commit: r.transfer.commitOp,
+			Chunk: r.transfer.next, Chunks: SnapshotChunks})
+		r.transfer.stalls++
+		if r.transfer.stalls > 3 {
+			r.transfer.pinned = false
+			r.transfer.snapshot = nil
+		}
+	}
+	r.tTransfer.reset(r.jitter)
+}
+
+func (r *Replica) onRequestStateTransfer(m *Message) {
+	if r.status != StatusNormal || !r.isPrimary() || r.commitMin != r.commitMax || m.From < 0 || m.From >= r.n {
+		r.drop(m, "cannot-offer", 0)
+		return
+	}
+	s := &Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
+	s.StateChecksum = s.State.Checksum()
+	if len(r.offers) > 0 && r.offers[len(r.offers)-1].Op == s.Op {
+		s = r.offers[len(r.offers)-1]
+	} else {
+		if len(r.offers) >= offerSnapshotsMax {
+			copy(r.offers, r.offers[1:])
+			r.offers = r.offers[:len(r.offers)-1]
+		}
+		r.offers = append(r.offers, s)
+	}
+	r.send(m.From, Message{Command: CmdStateTransferOffer, Commit: s.Op})
+}
+
+func (r *Replica) onStateTransferOffer(m *Message) {
+	if !r.transfer.active || r.transfer.pinned || r.status != StatusNormal {
+		return
+	}
+	if m.Commit <= r.commitMin {
+		r.drop(m, "offer-not-newer", r.commitMin)
+		return
+	}
+	r.transfer.pinned = true
+	r.transfer.peer = m.From
+	r.transfer.offerView = m.View
+	r.transfer.commitOp = m.Commit
+	r.transfer.next = 0
+	r.transfer.stalls = 0
+	r.transfer.snapshot = nil
+}
+
+func (r *Replica) onRequestStateChunk(m *Message) {
+	if m.Chunk < 0 || m.Chunk >= SnapshotChunks {
+		r.drop(m, "bad-chunk", 0)
+		return
+	}
+	for _, s := range r.offers {
+		if s.Op == m.Commit {
+			r.send(m.From, Message{Command: CmdStateChunk, Commit: s.Op, Chunk: m.Chunk, Chunks: SnapshotChunks, Snapshot: s})
+			return
+		}
+	}
+	r.drop(m, "offer-gone", m.Commit)
+}
+
+func (r *Replica) onStateChunk(m *Message) {
+	t := &r.transfer
+	if !t.active || !t.pinned || m.Commit != t.commitOp || m.Chunk != t.next || m.Snapshot == nil {
+		return
+	}
+	if m.Snapshot.Op != t.commitOp || m.Snapshot.State.Checksum() != m.Snapshot.StateChecksum {
+		r.drop(m, "chunk-corrupt", 0)
+		return
+	}
+	t.snapshot = m.Snapshot
+	t.next++
+	t.stalls = 0
+	if t.next == SnapshotChunks {
+		r.installTransfer()
+	}
+}
+
+// staleGuard is the highest op an install must not discard. The fixed guard is
+// the ack head: ops fetched by repair are committed and need no protection.
+func (r *Replica) staleGuard() uint64 {
+	if r.opts.Bugs.StaleGuardUsesCommitMax {
+		g := r.commitMax
+		if r.journal.head > g {
+			g = r.journal.head
+		}
+		return g
+	}
+	return r.ackHead
+}
+
+func (r *Replica) installTransfer() {
+	t := &r.transfer
+	s := t.snapshot
+	if s.Op <= r.commitMin {
+		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, Aux: r.commitMin, Reason: "not-newer"})
+		t.pinned = false
+		t.snapshot = nil
+		return
+	}
+	if guard := r.staleGuard(); guard > s.Op {
+		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, Aux: guard, Reason: "stale"})
+		t.pinned = false
+		t.snapshot = nil
+		return
+	}
+	// Keep the headers of journaled ops above the checkpoint: the view's head
+	// must survive the wipe, bodies are left to repair.
+	for op := s.Op + 1; op <= r.journal.head; op++ {
+		if h, ok := r.journal.get(op); ok {
+			r.adopted.put(h)
+		}
+	}
+	r.journal.wipe()
+	r.journalFloor = s.Op + 1
+	r.sm = s.State
+	r.commitMin = s.Op
+	r.commitSum = s.OpChecksum
+	r.advanceCommitMax(s.Op)
+	if r.opts.Bugs.TransferRewindsSequencer {
+		r.sequencer = s.Op
+		r.headSum = s.OpChecksum
+	} else {
+		r.journalGen++
+		if r.sequencer < s.Op {
+			r.sequencer = s.Op
+			r.headSum = s.OpChecksum
+		}
+	}
+	r.sb.Checkpoint = *s
+	r.writeSuperblock()
+	r.repairFloor = 0
+	r.transfer = transferState{}
+	r.tTransfer.stop()
+	r.emit(Event{Kind: EvTransferInstall, Op: s.Op, Aux: r.knownHead()})
+	r.repairArmedTo = r.fetchToOp()
+	r.repairKick()
+}

@@ -1,0 +1,536 @@
+package replica
+
+// View change (VRR section 4.2; protocol.md "View change").
+
+func (r *Replica) startViewChange(v uint64) {
+	r.assert(v > r.view || (v == r.view && r.status == StatusNormal), "view_change_forward",
+		"view %d -> %d status %s", r.view, v, r.status)
+	r.view = v
+	r.svcFrom = 0
+	for i := range r.dvcs {
+		r.dvcs[i] = dvcVote{}
+	}
+	r.dvcSent = false
+	r.merged = false
+	r.mergeSources = r.mergeSources[:0]
+	r.oldPrimaryHB = false
+	r.pipeline = r.pipeline[:0]
+	r.requests = r.requests[:0]
+	r.repair = repairSession{}
+	r.setStatus(StatusViewChange)
+	r.writeSuperblock()
+	r.tHeartbeat.stop()
+	r.tCommit.stop()
+	r.tPrepare.stop()
+	r.tVCMsg.start(r.jitter)
+	r.tVCStatus.start(r.jitter)
+	r.sendAll(Message{Command: CmdStartViewChange, View: v})
+	r.maybeSendDoViewChange()
+}
+
+func (r *Replica) onStartViewChange(m *Message) {
+	if r.status == StatusRecovering || m.View < r.view {
+		return
+	}
+	if m.View > r.view {
+		r.startViewChange(m.View)
+	}
+	if r.status == StatusNormal {
+		// The sender missed our StartView: if we lead this view, tell it.
+		if r.isPrimary() && m.View == r.view {
+			r.sendStartView(m.From, 0)
+		}
+		return
+	}
+	if m.From >= 0 && m.From < r.n && m.From != r.id {
+		r.svcFrom |= 1 << uint(m.From)
+	}
+	r.maybeSendDoViewChange()
+}
+
+// maybeSendDoViewChange votes once f other replicas joined this view change.
+func (r *Replica) maybeSendDoViewChange() {
+	if r.status != StatusViewChange || popcount16(r.svcFrom) < r.f() {
+		return
+	}
+	m := r.doViewChange()
+	r.dvcSent = true
+	if PrimaryOf(r.view, r.n) == r.id {
+		r.recordDoViewChange(r.id, &m)
+		r.tryMerge()
+		return
+	}
+	r.send(PrimaryOf(r.view, r.n), m)
+}
+
+func (r *Replica) doViewChange() Message {
+	return Message{
+		Command: CmdDoViewChange,
+		View:    r.view,
+		LogView: r.logView,
+		Op:      r.sequencer,
+		Commit:  r.commitMax,
+		Suffix:  r.dvcSuffix(),
+	}
+}
+
+// dvcSuffix returns this replica's DoViewChange suffix, rebuilt only when its
+// cache tag changes. The journal generation belongs in the tag: a body that lands
+// without moving op or commit changes what the suffix must say.
+func (r *Replica) dvcSuffix() []SuffixEntry {
+	tag := dvcCacheTag{op: r.sequencer, commit: r.commitMax, logView: r.logView, generation: r.journalGen}
+	if r.opts.Bugs.DVCCacheIgnoresJournal {
+		tag.generation = 0
+	}
+	if r.dvcCacheOK && r.dvcCacheTag == tag {
+		return r.dvcCache
+	}
+	r.dvcCache = r.buildSuffix(r.knownHead(), r.commitMax)
+	r.dvcCacheTag = tag
+	r.dvcCacheOK = true
+	return r.dvcCache
+}
+
+// knownHead is the highest op this replica knows a header for. It equals the
+// sequencer unless a state transfer rewound the sequencer below an adopted head.
+func (r *Replica) knownHead() uint64 {
+	if r.adoptedHead > r.sequencer {
+		return r.adoptedHead
+	}
+	return r.sequencer
+}
+
+// buildSuffix lists headers from top down to commit (inclusive), at most
+// SuffixMax: journaled (present), adopted (header only), or blank (a nack).
+// A new slice every time: a sent suffix is never mutated.
+func (r *Replica) buildSuffix(top, commit uint64) []SuffixEntry {
+	count := uint64(0)
+	if top >= commit {
+		count = top - commit + 1
+	}
+	if top == 0 && commit == 0 {
+		count = 0
+	}
+	if count > SuffixMax {
+		count = SuffixMax
+	}
+	s := make([]SuffixEntry, 0, count)
+	for i := uint64(0); i < count; i++ {
+		o := top - i
+		if o == 0 {
+			break
+		}
+		if h, ok := r.journal.get(o); ok {
+			s = append(s, SuffixEntry{Header: h, Present: true})
+		} else if h, ok := r.adopted.get(o); ok {
+			s = append(s, SuffixEntry{Header: h})
+		} else if o == r.commitMin && o > 0 {
+			s = append(s, SuffixEntry{Header: Header{Op: o, Checksum: r.commitSum}})
+		} else {
+			s = append(s, SuffixEntry{Header: Header{Op: o}, Nack: o > commit})
+		}
+	}
+	return s
+}
+
+// suffixReadable checks that a suffix starts at op and walks down one op at a
+// time with a consistent parent chain. A receiver drops an unreadable vote whole.
+func suffixReadable(op, commit uint64, s []SuffixEntry) bool {
+	if len(s) == 0 {
+		return op <= commit || op == 0
+	}
+	if s[0].Header.Op != op {
+		return false
+	}
+	for i := range s {
+		e := &s[i]
+		if e.Header.Op != op-uint64(i) {
+			return false
+		}
+		if !e.Blank() && e.Header.Parent != 0 && !e.Header.Valid() {
+			return false
+		}
+		if i+1 < len(s) {
+			next := &s[i+1]
+			if !e.Blank() && !next.Blank() && e.Header.Parent != 0 && e.Header.Parent != next.Header.Checksum {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (r *Replica) onDoViewChange(m *Message) {
+	if r.status == StatusRecovering || m.View < r.view {
+		return
+	}
+	if m.View > r.view {
+		r.startViewChange(m.View)
+	}
+	if r.status == StatusNormal {
+		if r.isPrimary() && m.View == r.view {
+			r.sendStartView(m.From, 0)
+		}
+		return
+	}
+	if PrimaryOf(m.View, r.n) != r.id || m.From < 0 || m.From >= r.n {
+		r.drop(m, "not-primary-elect", 0)
+		return
+	}
+	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
+		r.drop(m, "dvc-unreadable", m.Op)
+		return
+	}
+	if m.From != r.id {
+		r.svcFrom |= 1 << uint(m.From)
+	}
+	r.recordDoViewChange(m.From, m)
+	r.maybeSendDoViewChange()
+	r.tryMerge()
+}
+
+func (r *Replica) recordDoViewChange(from int, m *Message) {
+	s := make([]SuffixEntry, len(m.Suffix))
+	copy(s, m.Suffix)
+	r.dvcs[from] = dvcVote{valid: true, logView: m.LogView, op: m.Op, commit: m.Commit, suffix: s}
+}
+
+// entry returns vote v's suffix entry at op, if its window covers op.
+func (v *dvcVote) entry(op uint64) (*SuffixEntry, bool) {
+	if op > v.op || len(v.suffix) == 0 {
+		return nil, false
+	}
+	i := v.op - op
+	if i >= uint64(len(v.suffix)) {
+		return nil, false
+	}
+	return &v.suffix[i], true
+}
+
+// tryMerge merges a view-change quorum of votes into the canonical log.
+func (r *Replica) tryMerge() {
+	if r.merged || r.status != StatusViewChange || !r.dvcs[r.id].valid {
+		return
+	}
+	votes := 0
+	for i := 0; i < r.n; i++ {
+		if r.dvcs[i].valid {
+			votes++
+		}
+	}
+	if votes < QuorumViewChange(r.n) {
+		return
+	}
+	canonLogView := uint64(0)
+	commit := uint64(0)
+	for i := 0; i < r.n; i++ {
+		v := &r.dvcs[i]
+		if !v.valid {
+			continue
+		}
+		if v.logView > canonLogView {
+			canonLogView = v.logView
+		}
+		if v.commit > commit {
+			commit = v.commit
+		}
+	}
+	head := uint64(0)
+	for i := 0; i < r.n; i++ {
+		v := &r.dvcs[i]
+		if v.valid && v.logView == canonLogView && v.op > head {
+			head = v.op
+		}
+	}
+	if head >= SuffixMax && head-(SuffixMax-1) > commit {
+		commit = head - (SuffixMax - 1)
+	}
+	if commit > head {
+		head = commit
+	}
+	canonical := func(op uint64) (Header, bool) {
+		for i := 0; i < r.n; i++ {
+			v := &r.dvcs[i]
+			if !v.valid || v.logView != canonLogView {
+				continue
+			}
+			if e, ok := v.entry(op); ok && !e.Blank() {
+				return e.Header, true
+			}
+		}
+		return Header{}, false
+	}
+	nackQuorum := QuorumNack(r.n)
+	sources := make([]uint16, 0, head-commit)
+	newHead := head
+	for op := commit + 1; op <= head; op++ {
+		h, known := canonical(op)
+		nacks := 0
+		present := uint16(0)
+		for i := 0; i < r.n; i++ {
+			v := &r.dvcs[i]
+			if !v.valid {
+				continue
+			}
+			if v.op < op {
+				nacks++
+				continue
+			}
+			e, ok := v.entry(op)
+			if !ok {
+				continue
+			}
+			switch {
+			case e.Nack:
+				nacks++
+			case !known || e.Blank():
+			case e.Header.Checksum != h.Checksum:
+				nacks++
+			case e.Present:
+				present |= 1 << uint(i)
+			case op > v.commit:
+				nacks++ // derived: holds the header, cannot serve the body
+			}
+		}
+		if nacks >= nackQuorum {
+			newHead = op - 1
+			for o := op; o <= head; o++ {
+				if th, ok := canonical(o); ok {
+					r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: o, Checksum: th.Checksum, Aux: uint64(nacks)})
+				}
+			}
+			break
+		}
+		if !known || present == 0 {
+			return // wait for more votes
+		}
+		sources = append(sources, present)
+	}
+	r.installCanonical(commit, newHead, canonical)
+	r.mergeSources = sources
+	r.merged = true
+	r.tryStartView()
+}
+
+// installCanonical makes the merged log this replica's: it drops journal
+// entries that disagree or lie above the new head and keeps the canonical
+// headers as adopted.
+func (r *Replica) installCanonical(commit, head uint64, canonical func(uint64) (Header, bool)) {
+	r.advanceCommitMax(commit)
+	for op := commit + 1; op <= head; op++ {
+		h, _ := canonical(op)
+		if j, ok := r.journal.get(op); ok && j.Checksum != h.Checksum {
+			r.journalRemove(op)
+		}
+		r.adopted.put(h)
+	}
+	r.truncateJournalAbove(head)
+	r.sequencer = head
+	r.adoptedHead = head
+	if h, ok := r.headerAt(head); ok {
+		r.headSum = h.Checksum
+	} else if head == r.commitMin {
+		r.headSum = r.commitSum
+	}
+}
+
+func (r *Replica) journalRemove(op uint64) {
+	if h, ok := r.journal.remove(op); ok {
+		r.journalGen++
+		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum})
+	}
+}
+
+func (r *Replica) truncateJournalAbove(op uint64) {
+	r.journal.truncateAbove(op, func(h Header) {
+		r.journalGen++
+		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum})
+	})
+}
+
+// tryStartView starts the view once the primary-elect holds every uncommitted
+// body of the merged log; until then it repairs them from the senders that
+// marked them present.
+func (r *Replica) tryStartView() {
+	if !r.merged || r.status != StatusViewChange {
+		return
+	}
+	for op := r.commitMax + 1; op <= r.sequencer; op++ {
+		h, _ := r.adopted.get(op)
+		if !r.journal.has(op, h.Checksum) {
+			r.repairForView(op)
+			return
+		}
+	}
+	r.startView()
+}
+
+func (r *Replica) startView() {
+	r.logView = r.view
+	r.pipeline = r.pipeline[:0]
+	for op := r.commitMax + 1; op <= r.sequencer; op++ {
+		h, ok := r.journal.get(op)
+		r.assert(ok, "primary_holds_uncommitted", "op %d", op)
+		r.assert(len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", "op %d", op)
+		r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
+	}
+	r.heartbeat = 0
+	r.repair = repairSession{}
+	r.setStatus(StatusNormal)
+	r.writeSuperblock()
+	for i := 0; i < r.n; i++ {
+		if i != r.id {
+			r.sendStartView(i, 0)
+		}
+	}
+	r.startNormalTimeouts()
+	r.onCommitTimeout()
+	r.commitWalk()
+}
+
+// sendStartView sends this primary's view: head, commit and the headers from
+// the head down to the commit point.
+func (r *Replica) sendStartView(to int, nonce uint64) {
+	r.send(to, Message{
+		Command: CmdStartView,
+		View:    r.view,
+		LogView: r.logView,
+		Op:      r.sequencer,
+		Commit:  r.commitMax,
+		Suffix:  r.buildSuffix(r.sequencer, r.commitMax),
+		Nonce:   nonce,
+	})
+}
+
+func (r *Replica) onStartView(m *Message) {
+	if m.View < r.view {
+		r.drop(m, "old-view", r.view)
+		return
+	}
+	if m.View == r.view && r.status == StatusNormal && r.logView == r.view {
+		return // already in this view
+	}
+	if m.From != PrimaryOf(m.View, r.n) || m.From == r.id {
+		r.drop(m, "not-primary", 0)
+		return
+	}
+	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
+		r.drop(m, "start-view-unreadable", m.Op)
+		return
+	}
+	r.adoptStartView(m)
+}
+
+// adoptStartView adopts the primary's log. The sequencer jumps to the announced
+// head even when bodies are missing: the headers are kept and repair fetches
+// the bodies.
+func (r *Replica) adoptStartView(m *Message) {
+	r.view = m.View
+	r.logView = m.View
+	r.advanceCommitMax(m.Commit)
+	for i := range m.Suffix {
+		h := m.Suffix[i].Header
+		if m.Suffix[i].Blank() || h.Op <= r.commitMin {
+			continue
+		}
+		if j, ok := r.journal.get(h.Op); ok && j.Checksum != h.Checksum {
+			r.journalRemove(h.Op)
+		}
+		if h.Parent != 0 {
+			r.adopted.put(h)
+		}
+	}
+	r.truncateJournalAbove(m.Op)
+	r.sequencer = m.Op
+	r.adoptedHead = m.Op
+	if len(m.Suffix) > 0 && !m.Suffix[0].Blank() {
+		r.headSum = m.Suffix[0].Header.Checksum
+	}
+	r.pipeline = r.pipeline[:0]
+	r.requests = r.requests[:0]
+	r.transferAbandonIfStale()
+	r.setStatus(StatusNormal)
+	r.writeSuperblock()
+	r.startNormalTimeouts()
+	for i := len(m.Suffix) - 1; i >= 0; i-- {
+		h := m.Suffix[i].Header
+		if h.Op > m.Commit && r.journal.has(h.Op, h.Checksum) {
+			r.ack(h)
+		}
+	}
+	r.armRepairOnAdopt()
+	r.commitUpTo()
+	r.repairKick()
+}
+
+func (r *Replica) onRequestStartView(m *Message) {
+	if m.From < 0 || m.From >= r.n || m.From == r.id {
+		return
+	}
+	if m.Incarnation > r.incarnations[m.From] {
+		r.incarnations[m.From] = m.Incarnation
+	}
+	if r.status != StatusNormal || !r.isPrimary() || m.View > r.view {
+		return
+	}
+	r.sendStartView(m.From, m.Nonce)
+}
+
+// probeNewerView asks the primary of a newer view for its StartView, at most
+// once per probe period.
+func (r *Replica) probeNewerView(v uint64) {
+	if r.tProbe.running {
+		return
+	}
+	r.probeNonce++
+	r.send(PrimaryOf(v, r.n), Message{Command: CmdRequestStartView, View: v, Incarnation: r.incarnation, Nonce: r.probeNonce})
+	r.tProbe.start(r.jitter)
+}
+
+func (r *Replica) onProbeTimeout() {
+	if r.status != StatusRecovering {
+		r.tProbe.stop()
+		return
+	}
+	r.probeNonce++
+	for i := 0; i < r.n; i++ {
+		if i != r.id {
+			r.send(i, Message{Command: CmdRequestStartView, View: r.view, Incarnation: r.incarnation, Nonce: r.probeNonce})
+		}
+	}
+	r.tProbe.reset(r.jitter)
+}
+
+func (r *Replica) onViewChangeMessageTimeout() {
+	if r.status != StatusViewChange {
+		r.tVCMsg.stop()
+		return
+	}
+	r.sendAll(Message{Command: CmdStartViewChange, View: r.view})
+	if r.dvcSent && PrimaryOf(r.view, r.n) != r.id {
+		r.send(PrimaryOf(r.view, r.n), r.doViewChange())
+	}
+	if r.merged {
+		r.tryStartView()
+	}
+	r.tVCMsg.backoffNext(r.jitter)
+}
+
+// onViewChangeStatusTimeout escalates a stuck view change to the next view. The
+// fixed behaviour holds the view instead while this replica lacks the votes for
+// its DoViewChange and an older view's primary is still heartbeating it: its
+// own StartViewChange may simply not have arrived yet.
+func (r *Replica) onViewChangeStatusTimeout() {
+	if r.status != StatusViewChange {
+		r.tVCStatus.stop()
+		return
+	}
+	if !r.opts.Bugs.EscalateWithoutHold && popcount16(r.svcFrom) < r.f() && r.oldPrimaryHB {
+		r.oldPrimaryHB = false
+		r.emit(Event{Kind: EvHold, View: r.view})
+		r.tVCStatus.reset(r.jitter)
+		return
+	}
+	r.emit(Event{Kind: EvViewEscalate, View: r.view + 1})
+	r.startViewChange(r.view + 1)
+}
