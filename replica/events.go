@@ -42,6 +42,7 @@ const (
 	EvViewEscalate                         // status timeout escalated the view
 	EvPrimaryCommit                        // the primary committed Op with the ack count in Aux
 	EvTimeout                              // a timeout fired (Reason = its name)
+	EvJournalPrune                         // an unverifiable entry at or below commit_max dropped, to be repaired
 )
 
 var eventNames = [...]string{
@@ -60,6 +61,7 @@ var eventNames = [...]string{
 	EvViewEscalate:    "view_escalate",
 	EvPrimaryCommit:   "primary_commit",
 	EvTimeout:         "timeout",
+	EvJournalPrune:    "journal_prune",
 }
 
 func (k EventKind) String() string {

@@ -196,6 +196,11 @@ func (r *Replica) commitWalk() {
 }
 
 func (r *Replica) drainRequests() {
+	if r.draining {
+		return
+	}
+	r.draining = true
+	defer func() { r.draining = false }()
 	for len(r.requests) > 0 && len(r.pipeline) < PipelineMax && r.commitMin == r.commitMax &&
 		r.status == StatusNormal && r.isPrimary() {
 		m := r.requests[0]
@@ -233,6 +238,9 @@ func (r *Replica) commitUpTo() {
 			return
 		}
 		r.apply(h)
+	}
+	if r.commitMin == r.commitMax && len(r.requests) > 0 {
+		r.drainRequests()
 	}
 }
 

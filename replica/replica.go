@@ -91,7 +91,7 @@ type Replica struct {
 	heartbeat     uint64
 	incarnations  [ReplicasMax]uint64
 	offers        []*Snapshot
-	repliedCommit uint64
+	draining      bool
 
 	// View change.
 	svcFrom       uint16
@@ -275,31 +275,40 @@ func (r *Replica) Step(m *Message, out *Output) {
 func (r *Replica) Tick(out *Output) {
 	r.out = out
 	defer func() { r.out = nil }()
-	if r.tPrepare.tick() {
+	if r.fired(&r.tPrepare) {
 		r.onPrepareTimeout()
 	}
-	if r.tCommit.tick() {
+	if r.fired(&r.tCommit) {
 		r.onCommitTimeout()
 	}
-	if r.tHeartbeat.tick() {
+	if r.fired(&r.tHeartbeat) {
 		r.onHeartbeatTimeout()
 	}
-	if r.tVCMsg.tick() {
+	if r.fired(&r.tVCMsg) {
 		r.onViewChangeMessageTimeout()
 	}
-	if r.tVCStatus.tick() {
+	if r.fired(&r.tVCStatus) {
 		r.onViewChangeStatusTimeout()
 	}
-	if r.tProbe.tick() {
+	if r.fired(&r.tProbe) {
 		r.onProbeTimeout()
 	}
-	if r.tRepair.tick() {
+	if r.fired(&r.tRepair) {
 		r.onRepairTimeout()
 	}
-	if r.tTransfer.tick() {
+	if r.fired(&r.tTransfer) {
 		r.onTransferTimeout()
 	}
 	r.checkInvariants()
+}
+
+// fired ticks t and reports (and traces) whether it fired.
+func (r *Replica) fired(t *timeout) bool {
+	if !t.tick() {
+		return false
+	}
+	r.emit(Event{Kind: EvTimeout, Reason: t.name})
+	return true
 }
 
 // ---- helpers ----

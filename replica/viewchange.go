@@ -327,10 +327,79 @@ func (r *Replica) installCanonical(commit, head uint64, canonical func(uint64) (
 	r.truncateJournalAbove(head)
 	r.sequencer = head
 	r.adoptedHead = head
-	if h, ok := r.headerAt(head); ok {
+	if h, ok := r.voteHeader(head); ok {
+		// At or below the commit point any vote's header is canonical.
 		r.headSum = h.Checksum
-	} else if head == r.commitMin {
-		r.headSum = r.commitSum
+		if h.Parent != 0 {
+			if j, ok := r.journal.get(head); ok && j.Checksum != h.Checksum {
+				r.journalRemove(head)
+			}
+			r.adopted.put(h)
+		}
+	} else {
+		r.assert(head == 0, "merge_head_known", "no vote describes head %d", head)
+		r.headSum = genesisChecksum
+	}
+	r.pruneUnchained(commit + 1)
+}
+
+// voteHeader returns the header at op from the highest-log_view vote that
+// describes it.
+func (r *Replica) voteHeader(op uint64) (Header, bool) {
+	var best Header
+	found := false
+	bestLogView := uint64(0)
+	for i := 0; i < r.n; i++ {
+		v := &r.dvcs[i]
+		if !v.valid {
+			continue
+		}
+		if e, ok := v.entry(op); ok && !e.Blank() && (!found || v.logView > bestLogView) {
+			best, found, bestLogView = e.Header, true, v.logView
+		}
+	}
+	return best, found
+}
+
+// pruneUnchained removes journal entries below bottom that do not chain to the
+// canonical header at bottom: leftovers of an older view that no suffix
+// described. Repair fetches the canonical ones again.
+func (r *Replica) pruneUnchained(bottom uint64) {
+	var h Header
+	for ; bottom <= r.knownHead() && bottom > r.commitMin; bottom++ {
+		var ok bool
+		if h, ok = r.headerAt(bottom); ok && h.Parent != 0 {
+			break
+		}
+	}
+	if h.Parent == 0 || bottom > r.knownHead() || bottom <= r.commitMin {
+		return
+	}
+	expect := h.Parent
+	broken := false
+	for op := bottom - 1; op > r.commitMin && op < bottom; op-- {
+		j, ok := r.journal.get(op)
+		if !broken && ok && j.Checksum == expect {
+			expect = j.Parent
+			continue
+		}
+		if !broken && !ok {
+			if a, ok := r.adopted.get(op); ok && a.Checksum == expect {
+				expect = a.Parent
+				continue
+			}
+		}
+		broken = true
+		if ok && op > r.commitMax {
+			r.journalRemove(op)
+		} else if ok {
+			// Below the commit point an unverifiable entry is either the
+			// canonical op or an older view's leftover; either way repair
+			// fetches the canonical one again, nothing committed is lost.
+			r.journal.remove(op)
+			r.journalGen++
+			r.emit(Event{Kind: EvJournalPrune, Op: j.Op, Checksum: j.Checksum})
+		}
 	}
 }
 
@@ -443,6 +512,11 @@ func (r *Replica) adoptStartView(m *Message) {
 	r.truncateJournalAbove(m.Op)
 	r.sequencer = m.Op
 	r.adoptedHead = m.Op
+	bottom := m.Op
+	if n := len(m.Suffix); n > 0 {
+		bottom = m.Suffix[n-1].Header.Op
+	}
+	r.pruneUnchained(bottom)
 	if len(m.Suffix) > 0 && !m.Suffix[0].Blank() {
 		r.headSum = m.Suffix[0].Header.Checksum
 	}
@@ -470,7 +544,13 @@ func (r *Replica) onRequestStartView(m *Message) {
 	if m.Incarnation > r.incarnations[m.From] {
 		r.incarnations[m.From] = m.Incarnation
 	}
-	if r.status != StatusNormal || !r.isPrimary() || m.View > r.view {
+	if m.View > r.view && r.status != StatusRecovering {
+		// A recovering replica's durable view is ahead of ours: it cannot vote,
+		// so the cluster must come to it.
+		r.startViewChange(m.View)
+		return
+	}
+	if r.status != StatusNormal || !r.isPrimary() {
 		return
 	}
 	r.sendStartView(m.From, m.Nonce)

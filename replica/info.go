@@ -1,0 +1,76 @@
+package replica
+
+// Info is a read-only snapshot of a replica's state for checkers and reports.
+type Info struct {
+	ID           int
+	Status       Status
+	View         uint64
+	LogView      uint64
+	Sequencer    uint64
+	CommitMin    uint64
+	CommitMax    uint64
+	JournalHead  uint64
+	AckHead      uint64
+	Incarnation  uint64
+	Checkpoint   uint64
+	Transferring bool
+	Primary      bool
+	Pipeline     int
+
+	// The first uncommitted op of a primary's pipeline and its acks, and the
+	// first later op that already holds a replication quorum (if any).
+	PipelineHead          uint64
+	PipelineHeadAcks      int
+	PipelineLaterQuorum   bool
+	PipelineLaterQuorumOp uint64
+}
+
+// Info returns the replica's current state.
+func (r *Replica) Info() Info {
+	i := Info{
+		ID:           r.id,
+		Status:       r.status,
+		View:         r.view,
+		LogView:      r.logView,
+		Sequencer:    r.sequencer,
+		CommitMin:    r.commitMin,
+		CommitMax:    r.commitMax,
+		JournalHead:  r.journal.head,
+		AckHead:      r.ackHead,
+		Incarnation:  r.incarnation,
+		Checkpoint:   r.sb.Checkpoint.Op,
+		Transferring: r.transfer.active,
+		Primary:      r.status == StatusNormal && r.isPrimary(),
+		Pipeline:     len(r.pipeline),
+	}
+	if len(r.pipeline) > 0 && i.Primary {
+		i.PipelineHead = r.pipeline[0].header.Op
+		i.PipelineHeadAcks = popcount16(r.pipeline[0].acks)
+		for _, e := range r.pipeline[1:] {
+			if popcount16(e.acks) >= QuorumReplication(r.n) {
+				i.PipelineLaterQuorum = true
+				i.PipelineLaterQuorumOp = e.header.Op
+				break
+			}
+		}
+	}
+	return i
+}
+
+// Holds reports whether the replica can still produce op with this checksum:
+// journaled, or already folded into its applied state.
+func (r *Replica) Holds(op, checksum uint64) bool {
+	if op <= r.commitMin {
+		return true
+	}
+	return r.journal.has(op, checksum)
+}
+
+// Journaled reports whether the journal holds op (any checksum).
+func (r *Replica) Journaled(op uint64) bool {
+	_, ok := r.journal.get(op)
+	return ok
+}
+
+// DurableView is the view in the superblock.
+func (d Durable) DurableView() uint64 { return d.Superblock.View }

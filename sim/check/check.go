@@ -1,0 +1,292 @@
+// Package check holds the run's safety checkers. They observe replica events and
+// client replies; they never touch a replica. Each check that fails records one
+// Failure with the invariant's name and an evidence line.
+package check
+
+import (
+	"fmt"
+
+	"vsrsim/replica"
+)
+
+// Failure is the first invariant a run broke.
+type Failure struct {
+	Invariant string
+	Evidence  string
+	Tick      uint64
+}
+
+// Invariant names: a contract with reports, docs and tests.
+const (
+	InvAgreement       = "agreement"
+	InvParentChain     = "parent_chain"
+	InvAckedDurability = "acked_durability"
+	InvMonotonicity    = "monotonicity"
+	InvClientResult    = "client_result"
+	InvCheckpoint      = "checkpoint_state"
+	InvLinearizable    = "linearizability"
+)
+
+type ackRecord struct {
+	checksum uint64
+	ackers   uint16
+	durable  bool
+}
+
+type replicaState struct {
+	view      uint64
+	commitMin uint64
+	live      bool
+}
+
+// Checker is every safety checker of a run.
+type Checker struct {
+	n      int
+	quorum int
+
+	canonical   []uint64 // checksum of the committed op, 0 if not yet seen
+	parents     []uint64
+	acks        [][]ackRecord // per op, one record per distinct checksum acked
+	replied     []bool        // a client received a reply for this op
+	results     []uint64      // result of the op replayed through the model
+	model       replica.StateMachine
+	modelOp     uint64
+	checkpoints []uint64 // state checksum per checkpoint op index
+	replicas    []replicaState
+	failure     *Failure
+}
+
+// New returns a checker for a cluster of n replicas.
+func New(n int) *Checker {
+	c := &Checker{n: n, quorum: replica.QuorumReplication(n), replicas: make([]replicaState, n)}
+	for i := range c.replicas {
+		c.replicas[i].live = true
+	}
+	return c
+}
+
+// Failed returns the first failure, or nil.
+func (c *Checker) Failed() *Failure { return c.failure }
+
+func (c *Checker) fail(tick uint64, invariant, format string, args ...any) {
+	if c.failure != nil {
+		return
+	}
+	c.failure = &Failure{Invariant: invariant, Evidence: fmt.Sprintf(format, args...), Tick: tick}
+}
+
+func grow[T any](s []T, op uint64) []T {
+	for uint64(len(s)) <= op {
+		var zero T
+		s = append(s, zero)
+	}
+	return s
+}
+
+// Canonical returns the committed checksum at op, if any replica committed it.
+func (c *Checker) Canonical(op uint64) (uint64, bool) {
+	if op < uint64(len(c.canonical)) && c.canonical[op] != 0 {
+		return c.canonical[op], true
+	}
+	return 0, false
+}
+
+// CommittedMax is the highest op committed anywhere.
+func (c *Checker) CommittedMax() uint64 {
+	for op := uint64(len(c.canonical)); op > 0; op-- {
+		if c.canonical[op-1] != 0 {
+			return op - 1
+		}
+	}
+	return 0
+}
+
+// OnEvent feeds one replica event to every checker.
+func (c *Checker) OnEvent(tick uint64, e *replica.Event) {
+	switch e.Kind {
+	case replica.EvCommit:
+		c.onCommit(tick, e)
+	case replica.EvAck:
+		c.onAck(e)
+	case replica.EvJournalTruncate, replica.EvMergeTruncate:
+		c.onTruncate(tick, e)
+	case replica.EvStatus:
+		st := &c.replicas[e.Replica]
+		if e.View < st.view {
+			c.fail(tick, InvMonotonicity, "r%d view regressed %d -> %d", e.Replica, st.view, e.View)
+		}
+		st.view = e.View
+	case replica.EvCheckpoint:
+		c.onCheckpoint(tick, e)
+	case replica.EvTransferInstall:
+		st := &c.replicas[e.Replica]
+		if e.Op < st.commitMin {
+			c.fail(tick, InvMonotonicity, "r%d state transfer rewound commit %d -> %d", e.Replica, st.commitMin, e.Op)
+		}
+		st.commitMin = e.Op
+	}
+}
+
+func (c *Checker) onCommit(tick uint64, e *replica.Event) {
+	st := &c.replicas[e.Replica]
+	if e.Op <= st.commitMin && st.commitMin > 0 {
+		c.fail(tick, InvMonotonicity, "r%d committed op %d after op %d", e.Replica, e.Op, st.commitMin)
+	}
+	st.commitMin = e.Op
+	c.canonical = grow(c.canonical, e.Op)
+	c.parents = grow(c.parents, e.Op)
+	if have := c.canonical[e.Op]; have != 0 && have != e.Checksum {
+		c.fail(tick, InvAgreement, "r%d committed op %d csum=%04x but op %d is csum=%04x elsewhere",
+			e.Replica, e.Op, e.Checksum&0xffff, e.Op, have&0xffff)
+		return
+	}
+	if e.Op > 1 && c.canonical[e.Op-1] != 0 && e.Parent != c.canonical[e.Op-1] {
+		c.fail(tick, InvParentChain, "r%d committed op %d with parent %04x, but op %d is csum=%04x",
+			e.Replica, e.Op, e.Parent&0xffff, e.Op-1, c.canonical[e.Op-1]&0xffff)
+		return
+	}
+	if e.Op+1 < uint64(len(c.parents)) && c.parents[e.Op+1] != 0 && c.parents[e.Op+1] != e.Checksum {
+		c.fail(tick, InvParentChain, "r%d committed op %d csum=%04x, but op %d links to parent %04x",
+			e.Replica, e.Op, e.Checksum&0xffff, e.Op+1, c.parents[e.Op+1]&0xffff)
+		return
+	}
+	c.canonical[e.Op] = e.Checksum
+	c.parents[e.Op] = e.Parent
+	c.results = grow(c.results, e.Op)
+	c.results[e.Op] = e.Aux
+}
+
+func (c *Checker) onAck(e *replica.Event) {
+	c.acks = grow(c.acks, e.Op)
+	recs := c.acks[e.Op]
+	for i := range recs {
+		if recs[i].checksum == e.Checksum {
+			recs[i].ackers |= 1 << uint(e.Replica)
+			if popcount(recs[i].ackers) >= c.quorum {
+				recs[i].durable = true
+			}
+			return
+		}
+	}
+	r := ackRecord{checksum: e.Checksum, ackers: 1 << uint(e.Replica)}
+	r.durable = popcount(r.ackers) >= c.quorum
+	c.acks[e.Op] = append(recs, r)
+}
+
+func (c *Checker) onTruncate(tick uint64, e *replica.Event) {
+	if e.Op < uint64(len(c.acks)) {
+		for _, r := range c.acks[e.Op] {
+			if r.checksum == e.Checksum && r.durable {
+				c.fail(tick, InvAckedDurability, "r%d %s op %d csum=%04x, which a replication quorum acked (ackers %s)",
+					e.Replica, e.Kind, e.Op, e.Checksum&0xffff, ackerList(r.ackers))
+				return
+			}
+		}
+	}
+	if e.Op < uint64(len(c.replied)) && c.replied[e.Op] && c.canonical[e.Op] == e.Checksum {
+		c.fail(tick, InvAckedDurability, "r%d %s op %d csum=%04x, whose reply a client received",
+			e.Replica, e.Kind, e.Op, e.Checksum&0xffff)
+	}
+}
+
+// OnRestart records that replica i came back from a crash. With a memory journal
+// its earlier acks speak for a journal that no longer exists: they no longer
+// count toward a quorum that was not already reached.
+func (c *Checker) OnRestart(i int, amnesia bool, durableView, checkpointOp uint64) {
+	st := &c.replicas[i]
+	st.view = durableView
+	st.commitMin = checkpointOp
+	if !amnesia {
+		return
+	}
+	for op := range c.acks {
+		recs := c.acks[op]
+		for k := range recs {
+			if !recs[k].durable {
+				recs[k].ackers &^= 1 << uint(i)
+			}
+		}
+	}
+}
+
+// OnReply checks a reply a client received against the model replayed along the
+// canonical chain.
+func (c *Checker) OnReply(tick uint64, client int, request, op, result uint64) {
+	c.replied = grow(c.replied, op)
+	c.replied[op] = true
+	if op >= uint64(len(c.canonical)) || c.canonical[op] == 0 {
+		c.fail(tick, InvClientResult, "client c%d got a reply for op %d (request %d) that no replica committed", client, op, request)
+		return
+	}
+	if c.results[op] != result {
+		c.fail(tick, InvClientResult, "client c%d request %d: reply says op %d result=%d, the canonical chain gives %d",
+			client, request, op, result, c.results[op])
+	}
+}
+
+// onCheckpoint checks that every replica reaching a checkpoint op has the same
+// state there.
+func (c *Checker) onCheckpoint(tick uint64, e *replica.Event) {
+	c.checkpoints = grow(c.checkpoints, e.Op)
+	if have := c.checkpoints[e.Op]; have != 0 && have != e.Aux {
+		c.fail(tick, InvCheckpoint, "r%d checkpoint at op %d has state %04x, another replica had %04x",
+			e.Replica, e.Op, e.Aux&0xffff, have&0xffff)
+		return
+	}
+	c.checkpoints[e.Op] = e.Aux
+}
+
+// DurableOps calls fn for every op that a replication quorum acked, with its checksum.
+func (c *Checker) DurableOps(fn func(op, checksum uint64)) {
+	for op := range c.acks {
+		for _, r := range c.acks[op] {
+			if r.durable {
+				fn(uint64(op), r.checksum)
+			}
+		}
+	}
+}
+
+// CheckDurableCommitted verifies, at the end of a live run, that every op a
+// quorum acked up to head ended up committed with the same checksum.
+func (c *Checker) CheckDurableCommitted(tick, head uint64) {
+	c.DurableOps(func(op, sum uint64) {
+		if op > head {
+			c.fail(tick, InvAckedDurability, "op %d csum=%04x was acked by a replication quorum but the converged log ends at %d",
+				op, sum&0xffff, head)
+			return
+		}
+		if have, ok := c.Canonical(op); ok && have != sum {
+			// Another checksum at this op was also durable only if agreement broke.
+			for _, r := range c.acks[op] {
+				if r.checksum == have && r.durable {
+					return
+				}
+			}
+			c.fail(tick, InvAckedDurability, "op %d csum=%04x was acked by a replication quorum but csum=%04x committed",
+				op, sum&0xffff, have&0xffff)
+		}
+	})
+}
+
+func popcount(x uint16) int {
+	n := 0
+	for x != 0 {
+		x &= x - 1
+		n++
+	}
+	return n
+}
+
+func ackerList(mask uint16) string {
+	s := ""
+	for i := 0; i < 16; i++ {
+		if mask&(1<<uint(i)) != 0 {
+			if s != "" {
+				s += ","
+			}
+			s += fmt.Sprintf("r%d", i)
+		}
+	}
+	return s
+}

@@ -1,0 +1,337 @@
+package sim
+
+import (
+	"vsrsim/packetsim"
+	"vsrsim/replica"
+	"vsrsim/sim/check"
+	"vsrsim/sim/prng"
+)
+
+// Script drives a scenario over virtual time. At is called at the start of
+// every tick, before faults, the network and the replicas, so an action at tick
+// t shapes everything that happens at t.
+type Script interface {
+	At(c *Cluster, tick uint64)
+}
+
+// Stats count what a run exercised.
+type Stats struct {
+	Requests       uint64
+	Replies        uint64
+	Crashes        uint64
+	Restarts       uint64
+	ViewChanges    uint64
+	Repairs        uint64
+	StateTransfers uint64
+	OffersRefused  uint64
+	Checkpoints    uint64
+	Timeouts       uint64
+	Network        packetsim.Stats
+}
+
+// Cluster is one simulated cluster: replicas, clients, network and checkers,
+// stepped one tick at a time by a single thread.
+type Cluster struct {
+	cfg       Config
+	now       uint64
+	replicas  []*replica.Replica
+	durable   []replica.Durable
+	jitter    []*prng.Stream
+	restartAt []uint64
+	net       *packetsim.Network[replica.Message]
+	faults    *prng.Stream
+	workload  *prng.Stream
+	scenario  *prng.Stream
+
+	clients    []client
+	history    []HistoryOp
+	workloadOn bool
+
+	checker *check.Checker
+	trace   *Trace
+	out     replica.Output
+	stats   Stats
+
+	deliverFn func(packetsim.Delivery[replica.Message])
+	liveness  livenessState
+	failure   *check.Failure
+	verdict   Verdict
+	watch     []watch
+}
+
+func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	n := cfg.Replicas
+	netOpts := cfg.Network
+	netOpts.Nodes = n + cfg.Clients
+	netOpts.Replicas = n
+	c := &Cluster{
+		cfg:        cfg,
+		replicas:   make([]*replica.Replica, n),
+		durable:    make([]replica.Durable, n),
+		jitter:     make([]*prng.Stream, n),
+		restartAt:  make([]uint64, n),
+		faults:     prng.New(cfg.Seed, prng.StreamFaults),
+		workload:   prng.New(cfg.Seed, prng.StreamWorkload),
+		scenario:   prng.New(cfg.Seed, prng.StreamScenario),
+		checker:    check.New(n),
+		trace:      trace,
+		workloadOn: true,
+	}
+	net, err := packetsim.New[replica.Message](netOpts, prng.New(cfg.Seed, prng.StreamNetwork))
+	if err != nil {
+		return nil, err
+	}
+	c.net = net
+	for _, d := range cfg.ExtraDelays {
+		c.net.SetExtraDelay(d.From, d.To, d.Ticks)
+	}
+	for i := 0; i < n; i++ {
+		c.jitter[i] = prng.ReplicaJitter(cfg.Seed, i)
+		r, err := replica.New(cfg.replicaOptions(i), c.jitter[i])
+		if err != nil {
+			return nil, err
+		}
+		c.replicas[i] = r
+	}
+	c.initClients()
+	c.deliverFn = c.deliver
+	c.out.Messages = make([]replica.Message, 0, 256)
+	c.out.Events = make([]replica.Event, 0, 256)
+	return c, nil
+}
+
+// Now is the current tick.
+func (c *Cluster) Now() uint64 { return c.now }
+
+// Config is the run's configuration.
+func (c *Cluster) Config() *Config { return &c.cfg }
+
+// Network is the packet simulator, for scenario hooks.
+func (c *Cluster) Network() *packetsim.Network[replica.Message] { return c.net }
+
+// Rand is the scenario's own stream: draws here never shift the network's,
+// faults' or workload's.
+func (c *Cluster) Rand() *prng.Stream { return c.scenario }
+
+// Info returns a replica's read-only state; ok is false while it is crashed.
+func (c *Cluster) Info(i int) (replica.Info, bool) {
+	if c.replicas[i] == nil {
+		return replica.Info{}, false
+	}
+	return c.replicas[i].Info(), true
+}
+
+// Alive reports whether replica i is running.
+func (c *Cluster) Alive(i int) bool { return c.replicas[i] != nil }
+
+// Journaled reports whether live replica i journals op.
+func (c *Cluster) Journaled(i int, op uint64) bool {
+	return c.replicas[i] != nil && c.replicas[i].Journaled(op)
+}
+
+// SetWorkload turns new client requests on or off.
+func (c *Cluster) SetWorkload(on bool) { c.workloadOn = on }
+
+// Crash stops replica i; it keeps only its durable state.
+func (c *Cluster) Crash(i int) {
+	r := c.replicas[i]
+	if r == nil {
+		return
+	}
+	c.durable[i] = r.Durable()
+	c.replicas[i] = nil
+	c.restartAt[i] = 0
+	c.net.SetNodeDown(i, true)
+	c.stats.Crashes++
+	b := c.trace.begin(c.now, "crash")
+	b = replica.AppendNode(b, i, c.cfg.Replicas)
+	c.trace.end(c.now, "crash", b)
+}
+
+// Restart brings crashed replica i back from its durable state.
+func (c *Cluster) Restart(i int) {
+	if c.replicas[i] != nil {
+		return
+	}
+	d := c.durable[i]
+	r, err := replica.Restart(c.cfg.replicaOptions(i), c.jitter[i], d)
+	if err != nil {
+		panic(err)
+	}
+	c.replicas[i] = r
+	c.restartAt[i] = 0
+	c.net.SetNodeDown(i, false)
+	c.stats.Restarts++
+	c.checker.OnRestart(i, c.cfg.Durability == replica.DurabilityMemory, d.Superblock.View, d.Superblock.Checkpoint.Op)
+	b := c.trace.begin(c.now, "restart")
+	b = replica.AppendNode(b, i, c.cfg.Replicas)
+	c.trace.end(c.now, "restart", b)
+}
+
+// Note writes a scenario line into the trace (it is hashed like any other).
+func (c *Cluster) Note(text string) {
+	b := c.trace.begin(c.now, "note")
+	b = append(b, text...)
+	c.trace.end(c.now, "note", b)
+}
+
+// step runs one tick.
+func (c *Cluster) step() {
+	if c.cfg.Script != nil {
+		c.cfg.Script.At(c, c.now)
+	}
+	if c.now == c.cfg.FaultTicks+1 {
+		c.startLiveness()
+	}
+	if !c.liveness.active {
+		c.injectFaults()
+	}
+	c.net.Tick(c.now)
+	c.net.Deliver(c.now, c.deliverFn)
+	for i, r := range c.replicas {
+		if r == nil {
+			continue
+		}
+		c.out.Reset()
+		r.Tick(&c.out)
+		c.flush(i)
+	}
+	c.tickClients()
+	if f := c.checker.Failed(); f != nil && c.failure == nil {
+		c.failure = f
+		c.verdict = VerdictSafety
+	}
+}
+
+func (c *Cluster) submit(m *replica.Message) {
+	b := c.trace.begin(c.now, "send")
+	b = replica.AppendMessage(b, m, c.cfg.Replicas)
+	c.trace.end(c.now, "send", b)
+	c.net.Submit(c.now, m.From, m.To, *m)
+}
+
+func (c *Cluster) deliver(d packetsim.Delivery[replica.Message]) {
+	m := &d.Payload
+	if d.Dropped {
+		b := c.trace.begin(c.now, "drop")
+		b = append(b, d.Reason.String()...)
+		b = append(b, ' ')
+		b = replica.AppendMessage(b, m, c.cfg.Replicas)
+		c.trace.end(c.now, "drop", b)
+		return
+	}
+	b := c.trace.begin(c.now, "recv")
+	b = replica.AppendMessage(b, m, c.cfg.Replicas)
+	if d.Duplicate {
+		b = append(b, " dup"...)
+	}
+	c.trace.end(c.now, "recv", b)
+	if d.To >= c.cfg.Replicas {
+		if m.Command == replica.CmdReply {
+			c.onReply(m)
+		}
+		return
+	}
+	r := c.replicas[d.To]
+	if r == nil {
+		return
+	}
+	c.out.Reset()
+	r.Step(m, &c.out)
+	c.flush(d.To)
+}
+
+// flush traces a replica's events, feeds the checkers, and sends its messages.
+func (c *Cluster) flush(i int) {
+	for k := range c.out.Events {
+		e := &c.out.Events[k]
+		b := c.trace.begin(c.now, "event")
+		b = replica.AppendEvent(b, e)
+		c.trace.end(c.now, "event", b)
+		c.checker.OnEvent(c.now, e)
+		c.observe(e)
+	}
+	for k := range c.out.Messages {
+		c.submit(&c.out.Messages[k])
+	}
+	if c.trace.lines > c.cfg.EventsMax {
+		panic(eventsExceeded{})
+	}
+}
+
+type eventsExceeded struct{}
+
+// observe counts events for stats and liveness evidence.
+func (c *Cluster) observe(e *replica.Event) {
+	switch e.Kind {
+	case replica.EvStatus:
+		if e.Status == replica.StatusViewChange {
+			c.stats.ViewChanges++
+		}
+	case replica.EvRepairRequest:
+		c.stats.Repairs++
+	case replica.EvTransferInstall:
+		c.stats.StateTransfers++
+	case replica.EvOfferRefused:
+		c.stats.OffersRefused++
+	case replica.EvCheckpoint:
+		c.stats.Checkpoints++
+	case replica.EvTimeout:
+		c.stats.Timeouts++
+	}
+	if c.liveness.active {
+		c.liveness.observe(e)
+	}
+	for k := range c.watch {
+		c.watch[k].fn(e)
+	}
+}
+
+type watch struct {
+	fn func(*replica.Event)
+}
+
+// Watch registers fn to see every replica event from now on (for scenario
+// scripts that wait on replica state).
+func (c *Cluster) Watch(fn func(*replica.Event)) {
+	c.watch = append(c.watch, watch{fn: fn})
+}
+
+// injectFaults crashes and restarts replicas during the fault phase. By default
+// at most f replicas are down (crashed or still recovering) at once.
+func (c *Cluster) injectFaults() {
+	n := c.cfg.Replicas
+	for i := 0; i < n; i++ {
+		if c.replicas[i] == nil {
+			if c.restartAt[i] != 0 && c.now >= c.restartAt[i] {
+				c.Restart(i)
+			}
+			continue
+		}
+		if c.cfg.CrashChance.Zero() {
+			continue
+		}
+		if !c.faults.Chance(c.cfg.CrashChance) {
+			continue
+		}
+		if !c.cfg.CrashesUnbounded && c.down()+1 > replica.QuorumViewChange(n)-1 {
+			continue
+		}
+		c.Crash(i)
+		c.restartAt[i] = c.now + 1 + c.faults.Exponential(c.cfg.RestartMeanTicks)
+	}
+}
+
+// down counts replicas that are crashed or recovering: neither can vote.
+func (c *Cluster) down() int {
+	k := 0
+	for _, r := range c.replicas {
+		if r == nil || r.Info().Status == replica.StatusRecovering {
+			k++
+		}
+	}
+	return k
+}

@@ -1,0 +1,154 @@
+// Package sim is vsrsim's deterministic event loop: virtual time in ticks, the
+// cluster harness that drives replicas and clients over the packet simulator,
+// fault injection, the trace and its hash, and the run verdict. It is the only
+// package that owns time and randomness; nothing here reads a clock or starts a
+// goroutine.
+package sim
+
+import (
+	"fmt"
+
+	"vsrsim/packetsim"
+	"vsrsim/replica"
+	"vsrsim/sim/prng"
+)
+
+// ExtraDelay is a directed per-link extra delay. From or To may be
+// packetsim.AnyNode. It never draws from the PRNG.
+type ExtraDelay struct {
+	From, To int
+	Ticks    uint64
+}
+
+// Config is everything one run needs besides its seed's draws.
+type Config struct {
+	Seed     uint64
+	Scenario string
+
+	Replicas           int
+	Clients            int
+	Topology           replica.Topology
+	Durability         replica.Durability
+	JournalSlots       int
+	CheckpointInterval uint64
+	Timeouts           replica.Timeouts
+	Bugs               replica.Bugs
+
+	Network     packetsim.Options // Nodes and Replicas are filled in by the harness
+	ExtraDelays []ExtraDelay
+
+	// Fault phase.
+	FaultTicks       uint64
+	CrashChance      prng.Ratio // per live replica per tick
+	RestartMeanTicks uint64
+	CrashesUnbounded bool // allow more than f replicas down (crashed or recovering) at once
+
+	// Workload.
+	RequestMeanTicks   uint64     // mean think time between a reply and the next request
+	BurstChance        prng.Ratio // chance the next request follows at once
+	ClientTimeoutTicks uint64
+
+	// Liveness phase.
+	LivenessTicks uint64 // budget for the core to converge
+	StableTicks   uint64 // the converged view must hold this long
+	Core          []int  // replicas of the core; empty: drawn from the faults stream
+	CommitFloor   uint64 // a passing run must commit at least this many ops
+
+	EventsMax uint64 // bound on trace lines; past it the run is a crash
+
+	Script Script // optional scenario script
+}
+
+// DefaultConfig is `vsrsim run --seed N` with default options: network faults
+// and crash/restart on, 3 replicas.
+func DefaultConfig(seed uint64) Config {
+	return Config{
+		Seed:               seed,
+		Replicas:           3,
+		Clients:            4,
+		JournalSlots:       1024,
+		CheckpointInterval: 64,
+		Timeouts:           replica.DefaultTimeouts(),
+		Network: packetsim.Options{
+			DelayMinTicks:           1,
+			DelayMeanTicks:          3,
+			Loss:                    prng.Ratio{Num: 1, Den: 100},
+			Replay:                  prng.Ratio{Num: 1, Den: 200},
+			Reorder:                 prng.Ratio{Num: 1, Den: 50},
+			ReorderMaxTicks:         20,
+			LinkCapacity:            64,
+			Clog:                    prng.Ratio{Num: 1, Den: 100000},
+			ClogMeanTicks:           200,
+			PartitionMode:           packetsim.UniformSize,
+			PartitionSymmetry:       packetsim.Symmetric,
+			PartitionChance:         prng.Ratio{Num: 1, Den: 4000},
+			HealChance:              prng.Ratio{Num: 1, Den: 400},
+			PartitionStabilityTicks: 200,
+			HealStabilityTicks:      1000,
+		},
+		FaultTicks:         10000,
+		CrashChance:        prng.Ratio{Num: 1, Den: 8000},
+		RestartMeanTicks:   600,
+		RequestMeanTicks:   40,
+		BurstChance:        prng.Ratio{Num: 1, Den: 10},
+		ClientTimeoutTicks: 300,
+		LivenessTicks:      30000,
+		StableTicks:        1500,
+		CommitFloor:        20,
+		EventsMax:          20_000_000,
+	}
+}
+
+// Validate returns a one-line error for a configuration that cannot run.
+func (c *Config) Validate() error {
+	if c.Replicas < 1 || c.Replicas > replica.ReplicasMax {
+		return fmt.Errorf("replicas must be 1..%d, got %d", replica.ReplicasMax, c.Replicas)
+	}
+	if c.Clients < 1 || c.Clients > replica.ClientsMax {
+		return fmt.Errorf("clients must be 1..%d, got %d", replica.ClientsMax, c.Clients)
+	}
+	o := replica.DefaultOptions(0, c.Replicas)
+	o.JournalSlots = c.JournalSlots
+	o.CheckpointInterval = c.CheckpointInterval
+	o.Timeouts = c.Timeouts
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	for _, d := range c.ExtraDelays {
+		if d.From != packetsim.AnyNode && (d.From < 0 || d.From >= c.Replicas) {
+			return fmt.Errorf("extra delay from %d: no such replica (have 0..%d)", d.From, c.Replicas-1)
+		}
+		if d.To != packetsim.AnyNode && (d.To < 0 || d.To >= c.Replicas) {
+			return fmt.Errorf("extra delay to %d: no such replica (have 0..%d)", d.To, c.Replicas-1)
+		}
+		if d.Ticks > 1<<20 {
+			return fmt.Errorf("extra delay %d ticks is too large (max %d)", d.Ticks, 1<<20)
+		}
+	}
+	for _, i := range c.Core {
+		if i < 0 || i >= c.Replicas {
+			return fmt.Errorf("core replica %d out of range", i)
+		}
+	}
+	if c.FaultTicks == 0 && c.LivenessTicks == 0 {
+		return fmt.Errorf("a run needs ticks")
+	}
+	if c.ClientTimeoutTicks == 0 {
+		return fmt.Errorf("client timeout must be positive")
+	}
+	if c.EventsMax == 0 {
+		return fmt.Errorf("events max must be positive")
+	}
+	return nil
+}
+
+func (c *Config) replicaOptions(id int) replica.Options {
+	o := replica.DefaultOptions(id, c.Replicas)
+	o.Topology = c.Topology
+	o.Durability = c.Durability
+	o.JournalSlots = c.JournalSlots
+	o.CheckpointInterval = c.CheckpointInterval
+	o.Timeouts = c.Timeouts
+	o.Bugs = c.Bugs
+	return o
+}

@@ -1,0 +1,147 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"vsrsim/replica"
+)
+
+// Verdict is a run's outcome.
+type Verdict string
+
+// Verdicts. Names are a contract with the CLI's JSON output.
+const (
+	VerdictPass          Verdict = "pass"
+	VerdictSafety        Verdict = "safety"
+	VerdictLiveness      Verdict = "liveness"
+	VerdictCrash         Verdict = "crash"
+	VerdictUnrecoverable Verdict = "unrecoverable"
+)
+
+// Failed reports whether the verdict is a finding.
+func (v Verdict) Failed() bool {
+	return v == VerdictSafety || v == VerdictLiveness || v == VerdictCrash
+}
+
+// Result is what one run reports.
+type Result struct {
+	Seed      uint64
+	Scenario  string
+	Bugs      []string
+	Replicas  int
+	Verdict   Verdict
+	Invariant string
+	Evidence  string
+	Ticks     uint64
+	Events    uint64
+	TraceHash string
+	Committed uint64
+	Stats     Stats
+	History   []HistoryOp
+	Tail      []string // the last trace lines, for triage
+}
+
+// Run executes one simulation to its verdict. trace, if not nil, receives the
+// NDJSON trace. A replica panic is caught and reported as a crash verdict; an
+// invalid configuration is returned as an error.
+func Run(cfg Config, trace io.Writer) (Result, error) {
+	t := newTrace(trace)
+	c, err := newCluster(cfg, t)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Seed: cfg.Seed, Scenario: cfg.Scenario, Bugs: cfg.Bugs.Names(), Replicas: cfg.Replicas}
+	c.runLoop(&res)
+	res.Ticks = c.now
+	res.Events = t.Lines()
+	res.TraceHash = t.Hash()
+	res.Committed = c.checker.CommittedMax()
+	res.Stats = c.stats
+	res.Stats.Network = c.net.Stats()
+	res.History = c.history
+	if res.Verdict != VerdictPass {
+		res.Tail = t.Tail()
+	}
+	if t.err != nil {
+		return res, fmt.Errorf("writing trace: %w", t.err)
+	}
+	return res, nil
+}
+
+func (c *Cluster) runLoop(res *Result) {
+	defer func() {
+		if p := recover(); p != nil {
+			res.Verdict = VerdictCrash
+			switch v := p.(type) {
+			case replica.Violation:
+				res.Invariant = v.Invariant
+				res.Evidence = fmt.Sprintf("t=%d %s", c.now, v.Error())
+			case eventsExceeded:
+				res.Invariant = "events_max"
+				res.Evidence = fmt.Sprintf("t=%d more than %d trace events", c.now, c.cfg.EventsMax)
+			default:
+				res.Invariant = "panic"
+				res.Evidence = fmt.Sprintf("t=%d %s", c.now, oneLine(fmt.Sprint(p)))
+			}
+		}
+	}()
+	total := c.cfg.FaultTicks + c.cfg.LivenessTicks
+	for c.now = 1; c.now <= total; c.now++ {
+		c.step()
+		if c.failure != nil {
+			res.Verdict = VerdictSafety
+			res.Invariant = c.failure.Invariant
+			res.Evidence = fmt.Sprintf("t=%d %s", c.failure.Tick, c.failure.Evidence)
+			return
+		}
+		if c.liveness.active && c.tickLiveness() {
+			c.finishPass(res)
+			return
+		}
+	}
+	c.now = total
+	if !c.liveness.active {
+		// No liveness phase configured: the run passes if it stayed safe.
+		c.finishPass(res)
+		return
+	}
+	if ok, why := c.recoverable(); !ok {
+		res.Verdict = VerdictUnrecoverable
+		res.Invariant = "unrecoverable"
+		res.Evidence = why
+		return
+	}
+	res.Verdict = VerdictLiveness
+	res.Invariant = "liveness"
+	res.Evidence = c.stallEvidence()
+}
+
+func (c *Cluster) finishPass(res *Result) {
+	if c.liveness.active {
+		info, _ := c.Info(c.liveness.core[0])
+		c.checker.CheckDurableCommitted(c.now, info.CommitMax)
+		if f := c.checker.Failed(); f != nil {
+			res.Verdict = VerdictSafety
+			res.Invariant = f.Invariant
+			res.Evidence = fmt.Sprintf("t=%d %s", f.Tick, f.Evidence)
+			return
+		}
+	}
+	if committed := c.checker.CommittedMax(); committed < c.cfg.CommitFloor {
+		res.Verdict = VerdictLiveness
+		res.Invariant = "commit_floor"
+		res.Evidence = fmt.Sprintf("only %d ops committed, below the floor of %d: the run proves nothing", committed, c.cfg.CommitFloor)
+		return
+	}
+	res.Verdict = VerdictPass
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
+}
