@@ -251,6 +251,11 @@ func (r *Replica) apply(h Header) {
 	}
 	r.commitMin = h.Op
 	r.commitSum = h.Checksum
+	if r.sequencer < h.Op {
+		// A committed op is canonical: the head moves up with it.
+		r.sequencer = h.Op
+		r.headSum = h.Checksum
+	}
 	if r.commitMin > r.commitMax {
 		r.commitMax = r.commitMin
 	}

@@ -86,12 +86,12 @@ type Replica struct {
 	incarnation uint64
 
 	// Primary.
-	pipeline      []pipelineEntry
-	requests      []Message
-	heartbeat     uint64
-	incarnations  [ReplicasMax]uint64
-	offers        []*Snapshot
-	draining      bool
+	pipeline     []pipelineEntry
+	requests     []Message
+	heartbeat    uint64
+	incarnations [ReplicasMax]uint64
+	offers       []*Snapshot
+	draining     bool
 
 	// View change.
 	svcFrom       uint16

@@ -173,8 +173,41 @@ func (c *Checker) onAck(e *replica.Event) {
 	c.acks[e.Op] = append(recs, r)
 }
 
+// mayHaveCommitted reports whether (op, checksum) could have committed: a
+// replication quorum acked it, and every op between it and the committed prefix
+// had a quorum too (commits are in order, so an op above a never-quorate op can
+// never have committed).
+func (c *Checker) mayHaveCommitted(op, checksum uint64) bool {
+	if !c.durableAt(op, checksum) {
+		return false
+	}
+	for j := op - 1; j > 0; j-- {
+		if j < uint64(len(c.canonical)) && c.canonical[j] != 0 {
+			return true
+		}
+		if !c.durableAt(j, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// durableAt reports whether op has a quorum-acked record (with checksum, or any
+// when checksum is 0).
+func (c *Checker) durableAt(op, checksum uint64) bool {
+	if op >= uint64(len(c.acks)) {
+		return false
+	}
+	for _, r := range c.acks[op] {
+		if r.durable && (checksum == 0 || r.checksum == checksum) {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *Checker) onTruncate(tick uint64, e *replica.Event) {
-	if e.Op < uint64(len(c.acks)) {
+	if e.Op < uint64(len(c.acks)) && c.mayHaveCommitted(e.Op, e.Checksum) {
 		for _, r := range c.acks[e.Op] {
 			if r.checksum == e.Checksum && r.durable {
 				c.fail(tick, InvAckedDurability, "r%d %s op %d csum=%04x, which a replication quorum acked (ackers %s)",
@@ -236,11 +269,11 @@ func (c *Checker) onCheckpoint(tick uint64, e *replica.Event) {
 	c.checkpoints[e.Op] = e.Aux
 }
 
-// DurableOps calls fn for every op that a replication quorum acked, with its checksum.
+// DurableOps calls fn for every op that may have committed, with its checksum.
 func (c *Checker) DurableOps(fn func(op, checksum uint64)) {
 	for op := range c.acks {
 		for _, r := range c.acks[op] {
-			if r.durable {
+			if r.durable && c.mayHaveCommitted(uint64(op), r.checksum) {
 				fn(uint64(op), r.checksum)
 			}
 		}
@@ -251,6 +284,9 @@ func (c *Checker) DurableOps(fn func(op, checksum uint64)) {
 // quorum acked up to head ended up committed with the same checksum.
 func (c *Checker) CheckDurableCommitted(tick, head uint64) {
 	c.DurableOps(func(op, sum uint64) {
+		if !c.mayHaveCommitted(op, sum) {
+			return
+		}
 		if op > head {
 			c.fail(tick, InvAckedDurability, "op %d csum=%04x was acked by a replication quorum but the converged log ends at %d",
 				op, sum&0xffff, head)
