@@ -94,7 +94,7 @@ func DefaultConfig(seed uint64) Config {
 		ClientTimeoutTicks: 300,
 		LivenessTicks:      30000,
 		StableTicks:        1500,
-		CommitFloor:        20,
+		CommitFloor:        10,
 		EventsMax:          20_000_000,
 	}
 }

@@ -19,6 +19,9 @@ func TestSmokeSeeds(t *testing.T) {
 	var committed uint64
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		cfg := DefaultConfig(seed)
+		if os.Getenv("SMOKE_SWARM") != "" {
+			cfg = SwarmConfig(seed)
+		}
 		if reps > 0 {
 			cfg.Replicas = reps
 		}

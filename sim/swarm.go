@@ -1,0 +1,148 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"vsrsim/packetsim"
+	"vsrsim/replica"
+	"vsrsim/sim/prng"
+)
+
+// SwarmConfig draws a run's whole configuration from the seed's swarm stream,
+// as TigerBeetle's VOPR does: cluster shape, journal, network faults, crash
+// rates, extra delays and workload. Several draws come out zero so that each
+// fault is off for some seeds. The draw order is append-only: add new draws at
+// the end, or every seed's configuration shifts.
+func SwarmConfig(seed uint64) Config {
+	s := prng.New(seed, prng.StreamSwarm)
+	c := DefaultConfig(seed)
+	off := func(oneIn uint64) bool { return s.Uint64N(oneIn) == 0 }
+	ratio := func(den uint64, offOneIn uint64) prng.Ratio {
+		if off(offOneIn) {
+			return prng.Ratio{}
+		}
+		return prng.Ratio{Num: 1, Den: uint32(s.Range(den/4, den))}
+	}
+
+	switch r := s.Uint64N(10); {
+	case r < 5:
+		c.Replicas = 3
+	case r < 8:
+		c.Replicas = 5
+	default:
+		c.Replicas = int(s.Range(1, 6))
+	}
+	c.Clients = int(s.Range(1, 8))
+	if s.Uint64N(4) == 0 {
+		c.Topology = replica.TopologyStar
+	}
+	if s.Bool() {
+		c.Durability = replica.DurabilityMemory
+	}
+	if s.Uint64N(3) == 0 {
+		c.JournalSlots = 64
+		c.CheckpointInterval = s.Range(8, 32)
+	} else {
+		c.JournalSlots = 1024
+		c.CheckpointInterval = s.Range(32, 256)
+	}
+
+	n := &c.Network
+	n.DelayMinTicks = s.Range(0, 3)
+	n.DelayMeanTicks = s.Range(0, 10)
+	n.Loss = ratio(50, 4)
+	n.Replay = ratio(200, 3)
+	n.Reorder = ratio(50, 3)
+	n.ReorderMaxTicks = s.Range(1, 30)
+	n.LinkCapacity = int(s.Range(16, 128))
+	n.Clog = ratio(50000, 2)
+	n.ClogMeanTicks = s.Range(20, 400)
+	n.PartitionMode = packetsim.PartitionMode(s.Uint64N(4))
+	if s.Bool() {
+		n.PartitionSymmetry = packetsim.Asymmetric
+	}
+	n.PartitionChance = ratio(5000, 1<<62)
+	n.HealChance = prng.Ratio{Num: 1, Den: uint32(s.Range(100, 1000))}
+	n.PartitionStabilityTicks = s.Range(100, 1000)
+	n.HealStabilityTicks = s.Range(200, 2000)
+	if n.PartitionMode == packetsim.PartitionNone || c.Replicas < 2 {
+		n.PartitionMode = packetsim.PartitionNone
+		n.PartitionChance = prng.Ratio{}
+	}
+
+	c.FaultTicks = s.Range(5000, 20000)
+	c.CrashChance = ratio(10000, 3)
+	c.RestartMeanTicks = s.Range(100, 2000)
+
+	c.RequestMeanTicks = s.Range(5, 100)
+	c.BurstChance = ratio(10, 3)
+
+	extras := int(s.Uint64N(3))
+	for i := 0; i < extras && c.Replicas > 1; i++ {
+		from := int(s.Uint64N(uint64(c.Replicas)))
+		to := int(s.Uint64N(uint64(c.Replicas)))
+		if from == to {
+			continue
+		}
+		c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{From: from, To: to, Ticks: s.Range(1, 300)})
+	}
+	return c
+}
+
+// Describe lists the options a run drew, one "name=value" per field, in a fixed
+// order, so a reader sees the fault mix without re-running.
+func (c *Config) Describe() []Option {
+	n := &c.Network
+	opts := []Option{
+		{"replicas", fmt.Sprint(c.Replicas)},
+		{"clients", fmt.Sprint(c.Clients)},
+		{"topology", c.Topology.String()},
+		{"journal", c.Durability.String()},
+		{"journal_slots", fmt.Sprint(c.JournalSlots)},
+		{"checkpoint_interval", fmt.Sprint(c.CheckpointInterval)},
+		{"delay", fmt.Sprintf("min=%d mean=%d", n.DelayMinTicks, n.DelayMeanTicks)},
+		{"loss", ratioString(n.Loss)},
+		{"replay", ratioString(n.Replay)},
+		{"reorder", fmt.Sprintf("%s max=%d", ratioString(n.Reorder), n.ReorderMaxTicks)},
+		{"link_capacity", fmt.Sprint(n.LinkCapacity)},
+		{"clog", fmt.Sprintf("%s mean=%d", ratioString(n.Clog), n.ClogMeanTicks)},
+		{"partition", fmt.Sprintf("%s %s chance=%s heal=%s", n.PartitionMode, n.PartitionSymmetry, ratioString(n.PartitionChance), ratioString(n.HealChance))},
+		{"crash", fmt.Sprintf("%s restart_mean=%d", ratioString(c.CrashChance), c.RestartMeanTicks)},
+		{"workload", fmt.Sprintf("think_mean=%d burst=%s", c.RequestMeanTicks, ratioString(c.BurstChance))},
+		{"ticks", fmt.Sprintf("faults=%d liveness=%d", c.FaultTicks, c.LivenessTicks)},
+	}
+	var extra []string
+	for _, d := range c.ExtraDelays {
+		extra = append(extra, fmt.Sprintf("%s:%s=%d", nodeOrAny(d.From), nodeOrAny(d.To), d.Ticks))
+	}
+	if len(extra) == 0 {
+		extra = []string{"none"}
+	}
+	opts = append(opts, Option{"extra_delay", strings.Join(extra, ",")})
+	bugs := c.Bugs.Names()
+	if len(bugs) == 0 {
+		bugs = []string{"none"}
+	}
+	return append(opts, Option{"bugs", strings.Join(bugs, ",")})
+}
+
+// Option is one drawn option, for the run's option dump.
+type Option struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+func ratioString(r prng.Ratio) string {
+	if r.Zero() {
+		return "off"
+	}
+	return fmt.Sprintf("%d/%d", r.Num, r.Den)
+}
+
+func nodeOrAny(id int) string {
+	if id == packetsim.AnyNode {
+		return "*"
+	}
+	return fmt.Sprint(id)
+}
