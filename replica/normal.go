@@ -32,15 +32,14 @@ func (r *Replica) onRequest(m *Message) {
 			return
 		}
 	}
-	if len(r.pipeline) >= PipelineMax || r.commitMin < r.commitMax || len(r.requests) > 0 {
-		if len(r.requests) >= RequestQueueMax {
-			r.drop(m, "request-queue-full", 0)
-			return
-		}
-		r.requests = append(r.requests, *m)
+	if len(r.requests) >= RequestQueueMax {
+		r.drop(m, "request-queue-full", 0)
 		return
 	}
-	r.prepare(m)
+	// Requests wait in order behind the pipeline and behind commit lag: a
+	// primary prepares only on top of a log it has applied.
+	r.requests = append(r.requests, *m)
+	r.drainRequests()
 }
 
 // prepare assigns the next op to a request and replicates it.
@@ -178,6 +177,11 @@ func (r *Replica) onPrepareOK(m *Message) {
 // one.
 func (r *Replica) commitWalk() {
 	q := QuorumReplication(r.n)
+	for len(r.pipeline) > 0 && r.pipeline[0].header.Op <= r.commitMax {
+		// Committed by other means (a state transfer): nothing left to count.
+		copy(r.pipeline, r.pipeline[1:])
+		r.pipeline = r.pipeline[:len(r.pipeline)-1]
+	}
 	for len(r.pipeline) > 0 {
 		e := r.pipeline[0]
 		if e.header.Op != r.commitMax+1 || popcount16(e.acks) < q {

@@ -58,8 +58,8 @@ func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 		r.repairArmedTo = 0
 		return 0, 0, false
 	}
-	if to-from+1 > RepairBatchMax {
-		to = from + RepairBatchMax - 1
+	if to-from+1 > RepairWindowMax {
+		to = from + RepairWindowMax - 1
 	}
 	return from, to, true
 }
@@ -137,7 +137,7 @@ func (r *Replica) repairForView(op uint64) {
 		return
 	}
 	to := op
-	for to+1 <= r.sequencer && to-op+1 < RepairBatchMax {
+	for to+1 <= r.sequencer && to-op+1 < RepairWindowMax {
 		h, _ := r.adopted.get(to + 1)
 		if r.journal.has(to+1, h.Checksum) {
 			break
@@ -225,13 +225,14 @@ func (r *Replica) onRepairPrepare(m *Message) {
 		return
 	}
 	verified := false
-	if a, ok := r.adopted.get(o); ok {
+	serverApplied := o <= r.commitMax && o <= m.Commit
+	if a, ok := r.adopted.get(o); ok && !serverApplied {
 		if a.Checksum != h.Checksum {
 			r.drop(m, "header-mismatch", a.Checksum&0xffff)
 			return
 		}
 		verified = true
-	} else if o <= r.commitMax && o <= m.Commit {
+	} else if serverApplied {
 		// Committed and applied by the server: canonical by agreement.
 		verified = true
 	} else if o == r.commitMin+1 && o <= r.commitMax && h.Parent == r.commitSum {
@@ -245,6 +246,9 @@ func (r *Replica) onRepairPrepare(m *Message) {
 		r.journalRemove(o)
 	}
 	r.journalPut(h)
+	if a, ok := r.adopted.get(o); ok && a.Checksum != h.Checksum {
+		r.adopted.put(h) // a stale header from an older view
+	}
 	r.repair.progress = true
 	r.repair.stalls = 0
 	// Catch-up below the commit point extends the head; repair never rewinds it.
@@ -270,6 +274,9 @@ func (r *Replica) onRepairDone(m *Message) {
 		return
 	}
 	r.repair.active = false
+	if !r.repair.progress {
+		r.repair.stalls++ // this peer could not help: rotate
+	}
 	if r.status == StatusViewChange {
 		r.tryStartView()
 	} else {

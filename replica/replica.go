@@ -48,6 +48,7 @@ type transferState struct {
 	next      int
 	snapshot  *Snapshot
 	stalls    int
+	asks      uint64
 }
 
 type dvcVote struct {

@@ -12,11 +12,18 @@ func (r *Replica) startTransfer() {
 	r.tTransfer.start(r.jitter)
 }
 
+// requestOffer asks the primary for an offer; a lagging primary asks its
+// backups in turn, since nobody else can answer for it.
 func (r *Replica) requestOffer() {
-	if r.status != StatusNormal || r.isPrimary() {
+	if r.status != StatusNormal || r.n == 1 {
 		return
 	}
-	r.send(r.primary(), Message{Command: CmdRequestStateTransfer})
+	peer := r.primary()
+	if peer == r.id {
+		r.transfer.asks++
+		peer = (r.id + 1 + int(r.transfer.asks%uint64(r.n-1))) % r.n
+	}
+	r.send(peer, Message{Command: CmdRequestStateTransfer})
 }
 
 // transferAbandonIfStale drops a pinned offer from an older view: a new primary
@@ -37,6 +44,13 @@ func (r *Replica) onTransferTimeout() {
 		r.tTransfer.reset(r.jitter)
 		return
 	}
+	if r.commitMin == r.commitMax || (r.repairFloor > 0 && r.commitMin+1 >= r.repairFloor) {
+		// Repair caught up past what peers had evicted: nothing to transfer.
+		r.transfer = transferState{}
+		r.repairFloor = 0
+		r.tTransfer.stop()
+		return
+	}
 	if !r.transfer.pinned {
 		r.requestOffer()
 	} else {
@@ -53,7 +67,8 @@ func (r *Replica) onTransferTimeout() {
 }
 
 func (r *Replica) onRequestStateTransfer(m *Message) {
-	if r.status != StatusNormal || !r.isPrimary() || r.commitMin != r.commitMax || m.From < 0 || m.From >= r.n {
+	caughtUp := r.status == StatusNormal && r.commitMin == r.commitMax
+	if !caughtUp || !(r.isPrimary() || m.From == r.primary()) || m.From < 0 || m.From >= r.n {
 		r.drop(m, "cannot-offer", 0)
 		return
 	}
@@ -176,6 +191,9 @@ func (r *Replica) installTransfer() {
 	r.transfer = transferState{}
 	r.tTransfer.stop()
 	r.emit(Event{Kind: EvTransferInstall, Op: s.Op, Aux: r.knownHead()})
+	if r.isPrimary() {
+		r.commitWalk()
+	}
 	r.repairArmedTo = r.fetchToOp()
 	r.repairKick()
 }

@@ -317,6 +317,7 @@ func (r *Replica) tryMerge() {
 // headers as adopted.
 func (r *Replica) installCanonical(commit, head uint64, canonical func(uint64) (Header, bool)) {
 	r.advanceCommitMax(commit)
+	r.clearAdopted()
 	for op := commit + 1; op <= head; op++ {
 		h, _ := canonical(op)
 		if j, ok := r.journal.get(op); ok && j.Checksum != h.Checksum {
@@ -359,6 +360,12 @@ func (r *Replica) voteHeader(op uint64) (Header, bool) {
 		}
 	}
 	return best, found
+}
+
+// clearAdopted forgets headers adopted in older views: the new view's headers
+// replace them, and committed ops below them are verified by their server.
+func (r *Replica) clearAdopted() {
+	r.adopted.clear()
 }
 
 // pruneUnchained removes journal entries below bottom that do not chain to the
@@ -497,6 +504,7 @@ func (r *Replica) adoptStartView(m *Message) {
 	r.view = m.View
 	r.logView = m.View
 	r.advanceCommitMax(m.Commit)
+	r.clearAdopted()
 	for i := range m.Suffix {
 		h := m.Suffix[i].Header
 		if m.Suffix[i].Blank() || h.Op <= r.commitMin {

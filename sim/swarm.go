@@ -55,7 +55,7 @@ func SwarmConfig(seed uint64) Config {
 	n.Replay = ratio(200, 3)
 	n.Reorder = ratio(50, 3)
 	n.ReorderMaxTicks = s.Range(1, 30)
-	n.LinkCapacity = int(s.Range(16, 128))
+	n.LinkCapacity = int(s.Range(32, 256))
 	n.Clog = ratio(50000, 2)
 	n.ClogMeanTicks = s.Range(20, 400)
 	n.PartitionMode = packetsim.PartitionMode(s.Uint64N(4))

@@ -108,7 +108,12 @@ func (c *Checker) OnEvent(tick uint64, e *replica.Event) {
 		c.onCommit(tick, e)
 	case replica.EvAck:
 		c.onAck(e)
-	case replica.EvJournalTruncate, replica.EvMergeTruncate:
+	case replica.EvMergeTruncate:
+		// Only a merge decides what the canonical log loses. A backup that
+		// drops entries above a (possibly stale) StartView head loses nothing
+		// the primary still holds, and it may drop a copy of a committed op
+		// that it will fetch again; the end-of-run check catches an op that
+		// vanished for good.
 		c.onTruncate(tick, e)
 	case replica.EvStatus:
 		st := &c.replicas[e.Replica]
