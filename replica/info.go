@@ -14,6 +14,7 @@ type Info struct {
 	Incarnation  uint64
 	Checkpoint   uint64
 	Transferring bool
+	TransferOp   uint64 // commit_op of the pinned state-transfer offer, 0 if none
 	Primary      bool
 	Pipeline     int
 
@@ -42,6 +43,9 @@ func (r *Replica) Info() Info {
 		Transferring: r.transfer.active,
 		Primary:      r.status == StatusNormal && r.isPrimary(),
 		Pipeline:     len(r.pipeline),
+	}
+	if r.transfer.pinned {
+		i.TransferOp = r.transfer.commitOp
 	}
 	if len(r.pipeline) > 0 && i.Primary {
 		i.PipelineHead = r.pipeline[0].header.Op

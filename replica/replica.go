@@ -59,8 +59,11 @@ type dvcVote struct {
 	suffix  []SuffixEntry
 }
 
+// dvcCacheTag says when a cached DoViewChange suffix is still valid. The
+// generation counts journal and adopted-header mutations; the
+// dvc-cache-ignores-journal defect leaves it out.
 type dvcCacheTag struct {
-	op, commit, logView, generation uint64
+	op, commit, generation uint64
 }
 
 // Replica is one VSR replica.

@@ -26,15 +26,6 @@ func (r *Replica) requestOffer() {
 	r.send(peer, Message{Command: CmdRequestStateTransfer})
 }
 
-// transferAbandonIfStale drops a pinned offer from an older view: a new primary
-// answers for the new view.
-func (r *Replica) transferAbandonIfStale() {
-	if r.transfer.pinned && r.transfer.offerView < r.view {
-		r.transfer.pinned = false
-		r.transfer.snapshot = nil
-	}
-}
-
 func (r *Replica) onTransferTimeout() {
 	if !r.transfer.active {
 		r.tTransfer.stop()

@@ -36,9 +36,14 @@ func (r *Replica) onStartViewChange(m *Message) {
 		r.startViewChange(m.View)
 	}
 	if r.status == StatusNormal {
-		// The sender missed our StartView: if we lead this view, tell it.
-		if r.isPrimary() && m.View == r.view {
+		if m.View == r.view && r.isPrimary() {
+			// The sender missed our StartView: tell it.
 			r.sendStartView(m.From, 0)
+		} else if m.View == r.view && r.logView == r.view {
+			// A straggler is still changing into our view: re-send our vote to
+			// the view's primary, which answers the straggler. The vote is
+			// built (and cached) now.
+			r.send(r.primary(), r.doViewChange())
 		}
 		return
 	}
@@ -56,6 +61,11 @@ func (r *Replica) maybeSendDoViewChange() {
 	m := r.doViewChange()
 	r.dvcSent = true
 	if PrimaryOf(r.view, r.n) == r.id {
+		// The primary-elect holds its own vote to the same standard as its peers'.
+		if !suffixReadable(m.Op, m.Commit, m.Suffix) {
+			r.emit(Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: r.id, Op: m.Op, View: m.View, Reason: "dvc-unreadable", Aux: m.Op})
+			return
+		}
 		r.recordDoViewChange(r.id, &m)
 		r.tryMerge()
 		return
@@ -78,7 +88,7 @@ func (r *Replica) doViewChange() Message {
 // cache tag changes. The journal generation belongs in the tag: a body that lands
 // without moving op or commit changes what the suffix must say.
 func (r *Replica) dvcSuffix() []SuffixEntry {
-	tag := dvcCacheTag{op: r.sequencer, commit: r.commitMax, logView: r.logView, generation: r.journalGen}
+	tag := dvcCacheTag{op: r.sequencer, commit: r.commitMax, generation: r.journalGen}
 	if r.opts.Bugs.DVCCacheIgnoresJournal {
 		tag.generation = 0
 	}
@@ -366,6 +376,7 @@ func (r *Replica) voteHeader(op uint64) (Header, bool) {
 // replace them, and committed ops below them are verified by their server.
 func (r *Replica) clearAdopted() {
 	r.adopted.clear()
+	r.journalGen++ // the suffix is built from adopted headers too
 }
 
 // pruneUnchained removes journal entries below bottom that do not chain to the
@@ -530,7 +541,6 @@ func (r *Replica) adoptStartView(m *Message) {
 	}
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]
-	r.transferAbandonIfStale()
 	r.setStatus(StatusNormal)
 	r.writeSuperblock()
 	r.startNormalTimeouts()

@@ -53,6 +53,9 @@ type Config struct {
 	StableTicks   uint64 // the converged view must hold this long
 	Core          []int  // replicas of the core; empty: drawn from the faults stream
 	CommitFloor   uint64 // a passing run must commit at least this many ops
+	// LivenessWorkload keeps clients issuing requests through the liveness
+	// phase (scenarios whose defect only bites under sustained writes).
+	LivenessWorkload bool
 
 	EventsMax uint64 // bound on trace lines; past it the run is a crash
 

@@ -89,7 +89,7 @@ func (c *Cluster) startLiveness() {
 	c.liveness = livenessState{active: true, start: c.now, core: core, gapDrops: map[gapKey]uint64{}}
 	c.net.SetFaultsEnabled(false)
 	c.net.HealAll()
-	c.workloadOn = false
+	c.workloadOn = c.cfg.LivenessWorkload
 	for _, i := range core {
 		if c.replicas[i] == nil {
 			c.Restart(i)
@@ -145,51 +145,69 @@ func (c *Cluster) coreViews() (view, logView uint64) {
 	return view, logView
 }
 
-// checkConverged reports whether the core is converged now: one view, its
-// primary Normal in the core, every core replica Normal with commit_min ==
-// commit_max == head at the same op, and no client request outstanding.
-func (c *Cluster) checkConverged() bool {
-	var view, head uint64
-	primaryOK := false
+// coreView reports the view every core replica is Normal in, if they agree and
+// that view's primary (in the core or not) is up and Normal.
+func (c *Cluster) coreView() (uint64, bool) {
+	var view uint64
 	for k, i := range c.liveness.core {
 		r := c.replicas[i]
 		if r == nil {
-			return false
+			return 0, false
 		}
 		info := r.Info()
-		if info.Status != replica.StatusNormal || info.Transferring {
+		if info.Status != replica.StatusNormal {
+			return 0, false
+		}
+		if k == 0 {
+			view = info.View
+		} else if info.View != view {
+			return 0, false
+		}
+	}
+	p := replica.PrimaryOf(view, c.cfg.Replicas)
+	if c.replicas[p] == nil {
+		return 0, false
+	}
+	info := c.replicas[p].Info()
+	return view, info.Primary && info.View == view
+}
+
+// checkConverged reports whether the core has caught up now: every core replica
+// has commit_min == commit_max == head at the same op, none is transferring,
+// and no client request is outstanding.
+func (c *Cluster) checkConverged() bool {
+	var head uint64
+	for k, i := range c.liveness.core {
+		info := c.replicas[i].Info()
+		if info.Transferring {
 			return false
 		}
 		if k == 0 {
-			view, head = info.View, info.Sequencer
+			head = info.Sequencer
 		}
-		if info.View != view || info.Sequencer != head || info.CommitMin != head || info.CommitMax != head {
+		if info.Sequencer != head || info.CommitMin != head || info.CommitMax != head {
 			return false
 		}
 	}
-	// The view's primary must be up and Normal; it may sit outside the core.
-	if p := replica.PrimaryOf(view, c.cfg.Replicas); c.replicas[p] != nil {
-		info := c.replicas[p].Info()
-		primaryOK = info.Primary && info.View == view
-	}
-	return primaryOK && c.outstandingRequests() == 0
+	return c.outstandingRequests() == 0
 }
 
-// tickLiveness advances the liveness phase; it reports true when the core has
-// converged and held its view for StableTicks.
+// tickLiveness advances the liveness phase; it reports true once the core has
+// held one view for StableTicks and has caught up. A view that keeps being
+// disturbed never passes, even if the core catches up between disturbances.
 func (c *Cluster) tickLiveness() bool {
 	l := &c.liveness
-	if !c.checkConverged() {
+	view, ok := c.coreView()
+	if !ok {
 		l.converged = false
 		return false
 	}
-	info, _ := c.Info(l.core[0])
-	if !l.converged || info.View != l.stableView {
+	if !l.converged || view != l.stableView {
 		l.converged = true
 		l.stableSince = c.now
-		l.stableView = info.View
+		l.stableView = view
 	}
-	return c.now-l.stableSince >= c.cfg.StableTicks
+	return c.now-l.stableSince >= c.cfg.StableTicks && c.checkConverged()
 }
 
 // recoverable reports whether the core could converge in principle (VOPR's
