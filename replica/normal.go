@@ -177,6 +177,7 @@ func (r *Replica) onPrepareOK(m *Message) {
 // one.
 func (r *Replica) commitWalk() {
 	q := QuorumReplication(r.n)
+	before := r.commitMax
 	for len(r.pipeline) > 0 && r.pipeline[0].header.Op <= r.commitMax {
 		// Committed by other means (a state transfer): nothing left to count.
 		copy(r.pipeline, r.pipeline[1:])
@@ -194,6 +195,8 @@ func (r *Replica) commitWalk() {
 	}
 	if len(r.pipeline) == 0 {
 		r.tPrepare.stop()
+	} else if r.commitMax > before {
+		r.tPrepare.start(r.jitter) // progress: retransmit promptly again
 	}
 	r.commitUpTo()
 	r.drainRequests()

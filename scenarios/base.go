@@ -1,0 +1,38 @@
+package scenarios
+
+import (
+	"vsrsim/packetsim"
+	"vsrsim/replica"
+	"vsrsim/sim"
+	"vsrsim/sim/prng"
+)
+
+// quietCluster shapes a scripted run: no random faults, so the script alone
+// decides what breaks; the seed still varies network delays, client timing and
+// timeout jitter.
+func quietCluster(cfg *sim.Config, replicas int) {
+	cfg.Replicas = replicas
+	cfg.Clients = 4
+	cfg.Topology = replica.TopologyChain
+	cfg.Durability = replica.DurabilityWAL
+	cfg.JournalSlots = 1024
+	cfg.CheckpointInterval = 1024
+	cfg.Network = packetsim.Options{
+		DelayMinTicks:  1,
+		DelayMeanTicks: 2,
+		LinkCapacity:   1024,
+	}
+	cfg.CrashChance = prng.Ratio{}
+	cfg.RequestMeanTicks = 30
+	cfg.BurstChance = prng.Ratio{}
+	cfg.ClientTimeoutTicks = 300
+	cfg.FaultTicks = 4000
+	cfg.LivenessTicks = 12000
+	cfg.StableTicks = 1500
+	cfg.CommitFloor = 10
+	cfg.Core = nil
+}
+
+func isPrepare(m *replica.Message) bool {
+	return m.Command == replica.CmdPrepare
+}
