@@ -97,7 +97,10 @@ func (c *Cluster) onReply(m *replica.Message) {
 	c.stats.Replies++
 	c.checker.OnReply(c.now, cl.index, m.Request, m.Op, m.Result)
 	cl.nextAt = c.now + 1
-	if !c.workload.Chance(c.cfg.BurstChance) {
+	switch {
+	case c.cfg.ThinkSteady:
+		cl.nextAt += c.cfg.RequestMeanTicks
+	case !c.workload.Chance(c.cfg.BurstChance):
 		cl.nextAt += c.workload.Exponential(c.cfg.RequestMeanTicks)
 	}
 }

@@ -135,6 +135,14 @@ func (c *Cluster) Journaled(i int, op uint64) bool {
 // SetWorkload turns new client requests on or off.
 func (c *Cluster) SetWorkload(on bool) { c.workloadOn = on }
 
+// SetThinkTicks changes the clients' think time between requests from now on:
+// a mean, or with steady set exactly that many ticks (a scenario's steady write
+// rate).
+func (c *Cluster) SetThinkTicks(ticks uint64, steady bool) {
+	c.cfg.RequestMeanTicks = ticks
+	c.cfg.ThinkSteady = steady
+}
+
 // Crash stops replica i; it keeps only its durable state.
 func (c *Cluster) Crash(i int) {
 	r := c.replicas[i]

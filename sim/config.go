@@ -45,6 +45,7 @@ type Config struct {
 
 	// Workload.
 	RequestMeanTicks   uint64     // mean think time between a reply and the next request
+	ThinkSteady        bool       // think exactly RequestMeanTicks: a steady write rate
 	BurstChance        prng.Ratio // chance the next request follows at once
 	ClientTimeoutTicks uint64
 

@@ -28,6 +28,7 @@ type livenessState struct {
 	offerGuard     uint64
 	offerOp        uint64
 	escalations    uint64
+	escalatedBy    [replica.ReplicasMax]uint64
 	holds          uint64
 	viewAtStart    uint64
 	logViewAtStart uint64
@@ -61,6 +62,7 @@ func (l *livenessState) observe(e *replica.Event) {
 		}
 	case replica.EvViewEscalate:
 		l.escalations++
+		l.escalatedBy[e.Replica]++
 	case replica.EvHold:
 		l.holds++
 	}
@@ -267,7 +269,7 @@ func (c *Cluster) stallEvidence() string {
 	l := &c.liveness
 	var parts []string
 	view, logView := c.coreViews()
-	if l.gapWorstN >= 3 {
+	if l.gapWorstN >= 10 {
 		parts = append(parts, fmt.Sprintf("r%d dropped Prepare op=%d by the gap check %d times",
 			l.gapWorst.replica, l.gapWorst.op, l.gapWorstN))
 	}
@@ -288,7 +290,14 @@ func (c *Cluster) stallEvidence() string {
 	if view >= l.viewAtStart+3 && logView == l.logViewAtStart {
 		parts = append(parts, fmt.Sprintf("view climbed %d -> %d while log_view stayed %d", l.viewAtStart, view, logView))
 	} else if view >= l.viewAtStart+3 {
-		parts = append(parts, fmt.Sprintf("view climbed %d -> %d without holding (%d escalations)", l.viewAtStart, view, l.escalations))
+		top := 0
+		for i := range l.escalatedBy {
+			if l.escalatedBy[i] > l.escalatedBy[top] {
+				top = i
+			}
+		}
+		parts = append(parts, fmt.Sprintf("view climbed %d -> %d without settling (%d escalations, %d by r%d)",
+			l.viewAtStart, view, l.escalations, l.escalatedBy[top], top))
 	}
 	if l.offersStale > 0 {
 		parts = append(parts, fmt.Sprintf("%d state-transfer offers refused as stale (last commit_op=%d guard=%d)",
