@@ -179,6 +179,13 @@ func (c *Cluster) Restart(i int) {
 	c.trace.end(c.now, "restart", b)
 }
 
+// Inject puts a copy of a message on the network now, as a late duplicate of
+// one the sender sent earlier would arrive (a straggler). It is traced like any
+// send.
+func (c *Cluster) Inject(m replica.Message) {
+	c.submit(&m)
+}
+
 // Note writes a scenario line into the trace (it is hashed like any other).
 func (c *Cluster) Note(text string) {
 	b := c.trace.begin(c.now, "note")

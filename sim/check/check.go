@@ -215,15 +215,19 @@ func (c *Checker) onTruncate(tick uint64, e *replica.Event) {
 	if e.Op < uint64(len(c.acks)) && c.mayHaveCommitted(e.Op, e.Checksum) {
 		for _, r := range c.acks[e.Op] {
 			if r.checksum == e.Checksum && r.durable {
-				c.fail(tick, InvAckedDurability, "r%d %s op %d csum=%04x, which a replication quorum acked (ackers %s)",
-					e.Replica, e.Kind, e.Op, e.Checksum&0xffff, ackerList(r.ackers))
+				committed := ""
+				if have, ok := c.Canonical(e.Op); ok && have == e.Checksum {
+					committed = " and it committed"
+				}
+				c.fail(tick, InvAckedDurability, "r%d's view-%d merge truncated op %d csum=%04x with %d nacks, but a replication quorum acked it (%s)%s",
+					e.Replica, e.View, e.Op, e.Checksum&0xffff, e.Aux, ackerList(r.ackers), committed)
 				return
 			}
 		}
 	}
 	if e.Op < uint64(len(c.replied)) && c.replied[e.Op] && c.canonical[e.Op] == e.Checksum {
-		c.fail(tick, InvAckedDurability, "r%d %s op %d csum=%04x, whose reply a client received",
-			e.Replica, e.Kind, e.Op, e.Checksum&0xffff)
+		c.fail(tick, InvAckedDurability, "r%d's view-%d merge truncated op %d csum=%04x, whose reply a client received",
+			e.Replica, e.View, e.Op, e.Checksum&0xffff)
 	}
 }
 
