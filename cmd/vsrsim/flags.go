@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"vsrsim/packetsim"
+	"vsrsim/sim"
+)
+
+// enumFlag is a string flag limited to a fixed set of words, so a bad value is
+// a flag error (exit 64) at parse time and the allowed words show in --help.
+type enumFlag struct {
+	value   string
+	allowed []string
+}
+
+func newEnumFlag(value string, allowed ...string) *enumFlag {
+	return &enumFlag{value: value, allowed: allowed}
+}
+
+func (e *enumFlag) String() string { return e.value }
+
+func (e *enumFlag) Type() string { return strings.Join(e.allowed, "|") }
+
+func (e *enumFlag) Set(s string) error {
+	if !slices.Contains(e.allowed, s) {
+		return fmt.Errorf("must be one of %s", strings.Join(e.allowed, ", "))
+	}
+	e.value = s
+	return nil
+}
+
+// extraDelayFlag collects --extra-delay FROM:TO=TICKS. It accepts a
+// comma-separated list too, so the extra_delay line of the option dump can be
+// pasted back as one flag. Syntax is checked here; replica indexes are checked
+// against the run's replica count once the config is known.
+type extraDelayFlag struct {
+	delays []sim.ExtraDelay
+}
+
+func (f *extraDelayFlag) String() string {
+	parts := make([]string, len(f.delays))
+	for i, d := range f.delays {
+		parts[i] = formatExtraDelay(d)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (f *extraDelayFlag) Type() string { return "FROM:TO=TICKS" }
+
+func (f *extraDelayFlag) Set(s string) error {
+	for _, part := range strings.Split(s, ",") {
+		d, err := parseExtraDelay(part)
+		if err != nil {
+			return err
+		}
+		f.delays = append(f.delays, d)
+	}
+	return nil
+}
+
+// parseExtraDelay reads FROM:TO=TICKS, FROM and TO a replica index or "*".
+func parseExtraDelay(s string) (sim.ExtraDelay, error) {
+	link, ticksText, ok := strings.Cut(strings.TrimSpace(s), "=")
+	if !ok {
+		return sim.ExtraDelay{}, fmt.Errorf("%q: want FROM:TO=TICKS", s)
+	}
+	fromText, toText, ok := strings.Cut(link, ":")
+	if !ok {
+		return sim.ExtraDelay{}, fmt.Errorf("%q: want FROM:TO=TICKS", s)
+	}
+	from, err := parseNode(fromText)
+	if err != nil {
+		return sim.ExtraDelay{}, fmt.Errorf("%q: FROM %w", s, err)
+	}
+	to, err := parseNode(toText)
+	if err != nil {
+		return sim.ExtraDelay{}, fmt.Errorf("%q: TO %w", s, err)
+	}
+	ticks, err := strconv.ParseUint(ticksText, 10, 64)
+	if err != nil {
+		return sim.ExtraDelay{}, fmt.Errorf("%q: TICKS %q is not a number of ticks", s, ticksText)
+	}
+	return sim.ExtraDelay{From: from, To: to, Ticks: ticks}, nil
+}
+
+func parseNode(s string) (int, error) {
+	if s == "*" {
+		return packetsim.AnyNode, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a replica index or *", s)
+	}
+	return n, nil
+}
+
+// checkExtraDelays names the first delay whose replica does not exist. The
+// config's own Validate catches the same thing, but only this message can
+// quote the flag as the user typed it.
+func checkExtraDelays(delays []sim.ExtraDelay, replicas int) error {
+	for _, d := range delays {
+		for _, node := range []int{d.From, d.To} {
+			if node != packetsim.AnyNode && node >= replicas {
+				return fmt.Errorf("--extra-delay %s: no replica %d in a cluster of %d (replicas are 0..%d)",
+					formatExtraDelay(d), node, replicas, replicas-1)
+			}
+		}
+	}
+	return nil
+}
+
+func formatExtraDelay(d sim.ExtraDelay) string {
+	return fmt.Sprintf("%s:%s=%d", formatNode(d.From), formatNode(d.To), d.Ticks)
+}
+
+func formatNode(n int) string {
+	if n == packetsim.AnyNode {
+		return "*"
+	}
+	return strconv.Itoa(n)
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything beyond the
+// characters replay commands normally use; "*" in an extra delay must not glob.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+			strings.ContainsRune("-_./:=,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"vsrsim/packetsim"
+	"vsrsim/sim"
+)
+
+// runJSON is the JSON shape of one run: exactly one object per run, from
+// `vsrsim run -o json` and, per failure, from a sweep. The names of seed,
+// scenario, bugs, replicas, verdict, invariant, evidence, ticks, events,
+// trace_hash and replay are a contract; the rest may grow.
+type runJSON struct {
+	Seed      uint64      `json:"seed"`
+	Scenario  string      `json:"scenario"` // empty for a swarm run
+	Bugs      []string    `json:"bugs"`     // never null
+	Replicas  int         `json:"replicas"`
+	Verdict   sim.Verdict `json:"verdict"`
+	Invariant string      `json:"invariant"`
+	Evidence  string      `json:"evidence"`
+	Ticks     uint64      `json:"ticks"`
+	Events    uint64      `json:"events"`
+	TraceHash string      `json:"trace_hash"`
+	// Replay is the shell command that reproduces the run. Its --seed is
+	// exact even where a JSON reader rounds seed to a float64.
+	Replay    string       `json:"replay"`
+	ExitCode  int          `json:"exit_code"`
+	Committed uint64       `json:"committed"`
+	Options   []sim.Option `json:"options"`
+	Stats     statsJSON    `json:"stats"`
+	Tail      []string     `json:"tail,omitempty"` // last trace lines of a failing run
+}
+
+type statsJSON struct {
+	Requests       uint64      `json:"requests"`
+	Replies        uint64      `json:"replies"`
+	Crashes        uint64      `json:"crashes"`
+	Restarts       uint64      `json:"restarts"`
+	ViewChanges    uint64      `json:"view_changes"`
+	Repairs        uint64      `json:"repairs"`
+	StateTransfers uint64      `json:"state_transfers"`
+	OffersRefused  uint64      `json:"offers_refused"`
+	Checkpoints    uint64      `json:"checkpoints"`
+	Timeouts       uint64      `json:"timeouts"`
+	Network        networkJSON `json:"network"`
+}
+
+type networkJSON struct {
+	Sent       uint64 `json:"sent"`
+	Delivered  uint64 `json:"delivered"`
+	Dropped    uint64 `json:"dropped"`
+	Duplicated uint64 `json:"duplicated"`
+	// DroppedBy splits Dropped by reason (loss, partition, capacity, filter,
+	// crashed); encoding/json sorts the keys, so output stays deterministic.
+	DroppedBy  map[string]uint64 `json:"dropped_by"`
+	InFlight   int               `json:"in_flight"`
+	Clogs      uint64            `json:"clogs"`
+	Partitions uint64            `json:"partitions"`
+	Heals      uint64            `json:"heals"`
+}
+
+// newRunJSON shapes a result for JSON output. options is the run's
+// cfg.Describe(), replay its reproducing command.
+func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
+	bugs := append([]string{}, res.Bugs...)
+	if options == nil {
+		options = []sim.Option{}
+	}
+	n := res.Stats.Network
+	droppedBy := make(map[string]uint64)
+	for reason, count := range n.Dropped {
+		if count > 0 {
+			droppedBy[packetsim.DropReason(reason).String()] = count
+		}
+	}
+	var tail []string
+	if res.Verdict.Failed() {
+		tail = res.Tail
+	}
+	return runJSON{
+		Seed:      res.Seed,
+		Scenario:  res.Scenario,
+		Bugs:      bugs,
+		Replicas:  res.Replicas,
+		Verdict:   res.Verdict,
+		Invariant: res.Invariant,
+		Evidence:  res.Evidence,
+		Ticks:     res.Ticks,
+		Events:    res.Events,
+		TraceHash: res.TraceHash,
+		Replay:    replay,
+		ExitCode:  verdictExitCode(res.Verdict),
+		Committed: res.Committed,
+		Options:   options,
+		Stats: statsJSON{
+			Requests:       res.Stats.Requests,
+			Replies:        res.Stats.Replies,
+			Crashes:        res.Stats.Crashes,
+			Restarts:       res.Stats.Restarts,
+			ViewChanges:    res.Stats.ViewChanges,
+			Repairs:        res.Stats.Repairs,
+			StateTransfers: res.Stats.StateTransfers,
+			OffersRefused:  res.Stats.OffersRefused,
+			Checkpoints:    res.Stats.Checkpoints,
+			Timeouts:       res.Stats.Timeouts,
+			Network: networkJSON{
+				Sent:       n.Sent,
+				Delivered:  n.Delivered,
+				Dropped:    n.DroppedTotal(),
+				Duplicated: n.Duplicated,
+				DroppedBy:  droppedBy,
+				InFlight:   n.InFlight,
+				Clogs:      n.Clogs,
+				Partitions: n.Partitions,
+				Heals:      n.Heals,
+			},
+		},
+		Tail: tail,
+	}
+}
+
+// writeJSON writes v as one compact line: one run, one line, so a sweep's
+// output is NDJSON that grep and jq can take line by line.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// evidenceWidthMax wraps long evidence inside its cell instead of letting one
+// line stretch the table past a terminal.
+const evidenceWidthMax = 72
+
+func newTable(w io.Writer, header ...string) *tablewriter.Table {
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRowMaxWidth(evidenceWidthMax),
+		tablewriter.WithRowAutoWrap(tw.WrapNormal),
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+	)
+	t.Header(header)
+	return t
+}
+
+// writeRunTable prints the human summary of one run, the replay command and,
+// for a failing run, the last trace lines.
+func writeRunTable(w io.Writer, res sim.Result, replay string) error {
+	scenario := res.Scenario
+	if scenario == "" {
+		scenario = "none (swarm)"
+	}
+	net := res.Stats.Network
+	rows := [][]string{
+		{"scenario", scenario},
+		{"bugs", orNone(strings.Join(res.Bugs, ", "))},
+		{"verdict", string(res.Verdict)},
+		{"invariant", orNone(res.Invariant)},
+		{"evidence", orNone(res.Evidence)},
+		{"ticks", fmt.Sprint(res.Ticks)},
+		{"events", fmt.Sprint(res.Events)},
+		{"trace hash", res.TraceHash},
+		{"ops committed", fmt.Sprint(res.Committed)},
+		{"view changes", fmt.Sprint(res.Stats.ViewChanges)},
+		{"repairs", fmt.Sprint(res.Stats.Repairs)},
+		{"state transfers", fmt.Sprint(res.Stats.StateTransfers)},
+		{"crashes / restarts", fmt.Sprintf("%d / %d", res.Stats.Crashes, res.Stats.Restarts)},
+		{"requests / replies", fmt.Sprintf("%d / %d", res.Stats.Requests, res.Stats.Replies)},
+		{"packets sent / delivered / dropped / duplicated",
+			fmt.Sprintf("%d / %d / %d / %d", net.Sent, net.Delivered, net.DroppedTotal(), net.Duplicated)},
+	}
+	t := newTable(w, "run", fmt.Sprintf("seed %d", res.Seed))
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nreplay: %s\n", replay)
+	if res.Verdict.Failed() && len(res.Tail) > 0 {
+		b.WriteString("\nlast trace lines:\n")
+		for _, line := range res.Tail {
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,190 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Journal retention: protocol.md "State of one replica" (bounded retention,
+// the evicted ring) and "Repair" (RangeEvicted, then state transfer).
+
+func hdr(op uint64) Header {
+	h := Header{Op: op, Timestamp: op, Body: put(uint32(op), op)}
+	h.Seal()
+	return h
+}
+
+// TestJournalRingEviction: the journal keeps the last `slots` ops; an op
+// displaced by a newer one moves to the evicted ring, which repair still
+// reads but commit and votes do not.
+func TestJournalRingEviction(t *testing.T) {
+	j := newJournal(4)
+	for op := uint64(1); op <= 6; op++ {
+		j.put(hdr(op))
+	}
+	assert.Equal(t, uint64(6), j.head)
+	for op := uint64(3); op <= 6; op++ {
+		h, ok := j.get(op)
+		require.True(t, ok, "op %d live", op)
+		assert.Equal(t, hdr(op).Checksum, h.Checksum)
+	}
+	for op := uint64(1); op <= 2; op++ {
+		_, ok := j.get(op)
+		assert.False(t, ok, "op %d evicted from the live ring", op)
+		h, ok := j.getForRepair(op)
+		require.True(t, ok, "op %d still served by repair", op)
+		assert.Equal(t, hdr(op).Checksum, h.Checksum)
+	}
+	assert.True(t, j.has(6, hdr(6).Checksum))
+	assert.False(t, j.has(6, hdr(5).Checksum), "has checks the checksum")
+	assert.False(t, j.has(1, hdr(1).Checksum), "has reads only the live ring")
+}
+
+// TestJournalFirstRetained: repair can serve the live ring and the evicted
+// ring, 2*slots ops below the head; below that the requester must transfer.
+func TestJournalFirstRetained(t *testing.T) {
+	j := newJournal(4)
+	assert.Equal(t, uint64(1), j.firstRetained(), "empty")
+	for op := uint64(1); op <= 7; op++ {
+		j.put(hdr(op))
+		assert.Equal(t, uint64(1), j.firstRetained(), "head %d < 2*slots", op)
+	}
+	for op := uint64(8); op <= 20; op++ {
+		j.put(hdr(op))
+		first := op - 2*4 + 1
+		assert.Equal(t, first, j.firstRetained(), "head %d", op)
+		_, ok := j.getForRepair(first)
+		assert.True(t, ok, "head %d: first retained op %d is served", op, first)
+		_, ok = j.getForRepair(first - 1)
+		assert.False(t, ok, "head %d: op %d below it is gone", op, first-1)
+	}
+}
+
+// TestJournalTruncateAbove removes every op above the cut from both rings and
+// reports each live one.
+func TestJournalTruncateAbove(t *testing.T) {
+	j := newJournal(4)
+	for op := uint64(1); op <= 6; op++ {
+		j.put(hdr(op))
+	}
+	var removed []uint64
+	j.truncateAbove(4, func(h Header) { removed = append(removed, h.Op) })
+	assert.Equal(t, []uint64{6, 5}, removed)
+	assert.Equal(t, uint64(4), j.head)
+	_, ok := j.get(5)
+	assert.False(t, ok)
+	_, ok = j.get(4)
+	assert.True(t, ok)
+	j.truncateAbove(9, func(Header) { t.Fatal("nothing above the head") })
+	assert.Equal(t, uint64(4), j.head)
+
+	j.wipe()
+	assert.Equal(t, uint64(0), j.head)
+	_, ok = j.getForRepair(1)
+	assert.False(t, ok, "a wipe clears the evicted ring too")
+}
+
+// retained is a 3-replica star cluster whose primary committed `ops` ops with
+// 64 journal slots; r2 saw none of them (its prepares were dropped and its
+// repair requests are still dropped).
+func retained(t *testing.T, ops uint64) (*testCluster, int) {
+	t.Helper()
+	c := newTestCluster(t, 3, func(o *Options) {
+		o.Topology = TopologyStar
+		o.JournalSlots = 64
+	})
+	starve := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 2 })
+	noRepair := c.dropIf(cmdFrom(CmdRequestPrepares, 2))
+	c.commitRequests(0, 1, ops)
+	c.removeFilter(starve)
+	require.Equal(t, ops, c.info(0).CommitMax)
+	return c, noRepair
+}
+
+// TestJournalEvictedRingServesRepair: a replica answers repair from its
+// evicted ring, and answers RangeEvicted{first retained} below it.
+func TestJournalEvictedRingServesRepair(t *testing.T) {
+	c, _ := retained(t, 140)
+	r0 := c.r(0)
+	first := r0.firstRetained()
+	assert.Equal(t, uint64(140-2*64+1), first)
+
+	_, live := r0.journal.get(20)
+	require.False(t, live, "op 20 left the live ring")
+	out := &Output{}
+	r0.Step(&Message{Command: CmdRequestPrepares, From: 1, To: 0, Op: 20, OpTo: 22}, out)
+	var ops []uint64
+	for _, m := range out.Messages {
+		if m.Command == CmdRepairPrepare {
+			ops = append(ops, m.Header.Op)
+			assert.True(t, m.Header.Valid())
+		}
+	}
+	assert.Equal(t, []uint64{20, 21, 22}, ops, "served from the evicted ring")
+	require.NotEmpty(t, out.Messages)
+	last := out.Messages[len(out.Messages)-1]
+	assert.Equal(t, CmdRepairDone, last.Command)
+	assert.Equal(t, uint64(22), last.Op)
+
+	out.Reset()
+	r0.Step(&Message{Command: CmdRequestPrepares, From: 1, To: 0, Op: 5, OpTo: 6}, out)
+	require.Len(t, out.Messages, 1)
+	assert.Equal(t, CmdRangeEvicted, out.Messages[0].Command)
+	assert.Equal(t, first, out.Messages[0].Op)
+}
+
+// TestJournalRangeEvictedArmsStateTransfer: a replica whose next op is older
+// than anything its peers retain gets RangeEvicted and catches up by state
+// transfer instead. Repair above the evicted range is held back here: it
+// thrashes (see TestJournalRepairAfterRangeEvictedQuiesces).
+func TestJournalRangeEvictedArmsStateTransfer(t *testing.T) {
+	c, noRepair := retained(t, 140)
+	c.removeFilter(noRepair)
+	c.dropIf(func(m *Message) bool { return m.Command == CmdRequestPrepares && m.From == 2 && m.Op > 1 })
+	c.tickUntil(100, func() bool { return len(c.sent(cmdTo(CmdRangeEvicted, 2))) > 0 }, "r2 asks for evicted ops")
+	ev := c.sent(cmdTo(CmdRangeEvicted, 2))[0]
+	assert.Equal(t, uint64(140-2*64+1), ev.Op, "the server's first retained op")
+	assert.True(t, c.info(2).Transferring, "RangeEvicted arms a state transfer")
+	assert.NotEmpty(t, c.sent(cmdFrom(CmdRequestStateTransfer, 2)))
+
+	c.tickUntil(200, func() bool { return c.info(2).CommitMin == 140 }, "r2 catches up")
+	inst := c.eventsOf(2, EvTransferInstall)
+	require.Len(t, inst, 1)
+	assert.Equal(t, uint64(140), inst[0].Op)
+	assert.Equal(t, c.r(0).sm, c.r(2).sm)
+	assert.False(t, c.info(2).Transferring)
+	assert.Equal(t, uint64(140), c.info(2).Checkpoint)
+}
+
+// TestJournalRepairAfterRangeEvictedQuiesces documents a repair thrash: after
+// RangeEvicted the requester keeps repairing from the server's first retained
+// op up to commit_max, a window (up to 2*journal_slots ops) wider than its own
+// journal. None of it can commit (ops below the floor are missing until the
+// transfer installs), so each repaired window displaces the previous one from
+// the live ring (journal.put of an older op into a slot held by a newer op
+// drops the newer op outright), holdsCanonical finds the bottom missing again,
+// and RepairDone -> repairKick re-requests it forever, at network speed, until
+// the transfer installs (or forever if it never can).
+func TestJournalRepairAfterRangeEvictedQuiesces(t *testing.T) {
+	skipKnownBug(t, "BUG replica/repair.go repairWindow: after RangeEvicted the repair window "+
+		"(repairFloor..commit_max, up to 2*JournalSlots) exceeds the requester's journal; "+
+		"repaired-but-uncommittable ops evict each other and repairKick re-requests them "+
+		"without bound (3 replicas, 64 slots, r2 misses ops 1..140; one repair tick never quiesces)")
+	c, noRepair := retained(t, 140)
+	c.removeFilter(noRepair)
+	// Tick until r2's repair timer fires, then let the messages run out: a
+	// bounded number must do (four windows of 32 cover ops 13..140).
+	for k := 0; k < 20 && len(c.sent(cmdTo(CmdRangeEvicted, 2))) == 0; k++ {
+		for _, r := range c.replicas {
+			r.Tick(&c.out)
+			c.collect()
+		}
+		for steps := 0; steps < 10_000 && c.deliverOne(); steps++ {
+		}
+	}
+	require.NotEmpty(t, c.sent(cmdTo(CmdRangeEvicted, 2)))
+	assert.Zero(t, len(c.queue), "repair traffic must quiesce between ticks")
+	assert.LessOrEqual(t, len(c.sent(cmdFrom(CmdRequestPrepares, 2))), 6)
+}

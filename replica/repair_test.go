@@ -1,0 +1,185 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Repair: protocol.md "Repair" (RequestPrepares / RepairPrepare / RepairDone,
+// verification against canonical headers, commit catch-up).
+
+// lagging returns a 3-replica star cluster in which r2 missed every prepare
+// for ops 1..ops; the filter that starved it is already removed.
+func lagging(t *testing.T, ops uint64) *testCluster {
+	t.Helper()
+	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
+	starve := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 2 })
+	c.commitRequests(0, 1, ops)
+	require.Equal(t, ops, c.info(0).CommitMax)
+	require.Equal(t, uint64(0), c.info(2).Sequencer)
+	c.removeFilter(starve)
+	return c
+}
+
+// TestRepairLaggingBackupCatchesUp: a backup that learns commit_max from a
+// heartbeat fetches the ops it lacks from the primary and commits them.
+func TestRepairLaggingBackupCatchesUp(t *testing.T) {
+	c := lagging(t, 5)
+	c.tickUntil(50, func() bool { return c.info(2).CommitMin == 5 }, "r2 catches up")
+
+	reqs := c.eventsOf(2, EvRepairRequest)
+	require.NotEmpty(t, reqs)
+	assert.Equal(t, uint64(1), reqs[0].Op, "from commit_min+1")
+	assert.Equal(t, uint64(5), reqs[0].Aux, "to commit_max")
+	assert.Equal(t, 0, reqs[0].Peer, "the primary by default")
+
+	repairs := c.sent(func(m *Message) bool { return m.Command == CmdRepairPrepare && m.To == 2 })
+	require.Len(t, repairs, 5)
+	for k, m := range repairs {
+		assert.Equal(t, uint64(k+1), m.Header.Op)
+		assert.Equal(t, 0, m.From)
+	}
+	done := c.sent(cmdTo(CmdRepairDone, 2))
+	require.Len(t, done, 1)
+	assert.Equal(t, uint64(5), done[0].Op, "RepairDone names the last op served")
+
+	inf := c.info(2)
+	assert.Equal(t, uint64(5), inf.Sequencer)
+	assert.Equal(t, uint64(5), inf.CommitMax)
+	for op := uint64(1); op <= 5; op++ {
+		h0, _ := c.r(0).journal.get(op)
+		assert.True(t, c.r(2).journal.has(op, h0.Checksum), "op %d repaired with the primary's checksum", op)
+	}
+	assert.Equal(t, c.r(0).sm, c.r(2).sm, "same state after catch-up")
+	assert.Empty(t, c.eventsOf(2, EvAck), "committed ops fetched by repair are not acked")
+}
+
+// TestRepairWindowBounded: a lag wider than RepairWindowMax is fetched one
+// window at a time.
+func TestRepairWindowBounded(t *testing.T) {
+	c := lagging(t, RepairWindowMax+8)
+	c.tickUntil(100, func() bool { return c.info(2).CommitMin == RepairWindowMax+8 }, "r2 catches up")
+	reqs := c.eventsOf(2, EvRepairRequest)
+	require.GreaterOrEqual(t, len(reqs), 2)
+	assert.Equal(t, uint64(1), reqs[0].Op)
+	assert.Equal(t, uint64(RepairWindowMax), reqs[0].Aux)
+	assert.Equal(t, uint64(RepairWindowMax+1), reqs[1].Op)
+	assert.Equal(t, uint64(RepairWindowMax+8), reqs[1].Aux)
+}
+
+// TestRepairRotatesPeerOnStall: when the primary never answers, the repair
+// timeout counts a stall and the next session asks another peer.
+func TestRepairRotatesPeerOnStall(t *testing.T) {
+	c := lagging(t, 3)
+	c.dropIf(func(m *Message) bool { return m.Command == CmdRequestPrepares && m.To == 0 })
+	c.tickUntil(100, func() bool { return c.info(2).CommitMin == 3 }, "r2 catches up from r1")
+	reqs := c.eventsOf(2, EvRepairRequest)
+	require.GreaterOrEqual(t, len(reqs), 2)
+	assert.Equal(t, 0, reqs[0].Peer)
+	assert.Equal(t, 1, reqs[len(reqs)-1].Peer, "rotated to r1 after the stall")
+	served := c.sent(func(m *Message) bool { return m.Command == CmdRepairPrepare && m.To == 2 })
+	for _, m := range served {
+		assert.Equal(t, 1, m.From)
+	}
+}
+
+// TestRepairGapClosedByRepair: a backup that missed op 1 drops op 2 at the
+// gap check and later repairs both; its commit catches up.
+func TestRepairGapClosedByRepair(t *testing.T) {
+	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
+	lose := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 2 && m.Header.Op == 1 })
+	c.commitRequests(0, 1, 2)
+	c.removeFilter(lose)
+	require.Len(t, c.drops(2, "gap"), 1)
+	c.tickUntil(50, func() bool { return c.info(2).CommitMin == 2 }, "r2 repairs the gap")
+	assert.True(t, c.r(2).Journaled(1))
+	assert.True(t, c.r(2).Journaled(2))
+	assert.NotEmpty(t, c.eventsOf(2, EvRepairRequest))
+}
+
+// TestRepairVerification: a repaired body is journaled only if it matches the
+// adopted header, or is committed and applied by its server, or links to the
+// committed head; anything else is dropped.
+func TestRepairVerification(t *testing.T) {
+	hs := chainHeaders(3, 0)
+	forged := hs[2]
+	forged.Body = put(2, 666)
+	forged.Seal()
+	require.NotEqual(t, hs[2].Checksum, forged.Checksum)
+
+	t.Run("header mismatch", func(t *testing.T) {
+		r, err := New(DefaultOptions(2, 3), zeroJitter{})
+		require.NoError(t, err)
+		out := &Output{}
+		// Adopt a view with op 1 committed and ops 2..3 uncommitted.
+		r.Step(&Message{Command: CmdStartView, From: 1, To: 2, View: 1, LogView: 1, Op: 3, Commit: 1,
+			Suffix: []SuffixEntry{present(hs[3]), present(hs[2]), present(hs[1])}}, out)
+		out.Reset()
+		r.Step(&Message{Command: CmdRepairPrepare, From: 1, To: 2, View: 1, Header: forged, Commit: 1}, out)
+		drops := eventsIn(out, EvDrop)
+		require.Len(t, drops, 1)
+		assert.Equal(t, "header-mismatch", drops[0].Reason)
+		assert.False(t, r.Journaled(2))
+
+		out.Reset()
+		r.Step(&Message{Command: CmdRepairPrepare, From: 1, To: 2, View: 1, Header: hs[2], Commit: 1}, out)
+		assert.True(t, r.journal.has(2, hs[2].Checksum))
+		acks := eventsIn(out, EvAck)
+		require.Len(t, acks, 1, "an uncommitted op within the adopted head is acked once repaired")
+		assert.Equal(t, uint64(2), acks[0].Op)
+	})
+	t.Run("unverified", func(t *testing.T) {
+		r, err := New(DefaultOptions(2, 3), zeroJitter{})
+		require.NoError(t, err)
+		out := &Output{}
+		// No adopted header, not committed: nothing vouches for it.
+		r.Step(&Message{Command: CmdRepairPrepare, From: 0, To: 2, Header: hs[1], Commit: 0}, out)
+		drops := eventsIn(out, EvDrop)
+		require.Len(t, drops, 1)
+		assert.Equal(t, "unverified", drops[0].Reason)
+		assert.False(t, r.Journaled(1))
+	})
+	t.Run("bad checksum", func(t *testing.T) {
+		r, err := New(DefaultOptions(2, 3), zeroJitter{})
+		require.NoError(t, err)
+		out := &Output{}
+		bad := hs[1]
+		bad.Body.Value++
+		r.Step(&Message{Command: CmdRepairPrepare, From: 0, To: 2, Header: bad, Commit: 1}, out)
+		drops := eventsIn(out, EvDrop)
+		require.Len(t, drops, 1)
+		assert.Equal(t, "bad-checksum", drops[0].Reason)
+	})
+}
+
+// TestRepairServerBounds: the server answers a range with RepairPrepares and
+// one RepairDone, skipping ops it lacks; a recovering replica serves nothing.
+func TestRepairServerBounds(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	c.commitRequests(0, 1, 4)
+	out := &Output{}
+	c.r(0).Step(&Message{Command: CmdRequestPrepares, From: 1, To: 0, Op: 3, OpTo: 9}, out)
+	var ops []uint64
+	var done []Message
+	for _, m := range out.Messages {
+		switch m.Command {
+		case CmdRepairPrepare:
+			ops = append(ops, m.Header.Op)
+			assert.Equal(t, uint64(4), m.Commit, "carries the server's commit_min")
+		case CmdRepairDone:
+			done = append(done, m)
+		}
+	}
+	assert.Equal(t, []uint64{3, 4}, ops)
+	require.Len(t, done, 1)
+	assert.Equal(t, uint64(4), done[0].Op)
+
+	out.Reset()
+	c.r(0).Step(&Message{Command: CmdRequestPrepares, From: 1, To: 0, Op: 5, OpTo: 3}, out)
+	assert.Empty(t, out.Messages)
+	drops := eventsIn(out, EvDrop)
+	require.Len(t, drops, 1)
+	assert.Equal(t, "bad-range", drops[0].Reason)
+}

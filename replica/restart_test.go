@@ -1,0 +1,205 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Restarts: protocol.md "View change" (restarted replicas come up Recovering,
+// probe with RequestStartView, vote in no election) and "Fault model: amnesia
+// and what is recoverable" (memory journals, incarnations).
+
+func memoryJournal(o *Options) { o.Durability = DurabilityMemory }
+
+func starMemory(o *Options) {
+	o.Topology = TopologyStar
+	o.Durability = DurabilityMemory
+}
+
+// TestRestartMemoryJournalCatchesUp: Recovering -> RequestStartView ->
+// StartView -> repair -> commit, for a replica whose journal reads empty.
+func TestRestartMemoryJournalCatchesUp(t *testing.T) {
+	c := newTestCluster(t, 3, memoryJournal)
+	c.commitRequests(0, 1, 3)
+	c.tick(int(smallTimeouts().CommitTicks))
+	require.Equal(t, uint64(3), c.info(2).CommitMin)
+
+	c.crash(2)
+	c.restart(2)
+	inf := c.info(2)
+	assert.Equal(t, StatusRecovering, inf.Status)
+	assert.Equal(t, uint64(1), inf.Incarnation)
+	assert.Equal(t, uint64(0), inf.Sequencer, "amnesia: the journal reads empty")
+	assert.Equal(t, uint64(0), inf.CommitMin, "back to the checkpoint (genesis)")
+	assert.False(t, c.r(2).Journaled(1))
+	mark := len(c.events)
+
+	c.tickUntil(50, func() bool { return c.info(2).CommitMin == 3 }, "r2 catches up")
+	probes := c.sent(cmdFrom(CmdRequestStartView, 2))
+	require.NotEmpty(t, probes)
+	assert.Equal(t, uint64(1), probes[0].Incarnation, "the probe carries the incarnation")
+	views := c.sent(cmdTo(CmdStartView, 2))
+	require.NotEmpty(t, views)
+	assert.Equal(t, 0, views[0].From, "the primary answers the probe")
+	assert.Equal(t, probes[0].Nonce, views[0].Nonce, "with the probe's nonce")
+	assert.Equal(t, uint64(3), views[0].Op)
+
+	var order []EventKind
+	for _, e := range c.events[mark:] {
+		if e.Replica == 2 && (e.Kind == EvStatus || e.Kind == EvRepairRequest || e.Kind == EvCommit) {
+			if len(order) == 0 || order[len(order)-1] != e.Kind {
+				order = append(order, e.Kind)
+			}
+		}
+	}
+	assert.Equal(t, []EventKind{EvStatus, EvRepairRequest, EvCommit}, order,
+		"adopt the view, then repair, then commit")
+	st := c.eventsOf(2, EvStatus)
+	require.NotEmpty(t, st)
+	assert.Equal(t, StatusNormal, st[0].Status)
+	reqs := c.eventsOf(2, EvRepairRequest)
+	assert.Equal(t, uint64(1), reqs[0].Op)
+	assert.Equal(t, uint64(3), reqs[0].Aux)
+	assert.Equal(t, c.r(0).sm, c.r(2).sm)
+
+	// The incarnation is durable: the next restart bumps it again.
+	c.crash(2)
+	c.restart(2)
+	assert.Equal(t, uint64(2), c.info(2).Incarnation)
+}
+
+// TestRestartWALJournalSurvives: with a write-ahead journal the restarted
+// replica keeps its log; after adopting the view it commits without repair.
+func TestRestartWALJournalSurvives(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	c.commitRequests(0, 1, 3)
+	c.tick(int(smallTimeouts().CommitTicks))
+	c.crash(2)
+	c.restart(2)
+	inf := c.info(2)
+	assert.Equal(t, StatusRecovering, inf.Status)
+	assert.Equal(t, uint64(3), inf.Sequencer, "the head walks up the surviving journal")
+	assert.Equal(t, uint64(0), inf.CommitMin)
+	c.tickUntil(50, func() bool { return c.info(2).CommitMin == 3 }, "r2 commits from its own journal")
+	assert.Empty(t, c.eventsOf(2, EvRepairRequest), "nothing to fetch")
+}
+
+// TestRestartRecoveringVotesInNoElection: the last primary crashes while the
+// only other live replica is Recovering after amnesia. The recovering replica
+// sends no StartViewChange or DoViewChange, so no view change completes: a
+// legitimate stall.
+func TestRestartRecoveringVotesInNoElection(t *testing.T) {
+	c := newTestCluster(t, 3, memoryJournal)
+	c.commitRequests(0, 1, 2)
+	c.crash(2)
+	c.restart(2)
+	c.crash(0)
+	since := c.mark()
+	c.tick(300)
+	assert.Equal(t, StatusRecovering, c.info(2).Status)
+	assert.Equal(t, StatusViewChange, c.info(1).Status)
+	assert.Greater(t, c.info(1).View, uint64(0), "r1 tries")
+	for _, m := range c.sentSince(since, func(m *Message) bool { return m.From == 2 }) {
+		assert.NotEqual(t, CmdStartViewChange, m.Command, "a recovering replica joined a view change")
+		assert.NotEqual(t, CmdDoViewChange, m.Command, "a recovering replica voted")
+		assert.NotEqual(t, CmdPrepareOK, m.Command, "a recovering replica acked")
+	}
+	assert.NotEmpty(t, c.sent(cmdFrom(CmdRequestStartView, 2)), "it keeps probing")
+	assert.Empty(t, c.eventsOf(1, EvMergeTruncate))
+}
+
+// TestRestartRecoveringAcksNothing: a Recovering replica drops prepares.
+func TestRestartRecoveringAcksNothing(t *testing.T) {
+	c := newTestCluster(t, 3, starMemory)
+	c.crash(2)
+	c.restart(2)
+	c.dropIf(cmdTo(CmdRequestStartView, 0)) // keep r2 Recovering
+	c.commitRequests(0, 1, 2)
+	assert.Len(t, c.drops(2, "recovering"), 2)
+	assert.Empty(t, c.eventsOf(2, EvAck))
+	assert.Equal(t, StatusRecovering, c.info(2).Status)
+	assert.Equal(t, uint64(2), c.info(0).CommitMax, "r0 and r1 commit without it")
+}
+
+// TestRestartStaleIncarnationAckIgnored: a PrepareOk that was in flight across
+// a crash speaks for a journal that no longer exists. Once the primary learned
+// the new incarnation from a probe, it ignores the old ack; the op commits only
+// on the restarted replica's fresh ack after it repaired the body.
+func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
+	c := newTestCluster(t, 3, starMemory)
+	c.dropIf(cmdTo(CmdPrepare, 1)) // r1 never sees op 1: r2's ack decides
+	c.request(0, 0, 1, put(1, 10))
+	for c.deliverOne() {
+		if len(c.queue) > 0 && c.queue[0].Command == CmdPrepareOK {
+			break
+		}
+	}
+	held := c.take(cmdFrom(CmdPrepareOK, 2))
+	require.Len(t, held, 1)
+	require.Equal(t, uint64(0), held[0].Incarnation)
+	c.deliverAll()
+
+	c.crash(2)
+	c.restart(2)
+	// r0 learns incarnation 1 from the probe, but r2 does not get the answer yet.
+	noView := c.dropIf(cmdTo(CmdStartView, 2))
+	c.tickUntil(50, func() bool { return len(c.sent(cmdTo(CmdStartView, 2))) > 0 }, "r0 answers a probe")
+	require.Equal(t, uint64(1), c.r(0).incarnations[2])
+
+	c.inject(held[0])
+	c.deliverAll()
+	stale := c.drops(0, "stale-incarnation")
+	require.Len(t, stale, 1)
+	assert.Equal(t, uint64(1), stale[0].Aux)
+	assert.Equal(t, uint64(0), c.info(0).CommitMax, "the old incarnation's ack does not count")
+	assert.Empty(t, c.repliesTo(0))
+
+	// r2 adopts the view header-only: sequencer jumps to op 1, the body is
+	// missing. While the repair is held back, a retransmitted prepare of op 1
+	// fails the gap check, which compares against the sequencer, not the
+	// journal.
+	noRepair := c.dropIf(cmdFrom(CmdRequestPrepares, 2))
+	c.removeFilter(noView)
+	c.tickUntil(50, func() bool { return c.info(2).Status == StatusNormal }, "r2 adopts the view")
+	assert.Equal(t, uint64(1), c.info(2).Sequencer)
+	assert.False(t, c.r(2).Journaled(1))
+	c.tickUntil(100, func() bool { return len(c.drops(2, "gap")) > 0 }, "a retransmitted prepare reaches r2")
+	gap := c.drops(2, "gap")[0]
+	assert.Equal(t, uint64(1), gap.Op)
+	assert.Equal(t, uint64(1), gap.Aux, "sequencer 1 although the journal lacks op 1")
+	assert.Equal(t, uint64(0), c.info(0).CommitMax)
+
+	c.removeFilter(noRepair)
+	c.tickUntil(100, func() bool { return c.info(0).CommitMax == 1 }, "op 1 commits on the fresh ack")
+	fresh := c.sent(func(m *Message) bool { return m.Command == CmdPrepareOK && m.From == 2 && m.Incarnation == 1 })
+	require.NotEmpty(t, fresh)
+	pc := c.eventsOf(0, EvPrimaryCommit)
+	require.Len(t, pc, 1)
+	assert.Equal(t, uint64(2), pc[0].Aux)
+	assert.Len(t, c.repliesTo(0), 1)
+}
+
+// TestRestartMemoryBelowCheckpointRangeEvicted: after amnesia a replica can
+// serve nothing below its checkpoint: a repair request there is answered with
+// RangeEvicted naming its first retained op.
+func TestRestartMemoryBelowCheckpointRangeEvicted(t *testing.T) {
+	c := newTestCluster(t, 3, func(o *Options) {
+		o.Durability = DurabilityMemory
+		o.CheckpointInterval = 4
+	})
+	c.commitRequests(0, 1, 5)
+	c.tick(int(smallTimeouts().CommitTicks))
+	require.Equal(t, uint64(5), c.info(1).CommitMin)
+	c.crash(1)
+	c.restart(1)
+	assert.Equal(t, uint64(4), c.info(1).Checkpoint)
+	assert.Equal(t, uint64(4), c.info(1).CommitMin, "restarts from its checkpoint")
+	c.tickUntil(50, func() bool { return c.info(1).CommitMin == 5 }, "r1 repairs op 5")
+	out := &Output{}
+	c.r(1).Step(&Message{Command: CmdRequestPrepares, From: 2, To: 1, Op: 2, OpTo: 5}, out)
+	require.Len(t, out.Messages, 1)
+	assert.Equal(t, CmdRangeEvicted, out.Messages[0].Command)
+	assert.Equal(t, uint64(5), out.Messages[0].Op, "first op above the checkpoint")
+}
