@@ -78,3 +78,15 @@ func (r *Replica) Journaled(op uint64) bool {
 
 // DurableView is the view in the superblock.
 func (d Durable) DurableView() uint64 { return d.Superblock.View }
+
+// UnsureHollow calls fn for each op above commit_min that this replica may
+// have acknowledged before it lost its journal and whose body it lacks: its
+// votes neither nack nor copy such an op, so a view change needs another
+// replica that holds the body.
+func (r *Replica) UnsureHollow(fn func(op, checksum uint64)) {
+	for op := r.commitMin + 1; op <= r.unsureTop; op++ {
+		if h, ok := r.adopted.get(op); ok && !r.journal.has(op, h.Checksum) {
+			fn(op, h.Checksum)
+		}
+	}
+}

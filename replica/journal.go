@@ -82,14 +82,31 @@ func (j *journal) firstRetained() uint64 {
 	return j.head - 2*size + 1
 }
 
-// put journals h, moving a displaced older op into the evicted ring.
-func (j *journal) put(h Header) {
+// put journals h, moving a displaced older op into the evicted ring. An op
+// older than the one holding its slot is refused unless displace is set: the
+// newer op is then lost from the journal, and a repair that fetched it has to
+// fetch it again.
+func (j *journal) put(h Header, displace bool) bool {
+	i := h.Op % uint64(len(j.live.slots))
+	if cur := j.live.slots[i]; cur.Checksum != 0 && cur.Op > h.Op && !displace {
+		return false
+	}
 	if old, displaced := j.live.put(h); displaced && old.Op < h.Op {
 		j.evicted.put(old)
 	}
 	if h.Op > j.head {
 		j.head = h.Op
 	}
+	return true
+}
+
+// lowestHoldable is the lowest op the live ring can hold beside its head.
+func (j *journal) lowestHoldable() uint64 {
+	size := uint64(len(j.live.slots))
+	if j.head < size {
+		return 1
+	}
+	return j.head - size + 1
 }
 
 // truncateAbove removes every op above op and reports each through fn.

@@ -22,7 +22,7 @@ func hdr(op uint64) Header {
 func TestJournalRingEviction(t *testing.T) {
 	j := newJournal(4)
 	for op := uint64(1); op <= 6; op++ {
-		j.put(hdr(op))
+		j.put(hdr(op), false)
 	}
 	assert.Equal(t, uint64(6), j.head)
 	for op := uint64(3); op <= 6; op++ {
@@ -42,17 +42,32 @@ func TestJournalRingEviction(t *testing.T) {
 	assert.False(t, j.has(1, hdr(1).Checksum), "has reads only the live ring")
 }
 
+// TestJournalOlderOpDisplacesOnlyWhenAllowed: an old op never silently
+// replaces the newer op in its slot unless the caller asks for it.
+func TestJournalOlderOpDisplacesOnlyWhenAllowed(t *testing.T) {
+	j := newJournal(4)
+	for op := uint64(5); op <= 8; op++ {
+		require.True(t, j.put(hdr(op), false))
+	}
+	assert.Equal(t, uint64(5), j.lowestHoldable())
+	assert.False(t, j.put(hdr(4), false), "op 4 would displace op 8")
+	assert.True(t, j.has(8, hdr(8).Checksum), "op 8 kept")
+	assert.True(t, j.put(hdr(4), true), "displace on request")
+	assert.True(t, j.has(4, hdr(4).Checksum))
+	assert.False(t, j.has(8, hdr(8).Checksum), "op 8 displaced")
+}
+
 // TestJournalFirstRetained: repair can serve the live ring and the evicted
 // ring, 2*slots ops below the head; below that the requester must transfer.
 func TestJournalFirstRetained(t *testing.T) {
 	j := newJournal(4)
 	assert.Equal(t, uint64(1), j.firstRetained(), "empty")
 	for op := uint64(1); op <= 7; op++ {
-		j.put(hdr(op))
+		j.put(hdr(op), false)
 		assert.Equal(t, uint64(1), j.firstRetained(), "head %d < 2*slots", op)
 	}
 	for op := uint64(8); op <= 20; op++ {
-		j.put(hdr(op))
+		j.put(hdr(op), false)
 		first := op - 2*4 + 1
 		assert.Equal(t, first, j.firstRetained(), "head %d", op)
 		_, ok := j.getForRepair(first)
@@ -67,7 +82,7 @@ func TestJournalFirstRetained(t *testing.T) {
 func TestJournalTruncateAbove(t *testing.T) {
 	j := newJournal(4)
 	for op := uint64(1); op <= 6; op++ {
-		j.put(hdr(op))
+		j.put(hdr(op), false)
 	}
 	var removed []uint64
 	j.truncateAbove(4, func(h Header) { removed = append(removed, h.Op) })
@@ -168,10 +183,6 @@ func TestJournalRangeEvictedArmsStateTransfer(t *testing.T) {
 // and RepairDone -> repairKick re-requests it forever, at network speed, until
 // the transfer installs (or forever if it never can).
 func TestJournalRepairAfterRangeEvictedQuiesces(t *testing.T) {
-	skipKnownBug(t, "BUG replica/repair.go repairWindow: after RangeEvicted the repair window "+
-		"(repairFloor..commit_max, up to 2*JournalSlots) exceeds the requester's journal; "+
-		"repaired-but-uncommittable ops evict each other and repairKick re-requests them "+
-		"without bound (3 replicas, 64 slots, r2 misses ops 1..140; one repair tick never quiesces)")
 	c, noRepair := retained(t, 140)
 	c.removeFilter(noRepair)
 	// Tick until r2's repair timer fires, then let the messages run out: a

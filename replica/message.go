@@ -114,10 +114,13 @@ func checksumMix(x uint64) uint64 {
 
 // SuffixEntry is one header of a DoViewChange suffix or a StartView. Nack means the
 // sender proves it never prepared the op; Present means it holds the body.
+// Unsure marks a header without a body that the sender may nevertheless have
+// acknowledged before it lost its journal: it is neither a nack nor a copy.
 type SuffixEntry struct {
 	Header  Header
 	Nack    bool
 	Present bool
+	Unsure  bool
 }
 
 // Blank reports whether the entry carries no header (the sender knows nothing of it).

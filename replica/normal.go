@@ -56,7 +56,7 @@ func (r *Replica) prepare(m *Message) {
 		Body:      m.Body,
 	}
 	h.Seal()
-	r.journalPut(h)
+	r.journalPut(h, true)
 	r.sequencer = h.Op
 	r.headSum = h.Checksum
 	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
@@ -125,7 +125,7 @@ func (r *Replica) onPrepare(m *Message) {
 	case h.Parent != r.headSum:
 		r.drop(m, "parent-mismatch", r.sequencer)
 	default:
-		r.journalPut(h)
+		r.journalPut(h, true)
 		r.adopted.remove(h.Op)
 		r.sequencer = h.Op
 		r.headSum = h.Checksum

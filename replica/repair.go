@@ -47,7 +47,17 @@ func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 	}
 	from = r.commitMin + 1
 	if r.repairFloor > from {
+		// A transfer is pending: nothing at or above the floor can commit
+		// until it installs, so repair only what the journal can hold
+		// together with the window's top; wider, the repaired ops would
+		// evict one another and be fetched again without end.
 		from = r.repairFloor
+		if size := uint64(r.opts.JournalSlots); to >= size && to-size+1 > from {
+			from = to - size + 1
+		}
+		if low := r.journal.lowestHoldable(); low > from {
+			from = low
+		}
 	}
 	for ; from <= to; from++ {
 		if !r.holdsCanonical(from) {
@@ -245,7 +255,14 @@ func (r *Replica) onRepairPrepare(m *Message) {
 	if j, ok := r.journal.get(o); ok && j.Checksum != h.Checksum {
 		r.journalRemove(o)
 	}
-	r.journalPut(h)
+	// With no transfer pending, the op about to commit may displace a newer
+	// op its slot holds (the commit walk needs it first, and the newer op is
+	// fetched again later); while a transfer is pending nothing here can
+	// commit, so an older op never displaces a newer one.
+	if !r.journalPut(h, r.repairFloor <= r.commitMin+1) {
+		r.drop(m, "no-slot", 0)
+		return
+	}
 	if a, ok := r.adopted.get(o); ok && a.Checksum != h.Checksum {
 		r.adopted.put(h) // a stale header from an older view
 	}

@@ -108,11 +108,16 @@ type Replica struct {
 	repairArmedTo uint64 // top of the repair window armed by the last adoption
 	repairFloor   uint64 // lowest op peers still retain, after a RangeEvicted
 	journalFloor  uint64 // lowest op this journal can hold (after amnesia or a transfer)
-	dvcCache      []SuffixEntry
-	dvcCacheTag   dvcCacheTag
-	dvcCacheOK    bool
-	oldPrimaryHB  bool // an older view's primary heartbeat us during this view change
-	probeNonce    uint64
+	// amnesiac: the journal was lost in a restart and no view adopted since.
+	// unsureTop: ops at or below it may have been acknowledged before a lost
+	// journal, so this replica never nacks them (protocol.md "Crash and restart").
+	amnesiac     bool
+	unsureTop    uint64
+	dvcCache     []SuffixEntry
+	dvcCacheTag  dvcCacheTag
+	dvcCacheOK   bool
+	oldPrimaryHB bool // an older view's primary heartbeat us during this view change
+	probeNonce   uint64
 
 	repair   repairSession
 	transfer transferState
@@ -180,6 +185,7 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	} else {
 		r.journal = newJournal(opts.JournalSlots)
 		r.journalFloor = cp.Op + 1
+		r.amnesiac = true
 	}
 	if r.commitMax < r.commitMin {
 		r.commitMax = r.commitMin
@@ -374,10 +380,13 @@ func (r *Replica) headerAt(op uint64) (Header, bool) {
 
 // journalPut journals h and bumps the journal generation that tags the cached
 // DoViewChange suffix.
-func (r *Replica) journalPut(h Header) {
-	r.journal.put(h)
+func (r *Replica) journalPut(h Header, displace bool) bool {
+	if !r.journal.put(h, displace) {
+		return false
+	}
 	r.journalGen++
 	r.emit(Event{Kind: EvJournalAppend, Op: h.Op, Checksum: h.Checksum, View: h.View})
+	return true
 }
 
 // setStatus is the one place status changes; it asserts the allowed moves.

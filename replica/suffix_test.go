@@ -75,7 +75,7 @@ func TestBuildSuffixSources(t *testing.T) {
 	require.NoError(t, err)
 	r.out = &Output{}
 	for _, op := range []uint64{4, 5} {
-		r.journalPut(hs[op])
+		r.journalPut(hs[op], true)
 	}
 	r.adopted.put(hs[6])
 	r.adopted.put(hs[3])
@@ -138,7 +138,7 @@ func TestDVCSuffixCacheTag(t *testing.T) {
 		r, err := New(o, zeroJitter{})
 		require.NoError(t, err)
 		r.out = &Output{}
-		r.journalPut(hs[1])
+		r.journalPut(hs[1], true)
 		r.adopted.put(hs[2])
 		r.sequencer, r.headSum = 2, hs[2].Checksum
 
@@ -148,7 +148,7 @@ func TestDVCSuffixCacheTag(t *testing.T) {
 		again := r.dvcSuffix()
 		assert.Same(t, &before[0], &again[0], "unchanged tag: the cached suffix is reused")
 
-		r.journalPut(hs[2]) // the body lands; op and commit do not move
+		r.journalPut(hs[2], true) // the body lands; op and commit do not move
 		after := r.dvcSuffix()
 		if bug {
 			assert.False(t, after[0].Present, "the defect: the stale suffix still says op 2 is absent")

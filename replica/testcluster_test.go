@@ -1,7 +1,6 @@
 package replica
 
 import (
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -359,15 +358,4 @@ func TestHarnessDeterministic(t *testing.T) {
 	require.NotEmpty(t, m1)
 	require.Equal(t, m1, m2)
 	require.Equal(t, e1, e2)
-}
-
-// skipKnownBug skips a test that documents a known production bug, unless
-// VSRSIM_REPRO=1 is set: then it runs and fails, reproducing the bug.
-//
-//	VSRSIM_REPRO=1 go test ./replica/ -run <Test>
-func skipKnownBug(t *testing.T, reason string) {
-	t.Helper()
-	if os.Getenv("VSRSIM_REPRO") == "" {
-		t.Skip(reason + " (reproduce: VSRSIM_REPRO=1 go test ./replica/ -run " + t.Name() + ")")
-	}
 }

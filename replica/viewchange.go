@@ -133,11 +133,11 @@ func (r *Replica) buildSuffix(top, commit uint64) []SuffixEntry {
 		if h, ok := r.journal.get(o); ok {
 			s = append(s, SuffixEntry{Header: h, Present: true})
 		} else if h, ok := r.adopted.get(o); ok {
-			s = append(s, SuffixEntry{Header: h})
+			s = append(s, SuffixEntry{Header: h, Unsure: o <= r.unsureTop})
 		} else if o == r.commitMin && o > 0 {
 			s = append(s, SuffixEntry{Header: Header{Op: o, Checksum: r.commitSum}})
 		} else {
-			s = append(s, SuffixEntry{Header: Header{Op: o}, Nack: o > commit})
+			s = append(s, SuffixEntry{Header: Header{Op: o}, Nack: o > commit && o > r.unsureTop})
 		}
 	}
 	return s
@@ -298,6 +298,7 @@ func (r *Replica) tryMerge() {
 				nacks++
 			case e.Present:
 				present |= 1 << uint(i)
+			case e.Unsure:
 			case op > v.commit:
 				nacks++ // derived: holds the header, cannot serve the body
 			}
@@ -512,6 +513,13 @@ func (r *Replica) onStartView(m *Message) {
 // head even when bodies are missing: the headers are kept and repair fetches
 // the bodies.
 func (r *Replica) adoptStartView(m *Message) {
+	if r.amnesiac {
+		// Every op this replica could have acknowledged before it lost its
+		// journal lies at or below the head of the first view it adopts
+		// after: a quorum-acked op survives every later view change.
+		r.amnesiac = false
+		r.unsureTop = max(r.unsureTop, m.Op)
+	}
 	r.view = m.View
 	r.logView = m.View
 	r.advanceCommitMax(m.Commit)

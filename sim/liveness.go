@@ -261,6 +261,20 @@ func (c *Cluster) recoverable() (bool, string) {
 	if missing != 0 {
 		return false, fmt.Sprintf("op %d may have committed but no core replica holds it", missing)
 	}
+	for _, i := range c.liveness.core {
+		r := c.replicas[i]
+		if r == nil {
+			continue
+		}
+		r.UnsureHollow(func(op, sum uint64) {
+			if missing == 0 && !held(op, sum) {
+				missing = op
+			}
+		})
+		if missing != 0 {
+			return false, fmt.Sprintf("op %d may have been acknowledged by r%d before it lost its journal, and no core replica holds it", missing, i)
+		}
+	}
 	return true, ""
 }
 

@@ -108,6 +108,8 @@ func (c *Checker) OnEvent(tick uint64, e *replica.Event) {
 		c.onCommit(tick, e)
 	case replica.EvAck:
 		c.onAck(e)
+	case replica.EvJournalTruncate:
+		c.onJournalDrop(e)
 	case replica.EvMergeTruncate:
 		// Only a merge decides what the canonical log loses. A backup that
 		// drops entries above a (possibly stale) StartView head loses nothing
@@ -225,9 +227,25 @@ func (c *Checker) onTruncate(tick uint64, e *replica.Event) {
 			}
 		}
 	}
-	if e.Op < uint64(len(c.replied)) && c.replied[e.Op] && c.canonical[e.Op] == e.Checksum {
+	if have, ok := c.Canonical(e.Op); ok && have == e.Checksum && e.Op < uint64(len(c.replied)) && c.replied[e.Op] {
 		c.fail(tick, InvAckedDurability, "r%d's view-%d merge truncated op %d csum=%04x, whose reply a client received",
 			e.Replica, e.View, e.Op, e.Checksum&0xffff)
+	}
+}
+
+// onJournalDrop: a replica dropped op from its journal, so its ack no longer
+// speaks for a copy. Until the op reached a quorum the ack is withdrawn; else
+// a later ack of the same (op, checksum) re-prepared in another view would
+// complete a "quorum" with an ack whose copy is long gone.
+func (c *Checker) onJournalDrop(e *replica.Event) {
+	if e.Op >= uint64(len(c.acks)) {
+		return
+	}
+	recs := c.acks[e.Op]
+	for k := range recs {
+		if recs[k].checksum == e.Checksum && !recs[k].durable {
+			recs[k].ackers &^= 1 << uint(e.Replica)
+		}
 	}
 }
 

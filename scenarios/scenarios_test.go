@@ -1,0 +1,82 @@
+package scenarios_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/replica"
+	"vsrsim/scenarios"
+	"vsrsim/sim"
+	"vsrsim/verify"
+)
+
+// seedsPerScenario is the range the issue pins: every verdict below holds for
+// each seed 1..20.
+const seedsPerScenario = 20
+
+// mechanism is the evidence a failing run must show for each scenario: the
+// stall or violation named by its cause, not just "timed out".
+var mechanism = map[string]string{
+	"hollow-op":            "by the gap check",
+	"transfer-rewind":      "unreadable",
+	"transfer-rewind-wide": "unreadable",
+	"stale-offer":          "refused",
+	"vc-straggler":         "view climbed",
+	"stale-dvc-cache":      "merge truncated",
+}
+
+func runScenario(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string) sim.Result {
+	t.Helper()
+	cfg := sim.DefaultConfig(seed)
+	s.Apply(&cfg)
+	b, err := replica.ParseBugs(bugs)
+	require.NoError(t, err)
+	cfg.Bugs = b
+	res, err := verify.Run(cfg, nil)
+	require.NoError(t, err)
+	return res
+}
+
+// TestScenarioVerdicts: with its bug switch on each scenario fails with its
+// verdict and names the mechanism; with the fix it passes. Seeds 1..20.
+func TestScenarioVerdicts(t *testing.T) {
+	all := scenarios.All()
+	require.Len(t, all, len(mechanism), "every scenario has its evidence pinned here")
+	for _, s := range all {
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
+			want, ok := mechanism[s.Name]
+			require.True(t, ok, "no evidence pinned for %s", s.Name)
+			for seed := uint64(1); seed <= seedsPerScenario; seed++ {
+				bug := runScenario(t, s, seed, []string{s.Bug})
+				assert.Equal(t, s.Expect, bug.Verdict, "seed %d with %s: %s %s", seed, s.Bug, bug.Invariant, bug.Evidence)
+				assert.Contains(t, bug.Evidence, want, "seed %d with %s", seed, s.Bug)
+				fix := runScenario(t, s, seed, nil)
+				assert.Equal(t, sim.VerdictPass, fix.Verdict, "seed %d fixed: %s %s", seed, fix.Invariant, fix.Evidence)
+			}
+		})
+	}
+}
+
+// TestScenarioNamesAreContract pins the table of names scripts rely on.
+func TestScenarioNamesAreContract(t *testing.T) {
+	want := map[string][2]string{
+		"hollow-op":            {"narrow-repair-under-commit-lag", "liveness"},
+		"transfer-rewind":      {"transfer-rewinds-sequencer", "liveness"},
+		"transfer-rewind-wide": {"transfer-rewinds-sequencer", "liveness"},
+		"stale-offer":          {"stale-guard-uses-commit-max", "liveness"},
+		"vc-straggler":         {"escalate-without-hold", "liveness"},
+		"stale-dvc-cache":      {"dvc-cache-ignores-journal", "safety"},
+	}
+	for name, w := range want {
+		s, err := scenarios.Lookup(name)
+		if assert.NoError(t, err, name) {
+			assert.Equal(t, w[0], s.Bug, name)
+			assert.Equal(t, w[1], string(s.Expect), name)
+		}
+	}
+	_, err := scenarios.Lookup("no-such-scenario")
+	assert.ErrorContains(t, err, "unknown scenario")
+}
