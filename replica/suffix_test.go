@@ -158,3 +158,38 @@ func TestDVCSuffixCacheTag(t *testing.T) {
 		}
 	}
 }
+
+// TestAmnesiacSuffixIsUnsure: a replica restarted on a memory journal may have
+// acked ops before the crash and forgotten them. Until it commits past the head
+// of the first view it adopts, its votes mark those ops unsure (header, no
+// body): neither a nack nor a copy. A replica that kept its journal nacks them
+// as before.
+func TestAmnesiacSuffixIsUnsure(t *testing.T) {
+	hs := chainHeaders(6, 0)
+	for _, tc := range []struct {
+		durability Durability
+		unsure     bool
+	}{
+		{DurabilityMemory, true},
+		{DurabilityWAL, false},
+	} {
+		t.Run(tc.durability.String(), func(t *testing.T) {
+			opts := DefaultOptions(1, 3)
+			opts.Durability = tc.durability
+			before, err := New(opts, zeroJitter{})
+			require.NoError(t, err)
+			r, err := Restart(opts, zeroJitter{}, before.Durable())
+			require.NoError(t, err)
+			r.out = &Output{}
+			sv := Message{Command: CmdStartView, From: 0, View: 3, Op: 6, Commit: 2,
+				Suffix: []SuffixEntry{headerOnly(hs[6]), headerOnly(hs[5]), headerOnly(hs[4]), headerOnly(hs[3]), headerOnly(hs[2])}}
+			r.adoptStartView(&sv)
+			s := r.buildSuffix(6, 2)
+			require.Len(t, s, 5)
+			for _, e := range s[:4] { // ops 6..3: above commit, no body
+				assert.Equal(t, tc.unsure, e.Unsure, "op %d unsure", e.Header.Op)
+				assert.False(t, e.Present, "op %d present", e.Header.Op)
+			}
+		})
+	}
+}
