@@ -49,6 +49,10 @@ type transferState struct {
 	snapshot  *Snapshot
 	stalls    int
 	asks      uint64
+	// abandons counts pinned offers given up for silence; each doubles the
+	// patience for the next, so a slow link (latency, not loss) still
+	// delivers a whole checkpoint eventually.
+	abandons int
 }
 
 type dvcVote struct {

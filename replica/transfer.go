@@ -3,6 +3,10 @@ package replica
 // State transfer (protocol.md "State transfer"): a replica whose next op is no
 // longer retained by its peers pulls a checkpoint instead.
 
+// transferPatience is how many retry periods without a chunk a pinned offer
+// survives at first.
+const transferPatience = 3
+
 func (r *Replica) startTransfer() {
 	if r.transfer.active {
 		return
@@ -49,9 +53,10 @@ func (r *Replica) onTransferTimeout() {
 		r.send(r.transfer.peer, Message{Command: CmdRequestStateChunk, Commit: r.transfer.commitOp,
 			Chunk: r.transfer.next, Chunks: SnapshotChunks})
 		r.transfer.stalls++
-		if r.transfer.stalls > 3 {
+		if r.transfer.stalls > transferPatience<<min(r.transfer.abandons, 6) {
 			r.transfer.pinned = false
 			r.transfer.snapshot = nil
+			r.transfer.abandons++
 		}
 	}
 	r.tTransfer.reset(r.jitter)

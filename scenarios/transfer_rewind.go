@@ -8,22 +8,24 @@ import (
 )
 
 // transfer-rewind (failure-shapes.md 2): a lagging backup adopts a view head H
-// while it pulls a state transfer pinned at T < H. With the defect the install
-// rewinds its sequencer to T but keeps the view's headers, so its next
+// and then installs a state transfer pinned at T < H. With the defect the
+// install rewinds its sequencer to T but keeps the view's headers, so its next
 // DoViewChange says op T with a suffix that starts at H: its peers, and the
 // backup itself as primary-elect, drop the vote as unreadable, and a view
 // change that needs it never completes.
 //
 // Script, with r0 the view-0 primary, r1 the view-1 primary, r2 the backup B
-// (64 journal slots):
+// (64 journal slots, so r2 falls past what repair can serve):
 //  1. r2 misses prepares and repairs while r0 and r1 commit 300 ops.
-//  2. r2 heals; its repair hits RangeEvicted and it pins an offer from r0 at
-//     T. r0's packets to r2 now take 300 extra ticks, so the chunks take long.
-//  3. Once r0 committed T+gap, r1's acks stop (ops pile up uncommitted) and
-//     r0 and r1 are cut apart: r1 and r2 elect view 1 and r2 adopts its head
-//     H > T+gap with uncommitted ops on top.
-//  4. r2 installs the transfer at T; r1 crashes at that moment. r0 and r2
-//     must elect view 2, and r2's vote is needed.
+//  2. r2 heals; its repair hits RangeEvicted and it asks r0 for a transfer.
+//     r0 snapshots its commit point T and offers it; the offer is held back
+//     (and r2's further asks with it), so r0 keeps T among its offers.
+//  3. Once r0 committed T+gap, r1's acks stop (ops pile up uncommitted) and,
+//     once r1 journaled two of them, r0 and r1 are cut apart: r1 and r2 elect
+//     view 1 and r2 adopts its head H > T+gap.
+//  4. The held offer of T reaches r2, which pulls the chunks from r0 and
+//     installs T. r2 hears nothing of views above 1 until then; r1 crashes at
+//     the install. r0 and r2 must elect a new view, and r2's vote is needed.
 //
 // transfer-rewind-wide uses a gap over 128 ops, so H - T exceeds the
 // DoViewChange window as well.
@@ -45,7 +47,7 @@ func registerTransferRewind(name string, gap uint64, description string) {
 			cfg.JournalSlots = 64
 			cfg.CheckpointInterval = 16
 			cfg.RequestMeanTicks = 2
-			cfg.FaultTicks = 8000
+			cfg.FaultTicks = 12000
 			cfg.Core = []int{0, 2}
 		},
 		NewScript: func() sim.Script {
@@ -65,8 +67,39 @@ func registerTransferRewind(name string, gap uint64, description string) {
 						return false
 					}),
 					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
+						s := c.Config().Script.(*script)
+						if s.flags["offer-released"] {
+							return false
+						}
+						switch {
+						case m.Command == replica.CmdStateTransferOffer && to == 2:
+							if s.ops["T"] == 0 {
+								s.ops["T"] = m.Commit
+								c.Note(fmt.Sprintf("%s: r0 offers T=%d; the offer is held back", name, m.Commit))
+							}
+							return true
+						case m.Command == replica.CmdRequestStateTransfer && from == 2:
+							// Only the first ask gets through: r0 keeps T among
+							// its offers instead of newer commit points.
+							return s.ops["T"] != 0
+						}
+						return false
+					}),
+					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
 						return m.Command == replica.CmdPrepareOK && from == 1 && to == 0 &&
 							c.Config().Script.(*script).flags["block-acks"]
+					}),
+					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
+						// r2 stays in view 1 until it installs: the view change
+						// that follows must see its post-install vote.
+						if to != 2 || m.View < 2 || c.Config().Script.(*script).flags["installed"] {
+							return false
+						}
+						switch m.Command {
+						case replica.CmdStartViewChange, replica.CmdDoViewChange, replica.CmdStartView:
+							return true
+						}
+						return false
 					}),
 					func(c *sim.Cluster, s *script) {
 						c.Watch(func(e *replica.Event) {
@@ -76,30 +109,25 @@ func registerTransferRewind(name string, gap uint64, description string) {
 						})
 					},
 				)},
-				step{when: committed(0, lead), do: do(
-					note(name+": r2 heals; r0's packets to r2 slow down"),
-					func(c *sim.Cluster, _ *script) { c.Network().SetExtraDelay(0, 2, 300) },
-				)},
-				step{when: func(c *sim.Cluster, s *script) bool {
-					info, ok := c.Info(2)
-					if ok && info.TransferOp != 0 {
-						s.ops["T"] = info.TransferOp
-						return true
-					}
-					return false
-				}, do: func(c *sim.Cluster, s *script) {
-					c.Note(fmt.Sprintf("%s: r2 pinned an offer at T=%d", name, s.ops["T"]))
-				}},
 				step{when: func(c *sim.Cluster, s *script) bool {
 					info, ok := c.Info(0)
-					return ok && info.CommitMin >= s.ops["T"]+gap
+					return ok && s.ops["T"] != 0 && info.CommitMin >= s.ops["T"]+gap
 				}, do: do(note(name+": r1's acks stop"), func(_ *sim.Cluster, s *script) { s.flags["block-acks"] = true })},
-				step{when: afterTicks(20), do: do(note(name+": r0 and r1 are cut apart"), cut(true, []int{0}, []int{1}))},
-				step{when: flag("installed"), do: do(
-					note(name+": r2 installed the transfer; r1 crashes"),
-					crash(1),
-					func(c *sim.Cluster, _ *script) { c.Network().SetExtraDelay(0, 2, 0) },
-				)},
+				step{when: func(c *sim.Cluster, s *script) bool {
+					// Uncommitted ops must sit on r1's head, or the view it
+					// leads has H == commit_max and nothing above T to lose.
+					info, ok := c.Info(1)
+					primary, up := c.Info(0)
+					return ok && up && info.Sequencer >= s.ops["T"]+gap+2 && info.Sequencer >= primary.CommitMax+2
+				}, do: do(note(name+": r0 and r1 are cut apart"), cut(true, []int{0}, []int{1}))},
+				step{when: func(c *sim.Cluster, _ *script) bool { return inView(c, 2, 1) },
+					do: func(c *sim.Cluster, s *script) {
+						info, _ := c.Info(2)
+						c.Note(fmt.Sprintf("%s: r2 adopted view 1 with head %d; the offer of T=%d reaches it", name, info.Sequencer, s.ops["T"]))
+						s.flags["offer-released"] = true
+						c.Inject(replica.Message{Command: replica.CmdStateTransferOffer, From: 0, To: 2, View: 0, Commit: s.ops["T"]})
+					}},
+				step{when: flag("installed"), do: do(note(name+": r2 installed the transfer; r1 crashes"), crash(1))},
 			)
 		},
 	})
