@@ -332,7 +332,7 @@ func (c *Cluster) injectFaults() {
 		if !c.faults.Chance(c.cfg.CrashChance) {
 			continue
 		}
-		if !c.cfg.CrashesUnbounded && c.down()+1 > replica.QuorumViewChange(n)-1 {
+		if !c.cfg.CrashesUnbounded && c.down()+1 > n-replica.QuorumViewChange(n) {
 			continue
 		}
 		c.Crash(i)
