@@ -133,6 +133,9 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Validate reports the first nonsense in o as a one-line error, as New would.
+func (o Options) Validate() error { return o.withDefaults().validate() }
+
 // validate reports the first nonsense in o (after defaults) as a one-line
 // error.
 func (o Options) validate() error {

@@ -118,6 +118,12 @@ func (c *Config) Validate() error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
+	net := c.Network
+	net.Nodes = c.Replicas + c.Clients
+	net.Replicas = c.Replicas
+	if err := net.Validate(); err != nil {
+		return err
+	}
 	for _, d := range c.ExtraDelays {
 		if d.From != packetsim.AnyNode && (d.From < 0 || d.From >= c.Replicas) {
 			return fmt.Errorf("extra delay from %d: no such replica (have 0..%d)", d.From, c.Replicas-1)
