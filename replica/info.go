@@ -90,3 +90,7 @@ func (r *Replica) UnsureHollow(fn func(op, checksum uint64)) {
 		}
 	}
 }
+
+// StateChecksum is the checksum of the replica's state machine: two replicas
+// at the same commit point must agree on it.
+func (r *Replica) StateChecksum() uint64 { return r.sm.Checksum() }

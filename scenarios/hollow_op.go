@@ -33,7 +33,7 @@ func init() {
 			return newScript(
 				step{do: do(
 					note("hollow-op: op 21 reaches r1 only; r2 repairs nothing in view 0"),
-					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
 						switch {
 						case m.Command == replica.CmdRepairPrepare && to == 2:
 							// r2 keeps its commit lag until it adopts view 1.

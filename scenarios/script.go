@@ -108,9 +108,11 @@ func do(fns ...func(*sim.Cluster, *script)) func(*sim.Cluster, *script) {
 }
 
 // dropIf installs a packet filter: matching packets are dropped at submit.
-func dropIf(match func(c *sim.Cluster, from, to int, m *replica.Message) bool) func(*sim.Cluster, *script) {
-	return func(c *sim.Cluster, _ *script) {
-		c.Network().AddFilter(func(from, to int, m replica.Message) bool { return match(c, from, to, &m) })
+// The filter sees the script's own state (flags, ops), never the cluster's
+// configured script, which a caller may have wrapped.
+func dropIf(match func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool) func(*sim.Cluster, *script) {
+	return func(c *sim.Cluster, s *script) {
+		c.Network().AddFilter(func(from, to int, m replica.Message) bool { return match(c, s, from, to, &m) })
 	}
 }
 

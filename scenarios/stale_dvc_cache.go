@@ -47,11 +47,11 @@ func init() {
 			return newScript(
 				step{do: do(
 					note("stale-dvc-cache: op 21 reaches r1 only"),
-					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
 						if c.Now() > c.Config().FaultTicks || to == 1 {
 							return false
 						}
-						released := c.Config().Script.(*script).flags["release"]
+						released := s.flags["release"]
 						switch m.Command {
 						case replica.CmdPrepare:
 							return m.Header.Op >= k || m.Header.Commit >= k
@@ -66,7 +66,7 @@ func init() {
 						}
 						return false
 					}),
-					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
 						// r1 merges view 1 from r2's and r3's votes: k keeps two nacks.
 						return m.Command == replica.CmdDoViewChange && m.View == 1 && from == 4
 					}),

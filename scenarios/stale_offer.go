@@ -36,7 +36,7 @@ func init() {
 			return newScript(
 				step{do: do(
 					note("stale-offer: r2 falls behind while r0 and r1 write"),
-					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
 						if to != 2 || c.Now() == 0 {
 							return false
 						}

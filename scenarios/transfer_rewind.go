@@ -55,7 +55,7 @@ func registerTransferRewind(name string, gap uint64, description string) {
 			return newScript(
 				step{do: do(
 					note(name+": r2 falls behind while r0 and r1 write"),
-					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
 						if to != 2 {
 							return false
 						}
@@ -66,8 +66,7 @@ func registerTransferRewind(name string, gap uint64, description string) {
 						}
 						return false
 					}),
-					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
-						s := c.Config().Script.(*script)
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
 						if s.flags["offer-released"] {
 							return false
 						}
@@ -85,14 +84,14 @@ func registerTransferRewind(name string, gap uint64, description string) {
 						}
 						return false
 					}),
-					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
 						return m.Command == replica.CmdPrepareOK && from == 1 && to == 0 &&
-							c.Config().Script.(*script).flags["block-acks"]
+							s.flags["block-acks"]
 					}),
-					dropIf(func(c *sim.Cluster, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
 						// r2 stays in view 1 until it installs: the view change
 						// that follows must see its post-install vote.
-						if to != 2 || m.View < 2 || c.Config().Script.(*script).flags["installed"] {
+						if to != 2 || m.View < 2 || s.flags["installed"] {
 							return false
 						}
 						switch m.Command {
