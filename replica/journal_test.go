@@ -199,3 +199,17 @@ func TestJournalRepairAfterRangeEvictedQuiesces(t *testing.T) {
 	assert.Zero(t, len(c.queue), "repair traffic must quiesce between ticks")
 	assert.LessOrEqual(t, len(c.sent(cmdFrom(CmdRequestPrepares, 2))), 6)
 }
+
+// TestCheckpointEveryFitsTheJournal: the journal always holds every op since
+// the last checkpoint plus a full pipeline.
+func TestCheckpointEveryFitsTheJournal(t *testing.T) {
+	assert.Equal(t, uint64(16), CheckpointEvery(16, 64))
+	assert.Equal(t, uint64(64-PipelineMax), CheckpointEvery(153, 64))
+	assert.Equal(t, uint64(256), CheckpointEvery(256, 1024))
+	for slots := JournalSlotsMin; slots <= 1024; slots *= 2 {
+		if slots < 2*PipelineMax {
+			continue
+		}
+		assert.LessOrEqual(t, CheckpointEvery(1<<20, slots)+PipelineMax, uint64(slots))
+	}
+}

@@ -270,7 +270,7 @@ func (r *Replica) apply(h Header) {
 	if r.status == StatusNormal && r.isPrimary() && h.Client != 0 {
 		r.send(int(h.Client), Message{Command: CmdReply, Client: h.Client, Request: h.Request, Op: h.Op, Result: result})
 	}
-	if h.Op%r.opts.CheckpointInterval == 0 {
+	if h.Op%CheckpointEvery(r.opts.CheckpointInterval, r.opts.JournalSlots) == 0 {
 		r.checkpoint()
 	}
 }

@@ -85,7 +85,7 @@ type Options struct {
 	Topology           Topology
 	Durability         Durability
 	JournalSlots       int    // ops retained in the journal; as many again in the evicted ring
-	CheckpointInterval uint64 // ops between checkpoints
+	CheckpointInterval uint64 // ops between checkpoints (see CheckpointEvery)
 	Timeouts           Timeouts
 	Bugs               Bugs
 }
@@ -126,4 +126,16 @@ func (o *Options) Validate() error {
 		}
 	}
 	return nil
+}
+
+// CheckpointEvery is the checkpoint interval a replica uses: the configured
+// one, capped so the journal always holds every op since the last checkpoint
+// plus a full pipeline. A wider interval would leave a restarted replica
+// unable to replay from its checkpoint without evicting ops it acked.
+func CheckpointEvery(interval uint64, journalSlots int) uint64 {
+	limit := uint64(journalSlots - PipelineMax)
+	if interval > limit {
+		return limit
+	}
+	return interval
 }

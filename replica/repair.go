@@ -59,6 +59,13 @@ func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 			from = low
 		}
 	}
+	if low := r.journal.lowestHoldable(); from < low && from <= to && !r.holdsCanonical(from) {
+		// The next op to commit no longer fits beside the ops journaled
+		// above it: only a checkpoint gets past it.
+		r.repairFloor = low
+		r.startTransfer()
+		from = low
+	}
 	for ; from <= to; from++ {
 		if !r.holdsCanonical(from) {
 			break
@@ -255,11 +262,9 @@ func (r *Replica) onRepairPrepare(m *Message) {
 	if j, ok := r.journal.get(o); ok && j.Checksum != h.Checksum {
 		r.journalRemove(o)
 	}
-	// With no transfer pending, the op about to commit may displace a newer
-	// op its slot holds (the commit walk needs it first, and the newer op is
-	// fetched again later); while a transfer is pending nothing here can
-	// commit, so an older op never displaces a newer one.
-	if !r.journalPut(h, r.repairFloor <= r.commitMin+1) {
+	// Never displace a newer op: this replica may have acked it, and a vote
+	// that later shows it header-only would count as a nack.
+	if !r.journalPut(h, false) {
 		r.drop(m, "no-slot", 0)
 		return
 	}

@@ -118,4 +118,13 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 		require.NoError(t, err)
 		assert.False(t, res.Verdict.Failed(), "seed %d: %s %s %s", seed, res.Verdict, res.Invariant, res.Evidence)
 	}
+	// With --journal-slots 64: a checkpoint interval wider than the journal
+	// made a restarted replica repair old ops over ops it had acked.
+	for _, seed := range []uint64{212, 336} {
+		cfg := sim.SwarmConfig(seed)
+		cfg.JournalSlots = 64
+		res, err := sim.Run(cfg, nil)
+		require.NoError(t, err)
+		assert.False(t, res.Verdict.Failed(), "seed %d slots 64: %s %s %s", seed, res.Verdict, res.Invariant, res.Evidence)
+	}
 }

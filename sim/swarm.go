@@ -100,7 +100,7 @@ func (c *Config) Describe() []Option {
 		{"topology", c.Topology.String()},
 		{"journal", c.Durability.String()},
 		{"journal_slots", fmt.Sprint(c.JournalSlots)},
-		{"checkpoint_interval", fmt.Sprint(c.CheckpointInterval)},
+		{"checkpoint_interval", fmt.Sprint(replica.CheckpointEvery(c.CheckpointInterval, c.JournalSlots))},
 		{"delay", fmt.Sprintf("min=%d mean=%d", n.DelayMinTicks, n.DelayMeanTicks)},
 		{"loss", ratioString(n.Loss)},
 		{"replay", ratioString(n.Replay)},
