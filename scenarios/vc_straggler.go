@@ -33,16 +33,24 @@ func init() {
 			cfg.Core = []int{0, 1}
 			cfg.LivenessWorkload = true
 		},
-		NewScript: func() sim.Script {
-			return newScript(
-				step{do: func(c *sim.Cluster, _ *script) {
-					c.Network().SetExtraDelay(2, packetsim.AnyNode, StragglerDelayTicks)
-				}},
-				step{when: atTick(800), do: do(note("vc-straggler: r2 stops hearing the primary"), cutInto(true, 2, 0, 1))},
-				step{when: status(2, replica.StatusViewChange), do: do(note("vc-straggler: r2 hears the primary again"), cutInto(false, 2, 0, 1))},
-			)
-		},
+		NewScript: func() sim.Script { return vcStragglerScript(StragglerDelayTicks, true) },
 	})
+}
+
+// vcStragglerScript is the script with the straggler's delay as a parameter;
+// withDelay false leaves the extra-delay action out altogether, so a test can
+// show that a zero delay replays the run without it, hash for hash.
+func vcStragglerScript(delay uint64, withDelay bool) sim.Script {
+	var steps []step
+	if withDelay {
+		steps = append(steps, step{do: func(c *sim.Cluster, _ *script) {
+			c.Network().SetExtraDelay(2, packetsim.AnyNode, delay)
+		}})
+	}
+	return newScript(append(steps,
+		step{when: atTick(800), do: do(note("vc-straggler: r2 stops hearing the primary"), cutInto(true, 2, 0, 1))},
+		step{when: status(2, replica.StatusViewChange), do: do(note("vc-straggler: r2 hears the primary again"), cutInto(false, 2, 0, 1))},
+	)...)
 }
 
 // cutInto cuts (or restores) the links from each of froms into to.
