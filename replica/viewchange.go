@@ -353,6 +353,9 @@ func (r *Replica) installCanonical(commit, head uint64, canonical func(uint64) (
 		r.headSum = genesisChecksum
 	}
 	r.pruneUnchained(commit + 1)
+	if h, ok := r.voteHeader(commit); ok && commit > r.commitMin {
+		r.pruneChainFrom(commit, h.Checksum)
+	}
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
@@ -394,9 +397,17 @@ func (r *Replica) pruneUnchained(bottom uint64) {
 	if h.Parent == 0 || bottom > r.knownHead() || bottom <= r.commitMin {
 		return
 	}
-	expect := h.Parent
+	r.pruneChainFrom(bottom-1, h.Parent)
+}
+
+// pruneChainFrom walks the journal down from op, where the canonical op has
+// checksum expect, to commit_min: entries that chain on are kept, the first
+// that does not (and everything below it, which nothing can vouch for) goes.
+// Without this, an older view's leftover that links to our commit point would
+// pass the commit walk's parent check: a fork links to the same parent.
+func (r *Replica) pruneChainFrom(top, expect uint64) {
 	broken := false
-	for op := bottom - 1; op > r.commitMin && op < bottom; op-- {
+	for op := top; op > r.commitMin && op <= top; op-- {
 		j, ok := r.journal.get(op)
 		if !broken && ok && j.Checksum == expect {
 			expect = j.Parent
@@ -544,6 +555,9 @@ func (r *Replica) adoptStartView(m *Message) {
 		bottom = m.Suffix[n-1].Header.Op
 	}
 	r.pruneUnchained(bottom)
+	if n := len(m.Suffix); n > 0 && !m.Suffix[n-1].Blank() && bottom > r.commitMin {
+		r.pruneChainFrom(bottom, m.Suffix[n-1].Header.Checksum)
+	}
 	if len(m.Suffix) > 0 && !m.Suffix[0].Blank() {
 		r.headSum = m.Suffix[0].Header.Checksum
 	}

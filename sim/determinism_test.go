@@ -113,7 +113,10 @@ func TestDeterminismHelperProcess(t *testing.T) {
 //   - 331: an ack withdrawn by the acker's own truncation still counted toward
 //     a quorum once the op was re-prepared with the same checksum.
 func TestSwarmRegressionSeeds(t *testing.T) {
-	for _, seed := range []uint64{184, 331} {
+	//   - 1118, 3359: a primary-elect committed an older view's leftover op
+	//     below the merged commit point, because it linked to its commit_min.
+	//   - 1921: repair accepted an abandoned view's op for the same reason.
+	for _, seed := range []uint64{184, 331, 1118, 1921, 3359} {
 		res, err := sim.Run(sim.SwarmConfig(seed), nil)
 		require.NoError(t, err)
 		assert.False(t, res.Verdict.Failed(), "seed %d: %s %s %s", seed, res.Verdict, res.Invariant, res.Evidence)

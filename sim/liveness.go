@@ -91,7 +91,9 @@ func (c *Cluster) startLiveness() {
 	c.liveness = livenessState{active: true, start: c.now, core: core, gapDrops: map[gapKey]uint64{}}
 	c.net.SetFaultsEnabled(false)
 	c.net.HealAll()
-	c.workloadOn = c.cfg.LivenessWorkload
+	// A run that committed too little proves nothing: the healed core must
+	// then commit up to the floor itself before its clients go quiet.
+	c.workloadOn = c.cfg.LivenessWorkload || c.checker.CommittedMax() < c.cfg.CommitFloor
 	for _, i := range core {
 		if c.replicas[i] == nil {
 			c.Restart(i)
@@ -199,6 +201,9 @@ func (c *Cluster) checkConverged() bool {
 // disturbed never passes, even if the core catches up between disturbances.
 func (c *Cluster) tickLiveness() bool {
 	l := &c.liveness
+	if c.workloadOn && !c.cfg.LivenessWorkload && c.checker.CommittedMax() >= c.cfg.CommitFloor {
+		c.workloadOn = false
+	}
 	view, ok := c.coreView()
 	if !ok {
 		l.converged = false
