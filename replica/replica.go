@@ -185,7 +185,8 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 			r.sequencer = h.Op
 			r.headSum = h.Checksum
 		}
-		r.journal.truncateAbove(r.sequencer, func(Header) {})
+		// Entries above a gap stay: this replica may have acked them, and
+		// the view it adopts next decides which of them are canonical.
 	} else {
 		r.journal = newJournal(opts.JournalSlots)
 		r.journalFloor = cp.Op + 1

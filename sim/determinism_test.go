@@ -116,7 +116,8 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 	//   - 1118, 3359: a primary-elect committed an older view's leftover op
 	//     below the merged commit point, because it linked to its commit_min.
 	//   - 1921: repair accepted an abandoned view's op for the same reason.
-	for _, seed := range []uint64{184, 331, 1118, 1921, 3359} {
+	//   - 11082: a WAL restart truncated acked ops above a gap in its journal.
+	for _, seed := range []uint64{184, 331, 1118, 1921, 3359, 11082} {
 		res, err := sim.Run(sim.SwarmConfig(seed), nil)
 		require.NoError(t, err)
 		assert.False(t, res.Verdict.Failed(), "seed %d: %s %s %s", seed, res.Verdict, res.Invariant, res.Evidence)
