@@ -91,6 +91,18 @@ func (c *Cluster) startLiveness() {
 	c.liveness = livenessState{active: true, start: c.now, core: core, gapDrops: map[gapKey]uint64{}}
 	c.net.SetFaultsEnabled(false)
 	c.net.HealAll()
+	// Fully connect the core: no extra delay between core replicas or between
+	// them and the clients. A replica outside the core keeps its slow links.
+	nodes := n + c.cfg.Clients
+	for _, i := range core {
+		for j := 0; j < nodes; j++ {
+			if j < n && !inCore(core, j) {
+				continue
+			}
+			c.net.SetExtraDelay(i, j, 0)
+			c.net.SetExtraDelay(j, i, 0)
+		}
+	}
 	// A run that committed too little proves nothing: the healed core must
 	// then commit up to the floor itself before its clients go quiet.
 	c.workloadOn = c.cfg.LivenessWorkload || c.checker.CommittedMax() < c.cfg.CommitFloor
