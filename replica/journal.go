@@ -131,7 +131,23 @@ func (j *journal) remove(op uint64) (Header, bool) {
 	return j.live.remove(op)
 }
 
-// wipe empties the journal: amnesia or a state-transfer install.
+// dropThrough removes every op at or below op, live and evicted: a
+// state-transfer install replaces them with the checkpoint.
+func (j *journal) dropThrough(op uint64) {
+	for i := range j.live.slots {
+		if h := j.live.slots[i]; h.Checksum != 0 && h.Op <= op {
+			j.live.slots[i] = Header{}
+		}
+		if h := j.evicted.slots[i]; h.Checksum != 0 && h.Op <= op {
+			j.evicted.slots[i] = Header{}
+		}
+	}
+	if j.head <= op {
+		j.head = 0
+	}
+}
+
+// wipe empties the journal: amnesia.
 func (j *journal) wipe() {
 	j.live.clear()
 	j.evicted.clear()

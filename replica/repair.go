@@ -241,32 +241,113 @@ func (r *Replica) onRepairPrepare(m *Message) {
 	if o <= r.commitMin || r.journal.has(o, h.Checksum) {
 		return
 	}
-	verified := false
-	serverApplied := o <= r.commitMax && o <= m.Commit
-	if a, ok := r.adopted.get(o); ok && !serverApplied {
-		if a.Checksum != h.Checksum {
-			r.drop(m, "header-mismatch", a.Checksum&0xffff)
-			return
-		}
-		verified = true
-	} else if serverApplied {
-		// Committed and applied by the server: canonical by agreement.
-		// (A body that merely links to our commit point proves nothing: an
-		// op of an abandoned view links to the same parent.)
-		verified = true
-	}
-	if !verified {
+	switch r.repairVerdict(h, m.Commit) {
+	case repairMismatch:
+		a, _ := r.adopted.get(o)
+		r.drop(m, "header-mismatch", a.Checksum&0xffff)
+		return
+	case repairUnverified:
+		r.holdPending(h)
 		r.drop(m, "unverified", 0)
 		return
 	}
+	if !r.repairPut(h, m) {
+		return
+	}
+	// Each verified op may vouch for the parent that arrived before it.
+	for next := o - 1; next > r.commitMin; next-- {
+		p, ok := r.takePending(next)
+		if !ok || r.repairVerdict(p, 0) != repairVerified || !r.repairPut(p, nil) {
+			break
+		}
+	}
+}
+
+type repairCheck int
+
+const (
+	repairUnverified repairCheck = iota
+	repairVerified
+	repairMismatch
+)
+
+// repairVerdict decides whether a repaired body is the canonical op at its
+// slot. serverCommit is the server's commit_min. A body that merely links to
+// our commit point proves nothing: an op of an abandoned view links to the
+// same parent. What vouches for it: the server applied it (committed, so
+// canonical by agreement), an adopted header, the commit anchor, or the
+// canonical op above it naming it as parent.
+func (r *Replica) repairVerdict(h Header, serverCommit uint64) repairCheck {
+	o := h.Op
+	if o <= r.commitMax && o <= serverCommit {
+		return repairVerified
+	}
+	if a, ok := r.adopted.get(o); ok {
+		if a.Checksum != h.Checksum {
+			return repairMismatch
+		}
+		return repairVerified
+	}
+	if o == r.commitAnchor.Op && h.Checksum == r.commitAnchor.Checksum {
+		return repairVerified
+	}
+	if o < r.commitMax {
+		if a, ok := r.adopted.get(o + 1); ok && a.Parent == h.Checksum {
+			return repairVerified
+		}
+		if j, ok := r.journal.get(o + 1); ok && j.Parent == h.Checksum {
+			return repairVerified
+		}
+	}
+	return repairUnverified
+}
+
+// holdPending keeps a committed-range body that nothing vouches for yet.
+func (r *Replica) holdPending(h Header) {
+	if h.Op > r.commitMax {
+		return
+	}
+	p := r.repair.pending
+	for i := range p {
+		if p[i].Op == h.Op {
+			p[i] = h
+			return
+		}
+	}
+	if len(p) >= RepairBatchMax {
+		copy(p, p[1:])
+		p = p[:len(p)-1]
+	}
+	r.repair.pending = append(p, h)
+}
+
+func (r *Replica) takePending(op uint64) (Header, bool) {
+	p := r.repair.pending
+	for i := range p {
+		if p[i].Op == op {
+			h := p[i]
+			r.repair.pending = append(p[:i], p[i+1:]...)
+			return h, true
+		}
+	}
+	return Header{}, false
+}
+
+// repairPut journals a verified repaired body and lets it move the head, the
+// acks and the commit point. m is the message it came in (nil for a body
+// taken from pending).
+func (r *Replica) repairPut(h Header, m *Message) bool {
+	o := h.Op
 	if j, ok := r.journal.get(o); ok && j.Checksum != h.Checksum {
 		r.journalRemove(o)
 	}
 	// Never displace a newer op: this replica may have acked it, and a vote
 	// that later shows it header-only would count as a nack.
 	if !r.journalPut(h, false) {
-		r.drop(m, "no-slot", 0)
-		return
+		if m != nil {
+			r.drop(m, "no-slot", 0)
+		}
+		return false
 	}
 	if a, ok := r.adopted.get(o); ok && a.Checksum != h.Checksum {
 		r.adopted.put(h) // a stale header from an older view
@@ -289,6 +370,7 @@ func (r *Replica) onRepairPrepare(m *Message) {
 	if r.status == StatusViewChange {
 		r.tryStartView()
 	}
+	return true
 }
 
 func (r *Replica) onRepairDone(m *Message) {

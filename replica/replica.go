@@ -37,6 +37,9 @@ type repairSession struct {
 	from, to uint64
 	stalls   int
 	progress bool
+	// pending holds committed-range bodies that arrived before anything
+	// could vouch for them; a verified op above lets its parent in.
+	pending []Header
 }
 
 type transferState struct {
@@ -115,8 +118,12 @@ type Replica struct {
 	// amnesiac: the journal was lost in a restart and no view adopted since.
 	// unsureTop: ops at or below it may have been acknowledged before a lost
 	// journal, so this replica never nacks them (protocol.md "Crash and restart").
-	amnesiac     bool
-	unsureTop    uint64
+	amnesiac  bool
+	unsureTop uint64
+	// commitAnchor is the canonical checksum at an op no higher than
+	// commit_max, learned from a StartView or a merge even when only the
+	// checksum travelled (the commit point's entry of a suffix).
+	commitAnchor Header
 	dvcCache     []SuffixEntry
 	dvcCacheTag  dvcCacheTag
 	dvcCacheOK   bool

@@ -130,8 +130,12 @@ func (r *Replica) onStateChunk(m *Message) {
 	}
 }
 
-// staleGuard is the highest op an install must not discard. The fixed guard is
-// the ack head: ops fetched by repair are committed and need no protection.
+// staleGuard is the highest op an install at a lower op would wrongly
+// discard. The install keeps every journaled op above the checkpoint, so what
+// this replica acked (its ack head) survives any newer offer and the fixed
+// guard refuses nothing; ops fetched by repair are committed and need no
+// protection either. The defect guards max(journal head, commit_max) and, under
+// steady writes, refuses every offer.
 func (r *Replica) staleGuard() uint64 {
 	if r.opts.Bugs.StaleGuardUsesCommitMax {
 		g := r.commitMax
@@ -140,7 +144,14 @@ func (r *Replica) staleGuard() uint64 {
 		}
 		return g
 	}
-	return r.ackHead
+	// Committed ops need no protection; above commit_max an acked op whose
+	// body is gone (none should be) must never be cut below.
+	for op := min(r.ackHead, r.knownHead()); op > r.commitMax; op-- {
+		if _, ok := r.journal.get(op); !ok {
+			return op
+		}
+	}
+	return 0
 }
 
 func (r *Replica) installTransfer() {
@@ -158,14 +169,9 @@ func (r *Replica) installTransfer() {
 		t.snapshot = nil
 		return
 	}
-	// Keep the headers of journaled ops above the checkpoint: the view's head
-	// must survive the wipe, bodies are left to repair.
-	for op := s.Op + 1; op <= r.journal.head; op++ {
-		if h, ok := r.journal.get(op); ok {
-			r.adopted.put(h)
-		}
-	}
-	r.journal.wipe()
+	// The checkpoint replaces every op up to it; journaled ops above it stay
+	// (this replica may have acked them), and repair fetches what is missing.
+	r.journal.dropThrough(s.Op)
 	r.journalFloor = s.Op + 1
 	r.sm = s.State
 	r.commitMin = s.Op

@@ -355,6 +355,7 @@ func (r *Replica) installCanonical(commit, head uint64, canonical func(uint64) (
 	r.pruneUnchained(commit + 1)
 	if h, ok := r.voteHeader(commit); ok && commit > r.commitMin {
 		r.pruneChainFrom(commit, h.Checksum)
+		r.commitAnchor = h
 	}
 }
 
@@ -557,6 +558,9 @@ func (r *Replica) adoptStartView(m *Message) {
 	r.pruneUnchained(bottom)
 	if n := len(m.Suffix); n > 0 && !m.Suffix[n-1].Blank() && bottom > r.commitMin {
 		r.pruneChainFrom(bottom, m.Suffix[n-1].Header.Checksum)
+		if bottom <= r.commitMax {
+			r.commitAnchor = m.Suffix[n-1].Header
+		}
 	}
 	if len(m.Suffix) > 0 && !m.Suffix[0].Blank() {
 		r.headSum = m.Suffix[0].Header.Checksum

@@ -117,7 +117,11 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 	//     below the merged commit point, because it linked to its commit_min.
 	//   - 1921: repair accepted an abandoned view's op for the same reason.
 	//   - 11082: a WAL restart truncated acked ops above a gap in its journal.
-	for _, seed := range []uint64{184, 331, 1118, 1921, 3359, 11082} {
+	//   - 90: committed bodies only the lagging primary held could not be
+	//     verified by anyone; the primary could get no transfer either.
+	//   - 1338: a transfer refused below the ack head while the primary waited
+	//     for this replica's ack (the install now keeps ops above it).
+	for _, seed := range []uint64{90, 184, 331, 1118, 1338, 1921, 3359, 11082} {
 		res, err := sim.Run(sim.SwarmConfig(seed), nil)
 		require.NoError(t, err)
 		assert.False(t, res.Verdict.Failed(), "seed %d: %s %s %s", seed, res.Verdict, res.Invariant, res.Evidence)
@@ -126,7 +130,7 @@ func TestSwarmRegressionSeeds(t *testing.T) {
 	// made a restarted replica repair old ops over ops it had acked.
 	// 20817: extra delays between core replicas stayed through the liveness
 	// phase, longer than a view-change round; the core never settled.
-	for _, seed := range []uint64{212, 336, 20817} {
+	for _, seed := range []uint64{212, 336, 20817, 23930} {
 		cfg := sim.SwarmConfig(seed)
 		cfg.JournalSlots = 64
 		res, err := sim.Run(cfg, nil)

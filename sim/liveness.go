@@ -226,7 +226,7 @@ func (c *Cluster) tickLiveness() bool {
 		l.stableSince = c.now
 		l.stableView = view
 	}
-	return c.now-l.stableSince >= c.cfg.StableTicks && c.checkConverged()
+	return c.now-l.stableSince >= c.cfg.StableTicks && c.checker.CommittedMax() >= c.cfg.CommitFloor && c.checkConverged()
 }
 
 // recoverable reports whether the core could converge in principle (VOPR's

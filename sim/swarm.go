@@ -87,6 +87,28 @@ func SwarmConfig(seed uint64) Config {
 		}
 		c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{From: from, To: to, Ticks: s.Range(1, 300)})
 	}
+	// A straggler: one replica whose every outbound packet arrives later than
+	// a view-change timeout (latency alone). This is the shape that makes
+	// escalation without a hold, and votes built from a stale cache, visible
+	// to a sweep with no script.
+	if c.Replicas >= 3 && s.Uint64N(4) == 0 {
+		c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{
+			From: int(s.Uint64N(uint64(c.Replicas))), To: packetsim.AnyNode, Ticks: s.Range(400, 900)})
+	}
+	// A storm: view changes, restarts and lagging replicas several times as
+	// often, with small journals, so transfers overlap view changes.
+	if s.Uint64N(4) == 0 {
+		c.JournalSlots = 64
+		c.CheckpointInterval = s.Range(8, 32)
+		if c.CrashChance.Zero() {
+			c.CrashChance = prng.Ratio{Num: 1, Den: 4000}
+		}
+		c.CrashChance.Den = max(c.CrashChance.Den/4, 500)
+		c.RestartMeanTicks = s.Range(300, 3000)
+		if !n.PartitionChance.Zero() {
+			n.PartitionChance.Den = max(n.PartitionChance.Den/4, 300)
+		}
+	}
 	return c
 }
 
