@@ -97,7 +97,7 @@ func SwarmConfig(seed uint64) Config {
 	}
 	// A storm: view changes, restarts and lagging replicas several times as
 	// often, with small journals, so transfers overlap view changes.
-	if s.Uint64N(4) == 0 {
+	if s.Uint64N(2) == 0 {
 		c.JournalSlots = 64
 		c.CheckpointInterval = s.Range(8, 32)
 		if c.CrashChance.Zero() {
