@@ -213,3 +213,59 @@ func TestCheckpointEveryFitsTheJournal(t *testing.T) {
 		assert.LessOrEqual(t, CheckpointEvery(1<<20, slots)+PipelineMax, uint64(slots))
 	}
 }
+
+// TestTransferInstallKeepsAckedOps: an install below the ack head replaces
+// the ops up to the checkpoint and keeps every journaled op above it, so the
+// fixed stale guard has nothing to refuse; the defect's guard refuses.
+func TestTransferInstallKeepsAckedOps(t *testing.T) {
+	hs := chainHeaders(10, 0)
+	for _, tc := range []struct {
+		name    string
+		bugs    Bugs
+		install bool
+	}{
+		{"fixed", Bugs{}, true},
+		{"stale-guard-uses-commit-max", Bugs{StaleGuardUsesCommitMax: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := DefaultOptions(1, 3)
+			opts.Bugs = tc.bugs
+			r, err := New(opts, zeroJitter{})
+			require.NoError(t, err)
+			r.out = &Output{}
+			for op := 1; op <= 10; op++ {
+				r.journalPut(hs[op], true)
+				r.ack(hs[op])
+			}
+			r.sequencer, r.headSum = 10, hs[10].Checksum
+			r.commitMax = 8
+			require.Equal(t, uint64(10), r.ackHead)
+
+			var sm StateMachine
+			for op := 1; op <= 7; op++ {
+				sm.Apply(hs[op].Body)
+			}
+			s := &Snapshot{Op: 7, OpChecksum: hs[7].Checksum, State: sm}
+			s.StateChecksum = s.State.Checksum()
+			r.transfer = transferState{active: true, pinned: true, commitOp: 7, snapshot: s}
+			r.installTransfer()
+
+			if !tc.install {
+				assert.Zero(t, r.commitMin, "refused")
+				assert.Len(t, eventsIn(r.out, EvOfferRefused), 1)
+				return
+			}
+			assert.Equal(t, uint64(7), r.commitMin)
+			assert.Equal(t, uint64(10), r.sequencer, "the head stays")
+			for op := 8; op <= 10; op++ {
+				assert.True(t, r.journal.has(uint64(op), hs[op].Checksum), "acked op %d kept", op)
+			}
+			for op := 1; op <= 7; op++ {
+				_, ok := r.journal.getForRepair(uint64(op))
+				assert.False(t, ok, "op %d replaced by the checkpoint", op)
+			}
+			r.commitUpTo()
+			assert.Equal(t, uint64(8), r.commitMin, "the kept ops commit on top of the checkpoint")
+		})
+	}
+}

@@ -183,3 +183,39 @@ func TestRepairServerBounds(t *testing.T) {
 	require.Len(t, drops, 1)
 	assert.Equal(t, "bad-range", drops[0].Reason)
 }
+
+// TestRepairVerifiesDownTheChain: bodies between commit_min and commit_max
+// from a server that has not applied them are accepted only when something
+// canonical vouches for them: the commit anchor, then each verified op for
+// its parent, even when they arrive bottom-up. A fork that merely links to
+// commit_min (an abandoned view's op) is refused.
+func TestRepairVerifiesDownTheChain(t *testing.T) {
+	hs := chainHeaders(8, 0)
+	fork := Header{Op: 6, Parent: hs[5].Checksum, Timestamp: 99, Body: put(6, 600)}
+	fork.Seal()
+	require.NotEqual(t, hs[6].Checksum, fork.Checksum)
+
+	r, err := New(DefaultOptions(1, 3), zeroJitter{})
+	require.NoError(t, err)
+	out := &Output{}
+	r.out = out
+	for op := 1; op <= 5; op++ {
+		r.journalPut(hs[op], true)
+		r.apply(hs[op])
+	}
+	r.commitMax = 8
+	r.commitAnchor = Header{Op: 8, Checksum: hs[8].Checksum}
+	repair := func(h Header) {
+		r.Step(&Message{Command: CmdRepairPrepare, From: 2, To: 1, Header: h, Commit: 0}, out)
+	}
+
+	repair(fork)
+	assert.False(t, r.journal.has(6, fork.Checksum), "a fork linking to commit_min is not canonical")
+	assert.Equal(t, uint64(5), r.commitMin)
+
+	for op := 6; op <= 8; op++ { // bottom-up: nothing vouches until op 8
+		repair(hs[op])
+	}
+	assert.Equal(t, uint64(8), r.commitMin, "op 8 vouched by the anchor lets 7 and 6 in")
+	assert.Equal(t, hs[8].Checksum, r.commitSum)
+}
