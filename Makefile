@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/vsrsim
 
-.PHONY: all build run test test-unit test-sweep bench lint race clean
+.PHONY: all build run test test-unit test-sweep detect bench lint race clean
 
 all: build
 
@@ -19,11 +19,19 @@ test: lint test-unit test-sweep
 test-unit:
 	$(GO) test ./...
 
-# test-sweep is the place for a bounded seed sweep (many seeds, a fixed time
-# budget, failing seeds printed with their replay command). It is a no-op until
-# the sweep command exists; keep it a prerequisite of test.
-test-sweep:
-	@echo "test-sweep: no seed sweep yet"
+# test-sweep is the CI seed sweep: SWEEP_COUNT swarm seeds with every fix on,
+# starting at the commit under test (a 40-hex hash is a valid seed), so each
+# commit explores new seeds and any finding replays from its printed command.
+# Findings go to sweep-failures.jsonl; any finding fails the target.
+SWEEP_COUNT ?= 500
+SWEEP_START ?= $(shell git rev-parse HEAD 2>/dev/null || echo 1)
+test-sweep: build
+	$(BIN) sweep --count $(SWEEP_COUNT) --start $(SWEEP_START) --failures sweep-failures.jsonl
+
+# detect measures how fast a swarm sweep finds each bug switch (not a test);
+# it rewrites docs/detection.md.
+detect:
+	$(GO) run ./tools/detect -o docs/detection.md
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -43,4 +51,4 @@ race:
 
 clean:
 	rm -rf bin
-	rm -f *.test *.prof *.pprof cpu.out mem.out
+	rm -f *.test *.prof *.pprof cpu.out mem.out sweep-failures.jsonl

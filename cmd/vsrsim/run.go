@@ -73,6 +73,19 @@ The exit code is the verdict: 0 pass or unrecoverable, 1 safety, 3 liveness,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.seed, "seed", "", "run seed: decimal u64, 0x hex u64, or a 40-hex commit hash (required)")
+	o.addShapeFlags(cmd)
+	f.StringVar(&o.trace, "trace", "", "write the NDJSON trace to `FILE`")
+	f.VarP(o.output, "output", "o", "output format")
+	_ = cmd.MarkFlagRequired("seed")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("seed", cobra.NoFileCompletions)
+	return cmd
+}
+
+// addShapeFlags registers the flags that shape a run (scenario, bugs, cluster
+// overrides), shared by run and sweep.
+func (o *runOptions) addShapeFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "named scenario to run (see vsrsim list)")
 	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
 	f.IntVar(&o.replicas, "replicas", 0, "number of replicas (overrides the seed's draw)")
@@ -82,19 +95,14 @@ The exit code is the verdict: 0 pass or unrecoverable, 1 safety, 3 liveness,
 	f.Var(o.journal, "journal", "journal durability: wal survives a restart, memory comes back empty")
 	f.IntVar(&o.journalSlots, "journal-slots", 0, "journal capacity in ops")
 	f.Var(o.topology, "topology", "how the primary replicates prepares")
-	f.StringVar(&o.trace, "trace", "", "write the NDJSON trace to `FILE`")
-	f.VarP(o.output, "output", "o", "output format")
-	_ = cmd.MarkFlagRequired("seed")
 
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeScenarios)
 	_ = cmd.RegisterFlagCompletionFunc("bug", completeBugs)
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("journal", cobra.FixedCompletions(o.journal.allowed, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("topology", cobra.FixedCompletions(o.topology.allowed, cobra.ShellCompDirectiveNoFileComp))
-	for _, name := range []string{"seed", "replicas", "clients", "ticks", "extra-delay", "journal-slots"} {
+	for _, name := range []string{"replicas", "clients", "ticks", "extra-delay", "journal-slots"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
-	return cmd
 }
 
 func (o *runOptions) changed(name string) bool {

@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"vsrsim/sim"
+	"vsrsim/sim/prng"
+	"vsrsim/sweep"
+	"vsrsim/verify"
+)
+
+// exitInterrupted is the shell's code for a run stopped by SIGINT, used when a
+// sweep is interrupted before it found anything.
+const exitInterrupted = 130
+
+type sweepOptions struct {
+	run         *runOptions
+	seeds       string
+	count       uint64
+	start       string
+	jobs        int
+	shard       string
+	maxFailures int
+	failures    string
+	output      *enumFlag
+}
+
+func newSweepCmd() *cobra.Command {
+	o := &sweepOptions{run: newRunOptions(), output: newEnumFlag("table", "table", "json")}
+	cmd := &cobra.Command{
+		Use:   "sweep [--seeds A-B | --count N [--start S]] [flags]",
+		Short: "Run many seeds in parallel and report every failure",
+		Long: `Run a range of seeds, each an independent single-threaded simulation, on
+--jobs workers. Results come back in seed order whatever --jobs is, so two
+sweeps of the same seeds print the same failures. Every failure is appended to
+--failures FILE (JSONL, one run -o json object per line, flushed as it is found)
+with the command that replays it. Ctrl-C stops the sweep and keeps what it found.
+
+--shard I/N keeps the seeds at index k of the range with k % N == I, so N
+machines running shards 0..N-1 of one range cover it exactly once.
+
+Exit code: 0 if every run passed (unrecoverable counts as a pass), else the code
+of the most severe verdict found: 1 safety, 4 crash, 3 liveness; 130 if
+interrupted before any finding; 64 for bad arguments.`,
+		Example: `  vsrsim sweep --count 1000
+  vsrsim sweep --seeds 1-500 --jobs 2 -o json
+  vsrsim sweep --count 5000 --start "$(git rev-parse HEAD)" --shard 3/8 --failures failures.jsonl
+  vsrsim sweep --scenario hollow-op --bug narrow-repair-under-commit-lag --seeds 1-20`,
+		Args:              cobra.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.run.flags = cmd.Flags()
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return o.sweep(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.seeds, "seeds", "", "inclusive seed range `A-B` (each a seed as --seed takes it)")
+	f.Uint64Var(&o.count, "count", 100, "number of seeds, from --start")
+	f.StringVar(&o.start, "start", "1", "first seed (decimal, 0x hex, or a 40-hex commit hash)")
+	f.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "parallel workers, each running one seed at a time")
+	f.StringVar(&o.shard, "shard", "", "run shard `I/N` of the range (0 <= I < N)")
+	f.IntVar(&o.maxFailures, "max-failures", 0, "stop after this many failures (0: never)")
+	f.StringVar(&o.failures, "failures", "", "append each failure as one JSON line to `FILE`")
+	f.VarP(o.output, "output", "o", "output format")
+	o.run.addShapeFlags(cmd)
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
+	for _, name := range []string{"seeds", "count", "start", "jobs", "shard", "max-failures"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+	}
+	return cmd
+}
+
+// parseRange turns the seed flags into a sweep range; every error is a usage
+// error.
+func (o *sweepOptions) parseRange(flags interface{ Changed(string) bool }) (sweep.Range, error) {
+	var r sweep.Range
+	if o.seeds != "" {
+		if flags.Changed("count") || flags.Changed("start") {
+			return r, usageErrorf("--seeds: give either --seeds or --count/--start, not both")
+		}
+		a, b, ok := strings.Cut(o.seeds, "-")
+		if !ok {
+			return r, usageErrorf("--seeds %q: want A-B", o.seeds)
+		}
+		first, err := prng.ParseSeed(a)
+		if err != nil {
+			return r, usageErrorf("--seeds: %v", err)
+		}
+		last, err := prng.ParseSeed(b)
+		if err != nil {
+			return r, usageErrorf("--seeds: %v", err)
+		}
+		if last < first {
+			return r, usageErrorf("--seeds %s: the range ends before it starts", o.seeds)
+		}
+		if last-first == ^uint64(0) {
+			return r, usageErrorf("--seeds %s: the range is too large", o.seeds)
+		}
+		r.First, r.Count = first, last-first+1
+	} else {
+		first, err := prng.ParseSeed(o.start)
+		if err != nil {
+			return r, usageErrorf("--start: %v", err)
+		}
+		if o.count == 0 {
+			return r, usageErrorf("--count must be at least 1")
+		}
+		r.First, r.Count = first, o.count
+	}
+	if o.shard != "" {
+		i, n, ok := strings.Cut(o.shard, "/")
+		si, err1 := strconv.ParseUint(i, 10, 64)
+		sn, err2 := strconv.ParseUint(n, 10, 64)
+		if !ok || err1 != nil || err2 != nil || sn == 0 {
+			return r, usageErrorf("--shard %q: want I/N with 0 <= I < N", o.shard)
+		}
+		r.Shard, r.ShardN = si, sn
+	}
+	if err := r.Validate(); err != nil {
+		return r, usageErrorf("--shard: %v", err)
+	}
+	return r, nil
+}
+
+func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) error {
+	rng, err := o.parseRange(o.run.flags)
+	if err != nil {
+		return err
+	}
+	if o.jobs < 1 {
+		return usageErrorf("--jobs must be at least 1, got %d", o.jobs)
+	}
+	if o.maxFailures < 0 {
+		return usageErrorf("--max-failures must be 0 or more, got %d", o.maxFailures)
+	}
+	// Every seed shares the flags: a configuration error shows on the first.
+	if _, err := o.run.config(rng.Seed(0)); err != nil {
+		return err
+	}
+	var failures *os.File
+	if o.failures != "" {
+		if failures, err = os.OpenFile(o.failures, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
+			return internalErrorf("--failures: %v", err)
+		}
+		defer failures.Close()
+	}
+	asJSON := o.output.value == "json"
+	progress := newProgress(stderr, rng.Len())
+
+	run := func(seed uint64) (sim.Result, error) {
+		cfg, err := o.run.config(seed)
+		if err != nil {
+			return sim.Result{}, err
+		}
+		return verify.Run(cfg, nil)
+	}
+	var writeErr error
+	deliver := func(out sweep.Outcome) {
+		progress.step(out.Failed())
+		if out.Err != nil {
+			progress.clear()
+			fmt.Fprintf(stderr, "vsrsim: seed %d: %s\n", out.Seed, oneLine(out.Err.Error()))
+			return
+		}
+		if !out.Failed() {
+			return
+		}
+		cfg, _ := o.run.config(out.Seed)
+		rec := newRunJSON(out.Result, cfg.Describe(), o.run.replay(out.Seed))
+		if failures != nil && writeErr == nil {
+			writeErr = writeJSON(failures, rec)
+		}
+		progress.clear()
+		if asJSON {
+			if err := writeJSON(stdout, rec); err != nil && writeErr == nil {
+				writeErr = err
+			}
+		} else {
+			fmt.Fprintf(stdout, "FAIL seed %d %s %s: %s\n  replay: %s\n", out.Seed, out.Result.Verdict,
+				out.Result.Invariant, oneLine(out.Result.Evidence), rec.Replay)
+		}
+	}
+	sum := sweep.Run(ctx, sweep.Options{Range: rng, Jobs: o.jobs, MaxFailures: o.maxFailures}, run, deliver)
+	progress.clear()
+	if writeErr != nil {
+		return internalErrorf("writing failures: %v", writeErr)
+	}
+	if asJSON {
+		err = writeJSON(stdout, newSweepJSON(sum, rng, o.jobs))
+	} else {
+		err = writeSweepTable(stdout, sum, rng, o.jobs)
+	}
+	if err != nil {
+		return internalErrorf("writing output: %v", err)
+	}
+	if sum.Interrupted {
+		fmt.Fprintf(stderr, "vsrsim: interrupted after %d of %d runs\n", sum.Runs, rng.Len())
+	}
+	return silentExit(sweepExitCode(sum))
+}
+
+// sweepExitCode is the code of the most severe finding: safety, then crash,
+// then liveness; 130 for an interrupted sweep that found nothing.
+func sweepExitCode(sum sweep.Summary) int {
+	switch {
+	case sum.Failed[sim.VerdictSafety] > 0:
+		return exitSafety
+	case sum.Failed[sim.VerdictCrash] > 0:
+		return exitCrash
+	case sum.Failed[sim.VerdictLiveness] > 0:
+		return exitLiveness
+	case sum.Errors > 0:
+		return exitSoftware
+	case sum.Interrupted:
+		return exitInterrupted
+	}
+	return exitPass
+}
+
+// sweepJSON is the summary object that ends `sweep -o json`. The names of runs,
+// passed, failed_total, failed, runs_per_s, events_per_s and first_failure_seed
+// are a contract; the rest may grow.
+type sweepJSON struct {
+	Summary          bool          `json:"summary"` // marks this line as the summary
+	Runs             uint64        `json:"runs"`
+	Passed           uint64        `json:"passed"`
+	FailedTotal      uint64        `json:"failed_total"`
+	Failed           failedJSON    `json:"failed"`
+	RunsPerS         float64       `json:"runs_per_s"`
+	EventsPerS       float64       `json:"events_per_s"`
+	FirstFailureSeed *uint64       `json:"first_failure_seed"` // null when nothing failed
+	Unrecoverable    uint64        `json:"unrecoverable"`
+	Errors           uint64        `json:"errors"`
+	Events           uint64        `json:"events"`
+	WallS            float64       `json:"wall_s"`
+	SlowestSeed      uint64        `json:"slowest_seed"`
+	SlowestWallS     float64       `json:"slowest_wall_s"`
+	Interrupted      bool          `json:"interrupted"`
+	Stopped          bool          `json:"stopped_at_max_failures"`
+	Jobs             int           `json:"jobs"`
+	Range            sweepRangeOut `json:"range"`
+}
+
+type failedJSON struct {
+	Safety   uint64 `json:"safety"`
+	Liveness uint64 `json:"liveness"`
+	Crash    uint64 `json:"crash"`
+}
+
+type sweepRangeOut struct {
+	First  uint64 `json:"first"`
+	Count  uint64 `json:"count"`
+	Shard  uint64 `json:"shard"`
+	Shards uint64 `json:"shards"`
+}
+
+func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
+	out := sweepJSON{
+		Summary:     true,
+		Runs:        sum.Runs,
+		Passed:      sum.Passed,
+		FailedTotal: sum.FailedTotal(),
+		Failed: failedJSON{
+			Safety:   sum.Failed[sim.VerdictSafety],
+			Liveness: sum.Failed[sim.VerdictLiveness],
+			Crash:    sum.Failed[sim.VerdictCrash],
+		},
+		RunsPerS:      round1(sum.RunsPerSecond()),
+		EventsPerS:    round1(sum.EventsPerSecond()),
+		Unrecoverable: sum.Unrecoverable,
+		Errors:        sum.Errors,
+		Events:        sum.Events,
+		WallS:         round3(sum.Wall.Seconds()),
+		SlowestSeed:   sum.Slowest.Seed,
+		SlowestWallS:  round3(sum.Slowest.Wall.Seconds()),
+		Interrupted:   sum.Interrupted,
+		Stopped:       sum.Stopped,
+		Jobs:          jobs,
+		Range:         sweepRangeOut{First: rng.First, Count: rng.Count, Shard: rng.Shard, Shards: max(rng.ShardN, 1)},
+	}
+	if sum.FirstFailure != nil {
+		seed := sum.FirstFailure.Seed
+		out.FirstFailureSeed = &seed
+	}
+	return out
+}
+
+func round1(x float64) float64 { return float64(int64(x*10+0.5)) / 10 }
+func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
+
+func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) error {
+	first := "-"
+	if sum.FirstFailure != nil {
+		first = strconv.FormatUint(sum.FirstFailure.Seed, 10)
+	}
+	shard := "-"
+	if rng.ShardN > 1 {
+		shard = fmt.Sprintf("%d/%d", rng.Shard, rng.ShardN)
+	}
+	status := "complete"
+	switch {
+	case sum.Interrupted:
+		status = "interrupted"
+	case sum.Stopped:
+		status = "stopped at --max-failures"
+	}
+	rows := [][]string{
+		{"seeds", fmt.Sprintf("%d from %d (shard %s)", rng.Len(), rng.First, shard)},
+		{"runs", fmt.Sprint(sum.Runs)},
+		{"passed", fmt.Sprintf("%d (%d unrecoverable)", sum.Passed, sum.Unrecoverable)},
+		{"failed: safety", fmt.Sprint(sum.Failed[sim.VerdictSafety])},
+		{"failed: liveness", fmt.Sprint(sum.Failed[sim.VerdictLiveness])},
+		{"failed: crash", fmt.Sprint(sum.Failed[sim.VerdictCrash])},
+		{"errors", fmt.Sprint(sum.Errors)},
+		{"first failure seed", first},
+		{"runs/s", fmt.Sprintf("%.1f (%d jobs)", sum.RunsPerSecond(), jobs)},
+		{"events/s", fmt.Sprintf("%.0f", sum.EventsPerSecond())},
+		{"slowest seed", fmt.Sprintf("%d (%.3f s)", sum.Slowest.Seed, sum.Slowest.Wall.Seconds())},
+		{"status", status},
+	}
+	t := newTable(w, "sweep", "")
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}

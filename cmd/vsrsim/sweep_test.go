@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// failureLines splits sweep -o json output into the failure records and the
+// summary object.
+func failureLines(t *testing.T, stdout string) ([]string, map[string]any) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	require.NotEmpty(t, lines)
+	var summary map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &summary))
+	require.Equal(t, true, summary["summary"], "the last line is the summary")
+	return lines[:len(lines)-1], summary
+}
+
+// TestSweepJobsAgree: --jobs 1 and --jobs 2 print the same failure records for
+// the same seeds, in seed order.
+func TestSweepJobsAgree(t *testing.T) {
+	args := []string{"sweep", "--scenario", "stale-dvc-cache", "--bug", "dvc-cache-ignores-journal", "--seeds", "1-6", "-o", "json"}
+	one := vsrsim(t, append(args, "--jobs", "1")...)
+	two := vsrsim(t, append(args, "--jobs", "2")...)
+	require.Equal(t, exitSafety, one.code, one.stderr)
+	require.Equal(t, exitSafety, two.code, two.stderr)
+	f1, s1 := failureLines(t, one.stdout)
+	f2, s2 := failureLines(t, two.stdout)
+	require.Len(t, f1, 6)
+	assert.Equal(t, f1, f2, "byte-identical failure records")
+	for i, line := range f1 {
+		var rec runJSON
+		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		assert.Equal(t, uint64(i+1), rec.Seed)
+		assert.Equal(t, "safety", string(rec.Verdict))
+	}
+	for _, s := range []map[string]any{s1, s2} {
+		assert.Equal(t, float64(6), s["runs"])
+		assert.Equal(t, float64(0), s["passed"])
+		assert.Equal(t, float64(6), s["failed_total"])
+		assert.Equal(t, map[string]any{"safety": float64(6), "liveness": float64(0), "crash": float64(0)}, s["failed"])
+		assert.Equal(t, float64(1), s["first_failure_seed"])
+		assert.Contains(t, s, "runs_per_s")
+		assert.Contains(t, s, "events_per_s")
+	}
+}
+
+// TestSweepPassExitsZero: every fix on, nothing found, first_failure_seed null.
+func TestSweepPassExitsZero(t *testing.T) {
+	out := vsrsim(t, "sweep", "--count", "20", "--start", "100", "-o", "json")
+	require.Equal(t, 0, out.code, out.stderr)
+	fails, summary := failureLines(t, out.stdout)
+	assert.Empty(t, fails)
+	assert.Equal(t, float64(20), summary["runs"])
+	assert.Nil(t, summary["first_failure_seed"])
+
+	table := vsrsim(t, "sweep", "--count", "5")
+	require.Equal(t, 0, table.code, table.stderr)
+	assert.Contains(t, table.stdout, "first failure seed")
+	assert.Empty(t, table.stderr, "no progress line when stderr is not a terminal")
+}
+
+// TestSweepFailuresFile: each failure is one JSONL line whose replay command
+// reproduces the run's verdict and trace hash.
+func TestSweepFailuresFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "failures.jsonl")
+	out := vsrsim(t, "sweep", "--scenario", "hollow-op", "--bug", "narrow-repair-under-commit-lag",
+		"--seeds", "1-3", "--failures", path, "--max-failures", "2")
+	require.Equal(t, exitLiveness, out.code, out.stderr)
+	assert.Contains(t, out.stdout, "stopped at --max-failures")
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var recs []runJSON
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var rec runJSON
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
+		recs = append(recs, rec)
+	}
+	require.Len(t, recs, 2)
+	args := strings.Fields(recs[1].Replay)
+	require.Equal(t, []string{"vsrsim", "run"}, args[:2])
+	_, again := runJSONOf(t, exitLiveness, args[1:]...)
+	assert.Equal(t, recs[1].TraceHash, again.TraceHash)
+	assert.Equal(t, recs[1].Verdict, again.Verdict)
+}
+
+// TestSweepUsageErrors: bad arguments exit 64 with one line on stderr.
+func TestSweepUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--seeds", "10-1"},
+		{"--shard", "3/2"},
+		{"--shard", "1/0"},
+		{"--shard", "x"},
+		{"--seeds", "1-5", "--count", "3"},
+		{"--seeds", "abc"},
+		{"--count", "0"},
+		{"--jobs", "0"},
+		{"--scenario", "nope"},
+		{"--bug", "nope"},
+		{"extra-arg"},
+	} {
+		out := vsrsim(t, append([]string{"sweep"}, args...)...)
+		assert.Equal(t, exitUsage, out.code, "%v: %s", args, out.stderr)
+		assert.Equal(t, 1, strings.Count(out.stderr, "\n"), "%v: one line: %q", args, out.stderr)
+		assert.Empty(t, out.stdout, "%v", args)
+	}
+}

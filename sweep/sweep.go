@@ -1,0 +1,219 @@
+// Package sweep runs many independent simulations in parallel and hands their
+// outcomes back in seed order. It is the one package with goroutines: each run
+// stays single-threaded inside its own worker, and nothing a run computes
+// depends on which worker ran it or when, so a sweep's findings are the same
+// with one job or many.
+package sweep
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"vsrsim/sim"
+)
+
+// Range is the seeds First, First+1, ..., First+Count-1, of which a shard keeps
+// every ShardN-th: the seeds at index k with k % ShardN == Shard. Shards 0..N-1
+// of one range cover it exactly once between them.
+type Range struct {
+	First  uint64
+	Count  uint64
+	Shard  uint64
+	ShardN uint64 // 0 or 1: no sharding
+}
+
+// Len is the number of seeds this shard runs.
+func (r Range) Len() uint64 {
+	n := max(r.ShardN, 1)
+	if r.Shard >= n || r.Count <= r.Shard {
+		return 0
+	}
+	return (r.Count-r.Shard-1)/n + 1
+}
+
+// Seed is the i-th seed of this shard (0 <= i < Len). Seeds wrap around at
+// 2^64, as uint64 arithmetic does.
+func (r Range) Seed(i uint64) uint64 {
+	return r.First + r.Shard + i*max(r.ShardN, 1)
+}
+
+// Validate reports a range no sweep can run.
+func (r Range) Validate() error {
+	if r.Count == 0 {
+		return fmt.Errorf("the range is empty")
+	}
+	if r.ShardN > 0 && r.Shard >= r.ShardN {
+		return fmt.Errorf("shard %d/%d: the index must be below the count", r.Shard, r.ShardN)
+	}
+	return nil
+}
+
+// Outcome is one finished run.
+type Outcome struct {
+	Index  uint64 // position in the shard's seed order
+	Seed   uint64
+	Result sim.Result
+	// Err is an error the run returned (an invalid configuration, a trace
+	// write): the sweep reports it, it is not a verdict.
+	Err  error
+	Wall time.Duration // wall time of this run alone, for the slowest-seed report
+}
+
+// Failed reports whether the outcome is a finding: a failing verdict.
+func (o Outcome) Failed() bool { return o.Err == nil && o.Result.Verdict.Failed() }
+
+// Options shape a sweep.
+type Options struct {
+	Range Range
+	Jobs  int // workers; 0 means one per CPU
+	// MaxFailures stops the sweep once this many findings are delivered (in
+	// seed order, so the same findings whatever Jobs is); 0 is no limit.
+	MaxFailures int
+}
+
+// RunFunc runs one seed. It must be safe to call from several goroutines at
+// once: each call builds and runs its own simulation.
+type RunFunc func(seed uint64) (sim.Result, error)
+
+// Summary is what a whole sweep did.
+type Summary struct {
+	Runs          uint64
+	Passed        uint64 // pass and unrecoverable: not findings
+	Unrecoverable uint64
+	Failed        map[sim.Verdict]uint64
+	Errors        uint64
+	Events        uint64
+	Wall          time.Duration
+	Slowest       Outcome
+	FirstFailure  *Outcome
+	Interrupted   bool // stopped by the context before the range was done
+	Stopped       bool // stopped by MaxFailures
+}
+
+// FailedTotal is the number of findings.
+func (s Summary) FailedTotal() uint64 {
+	var n uint64
+	for _, k := range s.Failed {
+		n += k
+	}
+	return n
+}
+
+// RunsPerSecond and EventsPerSecond are wall-clock rates over the sweep.
+func (s Summary) RunsPerSecond() float64 { return perSecond(s.Runs, s.Wall) }
+
+// EventsPerSecond is the trace events of every run per wall second.
+func (s Summary) EventsPerSecond() float64 { return perSecond(s.Events, s.Wall) }
+
+func perSecond(n uint64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// Run sweeps the range with opts.Jobs workers and calls deliver for each
+// outcome in seed order, from the calling goroutine. A run that panics is a
+// crash finding for its seed, never the end of the sweep. When ctx is done the
+// sweep hands out no new seeds, waits for the runs in flight, and delivers the
+// completed runs up to the first seed that did not complete.
+func Run(ctx context.Context, opts Options, run RunFunc, deliver func(Outcome)) Summary {
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	total := opts.Range.Len()
+	start := time.Now()
+	sum := Summary{Failed: map[sim.Verdict]uint64{}}
+
+	var next atomic.Uint64 // next index to hand out
+	var stop atomic.Bool
+	results := make(chan Outcome, jobs)
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() && ctx.Err() == nil {
+				i := next.Add(1) - 1
+				if i >= total {
+					return
+				}
+				results <- runOne(i, opts.Range.Seed(i), run)
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	// Reorder: outcomes wait here until every earlier seed is delivered. The
+	// map is only looked up by index, never ranged over.
+	pending := map[uint64]Outcome{}
+	want := uint64(0)
+	for o := range results {
+		pending[o.Index] = o
+		for {
+			d, ok := pending[want]
+			if !ok || stop.Load() {
+				break
+			}
+			delete(pending, want)
+			want++
+			sum.add(d)
+			deliver(d)
+			if opts.MaxFailures > 0 && sum.FailedTotal() >= uint64(opts.MaxFailures) {
+				sum.Stopped = true
+				stop.Store(true)
+			}
+		}
+	}
+	sum.Wall = time.Since(start)
+	sum.Interrupted = !sum.Stopped && want < total
+	return sum
+}
+
+func (s *Summary) add(o Outcome) {
+	s.Runs++
+	s.Events += o.Result.Events
+	if o.Wall > s.Slowest.Wall || s.Runs == 1 {
+		s.Slowest = o
+	}
+	switch {
+	case o.Err != nil:
+		s.Errors++
+	case o.Result.Verdict.Failed():
+		s.Failed[o.Result.Verdict]++
+		if s.FirstFailure == nil {
+			first := o
+			s.FirstFailure = &first
+		}
+	default:
+		s.Passed++
+		if o.Result.Verdict == sim.VerdictUnrecoverable {
+			s.Unrecoverable++
+		}
+	}
+}
+
+// runOne runs one seed and turns a panic that escaped the run into a crash
+// verdict for that seed.
+func runOne(i, seed uint64, run RunFunc) (o Outcome) {
+	o.Index, o.Seed = i, seed
+	began := time.Now()
+	defer func() {
+		o.Wall = time.Since(began)
+		if p := recover(); p != nil {
+			o.Err = nil
+			o.Result = sim.Result{Seed: seed, Verdict: sim.VerdictCrash, Invariant: "panic",
+				Evidence: fmt.Sprintf("the run panicked: %v", p)}
+		}
+	}()
+	o.Result, o.Err = run(seed)
+	return o
+}
