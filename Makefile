@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/vsrsim
 
-.PHONY: all build run test test-unit test-sweep detect bench lint race clean
+.PHONY: all build run test test-unit test-sweep seeds-update detect bench lint race clean
 
 all: build
 
@@ -27,6 +27,11 @@ SWEEP_COUNT ?= 500
 SWEEP_START ?= $(shell git rev-parse HEAD 2>/dev/null || echo 1)
 test-sweep: build
 	$(BIN) sweep --count $(SWEEP_COUNT) --start $(SWEEP_START) --failures sweep-failures.jsonl
+
+# seeds-update rewrites the corpus's expected verdicts and hashes after a
+# change that moves them; read the diff before committing it.
+seeds-update: build
+	for f in seeds/*.txt; do $(BIN) replay --update $$f || exit 1; done
 
 # detect measures how fast a swarm sweep finds each bug switch (not a test);
 # it rewrites docs/detection.md.

@@ -48,8 +48,11 @@ func newRunOptions() *runOptions {
 	}
 }
 
-func newRunCmd() *cobra.Command {
-	o := newRunOptions()
+func newRunCmd() *cobra.Command { return newRunCmdWith(newRunOptions()) }
+
+// newRunCmdWith builds the run command over o; replay uses it to parse a
+// recorded command line into the same options a user's flags would give.
+func newRunCmdWith(o *runOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run --seed SEED [flags]",
 		Short: "Run one seed and report its verdict",

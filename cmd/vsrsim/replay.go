@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"vsrsim/seeds"
+	"vsrsim/sim"
+	"vsrsim/sim/prng"
+)
+
+// exitDrift is replay's code for a record that no longer gives its pinned
+// verdict or trace hash.
+const exitDrift = 1
+
+type replayOptions struct {
+	trace  string
+	line   int
+	pin    bool
+	update bool
+	output *enumFlag
+}
+
+func newReplayCmd() *cobra.Command {
+	o := &replayOptions{output: newEnumFlag("table", "table", "json")}
+	cmd := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Re-run a corpus or failures file and report verdict or hash drift",
+		Long: `Re-run every case of FILE and check that it still gives its pinned verdict
+and trace hash. FILE is a regression corpus (seeds/*.txt: one
+"SCENARIO SEED BUGS VERDICT TRACE_HASH [KEY=VALUE]..." per line) or a failure
+record file (one "vsrsim run -o json" object per line, as "vsrsim sweep
+--failures" writes); the two forms may be mixed.
+
+--line N replays only the case on line N; --trace FILE writes the full NDJSON
+trace of the one case replayed. --pin prints each case as a corpus line with
+the verdict and hash it gives now (to merge findings into seeds/); --update
+rewrites the expected verdict and hash of every text line of FILE in place.
+
+Exit code: 0 no drift, 1 drift, 65 a malformed, empty or unreadable FILE or a
+case naming an unknown scenario or bug, 64 bad flags.`,
+		Example: `  vsrsim replay seeds/scenarios.txt
+  vsrsim replay failures.jsonl --line 3 --trace run.ndjson
+  vsrsim replay --pin findings.jsonl >> seeds/swarm.txt`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.replay(args[0], cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.trace, "trace", "", "write the NDJSON trace of the replayed case to `FILE`")
+	f.IntVar(&o.line, "line", 0, "replay only the case on line `N`")
+	f.BoolVar(&o.pin, "pin", false, "print each case as a corpus line with its current verdict and hash")
+	f.BoolVar(&o.update, "update", false, "rewrite the expected verdict and hash of FILE's text lines in place")
+	f.VarP(o.output, "output", "o", "output format")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func dataErrorf(format string, args ...any) error {
+	return &exitError{code: exitDataErr, err: fmt.Errorf(format, args...)}
+}
+
+// caseRun is one replayed case.
+type caseRun struct {
+	c      seeds.Case
+	opts   *runOptions
+	res    sim.Result
+	cfg    sim.Config
+	drifts bool
+}
+
+// replayJSON is one replayed case in -o json.
+type replayJSON struct {
+	File            string      `json:"file"`
+	Line            int         `json:"line"`
+	Seed            uint64      `json:"seed"`
+	OK              bool        `json:"ok"`
+	ExpectedVerdict sim.Verdict `json:"expected_verdict"`
+	Verdict         sim.Verdict `json:"verdict"`
+	ExpectedHash    string      `json:"expected_trace_hash"`
+	TraceHash       string      `json:"trace_hash"`
+	Evidence        string      `json:"evidence,omitempty"`
+	Replay          string      `json:"replay"`
+}
+
+func (o *replayOptions) replay(path string, stdout io.Writer) error {
+	if o.pin && o.update {
+		return usageErrorf("--pin and --update do not go together")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return dataErrorf("%s: %v", path, errUnwrapPath(err))
+	}
+	cases, err := seeds.Parse(path, bytes.NewReader(data))
+	if err != nil {
+		return dataErrorf("%v", err)
+	}
+	if o.line != 0 {
+		var picked []seeds.Case
+		for _, c := range cases {
+			if c.Line == o.line {
+				picked = append(picked, c)
+			}
+		}
+		if len(picked) == 0 {
+			return usageErrorf("--line %d: %s has no case on that line", o.line, path)
+		}
+		cases = picked
+	}
+	if o.trace != "" && len(cases) != 1 {
+		return usageErrorf("--trace needs exactly one case; %s has %d (pick one with --line)", path, len(cases))
+	}
+	// Check every case before running any: a typo on line 40 should not
+	// cost the runs of lines 1..39.
+	runs := make([]caseRun, len(cases))
+	for i, c := range cases {
+		opts, cfg, err := caseConfig(c)
+		if err != nil {
+			return dataErrorf("%s: %v", c.Where(), err)
+		}
+		runs[i] = caseRun{c: c, opts: opts, cfg: cfg}
+	}
+	var trace *os.File
+	if o.trace != "" {
+		if trace, err = os.Create(o.trace); err != nil {
+			return internalErrorf("trace: %v", err)
+		}
+	}
+	drift := 0
+	for i := range runs {
+		r := &runs[i]
+		var file *os.File
+		if i == 0 {
+			file = trace
+		}
+		if r.res, err = simulate(r.cfg, file); err != nil {
+			return err
+		}
+		r.drifts = r.res.Verdict != r.c.Verdict || r.res.TraceHash != r.c.Hash
+		if r.drifts {
+			drift++
+		}
+		if err := o.report(stdout, r); err != nil {
+			return internalErrorf("writing output: %v", err)
+		}
+	}
+	if o.update {
+		if err := updateCorpus(path, data, runs); err != nil {
+			return internalErrorf("--update: %v", err)
+		}
+		fmt.Fprintf(stdout, "updated %s: %d of %d cases changed\n", path, drift, len(runs))
+		return nil
+	}
+	if !o.pin && o.output.value == "table" {
+		fmt.Fprintf(stdout, "%d cases, %d drifted\n", len(runs), drift)
+	}
+	if drift > 0 {
+		return silentExit(exitDrift)
+	}
+	return nil
+}
+
+func errUnwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// caseConfig parses a case's run flags exactly as `vsrsim run` would.
+func caseConfig(c seeds.Case) (*runOptions, sim.Config, error) {
+	opts := newRunOptions()
+	cmd := newRunCmdWith(opts)
+	if err := cmd.ParseFlags(c.Args); err != nil {
+		return nil, sim.Config{}, err
+	}
+	opts.flags = cmd.Flags()
+	seed, err := prng.ParseSeed(opts.seed)
+	if err != nil {
+		return nil, sim.Config{}, fmt.Errorf("seed: %v", err)
+	}
+	cfg, err := opts.config(seed)
+	if err != nil {
+		return nil, sim.Config{}, err
+	}
+	return opts, cfg, nil
+}
+
+func (o *replayOptions) report(w io.Writer, r *caseRun) error {
+	replay := r.opts.replay(r.c.Seed)
+	switch {
+	case o.pin:
+		_, err := fmt.Fprintln(w, seeds.Format(r.res.Scenario, r.c.Seed, r.res.Bugs, r.res.Verdict, r.res.TraceHash, overrides(r.c.Args)...))
+		return err
+	case o.output.value == "json":
+		return writeJSON(w, replayJSON{
+			File: r.c.File, Line: r.c.Line, Seed: r.c.Seed, OK: !r.drifts,
+			ExpectedVerdict: r.c.Verdict, Verdict: r.res.Verdict,
+			ExpectedHash: r.c.Hash, TraceHash: r.res.TraceHash,
+			Evidence: r.res.Evidence, Replay: replay,
+		})
+	case o.update:
+		return nil
+	}
+	if !r.drifts {
+		_, err := fmt.Fprintf(w, "ok     %s %s %s %s\n", r.c.Where(), r.res.Verdict, r.res.TraceHash, replay)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "DRIFT  %s verdict %s -> %s, hash %s -> %s\n       %s\n       evidence: %s\n",
+		r.c.Where(), r.c.Verdict, r.res.Verdict, r.c.Hash, r.res.TraceHash, replay, orNone(oneLine(r.res.Evidence)))
+	return err
+}
+
+// overrides turns run flags back into corpus KEY=VALUE words, leaving out the
+// seed, scenario and bugs, which have columns of their own.
+func overrides(args []string) []string {
+	var out []string
+	for i := 0; i+1 < len(args); i += 2 {
+		switch args[i] {
+		case "--seed", "--scenario", "--bug":
+			continue
+		}
+		out = append(out, strings.TrimPrefix(args[i], "--")+"="+args[i+1])
+	}
+	return out
+}
+
+// updateCorpus rewrites the verdict and hash columns of each text case in
+// place; comments, JSON lines and spacing elsewhere stay as they were.
+func updateCorpus(path string, data []byte, runs []caseRun) error {
+	lines := strings.Split(string(data), "\n")
+	for _, r := range runs {
+		if r.c.JSON || !r.drifts {
+			continue
+		}
+		i := r.c.Line - 1
+		text, comment, _ := strings.Cut(lines[i], " #")
+		f := strings.Fields(text)
+		f[3], f[4] = string(r.res.Verdict), r.res.TraceHash
+		lines[i] = strings.Join(f, " ")
+		if comment != "" {
+			lines[i] += " #" + comment
+		}
+	}
+	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
+}

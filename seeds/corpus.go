@@ -1,0 +1,251 @@
+// Package seeds reads the regression corpus: failing runs found once and
+// replayed forever. A corpus file holds one case per line in either of two
+// forms, which may be mixed:
+//
+//	# comment
+//	SCENARIO SEED BUGS VERDICT TRACE_HASH [KEY=VALUE]...
+//	{"seed":..., "verdict":..., "trace_hash":..., "replay":"vsrsim run ..."}
+//
+// In the text form SCENARIO is a scenario name or "-" for a swarm run, BUGS a
+// comma-separated list of bug switches or "-", and each KEY=VALUE a run flag
+// without its dashes (replicas=5, journal-slots=64, extra-delay=2:*=600,
+// scenario-file=path). The JSON form is exactly a line of `vsrsim run -o json`
+// or of a sweep's --failures file: its replay command carries every flag.
+//
+// Parsing yields, per case, the arguments of the `vsrsim run` that reproduces
+// it and the verdict and trace hash it must give; the CLI runs them.
+package seeds
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"vsrsim/sim"
+	"vsrsim/sim/prng"
+)
+
+// Case is one pinned run.
+type Case struct {
+	File string
+	Line int
+	// Args are the flags of `vsrsim run` that reproduce the case, --seed first.
+	Args    []string
+	Seed    uint64
+	Verdict sim.Verdict
+	Hash    string
+	JSON    bool // the line is a JSON record
+}
+
+// Where names the case as FILE:LINE.
+func (c Case) Where() string { return fmt.Sprintf("%s:%d", c.File, c.Line) }
+
+var verdicts = []sim.Verdict{sim.VerdictPass, sim.VerdictSafety, sim.VerdictLiveness, sim.VerdictCrash, sim.VerdictUnrecoverable}
+
+func parseVerdict(s string) (sim.Verdict, error) {
+	for _, v := range verdicts {
+		if string(v) == s {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("unknown verdict %q (want pass, safety, liveness, crash or unrecoverable)", s)
+}
+
+func checkHash(s string) error {
+	if len(s) != 16 {
+		return fmt.Errorf("trace hash %q: want 16 hex digits", s)
+	}
+	if _, err := strconv.ParseUint(s, 16, 64); err != nil {
+		return fmt.Errorf("trace hash %q: want 16 hex digits", s)
+	}
+	return nil
+}
+
+// shapeKeys are the run flags a text line may set with KEY=VALUE.
+var shapeKeys = map[string]bool{
+	"replicas": true, "clients": true, "ticks": true, "journal": true, "journal-slots": true,
+	"topology": true, "extra-delay": true, "scenario-file": true,
+}
+
+// Parse reads a corpus or failures file. The error of a malformed line is one
+// line, "FILE:LINE: problem"; a file with no case at all is an error too.
+func Parse(name string, r io.Reader) ([]Case, error) {
+	var cases []Case
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		var c Case
+		var err error
+		if strings.HasPrefix(text, "{") {
+			c, err = parseJSON(text)
+		} else {
+			c, err = parseText(text)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+		}
+		c.File, c.Line = name, line
+		cases = append(cases, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("%s: no cases (an empty corpus proves nothing)", name)
+	}
+	return cases, nil
+}
+
+func parseText(text string) (Case, error) {
+	if i := strings.Index(text, " #"); i >= 0 {
+		text = text[:i]
+	}
+	f := strings.Fields(text)
+	if len(f) < 5 {
+		return Case{}, fmt.Errorf("want SCENARIO SEED BUGS VERDICT TRACE_HASH [KEY=VALUE]..., got %d fields", len(f))
+	}
+	seed, err := prng.ParseSeed(f[1])
+	if err != nil {
+		return Case{}, fmt.Errorf("seed: %v", err)
+	}
+	c := Case{Seed: seed, Hash: f[4]}
+	if c.Verdict, err = parseVerdict(f[3]); err != nil {
+		return Case{}, err
+	}
+	if err := checkHash(c.Hash); err != nil {
+		return Case{}, err
+	}
+	c.Args = []string{"--seed", strconv.FormatUint(seed, 10)}
+	if f[0] != "-" {
+		c.Args = append(c.Args, "--scenario", f[0])
+	}
+	if f[2] != "-" {
+		for _, b := range strings.Split(f[2], ",") {
+			if b == "" {
+				return Case{}, fmt.Errorf("empty bug name in %q", f[2])
+			}
+			c.Args = append(c.Args, "--bug", b)
+		}
+	}
+	for _, kv := range f[5:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !shapeKeys[k] || v == "" {
+			return Case{}, fmt.Errorf("override %q: want KEY=VALUE with KEY one of replicas, clients, ticks, journal, journal-slots, topology, extra-delay, scenario-file", kv)
+		}
+		c.Args = append(c.Args, "--"+k, v)
+	}
+	return c, nil
+}
+
+// record is the part of a run's JSON object a replay needs.
+type record struct {
+	Seed      *uint64 `json:"seed"`
+	Verdict   string  `json:"verdict"`
+	TraceHash string  `json:"trace_hash"`
+	Replay    string  `json:"replay"`
+}
+
+func parseJSON(text string) (Case, error) {
+	var rec record
+	if err := json.Unmarshal([]byte(text), &rec); err != nil {
+		return Case{}, fmt.Errorf("not a run record: %v", err)
+	}
+	if rec.Seed == nil || rec.Replay == "" {
+		return Case{}, fmt.Errorf("not a run record: want seed, verdict, trace_hash and replay")
+	}
+	c := Case{JSON: true, Hash: rec.TraceHash}
+	var err error
+	if c.Verdict, err = parseVerdict(rec.Verdict); err != nil {
+		return Case{}, err
+	}
+	if err := checkHash(c.Hash); err != nil {
+		return Case{}, err
+	}
+	words, err := SplitShell(rec.Replay)
+	if err != nil {
+		return Case{}, fmt.Errorf("replay: %v", err)
+	}
+	if len(words) < 2 || words[0] != "vsrsim" || words[1] != "run" {
+		return Case{}, fmt.Errorf("replay %q: want a vsrsim run command", rec.Replay)
+	}
+	c.Args = words[2:]
+	// The record's seed is the run's; a JSON reader may have rounded it above
+	// 2^53, the replay command never does.
+	for i := 0; i+1 < len(c.Args); i++ {
+		if c.Args[i] == "--seed" {
+			if c.Seed, err = prng.ParseSeed(c.Args[i+1]); err != nil {
+				return Case{}, fmt.Errorf("replay seed: %v", err)
+			}
+			return c, nil
+		}
+	}
+	return Case{}, fmt.Errorf("replay %q has no --seed", rec.Replay)
+}
+
+// SplitShell splits a command line as a POSIX shell would for the words a
+// replay command uses: blanks separate words, single quotes quote literally,
+// and '\'' inside them is an escaped quote.
+func SplitShell(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case quoted:
+			if ch == '\'' {
+				quoted = false
+			} else {
+				cur.WriteByte(ch)
+			}
+		case ch == '\'':
+			quoted, inWord = true, true
+		case ch == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case ch == ' ' || ch == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(ch)
+			inWord = true
+		}
+	}
+	if quoted {
+		return nil, fmt.Errorf("unterminated quote")
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// Format writes a case as a text corpus line. scenario "" is a swarm run;
+// overrides are KEY=VALUE words.
+func Format(scenario string, seed uint64, bugs []string, verdict sim.Verdict, hash string, overrides ...string) string {
+	if scenario == "" {
+		scenario = "-"
+	}
+	b := "-"
+	if len(bugs) > 0 {
+		b = strings.Join(bugs, ",")
+	}
+	line := fmt.Sprintf("%s %d %s %s %s", scenario, seed, b, verdict, hash)
+	for _, o := range overrides {
+		line += " " + o
+	}
+	return line
+}

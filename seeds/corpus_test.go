@@ -1,0 +1,84 @@
+package seeds_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/seeds"
+	"vsrsim/sim"
+)
+
+const hash = "b10699e946c978ec"
+
+func TestParseText(t *testing.T) {
+	cases, err := seeds.Parse("c.txt", strings.NewReader(`# comment
+
+hollow-op 7 narrow-repair-under-commit-lag liveness b10699e946c978ec
+- 0x10 a,b pass b10699e946c978ec journal-slots=64 extra-delay=2:*=600 # why
+`))
+	require.NoError(t, err)
+	require.Len(t, cases, 2)
+	assert.Equal(t, "c.txt:3", cases[0].Where())
+	assert.Equal(t, []string{"--seed", "7", "--scenario", "hollow-op", "--bug", "narrow-repair-under-commit-lag"}, cases[0].Args)
+	assert.Equal(t, sim.VerdictLiveness, cases[0].Verdict)
+	assert.Equal(t, uint64(7), cases[0].Seed)
+	assert.Equal(t, []string{"--seed", "16", "--bug", "a", "--bug", "b", "--journal-slots", "64", "--extra-delay", "2:*=600"}, cases[1].Args)
+	assert.Equal(t, 4, cases[1].Line)
+}
+
+func TestParseJSON(t *testing.T) {
+	rec := `{"seed":42,"scenario":"","verdict":"safety","trace_hash":"` + hash +
+		`","replay":"vsrsim run --seed 42 --extra-delay '*:0=40' --journal-slots 64"}`
+	cases, err := seeds.Parse("f.jsonl", strings.NewReader(rec+"\n"))
+	require.NoError(t, err)
+	require.Len(t, cases, 1)
+	assert.True(t, cases[0].JSON)
+	assert.Equal(t, uint64(42), cases[0].Seed)
+	assert.Equal(t, []string{"--seed", "42", "--extra-delay", "*:0=40", "--journal-slots", "64"}, cases[0].Args)
+	assert.Equal(t, sim.VerdictSafety, cases[0].Verdict)
+}
+
+// TestParseErrors: every malformed line is one error naming file and line.
+func TestParseErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"empty", "", "f: no cases"},
+		{"only comments", "# a\n\n# b\n", "f: no cases"},
+		{"too few fields", "hollow-op 1 - pass\n", "f:1: want SCENARIO"},
+		{"bad seed", "# x\n- zz - pass " + hash + "\n", "f:2: seed"},
+		{"bad verdict", "- 1 - maybe " + hash + "\n", "f:1: unknown verdict"},
+		{"bad hash", "- 1 - pass 12ab\n", "f:1: trace hash"},
+		{"non-hex hash", "- 1 - pass zzzzzzzzzzzzzzzz\n", "f:1: trace hash"},
+		{"bad override", "- 1 - pass " + hash + " colour=red\n", "f:1: override"},
+		{"empty bug", "- 1 a,,b pass " + hash + "\n", "f:1: empty bug"},
+		{"truncated json", `{"seed":1,"verdict":"pass"` + "\n", "f:1: not a run record"},
+		{"json without replay", `{"seed":1,"verdict":"pass","trace_hash":"` + hash + `"}` + "\n", "f:1: not a run record"},
+		{"json not a run", `{"seed":1,"verdict":"pass","trace_hash":"` + hash + `","replay":"ls -l"}` + "\n", "f:1: replay"},
+		{"json bad quote", `{"seed":1,"verdict":"pass","trace_hash":"` + hash + `","replay":"vsrsim run --seed '1"}` + "\n", "unterminated quote"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := seeds.Parse("f", strings.NewReader(tc.text))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.NotContains(t, err.Error(), "\n")
+		})
+	}
+}
+
+func TestSplitShell(t *testing.T) {
+	words, err := seeds.SplitShell(`vsrsim run --seed 1 --extra-delay '*:0=40' 'it'\''s' a\ b`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"vsrsim", "run", "--seed", "1", "--extra-delay", "*:0=40", "it's", "a b"}, words)
+}
+
+func TestFormatRoundTrips(t *testing.T) {
+	line := seeds.Format("", 212, nil, sim.VerdictPass, hash, "journal-slots=64")
+	assert.Equal(t, "- 212 - pass "+hash+" journal-slots=64", line)
+	cases, err := seeds.Parse("f", strings.NewReader(line))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"--seed", "212", "--journal-slots", "64"}, cases[0].Args)
+}
