@@ -193,7 +193,7 @@ func parseJSON(text string) (Case, error) {
 
 // SplitShell splits a command line as a POSIX shell would for the words a
 // replay command uses: blanks separate words, single quotes quote literally,
-// and '\'' inside them is an escaped quote.
+// and '\” inside them is an escaped quote.
 func SplitShell(s string) ([]string, error) {
 	var words []string
 	var cur strings.Builder
