@@ -60,7 +60,7 @@ func (r *Replica) prepare(m *Message) {
 	r.sequencer = h.Op
 	r.headSum = h.Checksum
 	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
-	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, View: r.view})
+	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view})
 	r.replicate(h)
 	if !r.tPrepare.running {
 		r.tPrepare.start(r.jitter)
@@ -143,7 +143,7 @@ func (r *Replica) ack(h Header) {
 	if h.Op > r.ackHead {
 		r.ackHead = h.Op
 	}
-	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, View: r.view})
+	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view})
 	r.send(r.primary(), Message{Command: CmdPrepareOK, Header: h, Incarnation: r.incarnation})
 }
 

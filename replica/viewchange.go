@@ -134,6 +134,10 @@ func (r *Replica) buildSuffix(top, commit uint64) []SuffixEntry {
 			s = append(s, SuffixEntry{Header: h, Present: true})
 		} else if h, ok := r.adopted.get(o); ok {
 			s = append(s, SuffixEntry{Header: h, Unsure: o <= r.unsureTop})
+		} else if o == r.commitAnchor.Op && o > r.commitMin && r.commitAnchor.Checksum != 0 {
+			// A primary-elect may know the commit point's header only from
+			// the votes: pass it on, so backups can anchor their journals.
+			s = append(s, SuffixEntry{Header: r.commitAnchor})
 		} else if o == r.commitMin && o > 0 {
 			s = append(s, SuffixEntry{Header: Header{Op: o, Checksum: r.commitSum}})
 		} else {
@@ -356,6 +360,8 @@ func (r *Replica) installCanonical(commit, head uint64, canonical func(uint64) (
 	if h, ok := r.voteHeader(commit); ok && commit > r.commitMin {
 		r.pruneChainFrom(commit, h.Checksum)
 		r.commitAnchor = h
+	} else if commit > r.commitMin {
+		r.pruneChainFrom(commit, 0) // no vote vouches for anything below
 	}
 }
 
@@ -382,6 +388,29 @@ func (r *Replica) voteHeader(op uint64) (Header, bool) {
 func (r *Replica) clearAdopted() {
 	r.adopted.clear()
 	r.journalGen++ // the suffix is built from adopted headers too
+}
+
+// verifyBelowSuffix checks the journal below a StartView's headers against
+// them: the lowest header the primary sent anchors the hash chain, and every
+// journal entry down to commit_min must chain to it. Only the message is
+// trusted for the anchor, never this replica's own journal, which may hold an
+// older view's leftovers at exactly those ops. With no anchor at all nothing
+// between commit_min and commit_max can be vouched for, and it goes.
+func (r *Replica) verifyBelowSuffix(suffix []SuffixEntry) {
+	for i := len(suffix) - 1; i >= 0; i-- {
+		e := suffix[i]
+		if e.Blank() {
+			continue
+		}
+		if e.Header.Op > r.commitMin {
+			r.pruneChainFrom(e.Header.Op, e.Header.Checksum)
+			if e.Header.Op <= r.commitMax {
+				r.commitAnchor = e.Header
+			}
+		}
+		return
+	}
+	r.pruneChainFrom(r.commitMax, 0)
 }
 
 // pruneUnchained removes journal entries below bottom that do not chain to the
@@ -551,19 +580,15 @@ func (r *Replica) adoptStartView(m *Message) {
 	r.truncateJournalAbove(m.Op)
 	r.sequencer = m.Op
 	r.adoptedHead = m.Op
-	bottom := m.Op
-	if n := len(m.Suffix); n > 0 {
-		bottom = m.Suffix[n-1].Header.Op
-	}
-	r.pruneUnchained(bottom)
-	if n := len(m.Suffix); n > 0 && !m.Suffix[n-1].Blank() && bottom > r.commitMin {
-		r.pruneChainFrom(bottom, m.Suffix[n-1].Header.Checksum)
-		if bottom <= r.commitMax {
-			r.commitAnchor = m.Suffix[n-1].Header
-		}
-	}
-	if len(m.Suffix) > 0 && !m.Suffix[0].Blank() {
+	r.verifyBelowSuffix(m.Suffix)
+	switch {
+	case len(m.Suffix) > 0 && !m.Suffix[0].Blank():
 		r.headSum = m.Suffix[0].Header.Checksum
+	case m.Op == 0:
+		// An empty log: a head left from before would refuse op 1's parent.
+		r.headSum = genesisChecksum
+	case m.Op == r.commitMin:
+		r.headSum = r.commitSum
 	}
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]

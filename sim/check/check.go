@@ -29,6 +29,7 @@ const (
 
 type ackRecord struct {
 	checksum uint64
+	parent   uint64
 	ackers   uint16
 	durable  bool
 }
@@ -175,42 +176,43 @@ func (c *Checker) onAck(e *replica.Event) {
 			return
 		}
 	}
-	r := ackRecord{checksum: e.Checksum, ackers: 1 << uint(e.Replica)}
+	r := ackRecord{checksum: e.Checksum, parent: e.Parent, ackers: 1 << uint(e.Replica)}
 	r.durable = popcount(r.ackers) >= c.quorum
 	c.acks[e.Op] = append(recs, r)
 }
 
 // mayHaveCommitted reports whether (op, checksum) could have committed: a
-// replication quorum acked it, and every op between it and the committed prefix
-// had a quorum too (commits are in order, so an op above a never-quorate op can
-// never have committed).
+// replication quorum acked it, and so was every op of its own chain down to
+// the committed prefix, which it must extend (commits are in order, so an op
+// above a never-quorate op can never have committed, and neither can an op
+// whose parent lost to another op at that slot).
 func (c *Checker) mayHaveCommitted(op, checksum uint64) bool {
-	if !c.durableAt(op, checksum) {
+	r, ok := c.durableRecord(op, checksum)
+	if !ok {
 		return false
 	}
 	for j := op - 1; j > 0; j-- {
 		if j < uint64(len(c.canonical)) && c.canonical[j] != 0 {
-			return true
+			return c.canonical[j] == r.parent
 		}
-		if !c.durableAt(j, 0) {
+		if r, ok = c.durableRecord(j, r.parent); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-// durableAt reports whether op has a quorum-acked record (with checksum, or any
-// when checksum is 0).
-func (c *Checker) durableAt(op, checksum uint64) bool {
+// durableRecord returns op's quorum-acked record with checksum.
+func (c *Checker) durableRecord(op, checksum uint64) (ackRecord, bool) {
 	if op >= uint64(len(c.acks)) {
-		return false
+		return ackRecord{}, false
 	}
 	for _, r := range c.acks[op] {
-		if r.durable && (checksum == 0 || r.checksum == checksum) {
-			return true
+		if r.durable && r.checksum == checksum {
+			return r, true
 		}
 	}
-	return false
+	return ackRecord{}, false
 }
 
 func (c *Checker) onTruncate(tick uint64, e *replica.Event) {

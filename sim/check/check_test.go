@@ -25,8 +25,11 @@ func commit(r int, op, checksum, parent, result uint64) *replica.Event {
 	return &replica.Event{Kind: replica.EvCommit, Replica: r, Op: op, Checksum: checksum, Parent: parent, Aux: result}
 }
 
+// parentOf links the test checksums into one chain: gen <- A <- B <- C.
+var parentOf = map[uint64]uint64{sumA: sumGen, sumB: sumA, sumC: sumB}
+
 func ack(r int, op, checksum uint64) *replica.Event {
-	return &replica.Event{Kind: replica.EvAck, Replica: r, Op: op, Checksum: checksum}
+	return &replica.Event{Kind: replica.EvAck, Replica: r, Op: op, Checksum: checksum, Parent: parentOf[checksum]}
 }
 
 func mergeTruncate(r int, view, op, checksum, nacks uint64) *replica.Event {
@@ -110,6 +113,14 @@ func TestAckedDurability(t *testing.T) {
 		c := check.New(3)
 		feed(c, ack(0, 1, sumA), ack(0, 2, sumB), ack(1, 2, sumB),
 			mergeTruncate(1, 1, 2, sumB, 2), mergeTruncate(1, 1, 1, sumA, 2))
+		silent(t, c)
+	})
+	t.Run("silent above a quorum-acked op of another chain", func(t *testing.T) {
+		// Op 2 links to sumA, but the quorum at op 1 acked sumC: op 2's own
+		// chain never had a quorum, so it could never have committed.
+		c := check.New(3)
+		feed(c, ack(0, 1, sumC), ack(1, 1, sumC), ack(0, 2, sumB), ack(1, 2, sumB),
+			mergeTruncate(1, 1, 2, sumB, 2))
 		silent(t, c)
 	})
 	t.Run("silent for a different checksum at a quorum-acked op", func(t *testing.T) {
