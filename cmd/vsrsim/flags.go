@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"vsrsim/packetsim"
@@ -63,40 +62,7 @@ func (f *extraDelayFlag) Set(s string) error {
 }
 
 // parseExtraDelay reads FROM:TO=TICKS, FROM and TO a replica index or "*".
-func parseExtraDelay(s string) (sim.ExtraDelay, error) {
-	link, ticksText, ok := strings.Cut(strings.TrimSpace(s), "=")
-	if !ok {
-		return sim.ExtraDelay{}, fmt.Errorf("%q: want FROM:TO=TICKS", s)
-	}
-	fromText, toText, ok := strings.Cut(link, ":")
-	if !ok {
-		return sim.ExtraDelay{}, fmt.Errorf("%q: want FROM:TO=TICKS", s)
-	}
-	from, err := parseNode(fromText)
-	if err != nil {
-		return sim.ExtraDelay{}, fmt.Errorf("%q: FROM %w", s, err)
-	}
-	to, err := parseNode(toText)
-	if err != nil {
-		return sim.ExtraDelay{}, fmt.Errorf("%q: TO %w", s, err)
-	}
-	ticks, err := strconv.ParseUint(ticksText, 10, 64)
-	if err != nil {
-		return sim.ExtraDelay{}, fmt.Errorf("%q: TICKS %q is not a number of ticks", s, ticksText)
-	}
-	return sim.ExtraDelay{From: from, To: to, Ticks: ticks}, nil
-}
-
-func parseNode(s string) (int, error) {
-	if s == "*" {
-		return packetsim.AnyNode, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%q is not a replica index or *", s)
-	}
-	return n, nil
-}
+func parseExtraDelay(s string) (sim.ExtraDelay, error) { return sim.ParseExtraDelay(s) }
 
 // checkExtraDelays names the first delay whose replica does not exist. The
 // config's own Validate catches the same thing, but only this message can
@@ -113,16 +79,7 @@ func checkExtraDelays(delays []sim.ExtraDelay, replicas int) error {
 	return nil
 }
 
-func formatExtraDelay(d sim.ExtraDelay) string {
-	return fmt.Sprintf("%s:%s=%d", formatNode(d.From), formatNode(d.To), d.Ticks)
-}
-
-func formatNode(n int) string {
-	if n == packetsim.AnyNode {
-		return "*"
-	}
-	return strconv.Itoa(n)
-}
+func formatExtraDelay(d sim.ExtraDelay) string { return d.String() }
 
 // shellQuote quotes s for a POSIX shell when it holds anything beyond the
 // characters replay commands normally use; "*" in an extra delay must not glob.

@@ -24,6 +24,7 @@ import (
 type runOptions struct {
 	seed         string
 	scenario     string
+	scenarioFile string
 	bugs         []string
 	replicas     int
 	clients      int
@@ -90,6 +91,7 @@ The exit code is the verdict: 0 pass or unrecoverable, 1 safety, 3 liveness,
 func (o *runOptions) addShapeFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.scenario, "scenario", "", "named scenario to run (see vsrsim list)")
+	f.StringVar(&o.scenarioFile, "scenario-file", "", "run the timed script in `FILE` (docs/scenario-files.md)")
 	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
 	f.IntVar(&o.replicas, "replicas", 0, "number of replicas (overrides the seed's draw)")
 	f.IntVar(&o.clients, "clients", 0, "number of clients (overrides the seed's draw)")
@@ -157,7 +159,19 @@ func (o *runOptions) run(stdout io.Writer) error {
 // draw, then every flag the user set. Any error is a usage error.
 func (o *runOptions) config(seed uint64) (sim.Config, error) {
 	var cfg sim.Config
-	if o.scenario != "" {
+	if o.scenario != "" && o.scenarioFile != "" {
+		return sim.Config{}, usageErrorf("--scenario and --scenario-file do not go together")
+	}
+	if o.scenarioFile != "" {
+		file, err := readScenarioFile(o.scenarioFile)
+		if err != nil {
+			return sim.Config{}, err
+		}
+		cfg = sim.DefaultConfig(seed)
+		if err := file.Apply(&cfg); err != nil {
+			return sim.Config{}, dataErrorf("%v", err)
+		}
+	} else if o.scenario != "" {
 		s, err := scenarios.Lookup(o.scenario)
 		if err != nil {
 			return sim.Config{}, usageErrorf("--scenario: %v", err)
@@ -262,6 +276,9 @@ func (o *runOptions) replay(seed uint64) string {
 	if o.scenario != "" {
 		args = append(args, "--scenario", o.scenario)
 	}
+	if o.scenarioFile != "" {
+		args = append(args, "--scenario-file", o.scenarioFile)
+	}
 	bugs, _ := replica.ParseBugs(o.bugs)
 	for _, name := range bugs.Names() {
 		args = append(args, "--bug", name)
@@ -323,4 +340,19 @@ func writeOptions(w io.Writer, seed uint64, options []sim.Option) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, opt.Name, opt.Value)
 	}
 	fmt.Fprintln(w)
+}
+
+// readScenarioFile parses a scenario file; a missing or malformed file is a
+// data error (exit 65) naming the file and line.
+func readScenarioFile(path string) (*scenarios.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, dataErrorf("%s: %v", path, errUnwrapPath(err))
+	}
+	defer f.Close()
+	file, err := scenarios.ParseFile(path, f)
+	if err != nil {
+		return nil, dataErrorf("%v", err)
+	}
+	return file, nil
 }

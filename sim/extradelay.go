@@ -1,0 +1,58 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"vsrsim/packetsim"
+)
+
+// ParseExtraDelay reads FROM:TO=TICKS, FROM and TO a replica index or "*" (every
+// replica). The CLI's --extra-delay and scenario files share it.
+func ParseExtraDelay(s string) (ExtraDelay, error) {
+	link, ticksText, ok := strings.Cut(strings.TrimSpace(s), "=")
+	if !ok {
+		return ExtraDelay{}, fmt.Errorf("%q: want FROM:TO=TICKS", s)
+	}
+	fromText, toText, ok := strings.Cut(link, ":")
+	if !ok {
+		return ExtraDelay{}, fmt.Errorf("%q: want FROM:TO=TICKS", s)
+	}
+	from, err := parseNode(fromText)
+	if err != nil {
+		return ExtraDelay{}, fmt.Errorf("%q: FROM %w", s, err)
+	}
+	to, err := parseNode(toText)
+	if err != nil {
+		return ExtraDelay{}, fmt.Errorf("%q: TO %w", s, err)
+	}
+	ticks, err := strconv.ParseUint(ticksText, 10, 64)
+	if err != nil {
+		return ExtraDelay{}, fmt.Errorf("%q: TICKS %q is not a number of ticks", s, ticksText)
+	}
+	return ExtraDelay{From: from, To: to, Ticks: ticks}, nil
+}
+
+func parseNode(s string) (int, error) {
+	if s == "*" {
+		return packetsim.AnyNode, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a replica index or *", s)
+	}
+	return n, nil
+}
+
+// String is the FROM:TO=TICKS form ParseExtraDelay reads.
+func (d ExtraDelay) String() string {
+	return fmt.Sprintf("%s:%s=%d", formatNode(d.From), formatNode(d.To), d.Ticks)
+}
+
+func formatNode(n int) string {
+	if n == packetsim.AnyNode {
+		return "*"
+	}
+	return strconv.Itoa(n)
+}
