@@ -90,7 +90,9 @@ func TestBreakAckedDurabilityForgedTruncate(t *testing.T) {
 		op := c.checker.CommittedMax()
 		sum, _ := c.checker.Canonical(op)
 		forgedOp = op
-		c.checker.OnEvent(tick, &replica.Event{Kind: replica.EvMergeTruncate, Replica: 1, View: 0, Op: op,
+		// A merge belongs to a view above every view that acked the op.
+		info, _ := c.Info(1)
+		c.checker.OnEvent(tick, &replica.Event{Kind: replica.EvMergeTruncate, Replica: 1, View: info.View + 1, Op: op,
 			Checksum: sum, Aux: 2})
 	})
 	res := runBreak(t, breakConfig(12, script))

@@ -95,7 +95,7 @@ func (c *Cluster) onReply(m *replica.Message) {
 	h.Return = c.now
 	h.Returned = true
 	c.stats.Replies++
-	c.checker.OnReply(c.now, cl.index, m.Request, m.Op, m.Result)
+	c.checker.OnReply(c.now, cl.index, m.View, m.Request, m.Op, m.Result)
 	cl.nextAt = c.now + 1
 	switch {
 	case c.cfg.ThinkSteady:

@@ -30,9 +30,42 @@ const (
 type ackRecord struct {
 	checksum uint64
 	parent   uint64
-	ackers   uint16
-	durable  bool
+	// byView holds who acked in which view. A primary commits on PrepareOKs
+	// of its own view only, so an op may have committed only if a replication
+	// quorum acked it within one view: acks of the same header given in
+	// different views (the op re-prepared after a view change dropped it) do
+	// not add up.
+	byView  []viewAcks
+	durable bool // some view holds a replication quorum of acks
 }
+
+type viewAcks struct {
+	view   uint64
+	ackers uint16
+}
+
+// quorateBefore returns the acker set of a view below v (anyView: any view)
+// that holds a replication quorum.
+func (r *ackRecord) quorateBefore(v uint64, quorum int) (uint16, bool) {
+	for _, a := range r.byView {
+		if a.view < v && popcount(a.ackers) >= quorum {
+			return a.ackers, true
+		}
+	}
+	return 0, false
+}
+
+// withdraw removes replica i's acks from every view that has no quorum yet.
+func (r *ackRecord) withdraw(i int, quorum int) {
+	for k := range r.byView {
+		if popcount(r.byView[k].ackers) < quorum {
+			r.byView[k].ackers &^= 1 << uint(i)
+		}
+	}
+}
+
+// anyView judges acks given in any view.
+const anyView = ^uint64(0)
 
 type replicaState struct {
 	view      uint64
@@ -48,7 +81,7 @@ type Checker struct {
 	canonical   []uint64 // checksum of the committed op, 0 if not yet seen
 	parents     []uint64
 	acks        [][]ackRecord // per op, one record per distinct checksum acked
-	replied     []bool        // a client received a reply for this op
+	replied     []uint64      // 1 + the lowest view a client got a reply for this op in (0: none)
 	results     []uint64      // result of the op replayed through the model
 	model       replica.StateMachine
 	modelOp     uint64
@@ -167,18 +200,32 @@ func (c *Checker) onCommit(tick uint64, e *replica.Event) {
 func (c *Checker) onAck(e *replica.Event) {
 	c.acks = grow(c.acks, e.Op)
 	recs := c.acks[e.Op]
+	k := -1
 	for i := range recs {
 		if recs[i].checksum == e.Checksum {
-			recs[i].ackers |= 1 << uint(e.Replica)
-			if popcount(recs[i].ackers) >= c.quorum {
-				recs[i].durable = true
-			}
-			return
+			k = i
 		}
 	}
-	r := ackRecord{checksum: e.Checksum, parent: e.Parent, ackers: 1 << uint(e.Replica)}
-	r.durable = popcount(r.ackers) >= c.quorum
-	c.acks[e.Op] = append(recs, r)
+	if k < 0 {
+		recs = append(recs, ackRecord{checksum: e.Checksum, parent: e.Parent})
+		k = len(recs) - 1
+		c.acks[e.Op] = recs
+	}
+	r := &recs[k]
+	v := -1
+	for i := range r.byView {
+		if r.byView[i].view == e.View {
+			v = i
+		}
+	}
+	if v < 0 {
+		r.byView = append(r.byView, viewAcks{view: e.View})
+		v = len(r.byView) - 1
+	}
+	r.byView[v].ackers |= 1 << uint(e.Replica)
+	if popcount(r.byView[v].ackers) >= c.quorum {
+		r.durable = true
+	}
 }
 
 // mayHaveCommitted reports whether (op, checksum) could have committed: a
@@ -186,8 +233,9 @@ func (c *Checker) onAck(e *replica.Event) {
 // the committed prefix, which it must extend (commits are in order, so an op
 // above a never-quorate op can never have committed, and neither can an op
 // whose parent lost to another op at that slot).
-func (c *Checker) mayHaveCommitted(op, checksum uint64) bool {
-	r, ok := c.durableRecord(op, checksum)
+// Only acks given before view `before` count (anyView: all).
+func (c *Checker) mayHaveCommitted(op, checksum, before uint64) bool {
+	r, ok := c.durableRecord(op, checksum, before)
 	if !ok {
 		return false
 	}
@@ -195,20 +243,24 @@ func (c *Checker) mayHaveCommitted(op, checksum uint64) bool {
 		if j < uint64(len(c.canonical)) && c.canonical[j] != 0 {
 			return c.canonical[j] == r.parent
 		}
-		if r, ok = c.durableRecord(j, r.parent); !ok {
+		if r, ok = c.durableRecord(j, r.parent, before); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-// durableRecord returns op's quorum-acked record with checksum.
-func (c *Checker) durableRecord(op, checksum uint64) (ackRecord, bool) {
+// durableRecord returns op's record with checksum if a replication quorum
+// acked it before view `before`.
+func (c *Checker) durableRecord(op, checksum, before uint64) (ackRecord, bool) {
 	if op >= uint64(len(c.acks)) {
 		return ackRecord{}, false
 	}
 	for _, r := range c.acks[op] {
-		if r.durable && r.checksum == checksum {
+		if !r.durable || r.checksum != checksum {
+			continue
+		}
+		if _, ok := r.quorateBefore(before, c.quorum); ok {
 			return r, true
 		}
 	}
@@ -216,20 +268,21 @@ func (c *Checker) durableRecord(op, checksum uint64) (ackRecord, bool) {
 }
 
 func (c *Checker) onTruncate(tick uint64, e *replica.Event) {
-	if e.Op < uint64(len(c.acks)) && c.mayHaveCommitted(e.Op, e.Checksum) {
+	if e.Op < uint64(len(c.acks)) && c.mayHaveCommitted(e.Op, e.Checksum, e.View) {
 		for _, r := range c.acks[e.Op] {
-			if r.checksum == e.Checksum && r.durable {
+			if ackers, ok := r.quorateBefore(e.View, c.quorum); ok && r.checksum == e.Checksum {
 				committed := ""
 				if have, ok := c.Canonical(e.Op); ok && have == e.Checksum {
 					committed = " and it committed"
 				}
 				c.fail(tick, InvAckedDurability, "r%d's view-%d merge truncated op %d csum=%04x with %d nacks, but a replication quorum acked it (%s)%s",
-					e.Replica, e.View, e.Op, e.Checksum&0xffff, e.Aux, ackerList(r.ackers), committed)
+					e.Replica, e.View, e.Op, e.Checksum&0xffff, e.Aux, ackerList(ackers), committed)
 				return
 			}
 		}
 	}
-	if have, ok := c.Canonical(e.Op); ok && have == e.Checksum && e.Op < uint64(len(c.replied)) && c.replied[e.Op] {
+	if have, ok := c.Canonical(e.Op); ok && have == e.Checksum && e.Op < uint64(len(c.replied)) &&
+		c.replied[e.Op] != 0 && c.replied[e.Op]-1 < e.View {
 		c.fail(tick, InvAckedDurability, "r%d's view-%d merge truncated op %d csum=%04x, whose reply a client received",
 			e.Replica, e.View, e.Op, e.Checksum&0xffff)
 	}
@@ -245,8 +298,8 @@ func (c *Checker) onJournalDrop(e *replica.Event) {
 	}
 	recs := c.acks[e.Op]
 	for k := range recs {
-		if recs[k].checksum == e.Checksum && !recs[k].durable {
-			recs[k].ackers &^= 1 << uint(e.Replica)
+		if recs[k].checksum == e.Checksum {
+			recs[k].withdraw(e.Replica, c.quorum)
 		}
 	}
 }
@@ -264,18 +317,19 @@ func (c *Checker) OnRestart(i int, amnesia bool, durableView, checkpointOp uint6
 	for op := range c.acks {
 		recs := c.acks[op]
 		for k := range recs {
-			if !recs[k].durable {
-				recs[k].ackers &^= 1 << uint(i)
-			}
+			recs[k].withdraw(i, c.quorum)
 		}
 	}
 }
 
 // OnReply checks a reply a client received against the model replayed along the
 // canonical chain.
-func (c *Checker) OnReply(tick uint64, client int, request, op, result uint64) {
+// view is the view of the reply (the view in which the op committed).
+func (c *Checker) OnReply(tick uint64, client int, view, request, op, result uint64) {
 	c.replied = grow(c.replied, op)
-	c.replied[op] = true
+	if c.replied[op] == 0 || view+1 < c.replied[op] {
+		c.replied[op] = view + 1
+	}
 	if op >= uint64(len(c.canonical)) || c.canonical[op] == 0 {
 		c.fail(tick, InvClientResult, "client c%d got a reply for op %d (request %d) that no replica committed", client, op, request)
 		return
@@ -302,7 +356,7 @@ func (c *Checker) onCheckpoint(tick uint64, e *replica.Event) {
 func (c *Checker) DurableOps(fn func(op, checksum uint64)) {
 	for op := range c.acks {
 		for _, r := range c.acks[op] {
-			if r.durable && c.mayHaveCommitted(uint64(op), r.checksum) {
+			if r.durable && c.mayHaveCommitted(uint64(op), r.checksum, anyView) {
 				fn(uint64(op), r.checksum)
 			}
 		}
@@ -313,7 +367,7 @@ func (c *Checker) DurableOps(fn func(op, checksum uint64)) {
 // quorum acked up to head ended up committed with the same checksum.
 func (c *Checker) CheckDurableCommitted(tick, head uint64) {
 	c.DurableOps(func(op, sum uint64) {
-		if !c.mayHaveCommitted(op, sum) {
+		if !c.mayHaveCommitted(op, sum, anyView) {
 			return
 		}
 		if op > head {

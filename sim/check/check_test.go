@@ -123,6 +123,29 @@ func TestAckedDurability(t *testing.T) {
 			mergeTruncate(1, 1, 2, sumB, 2))
 		silent(t, c)
 	})
+	t.Run("silent for a merge in a view below the acks", func(t *testing.T) {
+		// A view change that completes late, in view 2, after view 3 has
+		// acked and committed op 1: view 2 was never bound by those acks, and
+		// no replica in view 3 follows it.
+		c := check.New(3)
+		inView3 := func(e *replica.Event) *replica.Event { e.View = 3; return e }
+		feed(c, inView3(ack(0, 1, sumA)), inView3(ack(1, 1, sumA)), commit(0, 1, sumA, sumGen, 7))
+		c.OnReply(20, 0, 3, 1, 1, 7)
+		feed(c, mergeTruncate(2, 2, 1, sumA, 2))
+		silent(t, c)
+		feed(c, mergeTruncate(2, 4, 1, sumA, 2))
+		fired(t, c, check.InvAckedDurability, "view-4 merge truncated op 1")
+	})
+	t.Run("silent when the acks of a quorum span views", func(t *testing.T) {
+		// r1 acked op 1 in view 1, r0 the same header re-prepared in view 2:
+		// no primary ever held a quorum of PrepareOKs for it in one view.
+		c := check.New(3)
+		inView := func(v uint64, e *replica.Event) *replica.Event { e.View = v; return e }
+		feed(c, inView(1, ack(1, 1, sumA)), inView(2, ack(0, 1, sumA)), mergeTruncate(1, 3, 1, sumA, 1))
+		silent(t, c)
+		feed(c, inView(2, ack(2, 1, sumA)), mergeTruncate(1, 3, 1, sumA, 1))
+		fired(t, c, check.InvAckedDurability, "view-3 merge truncated op 1", "(r0,r2)")
+	})
 	t.Run("silent for a different checksum at a quorum-acked op", func(t *testing.T) {
 		c := check.New(3)
 		feed(c, ack(0, 1, sumA), ack(1, 1, sumA), ack(2, 1, sumB), mergeTruncate(1, 1, 1, sumB, 2))
@@ -131,7 +154,7 @@ func TestAckedDurability(t *testing.T) {
 	t.Run("a truncated op whose reply a client received", func(t *testing.T) {
 		c := check.New(5)
 		feed(c, ack(0, 1, sumA), commit(0, 1, sumA, sumGen, 7))
-		c.OnReply(20, 0, 1, 1, 7)
+		c.OnReply(20, 0, 0, 1, 1, 7)
 		silent(t, c)
 		feed(c, mergeTruncate(1, 1, 1, sumA, 3))
 		fired(t, c, check.InvAckedDurability, "truncated op 1", "whose reply a client received")
@@ -228,15 +251,15 @@ func TestClientResult(t *testing.T) {
 	t.Run("result differs from the canonical chain", func(t *testing.T) {
 		c := check.New(3)
 		feed(c, commit(0, 1, sumA, sumGen, 7))
-		c.OnReply(20, 2, 5, 1, 7)
+		c.OnReply(20, 2, 0, 5, 1, 7)
 		silent(t, c)
-		c.OnReply(21, 3, 9, 1, 8)
+		c.OnReply(21, 3, 0, 9, 1, 8)
 		fired(t, c, check.InvClientResult, "client c3 request 9", "op 1 result=8", "gives 7")
 		assert.Equal(t, uint64(21), c.Failed().Tick)
 	})
 	t.Run("reply for an op nobody committed", func(t *testing.T) {
 		c := check.New(3)
-		c.OnReply(20, 1, 4, 6, 0)
+		c.OnReply(20, 1, 0, 4, 6, 0)
 		fired(t, c, check.InvClientResult, "client c1 got a reply for op 6 (request 4)", "no replica committed")
 	})
 }
@@ -246,7 +269,7 @@ func TestClientResult(t *testing.T) {
 // failure, not panic indexing the canonical log.
 func TestClientResultThenTruncate(t *testing.T) {
 	c := check.New(3)
-	c.OnReply(20, 1, 4, 6, 0)
+	c.OnReply(20, 1, 0, 4, 6, 0)
 	require.NotPanics(t, func() { feed(c, mergeTruncate(1, 1, 6, sumA, 2)) })
 	fired(t, c, check.InvClientResult, "op 6")
 }
