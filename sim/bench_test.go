@@ -1,0 +1,37 @@
+package sim_test
+
+import (
+	"testing"
+
+	"vsrsim/sim"
+)
+
+// BenchmarkRunDefault runs whole default-configuration simulations (fault
+// phase and liveness phase, checkers on) and reports the event loop's speed.
+func BenchmarkRunDefault(b *testing.B) {
+	benchRuns(b, sim.DefaultConfig)
+}
+
+// BenchmarkRunSwarm runs swarm seeds: each draws its own cluster and faults,
+// so this is the mix a sweep sees.
+func BenchmarkRunSwarm(b *testing.B) {
+	benchRuns(b, sim.SwarmConfig)
+}
+
+func benchRuns(b *testing.B, config func(uint64) sim.Config) {
+	b.ReportAllocs()
+	var events uint64
+	seed := uint64(0)
+	for b.Loop() {
+		seed++
+		res, err := sim.Run(config(seed), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += res.Events
+	}
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(seed)/s, "runs/s")
+	b.ReportMetric(float64(events)/s, "events/s")
+	b.ReportMetric(float64(events)/float64(seed), "events/run")
+}
