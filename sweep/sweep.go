@@ -92,6 +92,18 @@ type Summary struct {
 	FirstFailure  *Outcome
 	Interrupted   bool // stopped by the context before the range was done
 	Stopped       bool // stopped by MaxFailures
+	Coverage      Coverage
+}
+
+// Coverage counts the runs that exercised each mechanism at least once: a
+// sweep that never changes views or transfers state proves little about them.
+type Coverage struct {
+	ViewChanges    uint64
+	Crashes        uint64
+	Restarts       uint64
+	Repairs        uint64
+	StateTransfers uint64
+	Partitions     uint64
 }
 
 // FailedTotal is the number of findings.
@@ -181,6 +193,19 @@ func Run(ctx context.Context, opts Options, run RunFunc, deliver func(Outcome)) 
 func (s *Summary) add(o Outcome) {
 	s.Runs++
 	s.Events += o.Result.Events
+	st := &o.Result.Stats
+	for _, c := range []struct {
+		n   uint64
+		sum *uint64
+	}{
+		{st.ViewChanges, &s.Coverage.ViewChanges}, {st.Crashes, &s.Coverage.Crashes},
+		{st.Restarts, &s.Coverage.Restarts}, {st.Repairs, &s.Coverage.Repairs},
+		{st.StateTransfers, &s.Coverage.StateTransfers}, {st.Network.Partitions, &s.Coverage.Partitions},
+	} {
+		if c.n > 0 {
+			*c.sum++
+		}
+	}
 	if o.Wall > s.Slowest.Wall || s.Runs == 1 {
 		s.Slowest = o
 	}

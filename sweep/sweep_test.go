@@ -152,3 +152,21 @@ func TestShardsCoverTheRangeOnce(t *testing.T) {
 	assert.Error(t, sweep.Range{First: 1, Count: 0}.Validate())
 	assert.Equal(t, uint64(0), sweep.Range{First: 1, Count: 2, Shard: 2, ShardN: 3}.Len())
 }
+
+// TestCoverage counts the runs that exercised each mechanism.
+func TestCoverage(t *testing.T) {
+	run := func(seed uint64) (sim.Result, error) {
+		r := sim.Result{Seed: seed, Verdict: sim.VerdictPass}
+		if seed%2 == 0 {
+			r.Stats.ViewChanges = 3
+		}
+		if seed%5 == 0 {
+			r.Stats.StateTransfers = 1
+		}
+		return r, nil
+	}
+	_, sum := collect(t, context.Background(), sweep.Options{Range: sweep.Range{First: 1, Count: 10}, Jobs: 2}, run)
+	assert.Equal(t, uint64(5), sum.Coverage.ViewChanges)
+	assert.Equal(t, uint64(2), sum.Coverage.StateTransfers)
+	assert.Zero(t, sum.Coverage.Restarts)
+}

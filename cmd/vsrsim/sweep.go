@@ -251,6 +251,17 @@ type sweepJSON struct {
 	Stopped          bool          `json:"stopped_at_max_failures"`
 	Jobs             int           `json:"jobs"`
 	Range            sweepRangeOut `json:"range"`
+	// Exercised counts the runs in which each mechanism happened at least once.
+	Exercised exercisedJSON `json:"exercised"`
+}
+
+type exercisedJSON struct {
+	ViewChanges    uint64 `json:"view_changes"`
+	Crashes        uint64 `json:"crashes"`
+	Restarts       uint64 `json:"restarts"`
+	Repairs        uint64 `json:"repairs"`
+	StateTransfers uint64 `json:"state_transfers"`
+	Partitions     uint64 `json:"partitions"`
 }
 
 type failedJSON struct {
@@ -289,6 +300,7 @@ func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
 		Stopped:       sum.Stopped,
 		Jobs:          jobs,
 		Range:         sweepRangeOut{First: rng.First, Count: rng.Count, Shard: rng.Shard, Shards: max(rng.ShardN, 1)},
+		Exercised:     exercisedJSON(sum.Coverage),
 	}
 	if sum.FirstFailure != nil {
 		seed := sum.FirstFailure.Seed
@@ -328,6 +340,11 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 		{"runs/s", fmt.Sprintf("%.1f (%d jobs)", sum.RunsPerSecond(), jobs)},
 		{"events/s", fmt.Sprintf("%.0f", sum.EventsPerSecond())},
 		{"slowest seed", fmt.Sprintf("%d (%.3f s)", sum.Slowest.Seed, sum.Slowest.Wall.Seconds())},
+		{"runs with view changes", share(sum.Coverage.ViewChanges, sum.Runs)},
+		{"runs with crashes / restarts", share(sum.Coverage.Crashes, sum.Runs) + " / " + share(sum.Coverage.Restarts, sum.Runs)},
+		{"runs with repairs", share(sum.Coverage.Repairs, sum.Runs)},
+		{"runs with state transfers", share(sum.Coverage.StateTransfers, sum.Runs)},
+		{"runs with partitions", share(sum.Coverage.Partitions, sum.Runs)},
 		{"status", status},
 	}
 	t := newTable(w, "sweep", "")
@@ -335,4 +352,11 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 		return err
 	}
 	return t.Render()
+}
+
+func share(n, of uint64) string {
+	if of == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%.0f%%)", n, 100*float64(n)/float64(of))
 }

@@ -61,6 +61,10 @@ func TestSweepPassExitsZero(t *testing.T) {
 	assert.Empty(t, fails)
 	assert.Equal(t, float64(20), summary["runs"])
 	assert.Nil(t, summary["first_failure_seed"])
+	exercised, ok := summary["exercised"].(map[string]any)
+	require.True(t, ok, "the summary counts the mechanisms runs exercised")
+	assert.Contains(t, exercised, "view_changes")
+	assert.Contains(t, exercised, "state_transfers")
 
 	table := vsrsim(t, "sweep", "--count", "5")
 	require.Equal(t, 0, table.code, table.stderr)
