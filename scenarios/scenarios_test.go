@@ -27,14 +27,21 @@ var mechanism = map[string]string{
 	"stale-dvc-cache":      "merge truncated",
 }
 
-func runScenario(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string) sim.Result {
+// scenarioConfig is the configuration `vsrsim run --scenario S --seed N
+// --bug B...` runs.
+func scenarioConfig(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string) sim.Config {
 	t.Helper()
 	cfg := sim.DefaultConfig(seed)
 	s.Apply(&cfg)
 	b, err := replica.ParseBugs(bugs)
 	require.NoError(t, err)
 	cfg.Bugs = b
-	res, err := verify.Run(cfg, nil)
+	return cfg
+}
+
+func runScenario(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string) sim.Result {
+	t.Helper()
+	res, err := verify.Run(scenarioConfig(t, s, seed, bugs), nil)
 	require.NoError(t, err)
 	return res
 }

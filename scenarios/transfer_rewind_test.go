@@ -64,11 +64,7 @@ func TestTransferBelowAdoptedHead(t *testing.T) {
 		{[]string{s.Bug}, sim.VerdictLiveness, false},
 	} {
 		for seed := uint64(1); seed <= 3; seed++ {
-			cfg := sim.DefaultConfig(seed)
-			s.Apply(&cfg)
-			bugs, err := replica.ParseBugs(tc.bugs)
-			require.NoError(t, err)
-			cfg.Bugs = bugs
+			cfg := scenarioConfig(t, s, seed, tc.bugs)
 			w := &installWatch{inner: cfg.Script}
 			cfg.Script = w
 			res, err := verify.Run(cfg, nil)

@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
 )
@@ -19,12 +18,8 @@ func TestVCStragglerZeroDelayReplays(t *testing.T) {
 	s, err := scenarios.Lookup("vc-straggler")
 	require.NoError(t, err)
 	hash := func(seed uint64, bugs []string, script sim.Script) string {
-		cfg := sim.DefaultConfig(seed)
-		s.Apply(&cfg)
+		cfg := scenarioConfig(t, s, seed, bugs)
 		cfg.Script = script
-		b, err := replica.ParseBugs(bugs)
-		require.NoError(t, err)
-		cfg.Bugs = b
 		res, err := sim.Run(cfg, nil)
 		require.NoError(t, err)
 		return res.TraceHash
