@@ -2,11 +2,15 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -118,5 +122,46 @@ func TestSweepUsageErrors(t *testing.T) {
 		assert.Equal(t, exitUsage, out.code, "%v: %s", args, out.stderr)
 		assert.Equal(t, 1, strings.Count(out.stderr, "\n"), "%v: one line: %q", args, out.stderr)
 		assert.Empty(t, out.stdout, "%v", args)
+	}
+}
+
+// TestSweepInterrupt: Ctrl-C stops a sweep cleanly: the summary is printed,
+// every failure found so far is in the failures file, and the exit code is the
+// findings' (130 when there are none).
+func TestSweepInterrupt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"with findings", []string{"--scenario", "hollow-op", "--bug", "narrow-repair-under-commit-lag"}, exitLiveness},
+		{"without findings", nil, exitInterrupted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "failures.jsonl")
+			args := append([]string{"sweep", "--count", "1000000", "--jobs", "1", "--failures", path}, tc.args...)
+			cmd := exec.Command(binary, args...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			require.NoError(t, cmd.Start())
+			// Let it run a little: until a finding is on disk, or a moment.
+			for i := 0; i < 200; i++ {
+				if data, _ := os.ReadFile(path); len(data) > 0 {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			require.NoError(t, cmd.Process.Signal(os.Interrupt))
+			err := cmd.Wait()
+			var exit *exec.ExitError
+			require.True(t, errors.As(err, &exit), "exit: %v", err)
+			assert.Equal(t, tc.code, exit.ExitCode(), stderr.String())
+			assert.Contains(t, stdout.String(), "interrupted")
+			assert.Contains(t, stderr.String(), "vsrsim: interrupted after")
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, strings.Count(stdout.String(), "FAIL seed"), strings.Count(string(data), "\n"),
+				"every failure printed is in the file")
+		})
 	}
 }
