@@ -87,6 +87,7 @@ type Summary struct {
 	Failed        map[sim.Verdict]uint64
 	Errors        uint64
 	Events        uint64
+	Committed     uint64 // ops committed, summed over runs
 	Wall          time.Duration
 	Slowest       Outcome
 	FirstFailure  *Outcome
@@ -193,6 +194,7 @@ func Run(ctx context.Context, opts Options, run RunFunc, deliver func(Outcome)) 
 func (s *Summary) add(o Outcome) {
 	s.Runs++
 	s.Events += o.Result.Events
+	s.Committed += o.Result.Committed
 	st := &o.Result.Stats
 	for _, c := range []struct {
 		n   uint64

@@ -244,6 +244,7 @@ type sweepJSON struct {
 	Unrecoverable    uint64        `json:"unrecoverable"`
 	Errors           uint64        `json:"errors"`
 	Events           uint64        `json:"events"`
+	CommittedAvg     float64       `json:"ops_committed_avg"`
 	WallS            float64       `json:"wall_s"`
 	SlowestSeed      uint64        `json:"slowest_seed"`
 	SlowestWallS     float64       `json:"slowest_wall_s"`
@@ -293,6 +294,7 @@ func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
 		Unrecoverable: sum.Unrecoverable,
 		Errors:        sum.Errors,
 		Events:        sum.Events,
+		CommittedAvg:  round1(float64(sum.Committed) / float64(max(sum.Runs, 1))),
 		WallS:         round3(sum.Wall.Seconds()),
 		SlowestSeed:   sum.Slowest.Seed,
 		SlowestWallS:  round3(sum.Slowest.Wall.Seconds()),
@@ -339,6 +341,7 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 		{"first failure seed", first},
 		{"runs/s", fmt.Sprintf("%.1f (%d jobs)", sum.RunsPerSecond(), jobs)},
 		{"events/s", fmt.Sprintf("%.0f", sum.EventsPerSecond())},
+		{"ops committed per run", fmt.Sprintf("%.1f", float64(sum.Committed)/float64(max(sum.Runs, 1)))},
 		{"slowest seed", fmt.Sprintf("%d (%.3f s)", sum.Slowest.Seed, sum.Slowest.Wall.Seconds())},
 		{"runs with view changes", share(sum.Coverage.ViewChanges, sum.Runs)},
 		{"runs with crashes / restarts", share(sum.Coverage.Crashes, sum.Runs) + " / " + share(sum.Coverage.Restarts, sum.Runs)},
