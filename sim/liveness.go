@@ -32,6 +32,12 @@ type livenessState struct {
 	holds          uint64
 	viewAtStart    uint64
 	logViewAtStart uint64
+
+	// needsOutside says why the core could not settle a view by itself when
+	// the phase began: too few of its replicas could vote and no primary was
+	// up anywhere, so a view change needed replicas outside the core, which
+	// may stay slow or cut off. A stall then is not the protocol's fault.
+	needsOutside string
 }
 
 type gapKey struct {
@@ -118,6 +124,7 @@ func (c *Cluster) startLiveness() {
 	}
 	view, logView := c.coreViews()
 	c.liveness.viewAtStart, c.liveness.logViewAtStart = view, logView
+	c.liveness.needsOutside = c.coreNeedsOutside()
 	b := c.trace.begin(c.now, "phase")
 	b = append(b, "liveness core="...)
 	for k, i := range core {
@@ -227,6 +234,25 @@ func (c *Cluster) tickLiveness() bool {
 		l.stableView = view
 	}
 	return c.now-l.stableSince >= c.cfg.StableTicks && c.checker.CommittedMax() >= c.cfg.CommitFloor && c.checkConverged()
+}
+
+func (c *Cluster) coreNeedsOutside() string {
+	voters := 0
+	for _, i := range c.liveness.core {
+		if r := c.replicas[i]; r != nil && r.Info().Status != replica.StatusRecovering {
+			voters++
+		}
+	}
+	need := replica.QuorumViewChange(c.cfg.Replicas)
+	if voters >= need {
+		return ""
+	}
+	for _, r := range c.replicas {
+		if r != nil && r.Info().Primary {
+			return ""
+		}
+	}
+	return fmt.Sprintf("when the liveness phase began only %d core replicas could vote (need %d) and no primary was up: electing one needed replicas outside the core", voters, need)
 }
 
 // recoverable reports whether the core could converge in principle (VOPR's

@@ -113,6 +113,12 @@ func (c *Cluster) runLoop(res *Result) {
 		res.Evidence = why
 		return
 	}
+	if why := c.liveness.needsOutside; why != "" {
+		res.Verdict = VerdictUnrecoverable
+		res.Invariant = "unrecoverable"
+		res.Evidence = why + "; " + c.stallEvidence()
+		return
+	}
 	res.Verdict = VerdictLiveness
 	res.Invariant = "liveness"
 	res.Evidence = c.stallEvidence()
