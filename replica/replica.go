@@ -448,11 +448,21 @@ func (r *Replica) startNormalTimeouts() {
 
 // checkInvariants asserts the replica's own consistency after every step.
 func (r *Replica) checkInvariants() {
-	r.assert(r.commitMin <= r.commitMax, "commit_min_le_commit_max", "commit_min=%d commit_max=%d", r.commitMin, r.commitMax)
-	r.assert(r.logView <= r.view, "log_view_le_view", "log_view=%d view=%d", r.logView, r.view)
-	r.assert(len(r.pipeline) <= SuffixMax, "pipeline_bounded", "%d", len(r.pipeline))
-	r.assert(len(r.requests) <= RequestQueueMax, "request_queue_bounded", "%d", len(r.requests))
-	if r.status == StatusNormal && !r.opts.Bugs.TransferRewindsSequencer {
-		r.assert(r.commitMin <= r.sequencer, "commit_min_le_sequencer", "commit_min=%d sequencer=%d", r.commitMin, r.sequencer)
+	// Conditions first: assert's variadic arguments would box on every call,
+	// and this runs on every step.
+	if r.commitMin > r.commitMax {
+		r.assert(false, "commit_min_le_commit_max", "commit_min=%d commit_max=%d", r.commitMin, r.commitMax)
+	}
+	if r.logView > r.view {
+		r.assert(false, "log_view_le_view", "log_view=%d view=%d", r.logView, r.view)
+	}
+	if len(r.pipeline) > SuffixMax {
+		r.assert(false, "pipeline_bounded", "%d", len(r.pipeline))
+	}
+	if len(r.requests) > RequestQueueMax {
+		r.assert(false, "request_queue_bounded", "%d", len(r.requests))
+	}
+	if r.status == StatusNormal && !r.opts.Bugs.TransferRewindsSequencer && r.commitMin > r.sequencer {
+		r.assert(false, "commit_min_le_sequencer", "commit_min=%d sequencer=%d", r.commitMin, r.sequencer)
 	}
 }
