@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // TestExtraDelayZeroIsInvisible checks the promise the vc-straggler scenario

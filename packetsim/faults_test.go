@@ -3,7 +3,7 @@ package packetsim
 import (
 	"testing"
 
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 func TestClogDelaysButDoesNotDrop(t *testing.T) {

@@ -3,7 +3,7 @@ package packetsim
 import (
 	"testing"
 
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // faultyOptions turns on every random fault, for tests that need a busy run.

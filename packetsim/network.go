@@ -15,8 +15,8 @@ import (
 	"errors"
 	"slices"
 
-	"vsrsim/sim/prng"
-	"vsrsim/sim/queue"
+	"vsrsim/prng"
+	"vsrsim/queue"
 )
 
 // queueCapacityHint preallocates the heap so a steady state does not grow it;

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 func TestDeterminism(t *testing.T) {

@@ -3,7 +3,7 @@ package packetsim
 import (
 	"fmt"
 
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // NodeID names a node: replicas are 0..Replicas-1, clients Replicas..Nodes-1.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 func TestNewRejectsNonsense(t *testing.T) {

@@ -3,7 +3,7 @@ package packetsim
 import (
 	"testing"
 
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // partitionFor ticks a network until its random partition starts.

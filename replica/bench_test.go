@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"vsrsim/replica"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // BenchmarkStepPrepareRound measures the replica state machine alone, with no

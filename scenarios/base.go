@@ -4,7 +4,7 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/replica"
 	"vsrsim/sim"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // quietCluster shapes a scripted run: no random faults, so the script alone

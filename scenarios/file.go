@@ -12,7 +12,7 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/replica"
 	"vsrsim/sim"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // File is a scenario written as plain text: settings, timed actions and an

@@ -25,7 +25,7 @@ import (
 	"strings"
 
 	"vsrsim/sim"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // Case is one pinned run.

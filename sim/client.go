@@ -2,7 +2,7 @@ package sim
 
 import (
 	"vsrsim/replica"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // HistoryOp is one client operation as the client saw it, for linearizability.

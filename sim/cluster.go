@@ -4,7 +4,7 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/replica"
 	"vsrsim/sim/check"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // Script drives a scenario over virtual time. At is called at the start of

@@ -10,7 +10,7 @@ import (
 
 	"vsrsim/packetsim"
 	"vsrsim/replica"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // ExtraDelay is a directed per-link extra delay. From or To may be

@@ -8,7 +8,7 @@ import (
 
 	"vsrsim/packetsim"
 	"vsrsim/sim"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // TestConfigValidate: every configuration that cannot run is refused before

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/replica"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // downWatch is a script that records the most replicas down (crashed or

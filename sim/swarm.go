@@ -6,7 +6,7 @@ import (
 
 	"vsrsim/packetsim"
 	"vsrsim/replica"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // SwarmConfig draws a run's whole configuration from the seed's swarm stream,

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/replica"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // transferWatch cuts r2 off until the others committed `lead` ops, heals it,

@@ -11,7 +11,7 @@ import (
 
 	"vsrsim/seeds"
 	"vsrsim/sim"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // exitDrift is replay's code for a record that no longer gives its pinned

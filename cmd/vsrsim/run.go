@@ -15,7 +15,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 	"vsrsim/verify"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"vsrsim/sim"
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )

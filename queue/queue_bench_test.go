@@ -3,7 +3,7 @@ package queue
 import (
 	"testing"
 
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 // BenchmarkQueuePushPop measures the steady state of the event loop: about 1024

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"vsrsim/sim/prng"
+	"vsrsim/prng"
 )
 
 type push struct {
