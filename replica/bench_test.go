@@ -3,8 +3,8 @@ package replica_test
 import (
 	"testing"
 
-	"vsrsim/replica"
 	"vsrsim/prng"
+	"vsrsim/replica"
 )
 
 // BenchmarkStepPrepareRound measures the replica state machine alone, with no

@@ -2,9 +2,9 @@ package scenarios
 
 import (
 	"vsrsim/packetsim"
+	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim"
-	"vsrsim/prng"
 )
 
 // quietCluster shapes a scripted run: no random faults, so the script alone

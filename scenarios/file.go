@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"vsrsim/packetsim"
+	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim"
-	"vsrsim/prng"
 )
 
 // File is a scenario written as plain text: settings, timed actions and an

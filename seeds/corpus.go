@@ -24,8 +24,8 @@ import (
 	"strconv"
 	"strings"
 
-	"vsrsim/sim"
 	"vsrsim/prng"
+	"vsrsim/sim"
 )
 
 // Case is one pinned run.

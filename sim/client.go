@@ -1,8 +1,8 @@
 package sim
 
 import (
-	"vsrsim/replica"
 	"vsrsim/prng"
+	"vsrsim/replica"
 )
 
 // HistoryOp is one client operation as the client saw it, for linearizability.

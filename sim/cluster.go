@@ -2,9 +2,9 @@ package sim
 
 import (
 	"vsrsim/packetsim"
+	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim/check"
-	"vsrsim/prng"
 )
 
 // Script drives a scenario over virtual time. At is called at the start of

@@ -9,8 +9,8 @@ import (
 	"fmt"
 
 	"vsrsim/packetsim"
-	"vsrsim/replica"
 	"vsrsim/prng"
+	"vsrsim/replica"
 )
 
 // ExtraDelay is a directed per-link extra delay. From or To may be

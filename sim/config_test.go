@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"vsrsim/packetsim"
-	"vsrsim/sim"
 	"vsrsim/prng"
+	"vsrsim/sim"
 )
 
 // TestConfigValidate: every configuration that cannot run is refused before

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/prng"
+	"vsrsim/replica"
 )
 
 // downWatch is a script that records the most replicas down (crashed or

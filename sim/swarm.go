@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"vsrsim/packetsim"
-	"vsrsim/replica"
 	"vsrsim/prng"
+	"vsrsim/replica"
 )
 
 // SwarmConfig draws a run's whole configuration from the seed's swarm stream,

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/prng"
+	"vsrsim/replica"
 )
 
 // transferWatch cuts r2 off until the others committed `lead` ops, heals it,

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vsrsim/prng"
 	"vsrsim/seeds"
 	"vsrsim/sim"
-	"vsrsim/prng"
 )
 
 // exitDrift is replay's code for a record that no longer gives its pinned

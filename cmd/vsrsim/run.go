@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/pflag"
 
 	"vsrsim/packetsim"
+	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
-	"vsrsim/prng"
 	"vsrsim/verify"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"vsrsim/sim"
 	"vsrsim/prng"
+	"vsrsim/sim"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )
