@@ -27,10 +27,10 @@ type EventKind uint8
 
 // Event kinds. Append only: the numbering reaches the trace hash through names.
 const (
-	EvCommit          EventKind = iota + 1 // Op applied locally (Checksum, Parent)
+	EvCommit          EventKind = iota + 1 // Op applied locally (Checksum, Parent, Client, Request, Aux = result)
 	EvStatus                               // Status / View / LogView changed
 	EvJournalAppend                        // Op journaled (Checksum)
-	EvJournalTruncate                      // Op removed from the journal by a view change (Checksum)
+	EvJournalTruncate                      // Op removed from the journal by a view change (Checksum, View)
 	EvAck                                  // PrepareOk sent for Op (Checksum); a primary acks its own prepares
 	EvDrop                                 // a message dropped by the replica (Command, Op, Reason, Aux)
 	EvMergeTruncate                        // the view-change merge truncated canonical Op (Checksum)
@@ -40,9 +40,9 @@ const (
 	EvRepairRequest                        // RequestPrepares Op..Aux sent to Peer
 	EvHold                                 // view change held instead of escalating
 	EvViewEscalate                         // status timeout escalated the view
-	EvPrimaryCommit                        // the primary committed Op with the ack count in Aux
+	EvPrimaryCommit                        // the primary committed Op (Checksum, Parent, View, Client, Request; Aux = its ack count)
 	EvTimeout                              // a timeout fired (Reason = its name)
-	EvJournalPrune                         // an unverifiable entry at or below commit_max dropped, to be repaired
+	EvJournalPrune                         // an unverifiable entry at or below commit_max dropped, to be repaired (View)
 )
 
 var eventNames = [...]string{
@@ -85,6 +85,8 @@ type Event struct {
 	Aux      uint64
 	Command  Command
 	Peer     int
+	Client   uint64 // EvCommit: the client node whose request the op executed (0: none)
+	Request  uint64 // EvCommit: that client's request number
 	Reason   string // a constant string: never formatted at run time
 }
 

@@ -34,8 +34,12 @@ func appendSum(b []byte, name string, v uint64) []byte {
 
 func appendOperation(b []byte, o Operation) []byte {
 	switch o.Kind {
-	case OpPut:
-		b = append(b, "put("...)
+	case OpPut, OpIncr:
+		if o.Kind == OpPut {
+			b = append(b, "put("...)
+		} else {
+			b = append(b, "incr("...)
+		}
 		b = strconv.AppendUint(b, uint64(o.Key), 10)
 		b = append(b, ',')
 		b = strconv.AppendUint(b, o.Value, 10)

@@ -59,8 +59,9 @@ type OpKind uint8
 // Operations of the key-value state machine.
 const (
 	OpNoop OpKind = iota
-	OpPut
-	OpGet
+	OpPut         // returns the previous value
+	OpGet         // returns the current value
+	OpIncr        // adds Value and returns the new value: not idempotent, so a re-execution shows
 )
 
 // Operation is a request body: a small key-value command. It is a value type so

@@ -189,7 +189,8 @@ func (r *Replica) commitWalk() {
 			break
 		}
 		r.commitMax = e.header.Op
-		r.emit(Event{Kind: EvPrimaryCommit, Op: e.header.Op, Checksum: e.header.Checksum, Aux: uint64(popcount16(e.acks))})
+		r.emit(Event{Kind: EvPrimaryCommit, Op: e.header.Op, Checksum: e.header.Checksum, Parent: e.header.Parent,
+			View: r.view, Aux: uint64(popcount16(e.acks)), Client: e.header.Client, Request: e.header.Request})
 		copy(r.pipeline, r.pipeline[1:])
 		r.pipeline = r.pipeline[:len(r.pipeline)-1]
 	}
@@ -266,7 +267,8 @@ func (r *Replica) apply(h Header) {
 	if r.commitMin > r.commitMax {
 		r.commitMax = r.commitMin
 	}
-	r.emit(Event{Kind: EvCommit, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view, Aux: result})
+	r.emit(Event{Kind: EvCommit, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view, Aux: result,
+		Client: h.Client, Request: h.Request})
 	if r.status == StatusNormal && r.isPrimary() && h.Client != 0 {
 		r.send(int(h.Client), Message{Command: CmdReply, Client: h.Client, Request: h.Request, Op: h.Op, Result: result})
 	}

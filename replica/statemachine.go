@@ -23,7 +23,7 @@ type StateMachine struct {
 }
 
 // Apply executes one operation and returns its result: the previous value for a
-// put, the current value for a get.
+// put, the current value for a get, the new value for an increment.
 func (s *StateMachine) Apply(op Operation) uint64 {
 	k := op.Key % KeySpace
 	switch op.Kind {
@@ -32,6 +32,9 @@ func (s *StateMachine) Apply(op Operation) uint64 {
 		s.KV[k] = op.Value
 		return prev
 	case OpGet:
+		return s.KV[k]
+	case OpIncr:
+		s.KV[k] += op.Value
 		return s.KV[k]
 	}
 	return 0

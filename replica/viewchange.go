@@ -458,7 +458,7 @@ func (r *Replica) pruneChainFrom(top, expect uint64) {
 			// fetches the canonical one again, nothing committed is lost.
 			r.journal.remove(op)
 			r.journalGen++
-			r.emit(Event{Kind: EvJournalPrune, Op: j.Op, Checksum: j.Checksum})
+			r.emit(Event{Kind: EvJournalPrune, Op: j.Op, Checksum: j.Checksum, View: r.view})
 		}
 	}
 }
@@ -466,14 +466,14 @@ func (r *Replica) pruneChainFrom(top, expect uint64) {
 func (r *Replica) journalRemove(op uint64) {
 	if h, ok := r.journal.remove(op); ok {
 		r.journalGen++
-		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum})
+		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
 	}
 }
 
 func (r *Replica) truncateJournalAbove(op uint64) {
 	r.journal.truncateAbove(op, func(h Header) {
 		r.journalGen++
-		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum})
+		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
 	})
 }
 
@@ -502,6 +502,9 @@ func (r *Replica) startView() {
 		r.assert(ok, "primary_holds_uncommitted", "op %d", op)
 		r.assert(len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", "op %d", op)
 		r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
+		// The primary's own ack in the new view is reported like any other:
+		// the oracle counts it toward the op's quorum in this view.
+		r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view})
 	}
 	r.heartbeat = 0
 	r.repair = repairSession{}

@@ -1,19 +1,12 @@
 package sim
 
 import (
-	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim/check"
 )
 
 // HistoryOp is one client operation as the client saw it, for linearizability.
-type HistoryOp struct {
-	Client   int
-	Input    replica.Operation
-	Output   uint64
-	Call     uint64
-	Return   uint64
-	Returned bool
-}
+type HistoryOp = check.HistoryOp
 
 // client issues one request at a time, resends on timeout to the next replica,
 // and records its history.
@@ -62,13 +55,19 @@ func (c *Cluster) issue(cl *client) {
 	cl.request++
 	cl.inFlight = true
 	key := uint32(c.workload.Uint64N(replica.KeySpace))
-	if c.workload.Bool() {
+	switch c.workload.Uint64N(5) {
+	case 0, 1:
 		cl.op = replica.Operation{Kind: replica.OpPut, Key: key, Value: uint64(cl.index+1)<<32 | cl.request}
-	} else {
+	case 2:
+		// Not idempotent: an update executed twice, or lost, changes every
+		// later answer for the key.
+		cl.op = replica.Operation{Kind: replica.OpIncr, Key: key, Value: 1 + c.workload.Uint64N(9)}
+	default:
 		cl.op = replica.Operation{Kind: replica.OpGet, Key: key}
 	}
+	c.checker.Request(cl.index, cl.request, checkOp(cl.op))
 	cl.callTick = c.now
-	c.history = append(c.history, HistoryOp{Client: cl.index, Input: cl.op, Call: c.now})
+	c.history = append(c.history, HistoryOp{Client: cl.index, Input: checkOp(cl.op), Call: c.now})
 	cl.history = len(c.history) - 1
 	c.stats.Requests++
 	c.sendRequest(cl)
@@ -83,6 +82,8 @@ func (c *Cluster) sendRequest(cl *client) {
 
 func (c *Cluster) onReply(m *replica.Message) {
 	cl := &c.clients[m.To-c.cfg.Replicas]
+	// Every reply a client receives is checked, a late duplicate included.
+	c.checker.Reply(c.now, cl.index, m.Request, m.Op, m.Result)
 	if !cl.inFlight || m.Request != cl.request {
 		return
 	}
@@ -95,7 +96,6 @@ func (c *Cluster) onReply(m *replica.Message) {
 	h.Return = c.now
 	h.Returned = true
 	c.stats.Replies++
-	c.checker.OnReply(c.now, cl.index, m.View, m.Request, m.Op, m.Result)
 	cl.nextAt = c.now + 1
 	switch {
 	case c.cfg.ThinkSteady:
@@ -114,5 +114,3 @@ func (c *Cluster) outstandingRequests() int {
 	}
 	return n
 }
-
-var _ = prng.Ratio{}

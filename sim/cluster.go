@@ -68,15 +68,16 @@ func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
 	netOpts.Nodes = n + cfg.Clients
 	netOpts.Replicas = n
 	c := &Cluster{
-		cfg:        cfg,
-		replicas:   make([]*replica.Replica, n),
-		durable:    make([]replica.Durable, n),
-		jitter:     make([]*prng.Stream, n),
-		restartAt:  make([]uint64, n),
-		faults:     prng.New(cfg.Seed, prng.StreamFaults),
-		workload:   prng.New(cfg.Seed, prng.StreamWorkload),
-		scenario:   prng.New(cfg.Seed, prng.StreamScenario),
-		checker:    check.New(n),
+		cfg:       cfg,
+		replicas:  make([]*replica.Replica, n),
+		durable:   make([]replica.Durable, n),
+		jitter:    make([]*prng.Stream, n),
+		restartAt: make([]uint64, n),
+		faults:    prng.New(cfg.Seed, prng.StreamFaults),
+		workload:  prng.New(cfg.Seed, prng.StreamWorkload),
+		scenario:  prng.New(cfg.Seed, prng.StreamScenario),
+		checker: check.New(check.Config{Replicas: n, Clients: cfg.Clients,
+			WAL: cfg.Durability == replica.DurabilityWAL}),
 		trace:      trace,
 		workloadOn: true,
 	}
@@ -154,6 +155,7 @@ func (c *Cluster) Crash(i int) {
 	c.restartAt[i] = 0
 	c.net.SetNodeDown(i, true)
 	c.stats.Crashes++
+	c.checker.Crash(c.now, i)
 	b := c.trace.begin(c.now, "crash")
 	b = replica.AppendNode(b, i, c.cfg.Replicas)
 	c.trace.end(c.now, "crash", b)
@@ -173,7 +175,7 @@ func (c *Cluster) Restart(i int) {
 	c.restartAt[i] = 0
 	c.net.SetNodeDown(i, false)
 	c.stats.Restarts++
-	c.checker.OnRestart(i, c.cfg.Durability == replica.DurabilityMemory, d.Superblock.View, d.Superblock.Checkpoint.Op)
+	c.checker.Restart(c.now, i, d.Superblock.Checkpoint.Op)
 	b := c.trace.begin(c.now, "restart")
 	b = replica.AppendNode(b, i, c.cfg.Replicas)
 	c.trace.end(c.now, "restart", b)
@@ -225,6 +227,7 @@ func (c *Cluster) submit(m *replica.Message) {
 	b := c.trace.begin(c.now, "send")
 	b = replica.AppendMessage(b, m, c.cfg.Replicas)
 	c.trace.end(c.now, "send", b)
+	c.reportSend(m)
 	c.net.Submit(c.now, m.From, m.To, *m)
 }
 
@@ -254,6 +257,7 @@ func (c *Cluster) deliver(d packetsim.Delivery[replica.Message]) {
 	if r == nil {
 		return
 	}
+	c.reportDelivery(d.To, m)
 	c.out.Reset()
 	r.Step(m, &c.out)
 	c.flush(d.To)
@@ -266,7 +270,7 @@ func (c *Cluster) flush(i int) {
 		b := c.trace.begin(c.now, "event")
 		b = replica.AppendEvent(b, e)
 		c.trace.end(c.now, "event", b)
-		c.checker.OnEvent(c.now, e)
+		c.report(i, e)
 		c.observe(e)
 	}
 	for k := range c.out.Messages {
@@ -296,9 +300,6 @@ func (c *Cluster) observe(e *replica.Event) {
 		c.stats.Checkpoints++
 	case replica.EvTimeout:
 		c.stats.Timeouts++
-	}
-	if c.liveness.active {
-		c.liveness.observe(e)
 	}
 	for k := range c.watch {
 		c.watch[k].fn(e)
@@ -332,7 +333,7 @@ func (c *Cluster) injectFaults() {
 		if !c.faults.Chance(c.cfg.CrashChance) {
 			continue
 		}
-		if !c.cfg.CrashesUnbounded && c.down()+1 > n-replica.QuorumViewChange(n) {
+		if !c.cfg.CrashesUnbounded && c.notWholeAfterCrash(i) > n-c.checker.QuorumViewChange() {
 			continue
 		}
 		c.Crash(i)
@@ -340,13 +341,12 @@ func (c *Cluster) injectFaults() {
 	}
 }
 
-// down counts replicas that are crashed or recovering: neither can vote.
-func (c *Cluster) down() int {
-	k := 0
-	for _, r := range c.replicas {
-		if r == nil || r.Info().Status == replica.StatusRecovering {
-			k++
-		}
+// notWholeAfterCrash counts the replicas that would be down or without their
+// journal if replica i crashed now, from the oracle's record of the faults.
+func (c *Cluster) notWholeAfterCrash(i int) int {
+	k := c.checker.NotWhole()
+	if c.checker.Whole(i) {
+		k++
 	}
 	return k
 }

@@ -11,13 +11,13 @@ import (
 	"vsrsim/replica"
 )
 
-// downWatch is a script that records the most replicas down (crashed or
-// recovering) at once during the fault phase.
+// downWatch is a script that records the most replicas down or without their
+// journal at once during the fault phase, from the oracle's fault record.
 type downWatch struct{ most int }
 
 func (w *downWatch) At(c *Cluster, tick uint64) {
 	if tick <= c.cfg.FaultTicks {
-		w.most = max(w.most, c.down())
+		w.most = max(w.most, c.checker.NotWhole())
 	}
 }
 

@@ -34,13 +34,18 @@ type Result struct {
 	Verdict   Verdict
 	Invariant string
 	Evidence  string
-	Ticks     uint64
-	Events    uint64
-	TraceHash string
-	Committed uint64
-	Stats     Stats
-	History   []HistoryOp
-	Tail      []string // the last trace lines, for triage
+	Rule      string // the recoverability rule that made the run unrecoverable
+	// Linearizability is set by a check after the run (verify): linearizable,
+	// not linearizable, or unknown with LinearizabilityDetail saying why.
+	Linearizability       string
+	LinearizabilityDetail string
+	Ticks                 uint64
+	Events                uint64
+	TraceHash             string
+	Committed             uint64
+	Stats                 Stats
+	History               []HistoryOp
+	Tail                  []string // the last trace lines, for triage
 }
 
 // Run executes one simulation to its verdict. trace, if not nil, receives the
@@ -107,33 +112,25 @@ func (c *Cluster) runLoop(res *Result) {
 		c.finishPass(res)
 		return
 	}
-	if ok, why := c.recoverable(); !ok {
+	unrecoverable, rule, why := c.checker.Stalled(c.cfg.LivenessTicks, c.outstandingRequests())
+	if unrecoverable {
 		res.Verdict = VerdictUnrecoverable
 		res.Invariant = "unrecoverable"
+		res.Rule = rule
 		res.Evidence = why
-		return
-	}
-	if why := c.liveness.needsOutside; why != "" {
-		res.Verdict = VerdictUnrecoverable
-		res.Invariant = "unrecoverable"
-		res.Evidence = why + "; " + c.stallEvidence()
 		return
 	}
 	res.Verdict = VerdictLiveness
 	res.Invariant = "liveness"
-	res.Evidence = c.stallEvidence()
+	res.Evidence = why
 }
 
 func (c *Cluster) finishPass(res *Result) {
-	if c.liveness.active {
-		info, _ := c.Info(c.liveness.core[0])
-		c.checker.CheckDurableCommitted(c.now, info.CommitMax)
-		if f := c.checker.Failed(); f != nil {
-			res.Verdict = VerdictSafety
-			res.Invariant = f.Invariant
-			res.Evidence = fmt.Sprintf("t=%d %s", f.Tick, f.Evidence)
-			return
-		}
+	if f := c.checker.Failed(); f != nil {
+		res.Verdict = VerdictSafety
+		res.Invariant = f.Invariant
+		res.Evidence = fmt.Sprintf("t=%d %s", f.Tick, f.Evidence)
+		return
 	}
 	if committed := c.checker.CommittedMax(); committed < c.cfg.CommitFloor {
 		res.Verdict = VerdictLiveness

@@ -36,6 +36,14 @@ type runJSON struct {
 	Options   []sim.Option `json:"options"`
 	Stats     statsJSON    `json:"stats"`
 	Tail      []string     `json:"tail,omitempty"` // last trace lines of a failing run
+	// Rule names the recoverability rule behind an unrecoverable verdict
+	// (docs/checkers.md); empty otherwise.
+	Rule string `json:"rule"`
+	// Linearizability is the history check's word: linearizable, not
+	// linearizable, unknown (with the reason in linearizability_detail), or
+	// empty when the run failed before the check.
+	Linearizability       string `json:"linearizability"`
+	LinearizabilityDetail string `json:"linearizability_detail,omitempty"`
 }
 
 type statsJSON struct {
@@ -99,6 +107,10 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 		ExitCode:  verdictExitCode(res.Verdict),
 		Committed: res.Committed,
 		Options:   options,
+		Rule:      res.Rule,
+
+		Linearizability:       res.Linearizability,
+		LinearizabilityDetail: res.LinearizabilityDetail,
 		Stats: statsJSON{
 			Requests:       res.Stats.Requests,
 			Replies:        res.Stats.Replies,

@@ -31,6 +31,7 @@ type sweepOptions struct {
 	jobs        int
 	shard       string
 	maxFailures int
+	all         bool
 	failures    string
 	output      *enumFlag
 }
@@ -73,6 +74,7 @@ interrupted before any finding; 64 for bad arguments.`,
 	f.StringVar(&o.shard, "shard", "", "run shard `I/N` of the range (0 <= I < N)")
 	f.IntVar(&o.maxFailures, "max-failures", 0, "stop after this many failures (0: never)")
 	f.StringVar(&o.failures, "failures", "", "append each failure as one JSON line to `FILE`")
+	f.BoolVar(&o.all, "all", false, "print every run, not only failures (with -o json: one object per run, in seed order)")
 	f.VarP(o.output, "output", "o", "output format")
 	o.run.addShapeFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
@@ -174,11 +176,26 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 			fmt.Fprintf(stderr, "vsrsim: seed %d: %s\n", out.Seed, oneLine(out.Err.Error()))
 			return
 		}
-		if !out.Failed() {
+		if !out.Failed() && !o.all {
 			return
 		}
 		cfg, _ := o.run.config(out.Seed)
 		rec := newRunJSON(out.Result, cfg.Describe(), o.run.replay(out.Seed))
+		if !out.Failed() {
+			progress.clear()
+			if asJSON {
+				if err := writeJSON(stdout, rec); err != nil && writeErr == nil {
+					writeErr = err
+				}
+			} else {
+				rule := ""
+				if rec.Rule != "" {
+					rule = " (rule " + rec.Rule + ")"
+				}
+				fmt.Fprintf(stdout, "%s seed %d%s\n", strings.ToUpper(string(out.Result.Verdict)), out.Seed, rule)
+			}
+			return
+		}
 		if failures != nil && writeErr == nil {
 			writeErr = writeJSON(failures, rec)
 		}

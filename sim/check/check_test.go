@@ -1,309 +1,270 @@
-package check_test
+package check
 
 import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"vsrsim/replica"
-	"vsrsim/sim/check"
 )
 
-// Every checker is broken on purpose with synthetic events and must fire with
-// an evidence line that names what broke; the negative space (the legal
-// version of each sequence) must stay silent.
+// Each test plants one defect in a hand-built record and checks the rule
+// that must name it; the end-to-end versions, forged into real runs, are in
+// sim/checker_break_test.go.
 
-const (
-	sumA   = 0xaaaa0000000a1111
-	sumB   = 0xbbbb0000000b2222
-	sumC   = 0xcccc0000000c3333
-	sumGen = 0x5eed5eed5eed5eed
-)
+func newTest(wal bool) *Checker { return New(Config{Replicas: 3, Clients: 2, WAL: wal}) }
 
-func commit(r int, op, checksum, parent, result uint64) *replica.Event {
-	return &replica.Event{Kind: replica.EvCommit, Replica: r, Op: op, Checksum: checksum, Parent: parent, Aux: result}
+// commitOp drives a correct commit of op (checksum sum, parent) by r0 in view
+// 0 with r1's ack, executing request req of client 0 (a put of value).
+func commitOp(c *Checker, op, sum, parent, req, value uint64) {
+	c.Request(0, req, Op{Kind: OpPut, Key: 1, Value: value})
+	c.OwnAck(0, 0, op, sum, parent)
+	c.AckDelivered(0, 1, 1, 0, op, sum, parent)
+	c.PrimaryCommit(op, 0, 0, op, sum, parent, 0, req)
 }
 
-// parentOf links the test checksums into one chain: gen <- A <- B <- C.
-var parentOf = map[uint64]uint64{sumA: sumGen, sumB: sumA, sumC: sumB}
-
-func ack(r int, op, checksum uint64) *replica.Event {
-	return &replica.Event{Kind: replica.EvAck, Replica: r, Op: op, Checksum: checksum, Parent: parentOf[checksum]}
-}
-
-func mergeTruncate(r int, view, op, checksum, nacks uint64) *replica.Event {
-	return &replica.Event{Kind: replica.EvMergeTruncate, Replica: r, View: view, Op: op, Checksum: checksum, Aux: nacks}
-}
-
-func feed(c *check.Checker, es ...*replica.Event) {
-	for k, e := range es {
-		c.OnEvent(uint64(10+k), e)
-	}
-}
-
-// fired asserts the checker failed on invariant with evidence containing
-// every fragment.
-func fired(t *testing.T, c *check.Checker, invariant string, fragments ...string) {
+func requireInvariant(t *testing.T, c *Checker, inv, evidence string) {
 	t.Helper()
 	f := c.Failed()
-	require.NotNil(t, f, "expected %s to fire", invariant)
-	assert.Equal(t, invariant, f.Invariant)
-	for _, s := range fragments {
-		assert.Contains(t, f.Evidence, s)
-	}
-	assert.NotContains(t, f.Evidence, "\n", "evidence is one line")
+	require.NotNil(t, f, "no rule fired; want %s", inv)
+	assert.Equal(t, inv, f.Invariant)
+	assert.Contains(t, f.Evidence, evidence)
 }
 
-func silent(t *testing.T, c *check.Checker) {
-	t.Helper()
-	if f := c.Failed(); f != nil {
-		t.Fatalf("unexpected %s: %s", f.Invariant, f.Evidence)
-	}
+func TestCorrectRecordPasses(t *testing.T) {
+	c := newTest(true)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	commitOp(c, 2, 0xa2, 0xa1, 2, 20)
+	c.Apply(3, 0, 1, 0xa1, 0, 0)
+	c.Apply(3, 0, 2, 0xa2, 0xa1, 10) // a put returns the previous value
+	c.Apply(4, 1, 1, 0xa1, 0, 0)
+	c.Reply(5, 0, 2, 2, 10)
+	assert.Nil(t, c.Failed())
+	assert.Equal(t, uint64(2), c.CommittedMax())
 }
 
-func TestAgreement(t *testing.T) {
-	c := check.New(3)
-	feed(c, commit(0, 1, sumA, sumGen, 0), commit(1, 1, sumA, sumGen, 0))
-	silent(t, c)
-	feed(c, commit(2, 1, sumB, sumGen, 0))
-	fired(t, c, check.InvAgreement, "r2 committed op 1", "csum=2222", "csum=1111")
-	assert.Equal(t, uint64(10), c.Failed().Tick, "the tick of the offending event")
-}
-
-func TestParentChain(t *testing.T) {
-	t.Run("child links to a different parent", func(t *testing.T) {
-		c := check.New(3)
-		feed(c, commit(0, 1, sumA, sumGen, 0), commit(0, 2, sumB, sumA, 0))
-		silent(t, c)
-		feed(c, commit(1, 1, sumA, sumGen, 0), commit(1, 2, sumB, sumA, 0))
-		silent(t, c)
-		c2 := check.New(3)
-		feed(c2, commit(0, 1, sumA, sumGen, 0), commit(1, 2, sumB, sumC, 0))
-		fired(t, c2, check.InvParentChain, "r1 committed op 2 with parent 3333", "op 1 is csum=1111")
-	})
-	t.Run("parent committed after a child that disowns it", func(t *testing.T) {
-		c := check.New(3)
-		feed(c, commit(0, 2, sumB, sumA, 0)) // r0 caught up by transfer at op 1
-		silent(t, c)
-		feed(c, commit(1, 1, sumC, sumGen, 0))
-		fired(t, c, check.InvParentChain, "r1 committed op 1 csum=3333", "op 2 links to parent 1111")
-	})
-}
-
-func TestAckedDurability(t *testing.T) {
-	t.Run("a quorum-acked op above the committed prefix truncated", func(t *testing.T) {
-		c := check.New(3)
-		feed(c, ack(0, 1, sumA), ack(1, 1, sumA), commit(0, 1, sumA, sumGen, 0),
-			ack(0, 2, sumB), ack(1, 2, sumB))
-		silent(t, c)
-		feed(c, mergeTruncate(2, 1, 2, sumB, 2))
-		fired(t, c, check.InvAckedDurability, "r2's view-1 merge truncated op 2", "csum=2222",
-			"with 2 nacks", "(r0,r1)")
-	})
-	t.Run("a committed op truncated", func(t *testing.T) {
-		c := check.New(3)
-		feed(c, ack(0, 1, sumA), ack(1, 1, sumA), commit(0, 1, sumA, sumGen, 0),
-			mergeTruncate(1, 3, 1, sumA, 2))
-		fired(t, c, check.InvAckedDurability, "merge truncated op 1", "and it committed")
-	})
-	t.Run("silent above a never-quorate op", func(t *testing.T) {
-		// Op 1 never reached a quorum, so op 2 could never have committed
-		// (commits are in order) although a quorum acked it.
-		c := check.New(3)
-		feed(c, ack(0, 1, sumA), ack(0, 2, sumB), ack(1, 2, sumB),
-			mergeTruncate(1, 1, 2, sumB, 2), mergeTruncate(1, 1, 1, sumA, 2))
-		silent(t, c)
-	})
-	t.Run("silent above a quorum-acked op of another chain", func(t *testing.T) {
-		// Op 2 links to sumA, but the quorum at op 1 acked sumC: op 2's own
-		// chain never had a quorum, so it could never have committed.
-		c := check.New(3)
-		feed(c, ack(0, 1, sumC), ack(1, 1, sumC), ack(0, 2, sumB), ack(1, 2, sumB),
-			mergeTruncate(1, 1, 2, sumB, 2))
-		silent(t, c)
-	})
-	t.Run("silent for a merge in a view below the acks", func(t *testing.T) {
-		// A view change that completes late, in view 2, after view 3 has
-		// acked and committed op 1: view 2 was never bound by those acks, and
-		// no replica in view 3 follows it.
-		c := check.New(3)
-		inView3 := func(e *replica.Event) *replica.Event { e.View = 3; return e }
-		feed(c, inView3(ack(0, 1, sumA)), inView3(ack(1, 1, sumA)), commit(0, 1, sumA, sumGen, 7))
-		c.OnReply(20, 0, 3, 1, 1, 7)
-		feed(c, mergeTruncate(2, 2, 1, sumA, 2))
-		silent(t, c)
-		feed(c, mergeTruncate(2, 4, 1, sumA, 2))
-		fired(t, c, check.InvAckedDurability, "view-4 merge truncated op 1")
-	})
-	t.Run("silent when the acks of a quorum span views", func(t *testing.T) {
-		// r1 acked op 1 in view 1, r0 the same header re-prepared in view 2:
-		// no primary ever held a quorum of PrepareOKs for it in one view.
-		c := check.New(3)
-		inView := func(v uint64, e *replica.Event) *replica.Event { e.View = v; return e }
-		feed(c, inView(1, ack(1, 1, sumA)), inView(2, ack(0, 1, sumA)), mergeTruncate(1, 3, 1, sumA, 1))
-		silent(t, c)
-		feed(c, inView(2, ack(2, 1, sumA)), mergeTruncate(1, 3, 1, sumA, 1))
-		fired(t, c, check.InvAckedDurability, "view-3 merge truncated op 1", "(r0,r2)")
-	})
-	t.Run("silent for a different checksum at a quorum-acked op", func(t *testing.T) {
-		c := check.New(3)
-		feed(c, ack(0, 1, sumA), ack(1, 1, sumA), ack(2, 1, sumB), mergeTruncate(1, 1, 1, sumB, 2))
-		silent(t, c)
-	})
-	t.Run("a truncated op whose reply a client received", func(t *testing.T) {
-		c := check.New(5)
-		feed(c, ack(0, 1, sumA), commit(0, 1, sumA, sumGen, 7))
-		c.OnReply(20, 0, 0, 1, 1, 7)
-		silent(t, c)
-		feed(c, mergeTruncate(1, 1, 1, sumA, 3))
-		fired(t, c, check.InvAckedDurability, "truncated op 1", "whose reply a client received")
-	})
-}
-
-// TestAckedDurabilityAmnesia: with a memory journal a restarted replica's acks
-// no longer count toward a quorum not yet reached; acks that already made a
-// quorum stay durable.
-func TestAckedDurabilityAmnesia(t *testing.T) {
+func TestRules(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		restart  func(c *check.Checker)
-		durable  bool
-		evidence string
+		name, inv, evidence string
+		wal                 bool
+		plant               func(c *Checker)
 	}{
-		{"amnesia forgets a pre-quorum ack", func(c *check.Checker) { c.OnRestart(1, true, 0, 0) }, false, ""},
-		{"a WAL restart keeps it", func(c *check.Checker) { c.OnRestart(1, false, 0, 0) }, true, "(r0,r1,r2)"},
-		{"no restart", func(*check.Checker) {}, true, "(r0,r1,r2)"},
-		{"a journal truncation withdraws a pre-quorum ack", func(c *check.Checker) {
-			feed(c, &replica.Event{Kind: replica.EvJournalTruncate, Replica: 1, Op: 1, Checksum: sumA})
-		}, false, ""},
-		{"a truncation of another checksum does not", func(c *check.Checker) {
-			feed(c, &replica.Event{Kind: replica.EvJournalTruncate, Replica: 1, Op: 1, Checksum: sumB})
-		}, true, "(r0,r1,r2)"},
+		{"commit without quorum", InvCommitQuorum, "on acks from r0;", true, func(c *Checker) {
+			c.Request(0, 1, Op{Kind: OpGet})
+			c.OwnAck(0, 0, 1, 0xa1, 0)
+			c.PrimaryCommit(1, 0, 0, 1, 0xa1, 0, 0, 1)
+		}},
+		{"ack from an incarnation the primary knows is gone", InvCommitQuorum, "on acks from r0;", true, func(c *Checker) {
+			c.Request(0, 1, Op{Kind: OpGet})
+			c.OwnAck(0, 0, 1, 0xa1, 0)
+			c.AckDelivered(0, 1, 1, 0, 1, 0xa1, 0)
+			c.Delivered(0, 1, 2) // r1's probe from its next incarnation
+			c.PrimaryCommit(2, 0, 0, 1, 0xa1, 0, 0, 1)
+		}},
+		{"a backup commits as if primary", InvCommitQuorum, "as if primary of view 0", true, func(c *Checker) {
+			c.PrimaryCommit(1, 1, 0, 1, 0xa1, 0, NoClient, 0)
+		}},
+		{"commit out of order", InvCommitOrder, "committed op 2 while op 0", true, func(c *Checker) {
+			c.OwnAck(0, 0, 2, 0xa2, 0xa1)
+			c.AckDelivered(0, 1, 1, 0, 2, 0xa2, 0xa1)
+			c.PrimaryCommit(1, 0, 0, 2, 0xa2, 0xa1, NoClient, 0)
+		}},
+		{"apply before any commit", InvCommitQuorum, "before any primary committed it", true, func(c *Checker) {
+			c.Apply(1, 1, 1, 0xa1, 0, 0)
+		}},
+		{"apply skips an op", InvCommitOrder, "commit_min advances by one", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			commitOp(c, 2, 0xa2, 0xa1, 2, 20)
+			c.Apply(3, 1, 2, 0xa2, 0xa1, 10)
+		}},
+		{"apply twice", InvMonotonicity, "committed op 1 after op 1", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			c.Apply(3, 1, 1, 0xa1, 0, 0)
+			c.Apply(4, 1, 1, 0xa1, 0, 0)
+		}},
+		{"agreement", InvAgreement, "op 1 is csum=00a1 elsewhere", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			c.Apply(3, 1, 1, 0xb1, 0, 0)
+		}},
+		{"a second primary commits another op at the slot", InvAgreement, "committed as csum=00a1", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			c.Status(2, 1, StatusNormal, 1, 1, 1, 0)
+			c.OwnAck(1, 1, 1, 0xb1, 0)
+			c.AckDelivered(1, 2, 1, 1, 1, 0xb1, 0)
+			c.PrimaryCommit(3, 1, 1, 1, 0xb1, 0, NoClient, 0)
+		}},
+		{"parent chain", InvParentChain, "with parent 0bad", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			commitOp(c, 2, 0xa2, 0xbad, 2, 20)
+		}},
+		{"wrong apply result", InvApplyResult, "result 7; the oracle's model", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			c.Apply(2, 0, 1, 0xa1, 0, 7)
+		}},
+		{"request executed twice", InvExactlyOnce, "executed twice: at op 1 and again at op 2", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			c.OwnAck(0, 0, 2, 0xa2, 0xa1)
+			c.AckDelivered(0, 1, 1, 0, 2, 0xa2, 0xa1)
+			c.PrimaryCommit(2, 0, 0, 2, 0xa2, 0xa1, 0, 1)
+		}},
+		{"request never issued", InvExactlyOnce, "never issued", true, func(c *Checker) {
+			c.OwnAck(0, 0, 1, 0xa1, 0)
+			c.AckDelivered(0, 1, 1, 0, 1, 0xa1, 0)
+			c.PrimaryCommit(1, 0, 0, 1, 0xa1, 0, 1, 9)
+		}},
+		{"reply with a wrong result", InvClientResult, "result=5, the oracle's model gives 0", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			c.Reply(2, 0, 1, 1, 5)
+		}},
+		{"reply for another request", InvClientResult, "which executed request 1 of client c0", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			c.Reply(2, 1, 1, 1, 0)
+		}},
+		{"reply for an uncommitted op", InvClientResult, "that no replica committed", true, func(c *Checker) {
+			c.Reply(2, 0, 1, 4, 0)
+		}},
+		{"merge drops a committed op", InvDurability, "merge dropped committed op 1", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			c.Dropped(2, 1, DropMergeTruncate, 1, 1, 0xa1, 2)
+		}},
+		{"prune drops a committed op", InvDurability, "prune dropped committed op 1", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			c.Dropped(2, 1, DropPrune, 0, 1, 0xa1, 0)
+		}},
+		{"merge drops a quorum-acked op", InvAckedDurability, "but r0,r1 acked it in view 0", true, func(c *Checker) {
+			c.OwnAck(0, 0, 1, 0xa1, 0)
+			c.AckDelivered(0, 1, 1, 0, 1, 0xa1, 0)
+			c.Dropped(2, 2, DropMergeTruncate, 1, 1, 0xa1, 2)
+		}},
+		{"view regresses", InvMonotonicity, "view regressed 3 -> 2", true, func(c *Checker) {
+			c.Status(1, 1, StatusViewChange, 3, 0, 0, 0)
+			c.Crash(2, 1)
+			c.Restart(3, 1, 0)
+			c.Status(4, 1, StatusViewChange, 2, 0, 0, 0)
+		}},
+		{"state transfer rewinds", InvMonotonicity, "rewound commit 2 -> 1", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			commitOp(c, 2, 0xa2, 0xa1, 2, 20)
+			c.Install(3, 1, 2)
+			c.Install(4, 1, 1)
+		}},
+		{"checkpoints disagree", InvCheckpoint, "checkpoint at op 8 has state 0002", true, func(c *Checker) {
+			c.Checkpoint(1, 0, 8, 1)
+			c.Checkpoint(2, 1, 8, 2)
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := check.New(5) // replication quorum 3
-			feed(c, ack(0, 1, sumA), ack(1, 1, sumA))
-			tc.restart(c)
-			feed(c, ack(2, 1, sumA), mergeTruncate(3, 1, 1, sumA, 3))
-			if !tc.durable {
-				silent(t, c)
-				return
-			}
-			fired(t, c, check.InvAckedDurability, "merge truncated op 1", tc.evidence)
+			c := newTest(tc.wal)
+			tc.plant(c)
+			requireInvariant(t, c, tc.inv, tc.evidence)
 		})
 	}
-	t.Run("a quorum reached before the restart stays", func(t *testing.T) {
-		c := check.New(5)
-		feed(c, ack(0, 1, sumA), ack(1, 1, sumA), ack(2, 1, sumA))
-		c.OnRestart(1, true, 0, 0)
-		feed(c, mergeTruncate(3, 1, 1, sumA, 3))
-		fired(t, c, check.InvAckedDurability, "merge truncated op 1", "(r0,r1,r2)")
-	})
 }
 
-func TestCheckDurableCommitted(t *testing.T) {
-	c := check.New(3)
-	feed(c, ack(0, 1, sumA), ack(1, 1, sumA), commit(0, 1, sumA, sumGen, 0), ack(0, 2, sumB), ack(2, 2, sumB))
-	c.CheckDurableCommitted(99, 2)
-	silent(t, c)
-	c.CheckDurableCommitted(100, 1)
-	fired(t, c, check.InvAckedDurability, "op 2 csum=2222 was acked by a replication quorum", "ends at 1")
-	var ops []uint64
-	c.DurableOps(func(op, _ uint64) { ops = append(ops, op) })
-	assert.Equal(t, []uint64{1, 2}, ops)
-}
-
-func TestMonotonicity(t *testing.T) {
-	t.Run("view regression", func(t *testing.T) {
-		c := check.New(3)
-		st := func(view uint64) *replica.Event {
-			return &replica.Event{Kind: replica.EvStatus, Replica: 2, View: view, Status: replica.StatusNormal}
-		}
-		feed(c, st(1), st(3), st(3))
-		silent(t, c)
-		feed(c, st(2))
-		fired(t, c, check.InvMonotonicity, "r2 view regressed 3 -> 2")
-	})
-	t.Run("commit regression", func(t *testing.T) {
-		c := check.New(3)
-		feed(c, commit(1, 1, sumA, sumGen, 0), commit(1, 2, sumB, sumA, 0))
-		silent(t, c)
-		feed(c, commit(1, 2, sumB, sumA, 0))
-		fired(t, c, check.InvMonotonicity, "r1 committed op 2 after op 2")
-	})
-	t.Run("state transfer rewinds commit", func(t *testing.T) {
-		c := check.New(3)
-		feed(c, commit(1, 1, sumA, sumGen, 0), commit(1, 2, sumB, sumA, 0),
-			&replica.Event{Kind: replica.EvTransferInstall, Replica: 1, Op: 1})
-		fired(t, c, check.InvMonotonicity, "r1 state transfer rewound commit 2 -> 1")
-	})
-	t.Run("a restart resets the floor to the checkpoint", func(t *testing.T) {
-		c := check.New(3)
-		feed(c, commit(1, 1, sumA, sumGen, 0), commit(1, 2, sumB, sumA, 0))
-		c.OnRestart(1, true, 0, 1)
-		feed(c, commit(1, 2, sumB, sumA, 0))
-		silent(t, c)
-	})
-}
-
-func TestClientResult(t *testing.T) {
-	t.Run("result differs from the canonical chain", func(t *testing.T) {
-		c := check.New(3)
-		feed(c, commit(0, 1, sumA, sumGen, 7))
-		c.OnReply(20, 2, 0, 5, 1, 7)
-		silent(t, c)
-		c.OnReply(21, 3, 0, 9, 1, 8)
-		fired(t, c, check.InvClientResult, "client c3 request 9", "op 1 result=8", "gives 7")
-		assert.Equal(t, uint64(21), c.Failed().Tick)
-	})
-	t.Run("reply for an op nobody committed", func(t *testing.T) {
-		c := check.New(3)
-		c.OnReply(20, 1, 0, 4, 6, 0)
-		fired(t, c, check.InvClientResult, "client c1 got a reply for op 6 (request 4)", "no replica committed")
-	})
-}
-
-// TestClientResultThenTruncate: a reply for an op no replica committed is
-// recorded, then a merge truncates that op. The checker must keep its first
-// failure, not panic indexing the canonical log.
-func TestClientResultThenTruncate(t *testing.T) {
-	c := check.New(3)
-	c.OnReply(20, 1, 0, 4, 6, 0)
-	require.NotPanics(t, func() { feed(c, mergeTruncate(1, 1, 6, sumA, 2)) })
-	fired(t, c, check.InvClientResult, "op 6")
-}
-
-func TestCheckpointState(t *testing.T) {
-	cp := func(r int, op, state uint64) *replica.Event {
-		return &replica.Event{Kind: replica.EvCheckpoint, Replica: r, Op: op, Aux: state}
+// TestAmnesiaWithdrawsCopies: without a WAL a crash loses the acker's copy,
+// so a merge may cut an op that only it and the primary held; with a WAL the
+// same merge breaks the acked op's durability.
+func TestAmnesiaWithdrawsCopies(t *testing.T) {
+	plant := func(c *Checker) {
+		c.OwnAck(0, 0, 1, 0xa1, 0)
+		c.AckDelivered(0, 1, 1, 0, 1, 0xa1, 0)
+		c.Sent(1, 1)
+		c.Crash(2, 0)
+		c.Crash(3, 1)
+		c.Dropped(4, 2, DropMergeTruncate, 1, 1, 0xa1, 2)
 	}
-	c := check.New(3)
-	feed(c, cp(0, 64, sumA), cp(1, 64, sumA), cp(0, 128, sumB))
-	silent(t, c)
-	feed(c, cp(2, 64, sumC))
-	fired(t, c, check.InvCheckpoint, "r2 checkpoint at op 64 has state 3333", "another replica had 1111")
+	mem := newTest(false)
+	plant(mem)
+	assert.Nil(t, mem.Failed())
+	wal := newTest(true)
+	plant(wal)
+	requireInvariant(t, wal, InvAckedDurability, "acked it in view 0")
 }
 
-// TestFirstFailureSticks: the run reports the first invariant broken, not
-// the last.
+// TestSameViewStartViewIsNotALoss: a StartView built when a view began, and
+// delivered late, may cut a backup's copy of an op committed later in that
+// view; the backup fetches it again. A view above the commit may not.
+func TestSameViewStartViewIsNotALoss(t *testing.T) {
+	c := newTest(true)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	c.Dropped(2, 2, DropTruncate, 0, 1, 0xa1, 0)
+	assert.Nil(t, c.Failed())
+	c.Dropped(3, 2, DropTruncate, 1, 1, 0xa1, 0)
+	requireInvariant(t, c, InvDurability, "view-1 truncation dropped committed op 1")
+}
+
 func TestFirstFailureSticks(t *testing.T) {
-	c := check.New(3)
-	feed(c, commit(0, 1, sumA, sumGen, 0), commit(1, 1, sumB, sumGen, 0))
-	feed(c, &replica.Event{Kind: replica.EvStatus, Replica: 0, View: 5},
-		&replica.Event{Kind: replica.EvStatus, Replica: 0, View: 1})
-	fired(t, c, check.InvAgreement, "op 1")
+	c := newTest(true)
+	c.Apply(1, 1, 1, 0xa1, 0, 0)
+	c.Checkpoint(2, 0, 8, 1)
+	c.Checkpoint(3, 1, 8, 2)
+	assert.Equal(t, InvCommitQuorum, c.Failed().Invariant)
 }
 
-func TestCanonicalAndCommittedMax(t *testing.T) {
-	c := check.New(3)
-	_, ok := c.Canonical(1)
-	assert.False(t, ok)
-	assert.Equal(t, uint64(0), c.CommittedMax())
-	feed(c, commit(0, 1, sumA, sumGen, 0), commit(0, 2, sumB, sumA, 0))
-	sum, ok := c.Canonical(2)
-	assert.True(t, ok)
-	assert.Equal(t, uint64(sumB), sum)
-	assert.Equal(t, uint64(2), c.CommittedMax())
-	silent(t, c)
+func TestModel(t *testing.T) {
+	var m kvModel
+	assert.Equal(t, uint64(0), m.apply(Op{Kind: OpPut, Key: 3, Value: 5}))
+	assert.Equal(t, uint64(5), m.apply(Op{Kind: OpGet, Key: 3}))
+	assert.Equal(t, uint64(8), m.apply(Op{Kind: OpIncr, Key: 3, Value: 3}))
+	assert.Equal(t, uint64(8), m.apply(Op{Kind: OpPut, Key: 3, Value: 1}))
+	assert.Equal(t, uint64(0), m.apply(Op{Kind: OpGet, Key: 4}))
+	assert.Equal(t, uint64(0), m.apply(Op{Kind: OpNoop}))
+}
+
+// TestUnrecoverableRules: each rule fires from the fault record alone, and a
+// stall inside the fault model is a finding.
+func TestUnrecoverableRules(t *testing.T) {
+	c := newTest(false)
+	c.StartLiveness([]int{0, 1, 2})
+	unrec, rule, _ := c.Stalled(100, 0)
+	assert.False(t, unrec, "a stall with every replica whole is a finding")
+	assert.Empty(t, rule)
+
+	c.Crash(1, 0)
+	c.Crash(2, 1)
+	unrec, rule, why := c.Stalled(100, 0)
+	assert.True(t, unrec)
+	assert.Equal(t, RuleTooFewUp, rule)
+	assert.Contains(t, why, "r0,r1 stayed down to the end")
+
+	c.Restart(3, 0, 0)
+	c.Restart(3, 1, 0)
+	unrec, rule, why = c.Stalled(100, 0)
+	assert.True(t, unrec)
+	assert.Equal(t, RuleAmnesiaBeyondF, rule)
+	assert.Contains(t, why, "r0,r1 were down or had lost their journal at once")
+
+	w := newTest(true)
+	w.Crash(1, 0)
+	w.Restart(2, 0, 0)
+	w.Crash(3, 1)
+	w.Restart(4, 1, 0)
+	unrec, _, _ = w.Stalled(100, 0)
+	assert.False(t, unrec, "with a WAL a restart loses nothing: a stall is a finding")
+}
+
+// TestOracleImportsNothingOfOurs: the oracle (this package and the ones below
+// it) imports no package of this module, so nothing of the replica it judges.
+func TestOracleImportsNothingOfOurs(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		require.NoError(t, err)
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, "vsrsim/") && !strings.HasPrefix(p, "vsrsim/sim/check") {
+				t.Errorf("%s imports %s: the oracle must not lean on the code it judges", path, p)
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
 }

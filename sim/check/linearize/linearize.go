@@ -1,0 +1,120 @@
+// Package linearize checks a client history for linearizability with
+// porcupine, against the oracle's own model of the key-value service. It is
+// part of the oracle: it reads only the oracle's record (check.HistoryOp) and
+// imports nothing of the replica. porcupine searches partitions on
+// goroutines, so it runs after a single-threaded run is over, never inside
+// one.
+package linearize
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"vsrsim/sim/check"
+)
+
+// Budgets. The whole history is checked, split per key; a key with more than
+// partitionOpsMax operations, or a search that runs past searchTimeout, leaves
+// the verdict to the other checkers and says so in Result.Linearizability. The
+// first bound is deterministic; the second is the one place a wall clock can
+// touch a report, and only to say "unknown", never to fail or pass a run.
+const (
+	partitionOpsMax = 200_000
+	searchTimeout   = 2 * time.Minute
+)
+
+// Words for Result.Linearizability.
+const (
+	Linearizable    = "linearizable"
+	NotLinearizable = "not linearizable"
+	Unknown         = "unknown"
+)
+
+// Model is the key-value service the clients were promised: put returns the
+// previous value, get the current one, incr adds and returns the new value.
+// Keys are independent, so the history is partitioned per key.
+var Model = porcupine.Model{
+	Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
+		var byKey [][]porcupine.Operation
+		for _, op := range history {
+			k := op.Input.(check.Op).Key
+			for uint32(len(byKey)) <= k {
+				byKey = append(byKey, nil)
+			}
+			byKey[k] = append(byKey[k], op)
+		}
+		out := make([][]porcupine.Operation, 0, len(byKey))
+		for _, ops := range byKey {
+			if len(ops) > 0 {
+				out = append(out, ops)
+			}
+		}
+		return out
+	},
+	Init: func() interface{} { return uint64(0) },
+	Step: func(state, input, output interface{}) (bool, interface{}) {
+		v := state.(uint64)
+		in := input.(check.Op)
+		next := v
+		var result uint64
+		switch in.Kind {
+		case check.OpPut:
+			next, result = in.Value, v
+		case check.OpGet:
+			result = v
+		case check.OpIncr:
+			next = v + in.Value
+			result = next
+		default:
+			return true, v
+		}
+		if output == nil {
+			return true, next // never answered: it may or may not have happened
+		}
+		return output.(uint64) == result, next
+	},
+	DescribeOperation: func(input, output interface{}) string {
+		in := input.(check.Op)
+		names := [...]string{check.OpNoop: "noop", check.OpPut: "put", check.OpGet: "get", check.OpIncr: "incr"}
+		return fmt.Sprintf("%s(%d,%d) -> %v", names[in.Kind], in.Key, in.Value, output)
+	},
+}
+
+// Operations converts a history into porcupine's form.
+func Operations(history []check.HistoryOp) []porcupine.Operation {
+	ops := make([]porcupine.Operation, 0, len(history))
+	for _, h := range history {
+		op := porcupine.Operation{ClientId: h.Client, Input: h.Input, Call: int64(h.Call)}
+		if h.Returned {
+			op.Output = h.Output
+			op.Return = int64(h.Return)
+		} else {
+			op.Return = math.MaxInt64
+		}
+		ops = append(ops, op)
+	}
+	return ops
+}
+
+// Check checks a whole client history. Operations that never returned may
+// take effect at any time after their call, or never. It returns one of
+// Linearizable, NotLinearizable or Unknown, and a line of detail.
+func Check(history []check.HistoryOp) (string, string) {
+	ops := Operations(history)
+	for _, part := range Model.Partition(ops) {
+		if len(part) > partitionOpsMax {
+			return Unknown, fmt.Sprintf("not checked: key %d has %d operations, over the budget of %d",
+				part[0].Input.(check.Op).Key, len(part), partitionOpsMax)
+		}
+	}
+	switch porcupine.CheckOperationsTimeout(Model, ops, searchTimeout) {
+	case porcupine.Ok:
+		return Linearizable, ""
+	case porcupine.Illegal:
+		return NotLinearizable, fmt.Sprintf("client history of %d operations is not linearizable (porcupine)", len(ops))
+	}
+	return Unknown, fmt.Sprintf("search over %d operations did not finish within %s", len(ops), searchTimeout)
+}

@@ -1,0 +1,64 @@
+package linearize
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"vsrsim/sim/check"
+)
+
+func op(client int, kind check.OpKind, key uint32, value, out, call, ret uint64) check.HistoryOp {
+	return check.HistoryOp{Client: client, Input: check.Op{Kind: kind, Key: key, Value: value},
+		Output: out, Call: call, Return: ret, Returned: true}
+}
+
+func put(client int, key uint32, value, prev, call, ret uint64) check.HistoryOp {
+	return op(client, check.OpPut, key, value, prev, call, ret)
+}
+
+func get(client int, key uint32, value, call, ret uint64) check.HistoryOp {
+	return op(client, check.OpGet, key, 0, value, call, ret)
+}
+
+func incr(client int, key uint32, by, now, call, ret uint64) check.HistoryOp {
+	return op(client, check.OpIncr, key, by, now, call, ret)
+}
+
+// TestCheck: the model accepts real histories and rejects a stale read, a
+// lost write, a put whose reply names the wrong previous value, and an
+// increment executed twice.
+func TestCheck(t *testing.T) {
+	lost := put(1, 1, 7, 0, 1, 2)
+	lost.Returned = false
+	pending := incr(1, 1, 3, 0, 1, 2)
+	pending.Returned = false
+	cases := []struct {
+		name    string
+		history []check.HistoryOp
+		want    string
+	}{
+		{"empty", nil, Linearizable},
+		{"sequential", []check.HistoryOp{put(1, 1, 5, 0, 1, 2), get(2, 1, 5, 3, 4)}, Linearizable},
+		{"concurrent read may see either", []check.HistoryOp{put(1, 1, 5, 0, 1, 4), get(2, 1, 0, 2, 3)}, Linearizable},
+		{"keys are independent", []check.HistoryOp{put(1, 1, 5, 0, 1, 2), get(2, 2, 0, 3, 4)}, Linearizable},
+		{"an unanswered put may have happened", []check.HistoryOp{lost, get(2, 1, 7, 3, 4)}, Linearizable},
+		{"or not", []check.HistoryOp{lost, get(2, 1, 0, 3, 4)}, Linearizable},
+		{"stale read", []check.HistoryOp{put(1, 1, 5, 0, 1, 2), get(2, 1, 0, 3, 4)}, NotLinearizable},
+		{"read of a value never written", []check.HistoryOp{get(2, 1, 9, 3, 4)}, NotLinearizable},
+		{"wrong previous value", []check.HistoryOp{put(1, 1, 5, 0, 1, 2), put(2, 1, 6, 0, 3, 4)}, NotLinearizable},
+		{"increments add up", []check.HistoryOp{incr(1, 1, 2, 2, 1, 2), incr(2, 1, 3, 5, 3, 4), get(1, 1, 5, 5, 6)}, Linearizable},
+		{"an increment executed twice", []check.HistoryOp{incr(1, 1, 2, 2, 1, 2), get(1, 1, 4, 3, 4)}, NotLinearizable},
+		{"an unanswered increment may have happened", []check.HistoryOp{pending, get(2, 1, 3, 3, 4)}, Linearizable},
+		{"but only once", []check.HistoryOp{pending, get(2, 1, 6, 3, 4)}, NotLinearizable},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, why := Check(tc.history)
+			assert.Equal(t, tc.want, got)
+			if got == NotLinearizable {
+				assert.Contains(t, why, "not linearizable")
+			}
+		})
+	}
+}

@@ -1,0 +1,278 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+)
+
+// livenessRecord is the second phase of a run (as in TigerBeetle's VOPR):
+// after the faults stop, a core of replicas must converge within a budget.
+type livenessRecord struct {
+	active         bool
+	core           []int
+	stable         bool
+	stableSince    uint64
+	stableView     uint64
+	viewAtStart    uint64
+	logViewAtStart uint64
+
+	// Evidence of the stall's mechanism, gathered while the phase runs.
+	gapDrops     map[gapKey]uint64 // looked up only, never iterated
+	gapWorst     gapKey
+	gapWorstN    uint64
+	unreadable   uint64
+	unreadableOp uint64
+	offersStale  uint64
+	offerGuard   uint64
+	offerOp      uint64
+	escalations  uint64
+	escalatedBy  [ReplicasMax]uint64
+	holds        uint64
+}
+
+type gapKey struct {
+	replica int
+	op      uint64
+}
+
+// StartLiveness begins the liveness phase with the given core.
+func (c *Checker) StartLiveness(core []int) {
+	l := &c.live
+	*l = livenessRecord{active: true, core: core, gapDrops: map[gapKey]uint64{}}
+	l.viewAtStart, l.logViewAtStart = c.coreViews()
+}
+
+// Drop reasons and refusals the evidence names. They are the replica's words
+// for its own drops; the oracle only counts them.
+const (
+	ReasonGap           = "gap"
+	ReasonDVCUnreadable = "dvc-unreadable"
+	ReasonStale         = "stale"
+)
+
+// ReplicaDropped records a message replica i dropped, with the replica's
+// reason, during the liveness phase.
+func (c *Checker) ReplicaDropped(i int, reason string, op, aux uint64) {
+	l := &c.live
+	if !l.active {
+		return
+	}
+	switch reason {
+	case ReasonGap:
+		k := gapKey{i, op}
+		l.gapDrops[k]++
+		if n := l.gapDrops[k]; n > l.gapWorstN {
+			l.gapWorstN, l.gapWorst = n, k
+		}
+	case ReasonDVCUnreadable:
+		l.unreadable++
+		l.unreadableOp = aux
+	}
+}
+
+// OfferRefused records a refused state-transfer offer at op (guard: the op
+// the replica's guard protected).
+func (c *Checker) OfferRefused(reason string, op, guard uint64) {
+	if l := &c.live; l.active && reason == ReasonStale {
+		l.offersStale++
+		l.offerOp, l.offerGuard = op, guard
+	}
+}
+
+// Escalated records that replica i's view-change timeout escalated its view.
+func (c *Checker) Escalated(i int) {
+	if l := &c.live; l.active {
+		l.escalations++
+		l.escalatedBy[i]++
+	}
+}
+
+// Held records a view change held instead of escalated.
+func (c *Checker) Held() {
+	if l := &c.live; l.active {
+		l.holds++
+	}
+}
+
+func (c *Checker) coreViews() (view, logView uint64) {
+	for _, i := range c.live.core {
+		r := &c.replicas[i]
+		if r.up && r.view > view {
+			view = r.view
+		}
+		if r.up && r.logView > logView {
+			logView = r.logView
+		}
+	}
+	return view, logView
+}
+
+// coreView reports the view every core replica reported Normal in, if they
+// agree and that view's primary (in the core or not) is up and Normal in it.
+func (c *Checker) coreView() (uint64, bool) {
+	var view uint64
+	for k, i := range c.live.core {
+		r := &c.replicas[i]
+		if !r.up || r.status != StatusNormal {
+			return 0, false
+		}
+		if k == 0 {
+			view = r.view
+		} else if r.view != view {
+			return 0, false
+		}
+	}
+	p := &c.replicas[c.primaryOf(view)]
+	return view, p.up && p.status == StatusNormal && p.view == view
+}
+
+// Converged advances the liveness phase by one tick and reports whether the
+// core has held one view for stableTicks and caught up: every committed op
+// applied by every core replica, nothing the primary prepared left
+// uncommitted, at least floor ops committed, no client request outstanding.
+// A view that keeps being disturbed never converges. On convergence the
+// end-of-run durability check runs.
+func (c *Checker) Converged(now, stableTicks, floor uint64, outstanding int) bool {
+	l := &c.live
+	view, ok := c.coreView()
+	if !ok {
+		l.stable = false
+		return false
+	}
+	if !l.stable || view != l.stableView {
+		l.stable, l.stableSince, l.stableView = true, now, view
+	}
+	if now-l.stableSince < stableTicks || c.top < floor || outstanding != 0 {
+		return false
+	}
+	for _, i := range l.core {
+		if c.replicas[i].applied != c.top {
+			return false
+		}
+	}
+	if p := &c.replicas[c.primaryOf(view)]; p.ownAckView == view && p.ownAckOp > c.top {
+		return false
+	}
+	c.checkEnd(now)
+	return true
+}
+
+// Unrecoverable rules: each names a way the injected faults put the run
+// outside what VSR promises to survive. They are decided from the fault
+// record alone (docs/checkers.md has a proof sketch for each).
+const (
+	// RuleAmnesiaBeyondF: without a WAL, more than f replicas were down or
+	// had lost their journal (and not yet caught up) at one moment.
+	RuleAmnesiaBeyondF = "amnesia-beyond-f"
+	// RuleTooFewUp: at the end fewer replicas were up than a replication
+	// quorum: the harness kept the rest down, so no op can commit.
+	RuleTooFewUp = "too-few-up"
+)
+
+// Stalled judges a run whose core did not converge: unrecoverable (with the
+// rule that proves it from the fault record) or a liveness finding. The
+// evidence names the stall's mechanism where the record shows it.
+func (c *Checker) Stalled(livenessTicks uint64, outstanding int) (unrecoverable bool, rule, evidence string) {
+	stall := c.stallEvidence(livenessTicks, outstanding)
+	up := 0
+	var down uint16
+	for i := range c.replicas {
+		if c.replicas[i].up {
+			up++
+		} else {
+			down |= 1 << uint(i)
+		}
+	}
+	if up < c.qRep {
+		return true, RuleTooFewUp, fmt.Sprintf("%s stayed down to the end: %d replicas up, a replication quorum is %d; %s",
+			replicaList(down), up, c.qRep, stall)
+	}
+	f := faultsTolerated(c.n)
+	if !c.wal && c.faults.worstNotWhole > f {
+		why := fmt.Sprintf("at t=%d %s were down or had lost their journal at once, more than f=%d: "+
+			"without a WAL no protocol can promise progress (or every committed op) past that",
+			c.faults.worstTick, replicaList(c.faults.worstWho), f)
+		return true, RuleAmnesiaBeyondF, why + "; " + stall
+	}
+	return false, "", stall
+}
+
+func (c *Checker) stallEvidence(livenessTicks uint64, outstanding int) string {
+	l := &c.live
+	var parts []string
+	view, logView := c.coreViews()
+	if l.gapWorstN >= 10 {
+		parts = append(parts, fmt.Sprintf("r%d dropped Prepare op=%d by the gap check %d times",
+			l.gapWorst.replica, l.gapWorst.op, l.gapWorstN))
+	}
+	if s := c.pipelineStuck(); s != "" {
+		parts = append(parts, s)
+	}
+	if l.unreadable > 0 {
+		parts = append(parts, fmt.Sprintf("%d DoViewChange votes dropped as unreadable (last op=%d)", l.unreadable, l.unreadableOp))
+	}
+	if view >= l.viewAtStart+3 && logView == l.logViewAtStart {
+		parts = append(parts, fmt.Sprintf("view climbed %d -> %d while log_view stayed %d", l.viewAtStart, view, logView))
+	} else if view >= l.viewAtStart+3 {
+		top := 0
+		for i := range l.escalatedBy {
+			if l.escalatedBy[i] > l.escalatedBy[top] {
+				top = i
+			}
+		}
+		parts = append(parts, fmt.Sprintf("view climbed %d -> %d without settling (%d escalations, %d by r%d)",
+			l.viewAtStart, view, l.escalations, l.escalatedBy[top], top))
+	}
+	if l.offersStale > 0 {
+		parts = append(parts, fmt.Sprintf("%d state-transfer offers refused as stale (last commit_op=%d guard=%d)",
+			l.offersStale, l.offerOp, l.offerGuard))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "core did not converge in %d ticks:", livenessTicks)
+	for _, i := range l.core {
+		b.WriteString(" ")
+		b.WriteString(c.describe(i))
+	}
+	fmt.Fprintf(&b, ", committed %d", c.top)
+	if outstanding > 0 {
+		fmt.Fprintf(&b, ", %d requests outstanding", outstanding)
+	}
+	parts = append(parts, b.String())
+	return strings.Join(parts, "; ")
+}
+
+// pipelineStuck names a commit walk blocked by one op: in the current view of
+// a live Normal primary, the first op above the commit point lacks a quorum
+// the primary could count while a later op has one.
+func (c *Checker) pipelineStuck() string {
+	view, _ := c.coreViews()
+	p := c.primaryOf(view)
+	if pr := &c.replicas[p]; !pr.up || pr.status != StatusNormal || pr.view != view {
+		return ""
+	}
+	first := c.top + 1
+	if first >= uint64(len(c.acks)) {
+		return ""
+	}
+	best := func(op uint64) int {
+		n := 0
+		for k := range c.acks[op] {
+			if s := &c.acks[op][k]; s.view == view {
+				if m := popcount(c.countedAcks(s)); m > n {
+					n = m
+				}
+			}
+		}
+		return n
+	}
+	if best(first) >= c.qRep {
+		return ""
+	}
+	for op := first + 1; op < uint64(len(c.acks)); op++ {
+		if best(op) >= c.qRep {
+			return fmt.Sprintf("commit stuck at %d: op %d has %d ack(s), op %d has a replication quorum",
+				c.top, first, best(first), op)
+		}
+	}
+	return ""
+}

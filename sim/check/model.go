@@ -1,0 +1,97 @@
+package check
+
+// OpKind is the kind of a client operation, in the oracle's own terms.
+type OpKind uint8
+
+// Operations of the key-value service the clients use.
+const (
+	OpNoop OpKind = iota
+	OpPut         // returns the previous value
+	OpGet         // returns the current value
+	OpIncr        // adds Value, returns the new value: a re-execution shows
+)
+
+// Op is one client operation.
+type Op struct {
+	Kind  OpKind
+	Key   uint32
+	Value uint64
+}
+
+// kvModel is the oracle's own key-value service: what the clients were
+// promised, written independently of the replica's state machine.
+type kvModel struct {
+	kv []uint64 // by key
+}
+
+func (m *kvModel) apply(op Op) uint64 {
+	for uint32(len(m.kv)) <= op.Key {
+		m.kv = append(m.kv, 0)
+	}
+	v := &m.kv[op.Key]
+	switch op.Kind {
+	case OpPut:
+		prev := *v
+		*v = op.Value
+		return prev
+	case OpGet:
+		return *v
+	case OpIncr:
+		*v += op.Value
+		return *v
+	}
+	return 0
+}
+
+// clientRecord is one client's requests as it issued them, and the op each
+// was executed at.
+type clientRecord struct {
+	reqs []requestRecord // by request number - 1
+}
+
+type requestRecord struct {
+	op       Op
+	issued   bool
+	executed uint64 // op number it was committed at (0: not yet)
+}
+
+// Request records that client (by index) issued request number request with
+// operation op. Retries reuse the number and the operation.
+func (c *Checker) Request(client int, request uint64, op Op) {
+	if client < 0 || client >= len(c.clients) || request == 0 {
+		return
+	}
+	cl := &c.clients[client]
+	cl.reqs = grow(cl.reqs, request-1)
+	cl.reqs[request-1] = requestRecord{op: op, issued: true}
+}
+
+func (c *Checker) request(client int, request uint64) *requestRecord {
+	if client < 0 || client >= len(c.clients) || request == 0 || request > uint64(len(c.clients[client].reqs)) {
+		return nil
+	}
+	r := &c.clients[client].reqs[request-1]
+	if !r.issued {
+		return nil
+	}
+	return r
+}
+
+// HistoryOp is one client operation as its client saw it: the history a
+// linearizability check reads.
+type HistoryOp struct {
+	Client   int
+	Input    Op
+	Output   uint64
+	Call     uint64
+	Return   uint64
+	Returned bool
+}
+
+// ExecutedAt returns the op a client's request committed at, if it did.
+func (c *Checker) ExecutedAt(client int, request uint64) (uint64, bool) {
+	if r := c.request(client, request); r != nil && r.executed != 0 {
+		return r.executed, true
+	}
+	return 0, false
+}

@@ -1,0 +1,171 @@
+package check
+
+import "fmt"
+
+// incUnknown marks a replica whose current incarnation the oracle has not seen
+// on the wire yet (it just restarted): no ack it delivers is from a journal
+// known to be intact.
+const incUnknown = ^uint64(0)
+
+// replicaRecord is what the harness has seen of one replica.
+type replicaRecord struct {
+	up       bool
+	restarts uint64 // the harness's own count of this replica's incarnations
+	sendInc  uint64 // incarnation it stamps on messages now (incUnknown after a crash)
+
+	status    Status
+	view      uint64
+	logView   uint64
+	commitMax uint64
+	head      uint64 // sequencer as of its last status report
+
+	applied uint64 // commit_min: last op applied, or installed by state transfer
+
+	// amnesiacUntil: after a restart without a journal the replica is not
+	// whole until it has applied every op committed when it came back.
+	amnesiac      bool
+	amnesiacUntil uint64
+
+	// known[p] is the highest incarnation of replica p delivered to this
+	// replica in its current incarnation: what it can know of p's restarts.
+	known [ReplicasMax]uint64
+
+	// ownAckView/ownAckOp: the highest op this replica acked as primary of
+	// ownAckView (its prepared head there).
+	ownAckView uint64
+	ownAckOp   uint64
+}
+
+// whole reports whether replica i is up with every op it ever acked still in
+// its journal, or caught up past what it forgot.
+func (r *replicaRecord) whole() bool { return r.up && !r.amnesiac }
+
+// faultRecord is what the harness injected, as the recoverability rules need
+// it: the worst moment of the run for the fault model.
+type faultRecord struct {
+	worstNotWhole int
+	worstTick     uint64
+	worstWho      uint16
+}
+
+// Crash records that the harness crashed replica i. Without a WAL its journal
+// is gone: its acks no longer speak for a copy.
+func (c *Checker) Crash(tick uint64, i int) {
+	r := &c.replicas[i]
+	r.up = false
+	r.sendInc = incUnknown
+	if !c.wal {
+		r.amnesiac = true
+		c.withdrawCopies(i)
+	}
+	c.noteFaults(tick)
+}
+
+// Restart records that the harness restarted replica i from its durable
+// state; checkpointOp is the op its surviving checkpoint covers.
+func (c *Checker) Restart(tick uint64, i int, checkpointOp uint64) {
+	r := &c.replicas[i]
+	r.up = true
+	r.restarts++
+	r.applied = checkpointOp
+	r.known = [ReplicasMax]uint64{}
+	// Until it reports again the oracle assumes the least: recovering, and
+	// nothing known of its log_view or commit_max (a superblock may lag what
+	// the last incarnation reported; only the view is checked across a
+	// restart, because a replica persists it before it acts in it).
+	r.status = StatusRecovering
+	r.logView, r.commitMax = 0, 0
+	if !c.wal {
+		r.amnesiac = true
+		r.amnesiacUntil = c.top
+		c.checkWhole(i)
+	}
+	c.noteFaults(tick)
+}
+
+// checkWhole ends an amnesiac spell once the replica applied every op
+// committed when it restarted.
+func (c *Checker) checkWhole(i int) {
+	r := &c.replicas[i]
+	if r.amnesiac && r.up && r.applied >= r.amnesiacUntil && r.status != StatusRecovering {
+		r.amnesiac = false
+	}
+}
+
+// NotWhole counts the replicas that are down or amnesiac now: none of them can
+// be counted on to vote with every op it acked.
+func (c *Checker) NotWhole() int {
+	k := 0
+	for i := range c.replicas {
+		if !c.replicas[i].whole() {
+			k++
+		}
+	}
+	return k
+}
+
+// Whole reports whether replica i is up and holds every op it acked.
+func (c *Checker) Whole(i int) bool { return c.replicas[i].whole() }
+
+func (c *Checker) noteFaults(tick uint64) {
+	k := 0
+	var who uint16
+	for i := range c.replicas {
+		if !c.replicas[i].whole() {
+			k++
+			who |= 1 << uint(i)
+		}
+	}
+	if k > c.faults.worstNotWhole {
+		c.faults = faultRecord{worstNotWhole: k, worstTick: tick, worstWho: who}
+	}
+}
+
+// Sent records the incarnation replica i stamps on a message it sends.
+func (c *Checker) Sent(i int, incarnation uint64) {
+	if incarnation != 0 {
+		c.replicas[i].sendInc = incarnation
+	}
+}
+
+// Delivered records that a message carrying the sender's incarnation reached
+// a live replica: the receiver now knows that incarnation.
+func (c *Checker) Delivered(to, from int, incarnation uint64) {
+	if from < 0 || from >= c.n {
+		return
+	}
+	if k := &c.replicas[to].known[from]; incarnation > *k {
+		*k = incarnation
+	}
+}
+
+// Status records a status report: status, view, log_view, head and commit_max.
+func (c *Checker) Status(tick uint64, i int, st Status, view, logView, head, commitMax uint64) {
+	r := &c.replicas[i]
+	if view < r.view {
+		c.fail(tick, InvMonotonicity, "r%d view regressed %d -> %d", i, r.view, view)
+	}
+	if logView < r.logView {
+		c.fail(tick, InvMonotonicity, "r%d log_view regressed %d -> %d", i, r.logView, logView)
+	}
+	if commitMax < r.commitMax {
+		c.fail(tick, InvMonotonicity, "r%d commit_max regressed %d -> %d", i, r.commitMax, commitMax)
+	}
+	r.status, r.view, r.logView, r.head = st, view, logView, head
+	if commitMax > r.commitMax {
+		r.commitMax = commitMax
+	}
+	c.checkWhole(i)
+	c.noteFaults(tick)
+}
+
+func (c *Checker) primaryOf(view uint64) int { return int(view % uint64(c.n)) }
+
+// describe is one replica's state as the record has it, for evidence.
+func (c *Checker) describe(i int) string {
+	r := &c.replicas[i]
+	if !r.up {
+		return fmt.Sprintf("r%d down", i)
+	}
+	return fmt.Sprintf("r%d %s v=%d op=%d commit=%d/%d", i, r.status, r.view, r.head, r.applied, r.commitMax)
+}

@@ -1,0 +1,95 @@
+package sim
+
+import (
+	"vsrsim/replica"
+	"vsrsim/sim/check"
+)
+
+// The boundary between the replicas and the oracle: the harness translates
+// what it sees (effects a replica reports, messages it delivers) into the
+// oracle's own terms. The oracle never reads a replica.
+
+func checkStatus(s replica.Status) check.Status {
+	switch s {
+	case replica.StatusNormal:
+		return check.StatusNormal
+	case replica.StatusViewChange:
+		return check.StatusViewChange
+	}
+	return check.StatusRecovering
+}
+
+func checkOp(o replica.Operation) check.Op {
+	k := check.OpNoop
+	switch o.Kind {
+	case replica.OpPut:
+		k = check.OpPut
+	case replica.OpGet:
+		k = check.OpGet
+	case replica.OpIncr:
+		k = check.OpIncr
+	}
+	return check.Op{Kind: k, Key: o.Key, Value: o.Value}
+}
+
+// clientIndex maps a client node id to its index (check.NoClient if none).
+func (c *Cluster) clientIndex(node uint64) int {
+	n := uint64(c.cfg.Replicas)
+	if node < n || node >= n+uint64(c.cfg.Clients) {
+		return check.NoClient
+	}
+	return int(node - n)
+}
+
+// report hands one replica event to the oracle.
+func (c *Cluster) report(i int, e *replica.Event) {
+	o := c.checker
+	switch e.Kind {
+	case replica.EvPrimaryCommit:
+		o.PrimaryCommit(c.now, i, e.View, e.Op, e.Checksum, e.Parent, c.clientIndex(e.Client), e.Request)
+	case replica.EvCommit:
+		o.Apply(c.now, i, e.Op, e.Checksum, e.Parent, e.Aux)
+	case replica.EvStatus:
+		o.Status(c.now, i, checkStatus(e.Status), e.View, e.LogView, e.Op, e.Commit)
+	case replica.EvAck:
+		o.OwnAck(i, e.View, e.Op, e.Checksum, e.Parent)
+	case replica.EvJournalTruncate:
+		o.Dropped(c.now, i, check.DropTruncate, e.View, e.Op, e.Checksum, 0)
+	case replica.EvMergeTruncate:
+		o.Dropped(c.now, i, check.DropMergeTruncate, e.View, e.Op, e.Checksum, e.Aux)
+	case replica.EvJournalPrune:
+		o.Dropped(c.now, i, check.DropPrune, e.View, e.Op, e.Checksum, 0)
+	case replica.EvCheckpoint:
+		o.Checkpoint(c.now, i, e.Op, e.Aux)
+	case replica.EvTransferInstall:
+		o.Install(c.now, i, e.Op)
+	case replica.EvDrop:
+		o.ReplicaDropped(i, e.Reason, e.Op, e.Aux)
+	case replica.EvOfferRefused:
+		o.OfferRefused(e.Reason, e.Op, e.Aux)
+	case replica.EvViewEscalate:
+		o.Escalated(i)
+	case replica.EvHold:
+		o.Held()
+	}
+}
+
+// reportSend tells the oracle the incarnation a replica stamps on what it
+// sends now.
+func (c *Cluster) reportSend(m *replica.Message) {
+	if m.From < c.cfg.Replicas && m.Incarnation != 0 {
+		c.checker.Sent(m.From, m.Incarnation)
+	}
+}
+
+// reportDelivery tells the oracle what reached live replica to, before it
+// steps: acks reaching a primary, and incarnations a probe reveals.
+func (c *Cluster) reportDelivery(to int, m *replica.Message) {
+	switch m.Command {
+	case replica.CmdPrepareOK:
+		h := &m.Header
+		c.checker.AckDelivered(to, m.From, m.Incarnation, m.View, h.Op, h.Checksum, h.Parent)
+	case replica.CmdRequestStartView:
+		c.checker.Delivered(to, m.From, m.Incarnation)
+	}
+}
