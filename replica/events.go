@@ -42,7 +42,8 @@ const (
 	EvViewEscalate                         // status timeout escalated the view
 	EvPrimaryCommit                        // the primary committed Op with the ack count in Aux
 	EvTimeout                              // a timeout fired (Reason = its name)
-	EvJournalPrune                         // an unverifiable entry at or below commit_max dropped, to be repaired
+	EvJournalPrune                         // an entry at or below commit_max that the canonical chain disowns dropped
+	EvJournalSetAside                      // an unproven entry at or below commit_max moved out of the journal, kept for reclaim
 )
 
 var eventNames = [...]string{
@@ -62,6 +63,7 @@ var eventNames = [...]string{
 	EvPrimaryCommit:   "primary_commit",
 	EvTimeout:         "timeout",
 	EvJournalPrune:    "journal_prune",
+	EvJournalSetAside: "journal_set_aside",
 }
 
 func (k EventKind) String() string {

@@ -108,7 +108,7 @@ func AppendEvent(b []byte, e *Event) []byte {
 	b = append(b, ' ')
 	b = append(b, e.Kind.String()...)
 	switch e.Kind {
-	case EvCommit, EvJournalAppend, EvJournalTruncate, EvAck, EvJournalPrune:
+	case EvCommit, EvJournalAppend, EvJournalTruncate, EvAck, EvJournalPrune, EvJournalSetAside:
 		b = appendField(b, "op", e.Op)
 		b = appendSum(b, "csum", e.Checksum)
 	case EvPrimaryCommit:

@@ -35,6 +35,7 @@ type Durable struct {
 // describe: headers adopted without bodies and the head above them.
 type viewHeaders struct {
 	adopted     ring
+	aside       ring
 	adoptedHead uint64
 	sequencer   uint64
 	headSum     uint64
@@ -106,6 +107,7 @@ type Replica struct {
 	commitSum   uint64 // checksum of the prepare at commitMin
 	journal     *journal
 	adopted     ring // headers known from a StartView or merge, bodies maybe not held
+	aside       ring // committed-range bodies a chain walk could not vouch for (see pruneChainFrom)
 	sm          StateMachine
 	journalGen  uint64
 	ackHead     uint64
@@ -219,6 +221,7 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		// the view it adopts next decides which of them are canonical.
 		if v := d.view; v != nil {
 			r.adopted = v.adopted
+			r.aside = v.aside
 			r.adoptedHead = v.adoptedHead
 			r.commitAnchor = v.anchor
 			if v.sequencer > r.sequencer {
@@ -280,6 +283,7 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 		n:       opts.Replicas,
 		jitter:  jitter,
 		adopted: newRing(opts.JournalSlots),
+		aside:   newRing(opts.JournalSlots),
 	}
 	r.tPrepare = timeout{name: "prepare", after: t.PrepareTicks, backoff: true}
 	r.tCommit = timeout{name: "commit", after: t.CommitTicks}
@@ -310,7 +314,7 @@ func (r *Replica) Durable() Durable {
 	d := Durable{Superblock: r.sb}
 	if r.opts.Durability == DurabilityWAL {
 		d.journal = r.journal
-		d.view = &viewHeaders{adopted: r.adopted, adoptedHead: r.adoptedHead,
+		d.view = &viewHeaders{adopted: r.adopted, aside: r.aside, adoptedHead: r.adoptedHead,
 			sequencer: r.sequencer, headSum: r.headSum, anchor: r.commitAnchor}
 	}
 	return d
