@@ -161,7 +161,7 @@ func (r *Replica) onPrepareOK(m *Message) {
 		r.drop(m, "stale-incarnation", r.incarnations[m.From])
 		return
 	}
-	r.incarnations[m.From] = m.Incarnation
+	r.learnIncarnation(m.From, m.Incarnation)
 	for i := range r.pipeline {
 		e := &r.pipeline[i]
 		if e.header.Op == m.Header.Op && e.header.Checksum == m.Header.Checksum {
@@ -170,6 +170,20 @@ func (r *Replica) onPrepareOK(m *Message) {
 		}
 	}
 	r.commitWalk()
+}
+
+// learnIncarnation records replica i's incarnation. A higher one means it
+// restarted: the acks it gave before speak for a journal that may be gone, so
+// its bits leave the pipeline and only its fresh acks count.
+func (r *Replica) learnIncarnation(i int, inc uint64) {
+	if inc <= r.incarnations[i] {
+		return
+	}
+	r.incarnations[i] = inc
+	keep := ^uint16(1 << uint(i))
+	for k := range r.pipeline {
+		r.pipeline[k].acks &= keep
+	}
 }
 
 // commitWalk advances commit_max over consecutive pipeline ops that hold a

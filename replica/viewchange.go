@@ -664,9 +664,7 @@ func (r *Replica) onRequestStartView(m *Message) {
 	if m.From < 0 || m.From >= r.n || m.From == r.id {
 		return
 	}
-	if m.Incarnation > r.incarnations[m.From] {
-		r.incarnations[m.From] = m.Incarnation
-	}
+	r.learnIncarnation(m.From, m.Incarnation)
 	if m.View > r.view && r.status != StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.
