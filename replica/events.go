@@ -44,6 +44,8 @@ const (
 	EvTimeout                              // a timeout fired (Reason = its name)
 	EvJournalPrune                         // an entry at or below commit_max that the canonical chain disowns dropped
 	EvJournalSetAside                      // an unproven entry at or below commit_max moved out of the journal, kept for reclaim
+	EvAbdicate                             // a primary that heard no quorum for a heartbeat timeout stopped holding its backups
+	EvResume                               // an abdicated primary heard a quorum again
 )
 
 var eventNames = [...]string{
@@ -64,6 +66,8 @@ var eventNames = [...]string{
 	EvTimeout:         "timeout",
 	EvJournalPrune:    "journal_prune",
 	EvJournalSetAside: "journal_set_aside",
+	EvAbdicate:        "abdicate",
+	EvResume:          "resume",
 }
 
 func (k EventKind) String() string {

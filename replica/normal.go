@@ -223,7 +223,7 @@ func (r *Replica) drainRequests() {
 	r.draining = true
 	defer func() { r.draining = false }()
 	for len(r.requests) > 0 && len(r.pipeline) < PipelineMax && r.commitMin == r.commitMax &&
-		r.status == StatusNormal && r.isPrimary() {
+		r.status == StatusNormal && r.isPrimary() && !r.abdicated {
 		m := r.requests[0]
 		copy(r.requests, r.requests[1:])
 		r.requests = r.requests[:len(r.requests)-1]
@@ -316,9 +316,14 @@ func (r *Replica) onCommit(m *Message) {
 	if r.status != StatusNormal || r.isPrimary() {
 		return
 	}
-	r.heardFromPrimary()
+	if !m.Abdicated {
+		r.heardFromPrimary()
+	}
 	r.advanceCommitMax(m.Commit)
 	r.commitUpTo()
+	if !r.opts.Protocol.AbdicationOff {
+		r.send(r.primary(), Message{Command: CmdCommitOK, Commit: r.commitMin, Incarnation: r.incarnation})
+	}
 }
 
 func (r *Replica) heardFromPrimary() {
@@ -328,6 +333,11 @@ func (r *Replica) heardFromPrimary() {
 func (r *Replica) onPrepareTimeout() {
 	if r.status != StatusNormal || !r.isPrimary() || len(r.pipeline) == 0 {
 		r.tPrepare.stop()
+		return
+	}
+	if r.abdicated {
+		// A retransmit would hold the backups' heartbeat timeouts.
+		r.tPrepare.backoffNext(r.jitter)
 		return
 	}
 	for i := range r.pipeline {
@@ -352,7 +362,7 @@ func (r *Replica) onCommitTimeout() {
 		return
 	}
 	r.heartbeat++
-	r.sendAll(Message{Command: CmdCommit, Commit: r.commitMax, Heartbeat: r.heartbeat})
+	r.sendAll(Message{Command: CmdCommit, Commit: r.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abdicated})
 	r.tCommit.reset(nil)
 }
 

@@ -120,6 +120,8 @@ type Replica struct {
 	incarnations [ReplicasMax]uint64
 	offers       []*Snapshot
 	draining     bool
+	heard        uint16 // replicas heard from in this view during the abdication window
+	abdicated    bool
 
 	// View change.
 	svcFrom       uint16
@@ -158,6 +160,7 @@ type Replica struct {
 	tProbe       timeout
 	tRepair      timeout
 	tTransfer    timeout
+	tAbdicate    timeout
 	heardPrimary bool
 	// announce: a restart changed the status outside a step; the first tick
 	// reports it.
@@ -293,6 +296,7 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	r.tProbe = timeout{name: "start_view_probe", after: t.StartViewProbeTicks}
 	r.tRepair = timeout{name: "repair", after: t.RepairTicks}
 	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks}
+	r.tAbdicate = timeout{name: "abdicate", after: t.HeartbeatTicks}
 	r.pipeline = make([]pipelineEntry, 0, SuffixMax)
 	r.requests = make([]Message, 0, RequestQueueMax)
 	return r
@@ -327,6 +331,7 @@ func (r *Replica) Step(m *Message, out *Output) {
 	if r.announce {
 		r.resume()
 	}
+	r.hear(m)
 	switch m.Command {
 	case CmdRequest:
 		r.onRequest(m)
@@ -360,6 +365,8 @@ func (r *Replica) Step(m *Message, out *Output) {
 		r.onRequestStateChunk(m)
 	case CmdStateChunk:
 		r.onStateChunk(m)
+	case CmdCommitOK:
+		r.onCommitOK(m)
 	default:
 		r.drop(m, "unknown-command", 0)
 	}
@@ -396,6 +403,9 @@ func (r *Replica) Tick(out *Output) {
 	}
 	if r.fired(&r.tTransfer) {
 		r.onTransferTimeout()
+	}
+	if r.fired(&r.tAbdicate) {
+		r.onAbdicateTimeout()
 	}
 	r.checkInvariants()
 }
@@ -507,7 +517,12 @@ func (r *Replica) startNormalTimeouts() {
 	r.tVCMsg.stop()
 	r.tVCStatus.stop()
 	r.tProbe.stop()
+	r.heard = 0
+	r.abdicated = false
 	if r.isPrimary() {
+		if !r.opts.Protocol.AbdicationOff {
+			r.tAbdicate.start(nil)
+		}
 		r.tHeartbeat.stop()
 		r.tCommit.start(nil)
 		r.tPrepare.stop()
@@ -515,6 +530,7 @@ func (r *Replica) startNormalTimeouts() {
 			r.tPrepare.start(r.jitter)
 		}
 	} else {
+		r.tAbdicate.stop()
 		r.tCommit.stop()
 		r.tPrepare.stop()
 		r.tHeartbeat.start(r.jitter)

@@ -22,6 +22,8 @@ func (r *Replica) startViewChange(v uint64) {
 	r.tHeartbeat.stop()
 	r.tCommit.stop()
 	r.tPrepare.stop()
+	r.tAbdicate.stop()
+	r.abdicated = false
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.start(r.jitter)
 	r.sendAll(Message{Command: CmdStartViewChange, View: v})
