@@ -42,7 +42,10 @@ const (
 	EvViewEscalate                         // status timeout escalated the view
 	EvPrimaryCommit                        // the primary committed Op (Checksum, Parent, View, Client, Request; Aux = its ack count)
 	EvTimeout                              // a timeout fired (Reason = its name)
-	EvJournalPrune                         // an unverifiable entry at or below commit_max dropped, to be repaired (View)
+	EvJournalPrune                         // an entry at or below commit_max that the canonical chain disowns dropped (View)
+	EvJournalSetAside                      // an unproven entry at or below commit_max moved out of the journal, kept for reclaim
+	EvAbdicate                             // a primary that heard no quorum for a heartbeat timeout stopped holding its backups
+	EvResume                               // an abdicated primary heard a quorum again
 )
 
 var eventNames = [...]string{
@@ -62,6 +65,9 @@ var eventNames = [...]string{
 	EvPrimaryCommit:   "primary_commit",
 	EvTimeout:         "timeout",
 	EvJournalPrune:    "journal_prune",
+	EvJournalSetAside: "journal_set_aside",
+	EvAbdicate:        "abdicate",
+	EvResume:          "resume",
 }
 
 func (k EventKind) String() string {

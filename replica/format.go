@@ -80,6 +80,12 @@ func AppendMessage(b []byte, m *Message, replicas int) []byte {
 	case CmdCommit:
 		b = appendField(b, "commit", m.Commit)
 		b = appendField(b, "hb", m.Heartbeat)
+		if m.Abdicated {
+			b = append(b, " abdicated"...)
+		}
+	case CmdCommitOK:
+		b = appendField(b, "commit", m.Commit)
+		b = appendField(b, "inc", m.Incarnation)
 	case CmdDoViewChange, CmdStartView:
 		b = appendField(b, "log_view", m.LogView)
 		b = appendField(b, "op", m.Op)
@@ -112,7 +118,7 @@ func AppendEvent(b []byte, e *Event) []byte {
 	b = append(b, ' ')
 	b = append(b, e.Kind.String()...)
 	switch e.Kind {
-	case EvCommit, EvJournalAppend, EvJournalTruncate, EvAck, EvJournalPrune:
+	case EvCommit, EvJournalAppend, EvJournalTruncate, EvAck, EvJournalPrune, EvJournalSetAside:
 		b = appendField(b, "op", e.Op)
 		b = appendSum(b, "csum", e.Checksum)
 	case EvPrimaryCommit:
@@ -155,7 +161,7 @@ func AppendEvent(b []byte, e *Event) []byte {
 		b = appendField(b, "to", e.Aux)
 		b = append(b, " peer=r"...)
 		b = strconv.AppendInt(b, int64(e.Peer), 10)
-	case EvHold, EvViewEscalate:
+	case EvHold, EvViewEscalate, EvAbdicate, EvResume:
 		b = appendField(b, "v", e.View)
 	case EvTimeout:
 		b = append(b, ' ')

@@ -67,6 +67,9 @@ func (r *Replica) Holds(op, checksum uint64) bool {
 	if op <= r.commitMin {
 		return true
 	}
+	if h, ok := r.aside.get(op); ok && h.Checksum == checksum {
+		return true
+	}
 	return r.journal.has(op, checksum)
 }
 

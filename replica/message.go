@@ -24,6 +24,7 @@ const (
 	CmdStateTransferOffer
 	CmdRequestStateChunk
 	CmdStateChunk
+	CmdCommitOK
 )
 
 var commandNames = [...]string{
@@ -44,6 +45,7 @@ var commandNames = [...]string{
 	CmdStateTransferOffer:   "StateTransferOffer",
 	CmdRequestStateChunk:    "RequestStateChunk",
 	CmdStateChunk:           "StateChunk",
+	CmdCommitOK:             "CommitOk",
 }
 
 func (c Command) String() string {
@@ -150,8 +152,11 @@ type Message struct {
 	Result  uint64
 	Body    Operation // Request
 
-	Heartbeat   uint64 // Commit: monotonic within a view
-	Incarnation uint64 // RequestStartView, PrepareOk
+	Heartbeat uint64 // Commit: monotonic within a view
+	// Abdicated marks a Commit from a primary that heard no quorum lately:
+	// it asks its backups to answer but no longer holds their timeouts.
+	Abdicated   bool
+	Incarnation uint64 // RequestStartView, PrepareOk, CommitOk
 	Nonce       uint64 // RequestStartView probe nonce, echoed by StartView
 
 	// State transfer.

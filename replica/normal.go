@@ -161,7 +161,7 @@ func (r *Replica) onPrepareOK(m *Message) {
 		r.drop(m, "stale-incarnation", r.incarnations[m.From])
 		return
 	}
-	r.incarnations[m.From] = m.Incarnation
+	r.learnIncarnation(m.From, m.Incarnation)
 	for i := range r.pipeline {
 		e := &r.pipeline[i]
 		if e.header.Op == m.Header.Op && e.header.Checksum == m.Header.Checksum {
@@ -170,6 +170,20 @@ func (r *Replica) onPrepareOK(m *Message) {
 		}
 	}
 	r.commitWalk()
+}
+
+// learnIncarnation records replica i's incarnation. A higher one means it
+// restarted: the acks it gave before speak for a journal that may be gone, so
+// its bits leave the pipeline and only its fresh acks count.
+func (r *Replica) learnIncarnation(i int, inc uint64) {
+	if inc <= r.incarnations[i] {
+		return
+	}
+	r.incarnations[i] = inc
+	keep := ^uint16(1 << uint(i))
+	for k := range r.pipeline {
+		r.pipeline[k].acks &= keep
+	}
 }
 
 // commitWalk advances commit_max over consecutive pipeline ops that hold a
@@ -210,7 +224,7 @@ func (r *Replica) drainRequests() {
 	r.draining = true
 	defer func() { r.draining = false }()
 	for len(r.requests) > 0 && len(r.pipeline) < PipelineMax && r.commitMin == r.commitMax &&
-		r.status == StatusNormal && r.isPrimary() {
+		r.status == StatusNormal && r.isPrimary() && !r.abdicated {
 		m := r.requests[0]
 		copy(r.requests, r.requests[1:])
 		r.requests = r.requests[:len(r.requests)-1]
@@ -304,9 +318,14 @@ func (r *Replica) onCommit(m *Message) {
 	if r.status != StatusNormal || r.isPrimary() {
 		return
 	}
-	r.heardFromPrimary()
+	if !m.Abdicated {
+		r.heardFromPrimary()
+	}
 	r.advanceCommitMax(m.Commit)
 	r.commitUpTo()
+	if !r.opts.Protocol.AbdicationOff {
+		r.send(r.primary(), Message{Command: CmdCommitOK, Commit: r.commitMin, Incarnation: r.incarnation})
+	}
 }
 
 func (r *Replica) heardFromPrimary() {
@@ -316,6 +335,11 @@ func (r *Replica) heardFromPrimary() {
 func (r *Replica) onPrepareTimeout() {
 	if r.status != StatusNormal || !r.isPrimary() || len(r.pipeline) == 0 {
 		r.tPrepare.stop()
+		return
+	}
+	if r.abdicated {
+		// A retransmit would hold the backups' heartbeat timeouts.
+		r.tPrepare.backoffNext(r.jitter)
 		return
 	}
 	for i := range r.pipeline {
@@ -340,7 +364,7 @@ func (r *Replica) onCommitTimeout() {
 		return
 	}
 	r.heartbeat++
-	r.sendAll(Message{Command: CmdCommit, Commit: r.commitMax, Heartbeat: r.heartbeat})
+	r.sendAll(Message{Command: CmdCommit, Commit: r.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abdicated})
 	r.tCommit.reset(nil)
 }
 

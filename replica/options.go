@@ -77,6 +77,16 @@ const (
 	offerSnapshotsMax = 4
 )
 
+// Protocol turns off robust mechanisms that a modelled source system lacks.
+// The zero value is the robust protocol, the default everywhere; a scenario
+// that replays a source's failure shape turns off what hides it
+// (docs/decisions.md "Protocol options that model a source").
+type Protocol struct {
+	// AbdicationOff: a primary never abdicates, and backups do not answer
+	// its heartbeats with CommitOk.
+	AbdicationOff bool
+}
+
 // Options configure one replica. Every replica of a cluster gets the same
 // options but its ID.
 type Options struct {
@@ -87,6 +97,7 @@ type Options struct {
 	JournalSlots       int    // ops retained in the journal; as many again in the evicted ring
 	CheckpointInterval uint64 // ops between checkpoints (see CheckpointEvery)
 	Timeouts           Timeouts
+	Protocol           Protocol
 	Bugs               Bugs
 }
 

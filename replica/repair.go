@@ -354,6 +354,7 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 	}
 	r.repair.progress = true
 	r.repair.stalls = 0
+	r.reclaim(o-1, false)
 	// Catch-up below the commit point extends the head; repair never rewinds it.
 	for r.sequencer < r.commitMax {
 		next, ok := r.journal.get(r.sequencer + 1)

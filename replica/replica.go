@@ -20,10 +20,26 @@ type Superblock struct {
 }
 
 // Durable is what survives a crash: the superblock, and the journal when the
-// cluster's journals are write-ahead logs.
+// cluster's journals are write-ahead logs. With a write-ahead log the view's
+// headers survive too (the adopted headers, the head they lead to and the
+// commit anchor), as a production replica keeps them beside its superblock:
+// without them a replica that held a header but not yet its body would vote
+// after a restart as if the op did not exist.
 type Durable struct {
 	Superblock Superblock
 	journal    *journal
+	view       *viewHeaders
+}
+
+// viewHeaders is the part of the log that a write-ahead journal alone does not
+// describe: headers adopted without bodies and the head above them.
+type viewHeaders struct {
+	adopted     ring
+	aside       ring
+	adoptedHead uint64
+	sequencer   uint64
+	headSum     uint64
+	anchor      Header
 }
 
 type pipelineEntry struct {
@@ -91,6 +107,7 @@ type Replica struct {
 	commitSum   uint64 // checksum of the prepare at commitMin
 	journal     *journal
 	adopted     ring // headers known from a StartView or merge, bodies maybe not held
+	aside       ring // committed-range bodies a chain walk could not vouch for (see pruneChainFrom)
 	sm          StateMachine
 	journalGen  uint64
 	ackHead     uint64
@@ -103,6 +120,8 @@ type Replica struct {
 	incarnations [ReplicasMax]uint64
 	offers       []*Snapshot
 	draining     bool
+	heard        uint16 // replicas heard from in this view during the abdication window
+	abdicated    bool
 
 	// View change.
 	svcFrom       uint16
@@ -141,7 +160,11 @@ type Replica struct {
 	tProbe       timeout
 	tRepair      timeout
 	tTransfer    timeout
+	tAbdicate    timeout
 	heardPrimary bool
+	// announce: a restart changed the status outside a step; the first tick
+	// reports it.
+	announce bool
 
 	out *Output
 }
@@ -161,8 +184,10 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 	return r, nil
 }
 
-// Restart returns a replica recovering from its durable state after a crash. It
-// comes up Recovering: it votes and acks nothing until it adopts a view.
+// Restart returns a replica recovering from its durable state after a crash.
+// From a write-ahead journal it rejoins with its durable view, log_view and log
+// (see rejoin). After amnesia (a memory journal) it comes up Recovering: it
+// votes and acks nothing until it adopts a view.
 func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -180,6 +205,9 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.commitSum = cp.OpChecksum
 	r.sequencer = cp.Op
 	r.headSum = cp.OpChecksum
+	if r.commitMax < r.commitMin {
+		r.commitMax = r.commitMin
+	}
 	if opts.Durability == DurabilityWAL && d.journal != nil {
 		r.journal = d.journal
 		// Walk the surviving journal up from the checkpoint: the head is the end
@@ -194,18 +222,60 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		}
 		// Entries above a gap stay: this replica may have acked them, and
 		// the view it adopts next decides which of them are canonical.
-	} else {
-		r.journal = newJournal(opts.JournalSlots)
-		r.journalFloor = cp.Op + 1
-		r.amnesiac = true
+		if v := d.view; v != nil {
+			r.adopted = v.adopted
+			r.aside = v.aside
+			r.adoptedHead = v.adoptedHead
+			r.commitAnchor = v.anchor
+			if v.sequencer > r.sequencer {
+				// The head of an adopted view whose bodies were still being
+				// repaired: the log reaches it although the chain has a gap.
+				r.sequencer = v.sequencer
+				r.headSum = v.headSum
+			}
+		}
+		r.rejoin()
+		return r, nil
 	}
-	if r.commitMax < r.commitMin {
-		r.commitMax = r.commitMin
-	}
+	r.journal = newJournal(opts.JournalSlots)
+	r.journalFloor = cp.Op + 1
+	r.amnesiac = true
 	r.status = StatusRecovering
 	r.tProbe.start(r.jitter)
 	r.tRepair.stop()
 	return r, nil
+}
+
+// rejoin resumes a replica whose write-ahead journal survived: it remembers
+// everything it acknowledged, so it may vote and ack at once. A backup of a
+// settled view resumes it; a replica that was mid view change carries on; a
+// primary cannot know what its lost pipeline had gathered, so it leaves its
+// view for the next one. The status change is reported on the first tick.
+func (r *Replica) rejoin() {
+	r.announce = true
+	if r.logView == r.view && !r.isPrimary() {
+		r.status = StatusNormal
+		r.startNormalTimeouts()
+		return
+	}
+	if r.logView == r.view {
+		r.view++
+	}
+	r.status = StatusViewChange
+	r.writeSuperblock()
+	r.tVCMsg.start(r.jitter)
+	r.tVCStatus.start(r.jitter)
+}
+
+// resume reports the status a write-ahead restart came back in, joins the
+// view change it is in, and replays its journal up to the commit point.
+func (r *Replica) resume() {
+	r.announce = false
+	r.emit(Event{Kind: EvStatus, Status: r.status, View: r.view, LogView: r.logView, Op: r.sequencer, Commit: r.commitMax})
+	if r.status == StatusViewChange {
+		r.sendAll(Message{Command: CmdStartViewChange, View: r.view})
+	}
+	r.commitUpTo()
 }
 
 func newReplica(opts Options, jitter Jitter) *Replica {
@@ -216,6 +286,7 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 		n:       opts.Replicas,
 		jitter:  jitter,
 		adopted: newRing(opts.JournalSlots),
+		aside:   newRing(opts.JournalSlots),
 	}
 	r.tPrepare = timeout{name: "prepare", after: t.PrepareTicks, backoff: true}
 	r.tCommit = timeout{name: "commit", after: t.CommitTicks}
@@ -225,6 +296,7 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	r.tProbe = timeout{name: "start_view_probe", after: t.StartViewProbeTicks}
 	r.tRepair = timeout{name: "repair", after: t.RepairTicks}
 	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks}
+	r.tAbdicate = timeout{name: "abdicate", after: t.HeartbeatTicks}
 	r.pipeline = make([]pipelineEntry, 0, SuffixMax)
 	r.requests = make([]Message, 0, RequestQueueMax)
 	return r
@@ -246,6 +318,8 @@ func (r *Replica) Durable() Durable {
 	d := Durable{Superblock: r.sb}
 	if r.opts.Durability == DurabilityWAL {
 		d.journal = r.journal
+		d.view = &viewHeaders{adopted: r.adopted, aside: r.aside, adoptedHead: r.adoptedHead,
+			sequencer: r.sequencer, headSum: r.headSum, anchor: r.commitAnchor}
 	}
 	return d
 }
@@ -254,6 +328,10 @@ func (r *Replica) Durable() Durable {
 func (r *Replica) Step(m *Message, out *Output) {
 	r.out = out
 	defer func() { r.out = nil }()
+	if r.announce {
+		r.resume()
+	}
+	r.hear(m)
 	switch m.Command {
 	case CmdRequest:
 		r.onRequest(m)
@@ -287,6 +365,8 @@ func (r *Replica) Step(m *Message, out *Output) {
 		r.onRequestStateChunk(m)
 	case CmdStateChunk:
 		r.onStateChunk(m)
+	case CmdCommitOK:
+		r.onCommitOK(m)
 	default:
 		r.drop(m, "unknown-command", 0)
 	}
@@ -297,6 +377,9 @@ func (r *Replica) Step(m *Message, out *Output) {
 func (r *Replica) Tick(out *Output) {
 	r.out = out
 	defer func() { r.out = nil }()
+	if r.announce {
+		r.resume()
+	}
 	if r.fired(&r.tPrepare) {
 		r.onPrepareTimeout()
 	}
@@ -320,6 +403,9 @@ func (r *Replica) Tick(out *Output) {
 	}
 	if r.fired(&r.tTransfer) {
 		r.onTransferTimeout()
+	}
+	if r.fired(&r.tAbdicate) {
+		r.onAbdicateTimeout()
 	}
 	r.checkInvariants()
 }
@@ -431,7 +517,12 @@ func (r *Replica) startNormalTimeouts() {
 	r.tVCMsg.stop()
 	r.tVCStatus.stop()
 	r.tProbe.stop()
+	r.heard = 0
+	r.abdicated = false
 	if r.isPrimary() {
+		if !r.opts.Protocol.AbdicationOff {
+			r.tAbdicate.start(nil)
+		}
 		r.tHeartbeat.stop()
 		r.tCommit.start(nil)
 		r.tPrepare.stop()
@@ -439,6 +530,7 @@ func (r *Replica) startNormalTimeouts() {
 			r.tPrepare.start(r.jitter)
 		}
 	} else {
+		r.tAbdicate.stop()
 		r.tCommit.stop()
 		r.tPrepare.stop()
 		r.tHeartbeat.start(r.jitter)

@@ -22,6 +22,8 @@ func (r *Replica) startViewChange(v uint64) {
 	r.tHeartbeat.stop()
 	r.tCommit.stop()
 	r.tPrepare.stop()
+	r.tAbdicate.stop()
+	r.abdicated = false
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.start(r.jitter)
 	r.sendAll(Message{Command: CmdStartViewChange, View: v})
@@ -363,6 +365,7 @@ func (r *Replica) installCanonical(commit, head uint64, canonical func(uint64) (
 	} else if commit > r.commitMin {
 		r.pruneChainFrom(commit, 0) // no vote vouches for anything below
 	}
+	r.reclaim(commit, true)
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
@@ -431,34 +434,86 @@ func (r *Replica) pruneUnchained(bottom uint64) {
 }
 
 // pruneChainFrom walks the journal down from op, where the canonical op has
-// checksum expect, to commit_min: entries that chain on are kept, the first
-// that does not (and everything below it, which nothing can vouch for) goes.
+// checksum expect, to commit_min: entries that chain on are kept. The first
+// that does not is an older view's leftover when the chain named another
+// checksum there, and goes. Below a break nothing vouches for an entry: above
+// the commit point it goes; at or below it, it may be the last copy of a
+// committed op, so its body is set aside, out of the journal, until the chain
+// vouches for it again (reclaim) or repair fetches the canonical op.
 // Without this, an older view's leftover that links to our commit point would
 // pass the commit walk's parent check: a fork links to the same parent.
 func (r *Replica) pruneChainFrom(top, expect uint64) {
 	broken := false
 	for op := top; op > r.commitMin && op <= top; op-- {
 		j, ok := r.journal.get(op)
-		if !broken && ok && j.Checksum == expect {
-			expect = j.Parent
-			continue
-		}
-		if !broken && !ok {
-			if a, ok := r.adopted.get(op); ok && a.Checksum == expect {
-				expect = a.Parent
+		if !broken {
+			if ok && j.Checksum == expect {
+				expect = j.Parent
+				continue
+			}
+			if !ok {
+				if a, ok := r.adopted.get(op); ok && a.Checksum == expect {
+					expect = a.Parent
+					continue
+				}
+			}
+			broken = true
+			if ok && expect != 0 {
+				r.discard(j, true) // the chain names another op here
 				continue
 			}
 		}
-		broken = true
-		if ok && op > r.commitMax {
-			r.journalRemove(op)
-		} else if ok {
-			// Below the commit point an unverifiable entry is either the
-			// canonical op or an older view's leftover; either way repair
-			// fetches the canonical one again, nothing committed is lost.
-			r.journal.remove(op)
-			r.journalGen++
-			r.emit(Event{Kind: EvJournalPrune, Op: j.Op, Checksum: j.Checksum, View: r.view})
+		if ok {
+			r.discard(j, false)
+		}
+	}
+}
+
+// discard takes entry j out of the journal. foreign says the canonical log
+// holds another op at j's slot. A committed op's body is never thrown away
+// unless a checkpoint covers it: an unproven entry at or below the commit
+// point is set aside instead.
+func (r *Replica) discard(j Header, foreign bool) {
+	switch {
+	case j.Op > r.commitMax:
+		r.journalRemove(j.Op)
+	case foreign:
+		r.journal.remove(j.Op)
+		r.journalGen++
+		r.emit(Event{Kind: EvJournalPrune, Op: j.Op, Checksum: j.Checksum, View: r.view})
+	default:
+		r.journal.remove(j.Op)
+		r.journalGen++
+		r.aside.put(j)
+		r.emit(Event{Kind: EvJournalSetAside, Op: j.Op, Checksum: j.Checksum})
+	}
+	if _, kept := r.aside.get(j.Op); !foreign && j.Op <= r.commitMax && j.Op > r.sb.Checkpoint.Op && !kept {
+		r.assert(false, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.commitMax)
+	}
+}
+
+// reclaim moves set-aside bodies back into the journal as soon as something
+// vouches for them (an adopted header, the commit anchor, or the journaled op
+// above naming them as parent), walking down from top. With all set, it looks
+// at every op down to commit_min; otherwise it stops at the first op it cannot
+// reclaim.
+func (r *Replica) reclaim(top uint64, all bool) {
+	if top > r.commitMax {
+		top = r.commitMax
+	}
+	for op := top; op > r.commitMin; op-- {
+		h, ok := r.aside.get(op)
+		if ok && !r.journal.has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
+			r.aside.remove(op)
+			if j, held := r.journal.get(op); held && j.Checksum != h.Checksum {
+				r.journalRemove(op)
+			}
+			if r.journalPut(h, false) {
+				continue
+			}
+		}
+		if !all {
+			return
 		}
 	}
 }
@@ -604,6 +659,7 @@ func (r *Replica) adoptStartView(m *Message) {
 			r.ack(h)
 		}
 	}
+	r.reclaim(r.commitMax, true)
 	r.armRepairOnAdopt()
 	r.commitUpTo()
 	r.repairKick()
@@ -613,9 +669,7 @@ func (r *Replica) onRequestStartView(m *Message) {
 	if m.From < 0 || m.From >= r.n || m.From == r.id {
 		return
 	}
-	if m.Incarnation > r.incarnations[m.From] {
-		r.incarnations[m.From] = m.Incarnation
-	}
+	r.learnIncarnation(m.From, m.Incarnation)
 	if m.View > r.view && r.status != StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.

@@ -36,3 +36,7 @@ func quietCluster(cfg *sim.Config, replicas int) {
 func isPrepare(m *replica.Message) bool {
 	return m.Command == replica.CmdPrepare
 }
+
+// sourceWithoutLivenessGuards is the protocol of the system the failure
+// shapes come from: no abdication and no StartViewChange quorum window.
+var sourceWithoutLivenessGuards = replica.Protocol{AbdicationOff: true}

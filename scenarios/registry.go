@@ -15,10 +15,14 @@ import (
 type Scenario struct {
 	Name        string
 	Description string
-	// Bug is the CLI name of the switch whose defect this scenario replays.
+	// Bug is the CLI name of the switch whose defect this scenario replays;
+	// empty for a liveness scenario, which plants no defect.
 	Bug string
 	// Expect is the verdict with Bug on; with it off the scenario must pass.
 	Expect sim.Verdict
+	// ServedAfter: a liveness scenario's clients must get replies after this
+	// tick of the fault phase, when the fault it replays is in force or over.
+	ServedAfter uint64
 	// Configure shapes the run: cluster, timeouts, workload, faults off.
 	Configure func(cfg *sim.Config)
 	// NewScript returns a fresh script for one run.

@@ -49,9 +49,14 @@ func runScenario(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string)
 // TestScenarioVerdicts: with its bug switch on each scenario fails with its
 // verdict and names the mechanism; with the fix it passes. Seeds 1..20.
 func TestScenarioVerdicts(t *testing.T) {
-	all := scenarios.All()
-	require.Len(t, all, len(mechanism), "every scenario has its evidence pinned here")
-	for _, s := range all {
+	var shapes []scenarios.Scenario
+	for _, s := range scenarios.All() {
+		if s.Bug != "" {
+			shapes = append(shapes, s)
+		}
+	}
+	require.Len(t, shapes, len(mechanism), "every failure shape has its evidence pinned here")
+	for _, s := range shapes {
 		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
 			want, ok := mechanism[s.Name]

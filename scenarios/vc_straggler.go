@@ -32,6 +32,9 @@ func init() {
 			cfg.FaultTicks = 3000
 			cfg.Core = []int{0, 1}
 			cfg.LivenessWorkload = true
+			// The source had neither abdication nor a StartViewChange
+			// quorum window; either would hide the shape.
+			cfg.Protocol = sourceWithoutLivenessGuards
 		},
 		NewScript: func() sim.Script { return vcStragglerScript(StragglerDelayTicks, true) },
 	})

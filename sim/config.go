@@ -32,6 +32,7 @@ type Config struct {
 	JournalSlots       int
 	CheckpointInterval uint64
 	Timeouts           replica.Timeouts
+	Protocol           replica.Protocol // mechanisms a scenario's source system lacks
 	Bugs               replica.Bugs
 
 	Network     packetsim.Options // Nodes and Replicas are filled in by the harness
@@ -159,6 +160,7 @@ func (c *Config) replicaOptions(id int) replica.Options {
 	o.JournalSlots = c.JournalSlots
 	o.CheckpointInterval = c.CheckpointInterval
 	o.Timeouts = c.Timeouts
+	o.Protocol = c.Protocol
 	o.Bugs = c.Bugs
 	return o
 }

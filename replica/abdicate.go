@@ -1,0 +1,51 @@
+package replica
+
+// Abdication (protocol.md "Abdication"): a primary that cannot hear a
+// replication quorum cannot commit, yet its heartbeats keep every backup from
+// timing out. So it watches what it hears: after a heartbeat timeout in which
+// fewer than a replication quorum (itself included) reached it, it abdicates:
+// it prepares nothing, retransmits nothing, and marks its Commit heartbeats so
+// backups answer them but let their own timeouts run, and a view change
+// follows. When a quorum is heard again within a window it resumes.
+
+// hear records that m reached this primary from a replica of its view.
+func (r *Replica) hear(m *Message) {
+	if r.status != StatusNormal || !r.isPrimary() || m.View != r.view ||
+		m.From < 0 || m.From >= r.n || m.From == r.id {
+		return
+	}
+	r.heard |= 1 << uint(m.From)
+	if r.abdicated && r.hearsQuorum() {
+		r.abdicated = false
+		r.emit(Event{Kind: EvResume, View: r.view})
+		r.drainRequests()
+	}
+}
+
+func (r *Replica) hearsQuorum() bool {
+	return popcount16(r.heard|1<<uint(r.id)) >= QuorumReplication(r.n)
+}
+
+func (r *Replica) onAbdicateTimeout() {
+	if r.status != StatusNormal || !r.isPrimary() {
+		r.tAbdicate.stop()
+		return
+	}
+	if !r.abdicated && !r.hearsQuorum() {
+		r.abdicated = true
+		r.emit(Event{Kind: EvAbdicate, View: r.view})
+	}
+	r.heard = 0
+	r.tAbdicate.reset(nil)
+}
+
+// onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
+// its incarnation.
+func (r *Replica) onCommitOK(m *Message) {
+	if m.View != r.view || r.status != StatusNormal || !r.isPrimary() || m.From < 0 || m.From >= r.n {
+		return
+	}
+	if m.Incarnation > r.incarnations[m.From] {
+		r.learnIncarnation(m.From, m.Incarnation)
+	}
+}

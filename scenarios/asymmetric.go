@@ -1,0 +1,75 @@
+package scenarios
+
+import (
+	"strings"
+
+	"vsrsim/replica"
+	"vsrsim/sim"
+)
+
+// Asymmetric and partial network faults that stay in force to the end of the
+// run (a filter survives the liveness phase's heal). The replicas on the
+// majority side are the core: they must elect a view, keep it, and serve the
+// clients although one replica can only send or only receive.
+
+// faultTick is when the network fault of these scenarios begins.
+const faultTick = 1000
+
+// cutFrom drops every packet from a node of from to a node of to, from
+// faultTick on. A nil from means every node, clients included.
+func cutFrom(from, to []int) func(*sim.Cluster, *script) {
+	in := func(set []int, x int) bool {
+		if set == nil {
+			return true
+		}
+		for _, y := range set {
+			if y == x {
+				return true
+			}
+		}
+		return false
+	}
+	return dropIf(func(c *sim.Cluster, _ *script, f, t int, _ *replica.Message) bool {
+		return f != t && in(from, f) && in(to, t)
+	})
+}
+
+func init() {
+	three := livenessCluster(3, replica.DurabilityWAL)
+	livenessScenario("primary-send-only",
+		"every link into the primary is cut (clients' too), its outbound links work",
+		faultTick, withCore(three, 1, 2),
+		timeline(timed{faultTick, do(note("primary-send-only: r0 hears nobody"), cutFrom(nil, []int{0}))}))
+	livenessScenario("backup-send-only",
+		"every link into one backup is cut, its outbound links work",
+		faultTick, withCore(three, 0, 1),
+		timeline(timed{faultTick, do(note("backup-send-only: r2 hears nobody"), cutFrom(nil, []int{2}))}))
+
+	// Partitions of {r0, r1, r2} with r0 the first primary: 2-1 leaves a
+	// backup alone, 1-2 the primary. One-way "in" cuts the links into the
+	// lone replica, "out" the links out of it.
+	type partition struct {
+		name       string
+		lone, pair []int
+	}
+	for _, p := range []partition{{"2-1", []int{2}, []int{0, 1}}, {"1-2", []int{0}, []int{1, 2}}} {
+		for _, way := range []string{"", "-oneway-in", "-oneway-out"} {
+			name := "partition-" + p.name + way
+			var acts []func(*sim.Cluster, *script)
+			if way != "-oneway-out" {
+				acts = append(acts, cutFrom(p.pair, p.lone))
+			}
+			if way != "-oneway-in" {
+				acts = append(acts, cutFrom(p.lone, p.pair))
+			}
+			kind := "symmetric"
+			if way != "" {
+				kind = "one-way, " + strings.TrimPrefix(way, "-oneway-") + "to the lone replica"
+			}
+			livenessScenario(name,
+				"replicas partitioned "+p.name+" ("+kind+"); the pair must serve",
+				faultTick, withCore(three, p.pair...),
+				timeline(timed{faultTick, do(append([]func(*sim.Cluster, *script){note(name)}, acts...)...)}))
+		}
+	}
+}
