@@ -51,6 +51,8 @@ func (c *Cluster) report(i int, e *replica.Event) {
 		o.Apply(c.now, i, e.Op, e.Checksum, e.Parent, e.Aux)
 	case replica.EvStatus:
 		o.Status(c.now, i, checkStatus(e.Status), e.View, e.LogView, e.Op, e.Commit)
+	case replica.EvJournalAppend:
+		o.Journaled(i, e.Op, e.Checksum)
 	case replica.EvAck:
 		o.OwnAck(i, e.View, e.Op, e.Checksum, e.Parent)
 	case replica.EvJournalTruncate:

@@ -31,6 +31,7 @@ func (c *Checker) OwnAck(p int, view, op, checksum, parent uint64) {
 	if p != c.primaryOf(view) {
 		return
 	}
+	c.hold(p, op, checksum)
 	s := c.ackSetFor(op, view, checksum, parent)
 	s.ackers |= 1 << uint(p)
 	s.intact |= 1 << uint(p)
@@ -57,6 +58,7 @@ func (c *Checker) AckDelivered(to, from int, inc, view, op, checksum, parent uin
 	s.ackers |= bit
 	if c.wal || (c.replicas[from].up && inc == c.replicas[from].sendInc) {
 		s.intact |= bit
+		c.hold(from, op, checksum)
 	}
 }
 

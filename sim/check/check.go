@@ -69,12 +69,12 @@ type Checker struct {
 	committed []commitRecord // per op; a zero checksum means not committed
 	top       uint64         // highest committed op
 	acks      [][]ackSet     // per op: one set per (view, checksum)
+	bodies    [][]bodySet    // per op: who may hold a body, per checksum
 	clients   []clientRecord
 	model     kvModel
 	modelOp   uint64
 
 	checkpoints []uint64 // state checksum per checkpoint op
-	faults      faultRecord
 	live        livenessRecord
 	failure     *Failure
 }
@@ -95,6 +95,7 @@ func New(cfg Config) *Checker {
 	}
 	for i := range c.replicas {
 		c.replicas[i].up = true
+		c.replicas[i].voter = true
 		c.replicas[i].sendInc = incUnknown
 	}
 	return c

@@ -105,6 +105,7 @@ func (c *Checker) Apply(tick uint64, i int, op, checksum, parent, result uint64)
 		return
 	}
 	r.applied = op
+	c.hold(i, op, checksum)
 	c.checkWhole(i)
 }
 
@@ -167,6 +168,7 @@ func (c *Checker) Dropped(tick uint64, i int, kind DropKind, view, op, checksum,
 		return
 	}
 	c.withdrawCopy(i, op, checksum)
+	c.unhold(i, op, checksum)
 }
 
 // droppedAfterCommit reports whether a drop in view dropView contradicts a

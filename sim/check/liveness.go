@@ -157,42 +157,55 @@ func (c *Checker) Converged(now, stableTicks, floor uint64, outstanding int) boo
 	return true
 }
 
-// Unrecoverable rules: each names a way the injected faults put the run
-// outside what VSR promises to survive. They are decided from the fault
-// record alone (docs/checkers.md has a proof sketch for each).
+// Unrecoverable rules: each proves from the record of what the harness
+// injected that no correct replica could end the stall (docs/checkers.md has
+// a proof sketch for each).
 const (
-	// RuleAmnesiaBeyondF: without a WAL, more than f replicas were down or
-	// had lost their journal (and not yet caught up) at one moment.
-	RuleAmnesiaBeyondF = "amnesia-beyond-f"
 	// RuleTooFewUp: at the end fewer replicas were up than a replication
 	// quorum: the harness kept the rest down, so no op can commit.
 	RuleTooFewUp = "too-few-up"
+	// RuleNoVoters: at the end fewer replicas could vote than a view-change
+	// quorum (a replica that lost its journal may not vote until a primary
+	// hands it a view) and no replica was a Normal primary to hand one out.
+	RuleNoVoters = "no-voters"
+	// RuleCommittedOpLost: crashes without a WAL took every copy of a
+	// committed op, and no live replica has applied past it.
+	RuleCommittedOpLost = "committed-op-lost"
 )
 
 // Stalled judges a run whose core did not converge: unrecoverable (with the
-// rule that proves it from the fault record) or a liveness finding. The
-// evidence names the stall's mechanism where the record shows it.
+// rule that proves it from the record) or a liveness finding. The evidence
+// names the stall's mechanism where the record shows it.
 func (c *Checker) Stalled(livenessTicks uint64, outstanding int) (unrecoverable bool, rule, evidence string) {
 	stall := c.stallEvidence(livenessTicks, outstanding)
-	up := 0
+	up, voters := 0, 0
+	primary := false
 	var down uint16
 	for i := range c.replicas {
-		if c.replicas[i].up {
-			up++
-		} else {
+		r := &c.replicas[i]
+		if !r.up {
 			down |= 1 << uint(i)
+			continue
+		}
+		up++
+		if r.voter {
+			voters++
+		}
+		if r.status == StatusNormal && c.primaryOf(r.view) == i {
+			primary = true
 		}
 	}
 	if up < c.qRep {
 		return true, RuleTooFewUp, fmt.Sprintf("%s stayed down to the end: %d replicas up, a replication quorum is %d; %s",
 			replicaList(down), up, c.qRep, stall)
 	}
-	f := faultsTolerated(c.n)
-	if !c.wal && c.faults.worstNotWhole > f {
-		why := fmt.Sprintf("at t=%d %s were down or had lost their journal at once, more than f=%d: "+
-			"without a WAL no protocol can promise progress (or every committed op) past that",
-			c.faults.worstTick, replicaList(c.faults.worstWho), f)
-		return true, RuleAmnesiaBeyondF, why + "; " + stall
+	if voters < c.qVC && !primary {
+		return true, RuleNoVoters, fmt.Sprintf("only %d replicas could vote at the end (a view-change quorum is %d; "+
+			"the others lost their journal and no primary is up to hand them a view); %s", voters, c.qVC, stall)
+	}
+	if op, lost := c.lostCommitted(); lost {
+		return true, RuleCommittedOpLost, fmt.Sprintf("committed op %d csum=%04x: every replica that held it lost its journal, "+
+			"and no live replica applied past it; %s", op, short(c.committed[op].checksum), stall)
 	}
 	return false, "", stall
 }

@@ -26,6 +26,10 @@ type replicaRecord struct {
 	amnesiac      bool
 	amnesiacUntil uint64
 
+	// voter: may vote in a view change. A restart without a journal takes
+	// that away until the replica reports a view it adopted from a primary.
+	voter bool
+
 	// known[p] is the highest incarnation of replica p delivered to this
 	// replica in its current incarnation: what it can know of p's restarts.
 	known [ReplicasMax]uint64
@@ -40,14 +44,6 @@ type replicaRecord struct {
 // its journal, or caught up past what it forgot.
 func (r *replicaRecord) whole() bool { return r.up && !r.amnesiac }
 
-// faultRecord is what the harness injected, as the recoverability rules need
-// it: the worst moment of the run for the fault model.
-type faultRecord struct {
-	worstNotWhole int
-	worstTick     uint64
-	worstWho      uint16
-}
-
 // Crash records that the harness crashed replica i. Without a WAL its journal
 // is gone: its acks no longer speak for a copy.
 func (c *Checker) Crash(tick uint64, i int) {
@@ -57,8 +53,8 @@ func (c *Checker) Crash(tick uint64, i int) {
 	if !c.wal {
 		r.amnesiac = true
 		c.withdrawCopies(i)
+		c.loseBodies(i)
 	}
-	c.noteFaults(tick)
 }
 
 // Restart records that the harness restarted replica i from its durable
@@ -75,12 +71,12 @@ func (c *Checker) Restart(tick uint64, i int, checkpointOp uint64) {
 	// restart, because a replica persists it before it acts in it).
 	r.status = StatusRecovering
 	r.logView, r.commitMax = 0, 0
+	r.voter = c.wal
 	if !c.wal {
 		r.amnesiac = true
 		r.amnesiacUntil = c.top
 		c.checkWhole(i)
 	}
-	c.noteFaults(tick)
 }
 
 // checkWhole ends an amnesiac spell once the replica applied every op
@@ -106,20 +102,6 @@ func (c *Checker) NotWhole() int {
 
 // Whole reports whether replica i is up and holds every op it acked.
 func (c *Checker) Whole(i int) bool { return c.replicas[i].whole() }
-
-func (c *Checker) noteFaults(tick uint64) {
-	k := 0
-	var who uint16
-	for i := range c.replicas {
-		if !c.replicas[i].whole() {
-			k++
-			who |= 1 << uint(i)
-		}
-	}
-	if k > c.faults.worstNotWhole {
-		c.faults = faultRecord{worstNotWhole: k, worstTick: tick, worstWho: who}
-	}
-}
 
 // Sent records the incarnation replica i stamps on a message it sends.
 func (c *Checker) Sent(i int, incarnation uint64) {
@@ -152,11 +134,13 @@ func (c *Checker) Status(tick uint64, i int, st Status, view, logView, head, com
 		c.fail(tick, InvMonotonicity, "r%d commit_max regressed %d -> %d", i, r.commitMax, commitMax)
 	}
 	r.status, r.view, r.logView, r.head = st, view, logView, head
+	if st != StatusRecovering {
+		r.voter = true
+	}
 	if commitMax > r.commitMax {
 		r.commitMax = commitMax
 	}
 	c.checkWhole(i)
-	c.noteFaults(tick)
 }
 
 func (c *Checker) primaryOf(view uint64) int { return int(view % uint64(c.n)) }
