@@ -105,7 +105,7 @@ func TestRunDeterminism(t *testing.T) {
 func TestRunTableOutput(t *testing.T) {
 	out := vsrsim(t, "run", "--seed", "1")
 	require.Equal(t, exitPass, out.code, "stderr: %s", out.stderr)
-	assert.True(t, strings.HasPrefix(out.stdout, "seed 1 options:\n"), "option dump comes first")
+	assert.True(t, strings.HasPrefix(out.stdout, "seed 1 (0x1) options:\n"), "option dump comes first")
 	for _, want := range []string{"journal_slots", "trace hash", "ops committed", "view changes",
 		"packets sent / delivered / dropped / duplicated", "replay: vsrsim run --seed 1\n"} {
 		assert.Contains(t, out.stdout, want)

@@ -19,6 +19,12 @@ import (
 	"vsrsim/verify"
 )
 
+// Bounds on sweep counts: past them a typo, not a plan, is the likelier cause.
+const (
+	sweepCountMax = 1 << 32
+	sweepJobsMax  = 1024
+)
+
 // exitInterrupted is the shell's code for a run stopped by SIGINT, used when a
 // sweep is interrupted before it found anything.
 const exitInterrupted = 130
@@ -114,8 +120,11 @@ func (o *sweepOptions) parseRange(flags interface{ Changed(string) bool }) (swee
 		if err != nil {
 			return r, usageErrorf("--start: %v", err)
 		}
-		if o.count == 0 {
-			return r, usageErrorf("--count must be at least 1")
+		if o.count == 0 || o.count > sweepCountMax {
+			return r, usageErrorf("--count %d: must be 1..%d", o.count, uint64(sweepCountMax))
+		}
+		if first+(o.count-1) < first {
+			return r, usageErrorf("--start %s --count %d: the range runs past the last seed, 2^64-1", o.start, o.count)
 		}
 		r.First, r.Count = first, o.count
 	}
@@ -131,6 +140,10 @@ func (o *sweepOptions) parseRange(flags interface{ Changed(string) bool }) (swee
 	if err := r.Validate(); err != nil {
 		return r, usageErrorf("--shard: %v", err)
 	}
+	if r.Len() == 0 {
+		// A shard with nothing to run would exit 0 as if it had passed.
+		return r, usageErrorf("--shard %s: a range of %d seeds leaves this shard no seed to run", o.shard, r.Count)
+	}
 	return r, nil
 }
 
@@ -139,8 +152,8 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if o.jobs < 1 {
-		return usageErrorf("--jobs must be at least 1, got %d", o.jobs)
+	if o.jobs < 1 || o.jobs > sweepJobsMax {
+		return usageErrorf("--jobs %d: must be 1..%d", o.jobs, sweepJobsMax)
 	}
 	if o.maxFailures < 0 {
 		return usageErrorf("--max-failures must be 0 or more, got %d", o.maxFailures)
@@ -241,12 +254,14 @@ type sweepJSON struct {
 	RunsPerS         float64       `json:"runs_per_s"`
 	EventsPerS       float64       `json:"events_per_s"`
 	FirstFailureSeed *uint64       `json:"first_failure_seed"` // null when nothing failed
+	FirstFailureHex  *string       `json:"first_failure_seed_hex"`
 	Unrecoverable    uint64        `json:"unrecoverable"`
 	Errors           uint64        `json:"errors"`
 	Events           uint64        `json:"events"`
 	CommittedAvg     float64       `json:"ops_committed_avg"`
 	WallS            float64       `json:"wall_s"`
 	SlowestSeed      uint64        `json:"slowest_seed"`
+	SlowestSeedHex   string        `json:"slowest_seed_hex"`
 	SlowestWallS     float64       `json:"slowest_wall_s"`
 	Interrupted      bool          `json:"interrupted"`
 	Stopped          bool          `json:"stopped_at_max_failures"`
@@ -272,10 +287,11 @@ type failedJSON struct {
 }
 
 type sweepRangeOut struct {
-	First  uint64 `json:"first"`
-	Count  uint64 `json:"count"`
-	Shard  uint64 `json:"shard"`
-	Shards uint64 `json:"shards"`
+	First    uint64 `json:"first"`
+	FirstHex string `json:"first_hex"`
+	Count    uint64 `json:"count"`
+	Shard    uint64 `json:"shard"`
+	Shards   uint64 `json:"shards"`
 }
 
 func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
@@ -289,24 +305,25 @@ func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
 			Liveness: sum.Failed[sim.VerdictLiveness],
 			Crash:    sum.Failed[sim.VerdictCrash],
 		},
-		RunsPerS:      round1(sum.RunsPerSecond()),
-		EventsPerS:    round1(sum.EventsPerSecond()),
-		Unrecoverable: sum.Unrecoverable,
-		Errors:        sum.Errors,
-		Events:        sum.Events,
-		CommittedAvg:  round1(float64(sum.Committed) / float64(max(sum.Runs, 1))),
-		WallS:         round3(sum.Wall.Seconds()),
-		SlowestSeed:   sum.Slowest.Seed,
-		SlowestWallS:  round3(sum.Slowest.Wall.Seconds()),
-		Interrupted:   sum.Interrupted,
-		Stopped:       sum.Stopped,
-		Jobs:          jobs,
-		Range:         sweepRangeOut{First: rng.First, Count: rng.Count, Shard: rng.Shard, Shards: max(rng.ShardN, 1)},
-		Exercised:     exercisedJSON(sum.Coverage),
+		RunsPerS:       round1(sum.RunsPerSecond()),
+		EventsPerS:     round1(sum.EventsPerSecond()),
+		Unrecoverable:  sum.Unrecoverable,
+		Errors:         sum.Errors,
+		Events:         sum.Events,
+		CommittedAvg:   round1(float64(sum.Committed) / float64(max(sum.Runs, 1))),
+		WallS:          round3(sum.Wall.Seconds()),
+		SlowestSeed:    sum.Slowest.Seed,
+		SlowestSeedHex: seedHex(sum.Slowest.Seed),
+		SlowestWallS:   round3(sum.Slowest.Wall.Seconds()),
+		Interrupted:    sum.Interrupted,
+		Stopped:        sum.Stopped,
+		Jobs:           jobs,
+		Range:          sweepRangeOut{First: rng.First, FirstHex: seedHex(rng.First), Count: rng.Count, Shard: rng.Shard, Shards: max(rng.ShardN, 1)},
+		Exercised:      exercisedJSON(sum.Coverage),
 	}
 	if sum.FirstFailure != nil {
-		seed := sum.FirstFailure.Seed
-		out.FirstFailureSeed = &seed
+		seed, hex := sum.FirstFailure.Seed, seedHex(sum.FirstFailure.Seed)
+		out.FirstFailureSeed, out.FirstFailureHex = &seed, &hex
 	}
 	return out
 }

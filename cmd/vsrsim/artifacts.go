@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"vsrsim/sim"
+	"vsrsim/verify"
+)
+
+// artifactPaths are the files a run can leave behind for triage besides its
+// report. The NDJSON trace has its own --trace flag on run and replay alike.
+type artifactPaths struct{}
+
+func (a *artifactPaths) addFlags(*cobra.Command) {}
+
+// check refuses bad artifact flags before anything runs.
+func (a *artifactPaths) check(*pflag.FlagSet, string) error { return nil }
+
+// output is one opened destination: a file, or stdout for "-".
+type output struct {
+	name  string
+	file  *os.File // nil for stdout, which is never closed
+	w     *bufio.Writer
+	close bool
+}
+
+// openOutput opens path for writing before the run starts, so a bad path
+// fails alone rather than after a long run. "" opens nothing.
+func openOutput(path string, stdout io.Writer) (*output, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if path == "-" {
+		return &output{name: "stdout", w: bufio.NewWriterSize(stdout, 1<<16)}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, internalErrorf("%s: %v", path, errUnwrapPath(err))
+	}
+	return &output{name: path, file: f, w: bufio.NewWriterSize(f, 1<<16)}, nil
+}
+
+// finish flushes and closes the output; err is the first failure so far.
+func (o *output) finish(err error) error {
+	if o == nil {
+		return err
+	}
+	if ferr := o.w.Flush(); err == nil {
+		err = ferr
+	}
+	if o.file != nil {
+		if cerr := o.file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// opened holds what one run writes, opened up front.
+type opened struct {
+	trace *output
+}
+
+func (a *artifactPaths) open(tracePath string, stdout io.Writer) (*opened, error) {
+	trace, err := openOutput(tracePath, stdout)
+	if err != nil {
+		return nil, err
+	}
+	return &opened{trace: trace}, nil
+}
+
+// simulate runs cfg through verify.Run and writes every opened output. Output
+// I/O failures are internal errors: the run itself was fine, its record was
+// not.
+func (op *opened) simulate(cfg sim.Config) (sim.Result, error) {
+	var w io.Writer
+	if op.trace != nil {
+		w = op.trace.w
+	}
+	res, err := verify.Run(cfg, w)
+	if op.trace != nil {
+		if err = op.trace.finish(err); err != nil {
+			return res, internalErrorf("trace %s: %v", op.trace.name, err)
+		}
+	}
+	if err != nil {
+		return res, internalErrorf("run: %v", err)
+	}
+	return res, nil
+}
+
+// seedHex is the seed as the string field seed_hex carries: JSON readers
+// round a bare 64-bit number, a string stays exact.
+func seedHex(seed uint64) string { return "0x" + strconv.FormatUint(seed, 16) }
