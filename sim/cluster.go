@@ -156,6 +156,7 @@ func (c *Cluster) Crash(i int) {
 	c.stats.Crashes++
 	b := c.trace.begin(c.now, "crash")
 	b = replica.AppendNode(b, i, c.cfg.Replicas)
+	c.trace.node(i)
 	c.trace.end(c.now, "crash", b)
 }
 
@@ -176,6 +177,7 @@ func (c *Cluster) Restart(i int) {
 	c.checker.OnRestart(i, c.cfg.Durability == replica.DurabilityMemory, d.Superblock.View, d.Superblock.Checkpoint.Op)
 	b := c.trace.begin(c.now, "restart")
 	b = replica.AppendNode(b, i, c.cfg.Replicas)
+	c.trace.node(i)
 	c.trace.end(c.now, "restart", b)
 }
 
@@ -224,6 +226,7 @@ func (c *Cluster) step() {
 func (c *Cluster) submit(m *replica.Message) {
 	b := c.trace.begin(c.now, "send")
 	b = replica.AppendMessage(b, m, c.cfg.Replicas)
+	c.trace.message(m, c.net.NextPacketID(), packetsim.NotDropped, false)
 	c.trace.end(c.now, "send", b)
 	c.net.Submit(c.now, m.From, m.To, *m)
 }
@@ -235,6 +238,7 @@ func (c *Cluster) deliver(d packetsim.Delivery[replica.Message]) {
 		b = append(b, d.Reason.String()...)
 		b = append(b, ' ')
 		b = replica.AppendMessage(b, m, c.cfg.Replicas)
+		c.trace.message(m, d.ID, d.Reason, d.Duplicate)
 		c.trace.end(c.now, "drop", b)
 		return
 	}
@@ -243,6 +247,7 @@ func (c *Cluster) deliver(d packetsim.Delivery[replica.Message]) {
 	if d.Duplicate {
 		b = append(b, " dup"...)
 	}
+	c.trace.message(m, d.ID, packetsim.NotDropped, d.Duplicate)
 	c.trace.end(c.now, "recv", b)
 	if d.To >= c.cfg.Replicas {
 		if m.Command == replica.CmdReply {
@@ -265,6 +270,7 @@ func (c *Cluster) flush(i int) {
 		e := &c.out.Events[k]
 		b := c.trace.begin(c.now, "event")
 		b = replica.AppendEvent(b, e)
+		c.trace.event(e)
 		c.trace.end(c.now, "event", b)
 		c.checker.OnEvent(c.now, e)
 		c.observe(e)

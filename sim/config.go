@@ -77,6 +77,11 @@ type Config struct {
 	EventsMax uint64 // bound on trace lines; past it the run is a crash
 
 	Script Script // optional scenario script
+
+	// Observer, if set, receives every trace record as it is made (triage
+	// outputs built from the run's own events). It observes only: the run and
+	// its trace hash are the same without it.
+	Observer Sink
 }
 
 // DefaultConfig is `vsrsim run --seed N` with default options: network faults

@@ -15,12 +15,27 @@ import (
 
 // artifactPaths are the files a run can leave behind for triage besides its
 // report. The NDJSON trace has its own --trace flag on run and replay alike.
-type artifactPaths struct{}
+type artifactPaths struct {
+	traceFilter []string
+}
 
-func (a *artifactPaths) addFlags(*cobra.Command) {}
+func (a *artifactPaths) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringArrayVar(&a.traceFilter, "trace-filter", nil,
+		"write only matching trace lines: kind=send,status,-timeout; replica=0,2; op=10-20 (repeatable; the hash still covers every line)")
+	_ = cmd.RegisterFlagCompletionFunc("trace-filter", cobra.NoFileCompletions)
+}
 
 // check refuses bad artifact flags before anything runs.
-func (a *artifactPaths) check(*pflag.FlagSet, string) error { return nil }
+func (a *artifactPaths) check(flags *pflag.FlagSet, trace string) error {
+	if len(a.traceFilter) > 0 && trace == "" {
+		return usageErrorf("--trace-filter needs --trace")
+	}
+	if _, err := sim.ParseTraceFilter(a.traceFilter); err != nil {
+		return usageErrorf("--trace-filter %v", err)
+	}
+	return nil
+}
 
 // output is one opened destination: a file, or stdout for "-".
 type output struct {
@@ -64,27 +79,59 @@ func (o *output) finish(err error) error {
 
 // opened holds what one run writes, opened up front.
 type opened struct {
-	trace *output
+	trace  *output
+	filter sim.TraceFilter
 }
 
 func (a *artifactPaths) open(tracePath string, stdout io.Writer) (*opened, error) {
+	filter, err := sim.ParseTraceFilter(a.traceFilter)
+	if err != nil {
+		return nil, usageErrorf("--trace-filter %v", err)
+	}
 	trace, err := openOutput(tracePath, stdout)
 	if err != nil {
 		return nil, err
 	}
-	return &opened{trace: trace}, nil
+	return &opened{trace: trace, filter: filter}, nil
 }
 
-// simulate runs cfg through verify.Run and writes every opened output. Output
-// I/O failures are internal errors: the run itself was fine, its record was
-// not.
-func (op *opened) simulate(cfg sim.Config) (sim.Result, error) {
-	var w io.Writer
-	if op.trace != nil {
-		w = op.trace.w
+// sinks hands each trace record to every sink in turn.
+type sinks []sim.Sink
+
+func (s sinks) Record(r *sim.Record) error {
+	for _, k := range s {
+		if err := k.Record(r); err != nil {
+			return err
+		}
 	}
-	res, err := verify.Run(cfg, w)
+	return nil
+}
+
+// simulate runs cfg through verify.Run and writes every opened output; options
+// is the run's option dump, for the trace header. Output I/O failures are
+// internal errors: the run itself was fine, its record was not.
+func (op *opened) simulate(cfg sim.Config, options []sim.Option) (sim.Result, error) {
+	var all sinks
+	var nd *sim.NDJSON
+	var err error
 	if op.trace != nil {
+		nd = sim.NewNDJSON(op.trace.w, op.filter)
+		all = append(all, nd)
+		err = nd.Header(&cfg, options)
+	}
+	if len(all) > 0 {
+		cfg.Observer = all
+	}
+	var res sim.Result
+	if err == nil {
+		res, err = verify.Run(cfg, nil)
+	}
+	if nd != nil {
+		// The trailer has the verdict after the linearizability check, which
+		// the run itself cannot know.
+		if err == nil {
+			err = nd.Trailer(&res)
+		}
 		if err = op.trace.finish(err); err != nil {
 			return res, internalErrorf("trace %s: %v", op.trace.name, err)
 		}

@@ -35,6 +35,8 @@ func TestBadInputs(t *testing.T) {
 		{"extra delay past u64", []string{"run", "--seed", "1", "--extra-delay", "0:1=99999999999999999999999"}, exitUsage, "above the maximum of 1048576"},
 		{"file extra delay above bound", []string{"run", "--seed", "1", "--scenario-file", file("at 0 extra-delay 0:1=4294967297\n")}, exitDataErr, "above the maximum of 1048576"},
 		{"file self extra delay", []string{"run", "--seed", "1", "--scenario-file", file("at 0 extra-delay 2:2=5\n")}, exitDataErr, "does not send to itself"},
+		{"trace filter unknown kind", []string{"run", "--seed", "1", "--trace", "-", "--trace-filter", "kind=sned"}, exitUsage, `unknown kind "sned"`},
+		{"trace filter without trace", []string{"run", "--seed", "1", "--trace-filter", "kind=send"}, exitUsage, "--trace-filter needs --trace"},
 		{"start wraps", []string{"sweep", "--start", "18446744073709551615", "--count", "2"}, exitUsage, "past the last seed"},
 		{"count huge", []string{"sweep", "--count", "18446744073709551615"}, exitUsage, "--count"},
 		{"jobs huge", []string{"sweep", "--count", "1", "--jobs", "100000"}, exitUsage, "--jobs 100000"},
@@ -86,4 +88,36 @@ func TestOptionDump(t *testing.T) {
 	assert.Regexp(t, `(?m)^  partition +off$`, dump, "one replica cannot be partitioned")
 	assert.Regexp(t, `(?m)^  delay +\d+ \+ exponential\(mean \d+\) ticks$`, dump)
 	assert.Regexp(t, `(?m)^  clients +\d+$`, dump, "a drawn value is not marked")
+}
+
+// TestTraceFilterFlag: a filtered trace keeps only matching lines between its
+// header and trailer, and the run's hash is the unfiltered one.
+func TestTraceFilterFlag(t *testing.T) {
+	full := vsrsim(t, "run", "--seed", "5", "--trace", "-", "-o", "json")
+	require.Equal(t, exitPass, full.code, full.stderr)
+	cut := vsrsim(t, "run", "--seed", "5", "--trace", "-", "-o", "json", "--trace-filter", "kind=status,crash", "--trace-filter", "replica=0")
+	require.Equal(t, exitPass, cut.code, cut.stderr)
+	assert.Equal(t, full.stderr, cut.stderr, "same run, same report, same hash")
+
+	lines := strings.Split(strings.TrimSuffix(cut.stdout, "\n"), "\n")
+	require.Greater(t, len(lines), 2)
+	assert.Less(t, len(lines), strings.Count(full.stdout, "\n"))
+	for _, line := range lines[1 : len(lines)-1] {
+		var l struct {
+			Kind    string `json:"kind"`
+			Event   string `json:"event"`
+			Replica *int   `json:"replica"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &l))
+		assert.True(t, l.Event == "status" || l.Kind == "crash", line)
+		require.NotNil(t, l.Replica, line)
+		assert.Equal(t, 0, *l.Replica, line)
+	}
+	var trailer struct {
+		Kind    string `json:"kind"`
+		Written int    `json:"lines_written"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &trailer))
+	assert.Equal(t, "trailer", trailer.Kind)
+	assert.Equal(t, len(lines)-2, trailer.Written)
 }

@@ -24,6 +24,8 @@ type replayOptions struct {
 	pin    bool
 	update bool
 	output *enumFlag
+	// artifacts are written for the one case replayed with --line.
+	artifacts artifactPaths
 }
 
 func newReplayCmd() *cobra.Command {
@@ -55,6 +57,9 @@ case naming an unknown scenario or bug, 64 bad flags.`,
 			if cmd.Flags().Changed("line") && o.line < 1 {
 				return usageErrorf("--line %d: lines are numbered from 1", o.line)
 			}
+			if err := o.artifacts.check(cmd.Flags(), o.trace); err != nil {
+				return err
+			}
 			return o.replay(args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -64,6 +69,7 @@ case naming an unknown scenario or bug, 64 bad flags.`,
 	f.BoolVar(&o.pin, "pin", false, "print each case as a corpus line with its current verdict and hash")
 	f.BoolVar(&o.update, "update", false, "rewrite the expected verdict and hash of FILE's text lines in place")
 	f.VarP(o.output, "output", "o", "output format")
+	o.artifacts.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -133,7 +139,7 @@ func (o *replayOptions) replay(path string, stdout, stderr io.Writer) error {
 		}
 		runs[i] = caseRun{c: c, opts: opts, cfg: cfg}
 	}
-	trace, err := (&artifactPaths{}).open(o.trace, stdout)
+	trace, err := o.artifacts.open(o.trace, stdout)
 	if err != nil {
 		return err
 	}
@@ -148,7 +154,7 @@ func (o *replayOptions) replay(path string, stdout, stderr io.Writer) error {
 		if i == 0 {
 			outs = trace
 		}
-		if r.res, err = outs.simulate(r.cfg); err != nil {
+		if r.res, err = outs.simulate(r.cfg, r.opts.describe(r.cfg)); err != nil {
 			return err
 		}
 		r.drifts = r.res.Verdict != r.c.Verdict || r.res.TraceHash != r.c.Hash

@@ -147,7 +147,7 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		// the run is interrupted.
 		writeOptions(report, seed, options)
 	}
-	res, err := outs.simulate(cfg)
+	res, err := outs.simulate(cfg, options)
 	if err != nil {
 		return err
 	}
