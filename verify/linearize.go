@@ -66,6 +66,16 @@ var kvModel = porcupine.Model{
 // Linearizable checks a client history. Operations that never returned may
 // take effect at any time after their call, or never.
 func Linearizable(history []sim.HistoryOp) (bool, string) {
+	ops := operations(history)
+	if porcupine.CheckOperations(kvModel, ops) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("client history of %d operations is not linearizable (porcupine)", len(ops))
+}
+
+// operations turns a client history, cut to historyOpsMax, into porcupine's
+// operations.
+func operations(history []sim.HistoryOp) []porcupine.Operation {
 	if len(history) > historyOpsMax {
 		history = history[:historyOpsMax]
 	}
@@ -80,10 +90,7 @@ func Linearizable(history []sim.HistoryOp) (bool, string) {
 		}
 		ops = append(ops, op)
 	}
-	if porcupine.CheckOperations(kvModel, ops) {
-		return true, ""
-	}
-	return false, fmt.Sprintf("client history of %d operations is not linearizable (porcupine)", len(ops))
+	return ops
 }
 
 // Run executes one simulation and, if it passed, checks linearizability.

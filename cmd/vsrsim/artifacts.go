@@ -11,18 +11,33 @@ import (
 
 	"vsrsim/sim"
 	"vsrsim/verify"
+	"vsrsim/viz"
 )
 
 // artifactPaths are the files a run can leave behind for triage besides its
 // report. The NDJSON trace has its own --trace flag on run and replay alike.
 type artifactPaths struct {
 	traceFilter []string
+	perfetto    string
+	timeline    string
+	linHTML     string
+}
+
+// pictureFlags are the artifact flags that name a file; none may be stdout,
+// which the report (or the trace) owns.
+func (a *artifactPaths) pictureFlags() []struct{ name, path string } {
+	return []struct{ name, path string }{
+		{"perfetto", a.perfetto}, {"timeline", a.timeline}, {"linearizability-html", a.linHTML},
+	}
 }
 
 func (a *artifactPaths) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringArrayVar(&a.traceFilter, "trace-filter", nil,
 		"write only matching trace lines: kind=send,status,-timeout; replica=0,2; op=10-20 (repeatable; the hash still covers every line)")
+	f.StringVar(&a.perfetto, "perfetto", "", "write a Chrome/Perfetto trace-event JSON of the run to `FILE` (open in ui.perfetto.dev)")
+	f.StringVar(&a.timeline, "timeline", "", "draw the run's per-replica status, view and commit over time as an SVG `FILE`")
+	f.StringVar(&a.linHTML, "linearizability-html", "", "write porcupine's visualisation of the client history to an HTML `FILE`")
 	_ = cmd.RegisterFlagCompletionFunc("trace-filter", cobra.NoFileCompletions)
 }
 
@@ -33,6 +48,14 @@ func (a *artifactPaths) check(flags *pflag.FlagSet, trace string) error {
 	}
 	if _, err := sim.ParseTraceFilter(a.traceFilter); err != nil {
 		return usageErrorf("--trace-filter %v", err)
+	}
+	for _, p := range a.pictureFlags() {
+		if err := outputPath(p.name, p.path, flags.Changed(p.name)); err != nil {
+			return err
+		}
+		if p.path == "-" {
+			return usageErrorf("--%s: give a file name; stdout carries the report", p.name)
+		}
 	}
 	return nil
 }
@@ -79,8 +102,11 @@ func (o *output) finish(err error) error {
 
 // opened holds what one run writes, opened up front.
 type opened struct {
-	trace  *output
-	filter sim.TraceFilter
+	trace    *output
+	filter   sim.TraceFilter
+	perfetto *output
+	timeline *output
+	linHTML  *output
 }
 
 func (a *artifactPaths) open(tracePath string, stdout io.Writer) (*opened, error) {
@@ -88,11 +114,16 @@ func (a *artifactPaths) open(tracePath string, stdout io.Writer) (*opened, error
 	if err != nil {
 		return nil, usageErrorf("--trace-filter %v", err)
 	}
-	trace, err := openOutput(tracePath, stdout)
-	if err != nil {
-		return nil, err
+	op := &opened{filter: filter}
+	for _, o := range []struct {
+		to   **output
+		path string
+	}{{&op.trace, tracePath}, {&op.perfetto, a.perfetto}, {&op.timeline, a.timeline}, {&op.linHTML, a.linHTML}} {
+		if *o.to, err = openOutput(o.path, stdout); err != nil {
+			return nil, err
+		}
 	}
-	return &opened{trace: trace, filter: filter}, nil
+	return op, nil
 }
 
 // sinks hands each trace record to every sink in turn.
@@ -119,6 +150,11 @@ func (op *opened) simulate(cfg sim.Config, options []sim.Option) (sim.Result, er
 		all = append(all, nd)
 		err = nd.Header(&cfg, options)
 	}
+	var col *viz.Collector
+	if op.perfetto != nil || op.timeline != nil {
+		col = viz.NewCollector(cfg.Replicas, cfg.Clients)
+		all = append(all, col)
+	}
 	if len(all) > 0 {
 		cfg.Observer = all
 	}
@@ -139,7 +175,30 @@ func (op *opened) simulate(cfg sim.Config, options []sim.Option) (sim.Result, er
 	if err != nil {
 		return res, internalErrorf("run: %v", err)
 	}
-	return res, nil
+	return res, op.writePictures(col, &res)
+}
+
+// writePictures writes the artifacts drawn from a finished run.
+func (op *opened) writePictures(col *viz.Collector, res *sim.Result) error {
+	for _, p := range []struct {
+		out   *output
+		write func(io.Writer) error
+	}{
+		{op.perfetto, func(w io.Writer) error { return viz.WritePerfetto(w, col, res) }},
+		{op.timeline, func(w io.Writer) error { return viz.WriteTimeline(w, col, res) }},
+		{op.linHTML, func(w io.Writer) error {
+			_, err := verify.WriteLinearizabilityHTML(w, res.History)
+			return err
+		}},
+	} {
+		if p.out == nil {
+			continue
+		}
+		if err := p.out.finish(p.write(p.out.w)); err != nil {
+			return internalErrorf("%s: %v", p.out.name, err)
+		}
+	}
+	return nil
 }
 
 // seedHex is the seed as the string field seed_hex carries: JSON readers

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"vsrsim/prng"
 	"vsrsim/sim"
+	"vsrsim/sim/check"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )
@@ -38,6 +40,7 @@ type sweepOptions struct {
 	shard       string
 	maxFailures int
 	failures    string
+	linHTMLDir  string
 	output      *enumFlag
 }
 
@@ -79,6 +82,7 @@ interrupted before any finding; 64 for bad arguments.`,
 	f.StringVar(&o.shard, "shard", "", "run shard `I/N` of the range (0 <= I < N)")
 	f.IntVar(&o.maxFailures, "max-failures", 0, "stop after this many failures (0: never)")
 	f.StringVar(&o.failures, "failures", "", "append each failure as one JSON line to `FILE`")
+	f.StringVar(&o.linHTMLDir, "linearizability-html-dir", "", "write porcupine's visualisation of each linearizability failure to `DIR`/linearizability-SEED.html")
 	f.VarP(o.output, "output", "o", "output format")
 	o.run.addShapeFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
@@ -162,6 +166,11 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	if _, err := o.run.config(rng.Seed(0)); err != nil {
 		return err
 	}
+	if o.linHTMLDir != "" {
+		if st, err := os.Stat(o.linHTMLDir); err != nil || !st.IsDir() {
+			return usageErrorf("--linearizability-html-dir %s: not a directory", o.linHTMLDir)
+		}
+	}
 	var failures *os.File
 	if o.failures != "" {
 		if failures, err = os.OpenFile(o.failures, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
@@ -194,6 +203,9 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		rec := newRunJSON(out.Result, cfg.Describe(), o.run.replay(out.Seed))
 		if failures != nil && writeErr == nil {
 			writeErr = writeJSON(failures, rec)
+		}
+		if o.linHTMLDir != "" && out.Result.Invariant == check.InvLinearizable && writeErr == nil {
+			writeErr = writeLinearizabilityPage(o.linHTMLDir, &out.Result)
 		}
 		progress.clear()
 		if asJSON {
@@ -379,4 +391,18 @@ func share(n, of uint64) string {
 		return "0"
 	}
 	return fmt.Sprintf("%d (%.0f%%)", n, 100*float64(n)/float64(of))
+}
+
+// writeLinearizabilityPage writes the porcupine page of one failing run, named
+// by its seed so it sits beside the run's record in the failures file.
+func writeLinearizabilityPage(dir string, res *sim.Result) error {
+	f, err := os.Create(filepath.Join(dir, "linearizability-"+seedHex(res.Seed)+".html"))
+	if err != nil {
+		return err
+	}
+	_, err = verify.WriteLinearizabilityHTML(f, res.History)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
