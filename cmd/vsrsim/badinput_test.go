@@ -40,6 +40,8 @@ func TestBadInputs(t *testing.T) {
 		{"empty perfetto path", []string{"run", "--seed", "1", "--perfetto", ""}, exitUsage, "--perfetto: empty file name"},
 		{"timeline on stdout", []string{"run", "--seed", "1", "--timeline", "-"}, exitUsage, "--timeline: give a file name"},
 		{"linearizability dir missing", []string{"sweep", "--count", "1", "--linearizability-html-dir", "/nonexistent/dir"}, exitUsage, "not a directory"},
+		{"scenario file byte order mark", []string{"run", "--seed", "1", "--scenario-file", file("\ufeffreplicas 3\n")}, exitDataErr, "byte order mark"},
+		{"scenario file long line", []string{"run", "--seed", "1", "--scenario-file", file("note " + strings.Repeat("x", 70<<10) + "\n")}, exitDataErr, ":1: line longer than 64 KiB"},
 		{"start wraps", []string{"sweep", "--start", "18446744073709551615", "--count", "2"}, exitUsage, "past the last seed"},
 		{"count huge", []string{"sweep", "--count", "18446744073709551615"}, exitUsage, "--count"},
 		{"jobs huge", []string{"sweep", "--count", "1", "--jobs", "100000"}, exitUsage, "--jobs 100000"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -357,14 +358,33 @@ func writeOptions(w io.Writer, seed uint64, options []sim.Option) {
 // readScenarioFile parses a scenario file; a missing or malformed file is a
 // data error (exit 65) naming the file and line.
 func readScenarioFile(path string) (*scenarios.File, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, dataErrorf("%s: %v", path, errUnwrapPath(err))
 	}
-	defer f.Close()
-	file, err := scenarios.ParseFile(path, f)
+	if err := checkTextLines(path, data); err != nil {
+		return nil, err
+	}
+	file, err := scenarios.ParseFile(path, bytes.NewReader(data))
 	if err != nil {
 		return nil, dataErrorf("%v", err)
 	}
 	return file, nil
+}
+
+// scenarioLineMax bounds a scenario file's line; a script line is a few words.
+const scenarioLineMax = 64 << 10
+
+// checkTextLines refuses what a line scanner would report in its own terms: a
+// byte order mark, and a line too long to be a script line.
+func checkTextLines(path string, data []byte) error {
+	if bytes.HasPrefix(data, []byte("\ufeff")) {
+		return dataErrorf("%s:1: starts with a UTF-8 byte order mark; save the file without it", path)
+	}
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		if len(line) > scenarioLineMax {
+			return dataErrorf("%s:%d: line longer than %d KiB", path, n+1, scenarioLineMax>>10)
+		}
+	}
+	return nil
 }

@@ -60,7 +60,8 @@ machines running shards 0..N-1 of one range cover it exactly once.
 
 Exit code: 0 if every run passed (unrecoverable counts as a pass), else the code
 of the most severe verdict found: 1 safety, 4 crash, 3 liveness; 130 if
-interrupted before any finding; 64 for bad arguments.`,
+interrupted before any finding; 64 for bad arguments, 65 a malformed scenario
+file, 70 an internal error (such as a failed write of --failures).`,
 		Example: `  vsrsim sweep --count 1000
   vsrsim sweep --seeds 1-500 --jobs 2 -o json
   vsrsim sweep --count 5000 --start "$(git rev-parse HEAD)" --shard 3/8 --failures failures.jsonl
