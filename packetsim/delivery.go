@@ -47,6 +47,9 @@ type Delivery[P any] struct {
 	Reason  DropReason
 	// Duplicate marks the second copy made by Replay.
 	Duplicate bool
+	// ID is the packet's number, NextPacketID at its Submit; a replayed copy
+	// shares its original's.
+	ID uint64
 }
 
 // Stats counts what the network did. Every packet ends in exactly one of

@@ -29,6 +29,7 @@ var errNilStream = errors.New("packetsim: the PRNG stream is nil")
 type packet[P any] struct {
 	from, to NodeID
 	sent     uint64
+	id       uint64 // Delivery.ID
 	// lost is the loss drawn at submit, applied when the packet falls due.
 	lost      bool
 	duplicate bool
@@ -102,6 +103,8 @@ type Network[P any] struct {
 
 	delivering bool
 	stats      Stats
+	// submitted numbers the Submit calls: packet ids.
+	submitted uint64
 }
 
 // New returns a network over the given options, drawing from rng. It returns a
@@ -127,6 +130,10 @@ func New[P any](opts Options, rng *prng.Stream) (*Network[P], error) {
 	return n, nil
 }
 
+// NextPacketID is the id the next Submit gives its packet (ids count Submit
+// calls from 1), so a caller can name a packet in its own record of the send.
+func (n *Network[P]) NextPacketID() uint64 { return n.submitted + 1 }
+
 // Options returns the options in force, defaults filled in.
 func (n *Network[P]) Options() Options { return n.opts }
 
@@ -144,17 +151,19 @@ func (n *Network[P]) Submit(now uint64, from, to NodeID, p P) {
 	n.checkNode(from)
 	n.checkNode(to)
 	n.stats.Sent++
+	n.submitted++
+	id := n.submitted
 	for _, f := range n.filters {
 		if f.f(from, to, p) {
-			n.dropAtSubmit(now, packet[P]{from: from, to: to, sent: now, payload: p}, Filter)
+			n.dropAtSubmit(now, packet[P]{from: from, to: to, sent: now, id: id, payload: p}, Filter)
 			return
 		}
 	}
 	replay := n.faults && n.rng.Chance(n.opts.Replay)
-	n.enqueue(now, packet[P]{from: from, to: to, sent: now, payload: p})
+	n.enqueue(now, packet[P]{from: from, to: to, sent: now, id: id, payload: p})
 	if replay {
 		n.stats.Duplicated++
-		n.enqueue(now, packet[P]{from: from, to: to, sent: now, payload: p, duplicate: true})
+		n.enqueue(now, packet[P]{from: from, to: to, sent: now, id: id, payload: p, duplicate: true})
 	}
 }
 
@@ -215,7 +224,7 @@ func (n *Network[P]) dropAtSubmit(now uint64, pk packet[P], reason DropReason) {
 	assert(len(n.pending) < n.opts.QueueLimit, "too many unreported drops: call Deliver or Drain")
 	n.stats.Dropped[reason]++
 	n.pending = append(n.pending, Delivery[P]{
-		From: pk.from, To: pk.to, Payload: pk.payload, Sent: pk.sent, At: now,
+		From: pk.from, To: pk.to, Payload: pk.payload, Sent: pk.sent, At: now, ID: pk.id,
 		Dropped: true, Reason: reason, Duplicate: pk.duplicate,
 	})
 }
@@ -254,7 +263,7 @@ func (n *Network[P]) Deliver(now uint64, fn func(Delivery[P])) {
 		l.inFlight--
 		d := Delivery[P]{
 			From: pk.from, To: pk.to, Payload: pk.payload, Sent: pk.sent, At: it.Tick,
-			Duplicate: pk.duplicate,
+			ID: pk.id, Duplicate: pk.duplicate,
 		}
 		switch {
 		case l.cut != 0:

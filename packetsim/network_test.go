@@ -64,9 +64,9 @@ func TestSelfSendAndOrderWithinTick(t *testing.T) {
 	var got []Delivery[int]
 	n.Deliver(13, func(d Delivery[int]) { got = append(got, d) })
 	want := []Delivery[int]{
-		{From: 1, To: 1, Payload: 100, Sent: 10, At: 13},
-		{From: 0, To: 1, Payload: 101, Sent: 10, At: 13},
-		{From: 0, To: 0, Payload: 102, Sent: 10, At: 13},
+		{From: 1, To: 1, Payload: 100, Sent: 10, At: 13, ID: 1},
+		{From: 0, To: 1, Payload: 101, Sent: 10, At: 13, ID: 2},
+		{From: 0, To: 0, Payload: 102, Sent: 10, At: 13, ID: 3},
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)
@@ -200,8 +200,8 @@ func TestSubmitDropsReportFirst(t *testing.T) {
 	var got []Delivery[int]
 	n.Deliver(5, func(d Delivery[int]) { got = append(got, d) })
 	want := []Delivery[int]{
-		{From: 0, To: 1, Payload: -1, Sent: 5, At: 5, Dropped: true, Reason: Filter},
-		{From: 0, To: 1, Payload: 1, Sent: 4, At: 5},
+		{From: 0, To: 1, Payload: -1, Sent: 5, At: 5, Dropped: true, Reason: Filter, ID: 2},
+		{From: 0, To: 1, Payload: 1, Sent: 4, At: 5, ID: 1},
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %+v, want %+v", got, want)

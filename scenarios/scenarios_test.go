@@ -24,7 +24,7 @@ var mechanism = map[string]string{
 	"transfer-rewind-wide": "unreadable",
 	"stale-offer":          "refused",
 	"vc-straggler":         "view climbed",
-	"stale-dvc-cache":      "merge truncated",
+	"stale-dvc-cache":      "merge dropped",
 }
 
 // scenarioConfig is the configuration `vsrsim run --scenario S --seed N

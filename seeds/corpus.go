@@ -19,8 +19,10 @@ package seeds
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,24 +72,35 @@ var shapeKeys = map[string]bool{
 	"topology": true, "extra-delay": true, "scenario-file": true,
 }
 
+// LineMax bounds one line of a corpus or failures file. A run record with its
+// 40-line tail is a few kilobytes; a line past this is not one.
+const LineMax = 64 << 10
+
 // Parse reads a corpus or failures file. The error of a malformed line is one
 // line, "FILE:LINE: problem"; a file with no case at all is an error too.
 func Parse(name string, r io.Reader) ([]Case, error) {
 	var cases []Case
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	sc.Buffer(make([]byte, 0, 4<<10), LineMax+1)
 	line := 0
 	for sc.Scan() {
 		line++
-		text := strings.TrimSpace(sc.Text())
+		text := sc.Text()
+		if line == 1 && strings.HasPrefix(text, "\ufeff") {
+			return nil, fmt.Errorf("%s:1: starts with a UTF-8 byte order mark; save the file without it", name)
+		}
+		text = strings.TrimSpace(text)
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
 		var c Case
 		var err error
-		if strings.HasPrefix(text, "{") {
+		switch {
+		case strings.HasPrefix(text, "{"):
 			c, err = parseJSON(text)
-		} else {
+		case strings.HasPrefix(text, "[") || text == "null":
+			err = fmt.Errorf("%s: want one run record object or corpus case per line, not a JSON array or null", clip(text))
+		default:
 			c, err = parseText(text)
 		}
 		if err != nil {
@@ -97,6 +110,9 @@ func Parse(name string, r io.Reader) ([]Case, error) {
 		cases = append(cases, c)
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("%s:%d: line longer than %d KiB", name, line+1, LineMax>>10)
+		}
 		return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
 	}
 	if len(cases) == 0 {
@@ -146,12 +162,22 @@ func parseText(text string) (Case, error) {
 	return c, nil
 }
 
+// clip shortens an input echoed in an error to keep the error one short line.
+func clip(s string) string {
+	if len(s) > 40 {
+		return strconv.Quote(s[:40]) + "..."
+	}
+	return strconv.Quote(s)
+}
+
 // record is the part of a run's JSON object a replay needs.
 type record struct {
-	Seed      *uint64 `json:"seed"`
-	Verdict   string  `json:"verdict"`
-	TraceHash string  `json:"trace_hash"`
-	Replay    string  `json:"replay"`
+	Seed      *uint64  `json:"seed"`
+	Scenario  string   `json:"scenario"`
+	Bugs      []string `json:"bugs"`
+	Verdict   string   `json:"verdict"`
+	TraceHash string   `json:"trace_hash"`
+	Replay    string   `json:"replay"`
 }
 
 func parseJSON(text string) (Case, error) {
@@ -178,6 +204,9 @@ func parseJSON(text string) (Case, error) {
 		return Case{}, fmt.Errorf("replay %q: want a vsrsim run command", rec.Replay)
 	}
 	c.Args = words[2:]
+	if err := rec.agrees(c.Args); err != nil {
+		return Case{}, err
+	}
 	// The record's seed is the run's; a JSON reader may have rounded it above
 	// 2^53, the replay command never does.
 	for i := 0; i+1 < len(c.Args); i++ {
@@ -189,6 +218,33 @@ func parseJSON(text string) (Case, error) {
 		}
 	}
 	return Case{}, fmt.Errorf("replay %q has no --seed", rec.Replay)
+}
+
+// agrees checks that the record's scenario and bugs are the ones its replay
+// command runs: a record edited by hand, or cut from another, must not replay
+// a different run and call it "ok".
+func (rec record) agrees(args []string) error {
+	scenario, bugs := "", []string{}
+	for i := 0; i+1 < len(args); i++ {
+		switch args[i] {
+		case "--scenario":
+			scenario = args[i+1]
+		case "--scenario-file":
+			scenario = "file:" // the file's name after it is the scenario package's to choose
+		case "--bug":
+			bugs = append(bugs, args[i+1])
+		}
+	}
+	if rec.Scenario != scenario && !(scenario == "file:" && strings.HasPrefix(rec.Scenario, scenario)) {
+		return fmt.Errorf("scenario %q does not match the replay command's %q", rec.Scenario, scenario)
+	}
+	if rec.Bugs != nil {
+		want, got := slices.Sorted(slices.Values(rec.Bugs)), slices.Sorted(slices.Values(bugs))
+		if !slices.Equal(want, got) {
+			return fmt.Errorf("bugs %v do not match the replay command's %v", rec.Bugs, bugs)
+		}
+	}
+	return nil
 }
 
 // SplitShell splits a command line as a POSIX shell would for the words a

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"io"
 	"testing"
 
 	"vsrsim/sim"
@@ -34,4 +35,21 @@ func benchRuns(b *testing.B, config func(uint64) sim.Config) {
 	b.ReportMetric(float64(seed)/s, "runs/s")
 	b.ReportMetric(float64(events)/s, "events/s")
 	b.ReportMetric(float64(events)/float64(seed), "events/run")
+}
+
+// BenchmarkRunTraced is BenchmarkRunDefault writing the NDJSON trace: the
+// cost of formatting it, and proof it adds no allocation per event.
+func BenchmarkRunTraced(b *testing.B) {
+	b.ReportAllocs()
+	var events uint64
+	seed := uint64(0)
+	for b.Loop() {
+		seed++
+		res, err := sim.Run(sim.DefaultConfig(seed), io.Discard)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += res.Events
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 }

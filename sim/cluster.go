@@ -158,6 +158,7 @@ func (c *Cluster) Crash(i int) {
 	c.checker.Crash(c.now, i)
 	b := c.trace.begin(c.now, "crash")
 	b = replica.AppendNode(b, i, c.cfg.Replicas)
+	c.trace.node(i)
 	c.trace.end(c.now, "crash", b)
 }
 
@@ -178,6 +179,7 @@ func (c *Cluster) Restart(i int) {
 	c.checker.Restart(c.now, i, d.Superblock.Checkpoint.Op)
 	b := c.trace.begin(c.now, "restart")
 	b = replica.AppendNode(b, i, c.cfg.Replicas)
+	c.trace.node(i)
 	c.trace.end(c.now, "restart", b)
 }
 
@@ -226,6 +228,7 @@ func (c *Cluster) step() {
 func (c *Cluster) submit(m *replica.Message) {
 	b := c.trace.begin(c.now, "send")
 	b = replica.AppendMessage(b, m, c.cfg.Replicas)
+	c.trace.message(m, c.net.NextPacketID(), packetsim.NotDropped, false)
 	c.trace.end(c.now, "send", b)
 	c.reportSend(m)
 	c.net.Submit(c.now, m.From, m.To, *m)
@@ -238,6 +241,7 @@ func (c *Cluster) deliver(d packetsim.Delivery[replica.Message]) {
 		b = append(b, d.Reason.String()...)
 		b = append(b, ' ')
 		b = replica.AppendMessage(b, m, c.cfg.Replicas)
+		c.trace.message(m, d.ID, d.Reason, d.Duplicate)
 		c.trace.end(c.now, "drop", b)
 		return
 	}
@@ -246,6 +250,7 @@ func (c *Cluster) deliver(d packetsim.Delivery[replica.Message]) {
 	if d.Duplicate {
 		b = append(b, " dup"...)
 	}
+	c.trace.message(m, d.ID, packetsim.NotDropped, d.Duplicate)
 	c.trace.end(c.now, "recv", b)
 	if d.To >= c.cfg.Replicas {
 		if m.Command == replica.CmdReply {
@@ -269,6 +274,7 @@ func (c *Cluster) flush(i int) {
 		e := &c.out.Events[k]
 		b := c.trace.begin(c.now, "event")
 		b = replica.AppendEvent(b, e)
+		c.trace.event(e)
 		c.trace.end(c.now, "event", b)
 		c.report(i, e)
 		c.observe(e)

@@ -13,6 +13,22 @@ import (
 	"vsrsim/replica"
 )
 
+// Bounds on what a configuration may ask for. A run is virtual time, so nothing
+// stops a number from meaning years of ticks; past these a run would only end
+// in the event bound after minutes, or overflow tick arithmetic.
+const (
+	// TicksMax bounds each phase: a hundred times the default fault phase.
+	TicksMax = 1_000_000
+	// ExtraDelayTicksMax bounds one link's extra delay; the flag and scenario
+	// files share it through ParseExtraDelay.
+	ExtraDelayTicksMax = 1 << 20
+)
+
+// JournalSlotsMin is the smallest journal a replica accepts: the replica's own
+// floor, and room for two full pipelines. One number, so every message about
+// journal slots names the same minimum.
+var JournalSlotsMin = max(replica.JournalSlotsMin, 2*replica.PipelineMax)
+
 // ExtraDelay is a directed per-link extra delay. From or To may be
 // packetsim.AnyNode. It never draws from the PRNG.
 type ExtraDelay struct {
@@ -62,6 +78,11 @@ type Config struct {
 	EventsMax uint64 // bound on trace lines; past it the run is a crash
 
 	Script Script // optional scenario script
+
+	// Observer, if set, receives every trace record as it is made (triage
+	// outputs built from the run's own events). It observes only: the run and
+	// its trace hash are the same without it.
+	Observer Sink
 }
 
 // DefaultConfig is `vsrsim run --seed N` with default options: network faults
@@ -112,6 +133,12 @@ func (c *Config) Validate() error {
 	if c.Clients < 1 || c.Clients > replica.ClientsMax {
 		return fmt.Errorf("clients must be 1..%d, got %d", replica.ClientsMax, c.Clients)
 	}
+	if c.JournalSlots < JournalSlotsMin || c.JournalSlots > replica.JournalSlotsMax {
+		return fmt.Errorf("journal slots must be %d..%d, got %d", JournalSlotsMin, replica.JournalSlotsMax, c.JournalSlots)
+	}
+	if c.FaultTicks > TicksMax || c.LivenessTicks > TicksMax {
+		return fmt.Errorf("ticks must be 0..%d per phase, got %d fault and %d liveness ticks", TicksMax, c.FaultTicks, c.LivenessTicks)
+	}
 	o := replica.DefaultOptions(0, c.Replicas)
 	o.JournalSlots = c.JournalSlots
 	o.CheckpointInterval = c.CheckpointInterval
@@ -126,14 +153,14 @@ func (c *Config) Validate() error {
 		return err
 	}
 	for _, d := range c.ExtraDelays {
+		if err := d.check(); err != nil {
+			return err
+		}
 		if d.From != packetsim.AnyNode && (d.From < 0 || d.From >= c.Replicas) {
 			return fmt.Errorf("extra delay from %d: no such replica (have 0..%d)", d.From, c.Replicas-1)
 		}
 		if d.To != packetsim.AnyNode && (d.To < 0 || d.To >= c.Replicas) {
 			return fmt.Errorf("extra delay to %d: no such replica (have 0..%d)", d.To, c.Replicas-1)
-		}
-		if d.Ticks > 1<<20 {
-			return fmt.Errorf("extra delay %d ticks is too large (max %d)", d.Ticks, 1<<20)
 		}
 	}
 	for _, i := range c.Core {

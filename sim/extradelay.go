@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,10 +29,34 @@ func ParseExtraDelay(s string) (ExtraDelay, error) {
 		return ExtraDelay{}, fmt.Errorf("%q: TO %w", s, err)
 	}
 	ticks, err := strconv.ParseUint(ticksText, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return ExtraDelay{}, fmt.Errorf("%q: %w", s, delayTooLong(ticksText))
+	}
 	if err != nil {
 		return ExtraDelay{}, fmt.Errorf("%q: TICKS %q is not a number of ticks", s, ticksText)
 	}
-	return ExtraDelay{From: from, To: to, Ticks: ticks}, nil
+	d := ExtraDelay{From: from, To: to, Ticks: ticks}
+	if err := d.check(); err != nil {
+		return ExtraDelay{}, fmt.Errorf("%q: %w", s, err)
+	}
+	return d, nil
+}
+
+// check holds the rules of one delay that do not depend on the cluster size;
+// ParseExtraDelay and Config.Validate share it so the flag, a scenario file and
+// a programmatic config get the same bound and the same words.
+func (d ExtraDelay) check() error {
+	if d.Ticks > ExtraDelayTicksMax {
+		return delayTooLong(strconv.FormatUint(d.Ticks, 10))
+	}
+	if d.From == d.To && d.From != packetsim.AnyNode {
+		return fmt.Errorf("extra delay %d:%d: a replica does not send to itself", d.From, d.To)
+	}
+	return nil
+}
+
+func delayTooLong(ticks string) error {
+	return fmt.Errorf("extra delay of %s ticks is above the maximum of %d", ticks, ExtraDelayTicksMax)
 }
 
 func parseNode(s string) (int, error) {

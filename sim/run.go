@@ -52,7 +52,7 @@ type Result struct {
 // NDJSON trace. A replica panic is caught and reported as a crash verdict; an
 // invalid configuration is returned as an error.
 func Run(cfg Config, trace io.Writer) (Result, error) {
-	t := newTrace(trace)
+	t := newTrace(trace, cfg.Observer, cfg.Replicas)
 	c, err := newCluster(cfg, t)
 	if err != nil {
 		return Result{}, err

@@ -112,27 +112,30 @@ func SwarmConfig(seed uint64) Config {
 	return c
 }
 
-// Describe lists the options a run drew, one "name=value" per field, in a fixed
-// order, so a reader sees the fault mix without re-running.
+// Describe lists the options a run drew, one "name value" per field, in a fixed
+// order, so a reader sees the fault mix without re-running. A fault that is off
+// reads "off" alone: its other parameters do nothing in this run.
 func (c *Config) Describe() []Option {
 	n := &c.Network
 	opts := []Option{
-		{"replicas", fmt.Sprint(c.Replicas)},
-		{"clients", fmt.Sprint(c.Clients)},
-		{"topology", c.Topology.String()},
-		{"journal", c.Durability.String()},
-		{"journal_slots", fmt.Sprint(c.JournalSlots)},
-		{"checkpoint_interval", fmt.Sprint(replica.CheckpointEvery(c.CheckpointInterval, c.JournalSlots))},
-		{"delay", fmt.Sprintf("min=%d mean=%d", n.DelayMinTicks, n.DelayMeanTicks)},
-		{"loss", ratioString(n.Loss)},
-		{"replay", ratioString(n.Replay)},
-		{"reorder", fmt.Sprintf("%s max=%d", ratioString(n.Reorder), n.ReorderMaxTicks)},
-		{"link_capacity", fmt.Sprint(n.LinkCapacity)},
-		{"clog", fmt.Sprintf("%s mean=%d", ratioString(n.Clog), n.ClogMeanTicks)},
-		{"partition", fmt.Sprintf("%s %s chance=%s heal=%s", n.PartitionMode, n.PartitionSymmetry, ratioString(n.PartitionChance), ratioString(n.HealChance))},
-		{"crash", fmt.Sprintf("%s restart_mean=%d", ratioString(c.CrashChance), c.RestartMeanTicks)},
-		{"workload", fmt.Sprintf("think_mean=%d burst=%s", c.RequestMeanTicks, ratioString(c.BurstChance))},
-		{"ticks", fmt.Sprintf("faults=%d liveness=%d", c.FaultTicks, c.LivenessTicks)},
+		{Name: "replicas", Value: fmt.Sprint(c.Replicas)},
+		{Name: "clients", Value: fmt.Sprint(c.Clients)},
+		{Name: "topology", Value: c.Topology.String()},
+		{Name: "journal", Value: c.Durability.String()},
+		{Name: "journal_slots", Value: fmt.Sprint(c.JournalSlots)},
+		{Name: "checkpoint_interval", Value: fmt.Sprint(replica.CheckpointEvery(c.CheckpointInterval, c.JournalSlots))},
+		// The network adds an exponential draw to the minimum, so "mean" is
+		// the mean above it, not of the whole delay.
+		{Name: "delay", Value: fmt.Sprintf("%d + exponential(mean %d) ticks", n.DelayMinTicks, n.DelayMeanTicks)},
+		{Name: "loss", Value: ratioString(n.Loss)},
+		{Name: "replay", Value: ratioString(n.Replay)},
+		{Name: "reorder", Value: onOff(n.Reorder, fmt.Sprintf(" up to +%d ticks", n.ReorderMaxTicks))},
+		{Name: "link_capacity", Value: fmt.Sprint(n.LinkCapacity)},
+		{Name: "clog", Value: onOff(n.Clog, fmt.Sprintf(" mean=%d ticks", n.ClogMeanTicks))},
+		{Name: "partition", Value: partitionString(n)},
+		{Name: "crash", Value: onOff(c.CrashChance, fmt.Sprintf(" restart_mean=%d ticks", c.RestartMeanTicks))},
+		{Name: "workload", Value: fmt.Sprintf("think_mean=%d burst=%s", c.RequestMeanTicks, ratioString(c.BurstChance))},
+		{Name: "ticks", Value: fmt.Sprintf("faults=%d liveness=%d", c.FaultTicks, c.LivenessTicks)},
 	}
 	var extra []string
 	for _, d := range c.ExtraDelays {
@@ -141,18 +144,35 @@ func (c *Config) Describe() []Option {
 	if len(extra) == 0 {
 		extra = []string{"none"}
 	}
-	opts = append(opts, Option{"extra_delay", strings.Join(extra, ",")})
+	opts = append(opts, Option{Name: "extra_delay", Value: strings.Join(extra, ",")})
 	bugs := c.Bugs.Names()
 	if len(bugs) == 0 {
 		bugs = []string{"none"}
 	}
-	return append(opts, Option{"bugs", strings.Join(bugs, ",")})
+	return append(opts, Option{Name: "bugs", Value: strings.Join(bugs, ",")})
 }
 
 // Option is one drawn option, for the run's option dump.
 type Option struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
+	// Flag names the command-line flag that set the value; empty when the
+	// seed or the scenario chose it.
+	Flag string `json:"flag,omitempty"`
+}
+
+func onOff(r prng.Ratio, params string) string {
+	if r.Zero() {
+		return "off"
+	}
+	return ratioString(r) + params
+}
+
+func partitionString(n *packetsim.Options) string {
+	if n.PartitionMode == packetsim.PartitionNone || n.PartitionChance.Zero() {
+		return "off"
+	}
+	return fmt.Sprintf("%s %s chance=%s heal=%s", n.PartitionMode, n.PartitionSymmetry, ratioString(n.PartitionChance), ratioString(n.HealChance))
 }
 
 func ratioString(r prng.Ratio) string {

@@ -3,17 +3,25 @@ package sim
 import (
 	"io"
 	"strconv"
+
+	"vsrsim/packetsim"
+	"vsrsim/replica"
 )
 
-// Trace is the run's canonical event log. Every line is hashed (FNV-1a, 64 bit);
-// the hash is the run's determinism fingerprint. Lines are written as NDJSON when
-// a writer is set.
+// Trace is the run's canonical event log. Every line's canonical text is hashed
+// (FNV-1a, 64 bit); the hash is the run's determinism fingerprint. A sink, when
+// set, gets each line with its structured fields too; those fields are derived
+// from the same message or event, so they add nothing the hash does not cover.
 type Trace struct {
 	hash  uint64
 	lines uint64
 	buf   []byte
-	json  []byte
-	w     io.Writer
+	sink  Sink
+	rec   Record // the structured fields of the line being built
+	// msg and ev hold copies for rec: pointing rec at the caller's value would
+	// move a delivery's message to the heap on every packet, traced or not.
+	msg   replica.Message
+	ev    replica.Event
 	err   error
 	tail  [][]byte // the last lines, for failure reports
 	tailN int
@@ -25,9 +33,54 @@ const (
 	tailLines = 40
 )
 
-func newTrace(w io.Writer) *Trace {
-	t := &Trace{hash: fnvOffset, w: w, buf: make([]byte, 0, 256), tail: make([][]byte, tailLines)}
+// newTrace writes NDJSON lines to w, if it is not nil, and hands every record
+// to observer, if it is not nil.
+func newTrace(w io.Writer, observer Sink, replicas int) *Trace {
+	t := &Trace{hash: fnvOffset, buf: make([]byte, 0, 256), tail: make([][]byte, tailLines)}
+	switch {
+	case w != nil && observer != nil:
+		t.sink = tee{NewNDJSON(w, TraceFilter{}), observer}
+	case w != nil:
+		t.sink = NewNDJSON(w, TraceFilter{})
+	case observer != nil:
+		t.sink = observer
+	}
+	t.rec = Record{Replicas: replicas, Node: -1}
 	return t
+}
+
+// tee hands a record to two sinks.
+type tee [2]Sink
+
+func (s tee) Record(r *Record) error {
+	if err := s[0].Record(r); err != nil {
+		return err
+	}
+	return s[1].Record(r)
+}
+
+// message sets the structured fields of the next line, a send, delivery or
+// drop of packet id.
+func (t *Trace) message(m *replica.Message, id uint64, drop packetsim.DropReason, dup bool) {
+	if t.sink != nil {
+		t.msg = *m
+		t.rec.Msg, t.rec.Packet, t.rec.Drop, t.rec.Dup = &t.msg, id, drop, dup
+	}
+}
+
+// event sets the structured fields of the next line, a replica event.
+func (t *Trace) event(e *replica.Event) {
+	if t.sink != nil {
+		t.ev = *e
+		t.rec.Event = &t.ev
+	}
+}
+
+// node sets the replica of the next line, a crash or restart.
+func (t *Trace) node(i int) {
+	if t.sink != nil {
+		t.rec.Node = i
+	}
 }
 
 // begin starts a line at tick with its kind word.
@@ -56,17 +109,13 @@ func (t *Trace) end(tick uint64, kind string, b []byte) {
 	slot := t.tail[t.tailN%tailLines]
 	t.tail[t.tailN%tailLines] = append(slot[:0], b...)
 	t.tailN++
-	if t.w != nil && t.err == nil {
-		j := t.json[:0]
-		j = append(j, `{"tick":`...)
-		j = strconv.AppendUint(j, tick, 10)
-		j = append(j, `,"kind":`...)
-		j = strconv.AppendQuote(j, kind)
-		j = append(j, `,"line":`...)
-		j = strconv.AppendQuote(j, string(b))
-		j = append(j, "}\n"...)
-		t.json = j
-		_, t.err = t.w.Write(j)
+	if t.sink != nil {
+		r := &t.rec
+		if t.err == nil {
+			r.Tick, r.Kind, r.Line = tick, kind, b
+			t.err = t.sink.Record(r)
+		}
+		*r = Record{Replicas: r.Replicas, Node: -1}
 	}
 }
 

@@ -105,7 +105,7 @@ func TestRunDeterminism(t *testing.T) {
 func TestRunTableOutput(t *testing.T) {
 	out := vsrsim(t, "run", "--seed", "1")
 	require.Equal(t, exitPass, out.code, "stderr: %s", out.stderr)
-	assert.True(t, strings.HasPrefix(out.stdout, "seed 1 options:\n"), "option dump comes first")
+	assert.True(t, strings.HasPrefix(out.stdout, "seed 1 (0x1) options:\n"), "option dump comes first")
 	for _, want := range []string{"journal_slots", "trace hash", "ops committed", "view changes",
 		"packets sent / delivered / dropped / duplicated", "replay: vsrsim run --seed 1\n"} {
 		assert.Contains(t, out.stdout, want)
@@ -209,6 +209,7 @@ func TestTraceAndReplay(t *testing.T) {
 	scanner.Buffer(make([]byte, 0, 1<<16), 1<<20)
 	var lines uint64
 	var last uint64
+	var header, trailer map[string]any
 	for scanner.Scan() {
 		var line struct {
 			Tick *uint64 `json:"tick"`
@@ -216,8 +217,19 @@ func TestTraceAndReplay(t *testing.T) {
 			Line *string `json:"line"`
 		}
 		require.NoError(t, json.Unmarshal(scanner.Bytes(), &line), "trace line %d", lines+1)
-		require.NotNil(t, line.Tick, "trace line %d has no tick", lines+1)
 		require.NotNil(t, line.Kind, "trace line %d has no kind", lines+1)
+		switch {
+		case header == nil:
+			require.Equal(t, "header", *line.Kind, "the first line is the header")
+			require.NoError(t, json.Unmarshal(scanner.Bytes(), &header))
+			continue
+		case *line.Kind == "trailer":
+			require.Nil(t, trailer, "one trailer")
+			require.NoError(t, json.Unmarshal(scanner.Bytes(), &trailer))
+			continue
+		}
+		require.Nil(t, trailer, "the trailer is the last line")
+		require.NotNil(t, line.Tick, "trace line %d has no tick", lines+1)
 		require.NotNil(t, line.Line, "trace line %d has no line", lines+1)
 		assert.GreaterOrEqual(t, *line.Tick, last, "ticks never go back")
 		last = *line.Tick
@@ -225,6 +237,12 @@ func TestTraceAndReplay(t *testing.T) {
 	}
 	require.NoError(t, scanner.Err())
 	assert.Equal(t, res.Events, lines, "one NDJSON line per trace event")
+	require.NotNil(t, trailer)
+	assert.Equal(t, "0x3", header["seed_hex"])
+	assert.Equal(t, float64(3), header["replicas"])
+	assert.NotEmpty(t, header["options"])
+	assert.Equal(t, res.TraceHash, trailer["trace_hash"])
+	assert.Equal(t, string(res.Verdict), trailer["verdict"])
 
 	assert.Equal(t,
 		"vsrsim run --seed 3 --replicas 3 --clients 2 --ticks 3000 --journal wal --topology star --extra-delay '*:0=5'",

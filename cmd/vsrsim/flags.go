@@ -92,3 +92,32 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// onceFlag is a string flag that refuses to be given twice: with a plain
+// string flag the last --seed silently wins, and the run is not the one the
+// user meant by the first.
+type onceFlag struct {
+	value string
+	set   bool
+}
+
+func (f *onceFlag) String() string { return f.value }
+
+func (f *onceFlag) Type() string { return "string" }
+
+func (f *onceFlag) Set(s string) error {
+	if f.set {
+		return fmt.Errorf("given twice (%q, then %q)", f.value, s)
+	}
+	f.value, f.set = s, true
+	return nil
+}
+
+// outputPath checks a file flag (--trace, --perfetto, ...) the user set: an
+// empty path would silently write nothing, so it is refused; "-" means stdout.
+func outputPath(flag, path string, changed bool) error {
+	if changed && strings.TrimSpace(path) == "" {
+		return usageErrorf("--%s: empty file name (give a path, or - for stdout)", flag)
+	}
+	return nil
+}

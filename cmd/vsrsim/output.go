@@ -19,6 +19,7 @@ import (
 // trace_hash and replay are a contract; the rest may grow.
 type runJSON struct {
 	Seed      uint64      `json:"seed"`
+	SeedHex   string      `json:"seed_hex"` // the seed exactly, where a JSON reader rounds seed
 	Scenario  string      `json:"scenario"` // empty for a swarm run
 	Bugs      []string    `json:"bugs"`     // never null
 	Replicas  int         `json:"replicas"`
@@ -94,6 +95,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 	}
 	return runJSON{
 		Seed:      res.Seed,
+		SeedHex:   seedHex(res.Seed),
 		Scenario:  res.Scenario,
 		Bugs:      bugs,
 		Replicas:  res.Replicas,
@@ -189,7 +191,7 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 		{"packets sent / delivered / dropped / duplicated",
 			fmt.Sprintf("%d / %d / %d / %d", net.Sent, net.Delivered, net.DroppedTotal(), net.Duplicated)},
 	}
-	t := newTable(w, "run", fmt.Sprintf("seed %d", res.Seed))
+	t := newTable(w, "run", fmt.Sprintf("seed %d (%s)", res.Seed, seedHex(res.Seed)))
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}

@@ -24,6 +24,8 @@ type replayOptions struct {
 	pin    bool
 	update bool
 	output *enumFlag
+	// artifacts are written for the one case replayed with --line.
+	artifacts artifactPaths
 }
 
 func newReplayCmd() *cobra.Command {
@@ -49,15 +51,25 @@ case naming an unknown scenario or bug, 64 bad flags.`,
   vsrsim replay --pin findings.jsonl >> seeds/swarm.txt`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.replay(args[0], cmd.OutOrStdout())
+			if err := outputPath("trace", o.trace, cmd.Flags().Changed("trace")); err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("line") && o.line < 1 {
+				return usageErrorf("--line %d: lines are numbered from 1", o.line)
+			}
+			if err := o.artifacts.check(cmd.Flags(), o.trace); err != nil {
+				return err
+			}
+			return o.replay(args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.trace, "trace", "", "write the NDJSON trace of the replayed case to `FILE`")
+	f.StringVar(&o.trace, "trace", "", "write the NDJSON trace of the replayed case to `FILE` (- for stdout; the report then goes to stderr)")
 	f.IntVar(&o.line, "line", 0, "replay only the case on line `N`")
 	f.BoolVar(&o.pin, "pin", false, "print each case as a corpus line with its current verdict and hash")
 	f.BoolVar(&o.update, "update", false, "rewrite the expected verdict and hash of FILE's text lines in place")
 	f.VarP(o.output, "output", "o", "output format")
+	o.artifacts.addFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -80,6 +92,7 @@ type replayJSON struct {
 	File            string      `json:"file"`
 	Line            int         `json:"line"`
 	Seed            uint64      `json:"seed"`
+	SeedHex         string      `json:"seed_hex"`
 	OK              bool        `json:"ok"`
 	ExpectedVerdict sim.Verdict `json:"expected_verdict"`
 	Verdict         sim.Verdict `json:"verdict"`
@@ -89,7 +102,7 @@ type replayJSON struct {
 	Replay          string      `json:"replay"`
 }
 
-func (o *replayOptions) replay(path string, stdout io.Writer) error {
+func (o *replayOptions) replay(path string, stdout, stderr io.Writer) error {
 	if o.pin && o.update {
 		return usageErrorf("--pin and --update do not go together")
 	}
@@ -126,27 +139,29 @@ func (o *replayOptions) replay(path string, stdout io.Writer) error {
 		}
 		runs[i] = caseRun{c: c, opts: opts, cfg: cfg}
 	}
-	var trace *os.File
-	if o.trace != "" {
-		if trace, err = os.Create(o.trace); err != nil {
-			return internalErrorf("trace: %v", err)
-		}
+	trace, err := o.artifacts.open(o.trace, stdout)
+	if err != nil {
+		return err
+	}
+	report := stdout
+	if o.trace == "-" {
+		report = stderr
 	}
 	drift := 0
 	for i := range runs {
 		r := &runs[i]
-		var file *os.File
+		outs := &opened{}
 		if i == 0 {
-			file = trace
+			outs = trace
 		}
-		if r.res, err = simulate(r.cfg, file); err != nil {
+		if r.res, err = outs.simulate(r.cfg, r.opts.describe(r.cfg)); err != nil {
 			return err
 		}
 		r.drifts = r.res.Verdict != r.c.Verdict || r.res.TraceHash != r.c.Hash
 		if r.drifts {
 			drift++
 		}
-		if err := o.report(stdout, r); err != nil {
+		if err := o.report(report, r); err != nil {
 			return internalErrorf("writing output: %v", err)
 		}
 	}
@@ -154,11 +169,11 @@ func (o *replayOptions) replay(path string, stdout io.Writer) error {
 		if err := updateCorpus(path, data, runs); err != nil {
 			return internalErrorf("--update: %v", err)
 		}
-		fmt.Fprintf(stdout, "updated %s: %d of %d cases changed\n", path, drift, len(runs))
+		fmt.Fprintf(report, "updated %s: %d of %d cases changed\n", path, drift, len(runs))
 		return nil
 	}
 	if !o.pin && o.output.value == "table" {
-		fmt.Fprintf(stdout, "%d cases, %d drifted\n", len(runs), drift)
+		fmt.Fprintf(report, "%d cases, %d drifted\n", len(runs), drift)
 	}
 	if drift > 0 {
 		return silentExit(exitDrift)
@@ -181,7 +196,7 @@ func caseConfig(c seeds.Case) (*runOptions, sim.Config, error) {
 		return nil, sim.Config{}, err
 	}
 	opts.flags = cmd.Flags()
-	seed, err := prng.ParseSeed(opts.seed)
+	seed, err := prng.ParseSeed(opts.seed.value)
 	if err != nil {
 		return nil, sim.Config{}, fmt.Errorf("seed: %v", err)
 	}
@@ -200,7 +215,7 @@ func (o *replayOptions) report(w io.Writer, r *caseRun) error {
 		return err
 	case o.output.value == "json":
 		return writeJSON(w, replayJSON{
-			File: r.c.File, Line: r.c.Line, Seed: r.c.Seed, OK: !r.drifts,
+			File: r.c.File, Line: r.c.Line, Seed: r.c.Seed, SeedHex: seedHex(r.c.Seed), OK: !r.drifts,
 			ExpectedVerdict: r.c.Verdict, Verdict: r.res.Verdict,
 			ExpectedHash: r.c.Hash, TraceHash: r.res.TraceHash,
 			Evidence: r.res.Evidence, Replay: replay,

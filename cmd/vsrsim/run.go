@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -16,15 +16,14 @@ import (
 	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
-	"vsrsim/verify"
 )
 
 // runOptions are the flags that shape a run. A sweep builds the same options
 // and calls config and replay once per seed.
 type runOptions struct {
-	seed         string
-	scenario     string
-	scenarioFile string
+	seed         onceFlag
+	scenario     onceFlag
+	scenarioFile onceFlag
 	bugs         []string
 	replicas     int
 	clients      int
@@ -35,6 +34,7 @@ type runOptions struct {
 	topology     *enumFlag
 	trace        string
 	output       *enumFlag
+	artifacts    artifactPaths
 
 	// flags answers Changed: only flags the user set override the seed's
 	// (or the scenario's) configuration.
@@ -62,8 +62,9 @@ func newRunCmdWith(o *runOptions) *cobra.Command {
 with --scenario the named scenario shapes the run and the seed varies timing.
 Flags given explicitly override either.
 
-The exit code is the verdict: 0 pass or unrecoverable, 1 safety, 3 liveness,
-4 crash.`,
+Exit codes: the verdict's, 0 pass or unrecoverable, 1 safety, 3 liveness,
+4 crash; or 64 bad flags or arguments, 65 a malformed scenario file, 70 an
+internal error (including a failed trace write).`,
 		Example: `  vsrsim run --seed 42
   vsrsim run --seed 42 --scenario hollow-op --bug narrow-repair-under-commit-lag
   vsrsim run --seed 0x2a --replicas 5 --extra-delay '*:0=40' -o json
@@ -72,13 +73,14 @@ The exit code is the verdict: 0 pass or unrecoverable, 1 safety, 3 liveness,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.flags = cmd.Flags()
-			return o.run(cmd.OutOrStdout())
+			return o.run(cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.seed, "seed", "", "run seed: decimal u64, 0x hex u64, or a 40-hex commit hash (required)")
+	f.Var(&o.seed, "seed", "run seed: decimal u64, 0x hex u64, or a 40-hex commit hash (required)")
 	o.addShapeFlags(cmd)
-	f.StringVar(&o.trace, "trace", "", "write the NDJSON trace to `FILE`")
+	f.StringVar(&o.trace, "trace", "", "write the NDJSON trace to `FILE` (- for stdout; the report then goes to stderr)")
+	o.artifacts.addFlags(cmd)
 	f.VarP(o.output, "output", "o", "output format")
 	_ = cmd.MarkFlagRequired("seed")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
@@ -90,15 +92,15 @@ The exit code is the verdict: 0 pass or unrecoverable, 1 safety, 3 liveness,
 // overrides), shared by run and sweep.
 func (o *runOptions) addShapeFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.scenario, "scenario", "", "named scenario to run (see vsrsim list)")
-	f.StringVar(&o.scenarioFile, "scenario-file", "", "run the timed script in `FILE` (docs/scenario-files.md)")
+	f.Var(&o.scenario, "scenario", "named scenario to run (see vsrsim list)")
+	f.Var(&o.scenarioFile, "scenario-file", "run the timed script in `FILE` (docs/scenario-files.md)")
 	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
 	f.IntVar(&o.replicas, "replicas", 0, "number of replicas (overrides the seed's draw)")
 	f.IntVar(&o.clients, "clients", 0, "number of clients (overrides the seed's draw)")
-	f.Uint64Var(&o.ticks, "ticks", 0, "ticks of the fault phase (the liveness phase follows)")
+	f.Uint64Var(&o.ticks, "ticks", 0, fmt.Sprintf("ticks of the fault phase, 0..%d (the liveness phase follows)", sim.TicksMax))
 	f.Var(&o.extraDelays, "extra-delay", "extra delay on a directed link, FROM and TO a replica or * (repeatable; replaces the drawn ones)")
 	f.Var(o.journal, "journal", "journal durability: wal survives a restart, memory comes back empty")
-	f.IntVar(&o.journalSlots, "journal-slots", 0, "journal capacity in ops")
+	f.IntVar(&o.journalSlots, "journal-slots", 0, fmt.Sprintf("journal capacity in ops, %d..%d", sim.JournalSlotsMin, replica.JournalSlotsMax))
 	f.Var(o.topology, "topology", "how the primary replicates prepares")
 
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeScenarios)
@@ -114,8 +116,8 @@ func (o *runOptions) changed(name string) bool {
 	return o.flags != nil && o.flags.Changed(name)
 }
 
-func (o *runOptions) run(stdout io.Writer) error {
-	seed, err := prng.ParseSeed(o.seed)
+func (o *runOptions) run(stdout, stderr io.Writer) error {
+	seed, err := prng.ParseSeed(o.seed.value)
 	if err != nil {
 		return usageErrorf("--seed: %v", err)
 	}
@@ -123,31 +125,38 @@ func (o *runOptions) run(stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// Open the trace before printing anything: a bad path should fail
-	// alone, not after half a report.
-	var trace *os.File
-	if o.trace != "" {
-		if trace, err = os.Create(o.trace); err != nil {
-			return internalErrorf("trace: %v", err)
-		}
+	if err := outputPath("trace", o.trace, o.changed("trace")); err != nil {
+		return err
 	}
-	options := cfg.Describe()
+	if err := o.artifacts.check(o.flags, o.trace); err != nil {
+		return err
+	}
+	outs, err := o.artifacts.open(o.trace, stdout)
+	if err != nil {
+		return err
+	}
+	// The trace on stdout owns it; the report moves to stderr so the two
+	// never interleave.
+	report := stdout
+	if o.trace == "-" {
+		report = stderr
+	}
+	options := o.describe(cfg)
 	asJSON := o.output.value == "json"
 	if !asJSON {
 		// Before the run, as VOPR does: a reader sees the fault mix even if
 		// the run is interrupted.
-		writeOptions(stdout, seed, options)
+		writeOptions(report, seed, options)
 	}
-
-	res, err := simulate(cfg, trace)
+	res, err := outs.simulate(cfg, options)
 	if err != nil {
 		return err
 	}
 	replay := o.replay(seed)
 	if asJSON {
-		err = writeJSON(stdout, newRunJSON(res, options, replay))
+		err = writeJSON(report, newRunJSON(res, options, replay))
 	} else {
-		err = writeRunTable(stdout, res, replay)
+		err = writeRunTable(report, res, replay)
 	}
 	if err != nil {
 		return internalErrorf("writing output: %v", err)
@@ -155,15 +164,34 @@ func (o *runOptions) run(stdout io.Writer) error {
 	return silentExit(verdictExitCode(res.Verdict))
 }
 
+// optionFlags names the flag behind each option of the dump that a flag can
+// set.
+var optionFlags = map[string]string{
+	"replicas": "replicas", "clients": "clients", "topology": "topology", "journal": "journal",
+	"journal_slots": "journal-slots", "ticks": "ticks", "extra_delay": "extra-delay", "bugs": "bug",
+}
+
+// describe is the option dump of cfg with each value a flag set marked, so a
+// reader can tell the seed's draw from the user's override.
+func (o *runOptions) describe(cfg sim.Config) []sim.Option {
+	options := cfg.Describe()
+	for i := range options {
+		if name := optionFlags[options[i].Name]; name != "" && o.changed(name) {
+			options[i].Flag = "--" + name
+		}
+	}
+	return options
+}
+
 // config builds the run's configuration: the scenario's or the seed's swarm
 // draw, then every flag the user set. Any error is a usage error.
 func (o *runOptions) config(seed uint64) (sim.Config, error) {
 	var cfg sim.Config
-	if o.scenario != "" && o.scenarioFile != "" {
+	if o.scenario.value != "" && o.scenarioFile.value != "" {
 		return sim.Config{}, usageErrorf("--scenario and --scenario-file do not go together")
 	}
-	if o.scenarioFile != "" {
-		file, err := readScenarioFile(o.scenarioFile)
+	if o.scenarioFile.value != "" {
+		file, err := readScenarioFile(o.scenarioFile.value)
 		if err != nil {
 			return sim.Config{}, err
 		}
@@ -171,8 +199,8 @@ func (o *runOptions) config(seed uint64) (sim.Config, error) {
 		if err := file.Apply(&cfg); err != nil {
 			return sim.Config{}, dataErrorf("%v", err)
 		}
-	} else if o.scenario != "" {
-		s, err := scenarios.Lookup(o.scenario)
+	} else if o.scenario.value != "" {
+		s, err := scenarios.Lookup(o.scenario.value)
 		if err != nil {
 			return sim.Config{}, usageErrorf("--scenario: %v", err)
 		}
@@ -212,6 +240,9 @@ func (o *runOptions) config(seed uint64) (sim.Config, error) {
 		cfg.Clients = o.clients
 	}
 	if o.changed("ticks") {
+		if o.ticks > sim.TicksMax {
+			return sim.Config{}, usageErrorf("--ticks %d: must be 0..%d", o.ticks, sim.TicksMax)
+		}
 		cfg.FaultTicks = o.ticks
 	}
 	if o.changed("journal") {
@@ -221,6 +252,9 @@ func (o *runOptions) config(seed uint64) (sim.Config, error) {
 		}
 	}
 	if o.changed("journal-slots") {
+		if o.journalSlots < sim.JournalSlotsMin || o.journalSlots > replica.JournalSlotsMax {
+			return sim.Config{}, usageErrorf("--journal-slots %d: must be %d..%d", o.journalSlots, sim.JournalSlotsMin, replica.JournalSlotsMax)
+		}
 		cfg.JournalSlots = o.journalSlots
 	}
 	if o.changed("topology") {
@@ -243,41 +277,16 @@ func (o *runOptions) config(seed uint64) (sim.Config, error) {
 	return cfg, nil
 }
 
-// simulate runs cfg through verify.Run, writing the trace to file if it is
-// not nil, and closes file. Trace I/O failures are internal errors: the run
-// itself was fine, its record was not.
-func simulate(cfg sim.Config, file *os.File) (sim.Result, error) {
-	if file == nil {
-		res, err := verify.Run(cfg, nil)
-		if err != nil {
-			return res, internalErrorf("run: %v", err)
-		}
-		return res, nil
-	}
-	w := bufio.NewWriterSize(file, 1<<16)
-	res, err := verify.Run(cfg, w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if closeErr := file.Close(); err == nil {
-		err = closeErr
-	}
-	if err != nil {
-		return res, internalErrorf("trace %s: %v", file.Name(), err)
-	}
-	return res, nil
-}
-
 // replay is the command line that reproduces the run: the seed in canonical
 // decimal, the scenario, the bugs, and every override the user set. Output
 // flags (-o, --trace) do not change the run and are left out.
 func (o *runOptions) replay(seed uint64) string {
 	args := []string{"vsrsim", "run", "--seed", strconv.FormatUint(seed, 10)}
-	if o.scenario != "" {
-		args = append(args, "--scenario", o.scenario)
+	if o.scenario.value != "" {
+		args = append(args, "--scenario", o.scenario.value)
 	}
-	if o.scenarioFile != "" {
-		args = append(args, "--scenario-file", o.scenarioFile)
+	if o.scenarioFile.value != "" {
+		args = append(args, "--scenario-file", o.scenarioFile.value)
 	}
 	bugs, _ := replica.ParseBugs(o.bugs)
 	for _, name := range bugs.Names() {
@@ -335,8 +344,12 @@ func writeOptions(w io.Writer, seed uint64, options []sim.Option) {
 	for _, opt := range options {
 		width = max(width, len(opt.Name))
 	}
-	fmt.Fprintf(w, "seed %d options:\n", seed)
+	fmt.Fprintf(w, "seed %d (%s) options:\n", seed, seedHex(seed))
 	for _, opt := range options {
+		if opt.Flag != "" {
+			fmt.Fprintf(w, "  %-*s  %s  (set by %s)\n", width, opt.Name, opt.Value, opt.Flag)
+			continue
+		}
 		fmt.Fprintf(w, "  %-*s  %s\n", width, opt.Name, opt.Value)
 	}
 	fmt.Fprintln(w)
@@ -345,14 +358,33 @@ func writeOptions(w io.Writer, seed uint64, options []sim.Option) {
 // readScenarioFile parses a scenario file; a missing or malformed file is a
 // data error (exit 65) naming the file and line.
 func readScenarioFile(path string) (*scenarios.File, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, dataErrorf("%s: %v", path, errUnwrapPath(err))
 	}
-	defer f.Close()
-	file, err := scenarios.ParseFile(path, f)
+	if err := checkTextLines(path, data); err != nil {
+		return nil, err
+	}
+	file, err := scenarios.ParseFile(path, bytes.NewReader(data))
 	if err != nil {
 		return nil, dataErrorf("%v", err)
 	}
 	return file, nil
+}
+
+// scenarioLineMax bounds a scenario file's line; a script line is a few words.
+const scenarioLineMax = 64 << 10
+
+// checkTextLines refuses what a line scanner would report in its own terms: a
+// byte order mark, and a line too long to be a script line.
+func checkTextLines(path string, data []byte) error {
+	if bytes.HasPrefix(data, []byte("\ufeff")) {
+		return dataErrorf("%s:1: starts with a UTF-8 byte order mark; save the file without it", path)
+	}
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		if len(line) > scenarioLineMax {
+			return dataErrorf("%s:%d: line longer than %d KiB", path, n+1, scenarioLineMax>>10)
+		}
+	}
+	return nil
 }

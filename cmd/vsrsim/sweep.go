@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -15,8 +16,15 @@ import (
 
 	"vsrsim/prng"
 	"vsrsim/sim"
+	"vsrsim/sim/check"
 	"vsrsim/sweep"
 	"vsrsim/verify"
+)
+
+// Bounds on sweep counts: past them a typo, not a plan, is the likelier cause.
+const (
+	sweepCountMax = 1 << 32
+	sweepJobsMax  = 1024
 )
 
 // exitInterrupted is the shell's code for a run stopped by SIGINT, used when a
@@ -33,6 +41,7 @@ type sweepOptions struct {
 	maxFailures int
 	all         bool
 	failures    string
+	linHTMLDir  string
 	output      *enumFlag
 }
 
@@ -52,7 +61,8 @@ machines running shards 0..N-1 of one range cover it exactly once.
 
 Exit code: 0 if every run passed (unrecoverable counts as a pass), else the code
 of the most severe verdict found: 1 safety, 4 crash, 3 liveness; 130 if
-interrupted before any finding; 64 for bad arguments.`,
+interrupted before any finding; 64 for bad arguments, 65 a malformed scenario
+file, 70 an internal error (such as a failed write of --failures).`,
 		Example: `  vsrsim sweep --count 1000
   vsrsim sweep --seeds 1-500 --jobs 2 -o json
   vsrsim sweep --count 5000 --start "$(git rev-parse HEAD)" --shard 3/8 --failures failures.jsonl
@@ -75,6 +85,7 @@ interrupted before any finding; 64 for bad arguments.`,
 	f.IntVar(&o.maxFailures, "max-failures", 0, "stop after this many failures (0: never)")
 	f.StringVar(&o.failures, "failures", "", "append each failure as one JSON line to `FILE`")
 	f.BoolVar(&o.all, "all", false, "print every run, not only failures (with -o json: one object per run, in seed order)")
+	f.StringVar(&o.linHTMLDir, "linearizability-html-dir", "", "write porcupine's visualisation of each linearizability failure to `DIR`/linearizability-SEED.html")
 	f.VarP(o.output, "output", "o", "output format")
 	o.run.addShapeFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
@@ -116,8 +127,11 @@ func (o *sweepOptions) parseRange(flags interface{ Changed(string) bool }) (swee
 		if err != nil {
 			return r, usageErrorf("--start: %v", err)
 		}
-		if o.count == 0 {
-			return r, usageErrorf("--count must be at least 1")
+		if o.count == 0 || o.count > sweepCountMax {
+			return r, usageErrorf("--count %d: must be 1..%d", o.count, uint64(sweepCountMax))
+		}
+		if first+(o.count-1) < first {
+			return r, usageErrorf("--start %s --count %d: the range runs past the last seed, 2^64-1", o.start, o.count)
 		}
 		r.First, r.Count = first, o.count
 	}
@@ -133,6 +147,10 @@ func (o *sweepOptions) parseRange(flags interface{ Changed(string) bool }) (swee
 	if err := r.Validate(); err != nil {
 		return r, usageErrorf("--shard: %v", err)
 	}
+	if r.Len() == 0 {
+		// A shard with nothing to run would exit 0 as if it had passed.
+		return r, usageErrorf("--shard %s: a range of %d seeds leaves this shard no seed to run", o.shard, r.Count)
+	}
 	return r, nil
 }
 
@@ -141,8 +159,8 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if o.jobs < 1 {
-		return usageErrorf("--jobs must be at least 1, got %d", o.jobs)
+	if o.jobs < 1 || o.jobs > sweepJobsMax {
+		return usageErrorf("--jobs %d: must be 1..%d", o.jobs, sweepJobsMax)
 	}
 	if o.maxFailures < 0 {
 		return usageErrorf("--max-failures must be 0 or more, got %d", o.maxFailures)
@@ -150,6 +168,11 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	// Every seed shares the flags: a configuration error shows on the first.
 	if _, err := o.run.config(rng.Seed(0)); err != nil {
 		return err
+	}
+	if o.linHTMLDir != "" {
+		if st, err := os.Stat(o.linHTMLDir); err != nil || !st.IsDir() {
+			return usageErrorf("--linearizability-html-dir %s: not a directory", o.linHTMLDir)
+		}
 	}
 	var failures *os.File
 	if o.failures != "" {
@@ -198,6 +221,9 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		}
 		if failures != nil && writeErr == nil {
 			writeErr = writeJSON(failures, rec)
+		}
+		if o.linHTMLDir != "" && out.Result.Invariant == check.InvLinearizable && writeErr == nil {
+			writeErr = writeLinearizabilityPage(o.linHTMLDir, &out.Result)
 		}
 		progress.clear()
 		if asJSON {
@@ -258,12 +284,14 @@ type sweepJSON struct {
 	RunsPerS         float64       `json:"runs_per_s"`
 	EventsPerS       float64       `json:"events_per_s"`
 	FirstFailureSeed *uint64       `json:"first_failure_seed"` // null when nothing failed
+	FirstFailureHex  *string       `json:"first_failure_seed_hex"`
 	Unrecoverable    uint64        `json:"unrecoverable"`
 	Errors           uint64        `json:"errors"`
 	Events           uint64        `json:"events"`
 	CommittedAvg     float64       `json:"ops_committed_avg"`
 	WallS            float64       `json:"wall_s"`
 	SlowestSeed      uint64        `json:"slowest_seed"`
+	SlowestSeedHex   string        `json:"slowest_seed_hex"`
 	SlowestWallS     float64       `json:"slowest_wall_s"`
 	Interrupted      bool          `json:"interrupted"`
 	Stopped          bool          `json:"stopped_at_max_failures"`
@@ -289,10 +317,11 @@ type failedJSON struct {
 }
 
 type sweepRangeOut struct {
-	First  uint64 `json:"first"`
-	Count  uint64 `json:"count"`
-	Shard  uint64 `json:"shard"`
-	Shards uint64 `json:"shards"`
+	First    uint64 `json:"first"`
+	FirstHex string `json:"first_hex"`
+	Count    uint64 `json:"count"`
+	Shard    uint64 `json:"shard"`
+	Shards   uint64 `json:"shards"`
 }
 
 func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
@@ -306,24 +335,25 @@ func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
 			Liveness: sum.Failed[sim.VerdictLiveness],
 			Crash:    sum.Failed[sim.VerdictCrash],
 		},
-		RunsPerS:      round1(sum.RunsPerSecond()),
-		EventsPerS:    round1(sum.EventsPerSecond()),
-		Unrecoverable: sum.Unrecoverable,
-		Errors:        sum.Errors,
-		Events:        sum.Events,
-		CommittedAvg:  round1(float64(sum.Committed) / float64(max(sum.Runs, 1))),
-		WallS:         round3(sum.Wall.Seconds()),
-		SlowestSeed:   sum.Slowest.Seed,
-		SlowestWallS:  round3(sum.Slowest.Wall.Seconds()),
-		Interrupted:   sum.Interrupted,
-		Stopped:       sum.Stopped,
-		Jobs:          jobs,
-		Range:         sweepRangeOut{First: rng.First, Count: rng.Count, Shard: rng.Shard, Shards: max(rng.ShardN, 1)},
-		Exercised:     exercisedJSON(sum.Coverage),
+		RunsPerS:       round1(sum.RunsPerSecond()),
+		EventsPerS:     round1(sum.EventsPerSecond()),
+		Unrecoverable:  sum.Unrecoverable,
+		Errors:         sum.Errors,
+		Events:         sum.Events,
+		CommittedAvg:   round1(float64(sum.Committed) / float64(max(sum.Runs, 1))),
+		WallS:          round3(sum.Wall.Seconds()),
+		SlowestSeed:    sum.Slowest.Seed,
+		SlowestSeedHex: seedHex(sum.Slowest.Seed),
+		SlowestWallS:   round3(sum.Slowest.Wall.Seconds()),
+		Interrupted:    sum.Interrupted,
+		Stopped:        sum.Stopped,
+		Jobs:           jobs,
+		Range:          sweepRangeOut{First: rng.First, FirstHex: seedHex(rng.First), Count: rng.Count, Shard: rng.Shard, Shards: max(rng.ShardN, 1)},
+		Exercised:      exercisedJSON(sum.Coverage),
 	}
 	if sum.FirstFailure != nil {
-		seed := sum.FirstFailure.Seed
-		out.FirstFailureSeed = &seed
+		seed, hex := sum.FirstFailure.Seed, seedHex(sum.FirstFailure.Seed)
+		out.FirstFailureSeed, out.FirstFailureHex = &seed, &hex
 	}
 	return out
 }
@@ -379,4 +409,18 @@ func share(n, of uint64) string {
 		return "0"
 	}
 	return fmt.Sprintf("%d (%.0f%%)", n, 100*float64(n)/float64(of))
+}
+
+// writeLinearizabilityPage writes the porcupine page of one failing run, named
+// by its seed so it sits beside the run's record in the failures file.
+func writeLinearizabilityPage(dir string, res *sim.Result) error {
+	f, err := os.Create(filepath.Join(dir, "linearizability-"+seedHex(res.Seed)+".html"))
+	if err != nil {
+		return err
+	}
+	_, err = verify.WriteLinearizabilityHTML(f, res.History)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

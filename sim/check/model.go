@@ -1,5 +1,7 @@
 package check
 
+import "fmt"
+
 // OpKind is the kind of a client operation, in the oracle's own terms.
 type OpKind uint8
 
@@ -94,4 +96,16 @@ func (c *Checker) ExecutedAt(client int, request uint64) (uint64, bool) {
 		return r.executed, true
 	}
 	return 0, false
+}
+
+var opKindNames = [...]string{OpNoop: "noop", OpPut: "put", OpGet: "get", OpIncr: "incr"}
+
+func (o Op) String() string {
+	switch o.Kind {
+	case OpPut, OpIncr:
+		return fmt.Sprintf("%s(%d,%d)", opKindNames[o.Kind], o.Key, o.Value)
+	case OpGet:
+		return fmt.Sprintf("get(%d)", o.Key)
+	}
+	return "noop"
 }

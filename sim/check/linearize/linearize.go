@@ -77,9 +77,7 @@ var Model = porcupine.Model{
 		return output.(uint64) == result, next
 	},
 	DescribeOperation: func(input, output interface{}) string {
-		in := input.(check.Op)
-		names := [...]string{check.OpNoop: "noop", check.OpPut: "put", check.OpGet: "get", check.OpIncr: "incr"}
-		return fmt.Sprintf("%s(%d,%d) -> %v", names[in.Kind], in.Key, in.Value, output)
+		return fmt.Sprintf("%s -> %v", input.(check.Op), output)
 	},
 }
 

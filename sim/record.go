@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"vsrsim/packetsim"
+	"vsrsim/replica"
+)
+
+// Record is one trace line in structured form, as the trace hands it to a
+// Sink. It points into the run's own buffers and is valid only during the
+// Record call: a sink copies what it keeps.
+type Record struct {
+	Tick uint64
+	Kind string // send, recv, drop, event, crash, restart, phase, note
+	Line []byte // the canonical text, the part of the line the trace hash covers
+
+	// Replicas is the cluster size: node ids at or above it are clients.
+	Replicas int
+
+	Msg    *replica.Message     // send, recv, drop
+	Packet uint64               // send, recv, drop: the packet id, shared by a send and its fate
+	Drop   packetsim.DropReason // drop
+	Dup    bool                 // recv, drop: the network's replayed copy
+
+	Event *replica.Event // event
+
+	Node int // crash, restart: the replica; -1 on other lines
+}
+
+// Sink receives every trace record of a run, in order. It observes only: the
+// run, and its trace hash, are the same with or without it.
+type Sink interface {
+	Record(r *Record) error
+}
+
+// Message fields a record can carry; which apply depends on the command.
+type msgFields struct {
+	op, commit, checksum, parent        uint64
+	hasOp, hasCommit, hasSum, hasParent bool
+}
+
+func messageFields(m *replica.Message) (f msgFields) {
+	switch m.Command {
+	case replica.CmdPrepare, replica.CmdRepairPrepare, replica.CmdPrepareOK:
+		f.op, f.checksum, f.parent = m.Header.Op, m.Header.Checksum, m.Header.Parent
+		f.hasOp, f.hasSum, f.hasParent = true, true, true
+		if m.Command != replica.CmdPrepareOK {
+			f.commit, f.hasCommit = m.Header.Commit, true
+		}
+	case replica.CmdReply, replica.CmdRepairDone, replica.CmdRangeEvicted, replica.CmdRequestPrepares:
+		f.op, f.hasOp = m.Op, true
+	case replica.CmdDoViewChange, replica.CmdStartView:
+		f.op, f.commit, f.hasOp, f.hasCommit = m.Op, m.Commit, true, true
+	case replica.CmdCommit, replica.CmdStateTransferOffer, replica.CmdRequestStateChunk, replica.CmdStateChunk:
+		f.commit, f.hasCommit = m.Commit, true
+	}
+	return f
+}
+
+// eventFields: which of an event's numbers mean something for its kind.
+type evFields struct {
+	view, op, commit, checksum, parent, peer bool
+}
+
+func eventFields(k replica.EventKind) evFields {
+	switch k {
+	case replica.EvCommit, replica.EvJournalAppend, replica.EvJournalTruncate, replica.EvAck, replica.EvJournalPrune:
+		return evFields{op: true, checksum: true, parent: true}
+	case replica.EvStatus:
+		return evFields{view: true, op: true, commit: true}
+	case replica.EvDrop:
+		return evFields{op: true, peer: true}
+	case replica.EvMergeTruncate:
+		return evFields{view: true, op: true, checksum: true}
+	case replica.EvPrimaryCommit, replica.EvCheckpoint, replica.EvTransferInstall, replica.EvOfferRefused:
+		return evFields{op: true}
+	case replica.EvRepairRequest:
+		return evFields{op: true, peer: true}
+	case replica.EvHold, replica.EvViewEscalate:
+		return evFields{view: true}
+	}
+	return evFields{}
+}
+
+// Op is the op number the record is about, if it has one.
+func (r *Record) Op() (uint64, bool) {
+	switch {
+	case r.Msg != nil:
+		f := messageFields(r.Msg)
+		return f.op, f.hasOp
+	case r.Event != nil:
+		return r.Event.Op, eventFields(r.Event.Kind).op
+	}
+	return 0, false
+}
+
+// Replica is the replica the line happens at: the sender of a send, the
+// receiver of a delivery or drop, the replica of an event, crash or restart.
+// ok is false when that end is a client, or the line has no replica.
+func (r *Record) Replica() (int, bool) {
+	switch {
+	case r.Msg != nil:
+		at := r.Msg.To
+		if r.Kind == "send" {
+			at = r.Msg.From
+		}
+		return at, at < r.Replicas
+	case r.Event != nil:
+		return r.Event.Replica, true
+	case r.Node >= 0:
+		return r.Node, true
+	}
+	return 0, false
+}
+
+// Peer is the replica at the other end: the receiver of a send, the sender of
+// a delivery or drop, or the peer an event names.
+func (r *Record) Peer() (int, bool) {
+	switch {
+	case r.Msg != nil:
+		at := r.Msg.From
+		if r.Kind == "send" {
+			at = r.Msg.To
+		}
+		return at, at < r.Replicas
+	case r.Event != nil:
+		return r.Event.Peer, eventFields(r.Event.Kind).peer && r.Event.Peer < r.Replicas
+	}
+	return 0, false
+}
+
+// Client is the client at either end of a message, if one is.
+func (r *Record) Client() (int, bool) {
+	if r.Msg == nil {
+		return 0, false
+	}
+	switch {
+	case r.Msg.From >= r.Replicas:
+		return r.Msg.From - r.Replicas, true
+	case r.Msg.To >= r.Replicas:
+		return r.Msg.To - r.Replicas, true
+	}
+	return 0, false
+}

@@ -1,0 +1,139 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"vsrsim/replica"
+)
+
+// TraceFilter cuts noise from a written trace: it never touches the hash.
+// Terms, each KEY=LIST:
+//
+//	kind=send,recv,status,-timeout,-Commit   line kinds, event kinds or message commands; "-" excludes
+//	replica=0,2                              lines at or from these replicas
+//	op=10-20 (or op=17)                      lines about these ops
+//
+// phase and note lines carry no replica or op and are kept for context unless
+// a kind term leaves them out.
+type TraceFilter struct {
+	include, exclude []string
+	replicas         uint64 // bit set; 0 keeps every replica
+	opLo, opHi       uint64
+	ops              bool
+	terms            []string
+}
+
+// lineKinds are the kinds of trace line.
+var lineKinds = []string{"send", "recv", "drop", "event", "crash", "restart", "phase", "note"}
+
+// ParseTraceFilter reads --trace-filter terms; the error is one line.
+func ParseTraceFilter(terms []string) (TraceFilter, error) {
+	f := TraceFilter{terms: terms}
+	for _, term := range terms {
+		key, list, ok := strings.Cut(term, "=")
+		if !ok || list == "" {
+			return TraceFilter{}, fmt.Errorf("%q: want kind=LIST, replica=LIST or op=A-B", term)
+		}
+		switch key {
+		case "kind":
+			for _, k := range strings.Split(list, ",") {
+				name, out := strings.CutPrefix(k, "-")
+				if !knownKind(name) {
+					return TraceFilter{}, fmt.Errorf("%q: unknown kind %q (want a line kind %s, an event kind such as status or timeout, or a message such as Prepare)",
+						term, name, strings.Join(lineKinds, ", "))
+				}
+				if out {
+					f.exclude = append(f.exclude, name)
+				} else {
+					f.include = append(f.include, name)
+				}
+			}
+		case "replica":
+			for _, r := range strings.Split(list, ",") {
+				i, err := strconv.Atoi(r)
+				if err != nil || i < 0 || i >= replica.ReplicasMax {
+					return TraceFilter{}, fmt.Errorf("%q: %q is not a replica index 0..%d", term, r, replica.ReplicasMax-1)
+				}
+				f.replicas |= 1 << uint(i)
+			}
+		case "op":
+			a, b, isRange := strings.Cut(list, "-")
+			if !isRange {
+				b = a
+			}
+			lo, err1 := strconv.ParseUint(a, 10, 64)
+			hi, err2 := strconv.ParseUint(b, 10, 64)
+			if err1 != nil || err2 != nil || hi < lo {
+				return TraceFilter{}, fmt.Errorf("%q: want op=A-B with A <= B, or op=N", term)
+			}
+			f.opLo, f.opHi, f.ops = lo, hi, true
+		default:
+			return TraceFilter{}, fmt.Errorf("%q: unknown key %q (want kind, replica or op)", term, key)
+		}
+	}
+	return f, nil
+}
+
+func knownKind(name string) bool {
+	if slices.Contains(lineKinds, name) {
+		return true
+	}
+	for k := replica.EventKind(1); !strings.HasPrefix(k.String(), "Event("); k++ {
+		if k.String() == name {
+			return true
+		}
+	}
+	for c := replica.Command(1); !strings.HasPrefix(c.String(), "Command("); c++ {
+		if c.String() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// String is the filter as its terms, for the trace header.
+func (f TraceFilter) String() string { return strings.Join(f.terms, " ") }
+
+// Keep reports whether the filter keeps r.
+func (f *TraceFilter) Keep(r *Record) bool {
+	if len(f.include) > 0 && !f.matches(f.include, r) {
+		return false
+	}
+	if len(f.exclude) > 0 && f.matches(f.exclude, r) {
+		return false
+	}
+	if r.Kind == "phase" || r.Kind == "note" {
+		return true
+	}
+	if f.replicas != 0 {
+		i, ok := r.Replica()
+		p, okPeer := r.Peer()
+		if !(ok && f.replicas&(1<<uint(i)) != 0) && !(okPeer && f.replicas&(1<<uint(p)) != 0) {
+			return false
+		}
+	}
+	if f.ops {
+		op, ok := r.Op()
+		if !ok || op < f.opLo || op > f.opHi {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *TraceFilter) matches(names []string, r *Record) bool {
+	for _, n := range names {
+		switch {
+		case n == r.Kind:
+			return true
+		case r.Event != nil && n == r.Event.Kind.String():
+			return true
+		case r.Msg != nil && n == r.Msg.Command.String():
+			return true
+		}
+	}
+	return false
+}
