@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/vsrsim
 
-.PHONY: all build run test test-unit test-sweep seeds-update detect bench lint race clean
+.PHONY: all build run test test-unit test-sweep seeds-update detect bench lint race clean image
 
 all: build
 
@@ -50,6 +50,32 @@ lint:
 		echo "$$unformatted"; \
 		exit 1; \
 	fi
+
+# image builds the container image of Dockerfile as $(IMAGE), with the Go
+# version of go.mod, using CONTAINER_TOOL or else the first usable of docker
+# (with a reachable daemon), podman and buildah. With none it prints why and
+# fails: a target that built nothing must not pass for one that did.
+IMAGE ?= vsrsim:dev
+CONTAINER_TOOL ?=
+GO_VERSION = $(shell sed -n 's/^go //p' go.mod)
+image:
+	@tool="$(CONTAINER_TOOL)"; \
+	if [ -z "$$tool" ]; then \
+		for t in docker podman buildah; do \
+			command -v $$t >/dev/null 2>&1 || continue; \
+			if [ $$t = docker ] && ! docker info >/dev/null 2>&1; then \
+				echo "make image: docker is installed but its daemon is not reachable" >&2; \
+				continue; \
+			fi; \
+			tool=$$t; break; \
+		done; \
+	fi; \
+	if [ -z "$$tool" ]; then \
+		echo "make image: no usable container tool (docker, podman or buildah); nothing built" >&2; \
+		exit 1; \
+	fi; \
+	echo "$$tool build --build-arg GO_VERSION=$(GO_VERSION) -t $(IMAGE) ."; \
+	$$tool build --build-arg GO_VERSION=$(GO_VERSION) -t $(IMAGE) .
 
 race:
 	$(GO) test -race ./...
