@@ -154,6 +154,10 @@ type record struct {
 	Replay    string  `json:"replay"`
 }
 
+// ParseRecord parses one run record, a line of `vsrsim run -o json` or of a
+// sweep's failures file, as Parse parses its JSON lines.
+func ParseRecord(text string) (Case, error) { return parseJSON(text) }
+
 func parseJSON(text string) (Case, error) {
 	var rec record
 	if err := json.Unmarshal([]byte(text), &rec); err != nil {
