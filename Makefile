@@ -22,11 +22,12 @@ test-unit:
 # test-sweep is the CI seed sweep: SWEEP_COUNT swarm seeds with every fix on,
 # starting at the commit under test (a 40-hex hash is a valid seed), so each
 # commit explores new seeds and any finding replays from its printed command.
-# Findings go to sweep-failures.jsonl; any finding fails the target.
+# Findings go to sweep-failures.jsonl, and as JUnit XML to sweep-junit.xml for
+# CI test-result views; any finding fails the target.
 SWEEP_COUNT ?= 500
 SWEEP_START ?= $(shell git rev-parse HEAD 2>/dev/null || echo 1)
 test-sweep: build
-	$(BIN) sweep --count $(SWEEP_COUNT) --start $(SWEEP_START) --failures sweep-failures.jsonl
+	$(BIN) sweep --count $(SWEEP_COUNT) --start $(SWEEP_START) --failures sweep-failures.jsonl --junit sweep-junit.xml
 
 # seeds-update rewrites the corpus's expected verdicts and hashes after a
 # change that moves them; read the diff before committing it.
@@ -82,4 +83,4 @@ race:
 
 clean:
 	rm -rf bin
-	rm -f *.test *.prof *.pprof cpu.out mem.out sweep-failures.jsonl
+	rm -f *.test *.prof *.pprof cpu.out mem.out sweep-failures.jsonl sweep-junit.xml

@@ -32,6 +32,7 @@ type sweepOptions struct {
 	shard       string
 	maxFailures int
 	failures    string
+	junit       string
 	output      *enumFlag
 }
 
@@ -73,6 +74,7 @@ interrupted before any finding; 64 for bad arguments.`,
 	f.StringVar(&o.shard, "shard", "", "run shard `I/N` of the range (0 <= I < N)")
 	f.IntVar(&o.maxFailures, "max-failures", 0, "stop after this many failures (0: never)")
 	f.StringVar(&o.failures, "failures", "", "append each failure as one JSON line to `FILE`")
+	f.StringVar(&o.junit, "junit", "", "write the findings as JUnit XML to `FILE` when the sweep ends")
 	f.VarP(o.output, "output", "o", "output format")
 	o.run.addShapeFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
@@ -156,6 +158,10 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		}
 		defer failures.Close()
 	}
+	junit, err := openJUnit(o.junit)
+	if err != nil {
+		return err
+	}
 	asJSON := o.output.value == "json"
 	progress := newProgress(stderr, rng.Len())
 
@@ -172,6 +178,7 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		if out.Err != nil {
 			progress.clear()
 			fmt.Fprintf(stderr, "vsrsim: seed %d: %s\n", out.Seed, oneLine(out.Err.Error()))
+			junit.add(out, nil)
 			return
 		}
 		if !out.Failed() {
@@ -179,6 +186,7 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		}
 		cfg, _ := o.run.config(out.Seed)
 		rec := newRunJSON(out.Result, cfg.Describe(), o.run.replay(out.Seed))
+		junit.add(out, &rec)
 		if failures != nil && writeErr == nil {
 			writeErr = writeJSON(failures, rec)
 		}
@@ -194,6 +202,9 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	}
 	sum := sweep.Run(ctx, sweep.Options{Range: rng, Jobs: o.jobs, MaxFailures: o.maxFailures}, run, deliver)
 	progress.clear()
+	if err := junit.finish(sum, rng, o.jobs); err != nil {
+		return internalErrorf("--junit: %v", err)
+	}
 	if writeErr != nil {
 		return internalErrorf("writing failures: %v", writeErr)
 	}
