@@ -108,10 +108,10 @@ func expandK8s(args []string, env map[string]string) []string {
 	return out
 }
 
-// parseOnly runs the CLI in-process with its context already cancelled: the
-// command parses and validates every flag and opens its output files, then
-// finds the sweep interrupted before its first seed.
-func parseOnly(args []string) outcome {
+// runCancelled runs the CLI in-process with its context already cancelled. A
+// sweep parses and validates every flag and opens its output files, then
+// finds itself interrupted before its first seed; other commands run whole.
+func runCancelled(args []string) outcome {
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -173,7 +173,7 @@ func TestK8sJobRunsAValidShard(t *testing.T) {
 				}
 			}
 			require.NotEmpty(t, paths, "the sweep writes its findings to the volume")
-			out := parseOnly(append(args, "-o", "json"))
+			out := runCancelled(append(args, "-o", "json"))
 			require.Equal(t, exitInterrupted, out.code, "vsrsim %s: %s", strings.Join(args, " "), out.stderr)
 			_, summary := failureLines(t, out.stdout)
 			assert.Equal(t, map[string]any{

@@ -87,7 +87,7 @@ func TestJUnitNothingFound(t *testing.T) {
 // an error, so a CI view does not show a partial sweep as a clean one.
 func TestJUnitInterrupted(t *testing.T) {
 	junit := filepath.Join(t.TempDir(), "junit.xml")
-	out := parseOnly([]string{"sweep", "--count", "50", "--junit", junit})
+	out := runCancelled([]string{"sweep", "--count", "50", "--junit", junit})
 	require.Equal(t, exitInterrupted, out.code, out.stderr)
 	suite := readJUnit(t, junit).Suites[0]
 	assert.Equal(t, []int{1, 0, 1}, []int{suite.Tests, suite.Failures, suite.Errors})
