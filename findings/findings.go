@@ -4,7 +4,6 @@
 package findings
 
 import (
-	"bufio"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -55,24 +54,17 @@ type extras struct {
 // leaves one.
 func Read(name string, r io.Reader) ([]Record, error) {
 	var recs []Record
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
+	err := seeds.Lines(name, r, func(line int, text string) error {
 		rec, err := parse(text)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+			return err
 		}
 		rec.File, rec.Line = name, line
 		recs = append(recs, rec)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return recs, nil
 }

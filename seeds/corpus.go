@@ -74,14 +74,9 @@ var shapeKeys = map[string]bool{
 // line, "FILE:LINE: problem"; a file with no case at all is an error too.
 func Parse(name string, r io.Reader) ([]Case, error) {
 	var cases []Case
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
+	err := Lines(name, r, func(line int, text string) error {
+		if strings.HasPrefix(text, "#") {
+			return nil
 		}
 		var c Case
 		var err error
@@ -91,18 +86,42 @@ func Parse(name string, r io.Reader) ([]Case, error) {
 			c, err = parseText(text)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+			return err
 		}
 		c.File, c.Line = name, line
 		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("%s: no cases (an empty corpus proves nothing)", name)
 	}
 	return cases, nil
+}
+
+// Lines calls fn with each line of r that is not blank, without its
+// surrounding blanks, and its 1-based number. The first error, fn's or the
+// reader's, ends it as one line "NAME:LINE: problem".
+func Lines(name string, r io.Reader, fn func(line int, text string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		if err := fn(line, text); err != nil {
+			return fmt.Errorf("%s:%d: %v", name, line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %v", name, line+1, err)
+	}
+	return nil
 }
 
 func parseText(text string) (Case, error) {
