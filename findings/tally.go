@@ -68,3 +68,14 @@ func (c counter) sorted() []Count {
 	})
 	return out
 }
+
+// Group is one of a tally's countings, with the label a report gives it.
+type Group struct {
+	Label  string
+	Counts []Count
+}
+
+// Groups lists the countings in the order reports show them.
+func (t Tally) Groups() []Group {
+	return []Group{{"verdict", t.Verdicts}, {"invariant", t.Invariants}, {"bug switch on", t.Bugs}}
+}

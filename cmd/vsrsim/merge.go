@@ -31,7 +31,8 @@ one read kept, in seed order. A DIR stands for every *.jsonl file under it, in
 name order. Every line is checked; empty files are fine.
 
 A summary goes to stderr: records read and kept, and the findings per verdict,
-per invariant and per bug switch. --summary-md FILE appends it as Markdown
+per invariant and per bug switch that was on (a run with several switches on
+counts for each). --summary-md FILE appends it as Markdown
 (for $GITHUB_STEP_SUMMARY). A run found twice with another verdict or trace
 hash is reported as a conflict on stderr.
 
@@ -150,12 +151,9 @@ func writeMergeTable(w io.Writer, m findings.Merged, tally findings.Tally, files
 		{"conflicts", fmt.Sprint(len(m.Conflicts))},
 		{"runs kept", fmt.Sprint(len(m.Records))},
 	}
-	for _, group := range []struct {
-		label  string
-		counts []findings.Count
-	}{{"verdict", tally.Verdicts}, {"invariant", tally.Invariants}, {"bug", tally.Bugs}} {
-		for _, c := range group.counts {
-			rows = append(rows, []string{group.label + ": " + c.Name, fmt.Sprint(c.N)})
+	for _, group := range tally.Groups() {
+		for _, c := range group.Counts {
+			rows = append(rows, []string{group.Label + ": " + c.Name, fmt.Sprint(c.N)})
 		}
 	}
 	t := newTable(w, "merge", "")

@@ -30,12 +30,9 @@ func writeMergeMarkdown(w io.Writer, m findings.Merged, tally findings.Tally, fi
 		fmt.Fprintf(&b, ", **%d conflicts**: the same run gave another verdict or trace hash", len(m.Conflicts))
 	}
 	b.WriteString(").\n\n")
-	for _, group := range []struct {
-		label  string
-		counts []findings.Count
-	}{{"verdict", tally.Verdicts}, {"invariant", tally.Invariants}, {"bug switch", tally.Bugs}} {
-		fmt.Fprintf(&b, "| %s | findings |\n|---|---:|\n", group.label)
-		for _, c := range group.counts {
+	for _, group := range tally.Groups() {
+		fmt.Fprintf(&b, "| %s | findings |\n|---|---:|\n", group.Label)
+		for _, c := range group.Counts {
 			fmt.Fprintf(&b, "| %s | %d |\n", mdCell(c.Name), c.N)
 		}
 		b.WriteString("\n")

@@ -59,7 +59,7 @@ func TestMergeShardsGivesTheWholeSweep(t *testing.T) {
 			for _, row := range [][]string{
 				{"files", "3"}, {"records read", "8"}, {"duplicates dropped", "2"}, {"conflicts", "0"},
 				{"runs kept", "6"}, {"verdict: safety", "6"}, {"invariant: acked_durability", "6"},
-				{"bug: dvc-cache-ignores-journal", "6"},
+				{"bug switch on: dvc-cache-ignores-journal", "6"},
 			} {
 				assert.Regexp(t, `│ `+row[0]+` +│ `+row[1]+` +│`, out.stderr)
 			}
