@@ -54,8 +54,13 @@ type k8sContainer struct {
 	Command []string `yaml:"command"`
 	Args    []string `yaml:"args"`
 	Env     []struct {
-		Name  string `yaml:"name"`
-		Value string `yaml:"value"`
+		Name      string `yaml:"name"`
+		Value     string `yaml:"value"`
+		ValueFrom struct {
+			FieldRef struct {
+				FieldPath string `yaml:"fieldPath"`
+			} `yaml:"fieldRef"`
+		} `yaml:"valueFrom"`
 	} `yaml:"env"`
 	VolumeMounts []struct {
 		Name      string `yaml:"name"`
@@ -143,6 +148,9 @@ func TestK8sJobRunsAValidShard(t *testing.T) {
 	env := map[string]string{}
 	for _, e := range c.Env {
 		env[e.Name] = e.Value
+		if e.Name == "JOB_COMPLETION_INDEX" {
+			assert.Equal(t, "metadata.annotations['batch.kubernetes.io/job-completion-index']", e.ValueFrom.FieldRef.FieldPath)
+		}
 	}
 	assert.Equal(t, strconv.Itoa(job.Spec.Completions), env["SHARDS"], "SHARDS is the Job's completion count")
 	require.Len(t, c.VolumeMounts, 1)
