@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -157,4 +158,25 @@ func TestMergeRejectsBadInput(t *testing.T) {
 			assert.Contains(t, out.stderr, tc.want)
 		})
 	}
+}
+
+// TestMergeReportsConflicts: the same run with another trace hash in a second
+// file is kept once, from the first file, and reported on stderr.
+func TestMergeReportsConflicts(t *testing.T) {
+	dir := t.TempDir()
+	files := shardFiles(t, dir)
+	data, err := os.ReadFile(files[1])
+	require.NoError(t, err)
+	first := strings.SplitAfter(string(data), "\n")[0]
+	var rec runJSON
+	require.NoError(t, json.Unmarshal([]byte(first), &rec))
+	other := filepath.Join(dir, "other-build.jsonl")
+	require.NoError(t, os.WriteFile(other, []byte(strings.Replace(first, rec.TraceHash, "00000000000000ff", 1)), 0o644))
+
+	out := vsrsim(t, "merge", files[1], other)
+	require.Equal(t, 0, out.code, out.stderr)
+	assert.Equal(t, data, []byte(out.stdout), "the first file's records, unchanged")
+	assert.Contains(t, out.stderr, fmt.Sprintf("vsrsim: conflict: seed %d: %s:1 gave safety %s, %s:1 gave safety 00000000000000ff (same flags)\n",
+		rec.Seed, files[1], rec.TraceHash, other))
+	assert.Regexp(t, `│ conflicts +│ 1 +│`, out.stderr)
 }
