@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/vsrsim
 
-.PHONY: all build run test test-unit test-sweep seeds-update detect bench lint race clean
+.PHONY: all build run test test-unit test-sweep seeds-update detect bench lint race clean image
 
 all: build
 
@@ -22,11 +22,12 @@ test-unit:
 # test-sweep is the CI seed sweep: SWEEP_COUNT swarm seeds with every fix on,
 # starting at the commit under test (a 40-hex hash is a valid seed), so each
 # commit explores new seeds and any finding replays from its printed command.
-# Findings go to sweep-failures.jsonl; any finding fails the target.
+# Findings go to sweep-failures.jsonl, and as JUnit XML to sweep-junit.xml for
+# CI test-result views; any finding fails the target.
 SWEEP_COUNT ?= 500
 SWEEP_START ?= $(shell git rev-parse HEAD 2>/dev/null || echo 1)
 test-sweep: build
-	$(BIN) sweep --count $(SWEEP_COUNT) --start $(SWEEP_START) --failures sweep-failures.jsonl
+	$(BIN) sweep --count $(SWEEP_COUNT) --start $(SWEEP_START) --failures sweep-failures.jsonl --junit sweep-junit.xml
 
 # seeds-update rewrites the corpus's expected verdicts and hashes after a
 # change that moves them; read the diff before committing it.
@@ -51,9 +52,35 @@ lint:
 		exit 1; \
 	fi
 
+# image builds the container image of Dockerfile as $(IMAGE), with the Go
+# version of go.mod, using CONTAINER_TOOL or else the first usable of docker
+# (with a reachable daemon), podman and buildah. With none it prints why and
+# fails: a target that built nothing must not pass for one that did.
+IMAGE ?= vsrsim:dev
+CONTAINER_TOOL ?=
+GO_VERSION = $(shell sed -n 's/^go //p' go.mod)
+image:
+	@tool="$(CONTAINER_TOOL)"; \
+	if [ -z "$$tool" ]; then \
+		for t in docker podman buildah; do \
+			command -v $$t >/dev/null 2>&1 || continue; \
+			if [ $$t = docker ] && ! docker info >/dev/null 2>&1; then \
+				echo "make image: docker is installed but its daemon is not reachable" >&2; \
+				continue; \
+			fi; \
+			tool=$$t; break; \
+		done; \
+	fi; \
+	if [ -z "$$tool" ]; then \
+		echo "make image: no usable container tool (docker, podman or buildah); nothing built" >&2; \
+		exit 1; \
+	fi; \
+	echo "$$tool build --build-arg GO_VERSION=$(GO_VERSION) -t $(IMAGE) ."; \
+	$$tool build --build-arg GO_VERSION=$(GO_VERSION) -t $(IMAGE) .
+
 race:
 	$(GO) test -race ./...
 
 clean:
 	rm -rf bin
-	rm -f *.test *.prof *.pprof cpu.out mem.out sweep-failures.jsonl
+	rm -f *.test *.prof *.pprof cpu.out mem.out sweep-failures.jsonl sweep-junit.xml

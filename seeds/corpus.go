@@ -80,18 +80,9 @@ const LineMax = 64 << 10
 // line, "FILE:LINE: problem"; a file with no case at all is an error too.
 func Parse(name string, r io.Reader) ([]Case, error) {
 	var cases []Case
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4<<10), LineMax+1)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := sc.Text()
-		if line == 1 && strings.HasPrefix(text, "\ufeff") {
-			return nil, fmt.Errorf("%s:1: starts with a UTF-8 byte order mark; save the file without it", name)
-		}
-		text = strings.TrimSpace(text)
-		if text == "" || strings.HasPrefix(text, "#") {
-			continue
+	err := Lines(name, r, func(line int, text string) error {
+		if strings.HasPrefix(text, "#") {
+			return nil
 		}
 		var c Case
 		var err error
@@ -104,21 +95,49 @@ func Parse(name string, r io.Reader) ([]Case, error) {
 			c, err = parseText(text)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+			return err
 		}
 		c.File, c.Line = name, line
 		cases = append(cases, c)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("%s:%d: line longer than %d KiB", name, line+1, LineMax>>10)
-		}
-		return nil, fmt.Errorf("%s:%d: %v", name, line+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(cases) == 0 {
 		return nil, fmt.Errorf("%s: no cases (an empty corpus proves nothing)", name)
 	}
 	return cases, nil
+}
+
+// Lines calls fn with each line of r that is not blank, without its
+// surrounding blanks, and its 1-based number. The first error, fn's or the
+// reader's, ends it as one line "NAME:LINE: problem".
+func Lines(name string, r io.Reader, fn func(line int, text string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4<<10), LineMax+1)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if line == 1 && strings.HasPrefix(text, "\ufeff") {
+			return fmt.Errorf("%s:1: starts with a UTF-8 byte order mark; save the file without it", name)
+		}
+		text = strings.TrimSpace(text)
+		if text == "" {
+			continue
+		}
+		if err := fn(line, text); err != nil {
+			return fmt.Errorf("%s:%d: %v", name, line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s:%d: line longer than %d KiB", name, line+1, LineMax>>10)
+		}
+		return fmt.Errorf("%s:%d: %v", name, line+1, err)
+	}
+	return nil
 }
 
 func parseText(text string) (Case, error) {
@@ -179,6 +198,10 @@ type record struct {
 	TraceHash string   `json:"trace_hash"`
 	Replay    string   `json:"replay"`
 }
+
+// ParseRecord parses one run record, a line of `vsrsim run -o json` or of a
+// sweep's failures file, as Parse parses its JSON lines.
+func ParseRecord(text string) (Case, error) { return parseJSON(text) }
 
 func parseJSON(text string) (Case, error) {
 	var rec record

@@ -42,6 +42,7 @@ type sweepOptions struct {
 	all         bool
 	failures    string
 	linHTMLDir  string
+	junit       string
 	output      *enumFlag
 }
 
@@ -86,6 +87,7 @@ file, 70 an internal error (such as a failed write of --failures).`,
 	f.StringVar(&o.failures, "failures", "", "append each failure as one JSON line to `FILE`")
 	f.BoolVar(&o.all, "all", false, "print every run, not only failures (with -o json: one object per run, in seed order)")
 	f.StringVar(&o.linHTMLDir, "linearizability-html-dir", "", "write porcupine's visualisation of each linearizability failure to `DIR`/linearizability-SEED.html")
+	f.StringVar(&o.junit, "junit", "", "write the findings as JUnit XML to `FILE` when the sweep ends")
 	f.VarP(o.output, "output", "o", "output format")
 	o.run.addShapeFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
@@ -181,6 +183,10 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		}
 		defer failures.Close()
 	}
+	junit, err := openJUnit(o.junit)
+	if err != nil {
+		return err
+	}
 	asJSON := o.output.value == "json"
 	progress := newProgress(stderr, rng.Len())
 
@@ -197,6 +203,7 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		if out.Err != nil {
 			progress.clear()
 			fmt.Fprintf(stderr, "vsrsim: seed %d: %s\n", out.Seed, oneLine(out.Err.Error()))
+			junit.add(out, nil)
 			return
 		}
 		if !out.Failed() && !o.all {
@@ -204,6 +211,7 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		}
 		cfg, _ := o.run.config(out.Seed)
 		rec := newRunJSON(out.Result, cfg.Describe(), o.run.replay(out.Seed))
+		junit.add(out, &rec)
 		if !out.Failed() {
 			progress.clear()
 			if asJSON {
@@ -237,6 +245,9 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	}
 	sum := sweep.Run(ctx, sweep.Options{Range: rng, Jobs: o.jobs, MaxFailures: o.maxFailures}, run, deliver)
 	progress.clear()
+	if err := junit.finish(sum, rng, o.jobs); err != nil {
+		return internalErrorf("--junit: %v", err)
+	}
 	if writeErr != nil {
 		return internalErrorf("writing failures: %v", writeErr)
 	}
