@@ -27,6 +27,7 @@ type livenessState struct {
 	offersStale    uint64
 	offerGuard     uint64
 	offerOp        uint64
+	offerReason    string
 	escalations    uint64
 	escalatedBy    [replica.ReplicasMax]uint64
 	holds          uint64
@@ -61,10 +62,13 @@ func (l *livenessState) observe(e *replica.Event) {
 			l.unreadableOp = e.Aux
 		}
 	case replica.EvOfferRefused:
-		if e.Reason == "stale" {
+		// The defect's refusals and the source guard's (an offer below an op
+		// this replica may have acked) both keep a replica from catching up.
+		if e.Reason == "stale" || e.Reason == "below-accepted-head" {
 			l.offersStale++
 			l.offerGuard = e.Aux
 			l.offerOp = e.Op
+			l.offerReason = e.Reason
 		}
 	case replica.EvViewEscalate:
 		l.escalations++
@@ -357,8 +361,8 @@ func (c *Cluster) stallEvidence() string {
 			l.viewAtStart, view, l.escalations, l.escalatedBy[top], top))
 	}
 	if l.offersStale > 0 {
-		parts = append(parts, fmt.Sprintf("%d state-transfer offers refused as stale (last commit_op=%d guard=%d)",
-			l.offersStale, l.offerOp, l.offerGuard))
+		parts = append(parts, fmt.Sprintf("%d state-transfer offers refused as %s (last commit_op=%d guard=%d)",
+			l.offersStale, l.offerReason, l.offerOp, l.offerGuard))
 	}
 	parts = append(parts, c.coreSummary())
 	return strings.Join(parts, "; ")
