@@ -196,8 +196,14 @@ func (r *Replica) installTransfer() {
 	r.commitSum = s.OpChecksum
 	r.advanceCommitMax(s.Op)
 	if r.opts.Bugs.TransferRewindsSequencer {
+		// The defect rewinds a backup to the checkpoint, head and commit
+		// point both, while the view's adopted headers stay: its next vote
+		// says what the source's said (op and commit at the checkpoint).
 		r.sequencer = s.Op
 		r.headSum = s.OpChecksum
+		if !r.isPrimary() {
+			r.commitMax = s.Op
+		}
 	} else {
 		r.journalGen++
 		if r.sequencer < s.Op {

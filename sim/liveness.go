@@ -24,6 +24,8 @@ type livenessState struct {
 	gapWorstN      uint64
 	unreadable     uint64
 	unreadableOp   uint64
+	gapVotes       uint64
+	gapVote        replica.Event // the last vote dropped for a gap below its window
 	offersStale    uint64
 	offerGuard     uint64
 	offerOp        uint64
@@ -60,6 +62,9 @@ func (l *livenessState) observe(e *replica.Event) {
 		case "dvc-unreadable":
 			l.unreadable++
 			l.unreadableOp = e.Aux
+		case "dvc-gap":
+			l.gapVotes++
+			l.gapVote = *e
 		}
 	case replica.EvOfferRefused:
 		// The defect's refusals and the source guard's (an offer below an op
@@ -347,6 +352,10 @@ func (c *Cluster) stallEvidence() string {
 	}
 	if l.unreadable > 0 {
 		parts = append(parts, fmt.Sprintf("%d DoViewChange votes dropped as unreadable (last op=%d)", l.unreadable, l.unreadableOp))
+	}
+	if g := l.gapVote; l.gapVotes > 0 {
+		parts = append(parts, fmt.Sprintf("%d DoViewChange votes dropped for a gap (last op=%d): ops %d..%d lie above the vote's commit %d and below its window %d..%d",
+			l.gapVotes, g.Op, g.Commit+1, g.Aux-1, g.Commit, g.Aux, g.Aux+replica.SuffixMax-1))
 	}
 	if view >= l.viewAtStart+3 && logView == l.logViewAtStart {
 		parts = append(parts, fmt.Sprintf("view climbed %d -> %d while log_view stayed %d", l.viewAtStart, view, logView))
