@@ -13,12 +13,14 @@ type Bugs struct {
 	// commit_max even when adopted headers above it lack bodies (hollow-op).
 	NarrowRepairUnderCommitLag bool
 	// TransferRewindsSequencer: a state-transfer install rewinds the sequencer
-	// and the commit point to the checkpoint op, keeps the adopted headers, and
-	// does not count its journal wipe as a mutation (transfer-rewind; with the
-	// adopted head more than a window above, transfer-rewind-wide).
+	// (and, on a backup, the commit point) to the checkpoint op, keeps the
+	// adopted headers, and does not count its journal wipe as a mutation
+	// (transfer-rewind; with the adopted head more than a window above,
+	// transfer-rewind-wide).
 	TransferRewindsSequencer bool
 	// StaleGuardUsesCommitMax: the stale guard protects every op up to
-	// max(journal head, commit_max) instead of the ack head (stale-offer).
+	// max(journal head, commit_max) instead of the held ops up to the accepted
+	// head (stale-offer).
 	StaleGuardUsesCommitMax bool
 	// EscalateWithoutHold: a replica in view change escalates on its status
 	// timeout even while an older view's primary still heartbeats it
