@@ -12,12 +12,15 @@ type Bugs struct {
 	// NarrowRepairUnderCommitLag: under commit lag, repair fetches only up to
 	// commit_max even when adopted headers above it lack bodies (hollow-op).
 	NarrowRepairUnderCommitLag bool
-	// TransferRewindsSequencer: a state-transfer install lowers the sequencer to
-	// the checkpoint op and does not count its journal wipe as a mutation
-	// (transfer-rewind, transfer-rewind-wide).
+	// TransferRewindsSequencer: a state-transfer install rewinds the sequencer
+	// (and, on a backup, the commit point) to the checkpoint op, keeps the
+	// adopted headers, and does not count its journal wipe as a mutation
+	// (transfer-rewind; with the adopted head more than a window above,
+	// transfer-rewind-wide).
 	TransferRewindsSequencer bool
 	// StaleGuardUsesCommitMax: the stale guard protects every op up to
-	// max(journal head, commit_max) instead of the ack head (stale-offer).
+	// max(journal head, commit_max) instead of the held ops up to the accepted
+	// head (stale-offer).
 	StaleGuardUsesCommitMax bool
 	// EscalateWithoutHold: a replica in view change escalates on its status
 	// timeout even while an older view's primary still heartbeats it
@@ -44,7 +47,7 @@ var BugCatalog = []BugInfo{
 		"repair under commit lag stops at commit_max and never fetches an adopted head it lacks",
 		func(b *Bugs) { b.NarrowRepairUnderCommitLag = true }, func(b *Bugs) bool { return b.NarrowRepairUnderCommitLag }},
 	{"transfer-rewinds-sequencer", "transfer-rewind",
-		"a state-transfer install lowers the sequencer below an adopted view head",
+		"a state-transfer install rewinds the sequencer and commit point below an adopted view head",
 		func(b *Bugs) { b.TransferRewindsSequencer = true }, func(b *Bugs) bool { return b.TransferRewindsSequencer }},
 	{"stale-guard-uses-commit-max", "stale-offer",
 		"the stale guard protects ops up to commit_max, so every offer under steady writes is refused",

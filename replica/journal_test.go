@@ -214,58 +214,78 @@ func TestCheckpointEveryFitsTheJournal(t *testing.T) {
 	}
 }
 
-// TestTransferInstallKeepsAckedOps: an install below the ack head replaces
-// the ops up to the checkpoint and keeps every journaled op above it, so the
-// fixed stale guard has nothing to refuse; the defect's guard refuses.
-func TestTransferInstallKeepsAckedOps(t *testing.T) {
+// TestTransferStaleGuard: a replica holding ops 1..10 (acked up to `acked`,
+// the rest fetched by repair) is offered a checkpoint at `offer`. The fixed
+// guard refuses only an offer below a held op it may have acknowledged (the
+// accepted head: the ack head with a WAL, commit_max without), with its own
+// reason; the defect's guard refuses anything below max(journal head,
+// commit_max). An install keeps the journaled ops above the checkpoint.
+func TestTransferStaleGuard(t *testing.T) {
 	hs := chainHeaders(10, 0)
 	for _, tc := range []struct {
-		name    string
-		bugs    Bugs
-		install bool
+		name       string
+		durability Durability
+		bugs       Bugs
+		acked      uint64
+		commitMax  uint64
+		offer      uint64
+		guard      uint64 // 0: installs
+		reason     string
 	}{
-		{"fixed", Bugs{}, true},
-		{"stale-guard-uses-commit-max", Bugs{StaleGuardUsesCommitMax: true}, false},
+		{"wal: offer below an acked op", DurabilityWAL, Bugs{}, 10, 8, 7, 10, refuseAcked},
+		{"wal: repaired ops above the ack head", DurabilityWAL, Bugs{}, 5, 10, 7, 0, ""},
+		{"wal: offer at the ack head", DurabilityWAL, Bugs{}, 7, 10, 7, 0, ""},
+		{"memory: held op below commit_max", DurabilityMemory, Bugs{}, 0, 8, 7, 8, refuseAcked},
+		{"memory: offer at commit_max", DurabilityMemory, Bugs{}, 10, 8, 8, 0, ""},
+		{"defect: repaired ops", DurabilityWAL, Bugs{StaleGuardUsesCommitMax: true}, 5, 10, 7, 10, refuseStale},
+		{"defect: commit_max alone", DurabilityWAL, Bugs{StaleGuardUsesCommitMax: true}, 0, 12, 10, 12, refuseStale},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := DefaultOptions(1, 3)
+			opts.Durability = tc.durability
 			opts.Bugs = tc.bugs
 			r, err := New(opts, zeroJitter{})
 			require.NoError(t, err)
 			r.out = &Output{}
 			for op := 1; op <= 10; op++ {
 				r.journalPut(hs[op], true)
-				r.ack(hs[op])
+				if uint64(op) <= tc.acked {
+					r.ack(hs[op])
+				}
 			}
 			r.sequencer, r.headSum = 10, hs[10].Checksum
-			r.commitMax = 8
-			require.Equal(t, uint64(10), r.ackHead)
+			r.commitMax = tc.commitMax
+			require.Equal(t, tc.acked, r.ackHead)
 
 			var sm StateMachine
-			for op := 1; op <= 7; op++ {
+			for op := uint64(1); op <= tc.offer; op++ {
 				sm.Apply(hs[op].Body)
 			}
-			s := &Snapshot{Op: 7, OpChecksum: hs[7].Checksum, State: sm}
+			s := &Snapshot{Op: tc.offer, OpChecksum: hs[tc.offer].Checksum, State: sm}
 			s.StateChecksum = s.State.Checksum()
-			r.transfer = transferState{active: true, pinned: true, commitOp: 7, snapshot: s}
+			r.transfer = transferState{active: true, pinned: true, commitOp: tc.offer, snapshot: s}
 			r.installTransfer()
 
-			if !tc.install {
-				assert.Zero(t, r.commitMin, "refused")
-				assert.Len(t, eventsIn(r.out, EvOfferRefused), 1)
+			refused := eventsIn(r.out, EvOfferRefused)
+			if tc.guard != 0 {
+				require.Len(t, refused, 1)
+				assert.Equal(t, tc.reason, refused[0].Reason)
+				assert.Equal(t, tc.guard, refused[0].Aux, "the op that made the offer stale")
+				assert.Equal(t, tc.offer, refused[0].Op)
+				assert.Zero(t, r.commitMin, "nothing installed")
+				assert.True(t, r.transfer.active, "the transfer goes on with a new offer")
 				return
 			}
-			assert.Equal(t, uint64(7), r.commitMin)
+			assert.Empty(t, refused)
+			assert.Equal(t, tc.offer, r.commitMin)
 			assert.Equal(t, uint64(10), r.sequencer, "the head stays")
-			for op := 8; op <= 10; op++ {
-				assert.True(t, r.journal.has(uint64(op), hs[op].Checksum), "acked op %d kept", op)
+			for op := tc.offer + 1; op <= 10; op++ {
+				assert.True(t, r.journal.has(op, hs[op].Checksum), "op %d above the checkpoint kept", op)
 			}
-			for op := 1; op <= 7; op++ {
-				_, ok := r.journal.getForRepair(uint64(op))
+			for op := uint64(1); op <= tc.offer; op++ {
+				_, ok := r.journal.getForRepair(op)
 				assert.False(t, ok, "op %d replaced by the checkpoint", op)
 			}
-			r.commitUpTo()
-			assert.Equal(t, uint64(8), r.commitMin, "the kept ops commit on top of the checkpoint")
 		})
 	}
 }

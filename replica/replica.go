@@ -167,6 +167,10 @@ type Replica struct {
 	announce bool
 
 	out *Output
+
+	// rewoundCommit: the checkpoint a defective install rewound to, stated
+	// as the vote's commit point until a view settles (see voteCommit).
+	rewoundCommit uint64
 }
 
 // New returns a replica starting a fresh cluster: view 0, Normal, empty log.
@@ -501,6 +505,9 @@ func (r *Replica) setStatus(to Status) {
 	}
 	r.assert(allowed, "status_transition", "%s -> %s", from, to)
 	r.status = to
+	if to == StatusNormal {
+		r.rewoundCommit = 0
+	}
 	r.emit(Event{Kind: EvStatus, Status: to, View: r.view, LogView: r.logView, Op: r.sequencer, Commit: r.commitMax})
 }
 

@@ -130,28 +130,46 @@ func (r *Replica) onStateChunk(m *Message) {
 	}
 }
 
-// staleGuard is the highest op an install at a lower op would wrongly
-// discard. The install keeps every journaled op above the checkpoint, so what
-// this replica acked (its ack head) survives any newer offer and the fixed
-// guard refuses nothing; ops fetched by repair are committed and need no
-// protection either. The defect guards max(journal head, commit_max) and, under
-// steady writes, refuses every offer.
-func (r *Replica) staleGuard() uint64 {
+// Offer refusals: the fixed guard's and the defect's have their own reasons,
+// so a trace tells a rightful refusal from the stale-offer defect.
+const (
+	// refuseAcked: the offer lies below an op this replica holds and may have
+	// acknowledged.
+	refuseAcked = "below-accepted-head"
+	// refuseStale: the defect's guard, up to max(journal head, commit_max).
+	refuseStale = "stale"
+)
+
+// acceptedHead bounds what this replica may have acknowledged. With a WAL
+// every PrepareOk waits for the op to be journaled in order, so the highest op
+// acked (the ack head) is the accepted head: nothing above it was ever
+// acknowledged, and ops repair fetched above it are committed and need no
+// protection. Without a WAL the source guards up to commit_max.
+func (r *Replica) acceptedHead() uint64 {
+	if r.opts.Durability == DurabilityMemory {
+		return r.commitMax
+	}
+	return r.ackHead
+}
+
+// staleGuard returns the op that makes an offer at commitOp stale, and the
+// reason, or 0 when the offer may install. The fixed guard protects only held
+// ops above the offer up to the accepted head; the defect protects everything
+// up to max(journal head, commit_max), which under steady writes repair and
+// heartbeats push past every pinned offer.
+func (r *Replica) staleGuard(commitOp uint64) (uint64, string) {
 	if r.opts.Bugs.StaleGuardUsesCommitMax {
-		g := r.commitMax
-		if r.journal.head > g {
-			g = r.journal.head
+		if g := max(r.journal.head, r.commitMax); g > commitOp {
+			return g, refuseStale
 		}
-		return g
+		return 0, ""
 	}
-	// Committed ops need no protection; above commit_max an acked op whose
-	// body is gone (none should be) must never be cut below.
-	for op := min(r.ackHead, r.knownHead()); op > r.commitMax; op-- {
-		if _, ok := r.journal.get(op); !ok {
-			return op
+	for op := min(r.acceptedHead(), r.knownHead()); op > commitOp; op-- {
+		if _, ok := r.journal.get(op); ok {
+			return op, refuseAcked
 		}
 	}
-	return 0
+	return 0, ""
 }
 
 func (r *Replica) installTransfer() {
@@ -163,14 +181,14 @@ func (r *Replica) installTransfer() {
 		t.snapshot = nil
 		return
 	}
-	if guard := r.staleGuard(); guard > s.Op {
-		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, Aux: guard, Reason: "stale"})
+	if guard, reason := r.staleGuard(s.Op); guard != 0 {
+		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, Aux: guard, Reason: reason})
 		t.pinned = false
 		t.snapshot = nil
 		return
 	}
-	// The checkpoint replaces every op up to it; journaled ops above it stay
-	// (this replica may have acked them), and repair fetches what is missing.
+	// The checkpoint replaces every op up to it; journaled ops above it stay,
+	// and repair fetches what is missing.
 	r.journal.dropThrough(s.Op)
 	r.journalFloor = s.Op + 1
 	r.sm = s.State
@@ -178,8 +196,14 @@ func (r *Replica) installTransfer() {
 	r.commitSum = s.OpChecksum
 	r.advanceCommitMax(s.Op)
 	if r.opts.Bugs.TransferRewindsSequencer {
+		// The defect rewinds a backup to the checkpoint, head and commit
+		// point both, while the view's adopted headers stay: its next vote
+		// says what the source's said (op and commit at the checkpoint).
 		r.sequencer = s.Op
 		r.headSum = s.OpChecksum
+		if !r.isPrimary() {
+			r.rewoundCommit = s.Op
+		}
 	} else {
 		r.journalGen++
 		if r.sequencer < s.Op {

@@ -65,7 +65,7 @@ func (r *Replica) maybeSendDoViewChange() {
 	if PrimaryOf(r.view, r.n) == r.id {
 		// The primary-elect holds its own vote to the same standard as its peers'.
 		if !suffixReadable(m.Op, m.Commit, m.Suffix) {
-			r.emit(Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: r.id, Op: m.Op, View: m.View, Reason: "dvc-unreadable", Aux: m.Op})
+			r.dropUnreadable(r.id, &m)
 			return
 		}
 		r.recordDoViewChange(r.id, &m)
@@ -75,13 +75,25 @@ func (r *Replica) maybeSendDoViewChange() {
 	r.send(PrimaryOf(r.view, r.n), m)
 }
 
+// voteCommit is the commit point a DoViewChange states: commit_max, except
+// under the transfer-rewinds-sequencer defect, whose rewound install makes
+// the vote state the checkpoint it installed (as the source's votes stated
+// their commit floor) until the replica settles a view again. The replica's
+// own commit_max never regresses.
+func (r *Replica) voteCommit() uint64 {
+	if r.rewoundCommit != 0 && r.rewoundCommit < r.commitMax {
+		return r.rewoundCommit
+	}
+	return r.commitMax
+}
+
 func (r *Replica) doViewChange() Message {
 	return Message{
 		Command: CmdDoViewChange,
 		View:    r.view,
 		LogView: r.logView,
 		Op:      r.sequencer,
-		Commit:  r.commitMax,
+		Commit:  r.voteCommit(),
 		Suffix:  r.dvcSuffix(),
 	}
 }
@@ -90,14 +102,14 @@ func (r *Replica) doViewChange() Message {
 // cache tag changes. The journal generation belongs in the tag: a body that lands
 // without moving op or commit changes what the suffix must say.
 func (r *Replica) dvcSuffix() []SuffixEntry {
-	tag := dvcCacheTag{op: r.sequencer, commit: r.commitMax, generation: r.journalGen}
+	tag := dvcCacheTag{op: r.sequencer, commit: r.voteCommit(), generation: r.journalGen}
 	if r.opts.Bugs.DVCCacheIgnoresJournal {
 		tag.generation = 0
 	}
 	if r.dvcCacheOK && r.dvcCacheTag == tag {
 		return r.dvcCache
 	}
-	r.dvcCache = r.buildSuffix(r.knownHead(), r.commitMax)
+	r.dvcCache = r.buildSuffix(r.knownHead(), r.voteCommit())
 	r.dvcCacheTag = tag
 	r.dvcCacheOK = true
 	return r.dvcCache
@@ -176,6 +188,34 @@ func suffixReadable(op, commit uint64, s []SuffixEntry) bool {
 	return true
 }
 
+// suffixGap returns the ops a full window leaves between a vote's commit
+// point and the bottom of its suffix: above the commit, so uncommitted by the
+// voter's own account, and described by no entry.
+func suffixGap(commit uint64, s []SuffixEntry) (lo, hi uint64, ok bool) {
+	if len(s) < SuffixMax {
+		return 0, 0, false
+	}
+	bottom := s[len(s)-1].Header.Op
+	if bottom <= commit+1 {
+		return 0, 0, false
+	}
+	return commit + 1, bottom - 1, true
+}
+
+// dropUnreadable drops an unreadable vote whole. One whose window also leaves
+// a gap above its commit point gets its own reason, with the vote's commit and
+// the window's bottom: a readable vote's gap lies more than a window below the
+// head it announces, where the pipeline bound proves every op committed (see
+// tryMerge), but this vote announces a head below its window, so nothing
+// places the ops in the gap.
+func (r *Replica) dropUnreadable(from int, m *Message) {
+	e := Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: from, Op: m.Op, View: m.View, Reason: "dvc-unreadable", Aux: m.Op}
+	if lo, _, ok := suffixGap(m.Commit, m.Suffix); ok {
+		e.Reason, e.Commit, e.Aux = "dvc-gap", lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
+	}
+	r.emit(e)
+}
+
 func (r *Replica) onDoViewChange(m *Message) {
 	if r.status == StatusRecovering || m.View < r.view {
 		return
@@ -194,7 +234,7 @@ func (r *Replica) onDoViewChange(m *Message) {
 		return
 	}
 	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
-		r.drop(m, "dvc-unreadable", m.Op)
+		r.dropUnreadable(m.From, m)
 		return
 	}
 	if m.From != r.id {
@@ -257,6 +297,16 @@ func (r *Replica) tryMerge() {
 		if v.valid && v.logView == canonLogView && v.op > head {
 			head = v.op
 		}
+	}
+	// The pipeline bound: a primary prepares an op only with fewer than
+	// PipelineMax ops above its commit point, and the op's header carries that
+	// point, so every op more than PipelineMax below a prepared head had
+	// committed. Ops below the window (more than SuffixMax-1 below the head)
+	// are therefore committed even when no vote's commit reaches them, and the
+	// merge infers so. The inference is only as good as the bound: assert it
+	// on the head's header.
+	if h, ok := r.voteHeader(head); ok && h.Parent != 0 && h.Op > h.Commit+PipelineMax {
+		r.assert(false, "pipeline_bound", "head op %d carries commit %d, more than %d below", h.Op, h.Commit, PipelineMax)
 	}
 	if head >= SuffixMax && head-(SuffixMax-1) > commit {
 		commit = head - (SuffixMax - 1)

@@ -21,7 +21,7 @@ const seedsPerScenario = 20
 var mechanism = map[string]string{
 	"hollow-op":            "by the gap check",
 	"transfer-rewind":      "unreadable",
-	"transfer-rewind-wide": "unreadable",
+	"transfer-rewind-wide": "dropped for a gap",
 	"stale-offer":          "refused",
 	"vc-straggler":         "view climbed",
 	"stale-dvc-cache":      "merge dropped",

@@ -102,8 +102,11 @@ func registerTransferRewind(name string, gap uint64, description string) {
 					}),
 					func(c *sim.Cluster, s *script) {
 						c.Watch(func(e *replica.Event) {
-							if e.Kind == replica.EvTransferInstall && e.Replica == 2 {
+							if e.Kind == replica.EvTransferInstall && e.Replica == 2 && !s.flags["installed"] {
 								s.flags["installed"] = true
+								// r1 crashes at the install: nothing it sent
+								// before, still in flight, reaches r2 after.
+								c.Network().SetLinkDown(1, 2, true)
 							}
 						})
 					},

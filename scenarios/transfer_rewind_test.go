@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -79,6 +80,56 @@ func TestTransferBelowAdoptedHead(t *testing.T) {
 				assert.Equal(t, w.install.Op, w.headAfter, "seed %d: the defect rewinds the head to the transfer", seed)
 				assert.NotZero(t, w.unreadable, "seed %d: the defect's votes are unreadable", seed)
 			}
+		}
+	}
+}
+
+// TestTransferRewindGap: the narrow and the wide form fail differently. In
+// both the defect rewinds r2 to the transfer point T below its adopted head H;
+// narrow, its votes are merely unreadable, while wide (H - T > 128) each vote's
+// window H-127..H also leaves ops T+1..H-128 above its commit point T and
+// described by nothing, and the evidence names that gap. Fixed, no vote is
+// dropped either way.
+func TestTransferRewindGap(t *testing.T) {
+	for _, name := range []string{"transfer-rewind", "transfer-rewind-wide"} {
+		s, err := scenarios.Lookup(name)
+		require.NoError(t, err)
+		wide := name == "transfer-rewind-wide"
+		keep := func(e *replica.Event) bool {
+			return e.Kind == replica.EvTransferInstall && e.Replica == 2 ||
+				e.Kind == replica.EvDrop && (e.Reason == "dvc-gap" || e.Reason == "dvc-unreadable")
+		}
+		for seed := uint64(1); seed <= 3; seed++ {
+			bug, w := runLogged(t, s, seed, []string{s.Bug}, keep)
+			require.Equal(t, sim.VerdictLiveness, bug.Verdict, "%s seed %d: %s", name, seed, bug.Evidence)
+			installs := w.of(replica.EvTransferInstall)
+			require.NotEmpty(t, installs, "%s seed %d", name, seed)
+			T, H := installs[0].Op, installs[0].Aux
+			gaps, unreadable := 0, 0
+			for _, e := range w.of(replica.EvDrop) {
+				if e.Reason == "dvc-unreadable" {
+					unreadable++
+					continue
+				}
+				gaps++
+				assert.Equal(t, T, e.Commit, "%s seed %d: the vote's commit point is the transfer", name, seed)
+				assert.Equal(t, H-(replica.SuffixMax-1), e.Aux, "%s seed %d: the window ends a window below the head", name, seed)
+			}
+			fix, fw := runLogged(t, s, seed, nil, keep)
+			assert.Equal(t, sim.VerdictPass, fix.Verdict, "%s seed %d: %s", name, seed, fix.Evidence)
+			assert.Empty(t, fw.of(replica.EvDrop), "%s seed %d: no vote dropped", name, seed)
+			if !wide {
+				assert.LessOrEqual(t, H-T, uint64(replica.SuffixMax), "%s seed %d", name, seed)
+				assert.Zero(t, gaps, "%s seed %d: the narrow window reaches the commit point", name, seed)
+				assert.Positive(t, unreadable, "%s seed %d", name, seed)
+				continue
+			}
+			assert.Greater(t, H-T, uint64(replica.SuffixMax), "%s seed %d: the head is more than a window above", name, seed)
+			assert.Zero(t, unreadable, "%s seed %d: every dropped vote names its gap", name, seed)
+			assert.Positive(t, gaps, "%s seed %d", name, seed)
+			assert.Contains(t, bug.Evidence, fmt.Sprintf("ops %d..%d lie above the vote's commit %d and below its window, which starts at %d",
+				T+1, H-replica.SuffixMax, T, H-(replica.SuffixMax-1)), "%s seed %d", name, seed)
+
 		}
 	}
 }

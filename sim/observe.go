@@ -66,7 +66,7 @@ func (c *Cluster) report(i int, e *replica.Event) {
 	case replica.EvTransferInstall:
 		o.Install(c.now, i, e.Op)
 	case replica.EvDrop:
-		o.ReplicaDropped(i, e.Reason, e.Op, e.Aux)
+		o.ReplicaDropped(i, e.Reason, e.Op, e.Commit, e.Aux)
 	case replica.EvOfferRefused:
 		o.OfferRefused(e.Reason, e.Op, e.Aux)
 	case replica.EvViewEscalate:

@@ -10,6 +10,7 @@ type commitRecord struct {
 	request  uint64
 	result   uint64 // the oracle's model's result
 	replied  bool
+	quorum   uint16 // the acks the primary committed it on
 }
 
 // NoClient marks an op no client issued (a no-op).
@@ -65,7 +66,7 @@ func (c *Checker) PrimaryCommit(tick uint64, p int, view, op, checksum, parent u
 		body = req.op
 	}
 	c.committed[op] = commitRecord{checksum: checksum, parent: parent, view: view, client: client, request: request,
-		result: c.model.apply(body)}
+		result: c.model.apply(body), quorum: c.countedAcks(s)}
 	c.top = op
 	c.modelOp = op
 }
@@ -157,8 +158,8 @@ func (c *Checker) Dropped(tick uint64, i int, kind DropKind, view, op, checksum,
 			if rec.replied {
 				replied = ", and its client got the reply"
 			}
-			c.fail(tick, InvDurability, "r%d's view-%d %s dropped committed op %d csum=%04x (committed in view %d%s)",
-				i, view, kind, op, short(checksum), rec.view, replied)
+			c.fail(tick, InvDurability, "r%d's view-%d %s dropped committed op %d csum=%04x with %d nacks (committed in view %d on acks from %s%s)",
+				i, view, kind, op, short(checksum), nacks, rec.view, replicaList(rec.quorum), replied)
 			return
 		}
 	}

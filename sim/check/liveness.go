@@ -22,7 +22,12 @@ type livenessRecord struct {
 	gapWorstN    uint64
 	unreadable   uint64
 	unreadableOp uint64
+	gapVotes     uint64
+	gapVoteOp    uint64
+	gapVoteLow   uint64 // the vote's commit point + 1
+	gapVoteHigh  uint64 // the bottom of its suffix window
 	offersStale  uint64
+	offerReason  string
 	offerGuard   uint64
 	offerOp      uint64
 	escalations  uint64
@@ -47,12 +52,18 @@ func (c *Checker) StartLiveness(core []int) {
 const (
 	ReasonGap           = "gap"
 	ReasonDVCUnreadable = "dvc-unreadable"
+	ReasonDVCGap        = "dvc-gap"
 	ReasonStale         = "stale"
+	// ReasonBelowAcceptedHead: the source's stale guard refused an offer below
+	// an op the replica may have acked. Rightful, but if it repeats the
+	// replica never catches up, so the evidence names it too.
+	ReasonBelowAcceptedHead = "below-accepted-head"
 )
 
 // ReplicaDropped records a message replica i dropped, with the replica's
-// reason, during the liveness phase.
-func (c *Checker) ReplicaDropped(i int, reason string, op, aux uint64) {
+// reason, during the liveness phase (for a vote dropped for a gap, commit is
+// the vote's commit point and aux the bottom of its suffix window).
+func (c *Checker) ReplicaDropped(i int, reason string, op, commit, aux uint64) {
 	l := &c.live
 	if !l.active {
 		return
@@ -67,15 +78,18 @@ func (c *Checker) ReplicaDropped(i int, reason string, op, aux uint64) {
 	case ReasonDVCUnreadable:
 		l.unreadable++
 		l.unreadableOp = aux
+	case ReasonDVCGap:
+		l.gapVotes++
+		l.gapVoteOp, l.gapVoteLow, l.gapVoteHigh = op, commit+1, aux
 	}
 }
 
 // OfferRefused records a refused state-transfer offer at op (guard: the op
 // the replica's guard protected).
 func (c *Checker) OfferRefused(reason string, op, guard uint64) {
-	if l := &c.live; l.active && reason == ReasonStale {
+	if l := &c.live; l.active && (reason == ReasonStale || reason == ReasonBelowAcceptedHead) {
 		l.offersStale++
-		l.offerOp, l.offerGuard = op, guard
+		l.offerOp, l.offerGuard, l.offerReason = op, guard, reason
 	}
 }
 
@@ -224,6 +238,10 @@ func (c *Checker) stallEvidence(livenessTicks uint64, outstanding int) string {
 	if l.unreadable > 0 {
 		parts = append(parts, fmt.Sprintf("%d DoViewChange votes dropped as unreadable (last op=%d)", l.unreadable, l.unreadableOp))
 	}
+	if l.gapVotes > 0 {
+		parts = append(parts, fmt.Sprintf("%d DoViewChange votes dropped for a gap (last op=%d): ops %d..%d lie above the vote's commit %d and below its window, which starts at %d",
+			l.gapVotes, l.gapVoteOp, l.gapVoteLow, l.gapVoteHigh-1, l.gapVoteLow-1, l.gapVoteHigh))
+	}
 	if view >= l.viewAtStart+3 && logView == l.logViewAtStart {
 		parts = append(parts, fmt.Sprintf("view climbed %d -> %d while log_view stayed %d", l.viewAtStart, view, logView))
 	} else if view >= l.viewAtStart+3 {
@@ -237,8 +255,8 @@ func (c *Checker) stallEvidence(livenessTicks uint64, outstanding int) string {
 			l.viewAtStart, view, l.escalations, l.escalatedBy[top], top))
 	}
 	if l.offersStale > 0 {
-		parts = append(parts, fmt.Sprintf("%d state-transfer offers refused as stale (last commit_op=%d guard=%d)",
-			l.offersStale, l.offerOp, l.offerGuard))
+		parts = append(parts, fmt.Sprintf("%d state-transfer offers refused as %s (last commit_op=%d guard=%d)",
+			l.offersStale, l.offerReason, l.offerOp, l.offerGuard))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "core did not converge in %d ticks:", livenessTicks)

@@ -1,0 +1,56 @@
+package scenarios_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/replica"
+	"vsrsim/scenarios"
+	"vsrsim/sim"
+	"vsrsim/verify"
+)
+
+// eventLog wraps a scenario's script and keeps every replica event that keep
+// accepts, in order.
+type eventLog struct {
+	inner    sim.Script
+	keep     func(e *replica.Event) bool
+	watching bool
+	events   []replica.Event
+}
+
+func (w *eventLog) At(c *sim.Cluster, tick uint64) {
+	if !w.watching {
+		w.watching = true
+		c.Watch(func(e *replica.Event) {
+			if w.keep(e) {
+				w.events = append(w.events, *e)
+			}
+		})
+	}
+	w.inner.At(c, tick)
+}
+
+// of returns the kept events of one kind.
+func (w *eventLog) of(kind replica.EventKind) []replica.Event {
+	var out []replica.Event
+	for _, e := range w.events {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// runLogged runs scenario s with bugs and returns its result with the events
+// keep accepted.
+func runLogged(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string, keep func(e *replica.Event) bool) (sim.Result, *eventLog) {
+	t.Helper()
+	cfg := scenarioConfig(t, s, seed, bugs)
+	w := &eventLog{inner: cfg.Script, keep: keep}
+	cfg.Script = w
+	res, err := verify.Run(cfg, nil)
+	require.NoError(t, err)
+	return res, w
+}
