@@ -57,6 +57,7 @@ type Cluster struct {
 	failure   *check.Failure
 	verdict   Verdict
 	watch     []watch
+	expect    expectState
 }
 
 func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
@@ -78,7 +79,7 @@ func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
 		scenario:   prng.New(cfg.Seed, prng.StreamScenario),
 		checker:    check.New(n),
 		trace:      trace,
-		workloadOn: true,
+		workloadOn: !cfg.WorkloadOff,
 	}
 	net, err := packetsim.New[replica.Message](netOpts, prng.New(cfg.Seed, prng.StreamNetwork))
 	if err != nil {
