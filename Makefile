@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/vsrsim
 
-.PHONY: all build run test test-unit test-sweep seeds-update detect bench lint race clean image
+.PHONY: all build run test test-unit test-sweep behaviours seeds-update detect bench lint race clean image
 
 all: build
 
@@ -28,6 +28,12 @@ SWEEP_COUNT ?= 500
 SWEEP_START ?= $(shell git rev-parse HEAD 2>/dev/null || echo 1)
 test-sweep: build
 	$(BIN) sweep --count $(SWEEP_COUNT) --start $(SWEEP_START) --failures sweep-failures.jsonl --junit sweep-junit.xml
+
+# behaviours runs the behavioural suite (scenarios/testdata/behaviour/*.vsr)
+# for seeds 1..50; test-unit runs it for seeds 1..5. Known replica failures are
+# listed in scenarios/behaviour_test.go and must still fail.
+behaviours:
+	$(GO) test ./scenarios/ -run '^TestBehaviours$$' -count=1 -args -behaviour-seeds=50
 
 # seeds-update rewrites the corpus's expected verdicts and hashes after a
 # change that moves them; read the diff before committing it.

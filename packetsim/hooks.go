@@ -128,3 +128,17 @@ func (n *Network[P]) HealAll() {
 	n.randomPartitioned, n.randomSince = false, n.now
 	n.unpark(n.now)
 }
+
+// SetOptions replaces the options in force from now on: packets already in
+// flight keep their fate, later submits and ticks draw by the new ones. Nodes,
+// Replicas and QueueLimit stay as New set them. Nonsense options are refused
+// and change nothing.
+func (n *Network[P]) SetOptions(o Options) error {
+	o.Nodes, o.Replicas, o.QueueLimit = n.opts.Nodes, n.opts.Replicas, n.opts.QueueLimit
+	o = o.withDefaults()
+	if err := o.validate(); err != nil {
+		return err
+	}
+	n.opts = o
+	return nil
+}

@@ -3,6 +3,8 @@ package packetsim
 import (
 	"slices"
 	"testing"
+
+	"vsrsim/prng"
 )
 
 func TestHoldReleaseKeepsOrder(t *testing.T) {
@@ -158,5 +160,51 @@ func TestSetLinkDownDirected(t *testing.T) {
 	n.SetLinkDown(AnyNode, 0, false)
 	if !n.Connected(1, 0) || n.Connected(3, 0) {
 		t.Fatal("restoring AnyNode touched the wrong links")
+	}
+}
+
+// TestSetOptions: new options rule later submits; nonsense is refused and
+// changes nothing; a link over a lowered capacity sheds on its next submit.
+func TestSetOptions(t *testing.T) {
+	opts := faultyOptions()
+	opts.Loss, opts.Replay = prng.Ratio{}, prng.Ratio{}
+	n := newNetwork(t, opts, 1)
+	for i := 0; i < 6; i++ {
+		n.Submit(1, 0, 1, i)
+	}
+	bad := n.Options()
+	bad.Loss = prng.Ratio{Num: 3, Den: 2}
+	if err := n.SetOptions(bad); err == nil || !n.Options().Loss.Zero() {
+		t.Fatalf("a loss above 1 was taken: err %v, loss %v", err, n.Options().Loss)
+	}
+
+	quiet := n.Options()
+	quiet.LinkCapacity = 2
+	quiet.Nodes = 99 // ignored: the network keeps its nodes
+	if err := n.SetOptions(quiet); err != nil || n.Options().Nodes != 5 {
+		t.Fatalf("SetOptions: err %v, nodes %d", err, n.Options().Nodes)
+	}
+	n.Submit(2, 0, 1, 100)
+	if got := n.Stats().Dropped[Capacity]; got != 5 {
+		t.Errorf("six in flight over a capacity of two: shed %d, want 5", got)
+	}
+
+	all := n.Options()
+	all.Loss = prng.Ratio{Num: 1, Den: 1}
+	if err := n.SetOptions(all); err != nil {
+		t.Fatal(err)
+	}
+	n.Submit(3, 1, 0, 7)
+	lost := 0
+	for now := uint64(3); now < 2000; now++ {
+		n.Tick(now)
+		n.Deliver(now, func(d Delivery[int]) {
+			if d.Payload == 7 && d.Reason == Loss {
+				lost++
+			}
+		})
+	}
+	if lost != 1 {
+		t.Errorf("loss 1/1: packet lost %d times, want 1", lost)
 	}
 }

@@ -176,8 +176,9 @@ func (n *Network[P]) enqueue(now uint64, pk packet[P]) {
 	}
 	pk.lost = n.faults && n.rng.Chance(n.opts.Loss)
 	l := &n.links[n.linkIndex(pk.from, pk.to)]
-	assert(l.inFlight <= n.opts.LinkCapacity, "link over capacity")
-	if l.inFlight == n.opts.LinkCapacity {
+	// A link holds more than its capacity only after SetOptions lowered it;
+	// it sheds the excess on its next submit.
+	for l.inFlight >= n.opts.LinkCapacity {
 		n.evict(now, pk.from, pk.to)
 	}
 	assert(n.queue.Len()+len(n.parked) < n.opts.QueueLimit, "QueueLimit exceeded: too many packets in flight")

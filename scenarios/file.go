@@ -4,55 +4,57 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"vsrsim/packetsim"
-	"vsrsim/prng"
-	"vsrsim/replica"
 	"vsrsim/sim"
 )
 
-// File is a scenario written as plain text: settings, timed actions and an
-// optional expected verdict, one per line (docs/scenario-files.md):
+// File is a scenario written as plain text: settings, timed actions, progress
+// checks and an optional expected verdict, one per line
+// (docs/scenario-files.md):
 //
 //	# comment
-//	replicas 3            # also: clients N, journal wal|memory,
-//	                      # journal-slots N, ticks N (fault phase), core 0 1
-//	at 300 crash 1
-//	at 900 restart 1
-//	at 900 partition 0 | 1 2
-//	at 1200 extra-delay 2:*=600
-//	at 2000 heal
-//	at 2100 note the cluster is whole again
+//	replicas 3            # any sim.Override key but extra-delay
+//	network quiet         # or: quiet, loss 1/100, clog off, ...
+//	at 300 cut * -> primary
+//	at 900 heal
+//	expect served 1500 4000 >= 20
+//	expect view-change 300 1500
 //	expect pass
 //
-// A run starts from sim.DefaultConfig without random crashes or partitions,
-// so the file alone decides what breaks; the seed varies network delays,
-// client timing and timeout jitter. Actions at one tick run in file order.
+// A run starts from sim.DefaultConfig without random crashes or partitions;
+// random loss, replay, reorder and clogs stay on unless the file turns them
+// off. Actions at one tick run in file order.
 type File struct {
-	Name    string
-	Expect  sim.Verdict // "" if the file names none
-	set     []setting
-	actions []action
+	Name       string
+	Expect     sim.Verdict // "" if the file names none
+	expectLine int
+	override   sim.Override
+	settings   []setting // key and line of each setting, for errors
+	checks     []sim.Expectation
+	actions    []action
 }
 
 type setting struct {
-	line  int
-	key   string
-	value string
+	key  string
+	line int
 }
 
 type action struct {
-	line  int
-	at    uint64
-	verb  string
-	nodes []int          // crash, restart: one replica
-	sides [][]int        // partition
-	delay sim.ExtraDelay // extra-delay
-	text  string         // note
+	line    int
+	at      uint64
+	verb    string
+	targets []target       // crash, restart
+	from    []target       // cut, uncut, drop, pass, hold, release
+	to      []target       // ditto
+	kinds   uint32         // drop, pass: bit per replica.Command
+	sides   [][]target     // partition
+	delay   [2]target      // extra-delay from, to
+	ticks   uint64         // extra-delay
+	net     sim.NetSetting // network
+	text    string         // note
 }
 
 // fileError is a malformed file: "NAME:LINE: problem".
@@ -60,11 +62,15 @@ func fileError(name string, line int, format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, args...))
 }
 
+// maxLine bounds one line: a scenario file is written by hand.
+const maxLine = 64 << 10
+
 // ParseFile reads a scenario file. Its error is one line naming the file, the
 // line and the problem.
 func ParseFile(name string, r io.Reader) (*File, error) {
 	f := &File{Name: name}
 	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), maxLine)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -83,7 +89,7 @@ func ParseFile(name string, r io.Reader) (*File, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fileError(name, line+1, "%v", err)
 	}
-	if len(f.actions) == 0 && len(f.set) == 0 && f.Expect == "" {
+	if len(f.actions) == 0 && len(f.settings) == 0 && f.Expect == "" && len(f.checks) == 0 {
 		return nil, fmt.Errorf("%s: no settings or actions", name)
 	}
 	// Stable: actions at one tick keep their file order.
@@ -99,235 +105,243 @@ func ParseFile(name string, r io.Reader) (*File, error) {
 	return f, nil
 }
 
-var settingKeys = []string{"replicas", "clients", "journal", "journal-slots", "ticks", "core"}
+// settingKeys are the settings a file may give: every override key but
+// extra-delay, which a file gives as a timed action.
+var settingKeys = slices.DeleteFunc(slices.Clone(sim.OverrideKeys), func(k string) bool { return k == "extra-delay" })
 
 func (f *File) parseLine(line int, w []string) error {
 	switch {
 	case w[0] == "expect":
-		if len(w) != 2 {
-			return fmt.Errorf("want: expect pass|safety|liveness|crash")
+		return f.parseExpect(line, w[1:])
+	case w[0] == "at":
+		return f.parseAction(line, w[1:])
+	case w[0] == "network":
+		if len(w) < 2 {
+			return fmt.Errorf("want: network SETTING (%s)", strings.Join(sim.NetSettingKeys, ", "))
 		}
-		for _, v := range []sim.Verdict{sim.VerdictPass, sim.VerdictSafety, sim.VerdictLiveness, sim.VerdictCrash} {
-			if string(v) == w[1] {
-				f.Expect = v
-				return nil
-			}
+		w = w[1:]
+		if !slices.Contains(sim.NetSettingKeys, w[0]) {
+			return fmt.Errorf("unknown network setting %q (want %s)", w[0], strings.Join(sim.NetSettingKeys, ", "))
 		}
-		return fmt.Errorf("unknown verdict %q (want pass, safety, liveness or crash)", w[1])
-	case slices.Contains(settingKeys, w[0]):
-		if len(w) < 2 || (w[0] != "core" && len(w) != 2) {
-			return fmt.Errorf("want: %s VALUE", w[0])
-		}
-		f.set = append(f.set, setting{line: line, key: w[0], value: strings.Join(w[1:], " ")})
-		return nil
-	case w[0] != "at":
-		return fmt.Errorf("unknown line %q (want at, expect, or a setting: %s)", w[0], strings.Join(settingKeys, ", "))
+	case !slices.Contains(settingKeys, w[0]):
+		return fmt.Errorf("unknown line %q (want at, expect, network, or a setting: %s)", w[0], strings.Join(settingKeys, ", "))
 	}
-	if len(w) < 3 {
-		return fmt.Errorf("want: at TICK ACTION ...")
-	}
-	at, err := strconv.ParseUint(w[1], 10, 64)
-	if err != nil {
-		return fmt.Errorf("tick %q is not a number", w[1])
-	}
-	a := action{line: line, at: at, verb: w[2]}
-	args := w[3:]
-	switch a.verb {
-	case "crash", "restart":
-		if len(args) != 1 {
-			return fmt.Errorf("want: at TICK %s REPLICA", a.verb)
+	key := w[0]
+	for _, s := range f.settings {
+		if s.key == key {
+			return fmt.Errorf("%s is set twice (first on line %d)", key, s.line)
 		}
-		n, err := replicaIndex(args[0])
+	}
+	if len(w) < 2 && key != "quiet" {
+		return fmt.Errorf("want: %s VALUE", key)
+	}
+	if err := f.override.Set(key, strings.Join(w[1:], " ")); err != nil {
+		return err
+	}
+	f.settings = append(f.settings, setting{key: key, line: line})
+	return nil
+}
+
+func (f *File) parseExpect(line int, w []string) error {
+	const forms = "want: expect pass|safety|liveness|crash, expect served T1 T2 >= N, or expect view-change T1 T2"
+	if len(w) == 0 {
+		return fmt.Errorf("%s", forms)
+	}
+	ticks := func(a, b string) (uint64, uint64, error) {
+		t1, err1 := strconv.ParseUint(a, 10, 64)
+		t2, err2 := strconv.ParseUint(b, 10, 64)
+		if err1 != nil || err2 != nil {
+			return 0, 0, fmt.Errorf("window %s %s: want two ticks", a, b)
+		}
+		if t1 > t2 {
+			return 0, 0, fmt.Errorf("window %d %d ends before it starts", t1, t2)
+		}
+		return t1, t2, nil
+	}
+	where := fmt.Sprintf("%s:%d", f.Name, line)
+	switch w[0] {
+	case "served":
+		if len(w) != 5 || w[3] != ">=" {
+			return fmt.Errorf("want: expect served T1 T2 >= N")
+		}
+		t1, t2, err := ticks(w[1], w[2])
 		if err != nil {
 			return err
 		}
-		a.nodes = []int{n}
+		n, err := strconv.ParseUint(w[4], 10, 64)
+		if err != nil {
+			return fmt.Errorf("served: %q is not a number of replies", w[4])
+		}
+		f.checks = append(f.checks, sim.Expectation{Kind: sim.ExpectServed, From: t1, To: t2, Min: n, Where: where})
+		return nil
+	case "view-change":
+		if len(w) != 3 {
+			return fmt.Errorf("want: expect view-change T1 T2")
+		}
+		t1, t2, err := ticks(w[1], w[2])
+		if err != nil {
+			return err
+		}
+		f.checks = append(f.checks, sim.Expectation{Kind: sim.ExpectViewChange, From: t1, To: t2, Where: where})
+		return nil
+	}
+	if len(w) != 1 {
+		return fmt.Errorf("%s", forms)
+	}
+	for _, v := range []sim.Verdict{sim.VerdictPass, sim.VerdictSafety, sim.VerdictLiveness, sim.VerdictCrash} {
+		if string(v) == w[0] {
+			if f.Expect != "" {
+				return fmt.Errorf("a second expected verdict (first on line %d)", f.expectLine)
+			}
+			f.Expect, f.expectLine = v, line
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown verdict %q (%s)", w[0], forms)
+}
+
+const actionNames = "crash, restart, partition, heal, cut, uncut, drop, pass, hold, release, extra-delay, network or note"
+
+func (f *File) parseAction(line int, w []string) error {
+	if len(w) < 2 {
+		return fmt.Errorf("want: at TICK ACTION ...")
+	}
+	at, err := strconv.ParseUint(w[0], 10, 64)
+	if err != nil {
+		return fmt.Errorf("tick %q is not a number", w[0])
+	}
+	a := action{line: line, at: at, verb: w[1]}
+	args := w[2:]
+	switch a.verb {
+	case "crash", "restart":
+		if len(args) == 0 {
+			return fmt.Errorf("want: at TICK %s TARGET..", a.verb)
+		}
+		if a.targets, err = parseTargets(args); err != nil {
+			return err
+		}
+		for _, t := range a.targets {
+			if t.client() {
+				return fmt.Errorf("%s: %s is not a replica", a.verb, t)
+			}
+		}
 	case "partition":
-		side := []int{}
-		for _, s := range args {
-			if s == "|" {
-				a.sides = append(a.sides, side)
-				side = []int{}
-				continue
-			}
-			n, err := replicaIndex(s)
-			if err != nil {
-				return err
-			}
-			side = append(side, n)
-		}
-		a.sides = append(a.sides, side)
-		if len(a.sides) < 2 {
-			return fmt.Errorf("want: at TICK partition A B | C D (at least two sides)")
-		}
-		for _, s := range a.sides {
-			if len(s) == 0 {
-				return fmt.Errorf("partition: an empty side")
-			}
+		if err := a.parseSides(args); err != nil {
+			return err
 		}
 	case "heal":
 		if len(args) != 0 {
 			return fmt.Errorf("want: at TICK heal")
 		}
+	case "cut", "uncut", "hold", "release", "drop", "pass":
+		if a.verb == "drop" || a.verb == "pass" {
+			if len(args) == 0 {
+				return fmt.Errorf("want: at TICK %s KIND[,KIND..] FROM.. -> TO..", a.verb)
+			}
+			if a.kinds, err = parseKinds(args[0]); err != nil {
+				return err
+			}
+			args = args[1:]
+		}
+		i := slices.Index(args, "->")
+		if i <= 0 || i == len(args)-1 {
+			return fmt.Errorf("want: at TICK %s FROM.. -> TO..", a.verb)
+		}
+		if a.from, err = parseTargets(args[:i]); err != nil {
+			return err
+		}
+		if a.to, err = parseTargets(args[i+1:]); err != nil {
+			return err
+		}
 	case "extra-delay":
 		if len(args) != 1 {
 			return fmt.Errorf("want: at TICK extra-delay FROM:TO=TICKS")
 		}
-		if a.delay, err = sim.ParseExtraDelay(args[0]); err != nil {
+		if err := a.parseDelay(args[0]); err != nil {
 			return fmt.Errorf("extra-delay %v", err)
+		}
+	case "network":
+		if a.net, err = sim.ParseNetSetting(args); err != nil {
+			return err
 		}
 	case "note":
 		a.text = strings.Join(args, " ")
 	default:
-		return fmt.Errorf("unknown action %q (want crash, restart, partition, heal, extra-delay or note)", a.verb)
+		return fmt.Errorf("unknown action %q (want %s)", a.verb, actionNames)
 	}
 	f.actions = append(f.actions, a)
 	return nil
 }
 
-func replicaIndex(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%q is not a replica index", s)
-	}
-	return n, nil
-}
-
-// Apply shapes cfg for the file: quiet faults, its settings, its script. It
-// checks every replica index and tick against the cluster the settings give.
-func (f *File) Apply(cfg *sim.Config) error {
-	base := filepath.Base(f.Name)
-	cfg.Scenario = "file:" + strings.TrimSuffix(base, filepath.Ext(base))
-	cfg.CrashChance = prng.Ratio{}
-	cfg.Network.PartitionMode = packetsim.PartitionNone
-	cfg.Network.PartitionChance = prng.Ratio{}
-	cfg.ExtraDelays = nil
-	for _, s := range f.set {
-		if err := applySetting(cfg, s); err != nil {
-			return fileError(f.Name, s.line, "%v", err)
-		}
-	}
-	for _, a := range f.actions {
-		if a.at > cfg.FaultTicks {
-			return fileError(f.Name, a.line, "tick %d is after the fault phase (ticks %d)", a.at, cfg.FaultTicks)
-		}
-		nodes := slices.Clone(a.nodes)
-		for _, s := range a.sides {
-			nodes = append(nodes, s...)
-		}
-		for _, d := range []int{a.delay.From, a.delay.To} {
-			if a.verb == "extra-delay" && d != packetsim.AnyNode {
-				nodes = append(nodes, d)
-			}
-		}
-		for _, n := range nodes {
-			if n >= cfg.Replicas {
-				return fileError(f.Name, a.line, "no replica %d in a cluster of %d", n, cfg.Replicas)
-			}
-		}
-	}
-	cfg.Script = &fileScript{file: f}
-	return nil
-}
-
-func applySetting(cfg *sim.Config, s setting) error {
-	num := func() (uint64, error) {
-		v, err := strconv.ParseUint(s.value, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s %q is not a number", s.key, s.value)
-		}
-		return v, nil
-	}
-	switch s.key {
-	case "replicas", "clients", "journal-slots", "ticks":
-		v, err := num()
-		if err != nil {
-			return err
-		}
-		switch s.key {
-		case "replicas":
-			if v < 1 || v > replica.ReplicasMax {
-				return fmt.Errorf("replicas must be 1..%d", replica.ReplicasMax)
-			}
-			cfg.Replicas = int(v)
-		case "clients":
-			cfg.Clients = int(v)
-		case "journal-slots":
-			cfg.JournalSlots = int(v)
-		case "ticks":
-			cfg.FaultTicks = v
-		}
-	case "journal":
-		switch s.value {
-		case "wal":
-			cfg.Durability = replica.DurabilityWAL
-		case "memory":
-			cfg.Durability = replica.DurabilityMemory
-		default:
-			return fmt.Errorf("journal %q: want wal or memory", s.value)
-		}
-	case "core":
-		cfg.Core = nil
-		for _, w := range strings.Fields(s.value) {
-			n, err := replicaIndex(w)
+func (a *action) parseSides(args []string) error {
+	var side []target
+	for _, s := range append(slices.Clone(args), "|") {
+		if s != "|" {
+			t, err := parseTarget(s)
 			if err != nil {
 				return err
 			}
-			if n >= cfg.Replicas {
-				return fmt.Errorf("core: no replica %d in a cluster of %d", n, cfg.Replicas)
+			side = append(side, t)
+			continue
+		}
+		if len(side) == 0 {
+			return fmt.Errorf("partition: an empty side")
+		}
+		a.sides = append(a.sides, side)
+		side = nil
+	}
+	if len(a.sides) < 2 {
+		return fmt.Errorf("want: at TICK partition A.. | B.. [| C..] (at least two sides)")
+	}
+	// "*" and "clients" on a side stand for those no other side names, so
+	// two of either would leave nothing for the second.
+	for _, kind := range []targetKind{tAllReplicas, tAllClients} {
+		n := 0
+		for _, s := range a.sides {
+			if slices.ContainsFunc(s, func(t target) bool { return t.kind == kind }) {
+				n++
 			}
-			cfg.Core = append(cfg.Core, n)
+		}
+		if n > 1 {
+			return fmt.Errorf("partition: %s on two sides", target{kind: kind})
+		}
+	}
+	sideOf := map[target]int{}
+	for i, s := range a.sides {
+		for _, t := range s {
+			if t.kind != tReplica && t.kind != tClient {
+				continue
+			}
+			if j, ok := sideOf[t]; ok && j != i {
+				return fmt.Errorf("partition: %s is on two sides", t)
+			}
+			sideOf[t] = i
 		}
 	}
 	return nil
 }
 
-// fileScript runs a file's actions over virtual time.
-type fileScript struct {
-	file *File
-	next int
-}
-
-func (s *fileScript) At(c *sim.Cluster, tick uint64) {
-	for s.next < len(s.file.actions) && s.file.actions[s.next].at <= tick {
-		s.run(c, s.file.actions[s.next])
-		s.next++
+// parseDelay reads FROM:TO=TICKS, FROM and TO a replica index, "*" (every
+// replica) or a role.
+func (a *action) parseDelay(s string) error {
+	link, ticksText, ok := strings.Cut(s, "=")
+	fromText, toText, ok2 := strings.Cut(link, ":")
+	if !ok || !ok2 {
+		return fmt.Errorf("%q: want FROM:TO=TICKS", s)
 	}
-}
-
-func (s *fileScript) run(c *sim.Cluster, a action) {
-	switch a.verb {
-	case "crash":
-		if !c.Alive(a.nodes[0]) {
-			c.Note(fmt.Sprintf("%s:%d: r%d is already down", s.file.Name, a.line, a.nodes[0]))
-			return
+	for i, text := range []string{fromText, toText} {
+		t, err := parseTarget(text)
+		if err != nil || t.client() {
+			return fmt.Errorf("%q: %q is not a replica index, * or a role", s, text)
 		}
-		c.Crash(a.nodes[0])
-	case "restart":
-		if c.Alive(a.nodes[0]) {
-			c.Note(fmt.Sprintf("%s:%d: r%d is already up", s.file.Name, a.line, a.nodes[0]))
-			return
-		}
-		c.Restart(a.nodes[0])
-	case "partition":
-		net := c.Network()
-		for i, x := range a.sides {
-			for _, y := range a.sides[i+1:] {
-				for _, p := range x {
-					for _, q := range y {
-						net.SetLinkDown(p, q, true)
-						net.SetLinkDown(q, p, true)
-					}
-				}
-			}
-		}
-	case "heal":
-		c.Network().HealAll()
-	case "extra-delay":
-		// No trace line and no randomness: a zero delay replays the run
-		// without it.
-		c.Network().SetExtraDelay(a.delay.From, a.delay.To, a.delay.Ticks)
-	case "note":
-		c.Note(a.text)
+		a.delay[i] = t
 	}
+	if a.delay[0] == a.delay[1] && a.delay[0].kind == tReplica {
+		return fmt.Errorf("%q: a replica does not send to itself", s)
+	}
+	var err error
+	if a.ticks, err = sim.ParseExtraDelayTicks(ticksText); err != nil {
+		return fmt.Errorf("%q: %v", s, err)
+	}
+	return nil
 }

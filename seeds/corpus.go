@@ -13,7 +13,9 @@
 // or of a sweep's --failures file: its replay command carries every flag.
 //
 // Parsing yields, per case, the arguments of the `vsrsim run` that reproduces
-// it and the verdict and trace hash it must give; the CLI runs them.
+// it, the run shape they give (parsed here, without the CLI, into the same
+// sim.Override the run flags produce), and the verdict and trace hash the run
+// must give.
 package seeds
 
 import (
@@ -36,6 +38,7 @@ type Case struct {
 	Line int
 	// Args are the flags of `vsrsim run` that reproduce the case, --seed first.
 	Args    []string
+	Shape   Shape
 	Seed    uint64
 	Verdict sim.Verdict
 	Hash    string
@@ -66,10 +69,60 @@ func checkHash(s string) error {
 	return nil
 }
 
+// Shape is what a case's run flags say about the run besides its seed.
+type Shape struct {
+	Scenario     string // a named scenario, or ""
+	ScenarioFile string
+	Bugs         []string
+	Override     sim.Override
+}
+
 // shapeKeys are the run flags a text line may set with KEY=VALUE.
-var shapeKeys = map[string]bool{
-	"replicas": true, "clients": true, "ticks": true, "journal": true, "journal-slots": true,
-	"topology": true, "extra-delay": true, "scenario-file": true,
+var shapeKeys = append([]string{"scenario-file"}, sim.FlagKeys...)
+
+// ParseArgs reads the flags of a `vsrsim run` command line (--flag VALUE or
+// --flag=VALUE) as the run command would: the seed and the run's shape.
+func ParseArgs(args []string) (uint64, Shape, error) {
+	var sh Shape
+	var seed uint64
+	haveSeed := false
+	for i := 0; i < len(args); i++ {
+		key, value, inline := strings.Cut(strings.TrimPrefix(args[i], "--"), "=")
+		if !strings.HasPrefix(args[i], "--") {
+			return 0, sh, fmt.Errorf("unexpected argument %q", args[i])
+		}
+		if !inline {
+			if i+1 == len(args) {
+				return 0, sh, fmt.Errorf("flag --%s needs a value", key)
+			}
+			i++
+			value = args[i]
+		}
+		var err error
+		switch key {
+		case "seed":
+			seed, err = prng.ParseSeed(value)
+			haveSeed = true
+		case "scenario":
+			sh.Scenario = value
+		case "scenario-file":
+			sh.ScenarioFile = value
+		case "bug":
+			sh.Bugs = append(sh.Bugs, value)
+		default:
+			if !slices.Contains(sim.FlagKeys, key) {
+				return 0, sh, fmt.Errorf("unknown flag --%s", key)
+			}
+			err = sh.Override.Set(key, value)
+		}
+		if err != nil {
+			return 0, sh, fmt.Errorf("--%s: %v", key, err)
+		}
+	}
+	if !haveSeed {
+		return 0, sh, fmt.Errorf("no --seed")
+	}
+	return seed, sh, nil
 }
 
 // LineMax bounds one line of a corpus or failures file. A run record with its
@@ -173,10 +226,13 @@ func parseText(text string) (Case, error) {
 	}
 	for _, kv := range f[5:] {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || !shapeKeys[k] || v == "" {
-			return Case{}, fmt.Errorf("override %q: want KEY=VALUE with KEY one of replicas, clients, ticks, journal, journal-slots, topology, extra-delay, scenario-file", kv)
+		if !ok || !slices.Contains(shapeKeys, k) || v == "" {
+			return Case{}, fmt.Errorf("override %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(shapeKeys, ", "))
 		}
 		c.Args = append(c.Args, "--"+k, v)
+	}
+	if _, c.Shape, err = ParseArgs(c.Args); err != nil {
+		return Case{}, err
 	}
 	return c, nil
 }
@@ -232,15 +288,10 @@ func parseJSON(text string) (Case, error) {
 	}
 	// The record's seed is the run's; a JSON reader may have rounded it above
 	// 2^53, the replay command never does.
-	for i := 0; i+1 < len(c.Args); i++ {
-		if c.Args[i] == "--seed" {
-			if c.Seed, err = prng.ParseSeed(c.Args[i+1]); err != nil {
-				return Case{}, fmt.Errorf("replay seed: %v", err)
-			}
-			return c, nil
-		}
+	if c.Seed, c.Shape, err = ParseArgs(c.Args); err != nil {
+		return Case{}, fmt.Errorf("replay %q: %v", rec.Replay, err)
 	}
-	return Case{}, fmt.Errorf("replay %q has no --seed", rec.Replay)
+	return c, nil
 }
 
 // agrees checks that the record's scenario and bugs are the ones its replay

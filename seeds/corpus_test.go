@@ -82,3 +82,28 @@ func TestFormatRoundTrips(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"--seed", "212", "--journal-slots", "64"}, cases[0].Args)
 }
+
+// TestParseArgs: a replay command's flags give the run shape without the CLI,
+// through the same override the run flags fill.
+func TestParseArgs(t *testing.T) {
+	seed, sh, err := seeds.ParseArgs([]string{"--seed", "0x10", "--scenario-file=f.vsr", "--bug", "a",
+		"--replicas", "5", "--extra-delay", "*:0=40", "--topology", "star"})
+	require.NoError(t, err)
+	assert.Equal(t, uint64(16), seed)
+	assert.Equal(t, "f.vsr", sh.ScenarioFile)
+	assert.Equal(t, []string{"a"}, sh.Bugs)
+	assert.Equal(t, []string{"--replicas", "5", "--topology", "star", "--extra-delay", "*:0=40"}, sh.Override.Args())
+
+	for args, want := range map[string][]string{
+		"no --seed":              {"--replicas", "3"},
+		"unknown flag --trace":   {"--seed", "1", "--trace", "t"},
+		`--journal: journal "x"`: {"--seed", "1", "--journal", "x"},
+		"needs a value":          {"--seed", "1", "--replicas"},
+		"unexpected argument":    {"--seed", "1", "extra"},
+	} {
+		_, _, err := seeds.ParseArgs(want)
+		assert.ErrorContains(t, err, args)
+	}
+	_, err = seeds.Parse("f", strings.NewReader("- 1 - pass "+hash+" replicas=x\n"))
+	assert.ErrorContains(t, err, `f:1: --replicas: replicas "x" is not a number`)
+}

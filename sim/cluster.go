@@ -57,6 +57,7 @@ type Cluster struct {
 	failure   *check.Failure
 	verdict   Verdict
 	watch     []watch
+	expect    expectState
 }
 
 func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
@@ -79,7 +80,7 @@ func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
 		checker: check.New(check.Config{Replicas: n, Clients: cfg.Clients,
 			WAL: cfg.Durability == replica.DurabilityWAL}),
 		trace:      trace,
-		workloadOn: true,
+		workloadOn: !cfg.WorkloadOff,
 	}
 	net, err := packetsim.New[replica.Message](netOpts, prng.New(cfg.Seed, prng.StreamNetwork))
 	if err != nil {

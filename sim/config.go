@@ -65,6 +65,7 @@ type Config struct {
 	ThinkSteady        bool       // think exactly RequestMeanTicks: a steady write rate
 	BurstChance        prng.Ratio // chance the next request follows at once
 	ClientTimeoutTicks uint64
+	WorkloadOff        bool // no requests in the fault phase
 
 	// Liveness phase.
 	LivenessTicks uint64 // budget for the core to converge
@@ -74,6 +75,9 @@ type Config struct {
 	// LivenessWorkload keeps clients issuing requests through the liveness
 	// phase (scenarios whose defect only bites under sustained writes).
 	LivenessWorkload bool
+	// LivenessKeepFaults: replicas outside the core keep their scripted
+	// cuts, filters, holds and delays through the liveness phase.
+	LivenessKeepFaults bool
 
 	EventsMax uint64 // bound on trace lines; past it the run is a crash
 
@@ -83,6 +87,9 @@ type Config struct {
 	// outputs built from the run's own events). It observes only: the run and
 	// its trace hash are the same without it.
 	Observer Sink
+
+	// Expect are progress checks the run makes (sim/expect.go).
+	Expect []Expectation
 }
 
 // DefaultConfig is `vsrsim run --seed N` with default options: network faults
@@ -166,6 +173,11 @@ func (c *Config) Validate() error {
 	for _, i := range c.Core {
 		if i < 0 || i >= c.Replicas {
 			return fmt.Errorf("core replica %d out of range", i)
+		}
+	}
+	for _, e := range c.Expect {
+		if err := e.validate(c.FaultTicks + c.LivenessTicks); err != nil {
+			return err
 		}
 	}
 	if c.FaultTicks == 0 && c.LivenessTicks == 0 {

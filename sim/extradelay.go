@@ -55,6 +55,19 @@ func (d ExtraDelay) check() error {
 	return nil
 }
 
+// ParseExtraDelayTicks reads the TICKS of an extra delay with the one bound
+// and the one message every input shares.
+func ParseExtraDelayTicks(text string) (uint64, error) {
+	ticks, err := strconv.ParseUint(text, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) || (err == nil && ticks > ExtraDelayTicksMax):
+		return 0, delayTooLong(text)
+	case err != nil:
+		return 0, fmt.Errorf("TICKS %q is not a number of ticks", text)
+	}
+	return ticks, nil
+}
+
 func delayTooLong(ticks string) error {
 	return fmt.Errorf("extra delay of %s ticks is above the maximum of %d", ticks, ExtraDelayTicksMax)
 }

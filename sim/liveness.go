@@ -34,6 +34,9 @@ func (c *Cluster) startLiveness() {
 			c.net.SetExtraDelay(j, i, 0)
 		}
 	}
+	if s, ok := c.cfg.Script.(LivenessStarter); ok {
+		s.LivenessStart(c, core)
+	}
 	// A run that committed too little proves nothing: the healed core must
 	// then commit up to the floor itself before its clients go quiet.
 	c.workloadOn = c.cfg.LivenessWorkload || c.checker.CommittedMax() < c.cfg.CommitFloor

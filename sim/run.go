@@ -57,6 +57,7 @@ func Run(cfg Config, trace io.Writer) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	c.initExpect()
 	res := Result{Seed: cfg.Seed, Scenario: cfg.Scenario, Bugs: cfg.Bugs.Names(), Replicas: cfg.Replicas}
 	c.runLoop(&res)
 	res.Ticks = c.now
@@ -95,10 +96,15 @@ func (c *Cluster) runLoop(res *Result) {
 	total := c.cfg.FaultTicks + c.cfg.LivenessTicks
 	for c.now = 1; c.now <= total; c.now++ {
 		c.step()
+		c.tickExpect()
 		if c.failure != nil {
 			res.Verdict = VerdictSafety
 			res.Invariant = c.failure.Invariant
 			res.Evidence = fmt.Sprintf("t=%d %s", c.failure.Tick, c.failure.Evidence)
+			return
+		}
+		if c.expect.miss != "" {
+			res.Verdict, res.Invariant, res.Evidence = VerdictLiveness, "expect", c.expect.miss
 			return
 		}
 		if c.liveness.active && c.tickLiveness() {
@@ -130,6 +136,10 @@ func (c *Cluster) finishPass(res *Result) {
 		res.Verdict = VerdictSafety
 		res.Invariant = f.Invariant
 		res.Evidence = fmt.Sprintf("t=%d %s", f.Tick, f.Evidence)
+		return
+	}
+	if miss := c.finishExpect(); miss != "" {
+		res.Verdict, res.Invariant, res.Evidence = VerdictLiveness, "expect", miss
 		return
 	}
 	if committed := c.checker.CommittedMax(); committed < c.cfg.CommitFloor {

@@ -20,11 +20,11 @@ func TestBadInputs(t *testing.T) {
 		code int
 		want string
 	}{
-		{"ticks wrap", []string{"run", "--seed", "1", "--ticks", "18446744073709551615"}, exitUsage, "--ticks 18446744073709551615: must be 0..1000000"},
+		{"ticks wrap", []string{"run", "--seed", "1", "--ticks", "18446744073709551615"}, exitUsage, "ticks 18446744073709551615: must be 0..1000000"},
 		{"ticks above bound", []string{"run", "--seed", "1", "--ticks", "1000001"}, exitUsage, "must be 0..1000000"},
 		{"replicas huge", []string{"run", "--seed", "1", "--replicas", "99999999999"}, exitUsage, "replicas"},
-		{"clients negative", []string{"run", "--seed", "1", "--clients", "-3"}, exitUsage, "clients must be"},
-		{"journal slots below min", []string{"run", "--seed", "1", "--journal-slots", "16"}, exitUsage, "--journal-slots 16: must be 64..65536"},
+		{"clients negative", []string{"run", "--seed", "1", "--clients", "-3"}, exitUsage, `clients "-3" is not a number`},
+		{"journal slots below min", []string{"run", "--seed", "1", "--journal-slots", "16"}, exitUsage, "journal-slots 16: must be 64..65536"},
 		{"journal slots tiny", []string{"run", "--seed", "1", "--journal-slots", "8"}, exitUsage, "must be 64..65536"},
 		{"seed twice", []string{"run", "--seed", "1", "--seed", "2"}, exitUsage, "given twice"},
 		{"scenario twice", []string{"run", "--seed", "1", "--scenario", "hollow-op", "--scenario", "stale-offer"}, exitUsage, "given twice"},

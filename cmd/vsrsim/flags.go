@@ -1,11 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
-	"vsrsim/packetsim"
 	"vsrsim/sim"
 )
 
@@ -32,54 +32,35 @@ func (e *enumFlag) Set(s string) error {
 	return nil
 }
 
-// extraDelayFlag collects --extra-delay FROM:TO=TICKS. It accepts a
-// comma-separated list too, so the extra_delay line of the option dump can be
-// pasted back as one flag. Syntax is checked here; replica indexes are checked
-// against the run's replica count once the config is known.
-type extraDelayFlag struct {
-	delays []sim.ExtraDelay
+// overrideFlag is a run flag that sets one sim.Override key, so a flag is
+// parsed exactly as the same setting in a scenario file or corpus line. A bad
+// value is a flag error (exit 64) at parse time.
+type overrideFlag struct {
+	o        *sim.Override
+	key, typ string
+	values   []string
 }
 
-func (f *extraDelayFlag) String() string {
-	parts := make([]string, len(f.delays))
-	for i, d := range f.delays {
-		parts[i] = formatExtraDelay(d)
-	}
-	return strings.Join(parts, ",")
-}
+func (f *overrideFlag) String() string { return strings.Join(f.values, ",") }
 
-func (f *extraDelayFlag) Type() string { return "FROM:TO=TICKS" }
+func (f *overrideFlag) Type() string { return f.typ }
 
-func (f *extraDelayFlag) Set(s string) error {
-	for _, part := range strings.Split(s, ",") {
-		d, err := parseExtraDelay(part)
-		if err != nil {
-			return err
-		}
-		f.delays = append(f.delays, d)
+func (f *overrideFlag) Set(s string) error {
+	if err := f.o.Set(f.key, s); err != nil {
+		return err
 	}
+	f.values = append(f.values, s)
 	return nil
 }
 
-// parseExtraDelay reads FROM:TO=TICKS, FROM and TO a replica index or "*".
-func parseExtraDelay(s string) (sim.ExtraDelay, error) { return sim.ParseExtraDelay(s) }
-
-// checkExtraDelays names the first delay whose replica does not exist. The
-// config's own Validate catches the same thing, but only this message can
-// quote the flag as the user typed it.
-func checkExtraDelays(delays []sim.ExtraDelay, replicas int) error {
-	for _, d := range delays {
-		for _, node := range []int{d.From, d.To} {
-			if node != packetsim.AnyNode && node >= replicas {
-				return fmt.Errorf("--extra-delay %s: no replica %d in a cluster of %d (replicas are 0..%d)",
-					formatExtraDelay(d), node, replicas, replicas-1)
-			}
-		}
+// flagError quotes the flag behind an override error as the user typed it.
+func flagError(err error) string {
+	var oe *sim.OverrideError
+	if errors.As(err, &oe) {
+		return "--" + oe.Error()
 	}
-	return nil
+	return err.Error()
 }
-
-func formatExtraDelay(d sim.ExtraDelay) string { return d.String() }
 
 // shellQuote quotes s for a POSIX shell when it holds anything beyond the
 // characters replay commands normally use; "*" in an extra delay must not glob.

@@ -7,48 +7,25 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/packetsim"
 	"vsrsim/sim"
 )
 
-func TestParseExtraDelay(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    sim.ExtraDelay
-		wantErr string
-	}{
-		{in: "0:1=40", want: sim.ExtraDelay{From: 0, To: 1, Ticks: 40}},
-		{in: "*:2=5", want: sim.ExtraDelay{From: packetsim.AnyNode, To: 2, Ticks: 5}},
-		{in: "*:*=0", want: sim.ExtraDelay{From: packetsim.AnyNode, To: packetsim.AnyNode, Ticks: 0}},
-		{in: "0:1", wantErr: "FROM:TO=TICKS"},
-		{in: "01=4", wantErr: "FROM:TO=TICKS"},
-		{in: "a:1=4", wantErr: "FROM"},
-		{in: "-1:1=4", wantErr: "FROM"},
-		{in: "0:b=4", wantErr: "TO"},
-		{in: "0:1=-4", wantErr: "TICKS"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := parseExtraDelay(tt.in)
-			if tt.wantErr != "" {
-				require.Error(t, err)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-			assert.Equal(t, tt.in, formatExtraDelay(got), "format round-trips")
-		})
-	}
-}
-
-func TestExtraDelayFlagList(t *testing.T) {
-	var f extraDelayFlag
+// TestOverrideFlag: a flag sets its override key; the extra_delay line of the
+// option dump pastes back as one flag; a bad value fails at parse time.
+func TestOverrideFlag(t *testing.T) {
+	var o sim.Override
+	f := overrideFlag{o: &o, key: "extra-delay", typ: "FROM:TO=TICKS"}
 	require.NoError(t, f.Set("0:1=40,2:0=7"))
 	require.NoError(t, f.Set("*:1=3"))
-	assert.Equal(t, "0:1=40,2:0=7,*:1=3", f.String(), "the option dump's extra_delay line pastes back")
-	assert.NoError(t, checkExtraDelays(f.delays, 3))
-	assert.ErrorContains(t, checkExtraDelays(f.delays, 2), "no replica 2")
+	assert.Equal(t, "0:1=40,2:0=7,*:1=3", f.String())
+	assert.Equal(t, []string{"--extra-delay", "0:1=40", "--extra-delay", "2:0=7", "--extra-delay", "*:1=3"}, o.Args())
+	assert.ErrorContains(t, f.Set("0-1=4"), "FROM:TO=TICKS")
+
+	cfg := sim.DefaultConfig(1)
+	cfg.Replicas = 2
+	err := o.Apply(&cfg)
+	require.Error(t, err)
+	assert.Equal(t, "--extra-delay: 2:0=7: no replica 2 in a cluster of 2 (replicas are 0..1)", flagError(err))
 }
 
 func TestShellQuote(t *testing.T) {

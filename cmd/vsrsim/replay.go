@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"vsrsim/prng"
 	"vsrsim/seeds"
 	"vsrsim/sim"
 )
@@ -188,19 +188,16 @@ func errUnwrapPath(err error) error {
 	return err
 }
 
-// caseConfig parses a case's run flags exactly as `vsrsim run` would.
+// caseConfig builds a case's run from the shape the corpus parsed, exactly
+// as `vsrsim run` would from the same flags.
 func caseConfig(c seeds.Case) (*runOptions, sim.Config, error) {
 	opts := newRunOptions()
-	cmd := newRunCmdWith(opts)
-	if err := cmd.ParseFlags(c.Args); err != nil {
-		return nil, sim.Config{}, err
-	}
-	opts.flags = cmd.Flags()
-	seed, err := prng.ParseSeed(opts.seed.value)
-	if err != nil {
-		return nil, sim.Config{}, fmt.Errorf("seed: %v", err)
-	}
-	cfg, err := opts.config(seed)
+	opts.seed.value = strconv.FormatUint(c.Seed, 10)
+	opts.scenario.value = c.Shape.Scenario
+	opts.scenarioFile.value = c.Shape.ScenarioFile
+	opts.bugs = c.Shape.Bugs
+	opts.override = c.Shape.Override
+	cfg, err := opts.config(c.Seed)
 	if err != nil {
 		return nil, sim.Config{}, err
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/scenarios"
@@ -25,28 +24,19 @@ type runOptions struct {
 	scenario     onceFlag
 	scenarioFile onceFlag
 	bugs         []string
-	replicas     int
-	clients      int
-	ticks        uint64
-	extraDelays  extraDelayFlag
-	journal      *enumFlag
-	journalSlots int
-	topology     *enumFlag
-	trace        string
-	output       *enumFlag
-	artifacts    artifactPaths
+	// override holds the cluster flags the user gave; sim.Override parses
+	// and checks them, as it does scenario-file settings and corpus lines.
+	override  sim.Override
+	trace     string
+	output    *enumFlag
+	artifacts artifactPaths
 
-	// flags answers Changed: only flags the user set override the seed's
-	// (or the scenario's) configuration.
+	// flags answers Changed: the option dump marks values the user set.
 	flags *pflag.FlagSet
 }
 
 func newRunOptions() *runOptions {
-	return &runOptions{
-		journal:  newEnumFlag("", "wal", "memory"),
-		topology: newEnumFlag("", "chain", "star"),
-		output:   newEnumFlag("table", "table", "json"),
-	}
+	return &runOptions{output: newEnumFlag("table", "table", "json")}
 }
 
 func newRunCmd() *cobra.Command { return newRunCmdWith(newRunOptions()) }
@@ -95,18 +85,22 @@ func (o *runOptions) addShapeFlags(cmd *cobra.Command) {
 	f.Var(&o.scenario, "scenario", "named scenario to run (see vsrsim list)")
 	f.Var(&o.scenarioFile, "scenario-file", "run the timed script in `FILE` (docs/scenario-files.md)")
 	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
-	f.IntVar(&o.replicas, "replicas", 0, "number of replicas (overrides the seed's draw)")
-	f.IntVar(&o.clients, "clients", 0, "number of clients (overrides the seed's draw)")
-	f.Uint64Var(&o.ticks, "ticks", 0, fmt.Sprintf("ticks of the fault phase, 0..%d (the liveness phase follows)", sim.TicksMax))
-	f.Var(&o.extraDelays, "extra-delay", "extra delay on a directed link, FROM and TO a replica or * (repeatable; replaces the drawn ones)")
-	f.Var(o.journal, "journal", "journal durability: wal survives a restart, memory comes back empty")
-	f.IntVar(&o.journalSlots, "journal-slots", 0, fmt.Sprintf("journal capacity in ops, %d..%d", sim.JournalSlotsMin, replica.JournalSlotsMax))
-	f.Var(o.topology, "topology", "how the primary replicates prepares")
+	for _, fl := range []struct{ key, typ, usage string }{
+		{"replicas", "int", "number of replicas (overrides the seed's draw)"},
+		{"clients", "int", "number of clients (overrides the seed's draw)"},
+		{"ticks", "uint", fmt.Sprintf("ticks of the fault phase, 0..%d (the liveness phase follows)", sim.TicksMax)},
+		{"extra-delay", "FROM:TO=TICKS", "extra delay on a directed link, FROM and TO a replica or * (repeatable; replaces the drawn ones)"},
+		{"journal", "wal|memory", "journal durability: wal survives a restart, memory comes back empty"},
+		{"journal-slots", "int", fmt.Sprintf("journal capacity in ops, %d..%d", sim.JournalSlotsMin, replica.JournalSlotsMax)},
+		{"topology", "chain|star", "how the primary replicates prepares"},
+	} {
+		f.Var(&overrideFlag{o: &o.override, key: fl.key, typ: fl.typ}, fl.key, fl.usage)
+	}
 
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeScenarios)
 	_ = cmd.RegisterFlagCompletionFunc("bug", completeBugs)
-	_ = cmd.RegisterFlagCompletionFunc("journal", cobra.FixedCompletions(o.journal.allowed, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("topology", cobra.FixedCompletions(o.topology.allowed, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("journal", cobra.FixedCompletions([]string{"wal", "memory"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("topology", cobra.FixedCompletions([]string{"chain", "star"}, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"replicas", "clients", "ticks", "extra-delay", "journal-slots"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
@@ -184,7 +178,8 @@ func (o *runOptions) describe(cfg sim.Config) []sim.Option {
 }
 
 // config builds the run's configuration: the scenario's or the seed's swarm
-// draw, then every flag the user set. Any error is a usage error.
+// draw, then every flag the user set. A malformed scenario file is a data
+// error; any other error is a usage error.
 func (o *runOptions) config(seed uint64) (sim.Config, error) {
 	var cfg sim.Config
 	if o.scenario.value != "" && o.scenarioFile.value != "" {
@@ -215,64 +210,8 @@ func (o *runOptions) config(seed uint64) (sim.Config, error) {
 	}
 	cfg.Bugs = bugs
 
-	if o.changed("replicas") {
-		cfg.Replicas = o.replicas
-		// The swarm drew its extra delays for the cluster it drew; a delay
-		// naming a replica the user's cluster lacks would fail validation
-		// for a reason the user never typed.
-		kept := cfg.ExtraDelays[:0:0]
-		for _, d := range cfg.ExtraDelays {
-			if checkExtraDelays([]sim.ExtraDelay{d}, cfg.Replicas) == nil {
-				kept = append(kept, d)
-			}
-		}
-		cfg.ExtraDelays = kept
-		if cfg.Replicas < 2 {
-			// SwarmConfig's own rule for a cluster it draws with one
-			// replica: a partition needs two sides. sim.Config.Validate
-			// cannot see packetsim's check, so without this --replicas 1
-			// fails inside the run as an internal error.
-			cfg.Network.PartitionMode = packetsim.PartitionNone
-			cfg.Network.PartitionChance = prng.Ratio{}
-		}
-	}
-	if o.changed("clients") {
-		cfg.Clients = o.clients
-	}
-	if o.changed("ticks") {
-		if o.ticks > sim.TicksMax {
-			return sim.Config{}, usageErrorf("--ticks %d: must be 0..%d", o.ticks, sim.TicksMax)
-		}
-		cfg.FaultTicks = o.ticks
-	}
-	if o.changed("journal") {
-		cfg.Durability = replica.DurabilityWAL
-		if o.journal.value == "memory" {
-			cfg.Durability = replica.DurabilityMemory
-		}
-	}
-	if o.changed("journal-slots") {
-		if o.journalSlots < sim.JournalSlotsMin || o.journalSlots > replica.JournalSlotsMax {
-			return sim.Config{}, usageErrorf("--journal-slots %d: must be %d..%d", o.journalSlots, sim.JournalSlotsMin, replica.JournalSlotsMax)
-		}
-		cfg.JournalSlots = o.journalSlots
-	}
-	if o.changed("topology") {
-		cfg.Topology = replica.TopologyChain
-		if o.topology.value == "star" {
-			cfg.Topology = replica.TopologyStar
-		}
-	}
-	if o.changed("extra-delay") {
-		if cfg.Replicas >= 1 {
-			if err := checkExtraDelays(o.extraDelays.delays, cfg.Replicas); err != nil {
-				return sim.Config{}, &exitError{code: exitUsage, err: err}
-			}
-		}
-		cfg.ExtraDelays = append([]sim.ExtraDelay(nil), o.extraDelays.delays...)
-	}
-	if err := cfg.Validate(); err != nil {
-		return sim.Config{}, usageErrorf("invalid configuration: %v", err)
+	if err := o.override.Apply(&cfg); err != nil {
+		return sim.Config{}, usageErrorf("%s", flagError(err))
 	}
 	return cfg, nil
 }
@@ -292,29 +231,7 @@ func (o *runOptions) replay(seed uint64) string {
 	for _, name := range bugs.Names() {
 		args = append(args, "--bug", name)
 	}
-	if o.changed("replicas") {
-		args = append(args, "--replicas", strconv.Itoa(o.replicas))
-	}
-	if o.changed("clients") {
-		args = append(args, "--clients", strconv.Itoa(o.clients))
-	}
-	if o.changed("ticks") {
-		args = append(args, "--ticks", strconv.FormatUint(o.ticks, 10))
-	}
-	if o.changed("journal") {
-		args = append(args, "--journal", o.journal.value)
-	}
-	if o.changed("journal-slots") {
-		args = append(args, "--journal-slots", strconv.Itoa(o.journalSlots))
-	}
-	if o.changed("topology") {
-		args = append(args, "--topology", o.topology.value)
-	}
-	if o.changed("extra-delay") {
-		for _, d := range o.extraDelays.delays {
-			args = append(args, "--extra-delay", formatExtraDelay(d))
-		}
-	}
+	args = append(args, o.override.Args()...)
 	for i, a := range args {
 		args[i] = shellQuote(a)
 	}

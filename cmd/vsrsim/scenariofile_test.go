@@ -21,7 +21,20 @@ func TestScenarioFile(t *testing.T) {
 	bad := writeFile(t, "bad.vsr", "replicas 3\n\nat 300 crsh 1\n")
 	out := vsrsim(t, "run", "--seed", "1", "--scenario-file", bad)
 	assert.Equal(t, exitDataErr, out.code)
-	assert.Equal(t, "vsrsim: "+bad+`:3: unknown action "crsh" (want crash, restart, partition, heal, extra-delay or note)`+"\n", out.stderr)
+	assert.Equal(t, "vsrsim: "+bad+`:3: unknown action "crsh" (want crash, restart, partition, heal, cut, uncut, drop, pass, hold, release, extra-delay, network or note)`+"\n", out.stderr)
+
+	// Settings too: a malformed or misfitting one names its line, exit 65.
+	for text, want := range map[string]string{
+		"replicas x\n":               `:1: replicas "x" is not a number`,
+		"# c\nreplicas 99\n":         ":2: replicas: must be 1..9, got 99",
+		"replicas 3\ncore 5\n":       ":2: core: no replica 5 in a cluster of 3",
+		"loss 1/2\nnetwork loss 0\n": ":2: loss is set twice (first on line 1)",
+	} {
+		bad := writeFile(t, "bad-setting.vsr", text)
+		out := vsrsim(t, "run", "--seed", "1", "--scenario-file", bad)
+		assert.Equal(t, exitDataErr, out.code, text)
+		assert.Equal(t, "vsrsim: "+bad+want+"\n", out.stderr, text)
+	}
 
 	out = vsrsim(t, "run", "--seed", "1", "--scenario-file", filepath.Join(t.TempDir(), "none.vsr"))
 	assert.Equal(t, exitDataErr, out.code)

@@ -33,6 +33,7 @@ const exitInterrupted = 130
 
 type sweepOptions struct {
 	run         *runOptions
+	flags       interface{ Changed(string) bool } // for --seeds and --count
 	seeds       string
 	count       uint64
 	start       string
@@ -71,7 +72,7 @@ file, 70 an internal error (such as a failed write of --failures).`,
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.run.flags = cmd.Flags()
+			o.flags = cmd.Flags()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return o.sweep(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -157,7 +158,7 @@ func (o *sweepOptions) parseRange(flags interface{ Changed(string) bool }) (swee
 }
 
 func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) error {
-	rng, err := o.parseRange(o.run.flags)
+	rng, err := o.parseRange(o.flags)
 	if err != nil {
 		return err
 	}

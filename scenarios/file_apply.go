@@ -1,0 +1,78 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"vsrsim/packetsim"
+	"vsrsim/prng"
+	"vsrsim/sim"
+)
+
+// Apply shapes cfg for the file: random crashes and partitions off, its
+// settings, its checks, its script. Every setting and action is checked
+// against the cluster the settings give; an error names the file and line.
+func (f *File) Apply(cfg *sim.Config) error {
+	base := filepath.Base(f.Name)
+	cfg.Scenario = "file:" + strings.TrimSuffix(base, filepath.Ext(base))
+	cfg.CrashChance = prng.Ratio{}
+	cfg.Network.PartitionMode = packetsim.PartitionNone
+	cfg.Network.PartitionChance = prng.Ratio{}
+	cfg.ExtraDelays = nil
+	if err := f.override.Apply(cfg); err != nil {
+		var oe *sim.OverrideError
+		if errors.As(err, &oe) {
+			for _, s := range f.settings {
+				if s.key == oe.Key {
+					return fileError(f.Name, s.line, "%v", err)
+				}
+			}
+		}
+		return fmt.Errorf("%s: %v", f.Name, err)
+	}
+	total := cfg.FaultTicks + cfg.LivenessTicks
+	for _, e := range f.checks {
+		if e.To > total {
+			return fmt.Errorf("%s: window ends at %d, after the run's last tick %d (ticks + liveness-ticks)", e.Where, e.To, total)
+		}
+	}
+	cfg.Expect = slices.Clone(f.checks)
+	for _, a := range f.actions {
+		if err := a.check(cfg); err != nil {
+			return fileError(f.Name, a.line, "%v", err)
+		}
+	}
+	cfg.Script = &fileScript{file: f}
+	return nil
+}
+
+// check refuses an action the cluster cfg gives cannot run.
+func (a *action) check(cfg *sim.Config) error {
+	if a.at > cfg.FaultTicks {
+		return fmt.Errorf("tick %d is after the fault phase (ticks %d)", a.at, cfg.FaultTicks)
+	}
+	all := slices.Concat(a.targets, a.from, a.to, a.delay[:])
+	for _, s := range a.sides {
+		all = append(all, s...)
+	}
+	for _, t := range all {
+		if t.kind == 0 {
+			continue // an unused delay end
+		}
+		if err := t.check(cfg.Replicas, cfg.Clients); err != nil {
+			return err
+		}
+	}
+	if a.verb == "network" {
+		net := cfg.Network
+		a.net.Apply(&net)
+		net.Nodes, net.Replicas = cfg.Replicas+cfg.Clients, cfg.Replicas
+		if err := net.Validate(); err != nil {
+			return fmt.Errorf("network %s: %v", a.net.Key, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,243 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+
+	"vsrsim/packetsim"
+	"vsrsim/replica"
+	"vsrsim/sim"
+)
+
+// fileScript runs a file's actions over virtual time. It keeps its own table
+// of the faults it put on each directed link, so that a partition replaces
+// the previous partition without lifting a cut, and heal (or the liveness
+// phase) can lift exactly what the file put there. A node's link to itself
+// is never touched: it is not a network link.
+type fileScript struct {
+	file  *File
+	next  int
+	nodes int
+	// Per directed link, index from*nodes+to.
+	cut       []bool   // cut / uncut
+	parted    []bool   // the current partition
+	held      []bool   // hold / release
+	drop      []uint32 // drop / pass: bit per replica.Command
+	filtering bool     // the drop filter is installed
+}
+
+func (s *fileScript) init(c *sim.Cluster) {
+	if s.nodes != 0 {
+		return
+	}
+	s.nodes = c.Config().Replicas + c.Config().Clients
+	k := s.nodes * s.nodes
+	s.cut, s.parted, s.held, s.drop = make([]bool, k), make([]bool, k), make([]bool, k), make([]uint32, k)
+}
+
+func (s *fileScript) At(c *sim.Cluster, tick uint64) {
+	s.init(c)
+	for s.next < len(s.file.actions) && s.file.actions[s.next].at <= tick {
+		s.run(c, &s.file.actions[s.next])
+		s.next++
+	}
+}
+
+func (s *fileScript) note(c *sim.Cluster, a *action, format string, args ...any) {
+	c.Note(fmt.Sprintf("%s:%d: ", s.file.Name, a.line) + fmt.Sprintf(format, args...))
+}
+
+// resolve names the nodes of ts now. A role is noted in the trace with the
+// replica it named; if no replica is Normal the action is skipped with a note.
+func (s *fileScript) resolve(c *sim.Cluster, a *action, ts []target) ([]int, bool) {
+	nodes, ok := resolve(c, ts)
+	if !slices.ContainsFunc(ts, target.role) {
+		return nodes, true
+	}
+	p, _ := primaryNow(c)
+	if !ok {
+		s.note(c, a, "%s skipped: no replica is normal, so no role resolves", a.verb)
+		return nil, false
+	}
+	s.note(c, a, "primary is r%d", p)
+	return nodes, true
+}
+
+func (s *fileScript) run(c *sim.Cluster, a *action) {
+	net := c.Network()
+	switch a.verb {
+	case "crash", "restart":
+		nodes, ok := s.resolve(c, a, a.targets)
+		if !ok {
+			return
+		}
+		for _, i := range nodes {
+			switch {
+			case a.verb == "crash" && !c.Alive(i):
+				s.note(c, a, "r%d is already down", i)
+			case a.verb == "crash":
+				c.Crash(i)
+			case c.Alive(i):
+				s.note(c, a, "r%d is already up", i)
+			default:
+				c.Restart(i)
+			}
+		}
+	case "partition":
+		s.partition(c, a)
+	case "heal":
+		net.HealAll()
+		clear(s.cut)
+		clear(s.parted)
+		clear(s.held)
+		clear(s.drop)
+	case "cut", "uncut", "hold", "release", "drop", "pass":
+		from, ok1 := s.resolve(c, a, a.from)
+		to, ok2 := s.resolve(c, a, a.to)
+		if !ok1 || !ok2 {
+			return
+		}
+		for _, x := range from {
+			for _, y := range to {
+				if x != y {
+					s.link(c, a, x, y)
+				}
+			}
+		}
+	case "extra-delay":
+		var ends [2]int
+		for i, t := range a.delay {
+			if t.kind == tAllReplicas {
+				ends[i] = packetsim.AnyNode
+				continue
+			}
+			nodes, ok := s.resolve(c, a, []target{t})
+			if !ok || len(nodes) != 1 {
+				return
+			}
+			ends[i] = nodes[0]
+		}
+		// No randomness: a zero delay replays the run without it.
+		net.SetExtraDelay(ends[0], ends[1], a.ticks)
+	case "network":
+		opts := net.Options()
+		a.net.Apply(&opts)
+		if err := net.SetOptions(opts); err != nil {
+			s.note(c, a, "network %s refused: %v", a.net.Key, err)
+		}
+	case "note":
+		c.Note(a.text)
+	}
+}
+
+// link applies a directed-link action to x -> y.
+func (s *fileScript) link(c *sim.Cluster, a *action, x, y int) {
+	net := c.Network()
+	l := x*s.nodes + y
+	switch a.verb {
+	case "cut", "uncut":
+		s.cut[l] = a.verb == "cut"
+		net.SetLinkDown(x, y, s.cut[l] || s.parted[l])
+	case "hold":
+		s.held[l] = true
+		net.Hold(x, y)
+	case "release":
+		s.held[l] = false
+		net.Release(c.Now(), x, y)
+	case "drop":
+		s.drop[l] |= a.kinds
+		if !s.filtering {
+			s.filtering = true
+			net.AddFilter(func(from, to int, m replica.Message) bool {
+				return s.drop[from*s.nodes+to]&(1<<m.Command) != 0
+			})
+		}
+	case "pass":
+		s.drop[l] &^= a.kinds
+	}
+}
+
+// partition replaces the current partition. "*" and "clients" on a side
+// stand for the replicas (clients) no other side names. A role that resolves
+// to a node another side names skips the action with a note.
+func (s *fileScript) partition(c *sim.Cluster, a *action) {
+	sides := make([][]int, len(a.sides))
+	side := make([]int, s.nodes) // side+1 of each node, 0 for none
+	for k, ts := range a.sides {
+		for _, t := range ts {
+			if t.kind == tAllReplicas || t.kind == tAllClients {
+				continue
+			}
+			nodes, ok := s.resolve(c, a, []target{t})
+			if !ok {
+				return
+			}
+			for _, i := range nodes {
+				if side[i] != 0 && side[i] != k+1 {
+					s.note(c, a, "partition skipped: r%d would be on two sides", i)
+					return
+				}
+				if side[i] == 0 {
+					side[i] = k + 1
+					sides[k] = append(sides[k], i)
+				}
+			}
+		}
+	}
+	replicas := c.Config().Replicas
+	for k, ts := range a.sides {
+		for _, t := range ts {
+			if t.kind != tAllReplicas && t.kind != tAllClients {
+				continue
+			}
+			lo, hi := 0, replicas
+			if t.kind == tAllClients {
+				lo, hi = replicas, s.nodes
+			}
+			for i := lo; i < hi; i++ {
+				if side[i] == 0 {
+					side[i] = k + 1
+					sides[k] = append(sides[k], i)
+				}
+			}
+		}
+	}
+	for x := 0; x < s.nodes; x++ {
+		for y := 0; y < s.nodes; y++ {
+			l := x*s.nodes + y
+			parted := side[x] != 0 && side[y] != 0 && side[x] != side[y]
+			if parted != s.parted[l] {
+				s.parted[l] = parted
+				c.Network().SetLinkDown(x, y, s.cut[l] || parted)
+			}
+		}
+	}
+}
+
+// LivenessStart runs as the liveness phase begins, after the network healed.
+// By default the file's faults end with the fault phase. With `liveness
+// keep-faults`, every link of a replica outside the core keeps its cut,
+// partition, hold and drops (the network put back as the file left it);
+// links among the core and its clients stay healed.
+func (s *fileScript) LivenessStart(c *sim.Cluster, core []int) {
+	s.init(c)
+	keep := c.Config().LivenessKeepFaults
+	replicas := c.Config().Replicas
+	outside := func(i int) bool { return i < replicas && !slices.Contains(core, i) }
+	net := c.Network()
+	for x := 0; x < s.nodes; x++ {
+		for y := 0; y < s.nodes; y++ {
+			l := x*s.nodes + y
+			if keep && (outside(x) || outside(y)) {
+				if s.cut[l] || s.parted[l] {
+					net.SetLinkDown(x, y, true)
+				}
+				if s.held[l] {
+					net.Hold(x, y)
+				}
+				continue
+			}
+			s.cut[l], s.parted[l], s.held[l], s.drop[l] = false, false, false, 0
+		}
+	}
+}
