@@ -17,6 +17,7 @@ func (r *Replica) hear(m *Message) {
 	r.heard |= 1 << uint(m.From)
 	if r.abdicated && r.hearsQuorum() {
 		r.abdicated = false
+		r.leave &^= 1 << uint(r.id)
 		r.emit(Event{Kind: EvResume, View: r.view})
 		r.drainRequests()
 	}
@@ -37,6 +38,9 @@ func (r *Replica) onAbdicateTimeout() {
 	}
 	r.heard = 0
 	r.tAbdicate.reset(nil)
+	if r.abdicated && !r.opts.Protocol.SVCQuorumOff {
+		r.askToLeave() // counted by backups that gave up on it too
+	}
 }
 
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and

@@ -83,6 +83,10 @@ func AppendMessage(b []byte, m *Message, replicas int) []byte {
 		if m.Abdicated {
 			b = append(b, " abdicated"...)
 		}
+	case CmdStartViewChange:
+		if m.Leave {
+			b = append(b, " leave"...)
+		}
 	case CmdCommitOK:
 		b = appendField(b, "commit", m.Commit)
 		b = appendField(b, "inc", m.Incarnation)

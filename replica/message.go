@@ -155,7 +155,10 @@ type Message struct {
 	Heartbeat uint64 // Commit: monotonic within a view
 	// Abdicated marks a Commit from a primary that heard no quorum lately:
 	// it asks its backups to answer but no longer holds their timeouts.
-	Abdicated   bool
+	Abdicated bool
+	// Leave marks a StartViewChange that asks to leave the sender's view
+	// (View) rather than announcing a view change into it.
+	Leave       bool
 	Incarnation uint64 // RequestStartView, PrepareOk, CommitOk
 	Nonce       uint64 // RequestStartView probe nonce, echoed by StartView
 

@@ -329,6 +329,7 @@ func (r *Replica) onCommit(m *Message) {
 }
 
 func (r *Replica) heardFromPrimary() {
+	r.leave &^= 1 << uint(r.id)
 	r.tHeartbeat.reset(r.jitter)
 }
 
@@ -371,6 +372,11 @@ func (r *Replica) onCommitTimeout() {
 func (r *Replica) onHeartbeatTimeout() {
 	if r.status != StatusNormal || r.isPrimary() {
 		r.tHeartbeat.stop()
+		return
+	}
+	if !r.opts.Protocol.SVCQuorumOff {
+		r.tHeartbeat.start(r.jitter)
+		r.askToLeave()
 		return
 	}
 	r.startViewChange(r.view + 1)

@@ -85,6 +85,9 @@ type Protocol struct {
 	// AbdicationOff: a primary never abdicates, and backups do not answer
 	// its heartbeats with CommitOk.
 	AbdicationOff bool
+	// SVCQuorumOff: a replica leaves its view on its own timeouts alone, and
+	// a single StartViewChange for a higher view pulls any replica into it.
+	SVCQuorumOff bool
 }
 
 // Options configure one replica. Every replica of a cluster gets the same

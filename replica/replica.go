@@ -124,6 +124,7 @@ type Replica struct {
 	abdicated    bool
 
 	// View change.
+	leave         uint16 // replicas that asked to leave this view within the window (see leave.go)
 	svcFrom       uint16
 	dvcs          [ReplicasMax]dvcVote
 	dvcSent       bool
@@ -161,6 +162,7 @@ type Replica struct {
 	tRepair      timeout
 	tTransfer    timeout
 	tAbdicate    timeout
+	tLeave       timeout
 	heardPrimary bool
 	// announce: a restart changed the status outside a step; the first tick
 	// reports it.
@@ -301,6 +303,7 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	r.tRepair = timeout{name: "repair", after: t.RepairTicks}
 	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks}
 	r.tAbdicate = timeout{name: "abdicate", after: t.HeartbeatTicks}
+	r.tLeave = timeout{name: "start_view_change_window", after: t.ViewChangeStatusTick}
 	r.pipeline = make([]pipelineEntry, 0, SuffixMax)
 	r.requests = make([]Message, 0, RequestQueueMax)
 	return r
@@ -410,6 +413,9 @@ func (r *Replica) Tick(out *Output) {
 	}
 	if r.fired(&r.tAbdicate) {
 		r.onAbdicateTimeout()
+	}
+	if r.fired(&r.tLeave) {
+		r.onLeaveWindow()
 	}
 	r.checkInvariants()
 }
@@ -526,6 +532,8 @@ func (r *Replica) startNormalTimeouts() {
 	r.tProbe.stop()
 	r.heard = 0
 	r.abdicated = false
+	r.leave = 0
+	r.tLeave.stop()
 	if r.isPrimary() {
 		if !r.opts.Protocol.AbdicationOff {
 			r.tAbdicate.start(nil)

@@ -99,8 +99,11 @@ func TestRestartRecoveringVotesInNoElection(t *testing.T) {
 	since := c.mark()
 	c.tick(300)
 	assert.Equal(t, StatusRecovering, c.info(2).Status)
-	assert.Equal(t, StatusViewChange, c.info(1).Status)
-	assert.Greater(t, c.info(1).View, uint64(0), "r1 tries")
+	assert.Equal(t, uint64(0), c.info(1).View, "alone, r1 cannot leave view 0")
+	asks := c.sentSince(since, func(m *Message) bool {
+		return m.Command == CmdStartViewChange && m.From == 1 && m.Leave
+	})
+	assert.NotEmpty(t, asks, "r1 asks to leave")
 	for _, m := range c.sentSince(since, func(m *Message) bool { return m.From == 2 }) {
 		assert.NotEqual(t, CmdStartViewChange, m.Command, "a recovering replica joined a view change")
 		assert.NotEqual(t, CmdDoViewChange, m.Command, "a recovering replica voted")

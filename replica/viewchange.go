@@ -6,6 +6,8 @@ func (r *Replica) startViewChange(v uint64) {
 	r.assert(v > r.view || (v == r.view && r.status == StatusNormal), "view_change_forward",
 		"view %d -> %d status %s", r.view, v, r.status)
 	r.view = v
+	r.leave = 0
+	r.tLeave.stop()
 	r.svcFrom = 0
 	for i := range r.dvcs {
 		r.dvcs[i] = dvcVote{}
@@ -32,6 +34,10 @@ func (r *Replica) startViewChange(v uint64) {
 
 func (r *Replica) onStartViewChange(m *Message) {
 	if r.status == StatusRecovering || m.View < r.view {
+		return
+	}
+	if m.Leave {
+		r.onLeave(m)
 		return
 	}
 	if m.View > r.view {
@@ -785,6 +791,11 @@ func (r *Replica) onViewChangeStatusTimeout() {
 		r.oldPrimaryHB = false
 		r.emit(Event{Kind: EvHold, View: r.view})
 		r.tVCStatus.reset(r.jitter)
+		return
+	}
+	if !r.opts.Protocol.SVCQuorumOff {
+		r.tVCStatus.reset(r.jitter)
+		r.askToLeave()
 		return
 	}
 	r.emit(Event{Kind: EvViewEscalate, View: r.view + 1})

@@ -39,4 +39,4 @@ func isPrepare(m *replica.Message) bool {
 
 // sourceWithoutLivenessGuards is the protocol of the system the failure
 // shapes come from: no abdication and no StartViewChange quorum window.
-var sourceWithoutLivenessGuards = replica.Protocol{AbdicationOff: true}
+var sourceWithoutLivenessGuards = replica.Protocol{AbdicationOff: true, SVCQuorumOff: true}

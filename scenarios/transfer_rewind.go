@@ -49,6 +49,9 @@ func registerTransferRewind(name string, gap uint64, description string) {
 			cfg.RequestMeanTicks = 2
 			cfg.FaultTicks = 12000
 			cfg.Core = []int{0, 2}
+			// Step 3 needs r1 to pull r2 into view 1 alone, as in the
+			// source; a StartViewChange quorum keeps r2 with r0.
+			cfg.Protocol = sourceWithoutLivenessGuards
 		},
 		NewScript: func() sim.Script {
 			const lead = 300

@@ -1,0 +1,58 @@
+package replica
+
+// The StartViewChange quorum window (protocol.md "View change"). A replica's
+// own timeout (a backup that lost its primary, an abdicated primary, a view
+// change that did not complete) does not move it to the next view: it asks to
+// leave its view, a StartViewChange marked Leave, and counts itself. A replica
+// leaves view v only when a view-change quorum of replicas, itself included
+// if its own timeout fired, asked to leave v within one window; the other
+// requests expire with the window. So one replica that cannot hear its primary
+// (a send-only backup) neither climbs views alone nor deposes a working
+// quorum, and rejoins as soon as it hears the primary again.
+//
+// A StartViewChange without the mark still announces that its sender is
+// changing into that view, and pulls a replica of a lower view into it: only a
+// quorum (or a restarted primary) starts a view change, so that never repeats
+// for one lone replica. Protocol.SVCQuorumOff turns the window off.
+
+// askToLeave records this replica's own wish to leave its view and tells the
+// others.
+func (r *Replica) askToLeave() {
+	r.leave |= 1 << uint(r.id)
+	r.sendAll(Message{Command: CmdStartViewChange, View: r.view, Leave: true})
+	r.maybeLeave()
+}
+
+// onLeave counts another replica's request to leave this view. A request from
+// a newer view says that view exists: ask its primary for it.
+func (r *Replica) onLeave(m *Message) {
+	if m.View > r.view {
+		r.probeNewerView(m.View)
+		return
+	}
+	if m.From < 0 || m.From >= r.n || m.From == r.id {
+		return
+	}
+	if r.leave&^(1<<uint(r.id)) == 0 {
+		r.tLeave.start(nil) // the window opens with the first request from another replica
+	}
+	r.leave |= 1 << uint(m.From)
+	r.maybeLeave()
+}
+
+func (r *Replica) maybeLeave() {
+	if popcount16(r.leave) < QuorumViewChange(r.n) {
+		return
+	}
+	if r.status == StatusViewChange {
+		r.emit(Event{Kind: EvViewEscalate, View: r.view + 1})
+	}
+	r.startViewChange(r.view + 1)
+}
+
+// onLeaveWindow expires the other replicas' requests; this replica's own
+// stands until it hears its primary or leaves the view.
+func (r *Replica) onLeaveWindow() {
+	r.leave &= 1 << uint(r.id)
+	r.tLeave.stop()
+}
