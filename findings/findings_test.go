@@ -60,8 +60,8 @@ func read(t *testing.T, name string, lines ...string) []Record {
 }
 
 func TestMergeKeepsOneRecordPerRunInSeedOrder(t *testing.T) {
-	a := read(t, "a", line(9, "safety", hashA, ""), line(2, "safety", hashA, " --bug x"), line(2, "crash", hashB, ""))
-	b := read(t, "b", line(9, "safety", hashA, ""), line(1, "liveness", hashA, ""), line(2, "safety", hashA, " --bug x"))
+	a := read(t, "a", line(9, "safety", hashA, ""), line(2, "safety", hashA, " --replicas 5"), line(2, "crash", hashB, ""))
+	b := read(t, "b", line(9, "safety", hashA, ""), line(1, "liveness", hashA, ""), line(2, "safety", hashA, " --replicas 5"))
 	m := Merge(append(a, b...))
 	var got []string
 	for _, r := range m.Records {

@@ -3,6 +3,14 @@ package replica
 // Normal operation (VRR section 4.1; protocol.md "Normal operation").
 
 func (r *Replica) onRequest(m *Message) {
+	if r.status == StatusNormal && !r.isPrimary() && m.From >= r.n {
+		// A backup hands a client's request on to the primary it knows, as
+		// TigerBeetle's do, so a client that lost a reply and moved on is
+		// not left hunting for the primary a timeout at a time. Only a
+		// client's own send is forwarded: a forwarded copy never loops.
+		r.send(r.primary(), *m)
+		return
+	}
 	if r.status != StatusNormal || !r.isPrimary() || r.transfer.active {
 		r.drop(m, "not-primary", 0)
 		return
@@ -60,7 +68,7 @@ func (r *Replica) prepare(m *Message) {
 	r.sequencer = h.Op
 	r.headSum = h.Checksum
 	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
-	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view})
+	r.noteAck(&h)
 	r.replicate(h)
 	if !r.tPrepare.running {
 		r.tPrepare.start(r.jitter)
@@ -143,7 +151,7 @@ func (r *Replica) ack(h Header) {
 	if h.Op > r.ackHead {
 		r.ackHead = h.Op
 	}
-	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view})
+	r.noteAck(&h)
 	r.send(r.primary(), Message{Command: CmdPrepareOK, Header: h, Incarnation: r.incarnation})
 }
 

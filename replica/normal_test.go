@@ -107,14 +107,15 @@ func TestNormalDuplicateInFlight(t *testing.T) {
 	assert.Len(t, c.repliesTo(0), 1)
 }
 
-// TestNormalRequestToBackupDropped: only the primary of the view takes requests.
-func TestNormalRequestToBackupDropped(t *testing.T) {
+// TestNormalRequestToBackupForwarded: only the primary of the view executes a
+// request; a backup forwards a client's to it.
+func TestNormalRequestToBackupForwarded(t *testing.T) {
 	c := newTestCluster(t, 3, nil)
 	c.request(1, 0, 1, put(1, 1))
 	c.deliverAll()
-	assert.Len(t, c.drops(1, "not-primary"), 1)
-	assert.Empty(t, c.toClients)
-	assert.Equal(t, uint64(0), c.info(1).Sequencer)
+	assert.Empty(t, c.drops(1, "not-primary"), "a Normal backup hands a client's request on")
+	assert.Len(t, c.repliesTo(0), 1, "the primary executed it and answered the client")
+	assert.Equal(t, uint64(1), c.info(0).CommitMax)
 }
 
 // TestNormalStarTopology: the primary sends each prepare to every backup and

@@ -17,6 +17,11 @@ type Superblock struct {
 	CommitMax   uint64
 	Incarnation uint64
 	Checkpoint  Snapshot
+	// AckHead is the highest op this replica ever acknowledged (a backup's
+	// PrepareOk, a primary's own ack), recorded before the ack leaves: after
+	// a restart without a journal the ops it may have acked and forgotten lie
+	// at or below it, and no others.
+	AckHead uint64
 }
 
 // Durable is what survives a crash: the superblock, and the journal when the
@@ -246,6 +251,7 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.journal = newJournal(opts.JournalSlots)
 	r.journalFloor = cp.Op + 1
 	r.amnesiac = true
+	r.unsureTop = r.sb.AckHead
 	r.status = StatusRecovering
 	r.tProbe.start(r.jitter)
 	r.tRepair.stop()
@@ -515,6 +521,13 @@ func (r *Replica) setStatus(to Status) {
 		r.rewoundCommit = 0
 	}
 	r.emit(Event{Kind: EvStatus, Status: to, View: r.view, LogView: r.logView, Op: r.sequencer, Commit: r.commitMax})
+}
+
+// noteAck records op as acknowledged, durably, before the ack is sent or
+// counted.
+func (r *Replica) noteAck(h *Header) {
+	r.sb.AckHead = max(r.sb.AckHead, h.Op)
+	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view})
 }
 
 func (r *Replica) writeSuperblock() {

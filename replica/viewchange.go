@@ -615,7 +615,7 @@ func (r *Replica) startView() {
 		r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
 		// The primary's own ack in the new view is reported like any other:
 		// the oracle counts it toward the op's quorum in this view.
-		r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view})
+		r.noteAck(&h)
 	}
 	r.heartbeat = 0
 	r.repair = repairSession{}
@@ -670,10 +670,12 @@ func (r *Replica) onStartView(m *Message) {
 func (r *Replica) adoptStartView(m *Message) {
 	if r.amnesiac {
 		// Every op this replica could have acknowledged before it lost its
-		// journal lies at or below the head of the first view it adopts
-		// after: a quorum-acked op survives every later view change.
+		// journal lies at or below its durable ack head (set at restart) and
+		// at or below the head of the first view it adopts after (a
+		// quorum-acked op survives every later view change): the lower bound
+		// keeps ops prepared while it was down from being held unsure.
 		r.amnesiac = false
-		r.unsureTop = max(r.unsureTop, m.Op)
+		r.unsureTop = min(r.unsureTop, m.Op)
 	}
 	r.view = m.View
 	r.logView = m.View

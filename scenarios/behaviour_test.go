@@ -22,10 +22,7 @@ var behaviourSeeds = flag.Uint64("behaviour-seeds", 5, "seeds 1..N for each file
 // knownFailures are behaviours the replica gets wrong today, with the reason.
 // Each must still fail for at least one seed of the range run: when the
 // replica is fixed the test says so, and the entry goes.
-var knownFailures = map[string]string{
-	"send-only-backup.vsr": "replica: the cut-off backup's lone StartViewChange keeps deposing the working " +
-		"primary/backup pair; the view climbs and never settles",
-}
+var knownFailures = map[string]string{}
 
 // TestBehaviours runs every behaviour file for seeds 1..N: each gives its
 // expected verdict, and so meets every expectation it states.

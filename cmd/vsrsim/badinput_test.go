@@ -100,7 +100,7 @@ func TestOptionDump(t *testing.T) {
 func TestTraceFilterFlag(t *testing.T) {
 	full := vsrsim(t, "run", "--seed", "5", "--trace", "-", "-o", "json")
 	require.Equal(t, exitPass, full.code, full.stderr)
-	cut := vsrsim(t, "run", "--seed", "5", "--trace", "-", "-o", "json", "--trace-filter", "kind=status,crash", "--trace-filter", "replica=0")
+	cut := vsrsim(t, "run", "--seed", "5", "--trace", "-", "-o", "json", "--trace-filter", "kind=status,crash,commit", "--trace-filter", "replica=0")
 	require.Equal(t, exitPass, cut.code, cut.stderr)
 	assert.Equal(t, full.stderr, cut.stderr, "same run, same report, same hash")
 
@@ -114,7 +114,7 @@ func TestTraceFilterFlag(t *testing.T) {
 			Replica *int   `json:"replica"`
 		}
 		require.NoError(t, json.Unmarshal([]byte(line), &l))
-		assert.True(t, l.Event == "status" || l.Kind == "crash", line)
+		assert.True(t, l.Event == "status" || l.Event == "commit" || l.Kind == "crash", line)
 		require.NotNil(t, l.Replica, line)
 		assert.Equal(t, 0, *l.Replica, line)
 	}

@@ -13,6 +13,7 @@ type bodySet struct {
 func (c *Checker) Journaled(i int, op, checksum uint64) { c.hold(i, op, checksum) }
 
 func (c *Checker) hold(i int, op, checksum uint64) {
+	c.preparedTop = max(c.preparedTop, op)
 	c.bodies = grow(c.bodies, op)
 	for k := range c.bodies[op] {
 		if c.bodies[op][k].checksum == checksum {
@@ -44,10 +45,11 @@ func (c *Checker) loseBodies(i int) {
 	}
 }
 
-// lostCommitted returns a committed op that no live replica may still hold the
-// body of and no live replica has applied (so none holds a state that covers
-// it): no replica can ever catch up past it.
-func (c *Checker) lostCommitted() (uint64, bool) {
+// lostOp returns an op that may have committed (committed, or acked by a
+// replication quorum its primary could count) whose body no live replica may
+// still hold and that no live replica has applied (so none holds a state that
+// covers it): no correct replica may cut it, and none can ever fetch it.
+func (c *Checker) lostOp() (op, checksum uint64, committed, lost bool) {
 	covered := uint64(0)
 	var up uint16
 	for i := range c.replicas {
@@ -56,18 +58,28 @@ func (c *Checker) lostCommitted() (uint64, bool) {
 			covered = max(covered, r.applied)
 		}
 	}
-	for op := covered + 1; op <= c.top; op++ {
-		held := false
+	held := func(op, sum uint64) bool {
 		if op < uint64(len(c.bodies)) {
 			for _, b := range c.bodies[op] {
-				if b.checksum == c.committed[op].checksum && b.holders&up != 0 {
-					held = true
+				if b.checksum == sum && b.holders&up != 0 {
+					return true
 				}
 			}
 		}
-		if !held {
-			return op, true
+		return false
+	}
+	for op := covered + 1; op <= c.top; op++ {
+		if sum := c.committed[op].checksum; !held(op, sum) {
+			return op, sum, true, true
 		}
 	}
-	return 0, false
+	for op := max(covered, c.top) + 1; op < uint64(len(c.acks)); op++ {
+		for k := range c.acks[op] {
+			s := &c.acks[op][k]
+			if popcount(c.countedAcks(s)) >= c.qRep && !held(op, s.checksum) {
+				return op, s.checksum, false, true
+			}
+		}
+	}
+	return 0, 0, false, false
 }

@@ -68,11 +68,14 @@ type Checker struct {
 	replicas  []replicaRecord
 	committed []commitRecord // per op; a zero checksum means not committed
 	top       uint64         // highest committed op
-	acks      [][]ackSet     // per op: one set per (view, checksum)
-	bodies    [][]bodySet    // per op: who may hold a body, per checksum
-	clients   []clientRecord
-	model     kvModel
-	modelOp   uint64
+	// preparedTop is the highest op any replica reported holding: what a
+	// replica that loses its journal now may have acked.
+	preparedTop uint64
+	acks        [][]ackSet  // per op: one set per (view, checksum)
+	bodies      [][]bodySet // per op: who may hold a body, per checksum
+	clients     []clientRecord
+	model       kvModel
+	modelOp     uint64
 
 	checkpoints []uint64 // state checksum per checkpoint op
 	live        livenessRecord

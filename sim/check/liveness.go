@@ -182,8 +182,9 @@ const (
 	// quorum (a replica that lost its journal may not vote until a primary
 	// hands it a view) and no replica was a Normal primary to hand one out.
 	RuleNoVoters = "no-voters"
-	// RuleCommittedOpLost: crashes without a WAL took every copy of a
-	// committed op, and no live replica has applied past it.
+	// RuleCommittedOpLost: crashes without a WAL took every copy of an op
+	// that may have committed (committed, or acked by a replication quorum),
+	// and no live replica has applied past it.
 	RuleCommittedOpLost = "committed-op-lost"
 )
 
@@ -217,9 +218,13 @@ func (c *Checker) Stalled(livenessTicks uint64, outstanding int) (unrecoverable 
 		return true, RuleNoVoters, fmt.Sprintf("only %d replicas could vote at the end (a view-change quorum is %d; "+
 			"the others lost their journal and no primary is up to hand them a view); %s", voters, c.qVC, stall)
 	}
-	if op, lost := c.lostCommitted(); lost {
-		return true, RuleCommittedOpLost, fmt.Sprintf("committed op %d csum=%04x: every replica that held it lost its journal, "+
-			"and no live replica applied past it; %s", op, short(c.committed[op].checksum), stall)
+	if op, sum, committed, lost := c.lostOp(); lost {
+		what := "committed op"
+		if !committed {
+			what = "op a replication quorum acked (so it may have committed)"
+		}
+		return true, RuleCommittedOpLost, fmt.Sprintf("%s %d csum=%04x: every replica that held it lost its journal, "+
+			"and no live replica applied past it; %s", what, op, short(sum), stall)
 	}
 	return false, "", stall
 }

@@ -22,7 +22,9 @@ type replicaRecord struct {
 	applied uint64 // commit_min: last op applied, or installed by state transfer
 
 	// amnesiacUntil: after a restart without a journal the replica is not
-	// whole until it has applied every op committed when it came back.
+	// whole until it has applied past every op it may have acked before (the
+	// highest op any replica held when it came back): until then its votes
+	// must leave such ops unsure, and its peers' copies are their only copies.
 	amnesiac      bool
 	amnesiacUntil uint64
 
@@ -74,7 +76,7 @@ func (c *Checker) Restart(tick uint64, i int, checkpointOp uint64) {
 	r.voter = c.wal
 	if !c.wal {
 		r.amnesiac = true
-		r.amnesiacUntil = c.top
+		r.amnesiacUntil = max(c.top, c.preparedTop)
 		c.checkWhole(i)
 	}
 }
