@@ -14,6 +14,9 @@ func (r *Replica) hear(m *Message) {
 		m.From < 0 || m.From >= r.n || m.From == r.id {
 		return
 	}
+	if m.Leave {
+		return // a replica asking to leave the view is not following it
+	}
 	r.heard |= 1 << uint(m.From)
 	if r.abdicated && r.hearsQuorum() {
 		r.abdicated = false

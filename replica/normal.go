@@ -119,6 +119,10 @@ func (r *Replica) onPrepare(m *Message) {
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
 	switch {
+	case h.Op <= r.commitMin && r.journal.has(h.Op, h.Checksum):
+		// Applied here already, so canonical: a primary that asks again
+		// (it lost this replica's ack to a restart) gets it.
+		r.ack(h)
 	case h.Op <= r.commitMin:
 		r.drop(m, "old-op", r.commitMin)
 	case r.journal.has(h.Op, h.Checksum):

@@ -88,6 +88,9 @@ type Protocol struct {
 	// SVCQuorumOff: a replica leaves its view on its own timeouts alone, and
 	// a single StartViewChange for a higher view pulls any replica into it.
 	SVCQuorumOff bool
+	// BackoffOff: the view-change status, repair and state-transfer retry
+	// timeouts keep their base period however often they fire in a row.
+	BackoffOff bool
 }
 
 // Options configure one replica. Every replica of a cluster gets the same

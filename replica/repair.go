@@ -94,6 +94,13 @@ func (r *Replica) holdsCanonical(op uint64) bool {
 	return true
 }
 
+// repairRounds counts the full rotations through the peers that stalled in a
+// row: the repair timeout doubles per rotation, not per peer, so one peer that
+// is down does not delay asking the next.
+func (r *Replica) repairRounds() uint64 {
+	return uint64(r.repair.stalls / max(r.n-1, 1))
+}
+
 func (r *Replica) repairPeer() int {
 	p := r.primary()
 	step := r.repair.stalls
@@ -129,7 +136,7 @@ func (r *Replica) repairSend(peer int, from, to uint64) {
 	r.repair.progress = false
 	r.emit(Event{Kind: EvRepairRequest, Op: from, Aux: to, Peer: peer})
 	r.send(peer, Message{Command: CmdRequestPrepares, Op: from, OpTo: to})
-	r.tRepair.reset(r.jitter)
+	r.tRepair.retry(r.jitter, r.repairRounds())
 }
 
 // repairForView fetches a body the primary-elect lacks from a voter that holds it.
@@ -181,7 +188,7 @@ func (r *Replica) onRepairTimeout() {
 		r.repairKick()
 	}
 	if !r.repair.active {
-		r.tRepair.reset(r.jitter)
+		r.tRepair.retry(r.jitter, r.repairRounds())
 	}
 }
 
@@ -354,6 +361,7 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 	}
 	r.repair.progress = true
 	r.repair.stalls = 0
+	r.repair.evicted = 0
 	r.reclaim(o-1, false)
 	// Catch-up below the commit point extends the head; repair never rewinds it.
 	for r.sequencer < r.commitMax {
@@ -389,13 +397,21 @@ func (r *Replica) onRepairDone(m *Message) {
 	}
 }
 
-// onRangeEvicted: the peer no longer retains what we need. Arm a state transfer
-// and keep repairing from what is still retained.
+// onRangeEvicted: the peer no longer retains what we need. Once the primary
+// (or every peer) said so, arm a state transfer and keep repairing from what
+// is still retained; until then ask the next peer, which may hold it still (a
+// backup that installed a checkpoint retains nothing below it).
 func (r *Replica) onRangeEvicted(m *Message) {
 	if r.status == StatusRecovering || !r.repair.active || m.From != r.repair.peer {
 		return
 	}
 	r.repair.active = false
+	r.repair.evicted |= 1 << uint(m.From)
+	if m.From != r.primary() && popcount16(r.repair.evicted) < r.n-1 {
+		r.repair.stalls++
+		r.repairKick()
+		return
+	}
 	if m.Op > r.commitMin+1 {
 		if m.Op > r.repairFloor {
 			r.repairFloor = m.Op

@@ -58,6 +58,7 @@ type repairSession struct {
 	from, to uint64
 	stalls   int
 	progress bool
+	evicted  uint16 // peers that answered RangeEvicted since the last progress
 	// pending holds committed-range bodies that arrived before anything
 	// could vouch for them; a verified op above lets its parent in.
 	pending []Header
@@ -129,6 +130,10 @@ type Replica struct {
 	abdicated    bool
 
 	// View change.
+	// vcRounds counts view changes entered in a row without reaching Normal:
+	// each doubles the status timeout (capped), so a view change whose round
+	// trips outlast the timeout completes eventually.
+	vcRounds      uint64
 	leave         uint16 // replicas that asked to leave this view within the window (see leave.go)
 	svcFrom       uint16
 	dvcs          [ReplicasMax]dvcVote
@@ -304,10 +309,11 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	r.tCommit = timeout{name: "commit", after: t.CommitTicks}
 	r.tHeartbeat = timeout{name: "heartbeat", after: t.HeartbeatTicks}
 	r.tVCMsg = timeout{name: "view_change_message", after: t.ViewChangeMsgTicks, backoff: true}
-	r.tVCStatus = timeout{name: "view_change_status", after: t.ViewChangeStatusTick}
+	backoff := !opts.Protocol.BackoffOff
+	r.tVCStatus = timeout{name: "view_change_status", after: t.ViewChangeStatusTick, backoff: backoff}
 	r.tProbe = timeout{name: "start_view_probe", after: t.StartViewProbeTicks}
-	r.tRepair = timeout{name: "repair", after: t.RepairTicks}
-	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks}
+	r.tRepair = timeout{name: "repair", after: t.RepairTicks, backoff: backoff}
+	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks, backoff: backoff}
 	r.tAbdicate = timeout{name: "abdicate", after: t.HeartbeatTicks}
 	r.tLeave = timeout{name: "start_view_change_window", after: t.ViewChangeStatusTick}
 	r.pipeline = make([]pipelineEntry, 0, SuffixMax)
@@ -540,6 +546,7 @@ func (r *Replica) writeSuperblock() {
 }
 
 func (r *Replica) startNormalTimeouts() {
+	r.vcRounds = 0
 	r.tVCMsg.stop()
 	r.tVCStatus.stop()
 	r.tProbe.stop()

@@ -34,6 +34,14 @@ func (t *timeout) reset(j Jitter) {
 	t.ticks = t.period(j)
 }
 
+// retry restarts the countdown as the attempts-th retry in a row: with backoff
+// the period doubles per attempt; attempts 0 is the base period.
+func (t *timeout) retry(j Jitter, attempts uint64) {
+	t.running = true
+	t.attempts = attempts
+	t.ticks = t.period(j)
+}
+
 // backoffNext is called after the timeout fired and was handled.
 func (t *timeout) backoffNext(j Jitter) {
 	t.attempts++

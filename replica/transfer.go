@@ -59,7 +59,9 @@ func (r *Replica) onTransferTimeout() {
 			r.transfer.abandons++
 		}
 	}
-	r.tTransfer.reset(r.jitter)
+	// A chunk that arrived reset stalls: the pull keeps its cadence. Every
+	// request in a row that went unanswered doubles the wait (capped).
+	r.tTransfer.retry(r.jitter, uint64(max(r.transfer.stalls-1, 0)))
 }
 
 func (r *Replica) onRequestStateTransfer(m *Message) {

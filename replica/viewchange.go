@@ -5,6 +5,9 @@ package replica
 func (r *Replica) startViewChange(v uint64) {
 	r.assert(v > r.view || (v == r.view && r.status == StatusNormal), "view_change_forward",
 		"view %d -> %d status %s", r.view, v, r.status)
+	if r.status == StatusViewChange && !r.opts.Protocol.SVCQuorumOff {
+		r.vcRounds++
+	}
 	r.view = v
 	r.leave = 0
 	r.tLeave.stop()
@@ -27,7 +30,7 @@ func (r *Replica) startViewChange(v uint64) {
 	r.tAbdicate.stop()
 	r.abdicated = false
 	r.tVCMsg.start(r.jitter)
-	r.tVCStatus.start(r.jitter)
+	r.tVCStatus.retry(r.jitter, r.vcRounds)
 	r.sendAll(Message{Command: CmdStartViewChange, View: v})
 	r.maybeSendDoViewChange()
 }

@@ -38,5 +38,6 @@ func isPrepare(m *replica.Message) bool {
 }
 
 // sourceWithoutLivenessGuards is the protocol of the system the failure
-// shapes come from: no abdication and no StartViewChange quorum window.
-var sourceWithoutLivenessGuards = replica.Protocol{AbdicationOff: true, SVCQuorumOff: true}
+// shapes come from: no abdication, no StartViewChange quorum window, fixed
+// retry timeouts.
+var sourceWithoutLivenessGuards = replica.Protocol{AbdicationOff: true, SVCQuorumOff: true, BackoffOff: true}

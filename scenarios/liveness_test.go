@@ -6,18 +6,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/verify"
 )
 
 // livenessSeeds is the range every liveness scenario must pass.
 const livenessSeeds = 50
 
-// servedAfter counts the client operations that returned after tick.
-func servedAfter(res sim.Result, tick uint64) int {
+// servedIn counts the client operations that returned in (after, until].
+func servedIn(res sim.Result, after, until uint64) int {
 	n := 0
 	for _, op := range res.History {
-		if op.Returned && op.Return > tick {
+		if op.Returned && op.Return > after && op.Return <= until {
 			n++
 		}
 	}
@@ -42,15 +44,42 @@ func TestLivenessScenarios(t *testing.T) {
 				res := runScenario(t, s, seed, nil)
 				assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s %s", seed, res.Invariant, res.Evidence)
 				cfg := scenarioConfig(t, s, seed, nil)
-				served := 0
-				for _, op := range res.History {
-					if op.Returned && op.Return > s.ServedAfter && op.Return <= cfg.FaultTicks {
-						served++
-					}
-				}
+				served := servedIn(res, s.ServedAfter, cfg.FaultTicks)
 				assert.Positive(t, served, "seed %d: no client was served between tick %d and the end of the fault phase", seed, s.ServedAfter)
 			}
 		})
 	}
 	require.Positive(t, n, "liveness scenarios are registered")
+}
+
+// TestLivenessNeedsItsMechanism: each mechanism is what carries its
+// scenarios. With the protocol option that models a source without it, the
+// scenario stalls (or its clients go unserved) on every seed of 1..10.
+func TestLivenessNeedsItsMechanism(t *testing.T) {
+	tests := []struct {
+		scenario string
+		off      replica.Protocol
+	}{
+		{"primary-send-only", replica.Protocol{AbdicationOff: true}},
+		{"partition-1-2-oneway-in", replica.Protocol{AbdicationOff: true}},
+		{"backup-send-only", replica.Protocol{SVCQuorumOff: true}},
+		{"partition-2-1-oneway-in", replica.Protocol{SVCQuorumOff: true}},
+		{"slow-pair-primary-crash", replica.Protocol{BackoffOff: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			t.Parallel()
+			s, err := scenarios.Lookup(tt.scenario)
+			require.NoError(t, err)
+			for seed := uint64(1); seed <= 10; seed++ {
+				cfg := scenarioConfig(t, s, seed, nil)
+				cfg.Protocol = tt.off
+				res, err := verify.Run(cfg, nil)
+				require.NoError(t, err)
+				served := servedIn(res, s.ServedAfter, cfg.FaultTicks)
+				assert.True(t, res.Verdict != sim.VerdictPass || served == 0,
+					"seed %d: %s passes without its mechanism (%d served)", seed, tt.scenario, served)
+			}
+		})
+	}
 }

@@ -92,20 +92,26 @@ func TestStateTransferConverges(t *testing.T) {
 }
 
 // TestSmallJournalSeeds: with 64 journal slots the default fault mix passes
-// and a real share of runs goes through a state transfer. (The closing sweep
-// covers seeds 1..500; this keeps 1..100 in every test run.)
+// on both journal kinds, and a real share of memory-journal runs goes through
+// a state transfer (a replica that restarts from a write-ahead journal rejoins
+// with its log and seldom falls that far behind). (The closing sweep covers
+// seeds 1..500; this keeps 1..100 in every test run.)
 func TestSmallJournalSeeds(t *testing.T) {
-	transfers := 0
-	for seed := uint64(1); seed <= 100; seed++ {
-		cfg := DefaultConfig(seed)
-		cfg.JournalSlots = 64
-		res, err := Run(cfg, nil)
-		require.NoError(t, err)
-		assert.False(t, res.Verdict.Failed(), "seed %d: %s %s", seed, res.Invariant, res.Evidence)
-		if res.Stats.StateTransfers > 0 {
-			transfers++
+	transfers := map[replica.Durability]int{}
+	for _, d := range []replica.Durability{replica.DurabilityWAL, replica.DurabilityMemory} {
+		for seed := uint64(1); seed <= 100; seed++ {
+			cfg := DefaultConfig(seed)
+			cfg.JournalSlots = 64
+			cfg.Durability = d
+			res, err := Run(cfg, nil)
+			require.NoError(t, err)
+			assert.False(t, res.Verdict.Failed(), "seed %d %s: %s %s", seed, d, res.Invariant, res.Evidence)
+			if res.Stats.StateTransfers > 0 {
+				transfers[d]++
+			}
 		}
 	}
-	assert.GreaterOrEqual(t, transfers, 3, "state transfers happen in small-journal runs")
-	t.Logf("%d of 100 runs installed a state transfer", transfers)
+	assert.GreaterOrEqual(t, transfers[replica.DurabilityMemory], 3, "state transfers happen in small-journal runs")
+	t.Logf("of 100 runs each, %d (wal) and %d (memory) installed a state transfer",
+		transfers[replica.DurabilityWAL], transfers[replica.DurabilityMemory])
 }
