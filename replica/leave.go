@@ -18,22 +18,40 @@ package replica
 // askToLeave records this replica's own wish to leave its view and tells the
 // others.
 func (r *Replica) askToLeave() {
+	if r.leaveView < r.view {
+		r.leave, r.leaveView = 0, r.view
+	}
 	r.leave |= 1 << uint(r.id)
-	r.sendAll(Message{Command: CmdStartViewChange, View: r.view, Leave: true})
+	r.sendAll(Message{Command: CmdStartViewChange, View: max(r.view, r.leaveView), Leave: true})
 	r.maybeLeave()
 }
 
 // onLeave counts another replica's request to leave this view. A request from
-// a newer view says that view exists: ask its primary for it.
+// a newer view says that view exists: ask its primary for it. But if this
+// replica has itself given up on its own primary, it hears no primary at all,
+// of its view or of the newer one: its wish to leave carries over to the newer
+// view, where it counts with the sender's. Otherwise a replica left behind in
+// an older view and the replicas of a newer view whose primary is gone would
+// each ask to leave a view the others no longer (or never) count.
 func (r *Replica) onLeave(m *Message) {
-	if m.View > r.view {
-		r.probeNewerView(m.View)
-		return
-	}
 	if m.From < 0 || m.From >= r.n || m.From == r.id {
 		return
 	}
-	if r.leave&^(1<<uint(r.id)) == 0 {
+	own := uint16(1) << uint(r.id)
+	if m.View > r.view {
+		if r.leave&own == 0 {
+			r.probeNewerView(m.View)
+			return
+		}
+		if r.leaveView != m.View {
+			r.leave, r.leaveView = own, m.View
+			r.tLeave.stop()
+		}
+	} else if r.leaveView != r.view {
+		r.leave &= own
+		r.leaveView = r.view
+	}
+	if r.leave&^own == 0 {
 		r.tLeave.start(nil) // the window opens with the first request from another replica
 	}
 	r.leave |= 1 << uint(m.From)
@@ -44,10 +62,11 @@ func (r *Replica) maybeLeave() {
 	if popcount16(r.leave) < QuorumViewChange(r.n) {
 		return
 	}
+	from := max(r.view, r.leaveView)
 	if r.status == StatusViewChange {
-		r.emit(Event{Kind: EvViewEscalate, View: r.view + 1})
+		r.emit(Event{Kind: EvViewEscalate, View: from + 1})
 	}
-	r.startViewChange(r.view + 1)
+	r.startViewChange(from + 1)
 }
 
 // onLeaveWindow expires the other replicas' requests; this replica's own

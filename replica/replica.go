@@ -134,7 +134,8 @@ type Replica struct {
 	// each doubles the status timeout (capped), so a view change whose round
 	// trips outlast the timeout completes eventually.
 	vcRounds      uint64
-	leave         uint16 // replicas that asked to leave this view within the window (see leave.go)
+	leave         uint16 // replicas that asked to leave view leaveView within the window (see leave.go)
+	leaveView     uint64 // the view the leave requests name: this one, or a newer one this replica never reached
 	svcFrom       uint16
 	dvcs          [ReplicasMax]dvcVote
 	dvcSent       bool
@@ -310,7 +311,10 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	r.tHeartbeat = timeout{name: "heartbeat", after: t.HeartbeatTicks}
 	r.tVCMsg = timeout{name: "view_change_message", after: t.ViewChangeMsgTicks, backoff: true}
 	backoff := !opts.Protocol.BackoffOff
-	r.tVCStatus = timeout{name: "view_change_status", after: t.ViewChangeStatusTick, backoff: backoff}
+	// The status timeout backs off to 8x only: enough to outwait replicas
+	// a view-change round trip apart (three 600-tick hops), while one that lands on
+	// a crashed primary still escalates within seconds.
+	r.tVCStatus = timeout{name: "view_change_status", after: t.ViewChangeStatusTick, backoff: backoff, shiftMax: 3}
 	r.tProbe = timeout{name: "start_view_probe", after: t.StartViewProbeTicks}
 	r.tRepair = timeout{name: "repair", after: t.RepairTicks, backoff: backoff}
 	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks, backoff: backoff}

@@ -15,6 +15,8 @@ type timeout struct {
 	attempts uint64
 	running  bool
 	backoff  bool
+	// shiftMax caps the doublings (0: the default of 4, a 16x period).
+	shiftMax uint64
 }
 
 func (t *timeout) start(j Jitter) {
@@ -51,9 +53,12 @@ func (t *timeout) backoffNext(j Jitter) {
 func (t *timeout) period(j Jitter) uint64 {
 	p := t.after
 	if t.backoff {
-		shift := t.attempts
-		if shift > 4 {
-			shift = 4
+		shift, most := t.attempts, t.shiftMax
+		if most == 0 {
+			most = 4
+		}
+		if shift > most {
+			shift = most
 		}
 		p <<= shift
 	}
