@@ -14,7 +14,7 @@ import (
 // chain disowns is pruned.
 func TestChainWalkSetsCommittedBodiesAside(t *testing.T) {
 	chain := chainHeaders(6, 0) // indexed by op
-	fork := chain[4] // op 4 of another view: another body, the same parent
+	fork := chain[4]            // op 4 of another view: another body, the same parent
 	fork.Body.Value++
 	fork.Seal()
 	tests := []struct {
