@@ -53,7 +53,9 @@ type repairSession struct {
 	from, to uint64
 	stalls   int
 	progress bool
-	evicted  uint16 // peers that answered RangeEvicted since the last progress
+	// unhelpful: peers that answered RangeEvicted, or RepairDone without
+	// anything new, since the last progress.
+	unhelpful uint16
 	// pending holds committed-range bodies that arrived before anything
 	// could vouch for them; a verified op above lets its parent in.
 	pending []Header
