@@ -19,24 +19,27 @@ package replica
 // others.
 func (r *Replica) askToLeave() {
 	r.leave |= 1 << uint(r.id)
+	r.leaveTo = max(r.leaveTo, r.view+1)
 	r.sendAll(Message{Command: CmdStartViewChange, View: r.view, Leave: true})
 	r.maybeLeave()
 }
 
-// onLeave counts another replica's request to leave this view. A request from
-// a newer view says that view exists: ask its primary for it.
+// onLeave counts another replica's request to leave this view. A request to
+// leave a newer view counts too (that replica has left ours already, and wants
+// out of its own), and raises the view this one moves to; it also probes the
+// newer view's primary, in case that view works.
 func (r *Replica) onLeave(m *Message) {
-	if m.View > r.view {
-		r.probeNewerView(m.View)
-		return
-	}
 	if m.From < 0 || m.From >= r.n || m.From == r.id {
 		return
+	}
+	if m.View > r.view {
+		r.probeNewerView(m.View)
 	}
 	if r.leave&^(1<<uint(r.id)) == 0 {
 		r.tLeave.start(nil) // the window opens with the first request from another replica
 	}
 	r.leave |= 1 << uint(m.From)
+	r.leaveTo = max(r.leaveTo, m.View+1)
 	r.maybeLeave()
 }
 
@@ -44,15 +47,17 @@ func (r *Replica) maybeLeave() {
 	if popcount16(r.leave) < QuorumViewChange(r.n) {
 		return
 	}
+	to := max(r.leaveTo, r.view+1)
 	if r.status == StatusViewChange {
-		r.emit(Event{Kind: EvViewEscalate, View: r.view + 1})
+		r.emit(Event{Kind: EvViewEscalate, View: to})
 	}
-	r.startViewChange(r.view + 1)
+	r.startViewChange(to)
 }
 
 // onLeaveWindow expires the other replicas' requests; this replica's own
 // stands until it hears its primary or leaves the view.
 func (r *Replica) onLeaveWindow() {
 	r.leave &= 1 << uint(r.id)
+	r.leaveTo = r.view + 1
 	r.tLeave.stop()
 }

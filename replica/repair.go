@@ -399,20 +399,29 @@ func (r *Replica) onRepairDone(m *Message) {
 }
 
 // onRangeEvicted: the peer no longer retains what we need. Once the primary
-// said so, or every peer either said so or had nothing to give, arm a state
-// transfer and keep repairing from what is still retained; until then ask the
-// next peer, which may hold it still (a backup that installed a checkpoint
-// retains nothing below it).
+// said so, or a peer said so twice with nothing gained in between, or every
+// peer either said so or had nothing to give, arm a state transfer and keep
+// repairing from what is still retained; until then ask the next peer, which
+// may hold it still (a backup that installed a checkpoint retains nothing
+// below it).
 func (r *Replica) onRangeEvicted(m *Message) {
 	if r.status == StatusRecovering || !r.repair.active || m.From != r.repair.peer {
 		return
 	}
 	r.repair.active = false
+	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
 	r.repair.unhelpful |= 1 << uint(m.From)
-	if m.From != r.primary() && popcount16(r.repair.unhelpful) < r.n-1 {
-		r.repair.stalls++
-		r.repairKick()
-		return
+	if m.From != r.primary() && !again {
+		for k := 1; k < r.n; k++ {
+			c := (m.From + k) % r.n
+			if c == r.id || r.repair.unhelpful&(1<<uint(c)) != 0 {
+				continue
+			}
+			if from, to, ok := r.repairWindow(); ok && r.status == StatusNormal {
+				r.repairSend(c, from, to)
+			}
+			return
+		}
 	}
 	if m.Op > r.commitMin+1 {
 		if m.Op > r.repairFloor {

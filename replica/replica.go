@@ -131,7 +131,8 @@ type Replica struct {
 	// each doubles the status timeout (capped), so a view change whose round
 	// trips outlast the timeout completes eventually.
 	vcRounds      uint64
-	leave         uint16 // replicas that asked to leave this view within the window (see leave.go)
+	leave         uint16 // replicas that asked to leave this view (or a newer one) within the window (see leave.go)
+	leaveTo       uint64 // the view those requests move this replica to
 	svcFrom       uint16
 	dvcs          [ReplicasMax]dvcVote
 	dvcSent       bool
@@ -535,6 +536,7 @@ func (r *Replica) startNormalTimeouts() {
 	r.heard = 0
 	r.abdicated = false
 	r.leave = 0
+	r.leaveTo = 0
 	r.tLeave.stop()
 	if r.isPrimary() {
 		if !r.opts.Protocol.AbdicationOff {
