@@ -178,7 +178,7 @@ func (r *Replica) onRepairTimeout() {
 	}
 	if r.repair.active {
 		if !r.repair.progress {
-			r.repair.stalls++
+			r.repair.stalls++ // silence may be loss: the peer is not written off
 		}
 		r.repair.active = false
 	}
@@ -361,7 +361,7 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 	}
 	r.repair.progress = true
 	r.repair.stalls = 0
-	r.repair.evicted = 0
+	r.repair.unhelpful = 0
 	r.reclaim(o-1, false)
 	// Catch-up below the commit point extends the head; repair never rewinds it.
 	for r.sequencer < r.commitMax {
@@ -389,6 +389,7 @@ func (r *Replica) onRepairDone(m *Message) {
 	r.repair.active = false
 	if !r.repair.progress {
 		r.repair.stalls++ // this peer could not help: rotate
+		r.repair.unhelpful |= 1 << uint(m.From)
 	}
 	if r.status == StatusViewChange {
 		r.tryStartView()
@@ -398,19 +399,29 @@ func (r *Replica) onRepairDone(m *Message) {
 }
 
 // onRangeEvicted: the peer no longer retains what we need. Once the primary
-// (or every peer) said so, arm a state transfer and keep repairing from what
-// is still retained; until then ask the next peer, which may hold it still (a
-// backup that installed a checkpoint retains nothing below it).
+// said so, or a peer said so twice with nothing gained in between, or every
+// peer either said so or had nothing to give, arm a state transfer and keep
+// repairing from what is still retained; until then ask the next peer, which
+// may hold it still (a backup that installed a checkpoint retains nothing
+// below it).
 func (r *Replica) onRangeEvicted(m *Message) {
 	if r.status == StatusRecovering || !r.repair.active || m.From != r.repair.peer {
 		return
 	}
 	r.repair.active = false
-	r.repair.evicted |= 1 << uint(m.From)
-	if m.From != r.primary() && popcount16(r.repair.evicted) < r.n-1 {
-		r.repair.stalls++
-		r.repairKick()
-		return
+	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
+	r.repair.unhelpful |= 1 << uint(m.From)
+	if m.From != r.primary() && !again {
+		for k := 1; k < r.n; k++ {
+			c := (m.From + k) % r.n
+			if c == r.id || r.repair.unhelpful&(1<<uint(c)) != 0 {
+				continue
+			}
+			if from, to, ok := r.repairWindow(); ok && r.status == StatusNormal {
+				r.repairSend(c, from, to)
+			}
+			return
+		}
 	}
 	if m.Op > r.commitMin+1 {
 		if m.Op > r.repairFloor {

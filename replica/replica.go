@@ -58,7 +58,9 @@ type repairSession struct {
 	from, to uint64
 	stalls   int
 	progress bool
-	evicted  uint16 // peers that answered RangeEvicted since the last progress
+	// unhelpful: peers that answered RangeEvicted, or RepairDone without
+	// anything new, since the last progress.
+	unhelpful uint16
 	// pending holds committed-range bodies that arrived before anything
 	// could vouch for them; a verified op above lets its parent in.
 	pending []Header
@@ -134,8 +136,8 @@ type Replica struct {
 	// each doubles the status timeout (capped), so a view change whose round
 	// trips outlast the timeout completes eventually.
 	vcRounds      uint64
-	leave         uint16 // replicas that asked to leave view leaveView within the window (see leave.go)
-	leaveView     uint64 // the view the leave requests name: this one, or a newer one this replica never reached
+	leave         uint16 // replicas that asked to leave this view (or a newer one) within the window (see leave.go)
+	leaveTo       uint64 // the view those requests move this replica to
 	svcFrom       uint16
 	dvcs          [ReplicasMax]dvcVote
 	dvcSent       bool
@@ -557,6 +559,7 @@ func (r *Replica) startNormalTimeouts() {
 	r.heard = 0
 	r.abdicated = false
 	r.leave = 0
+	r.leaveTo = 0
 	r.tLeave.stop()
 	if r.isPrimary() {
 		if !r.opts.Protocol.AbdicationOff {
