@@ -127,7 +127,7 @@ func AppendEvent(b []byte, e *Event) []byte {
 		b = appendSum(b, "csum", e.Checksum)
 	case EvPrimaryCommit:
 		b = appendField(b, "op", e.Op)
-		b = appendField(b, "acks", e.Aux)
+		b = appendField(b, "acks", e.Acks())
 	case EvStatus:
 		b = append(b, ' ')
 		b = append(b, e.Status.String()...)
@@ -142,34 +142,34 @@ func AppendEvent(b []byte, e *Event) []byte {
 		b = strconv.AppendInt(b, int64(e.Peer), 10)
 		b = appendField(b, "op", e.Op)
 		b = append(b, " reason="...)
-		b = append(b, e.Reason...)
-		b = appendField(b, "aux", e.Aux)
+		b = append(b, e.Reason.String()...)
+		b = appendField(b, "aux", e.DropDetail())
 	case EvMergeTruncate:
 		b = appendField(b, "v", e.View)
 		b = appendField(b, "op", e.Op)
 		b = appendSum(b, "csum", e.Checksum)
-		b = appendField(b, "nacks", e.Aux)
+		b = appendField(b, "nacks", e.Nacks())
 	case EvCheckpoint:
 		b = appendField(b, "op", e.Op)
-		b = appendSum(b, "state", e.Aux)
+		b = appendSum(b, "state", e.StateChecksum())
 	case EvTransferInstall:
 		b = appendField(b, "op", e.Op)
-		b = appendField(b, "head", e.Aux)
+		b = appendField(b, "head", e.Head())
 	case EvOfferRefused:
 		b = appendField(b, "commit_op", e.Op)
-		b = appendField(b, "guard", e.Aux)
+		b = appendField(b, "guard", e.Guard())
 		b = append(b, " reason="...)
-		b = append(b, e.Reason...)
+		b = append(b, e.Reason.String()...)
 	case EvRepairRequest:
 		b = appendField(b, "from", e.Op)
-		b = appendField(b, "to", e.Aux)
+		b = appendField(b, "to", e.RangeEnd())
 		b = append(b, " peer=r"...)
 		b = strconv.AppendInt(b, int64(e.Peer), 10)
 	case EvHold, EvViewEscalate, EvAbdicate, EvResume:
 		b = appendField(b, "v", e.View)
 	case EvTimeout:
 		b = append(b, ' ')
-		b = append(b, e.Reason...)
+		b = append(b, e.Timer...)
 	}
 	return b
 }

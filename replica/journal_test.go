@@ -231,14 +231,14 @@ func TestTransferStaleGuard(t *testing.T) {
 		commitMax  uint64
 		offer      uint64
 		guard      uint64 // 0: installs
-		reason     string
+		reason     Reason
 	}{
 		{"wal: offer below an acked op", DurabilityWAL, Bugs{}, 10, 8, 7, 10, refuseAcked},
-		{"wal: repaired ops above the ack head", DurabilityWAL, Bugs{}, 5, 10, 7, 0, ""},
-		{"wal: offer at the ack head", DurabilityWAL, Bugs{}, 7, 10, 7, 0, ""},
+		{"wal: repaired ops above the ack head", DurabilityWAL, Bugs{}, 5, 10, 7, 0, ReasonNone},
+		{"wal: offer at the ack head", DurabilityWAL, Bugs{}, 7, 10, 7, 0, ReasonNone},
 		{"memory: held op below commit_max", DurabilityMemory, Bugs{}, 0, 8, 7, 8, refuseAcked},
-		{"memory: offer at commit_max", DurabilityMemory, Bugs{}, 10, 8, 8, 0, ""},
-		{"keeping install: nothing to protect", DurabilityWAL, Bugs{}, 10, 8, 7, 0, ""},
+		{"memory: offer at commit_max", DurabilityMemory, Bugs{}, 10, 8, 8, 0, ReasonNone},
+		{"keeping install: nothing to protect", DurabilityWAL, Bugs{}, 10, 8, 7, 0, ReasonNone},
 		{"defect: repaired ops", DurabilityWAL, Bugs{StaleGuardUsesCommitMax: true}, 5, 10, 7, 10, refuseStale},
 		{"defect: commit_max alone", DurabilityWAL, Bugs{StaleGuardUsesCommitMax: true}, 0, 12, 10, 12, refuseStale},
 	} {
@@ -275,7 +275,7 @@ func TestTransferStaleGuard(t *testing.T) {
 			if tc.guard != 0 {
 				require.Len(t, refused, 1)
 				assert.Equal(t, tc.reason, refused[0].Reason)
-				assert.Equal(t, tc.guard, refused[0].Aux, "the op that made the offer stale")
+				assert.Equal(t, tc.guard, refused[0].Guard(), "the op that made the offer stale")
 				assert.Equal(t, tc.offer, refused[0].Op)
 				assert.Zero(t, r.commitMin, "nothing installed")
 				assert.True(t, r.transfer.active, "the transfer goes on with a new offer")

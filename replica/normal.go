@@ -12,17 +12,17 @@ func (r *Replica) onRequest(m *Message) {
 		return
 	}
 	if r.status != StatusNormal || !r.isPrimary() || r.transfer.active {
-		r.drop(m, "not-primary", 0)
+		r.drop(m, ReasonNotPrimary, 0)
 		return
 	}
 	idx := r.clientIndex(m.Client)
 	if idx < 0 || idx >= ClientsMax {
-		r.drop(m, "bad-client", 0)
+		r.drop(m, ReasonBadClient, 0)
 		return
 	}
 	entry := r.sm.Clients[idx]
 	if m.Request < entry.Request {
-		r.drop(m, "old-request", entry.Request)
+		r.drop(m, ReasonOldRequest, entry.Request)
 		return
 	}
 	if m.Request == entry.Request && entry.Request != 0 {
@@ -41,7 +41,7 @@ func (r *Replica) onRequest(m *Message) {
 		}
 	}
 	if len(r.requests) >= RequestQueueMax {
-		r.drop(m, "request-queue-full", 0)
+		r.drop(m, ReasonRequestQueueFull, 0)
 		return
 	}
 	// Requests wait in order behind the pipeline and behind commit lag: a
@@ -95,25 +95,25 @@ func (r *Replica) replicate(h Header) {
 
 func (r *Replica) onPrepare(m *Message) {
 	if r.status == StatusRecovering {
-		r.drop(m, "recovering", 0)
+		r.drop(m, ReasonRecovering, 0)
 		return
 	}
 	if m.View < r.view {
-		r.drop(m, "old-view", r.view)
+		r.drop(m, ReasonOldView, r.view)
 		return
 	}
 	if m.View > r.view {
-		r.drop(m, "newer-view", r.view)
+		r.drop(m, ReasonNewerView, r.view)
 		r.probeNewerView(m.View)
 		return
 	}
 	if r.status != StatusNormal || r.isPrimary() {
-		r.drop(m, "not-normal-backup", 0)
+		r.drop(m, ReasonNotNormalBackup, 0)
 		return
 	}
 	h := m.Header
 	if !h.Valid() {
-		r.drop(m, "bad-checksum", 0)
+		r.drop(m, ReasonBadChecksum, 0)
 		return
 	}
 	r.heardFromPrimary()
@@ -124,18 +124,18 @@ func (r *Replica) onPrepare(m *Message) {
 		// (it lost this replica's ack to a restart) gets it.
 		r.ack(h)
 	case h.Op <= r.commitMin:
-		r.drop(m, "old-op", r.commitMin)
+		r.drop(m, ReasonOldOp, r.commitMin)
 	case r.journal.has(h.Op, h.Checksum):
 		r.replicate(h)
 		r.ack(h)
 	case r.transfer.active:
-		r.drop(m, "transferring", 0)
+		r.drop(m, ReasonTransferring, 0)
 	case h.Op != r.sequencer+1:
 		// The gap check compares against the sequencer, not the journal: the
 		// repair driver is left to close real gaps.
-		r.drop(m, "gap", r.sequencer)
+		r.drop(m, ReasonGap, r.sequencer)
 	case h.Parent != r.headSum:
-		r.drop(m, "parent-mismatch", r.sequencer)
+		r.drop(m, ReasonParentMismatch, r.sequencer)
 	default:
 		r.journalPut(h, true)
 		r.adopted.remove(h.Op)
@@ -161,16 +161,16 @@ func (r *Replica) ack(h Header) {
 
 func (r *Replica) onPrepareOK(m *Message) {
 	if m.View != r.view || r.status != StatusNormal || !r.isPrimary() {
-		r.drop(m, "not-primary-of-view", 0)
+		r.drop(m, ReasonNotPrimaryOfView, 0)
 		return
 	}
 	if m.From < 0 || m.From >= r.n {
-		r.drop(m, "bad-sender", 0)
+		r.drop(m, ReasonBadSender, 0)
 		return
 	}
 	if m.Incarnation < r.incarnations[m.From] {
 		// The ack speaks for a journal that a restart has since wiped.
-		r.drop(m, "stale-incarnation", r.incarnations[m.From])
+		r.drop(m, ReasonStaleIncarnation, r.incarnations[m.From])
 		return
 	}
 	r.learnIncarnation(m.From, m.Incarnation)
@@ -216,7 +216,7 @@ func (r *Replica) commitWalk() {
 		}
 		r.commitMax = e.header.Op
 		r.emit(Event{Kind: EvPrimaryCommit, Op: e.header.Op, Checksum: e.header.Checksum, Parent: e.header.Parent,
-			View: r.view, Aux: uint64(popcount16(e.acks)), Client: e.header.Client, Request: e.header.Request})
+			View: r.view, aux: uint64(popcount16(e.acks)), Client: e.header.Client, Request: e.header.Request})
 		copy(r.pipeline, r.pipeline[1:])
 		r.pipeline = r.pipeline[:len(r.pipeline)-1]
 	}
@@ -293,7 +293,7 @@ func (r *Replica) apply(h Header) {
 	if r.commitMin > r.commitMax {
 		r.commitMax = r.commitMin
 	}
-	r.emit(Event{Kind: EvCommit, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view, Aux: result,
+	r.emit(Event{Kind: EvCommit, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view, aux: result,
 		Client: h.Client, Request: h.Request})
 	if r.status == StatusNormal && r.isPrimary() && h.Client != 0 {
 		r.send(int(h.Client), Message{Command: CmdReply, Client: h.Client, Request: h.Request, Op: h.Op, Result: result})
@@ -308,7 +308,7 @@ func (r *Replica) checkpoint() {
 	s.StateChecksum = s.State.Checksum()
 	r.sb.Checkpoint = s
 	r.writeSuperblock()
-	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, Aux: s.StateChecksum})
+	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, aux: s.StateChecksum})
 }
 
 func (r *Replica) onCommit(m *Message) {

@@ -134,7 +134,7 @@ func (r *Replica) repairSend(peer int, from, to uint64) {
 	r.repair.from = from
 	r.repair.to = to
 	r.repair.progress = false
-	r.emit(Event{Kind: EvRepairRequest, Op: from, Aux: to, Peer: peer})
+	r.emit(Event{Kind: EvRepairRequest, Op: from, aux: to, Peer: peer})
 	r.send(peer, Message{Command: CmdRequestPrepares, Op: from, OpTo: to})
 	r.tRepair.retry(r.jitter, r.repairRounds())
 }
@@ -194,12 +194,12 @@ func (r *Replica) onRepairTimeout() {
 
 func (r *Replica) onRequestPrepares(m *Message) {
 	if r.status == StatusRecovering || m.From < 0 || m.From >= r.n {
-		r.drop(m, "cannot-serve", 0)
+		r.drop(m, ReasonCannotServe, 0)
 		return
 	}
 	from, to := m.Op, m.OpTo
 	if from == 0 || to < from {
-		r.drop(m, "bad-range", 0)
+		r.drop(m, ReasonBadRange, 0)
 		return
 	}
 	if to-from+1 > RepairBatchMax {
@@ -236,12 +236,12 @@ func (r *Replica) firstRetained() uint64 {
 
 func (r *Replica) onRepairPrepare(m *Message) {
 	if r.status == StatusRecovering {
-		r.drop(m, "recovering", 0)
+		r.drop(m, ReasonRecovering, 0)
 		return
 	}
 	h := m.Header
 	if !h.Valid() {
-		r.drop(m, "bad-checksum", 0)
+		r.drop(m, ReasonBadChecksum, 0)
 		return
 	}
 	o := h.Op
@@ -251,11 +251,11 @@ func (r *Replica) onRepairPrepare(m *Message) {
 	switch r.repairVerdict(h, m.Commit) {
 	case repairMismatch:
 		a, _ := r.adopted.get(o)
-		r.drop(m, "header-mismatch", a.Checksum&0xffff)
+		r.drop(m, ReasonHeaderMismatch, a.Checksum&0xffff)
 		return
 	case repairUnverified:
 		r.holdPending(h)
-		r.drop(m, "unverified", 0)
+		r.drop(m, ReasonUnverified, 0)
 		return
 	}
 	if !r.repairPut(h, m) {
@@ -352,7 +352,7 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 	// that later shows it header-only would count as a nack.
 	if !r.journalPut(h, false) {
 		if m != nil {
-			r.drop(m, "no-slot", 0)
+			r.drop(m, ReasonNoSlot, 0)
 		}
 		return false
 	}

@@ -393,7 +393,7 @@ func (r *Replica) Step(m *Message, out *Output) {
 	case CmdCommitOK:
 		r.onCommitOK(m)
 	default:
-		r.drop(m, "unknown-command", 0)
+		r.drop(m, ReasonUnknownCommand, 0)
 	}
 	r.checkInvariants()
 }
@@ -443,7 +443,7 @@ func (r *Replica) fired(t *timeout) bool {
 	if !t.tick() {
 		return false
 	}
-	r.emit(Event{Kind: EvTimeout, Reason: t.name})
+	r.emit(Event{Kind: EvTimeout, Timer: t.name})
 	return true
 }
 
@@ -478,12 +478,12 @@ func (r *Replica) emit(e Event) {
 	r.out.Events = append(r.out.Events, e)
 }
 
-func (r *Replica) drop(m *Message, reason string, aux uint64) {
+func (r *Replica) drop(m *Message, reason Reason, aux uint64) {
 	op := m.Op
 	if m.Header.Checksum != 0 {
 		op = m.Header.Op
 	}
-	r.emit(Event{Kind: EvDrop, Command: m.Command, Peer: m.From, Op: op, View: m.View, Reason: reason, Aux: aux})
+	r.emit(Event{Kind: EvDrop, Command: m.Command, Peer: m.From, Op: op, View: m.View, Reason: reason, aux: aux})
 }
 
 func (r *Replica) assert(ok bool, invariant string, format string, args ...any) {

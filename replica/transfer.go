@@ -67,7 +67,7 @@ func (r *Replica) onTransferTimeout() {
 func (r *Replica) onRequestStateTransfer(m *Message) {
 	caughtUp := r.status == StatusNormal && r.commitMin == r.commitMax
 	if !caughtUp || !(r.isPrimary() || m.From == r.primary()) || m.From < 0 || m.From >= r.n {
-		r.drop(m, "cannot-offer", 0)
+		r.drop(m, ReasonCannotOffer, 0)
 		return
 	}
 	s := &Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
@@ -89,7 +89,7 @@ func (r *Replica) onStateTransferOffer(m *Message) {
 		return
 	}
 	if m.Commit <= r.commitMin {
-		r.drop(m, "offer-not-newer", r.commitMin)
+		r.drop(m, ReasonOfferNotNewer, r.commitMin)
 		return
 	}
 	r.transfer.pinned = true
@@ -103,7 +103,7 @@ func (r *Replica) onStateTransferOffer(m *Message) {
 
 func (r *Replica) onRequestStateChunk(m *Message) {
 	if m.Chunk < 0 || m.Chunk >= SnapshotChunks {
-		r.drop(m, "bad-chunk", 0)
+		r.drop(m, ReasonBadChunk, 0)
 		return
 	}
 	for _, s := range r.offers {
@@ -112,7 +112,7 @@ func (r *Replica) onRequestStateChunk(m *Message) {
 			return
 		}
 	}
-	r.drop(m, "offer-gone", m.Commit)
+	r.drop(m, ReasonOfferGone, m.Commit)
 }
 
 func (r *Replica) onStateChunk(m *Message) {
@@ -121,7 +121,7 @@ func (r *Replica) onStateChunk(m *Message) {
 		return
 	}
 	if m.Snapshot.Op != t.commitOp || m.Snapshot.State.Checksum() != m.Snapshot.StateChecksum {
-		r.drop(m, "chunk-corrupt", 0)
+		r.drop(m, ReasonChunkCorrupt, 0)
 		return
 	}
 	t.snapshot = m.Snapshot
@@ -137,9 +137,9 @@ func (r *Replica) onStateChunk(m *Message) {
 const (
 	// refuseAcked: the offer lies below an op this replica holds and may have
 	// acknowledged.
-	refuseAcked = "below-accepted-head"
+	refuseAcked = ReasonBelowAcceptedHead
 	// refuseStale: the defect's guard, up to max(journal head, commit_max).
-	refuseStale = "stale"
+	refuseStale = ReasonStale
 )
 
 // acceptedHead bounds what this replica may have acknowledged. With a WAL
@@ -161,35 +161,35 @@ func (r *Replica) acceptedHead() uint64 {
 // head, as the source's fixed guard does. The defect protects everything
 // up to max(journal head, commit_max), which under steady writes repair and
 // heartbeats push past every pinned offer.
-func (r *Replica) staleGuard(commitOp uint64) (uint64, string) {
+func (r *Replica) staleGuard(commitOp uint64) (uint64, Reason) {
 	if r.opts.Bugs.StaleGuardUsesCommitMax {
 		if g := max(r.journal.head, r.commitMax); g > commitOp {
 			return g, refuseStale
 		}
-		return 0, ""
+		return 0, ReasonNone
 	}
 	if !r.opts.Protocol.SourceTransfer {
-		return 0, "" // the install keeps every held op above the checkpoint
+		return 0, ReasonNone // the install keeps every held op above the checkpoint
 	}
 	for op := min(r.acceptedHead(), r.knownHead()); op > commitOp; op-- {
 		if _, ok := r.journal.get(op); ok {
 			return op, refuseAcked
 		}
 	}
-	return 0, ""
+	return 0, ReasonNone
 }
 
 func (r *Replica) installTransfer() {
 	t := &r.transfer
 	s := t.snapshot
 	if s.Op <= r.commitMin {
-		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, Aux: r.commitMin, Reason: "not-newer"})
+		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: r.commitMin, Reason: ReasonNotNewer})
 		t.pinned = false
 		t.snapshot = nil
 		return
 	}
 	if guard, reason := r.staleGuard(s.Op); guard != 0 {
-		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, Aux: guard, Reason: reason})
+		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: guard, Reason: reason})
 		t.pinned = false
 		t.snapshot = nil
 		return
@@ -227,7 +227,7 @@ func (r *Replica) installTransfer() {
 	r.repairFloor = 0
 	r.transfer = transferState{}
 	r.tTransfer.stop()
-	r.emit(Event{Kind: EvTransferInstall, Op: s.Op, Aux: r.knownHead()})
+	r.emit(Event{Kind: EvTransferInstall, Op: s.Op, aux: r.knownHead()})
 	if r.isPrimary() {
 		r.commitWalk()
 	}

@@ -219,9 +219,9 @@ func suffixGap(commit uint64, s []SuffixEntry) (lo, hi uint64, ok bool) {
 // tryMerge), but this vote announces a head below its window, so nothing
 // places the ops in the gap.
 func (r *Replica) dropUnreadable(from int, m *Message) {
-	e := Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: from, Op: m.Op, View: m.View, Reason: "dvc-unreadable", Aux: m.Op}
+	e := Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: from, Op: m.Op, View: m.View, Reason: ReasonDVCUnreadable, aux: m.Op}
 	if lo, _, ok := suffixGap(m.Commit, m.Suffix); ok {
-		e.Reason, e.Commit, e.Aux = "dvc-gap", lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
+		e.Reason, e.Commit, e.aux = ReasonDVCGap, lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
 	}
 	r.emit(e)
 }
@@ -240,7 +240,7 @@ func (r *Replica) onDoViewChange(m *Message) {
 		return
 	}
 	if PrimaryOf(m.View, r.n) != r.id || m.From < 0 || m.From >= r.n {
-		r.drop(m, "not-primary-elect", 0)
+		r.drop(m, ReasonNotPrimaryElect, 0)
 		return
 	}
 	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
@@ -373,7 +373,7 @@ func (r *Replica) tryMerge() {
 			newHead = op - 1
 			for o := op; o <= head; o++ {
 				if th, ok := canonical(o); ok {
-					r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: o, Checksum: th.Checksum, Aux: uint64(nacks)})
+					r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: o, Checksum: th.Checksum, aux: uint64(nacks)})
 				}
 			}
 			break
@@ -651,18 +651,18 @@ func (r *Replica) sendStartView(to int, nonce uint64) {
 
 func (r *Replica) onStartView(m *Message) {
 	if m.View < r.view {
-		r.drop(m, "old-view", r.view)
+		r.drop(m, ReasonOldView, r.view)
 		return
 	}
 	if m.View == r.view && r.status == StatusNormal && r.logView == r.view {
 		return // already in this view
 	}
 	if m.From != PrimaryOf(m.View, r.n) || m.From == r.id {
-		r.drop(m, "not-primary", 0)
+		r.drop(m, ReasonNotPrimary, 0)
 		return
 	}
 	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
-		r.drop(m, "start-view-unreadable", m.Op)
+		r.drop(m, ReasonStartViewUnreadable, m.Op)
 		return
 	}
 	r.adoptStartView(m)
