@@ -273,7 +273,8 @@ func (v *dvcVote) entry(op uint64) (*SuffixEntry, bool) {
 	return &v.suffix[i], true
 }
 
-// tryMerge merges a view-change quorum of votes into the canonical log.
+// tryMerge merges a view-change quorum of votes into the canonical log once
+// the replica's own vote is among them; mergeVotes decides, this installs.
 func (r *Replica) tryMerge() {
 	if r.merged || r.status != StatusViewChange || !r.dvcs[r.id].valid {
 		return
@@ -287,104 +288,22 @@ func (r *Replica) tryMerge() {
 	if votes < QuorumViewChange(r.n) {
 		return
 	}
-	canonLogView := uint64(0)
-	commit := uint64(0)
-	for i := 0; i < r.n; i++ {
-		v := &r.dvcs[i]
-		if !v.valid {
-			continue
-		}
-		if v.logView > canonLogView {
-			canonLogView = v.logView
-		}
-		if v.commit > commit {
-			commit = v.commit
-		}
-	}
-	head := uint64(0)
-	for i := 0; i < r.n; i++ {
-		v := &r.dvcs[i]
-		if v.valid && v.logView == canonLogView && v.op > head {
-			head = v.op
-		}
-	}
-	// The pipeline bound: a primary prepares an op only with fewer than
-	// PipelineMax ops above its commit point, and the op's header carries that
-	// point, so every op more than PipelineMax below a prepared head had
-	// committed. Ops below the window (more than SuffixMax-1 below the head)
-	// are therefore committed even when no vote's commit reaches them, and the
-	// merge infers so. The inference is only as good as the bound: assert it
-	// on the head's header.
-	if h, ok := r.voteHeader(head); ok && h.Parent != 0 && h.Op > h.Commit+PipelineMax {
+	res := mergeVotes(r.dvcs[:r.n])
+	// The merge's commit inference is only as good as the pipeline bound:
+	// assert it on the head's header.
+	if h, ok := r.voteHeader(res.votedHead); ok && h.Parent != 0 && h.Op > h.Commit+PipelineMax {
 		r.assert(false, "pipeline_bound", "head op %d carries commit %d, more than %d below", h.Op, h.Commit, PipelineMax)
 	}
-	if head >= SuffixMax && head-(SuffixMax-1) > commit {
-		commit = head - (SuffixMax - 1)
+	if !res.ready {
+		return // wait for more votes
 	}
-	if commit > head {
-		head = commit
+	r.assert(res.head >= res.commit && uint64(len(res.log)) == res.head-res.commit, "merge_log_span",
+		"commit %d head %d log %d", res.commit, res.head, len(res.log))
+	for _, h := range res.truncated {
+		r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: h.Op, Checksum: h.Checksum, aux: uint64(res.truncateNacks)})
 	}
-	canonical := func(op uint64) (Header, bool) {
-		for i := 0; i < r.n; i++ {
-			v := &r.dvcs[i]
-			if !v.valid || v.logView != canonLogView {
-				continue
-			}
-			if e, ok := v.entry(op); ok && !e.Blank() {
-				return e.Header, true
-			}
-		}
-		return Header{}, false
-	}
-	nackQuorum := QuorumNack(r.n)
-	sources := make([]uint16, 0, head-commit)
-	newHead := head
-	for op := commit + 1; op <= head; op++ {
-		h, known := canonical(op)
-		nacks := 0
-		present := uint16(0)
-		for i := 0; i < r.n; i++ {
-			v := &r.dvcs[i]
-			if !v.valid {
-				continue
-			}
-			if v.op < op {
-				nacks++
-				continue
-			}
-			e, ok := v.entry(op)
-			if !ok {
-				continue
-			}
-			switch {
-			case e.Nack:
-				nacks++
-			case !known || e.Blank():
-			case e.Header.Checksum != h.Checksum:
-				nacks++
-			case e.Present:
-				present |= 1 << uint(i)
-			case e.Unsure:
-			case op > v.commit:
-				nacks++ // derived: holds the header, cannot serve the body
-			}
-		}
-		if nacks >= nackQuorum {
-			newHead = op - 1
-			for o := op; o <= head; o++ {
-				if th, ok := canonical(o); ok {
-					r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: o, Checksum: th.Checksum, aux: uint64(nacks)})
-				}
-			}
-			break
-		}
-		if !known || present == 0 {
-			return // wait for more votes
-		}
-		sources = append(sources, present)
-	}
-	r.installCanonical(commit, newHead, canonical)
-	r.mergeSources = sources
+	r.installCanonical(res.commit, res.head, res.log)
+	r.mergeSources = res.sources
 	r.merged = true
 	r.tryStartView()
 }
@@ -392,11 +311,11 @@ func (r *Replica) tryMerge() {
 // installCanonical makes the merged log this replica's: it drops journal
 // entries that disagree or lie above the new head and keeps the canonical
 // headers as adopted.
-func (r *Replica) installCanonical(commit, head uint64, canonical func(uint64) (Header, bool)) {
+func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 	r.advanceCommitMax(commit)
 	r.clearAdopted()
-	for op := commit + 1; op <= head; op++ {
-		h, _ := canonical(op)
+	for _, h := range log {
+		op := h.Op
 		if j, ok := r.journal.get(op); ok && j.Checksum != h.Checksum {
 			r.journalRemove(op)
 		}
