@@ -49,9 +49,7 @@ func (r *Replica) onAbdicateTimeout() {
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
 // its incarnation.
 func (r *Replica) onCommitOK(m *Message) {
-	if m.View != r.view || r.status != StatusNormal || !r.isPrimary() || m.From < 0 || m.From >= r.n {
-		return
-	}
+	r.gateHeld(m.View == r.view && r.status == StatusNormal && r.isPrimary(), "commit_ok_gate_primary")
 	if m.Incarnation > r.incarnations[m.From] {
 		r.learnIncarnation(m.From, m.Incarnation)
 	}

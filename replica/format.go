@@ -60,6 +60,14 @@ func AppendMessage(b []byte, m *Message, replicas int) []byte {
 	b = append(b, ' ')
 	b = append(b, m.Command.String()...)
 	b = appendField(b, "v", m.View)
+	if m.Command <= CmdCommit || m.Command == CmdCommitOK {
+		return appendNormalFields(b, m)
+	}
+	return appendRecoveryFields(b, m)
+}
+
+// appendNormalFields appends the fields of a normal-operation message.
+func appendNormalFields(b []byte, m *Message) []byte {
 	switch m.Command {
 	case CmdRequest:
 		b = appendField(b, "req", m.Request)
@@ -69,7 +77,7 @@ func AppendMessage(b []byte, m *Message, replicas int) []byte {
 		b = appendField(b, "req", m.Request)
 		b = appendField(b, "op", m.Op)
 		b = appendField(b, "result", m.Result)
-	case CmdPrepare, CmdRepairPrepare:
+	case CmdPrepare:
 		b = appendField(b, "op", m.Header.Op)
 		b = appendField(b, "commit", m.Header.Commit)
 		b = appendSum(b, "csum", m.Header.Checksum)
@@ -83,13 +91,25 @@ func AppendMessage(b []byte, m *Message, replicas int) []byte {
 		if m.Abdicated {
 			b = append(b, " abdicated"...)
 		}
+	case CmdCommitOK:
+		b = appendField(b, "commit", m.Commit)
+		b = appendField(b, "inc", m.Incarnation)
+	}
+	return b
+}
+
+// appendRecoveryFields appends the fields of a view-change, repair or
+// state-transfer message.
+func appendRecoveryFields(b []byte, m *Message) []byte {
+	switch m.Command {
+	case CmdRepairPrepare:
+		b = appendField(b, "op", m.Header.Op)
+		b = appendField(b, "commit", m.Header.Commit)
+		b = appendSum(b, "csum", m.Header.Checksum)
 	case CmdStartViewChange:
 		if m.Leave {
 			b = append(b, " leave"...)
 		}
-	case CmdCommitOK:
-		b = appendField(b, "commit", m.Commit)
-		b = appendField(b, "inc", m.Incarnation)
 	case CmdDoViewChange, CmdStartView:
 		b = appendField(b, "log_view", m.LogView)
 		b = appendField(b, "op", m.Op)

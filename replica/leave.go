@@ -29,9 +29,7 @@ func (r *Replica) askToLeave() {
 // out of its own), and raises the view this one moves to; it also probes the
 // newer view's primary, in case that view works.
 func (r *Replica) onLeave(m *Message) {
-	if m.From < 0 || m.From >= r.n || m.From == r.id {
-		return
-	}
+	r.gateHeld(m.From >= 0 && m.From < r.n && m.From != r.id, "leave_gate_sender")
 	if m.View > r.view {
 		r.probeNewerView(m.View)
 	}

@@ -3,7 +3,7 @@ package replica
 // Normal operation (VRR section 4.1; protocol.md "Normal operation").
 
 func (r *Replica) onRequest(m *Message) {
-	if r.status == StatusNormal && !r.isPrimary() && m.From >= r.n {
+	if r.isForward(m) {
 		// A backup hands a client's request on to the primary it knows, as
 		// TigerBeetle's do, so a client that lost a reply and moved on is
 		// not left hunting for the primary a timeout at a time. Only a
@@ -11,20 +11,9 @@ func (r *Replica) onRequest(m *Message) {
 		r.send(r.primary(), *m)
 		return
 	}
-	if r.status != StatusNormal || !r.isPrimary() || r.transfer.active {
-		r.drop(m, ReasonNotPrimary, 0)
-		return
-	}
-	idx := r.clientIndex(m.Client)
-	if idx < 0 || idx >= ClientsMax {
-		r.drop(m, ReasonBadClient, 0)
-		return
-	}
-	entry := r.sm.Clients[idx]
-	if m.Request < entry.Request {
-		r.drop(m, ReasonOldRequest, entry.Request)
-		return
-	}
+	r.gateHeld(r.status == StatusNormal && r.isPrimary() && !r.transfer.active, "request_gate_primary")
+	entry := r.sm.Clients[r.clientIndex(m.Client)]
+	r.gateHeld(m.Request >= entry.Request, "request_gate_not_old")
 	if m.Request == entry.Request && entry.Request != 0 {
 		// Exactly once: answer from the client table, never re-execute.
 		r.send(int(m.Client), Message{Command: CmdReply, Client: m.Client, Request: m.Request, Op: entry.Op, Result: entry.Result})
@@ -32,11 +21,13 @@ func (r *Replica) onRequest(m *Message) {
 	}
 	for i := range r.pipeline {
 		if r.pipeline[i].header.Client == m.Client && r.pipeline[i].header.Request == m.Request {
-			return // in flight
+			r.drop(m, ReasonInFlight, r.pipeline[i].header.Op)
+			return
 		}
 	}
 	for i := range r.requests {
 		if r.requests[i].Client == m.Client && r.requests[i].Request == m.Request {
+			r.drop(m, ReasonInFlight, 0)
 			return
 		}
 	}
@@ -94,28 +85,9 @@ func (r *Replica) replicate(h Header) {
 }
 
 func (r *Replica) onPrepare(m *Message) {
-	if r.status == StatusRecovering {
-		r.drop(m, ReasonRecovering, 0)
-		return
-	}
-	if m.View < r.view {
-		r.drop(m, ReasonOldView, r.view)
-		return
-	}
-	if m.View > r.view {
-		r.drop(m, ReasonNewerView, r.view)
-		r.probeNewerView(m.View)
-		return
-	}
-	if r.status != StatusNormal || r.isPrimary() {
-		r.drop(m, ReasonNotNormalBackup, 0)
-		return
-	}
+	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "prepare_gate_backup")
 	h := m.Header
-	if !h.Valid() {
-		r.drop(m, ReasonBadChecksum, 0)
-		return
-	}
+	r.gateHeld(h.Valid(), "prepare_gate_valid")
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
 	switch {
@@ -160,19 +132,8 @@ func (r *Replica) ack(h Header) {
 }
 
 func (r *Replica) onPrepareOK(m *Message) {
-	if m.View != r.view || r.status != StatusNormal || !r.isPrimary() {
-		r.drop(m, ReasonNotPrimaryOfView, 0)
-		return
-	}
-	if m.From < 0 || m.From >= r.n {
-		r.drop(m, ReasonBadSender, 0)
-		return
-	}
-	if m.Incarnation < r.incarnations[m.From] {
-		// The ack speaks for a journal that a restart has since wiped.
-		r.drop(m, ReasonStaleIncarnation, r.incarnations[m.From])
-		return
-	}
+	r.gateHeld(m.View == r.view && r.status == StatusNormal && r.isPrimary(), "prepare_ok_gate_primary")
+	r.gateHeld(m.Incarnation >= r.incarnations[m.From], "prepare_ok_gate_incarnation")
 	r.learnIncarnation(m.From, m.Incarnation)
 	for i := range r.pipeline {
 		e := &r.pipeline[i]
@@ -312,24 +273,7 @@ func (r *Replica) checkpoint() {
 }
 
 func (r *Replica) onCommit(m *Message) {
-	if r.status == StatusRecovering {
-		return
-	}
-	if m.View > r.view {
-		r.probeNewerView(m.View)
-		return
-	}
-	if m.View < r.view {
-		// An older view's primary is still alive and heartbeating: a replica in
-		// view change may hold its view instead of escalating.
-		if r.status == StatusViewChange && m.From == PrimaryOf(m.View, r.n) {
-			r.oldPrimaryHB = true
-		}
-		return
-	}
-	if r.status != StatusNormal || r.isPrimary() {
-		return
-	}
+	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "commit_gate_backup")
 	if !m.Abdicated {
 		r.heardFromPrimary()
 	}

@@ -23,11 +23,14 @@ const (
 	ReasonBadSender
 	ReasonStaleIncarnation
 	ReasonTransferring
+	ReasonInView
+	ReasonUnsolicited
 
 	// Requests.
 	ReasonBadClient
 	ReasonOldRequest
 	ReasonRequestQueueFull
+	ReasonInFlight
 
 	// Prepares and repair.
 	ReasonBadChecksum
@@ -39,6 +42,7 @@ const (
 	ReasonHeaderMismatch
 	ReasonUnverified
 	ReasonNoSlot
+	ReasonHeld
 
 	// View change.
 	ReasonDVCUnreadable
@@ -71,9 +75,12 @@ var reasonNames = [reasonCount]string{
 	ReasonBadSender:           "bad-sender",
 	ReasonStaleIncarnation:    "stale-incarnation",
 	ReasonTransferring:        "transferring",
+	ReasonInView:              "in-view",
+	ReasonUnsolicited:         "unsolicited",
 	ReasonBadClient:           "bad-client",
 	ReasonOldRequest:          "old-request",
 	ReasonRequestQueueFull:    "request-queue-full",
+	ReasonInFlight:            "in-flight",
 	ReasonBadChecksum:         "bad-checksum",
 	ReasonOldOp:               "old-op",
 	ReasonGap:                 "gap",
@@ -83,6 +90,7 @@ var reasonNames = [reasonCount]string{
 	ReasonHeaderMismatch:      "header-mismatch",
 	ReasonUnverified:          "unverified",
 	ReasonNoSlot:              "no-slot",
+	ReasonHeld:                "held",
 	ReasonDVCUnreadable:       "dvc-unreadable",
 	ReasonDVCGap:              "dvc-gap",
 	ReasonStartViewUnreadable: "start-view-unreadable",

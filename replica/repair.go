@@ -193,15 +193,8 @@ func (r *Replica) onRepairTimeout() {
 }
 
 func (r *Replica) onRequestPrepares(m *Message) {
-	if r.status == StatusRecovering || m.From < 0 || m.From >= r.n {
-		r.drop(m, ReasonCannotServe, 0)
-		return
-	}
 	from, to := m.Op, m.OpTo
-	if from == 0 || to < from {
-		r.drop(m, ReasonBadRange, 0)
-		return
-	}
+	r.gateHeld(r.status != StatusRecovering && from != 0 && to >= from, "request_prepares_gate_range")
 	if to-from+1 > RepairBatchMax {
 		to = from + RepairBatchMax - 1
 	}
@@ -235,19 +228,10 @@ func (r *Replica) firstRetained() uint64 {
 }
 
 func (r *Replica) onRepairPrepare(m *Message) {
-	if r.status == StatusRecovering {
-		r.drop(m, ReasonRecovering, 0)
-		return
-	}
 	h := m.Header
-	if !h.Valid() {
-		r.drop(m, ReasonBadChecksum, 0)
-		return
-	}
 	o := h.Op
-	if o <= r.commitMin || r.journal.has(o, h.Checksum) {
-		return
-	}
+	r.gateHeld(r.status != StatusRecovering && h.Valid(), "repair_prepare_gate_valid")
+	r.gateHeld(o > r.commitMin && !r.journal.has(o, h.Checksum), "repair_prepare_gate_new")
 	switch r.repairVerdict(h, m.Commit) {
 	case repairMismatch:
 		a, _ := r.adopted.get(o)
@@ -383,9 +367,7 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 }
 
 func (r *Replica) onRepairDone(m *Message) {
-	if !r.repair.active || m.From != r.repair.peer {
-		return
-	}
+	r.gateHeld(r.repair.active && m.From == r.repair.peer, "repair_done_gate_peer")
 	r.repair.active = false
 	if !r.repair.progress {
 		r.repair.stalls++ // this peer could not help: rotate
@@ -405,9 +387,7 @@ func (r *Replica) onRepairDone(m *Message) {
 // may hold it still (a backup that installed a checkpoint retains nothing
 // below it).
 func (r *Replica) onRangeEvicted(m *Message) {
-	if r.status == StatusRecovering || !r.repair.active || m.From != r.repair.peer {
-		return
-	}
+	r.gateHeld(r.status != StatusRecovering && r.repair.active && m.From == r.repair.peer, "range_evicted_gate_peer")
 	r.repair.active = false
 	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
 	r.repair.unhelpful |= 1 << uint(m.From)

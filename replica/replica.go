@@ -349,55 +349,6 @@ func (r *Replica) Durable() Durable {
 	return d
 }
 
-// Step handles one message. out receives the messages and events it produces.
-func (r *Replica) Step(m *Message, out *Output) {
-	r.out = out
-	defer func() { r.out = nil }()
-	if r.announce {
-		r.resume()
-	}
-	r.hear(m)
-	switch m.Command {
-	case CmdRequest:
-		r.onRequest(m)
-	case CmdPrepare:
-		r.onPrepare(m)
-	case CmdPrepareOK:
-		r.onPrepareOK(m)
-	case CmdCommit:
-		r.onCommit(m)
-	case CmdStartViewChange:
-		r.onStartViewChange(m)
-	case CmdDoViewChange:
-		r.onDoViewChange(m)
-	case CmdStartView:
-		r.onStartView(m)
-	case CmdRequestStartView:
-		r.onRequestStartView(m)
-	case CmdRequestPrepares:
-		r.onRequestPrepares(m)
-	case CmdRepairPrepare:
-		r.onRepairPrepare(m)
-	case CmdRepairDone:
-		r.onRepairDone(m)
-	case CmdRangeEvicted:
-		r.onRangeEvicted(m)
-	case CmdRequestStateTransfer:
-		r.onRequestStateTransfer(m)
-	case CmdStateTransferOffer:
-		r.onStateTransferOffer(m)
-	case CmdRequestStateChunk:
-		r.onRequestStateChunk(m)
-	case CmdStateChunk:
-		r.onStateChunk(m)
-	case CmdCommitOK:
-		r.onCommitOK(m)
-	default:
-		r.drop(m, ReasonUnknownCommand, 0)
-	}
-	r.checkInvariants()
-}
-
 // Tick advances the replica's timeouts by one tick.
 func (r *Replica) Tick(out *Output) {
 	r.out = out

@@ -65,11 +65,7 @@ func (r *Replica) onTransferTimeout() {
 }
 
 func (r *Replica) onRequestStateTransfer(m *Message) {
-	caughtUp := r.status == StatusNormal && r.commitMin == r.commitMax
-	if !caughtUp || !(r.isPrimary() || m.From == r.primary()) || m.From < 0 || m.From >= r.n {
-		r.drop(m, ReasonCannotOffer, 0)
-		return
-	}
+	r.gateHeld(r.status == StatusNormal && r.commitMin == r.commitMax, "request_state_transfer_gate_caught_up")
 	s := &Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
 	if len(r.offers) > 0 && r.offers[len(r.offers)-1].Op == s.Op {
@@ -85,13 +81,8 @@ func (r *Replica) onRequestStateTransfer(m *Message) {
 }
 
 func (r *Replica) onStateTransferOffer(m *Message) {
-	if !r.transfer.active || r.transfer.pinned || r.status != StatusNormal {
-		return
-	}
-	if m.Commit <= r.commitMin {
-		r.drop(m, ReasonOfferNotNewer, r.commitMin)
-		return
-	}
+	r.gateHeld(r.transfer.active && !r.transfer.pinned && r.status == StatusNormal, "offer_gate_wanted")
+	r.gateHeld(m.Commit > r.commitMin, "offer_gate_newer")
 	r.transfer.pinned = true
 	r.transfer.peer = m.From
 	r.transfer.offerView = m.View
@@ -102,28 +93,24 @@ func (r *Replica) onStateTransferOffer(m *Message) {
 }
 
 func (r *Replica) onRequestStateChunk(m *Message) {
-	if m.Chunk < 0 || m.Chunk >= SnapshotChunks {
-		r.drop(m, ReasonBadChunk, 0)
-		return
-	}
+	s := r.offerAt(m.Commit)
+	r.gateHeld(s != nil && m.Chunk >= 0 && m.Chunk < SnapshotChunks, "state_chunk_gate_offer")
+	r.send(m.From, Message{Command: CmdStateChunk, Commit: s.Op, Chunk: m.Chunk, Chunks: SnapshotChunks, Snapshot: s})
+}
+
+// offerAt returns the offered snapshot at op, or nil once it aged out.
+func (r *Replica) offerAt(op uint64) *Snapshot {
 	for _, s := range r.offers {
-		if s.Op == m.Commit {
-			r.send(m.From, Message{Command: CmdStateChunk, Commit: s.Op, Chunk: m.Chunk, Chunks: SnapshotChunks, Snapshot: s})
-			return
+		if s.Op == op {
+			return s
 		}
 	}
-	r.drop(m, ReasonOfferGone, m.Commit)
+	return nil
 }
 
 func (r *Replica) onStateChunk(m *Message) {
 	t := &r.transfer
-	if !t.active || !t.pinned || m.Commit != t.commitOp || m.Chunk != t.next || m.Snapshot == nil {
-		return
-	}
-	if m.Snapshot.Op != t.commitOp || m.Snapshot.State.Checksum() != m.Snapshot.StateChecksum {
-		r.drop(m, ReasonChunkCorrupt, 0)
-		return
-	}
+	r.gateHeld(t.active && t.pinned && m.Commit == t.commitOp && m.Chunk == t.next && m.Snapshot != nil, "state_chunk_gate_wanted")
 	t.snapshot = m.Snapshot
 	t.next++
 	t.stalls = 0

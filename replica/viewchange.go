@@ -37,9 +37,7 @@ func (r *Replica) startViewChange(v uint64) {
 }
 
 func (r *Replica) onStartViewChange(m *Message) {
-	if r.status == StatusRecovering || m.View < r.view {
-		return
-	}
+	r.gateHeld(r.status != StatusRecovering && m.View >= r.view, "start_view_change_gate_view")
 	if m.Leave {
 		r.onLeave(m)
 		return
@@ -59,9 +57,7 @@ func (r *Replica) onStartViewChange(m *Message) {
 		}
 		return
 	}
-	if m.From >= 0 && m.From < r.n && m.From != r.id {
-		r.svcFrom |= 1 << uint(m.From)
-	}
+	r.svcFrom |= 1 << uint(m.From)
 	r.maybeSendDoViewChange()
 }
 
@@ -227,9 +223,7 @@ func (r *Replica) dropUnreadable(from int, m *Message) {
 }
 
 func (r *Replica) onDoViewChange(m *Message) {
-	if r.status == StatusRecovering || m.View < r.view {
-		return
-	}
+	r.gateHeld(r.status != StatusRecovering && m.View >= r.view, "do_view_change_gate_view")
 	if m.View > r.view {
 		r.startViewChange(m.View)
 	}
@@ -239,7 +233,7 @@ func (r *Replica) onDoViewChange(m *Message) {
 		}
 		return
 	}
-	if PrimaryOf(m.View, r.n) != r.id || m.From < 0 || m.From >= r.n {
+	if PrimaryOf(m.View, r.n) != r.id {
 		r.drop(m, ReasonNotPrimaryElect, 0)
 		return
 	}
@@ -247,9 +241,7 @@ func (r *Replica) onDoViewChange(m *Message) {
 		r.dropUnreadable(m.From, m)
 		return
 	}
-	if m.From != r.id {
-		r.svcFrom |= 1 << uint(m.From)
-	}
+	r.svcFrom |= 1 << uint(m.From)
 	r.recordDoViewChange(m.From, m)
 	r.maybeSendDoViewChange()
 	r.tryMerge()
@@ -569,21 +561,7 @@ func (r *Replica) sendStartView(to int, nonce uint64) {
 }
 
 func (r *Replica) onStartView(m *Message) {
-	if m.View < r.view {
-		r.drop(m, ReasonOldView, r.view)
-		return
-	}
-	if m.View == r.view && r.status == StatusNormal && r.logView == r.view {
-		return // already in this view
-	}
-	if m.From != PrimaryOf(m.View, r.n) || m.From == r.id {
-		r.drop(m, ReasonNotPrimary, 0)
-		return
-	}
-	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
-		r.drop(m, ReasonStartViewUnreadable, m.Op)
-		return
-	}
+	r.gateHeld(m.View >= r.view && m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary")
 	r.adoptStartView(m)
 }
 
@@ -647,9 +625,6 @@ func (r *Replica) adoptStartView(m *Message) {
 }
 
 func (r *Replica) onRequestStartView(m *Message) {
-	if m.From < 0 || m.From >= r.n || m.From == r.id {
-		return
-	}
 	r.learnIncarnation(m.From, m.Incarnation)
 	if m.View > r.view && r.status != StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
@@ -658,6 +633,7 @@ func (r *Replica) onRequestStartView(m *Message) {
 		return
 	}
 	if r.status != StatusNormal || !r.isPrimary() {
+		r.drop(m, ReasonNotPrimary, 0)
 		return
 	}
 	r.sendStartView(m.From, m.Nonce)
