@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"vsrsim/replica"
 	"vsrsim/sim"
@@ -103,8 +104,12 @@ func Shrink(src *Script, opts Options) (Outcome, error) {
 	start := s.eval.try(src, seedsFrom(opts.Seed, opts.StartSeeds))
 	s.runs += start.runs
 	if !start.ok {
-		return Outcome{}, fmt.Errorf("the file fails as %s (%s) under none of seeds %d..%d", s.eval.target.Verdict,
-			s.eval.target.Invariant, opts.Seed, opts.Seed+uint64(opts.StartSeeds)-1)
+		why := ""
+		if len(opts.Bugs.Names()) > 0 {
+			why = " (or fails so without its bug switches too)"
+		}
+		return Outcome{}, fmt.Errorf("the file fails as %s (%s) under none of seeds %d..%d%s", s.eval.target.Verdict,
+			s.eval.target.Invariant, opts.Seed, opts.Seed+uint64(opts.StartSeeds)-1, why)
 	}
 	s.seed, s.res = start.seed, start.res
 	s.before = s.size(src)
@@ -177,29 +182,50 @@ func (s *search) loop() {
 }
 
 // quiet turns the network's random faults off: all at once, else one by
-// one.
+// one, else each at half its rate.
 func (s *search) quiet() bool {
 	zero := []struct{ key, value string }{
 		{"network loss", "0"}, {"network replay", "0"}, {"network reorder", "0 max=1"}, {"network clog", "off"},
 	}
 	all := s.cur.clone()
-	var one []*Script
+	var one, half []*Script
 	for _, z := range zero {
-		if v, ok := s.cur.get(z.key); ok && v == z.value {
+		v, ok := s.cur.get(z.key)
+		if ok && v == z.value {
 			continue
 		}
 		all.set(z.key, z.value)
 		c := s.cur.clone()
 		c.set(z.key, z.value)
 		one = append(one, c)
+		if h, ok := halve(v); ok {
+			c := s.cur.clone()
+			c.set(z.key, h)
+			half = append(half, c)
+		}
 	}
-	if len(one) == 0 {
-		return false
+	if len(one) > 1 {
+		one = append([]*Script{all}, one...)
 	}
-	if len(one) == 1 {
-		return s.first(one)
+	return s.first(append(one, half...))
+}
+
+// halve reads a rate setting's value (P, or P max=N) and returns it at half
+// the rate; ok is false for a value it does not read as N/D, and for a rate
+// already too small to matter.
+func halve(v string) (string, bool) {
+	w := strings.Fields(v)
+	if len(w) == 0 {
+		return "", false
 	}
-	return s.first(append([]*Script{all}, one...))
+	num, den, ok := strings.Cut(w[0], "/")
+	n, err1 := strconv.ParseUint(num, 10, 32)
+	d, err2 := strconv.ParseUint(den, 10, 32)
+	if !ok || err1 != nil || err2 != nil || n == 0 || d == 0 || d/n > 1<<14 {
+		return "", false
+	}
+	w[0] = fmt.Sprintf("%d/%d", n, 2*d)
+	return strings.Join(w, " "), true
 }
 
 // replicas tries every smaller cluster, smallest first.

@@ -107,3 +107,11 @@ func TestShrinkBudget(t *testing.T) {
 	assert.True(t, out.BudgetExceeded)
 	assert.LessOrEqual(t, out.Runs, 3+3, "one candidate's seeds past the budget at most")
 }
+
+func TestHalve(t *testing.T) {
+	for in, want := range map[string]string{"1/50": "1/100", "1/23 max=10": "1/46 max=10", "0": "", "1%": "", "off": ""} {
+		got, ok := halve(in)
+		assert.Equal(t, want != "", ok, in)
+		assert.Equal(t, want, got, in)
+	}
+}

@@ -11,9 +11,9 @@ import (
 
 // startRecord arms cfg to collect its injected faults when --record is given.
 func (o *runOptions) startRecord(cfg *sim.Config) error {
-	if o.record == "" {
+	if o.record == "" || o.record == "-" {
 		if o.changed("record") {
-			return usageErrorf("--record: empty file name")
+			return usageErrorf("--record: give a file name")
 		}
 		return nil
 	}

@@ -62,7 +62,7 @@ malformed input file, 70 an internal error.`,
 	f.IntVar(&o.maxRuns, "max-runs", 3000, "stop the search after about this many runs")
 	f.IntVar(&o.jobs, "jobs", 1, "candidates run in parallel (the output does not depend on it)")
 	f.IntVar(&o.perCand, "seeds-per-candidate", 3, "seeds a candidate may fail under, from the seed the search holds")
-	f.IntVar(&o.startMax, "start-seeds", 16, "seeds the source may need before it fails as the run did")
+	f.IntVar(&o.startMax, "start-seeds", 64, "seeds the source may need before it fails as the run did")
 	_ = cmd.MarkFlagRequired("output")
 	return cmd
 }

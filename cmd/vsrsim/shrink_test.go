@@ -25,6 +25,8 @@ func TestRecordReplays(t *testing.T) {
 
 	out := vsrsim(t, "run", "--seed", "5", "--scenario", "hollow-op", "--record", path)
 	assert.Equal(t, exitUsage, out.code, "a scripted run is not recorded")
+	out = vsrsim(t, "run", "--seed", "5", "--record", "-")
+	assert.Equal(t, exitUsage, out.code, "stdout carries the report")
 }
 
 // TestShrinkDeterministic: the same source gives the same file byte for
