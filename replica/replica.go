@@ -246,9 +246,17 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 			r.aside = v.aside
 			r.adoptedHead = v.adoptedHead
 			r.commitAnchor = v.anchor
-			if v.sequencer > r.sequencer {
+			switch {
+			case v.sequencer <= r.sequencer:
+			case opts.Bugs.RestartSkipsAdoptedHead:
+				// The defect takes the chained prefix for the whole adopted
+				// view: the head above it, and every op acked past the gap,
+				// drop out of the next vote.
+				r.adoptedHead = min(r.adoptedHead, r.sequencer)
+			default:
 				// The head of an adopted view whose bodies were still being
-				// repaired: the log reaches it although the chain has a gap.
+				// repaired (after a transfer install below it, say): the log
+				// reaches it although the chain has a gap.
 				r.sequencer = v.sequencer
 				r.headSum = v.headSum
 			}

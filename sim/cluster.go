@@ -210,6 +210,9 @@ func (c *Cluster) step() {
 		c.injectFaults()
 	}
 	c.net.Tick(c.now)
+	if c.cfg.Recording != nil && !c.liveness.active {
+		c.cfg.Recording.links(c)
+	}
 	c.net.Deliver(c.now, c.deliverFn)
 	for i, r := range c.replicas {
 		if r == nil {
@@ -331,6 +334,7 @@ func (c *Cluster) injectFaults() {
 		if c.replicas[i] == nil {
 			if c.restartAt[i] != 0 && c.now >= c.restartAt[i] {
 				c.Restart(i)
+				c.recordNode("restart", i)
 			}
 			continue
 		}
@@ -344,6 +348,7 @@ func (c *Cluster) injectFaults() {
 			continue
 		}
 		c.Crash(i)
+		c.recordNode("crash", i)
 		c.restartAt[i] = c.now + 1 + c.faults.Exponential(c.cfg.RestartMeanTicks)
 	}
 }
