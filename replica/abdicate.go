@@ -22,7 +22,7 @@ func (r *Replica) hear(m *Message) {
 		r.abdicated = false
 		r.leave &^= 1 << uint(r.id)
 		r.emit(Event{Kind: EvResume, View: r.view})
-		r.drainRequests()
+		r.due |= dueDrain
 	}
 }
 

@@ -18,12 +18,14 @@ func (r *Replica) Step(m *Message, out *Output) {
 		r.resume()
 	}
 	r.hear(m)
+	r.settle() // hearing a quorum again may let queued requests prepare
 	if reason, detail := r.ignore(m); reason != ReasonNone {
 		r.drop(m, reason, detail)
 		r.onIgnored(m, reason)
 	} else {
 		r.dispatch(m)
 	}
+	r.settle()
 	r.checkInvariants()
 }
 

@@ -38,7 +38,7 @@ func (r *Replica) onRequest(m *Message) {
 	// Requests wait in order behind the pipeline and behind commit lag: a
 	// primary prepares only on top of a log it has applied.
 	r.requests = append(r.requests, *m)
-	r.drainRequests()
+	r.due |= dueDrain
 }
 
 // prepare assigns the next op to a request and replicates it.
@@ -64,7 +64,7 @@ func (r *Replica) prepare(m *Message) {
 	if !r.tPrepare.running {
 		r.tPrepare.start(r.jitter)
 	}
-	r.commitWalk()
+	r.due |= dueCommitWalk // alone, the primary's own ack may be a quorum
 }
 
 // replicate sends a prepare on: to the next replica in the chain, or to every
@@ -187,15 +187,13 @@ func (r *Replica) commitWalk() {
 		r.tPrepare.start(r.jitter) // progress: retransmit promptly again
 	}
 	r.commitUpTo()
-	r.drainRequests()
+	r.due |= dueDrain
 }
 
-func (r *Replica) drainRequests() {
-	if r.draining {
-		return
-	}
-	r.draining = true
-	defer func() { r.draining = false }()
+// prepareNext prepares the first queued request that is still new, if the
+// primary may prepare now, and reports whether it did. Requests wait in
+// order behind the pipeline and behind commit lag.
+func (r *Replica) prepareNext() bool {
 	for len(r.requests) > 0 && len(r.pipeline) < PipelineMax && r.commitMin == r.commitMax &&
 		r.status == StatusNormal && r.isPrimary() && !r.abdicated {
 		m := r.requests[0]
@@ -206,7 +204,9 @@ func (r *Replica) drainRequests() {
 			continue
 		}
 		r.prepare(&m)
+		return true
 	}
+	return false
 }
 
 func popcount16(x uint16) int {
@@ -235,7 +235,7 @@ func (r *Replica) commitUpTo() {
 		r.apply(h)
 	}
 	if r.commitMin == r.commitMax && len(r.requests) > 0 {
-		r.drainRequests()
+		r.due |= dueDrain
 	}
 }
 

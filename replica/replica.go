@@ -127,7 +127,7 @@ type Replica struct {
 	heartbeat    uint64
 	incarnations [ReplicasMax]uint64
 	offers       []*Snapshot
-	draining     bool
+	due          due    // follow-up work the driver (settle) runs before the step ends
 	heard        uint16 // replicas heard from in this view during the abdication window
 	abdicated    bool
 
@@ -364,37 +364,27 @@ func (r *Replica) Tick(out *Output) {
 	if r.announce {
 		r.resume()
 	}
-	if r.fired(&r.tPrepare) {
-		r.onPrepareTimeout()
-	}
-	if r.fired(&r.tCommit) {
-		r.onCommitTimeout()
-	}
-	if r.fired(&r.tHeartbeat) {
-		r.onHeartbeatTimeout()
-	}
-	if r.fired(&r.tVCMsg) {
-		r.onViewChangeMessageTimeout()
-	}
-	if r.fired(&r.tVCStatus) {
-		r.onViewChangeStatusTimeout()
-	}
-	if r.fired(&r.tProbe) {
-		r.onProbeTimeout()
-	}
-	if r.fired(&r.tRepair) {
-		r.onRepairTimeout()
-	}
-	if r.fired(&r.tTransfer) {
-		r.onTransferTimeout()
-	}
-	if r.fired(&r.tAbdicate) {
-		r.onAbdicateTimeout()
-	}
-	if r.fired(&r.tLeave) {
-		r.onLeaveWindow()
-	}
+	r.settle()
+	r.onFired(&r.tPrepare, r.onPrepareTimeout)
+	r.onFired(&r.tCommit, r.onCommitTimeout)
+	r.onFired(&r.tHeartbeat, r.onHeartbeatTimeout)
+	r.onFired(&r.tVCMsg, r.onViewChangeMessageTimeout)
+	r.onFired(&r.tVCStatus, r.onViewChangeStatusTimeout)
+	r.onFired(&r.tProbe, r.onProbeTimeout)
+	r.onFired(&r.tRepair, r.onRepairTimeout)
+	r.onFired(&r.tTransfer, r.onTransferTimeout)
+	r.onFired(&r.tAbdicate, r.onAbdicateTimeout)
+	r.onFired(&r.tLeave, r.onLeaveWindow)
 	r.checkInvariants()
+}
+
+// onFired runs handle if t fires this tick, then the driver: a timeout's
+// follow-ups settle before the next timeout looks at the state.
+func (r *Replica) onFired(t *timeout, handle func()) {
+	if r.fired(t) {
+		handle()
+		r.settle()
+	}
 }
 
 // fired ticks t and reports (and traces) whether it fired.

@@ -543,7 +543,7 @@ func (r *Replica) startView() {
 	}
 	r.startNormalTimeouts()
 	r.onCommitTimeout()
-	r.commitWalk()
+	r.due |= dueCommitWalk // the new view's pipeline may hold a quorum already
 }
 
 // sendStartView sends this primary's view: head, commit and the headers from
