@@ -9,6 +9,14 @@ type ring struct {
 
 func newRing(size int) ring { return ring{slots: make([]Header, size)} }
 
+// storageHolds asserts a journal or ring postcondition. The storage knows no
+// replica id; the harness still reports the invariant by name.
+func storageHolds(ok bool, invariant string) {
+	if !ok {
+		panic(Violation{Replica: -1, Invariant: invariant, Detail: "journal storage"})
+	}
+}
+
 func (r *ring) get(op uint64) (Header, bool) {
 	h := r.slots[op%uint64(len(r.slots))]
 	if h.Checksum == 0 || h.Op != op {
@@ -19,9 +27,11 @@ func (r *ring) get(op uint64) (Header, bool) {
 
 // put stores h and returns what it displaced (a different op in the same slot).
 func (r *ring) put(h Header) (Header, bool) {
+	storageHolds(h.Checksum != 0, "ring_put_sealed")
 	i := h.Op % uint64(len(r.slots))
 	old := r.slots[i]
 	r.slots[i] = h
+	storageHolds(r.slots[i].Checksum == h.Checksum && r.slots[i].Op == h.Op, "ring_put_stored")
 	if old.Checksum != 0 && old.Op != h.Op {
 		return old, true
 	}
@@ -35,6 +45,7 @@ func (r *ring) remove(op uint64) (Header, bool) {
 		return Header{}, false
 	}
 	r.slots[i] = Header{}
+	storageHolds(r.slots[i].Checksum == 0, "ring_remove_empties")
 	return h, true
 }
 
@@ -87,6 +98,7 @@ func (j *journal) firstRetained() uint64 {
 // newer op is then lost from the journal, and a repair that fetched it has to
 // fetch it again.
 func (j *journal) put(h Header, displace bool) bool {
+	storageHolds(h.Op > 0 && h.Checksum != 0, "journal_put_real_op")
 	i := h.Op % uint64(len(j.live.slots))
 	if cur := j.live.slots[i]; cur.Checksum != 0 && cur.Op > h.Op && !displace {
 		return false
@@ -97,6 +109,10 @@ func (j *journal) put(h Header, displace bool) bool {
 	if h.Op > j.head {
 		j.head = h.Op
 	}
+	// A put then a get round-trips, and the head covers the op.
+	g, ok := j.live.get(h.Op)
+	storageHolds(ok && g.Checksum == h.Checksum, "journal_put_get_round_trip")
+	storageHolds(j.head >= h.Op, "journal_head_covers_put")
 	return true
 }
 
@@ -124,11 +140,16 @@ func (j *journal) truncateAbove(op uint64, fn func(Header)) {
 		}
 	}
 	j.head = op
+	_, above := j.live.get(op + 1)
+	storageHolds(!above, "journal_truncate_leaves_nothing_above")
 }
 
 // remove drops one op (a view change found it disagrees with the canonical log).
 func (j *journal) remove(op uint64) (Header, bool) {
-	return j.live.remove(op)
+	h, ok := j.live.remove(op)
+	_, still := j.live.get(op)
+	storageHolds(!still, "journal_remove_removes")
+	return h, ok
 }
 
 // dropThrough removes every op at or below op, live and evicted: a

@@ -545,6 +545,12 @@ func (r *Replica) checkInvariants() {
 	if len(r.requests) > RequestQueueMax {
 		r.assert(false, "request_queue_bounded", "%d", len(r.requests))
 	}
+	if r.status == StatusNormal && r.isPrimary() && r.commitMax > r.sequencer {
+		r.assert(false, "primary_head_ge_commit_max", "commit_max=%d sequencer=%d", r.commitMax, r.sequencer)
+	}
+	if r.due != 0 {
+		r.assert(false, "settled", "due %b after the driver ran", r.due)
+	}
 	if r.status == StatusNormal && !r.opts.Bugs.TransferRewindsSequencer && r.commitMin > r.sequencer {
 		r.assert(false, "commit_min_le_sequencer", "commit_min=%d sequencer=%d", r.commitMin, r.sequencer)
 	}

@@ -32,6 +32,7 @@ func (r *Replica) startViewChange(v uint64) {
 	r.abdicated = false
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.retry(r.jitter, r.vcRounds)
+	r.holds(r.status == StatusViewChange && r.view == v && len(r.pipeline) == 0, "start_view_change_entered")
 	r.sendAll(Message{Command: CmdStartViewChange, View: v})
 	r.maybeSendDoViewChange()
 }
@@ -337,6 +338,7 @@ func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 		r.pruneChainFrom(commit, 0) // no vote vouches for anything below
 	}
 	r.reclaim(commit, true)
+	r.holds(r.sequencer == head && r.commitMax >= commit, "install_canonical_head")
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
@@ -525,8 +527,8 @@ func (r *Replica) startView() {
 	r.pipeline = r.pipeline[:0]
 	for op := r.commitMax + 1; op <= r.sequencer; op++ {
 		h, ok := r.journal.get(op)
-		r.assert(ok, "primary_holds_uncommitted", "op %d", op)
-		r.assert(len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", "op %d", op)
+		r.holds(ok, "primary_holds_uncommitted")
+		r.holds(len(r.pipeline) < cap(r.pipeline), "pipeline_capacity")
 		r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
 		// The primary's own ack in the new view is reported like any other:
 		// the oracle counts it toward the op's quorum in this view.
@@ -544,6 +546,8 @@ func (r *Replica) startView() {
 	r.startNormalTimeouts()
 	r.onCommitTimeout()
 	r.due |= dueCommitWalk // the new view's pipeline may hold a quorum already
+	r.holds(r.status == StatusNormal && r.logView == r.view && r.isPrimary(), "start_view_primary_normal")
+	r.checkPipeline()
 }
 
 // sendStartView sends this primary's view: head, commit and the headers from
@@ -622,6 +626,7 @@ func (r *Replica) adoptStartView(m *Message) {
 	r.armRepairOnAdopt()
 	r.commitUpTo()
 	r.repairKick()
+	r.holds(r.status == StatusNormal && r.view == m.View && r.logView == m.View, "adopt_start_view_normal")
 }
 
 func (r *Replica) onRequestStartView(m *Message) {
