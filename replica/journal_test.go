@@ -262,13 +262,7 @@ func TestTransferStaleGuard(t *testing.T) {
 			r.commitMax = tc.commitMax
 			require.Equal(t, tc.acked, r.ackHead)
 
-			var sm StateMachine
-			for op := uint64(1); op <= tc.offer; op++ {
-				sm.Apply(hs[op].Body)
-			}
-			s := &Snapshot{Op: tc.offer, OpChecksum: hs[tc.offer].Checksum, State: sm}
-			s.StateChecksum = s.State.Checksum()
-			r.transfer = transferState{active: true, pinned: true, commitOp: tc.offer, snapshot: s}
+			r.transfer = transferState{active: true, pinned: true, commitOp: tc.offer, snapshot: snapshotOf(hs, tc.offer)}
 			r.installTransfer()
 
 			refused := eventsIn(r.out, EvOfferRefused)
@@ -295,4 +289,15 @@ func TestTransferStaleGuard(t *testing.T) {
 			}
 		})
 	}
+}
+
+// snapshotOf is the checkpoint at op of the chain hs.
+func snapshotOf(hs []Header, op uint64) *Snapshot {
+	var sm StateMachine
+	for o := uint64(1); o <= op; o++ {
+		sm.Apply(hs[o].Body)
+	}
+	s := &Snapshot{Op: op, OpChecksum: hs[op].Checksum, State: sm}
+	s.StateChecksum = s.State.Checksum()
+	return s
 }
