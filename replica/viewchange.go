@@ -567,6 +567,7 @@ func (r *Replica) sendStartView(to int, nonce uint64) {
 func (r *Replica) onStartView(m *Message) {
 	r.gateHeld(m.View >= r.view && m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary")
 	r.adoptStartView(m)
+	r.holds(r.status == StatusNormal && r.view == m.View && r.logView == m.View, "adopt_start_view_normal")
 }
 
 // adoptStartView adopts the primary's log. The sequencer jumps to the announced
@@ -626,7 +627,6 @@ func (r *Replica) adoptStartView(m *Message) {
 	r.armRepairOnAdopt()
 	r.commitUpTo()
 	r.repairKick()
-	r.holds(r.status == StatusNormal && r.view == m.View && r.logView == m.View, "adopt_start_view_normal")
 }
 
 func (r *Replica) onRequestStartView(m *Message) {
