@@ -127,9 +127,9 @@ func appendRecoveryFields(b []byte, m *Message) []byte {
 	case CmdRepairDone, CmdRangeEvicted:
 		b = appendField(b, "op", m.Op)
 	case CmdStateTransferOffer:
-		b = appendField(b, "commit_op", m.Commit)
+		b = appendField(b, "commit_op", m.SnapshotOp)
 	case CmdRequestStateChunk, CmdStateChunk:
-		b = appendField(b, "commit_op", m.Commit)
+		b = appendField(b, "commit_op", m.SnapshotOp)
 		b = appendField(b, "chunk", uint64(m.Chunk))
 	}
 	return b

@@ -268,7 +268,7 @@ func (r *Replica) ignoreTransfer(m *Message) (Reason, uint64) {
 		if !t.active || t.pinned || r.status != StatusNormal {
 			return ReasonUnsolicited, 0
 		}
-		if m.Commit <= r.commitMin {
+		if m.SnapshotOp <= r.commitMin {
 			return ReasonOfferNotNewer, r.commitMin
 		}
 	}
@@ -282,11 +282,11 @@ func (r *Replica) ignoreChunk(m *Message) (Reason, uint64) {
 		if m.Chunk < 0 || m.Chunk >= SnapshotChunks {
 			return ReasonBadChunk, 0
 		}
-		if r.offerAt(m.Commit) == nil {
-			return ReasonOfferGone, m.Commit
+		if r.offerAt(m.SnapshotOp) == nil {
+			return ReasonOfferGone, m.SnapshotOp
 		}
 	case CmdStateChunk:
-		if !t.active || !t.pinned || m.Commit != t.commitOp || m.Chunk != t.next || m.Snapshot == nil {
+		if !t.active || !t.pinned || m.SnapshotOp != t.commitOp || m.Chunk != t.next || m.Snapshot == nil {
 			return ReasonUnsolicited, 0
 		}
 		if m.Snapshot.Op != t.commitOp || m.Snapshot.State.Checksum() != m.Snapshot.StateChecksum {

@@ -50,7 +50,7 @@ func (r *Replica) onTransferTimeout() {
 		r.requestOffer()
 	} else {
 		// One chunk in flight, pulled on the retry cadence.
-		r.send(r.transfer.peer, Message{Command: CmdRequestStateChunk, Commit: r.transfer.commitOp,
+		r.send(r.transfer.peer, Message{Command: CmdRequestStateChunk, SnapshotOp: r.transfer.commitOp,
 			Chunk: r.transfer.next, Chunks: SnapshotChunks})
 		r.transfer.stalls++
 		if r.transfer.stalls > transferPatience<<min(r.transfer.abandons, 6) {
@@ -77,25 +77,25 @@ func (r *Replica) onRequestStateTransfer(m *Message) {
 		}
 		r.offers = append(r.offers, s)
 	}
-	r.send(m.From, Message{Command: CmdStateTransferOffer, Commit: s.Op})
+	r.send(m.From, Message{Command: CmdStateTransferOffer, SnapshotOp: s.Op})
 }
 
 func (r *Replica) onStateTransferOffer(m *Message) {
 	r.gateHeld(r.transfer.active && !r.transfer.pinned && r.status == StatusNormal, "offer_gate_wanted")
-	r.gateHeld(m.Commit > r.commitMin, "offer_gate_newer")
+	r.gateHeld(m.SnapshotOp > r.commitMin, "offer_gate_newer")
 	r.transfer.pinned = true
 	r.transfer.peer = m.From
 	r.transfer.offerView = m.View
-	r.transfer.commitOp = m.Commit
+	r.transfer.commitOp = m.SnapshotOp
 	r.transfer.next = 0
 	r.transfer.stalls = 0
 	r.transfer.snapshot = nil
 }
 
 func (r *Replica) onRequestStateChunk(m *Message) {
-	s := r.offerAt(m.Commit)
+	s := r.offerAt(m.SnapshotOp)
 	r.gateHeld(s != nil && m.Chunk >= 0 && m.Chunk < SnapshotChunks, "state_chunk_gate_offer")
-	r.send(m.From, Message{Command: CmdStateChunk, Commit: s.Op, Chunk: m.Chunk, Chunks: SnapshotChunks, Snapshot: s})
+	r.send(m.From, Message{Command: CmdStateChunk, SnapshotOp: s.Op, Chunk: m.Chunk, Chunks: SnapshotChunks, Snapshot: s})
 }
 
 // offerAt returns the offered snapshot at op, or nil once it aged out.
@@ -110,7 +110,7 @@ func (r *Replica) offerAt(op uint64) *Snapshot {
 
 func (r *Replica) onStateChunk(m *Message) {
 	t := &r.transfer
-	r.gateHeld(t.active && t.pinned && m.Commit == t.commitOp && m.Chunk == t.next && m.Snapshot != nil, "state_chunk_gate_wanted")
+	r.gateHeld(t.active && t.pinned && m.SnapshotOp == t.commitOp && m.Chunk == t.next && m.Snapshot != nil, "state_chunk_gate_wanted")
 	t.snapshot = m.Snapshot
 	t.next++
 	t.stalls = 0
