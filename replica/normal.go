@@ -126,9 +126,11 @@ func (r *Replica) ack(h Header) {
 	if r.status != StatusNormal || r.transfer.active || r.isPrimary() {
 		return
 	}
+	r.holds(h.Op > 0 && r.journal.has(h.Op, h.Checksum), "ack_journaled")
 	if h.Op > r.ackHead {
 		r.ackHead = h.Op
 	}
+	r.holds(r.ackHead >= h.Op, "ack_head_covers_ack")
 	r.noteAck(&h)
 	r.send(r.primary(), Message{Command: CmdPrepareOK, Header: h, Incarnation: r.incarnation})
 }
@@ -154,6 +156,7 @@ func (r *Replica) learnIncarnation(i int, inc uint64) {
 	if inc <= r.incarnations[i] {
 		return
 	}
+	r.holds(i != r.id, "learn_incarnation_of_a_peer")
 	r.incarnations[i] = inc
 	keep := ^uint16(1 << uint(i))
 	for k := range r.pipeline {
@@ -224,9 +227,11 @@ func popcount16(x uint16) int {
 }
 
 func (r *Replica) advanceCommitMax(commit uint64) {
+	before := r.commitMax
 	if commit > r.commitMax {
 		r.commitMax = commit
 	}
+	r.holds(r.commitMax >= before && r.commitMax >= commit, "commit_max_advances")
 }
 
 // commitUpTo applies ops in order up to commit_max, as far as the journal holds
@@ -289,8 +294,10 @@ func (r *Replica) apply(h Header) {
 func (r *Replica) checkpoint() {
 	s := Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
+	r.holds(s.Op > 0 && s.OpChecksum != 0, "checkpoint_of_an_applied_op")
 	r.sb.Checkpoint = s
 	r.writeSuperblock()
+	r.holds(r.sb.Checkpoint.Op == r.commitMin, "checkpoint_at_commit_min")
 	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, aux: s.StateChecksum})
 }
 

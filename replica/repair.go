@@ -129,6 +129,8 @@ func (r *Replica) repairKick() {
 }
 
 func (r *Replica) repairSend(peer int, from, to uint64) {
+	r.holds(peer != r.id && peer >= 0 && peer < r.n, "repair_asks_a_peer")
+	r.holds(from > 0 && from <= to, "repair_range_nonempty")
 	r.repair.active = true
 	r.repair.peer = peer
 	r.repair.from = from

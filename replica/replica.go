@@ -460,6 +460,7 @@ func (r *Replica) journalPut(h Header, displace bool) bool {
 		return false
 	}
 	r.journalGen++
+	r.holds(r.journal.has(h.Op, h.Checksum), "journal_put_holds")
 	r.emit(Event{Kind: EvJournalAppend, Op: h.Op, Checksum: h.Checksum, View: h.View})
 	return true
 }

@@ -209,6 +209,7 @@ func (r *Replica) installTransfer() {
 			r.headSum = s.OpChecksum
 		}
 	}
+	r.holds(r.commitMin == s.Op && r.commitMax >= s.Op, "install_at_snapshot")
 	r.sb.Checkpoint = *s
 	r.writeSuperblock()
 	r.repairFloor = 0

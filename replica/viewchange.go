@@ -249,6 +249,8 @@ func (r *Replica) onDoViewChange(m *Message) {
 }
 
 func (r *Replica) recordDoViewChange(from int, m *Message) {
+	r.holds(from >= 0 && from < r.n && m.View == r.view, "vote_of_this_view")
+	r.holds(suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable")
 	s := make([]SuffixEntry, len(m.Suffix))
 	copy(s, m.Suffix)
 	r.dvcs[from] = dvcVote{valid: true, logView: m.LogView, op: m.Op, commit: m.Commit, suffix: s}
@@ -496,6 +498,8 @@ func (r *Replica) journalRemove(op uint64) {
 		r.journalGen++
 		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
 	}
+	_, still := r.journal.get(op)
+	r.holds(!still, "journal_remove_removes")
 }
 
 func (r *Replica) truncateJournalAbove(op uint64) {
