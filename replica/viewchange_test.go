@@ -23,8 +23,8 @@ func TestViewChangeCrashedPrimaryKeepsQuorumOp(t *testing.T) {
 	noAcks := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepareOK && m.To == 0 })
 	c.request(0, 0, 2, put(2, 20))
 	c.deliverAll()
-	op2 := c.r(0).journal.live.slots[2]
-	require.Equal(t, uint64(2), op2.Op)
+	op2, ok := c.r(0).journal.get(2)
+	require.True(t, ok)
 	require.True(t, c.r(1).Journaled(2))
 	require.False(t, c.r(2).Journaled(2))
 	require.Equal(t, uint64(1), c.info(0).CommitMax, "op 2 is not committed")
@@ -84,8 +84,8 @@ func TestViewChangeLosesOnlyUnackedOp(t *testing.T) {
 	c.dropIf(func(m *Message) bool { return m.From == 0 && m.Command == CmdPrepare })
 	c.request(0, 0, 2, put(2, 20))
 	c.deliverAll()
-	lost := c.r(0).journal.live.slots[2]
-	require.Equal(t, uint64(2), lost.Op)
+	lost, ok := c.r(0).journal.get(2)
+	require.True(t, ok)
 	c.crash(0)
 	c.tickUntil(200, func() bool { return c.info(1).Primary && c.info(2).View == 1 && c.info(2).Status == StatusNormal },
 		"r1 leads view 1")
