@@ -105,4 +105,3 @@ func TestDeterminismHelperProcess(t *testing.T) {
 	fmt.Printf("gomaxprocs=%d\n", runtime.GOMAXPROCS(0))
 	fmt.Printf("tracehash=%s\n", res.TraceHash)
 }
-
