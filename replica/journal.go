@@ -8,9 +8,10 @@ package replica
 type ring struct {
 	size  int
 	slots []Header // nil until the first put: every slot empty
+	spare *Spare   // where slots come from and go back to, if set
 }
 
-func newRing(size int) ring { return ring{size: size} }
+func newRing(size int, spare *Spare) ring { return ring{size: size, spare: spare} }
 
 func (r *ring) get(op uint64) (Header, bool) {
 	if r.slots == nil {
@@ -26,7 +27,7 @@ func (r *ring) get(op uint64) (Header, bool) {
 // put stores h and returns what it displaced (a different op in the same slot).
 func (r *ring) put(h Header) (Header, bool) {
 	if r.slots == nil {
-		r.slots = make([]Header, r.size)
+		r.slots = r.spare.takeSlots(r.size)
 	}
 	i := h.Op % uint64(len(r.slots))
 	old := r.slots[i]
@@ -63,10 +64,10 @@ type journal struct {
 	head    uint64 // highest op ever put and not truncated; 0 when empty
 }
 
-func newJournal(slots int) *journal {
-	live := newRing(slots)
-	live.slots = make([]Header, slots) // every prepare lands here
-	return &journal{live: live, evicted: newRing(slots)}
+func newJournal(slots int, spare *Spare) *journal {
+	live := newRing(slots, spare)
+	live.slots = spare.takeSlots(slots) // every prepare lands here
+	return &journal{live: live, evicted: newRing(slots, spare)}
 }
 
 // get returns the prepare at op if the journal holds it.
@@ -143,6 +144,11 @@ func (j *journal) truncateAbove(op uint64, fn func(Header)) {
 // remove drops one op (a view change found it disagrees with the canonical log).
 func (j *journal) remove(op uint64) (Header, bool) {
 	return j.live.remove(op)
+}
+
+func (j *journal) release() {
+	j.live.release()
+	j.evicted.release()
 }
 
 // dropThrough removes every op at or below op, live and evicted: a

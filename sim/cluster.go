@@ -100,8 +100,10 @@ func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
 	}
 	c.initClients()
 	c.deliverFn = c.deliver
-	c.out.Messages = make([]replica.Message, 0, 256)
-	c.out.Events = make([]replica.Event, 0, 256)
+	// A step's output is a few messages and events; the buffers grow to the
+	// largest step and stay.
+	c.out.Messages = make([]replica.Message, 0, 16)
+	c.out.Events = make([]replica.Event, 0, 16)
 	return c, nil
 }
 
@@ -152,6 +154,7 @@ func (c *Cluster) Crash(i int) {
 		return
 	}
 	c.durable[i] = r.Durable()
+	c.releaseCrashed(r)
 	c.replicas[i] = nil
 	c.restartAt[i] = 0
 	c.net.SetNodeDown(i, true)

@@ -64,6 +64,9 @@ var Model = porcupine.Model{
 		case check.OpPut:
 			next, result = in.Value, v
 		case check.OpGet:
+			if output == nil || output.(uint64) == v {
+				return true, state // unchanged: no new box for the search to keep
+			}
 			result = v
 		case check.OpIncr:
 			next = v + in.Value
