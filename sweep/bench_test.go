@@ -2,6 +2,7 @@ package sweep_test
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -18,7 +19,7 @@ import (
 // figures to compare are events/s and runs/s (per core: divide jobs=2's by
 // two). events/cpu-s divides by the process's CPU time (GC included) instead
 // of the wall clock: on a machine shared with other work it moves less with
-// their load.
+// their load. allocs/run and B/run are per seed (allocs/op is per 200).
 func BenchmarkSweepSwarm(b *testing.B) {
 	for _, jobs := range []int{1, 2} {
 		b.Run("jobs="+strconv.Itoa(jobs), func(b *testing.B) {
@@ -27,6 +28,8 @@ func BenchmarkSweepSwarm(b *testing.B) {
 			var sum sweep.Summary
 			first := uint64(1)
 			cpu0 := cpuTime()
+			var mem0, mem1 runtime.MemStats
+			runtime.ReadMemStats(&mem0)
 			for b.Loop() {
 				s := sweep.Run(context.Background(), sweep.Options{Range: sweep.Range{First: first, Count: perIter}, Jobs: jobs},
 					func(seed uint64) (sim.Result, error) { return verify.Run(sim.SwarmConfig(seed), nil) },
@@ -35,6 +38,9 @@ func BenchmarkSweepSwarm(b *testing.B) {
 				sum.Runs += s.Runs
 				sum.Events += s.Events
 			}
+			runtime.ReadMemStats(&mem1)
+			b.ReportMetric(float64(mem1.Mallocs-mem0.Mallocs)/float64(sum.Runs), "allocs/run")
+			b.ReportMetric(float64(mem1.TotalAlloc-mem0.TotalAlloc)/float64(sum.Runs), "B/run")
 			if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
 				b.ReportMetric(float64(sum.Events)/cpu, "events/cpu-s")
 			}
