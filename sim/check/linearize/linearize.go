@@ -38,7 +38,7 @@ const (
 // Keys are independent, so the history is partitioned per key.
 var Model = porcupine.Model{
 	Partition: partition,
-	Init: func() interface{} { return uint64(0) },
+	Init:      func() interface{} { return uint64(0) },
 	Step: func(state, input, output interface{}) (bool, interface{}) {
 		v := state.(uint64)
 		in := input.(check.Op)
