@@ -281,3 +281,30 @@ func TestQueueLimitAsserted(t *testing.T) {
 	n.Submit(1, 0, 2, 9)
 	mustPanic(t, "submit past QueueLimit", func() { n.Submit(1, 1, 2, 10) })
 }
+
+// TestDeliveryOutlivesPoolGrowth: a callback that submits enough to grow the
+// slot pool still reads its own delivery intact, and every packet it submitted
+// arrives with its own payload.
+func TestDeliveryOutlivesPoolGrowth(t *testing.T) {
+	n := newNetwork(t, Options{Nodes: 2, Replicas: 2, LinkCapacity: 1000, QueueLimit: 1000}, 1)
+	n.Submit(1, 0, 1, -1)
+	var seen []int
+	n.Deliver(1, func(d *Delivery[int]) {
+		for i := 0; i < 500; i++ {
+			n.Submit(1, 1, 0, i)
+		}
+		seen = append(seen, d.Payload, d.From, d.To)
+	})
+	if !slices.Equal(seen, []int{-1, 0, 1}) {
+		t.Fatalf("the delivery read after the pool grew: payload, from, to = %v", seen)
+	}
+	var got []int
+	n.Deliver(2, func(d *Delivery[int]) { got = append(got, d.Payload) })
+	want := make([]int, 500)
+	for i := range want {
+		want[i] = i
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("delivered %d packets, want 0..499 in order: %v", len(got), got)
+	}
+}
