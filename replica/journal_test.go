@@ -21,7 +21,7 @@ func hdr(op uint64) Header {
 // displaced by a newer one moves to the evicted ring, which repair still
 // reads but commit and votes do not.
 func TestJournalRingEviction(t *testing.T) {
-	j := newJournal(4)
+	j := newJournal(4, nil)
 	for op := uint64(1); op <= 6; op++ {
 		j.put(hdr(op), false)
 	}
@@ -46,7 +46,7 @@ func TestJournalRingEviction(t *testing.T) {
 // TestJournalOlderOpDisplacesOnlyWhenAllowed: an old op never silently
 // replaces the newer op in its slot unless the caller asks for it.
 func TestJournalOlderOpDisplacesOnlyWhenAllowed(t *testing.T) {
-	j := newJournal(4)
+	j := newJournal(4, nil)
 	for op := uint64(5); op <= 8; op++ {
 		require.True(t, j.put(hdr(op), false))
 	}
@@ -61,7 +61,7 @@ func TestJournalOlderOpDisplacesOnlyWhenAllowed(t *testing.T) {
 // TestJournalFirstRetained: repair can serve the live ring and the evicted
 // ring, 2*slots ops below the head; below that the requester must transfer.
 func TestJournalFirstRetained(t *testing.T) {
-	j := newJournal(4)
+	j := newJournal(4, nil)
 	assert.Equal(t, uint64(1), j.firstRetained(), "empty")
 	for op := uint64(1); op <= 7; op++ {
 		j.put(hdr(op), false)
@@ -81,7 +81,7 @@ func TestJournalFirstRetained(t *testing.T) {
 // TestJournalTruncateAbove removes every op above the cut from both rings and
 // reports each live one.
 func TestJournalTruncateAbove(t *testing.T) {
-	j := newJournal(4)
+	j := newJournal(4, nil)
 	for op := uint64(1); op <= 6; op++ {
 		j.put(hdr(op), false)
 	}

@@ -194,7 +194,7 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 		return nil, err
 	}
 	r := newReplica(opts, jitter)
-	r.journal = newJournal(opts.JournalSlots)
+	r.journal = newJournal(opts.JournalSlots, opts.Spare)
 	r.sb.Checkpoint = genesisSnapshot()
 	r.commitSum = r.sb.Checkpoint.OpChecksum
 	r.headSum = r.commitSum
@@ -264,7 +264,7 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		r.rejoin()
 		return r, nil
 	}
-	r.journal = newJournal(opts.JournalSlots)
+	r.journal = newJournal(opts.JournalSlots, opts.Spare)
 	r.journalFloor = cp.Op + 1
 	r.amnesiac = true
 	r.unsureTop = r.sb.AckHead
@@ -313,8 +313,8 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 		id:      opts.ID,
 		n:       opts.Replicas,
 		jitter:  jitter,
-		adopted: newRing(opts.JournalSlots),
-		aside:   newRing(opts.JournalSlots),
+		adopted: newRing(opts.JournalSlots, opts.Spare),
+		aside:   newRing(opts.JournalSlots, opts.Spare),
 	}
 	r.tPrepare = timeout{name: "prepare", after: t.PrepareTicks, backoff: true}
 	r.tCommit = timeout{name: "commit", after: t.CommitTicks}
@@ -330,8 +330,9 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks, backoff: backoff}
 	r.tAbdicate = timeout{name: "abdicate", after: t.HeartbeatTicks}
 	r.tLeave = timeout{name: "start_view_change_window", after: t.ViewChangeStatusTick}
-	r.pipeline = make([]pipelineEntry, 0, SuffixMax)
-	r.requests = make([]Message, 0, RequestQueueMax)
+	r.pipeline = opts.Spare.takePipeline()
+	// requests grows on demand: only a primary queues, and most replicas of
+	// a run never lead.
 	return r
 }
 

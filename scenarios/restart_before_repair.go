@@ -77,22 +77,7 @@ func newRestartBeforeRepair() sim.Script {
 				}
 				return false
 			}),
-			dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
-				if s.flags["offer-released"] {
-					return false
-				}
-				switch {
-				case m.Command == replica.CmdStateTransferOffer && to == 2:
-					if s.ops["T"] == 0 {
-						s.ops["T"] = m.SnapshotOp
-						c.Note(fmt.Sprintf("%s: r0 offers T=%d; the offer is held back", name, m.SnapshotOp))
-					}
-					return true
-				case m.Command == replica.CmdRequestStateTransfer && from == 2:
-					return s.ops["T"] != 0
-				}
-				return false
-			}),
+			holdFirstOffer(name),
 			dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
 				// r2 stays in view 1 until it restarts: the view change that
 				// follows must see its post-restart vote.

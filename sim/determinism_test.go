@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"vsrsim/replica"
 	"vsrsim/sim"
 )
 
@@ -39,9 +40,15 @@ func runSwarm(t *testing.T, seed uint64, w io.Writer) sim.Result {
 
 func TestDeterminismSameProcess(t *testing.T) {
 	seen := map[string]uint64{}
+	spare := &replica.Spare{} // one Spare for every seed, as a sweep worker's
 	for seed := uint64(1); seed <= determinismSeeds; seed++ {
 		a := runSwarm(t, seed, nil)
 		b := runSwarm(t, seed, io.Discard) // writing the trace must not change it
+		cfg := sim.SwarmConfig(seed)
+		cfg.Spare = spare // nor reusing the memory of earlier runs
+		recycled, err := sim.Run(cfg, nil)
+		require.NoError(t, err)
+		assert.Equal(t, a.TraceHash, recycled.TraceHash, "seed %d: trace hash differs on recycled memory", seed)
 		require.Len(t, a.TraceHash, 16)
 		assert.Equal(t, a.TraceHash, b.TraceHash, "seed %d: trace hash differs between two runs", seed)
 		assert.Equal(t, a.Events, b.Events, "seed %d", seed)
