@@ -53,4 +53,5 @@ func (r *Replica) onCommitOK(m *Message) {
 	if m.Incarnation > r.incarnations[m.From] {
 		r.learnIncarnation(m.From, m.Incarnation)
 	}
+	r.holds(r.incarnations[m.From] >= m.Incarnation, "commit_ok_incarnation_known")
 }

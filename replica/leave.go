@@ -39,6 +39,7 @@ func (r *Replica) onLeave(m *Message) {
 	r.leave |= 1 << uint(m.From)
 	r.leaveTo = max(r.leaveTo, m.View+1)
 	r.maybeLeave()
+	r.holds(r.leaveTo > m.View || r.view > m.View, "leave_counts_toward_a_newer_view")
 }
 
 func (r *Replica) maybeLeave() {

@@ -308,6 +308,7 @@ func (r *Replica) onCommit(m *Message) {
 	}
 	r.advanceCommitMax(m.Commit)
 	r.commitUpTo()
+	r.holds(r.commitMax >= m.Commit && r.commitMin <= r.commitMax, "commit_learns_commit_point")
 	if !r.opts.Protocol.AbdicationOff {
 		r.send(r.primary(), Message{Command: CmdCommitOK, Commit: r.commitMin, Incarnation: r.incarnation})
 	}

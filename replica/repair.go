@@ -217,6 +217,7 @@ func (r *Replica) onRequestPrepares(m *Message) {
 		r.send(m.From, Message{Command: CmdRepairPrepare, Header: h, Commit: r.commitMin})
 		last = op
 	}
+	r.holds(last == 0 || (last >= from && last <= to), "repair_serves_the_range")
 	r.send(m.From, Message{Command: CmdRepairDone, Op: last})
 }
 
@@ -371,6 +372,7 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 func (r *Replica) onRepairDone(m *Message) {
 	r.gateHeld(r.repair.active && m.From == r.repair.peer, "repair_done_gate_peer")
 	r.repair.active = false
+	r.holds(r.repair.peer == m.From, "repair_done_by_the_session_peer")
 	if !r.repair.progress {
 		r.repair.stalls++ // this peer could not help: rotate
 		r.repair.unhelpful |= 1 << uint(m.From)
@@ -391,6 +393,7 @@ func (r *Replica) onRepairDone(m *Message) {
 func (r *Replica) onRangeEvicted(m *Message) {
 	r.gateHeld(r.status != StatusRecovering && r.repair.active && m.From == r.repair.peer, "range_evicted_gate_peer")
 	r.repair.active = false
+	r.holds(r.repair.peer == m.From, "range_evicted_by_the_session_peer")
 	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
 	r.repair.unhelpful |= 1 << uint(m.From)
 	if m.From != r.primary() && !again {

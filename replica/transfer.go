@@ -77,6 +77,7 @@ func (r *Replica) onRequestStateTransfer(m *Message) {
 		}
 		r.offers = append(r.offers, s)
 	}
+	r.holds(len(r.offers) <= offerSnapshotsMax && r.offers[len(r.offers)-1].Op == r.commitMin, "offer_kept_at_commit_min")
 	r.send(m.From, Message{Command: CmdStateTransferOffer, SnapshotOp: s.Op})
 }
 
@@ -117,6 +118,7 @@ func (r *Replica) onStateChunk(m *Message) {
 	if t.next == SnapshotChunks {
 		r.installTransfer()
 	}
+	r.holds(r.transfer.next < SnapshotChunks || !r.transfer.pinned, "state_chunk_pull_bounded")
 }
 
 // Offer refusals: the fixed guard's and the defect's have their own reasons,

@@ -635,6 +635,7 @@ func (r *Replica) adoptStartView(m *Message) {
 
 func (r *Replica) onRequestStartView(m *Message) {
 	r.learnIncarnation(m.From, m.Incarnation)
+	r.holds(r.incarnations[m.From] >= m.Incarnation, "probe_incarnation_known")
 	if m.View > r.view && r.status != StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.
