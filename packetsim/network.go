@@ -32,6 +32,7 @@ type packet[P any] struct {
 	id       uint64 // Delivery.ID
 	// lost is the loss drawn at submit, applied when the packet falls due.
 	lost      bool
+	corrupt   bool
 	duplicate bool
 	payload   P
 }
@@ -140,7 +141,8 @@ func (n *Network[P]) Options() Options { return n.opts }
 // Submit sends p from one node to another at tick now. Sending to oneself is
 // allowed. The draws, in order: Replay; then for the packet and for its
 // replayed copy, the delay, Reorder (and its extra delay), Loss, and, if the
-// link is full, the packet to evict. With faults disabled only the delay is
+// link is full, the packet to evict. Corrupt, when non-zero, is drawn right
+// after Loss. With faults disabled only the delay is
 // drawn; a packet a filter refuses draws nothing.
 //
 // The delivery tick is now + DelayMinTicks + Exponential(DelayMeanTicks) +
@@ -175,6 +177,7 @@ func (n *Network[P]) enqueue(now uint64, pk packet[P]) {
 		delay += n.rng.Range(0, n.opts.ReorderMaxTicks)
 	}
 	pk.lost = n.faults && n.rng.Chance(n.opts.Loss)
+	pk.corrupt = n.faults && n.rng.Chance(n.opts.Corrupt)
 	l := &n.links[n.linkIndex(pk.from, pk.to)]
 	// A link holds more than its capacity only after SetOptions lowered it;
 	// it sheds the excess on its next submit.
@@ -273,6 +276,8 @@ func (n *Network[P]) Deliver(now uint64, fn func(Delivery[P])) {
 			d.Reason = Down
 		case pk.lost:
 			d.Reason = Loss
+		case pk.corrupt:
+			d.Reason = Corrupt
 		}
 		if d.Reason != NotDropped {
 			d.Dropped = true

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/marks"
+
 // Normal operation (VRR section 4.1; protocol.md "Normal operation").
 
 func (r *Replica) onRequest(m *Message) {
@@ -113,6 +115,7 @@ func (r *Replica) onPrepare(m *Message) {
 	}
 	h := m.Header
 	if !h.Valid() {
+		r.mark(marks.DropBadChecksum)
 		r.drop(m, "bad-checksum", 0)
 		return
 	}
@@ -308,6 +311,7 @@ func (r *Replica) checkpoint() {
 	s.StateChecksum = s.State.Checksum()
 	r.sb.Checkpoint = s
 	r.writeSuperblock()
+	r.mark(marks.Checkpoint)
 	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, Aux: s.StateChecksum})
 }
 

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/marks"
+
 // Repair (protocol.md "Repair"): a replica fetches the prepares it lacks by
 // request, one session at a time, from the primary by default, rotating peers
 // when a session stalls.
@@ -241,6 +243,7 @@ func (r *Replica) onRepairPrepare(m *Message) {
 	}
 	h := m.Header
 	if !h.Valid() {
+		r.mark(marks.DropBadChecksum)
 		r.drop(m, "bad-checksum", 0)
 		return
 	}

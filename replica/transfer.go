@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/marks"
+
 // State transfer (protocol.md "State transfer"): a replica whose next op is no
 // longer retained by its peers pulls a checkpoint instead.
 
@@ -191,6 +193,7 @@ func (r *Replica) installTransfer() {
 	}
 	// The checkpoint replaces every op up to it; journaled ops above it stay,
 	// and repair fetches what is missing.
+	r.mark(marks.TransferInstall)
 	r.journal.dropThrough(s.Op)
 	r.journalFloor = s.Op + 1
 	r.sm = s.State

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"vsrsim/marks"
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
@@ -238,6 +239,11 @@ func (c *Cluster) submit(m *replica.Message) {
 func (c *Cluster) deliver(d packetsim.Delivery[replica.Message]) {
 	m := &d.Payload
 	if d.Dropped {
+		if d.Reason == packetsim.Corrupt {
+			// The receiver's checksum check, which the harness stands in
+			// for: the replica never sees a damaged packet.
+			c.out.Marks.Hit(marks.NetCorrupt)
+		}
 		b := c.trace.begin(c.now, "drop")
 		b = append(b, d.Reason.String()...)
 		b = append(b, ' ')
