@@ -410,7 +410,14 @@ func (r *Replica) onRangeEvicted(m *Message) {
 	}
 	r.repair.active = false
 	r.repair.evicted |= 1 << uint(m.From)
-	if m.From != r.primary() && popcount16(r.repair.evicted) < r.n-1 {
+	// A lagging primary has no primary to trust: a quorum of its peers
+	// decides, not every peer, since one that is down never answers and the
+	// primary would wait for it for good (swarm seed 1328).
+	need := r.n - 1
+	if r.isPrimary() {
+		need = QuorumViewChange(r.n) - 1
+	}
+	if m.From != r.primary() && popcount16(r.repair.evicted) < need {
 		r.repair.stalls++
 		r.repairKick()
 		return

@@ -59,6 +59,7 @@ type Cluster struct {
 	verdict   Verdict
 	watch     []watch
 	expect    expectState
+	aimed     aimedState
 }
 
 func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
@@ -209,6 +210,9 @@ func (c *Cluster) step() {
 	}
 	if !c.liveness.active {
 		c.injectFaults()
+		c.injectAimed()
+	} else if len(c.aimed.kept) > 0 {
+		c.aimedInLiveness()
 	}
 	c.net.Tick(c.now)
 	c.net.Deliver(c.now, c.deliverFn)

@@ -34,10 +34,14 @@ func main() {
 	out := flag.String("o", "", "write the markdown report to `FILE` (default stdout)")
 	limit := flag.Uint64("seeds", 5000, "give up on a switch after this many seeds")
 	jobs := flag.Int("jobs", runtime.NumCPU(), "parallel workers")
+	only := flag.String("only", "", "measure only the switches whose name contains `TEXT`")
 	flag.Parse()
 
 	var rows []row
 	for _, b := range replica.BugCatalog {
+		if !strings.Contains(b.Name, *only) {
+			continue
+		}
 		bugs, err := replica.ParseBugs([]string{b.Name})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "detect:", err)
