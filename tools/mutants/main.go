@@ -5,7 +5,9 @@
 // limit, and writes the table to docs/mutants.md. It is a benchmark, not a
 // test: `make mutants`.
 //
-// A patch starts with "key: value" lines (name, area, expect, defect), then a
+// A patch starts with "key: value" lines (name, area, expect, defect, and
+// optionally note: why a sweep misses it or catches it as another class),
+// then a
 // blank line, then a git diff against the module root. A patch that no longer
 // applies (the replica moved under it) is reported as such, and the command
 // exits 1 so the suite is repaired rather than silently shrunk.
@@ -14,6 +16,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,10 +24,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -34,6 +39,9 @@ type mutant struct {
 	area   string
 	expect string
 	defect string
+	// note explains a miss (a finding about the simulator, or an equivalent
+	// mutant) or a catch of another class than expected.
+	note string
 }
 
 type row struct {
@@ -48,7 +56,13 @@ type row struct {
 	wall     time.Duration
 }
 
-func main() {
+func main() { os.Exit(mutants()) }
+
+// mutants runs the suite and returns the exit code, so the scratch directory
+// is removed on every path, an interrupt included.
+func mutants() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	dir := flag.String("dir", "tools/mutants", "directory of the `.patch` files")
 	out := flag.String("o", "", "write the markdown report to `FILE` (default stdout)")
 	limit := flag.Uint64("seeds", 2000, "give up on a defect after this many seeds")
@@ -57,23 +71,23 @@ func main() {
 	flag.Parse()
 	if *limit == 0 || *jobs < 1 {
 		fmt.Fprintln(os.Stderr, "mutants: -seeds and -jobs must be positive")
-		os.Exit(64)
+		return 64
 	}
 	ms, err := load(*dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
-		os.Exit(65)
+		return 65
 	}
 	scratch, err := os.MkdirTemp("", "vsrsim-mutants-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
-		os.Exit(70)
+		return 70
 	}
 	defer os.RemoveAll(scratch)
 	base := filepath.Join(scratch, "base")
 	if err := copyModule(base); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants: copying the module:", err)
-		os.Exit(70)
+		return 70
 	}
 	var rows []row
 	stale := 0
@@ -81,7 +95,11 @@ func main() {
 		if !strings.Contains(m.name, *only) {
 			continue
 		}
-		r := sweepMutant(m, base, filepath.Join(scratch, m.name), *limit, *jobs)
+		r := sweepMutant(ctx, m, base, filepath.Join(scratch, m.name), *limit, *jobs)
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "mutants: interrupted; no report written")
+			return 130
+		}
 		if r.stale != "" {
 			stale++
 			fmt.Fprintf(os.Stderr, "%-34s NO LONGER APPLIES: %s\n", m.name, r.stale)
@@ -95,12 +113,13 @@ func main() {
 		fmt.Print(report)
 	} else if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
-		os.Exit(70)
+		return 70
 	}
 	if stale > 0 {
 		fmt.Fprintf(os.Stderr, "mutants: %d patch(es) no longer apply to replica/; rewrite them against the current code\n", stale)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // load reads every patch's header, in file-name order.
@@ -154,6 +173,8 @@ func readHeader(file string) (mutant, error) {
 			m.expect = value
 		case "defect":
 			m.defect = value
+		case "note":
+			m.note = value
 		default:
 			return mutant{}, fmt.Errorf("%s: unknown header key %q", file, key)
 		}
@@ -203,24 +224,24 @@ func copyFile(src, dst string) error {
 }
 
 // sweepMutant applies one patch to a fresh copy of base and sweeps it.
-func sweepMutant(m mutant, base, dir string, limit uint64, jobs int) row {
+func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, jobs int) row {
 	r := row{mutant: m}
 	if err := exec.Command("cp", "-r", base, dir).Run(); err != nil {
 		r.stale = "copy: " + err.Error()
 		return r
 	}
 	defer os.RemoveAll(dir)
-	if msg, err := run(dir, "git", "apply", m.file); err != nil {
+	if msg, err := run(ctx, dir, "git", "apply", m.file); err != nil {
 		r.stale = "git apply: " + oneLine(msg)
 		return r
 	}
 	bin := filepath.Join(dir, "vsrsim-mutant")
-	if msg, err := run(dir, "go", "build", "-o", bin, "./cmd/vsrsim"); err != nil {
+	if msg, err := run(ctx, dir, "go", "build", "-o", bin, "./cmd/vsrsim"); err != nil {
 		r.stale = "does not build: " + oneLine(msg)
 		return r
 	}
 	began := time.Now()
-	cmd := exec.Command(bin, "sweep", "--seeds", fmt.Sprintf("1-%d", limit), "--jobs", fmt.Sprint(jobs),
+	cmd := exec.CommandContext(ctx, bin, "sweep", "--seeds", fmt.Sprintf("1-%d", limit), "--jobs", fmt.Sprint(jobs),
 		"--max-failures", "1", "-o", "json")
 	cmd.Dir = dir
 	stdout, _ := cmd.Output() // a finding exits non-zero by design
@@ -250,8 +271,8 @@ func sweepMutant(m mutant, base, dir string, limit uint64, jobs int) row {
 	return r
 }
 
-func run(dir, name string, args ...string) (string, error) {
-	cmd := exec.Command(name, args...)
+func run(ctx context.Context, dir, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b
@@ -327,6 +348,9 @@ the target.
 		}
 		if r.stale != "" {
 			fmt.Fprintf(&b, " Not run: %s.", r.stale)
+		}
+		if r.note != "" {
+			fmt.Fprintf(&b, " *Note:* %s", r.note)
 		}
 		b.WriteString("\n")
 	}
