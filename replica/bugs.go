@@ -30,6 +30,11 @@ type Bugs struct {
 	// commit) only, so journal writes that move neither leave it stale
 	// (stale-dvc-cache).
 	DVCCacheIgnoresJournal bool
+	// RestartSkipsAdoptedHead: a write-ahead restart counts the adopted view
+	// as proven for the prefix its journal chains up to and skips the adopted
+	// head above it, so its next vote puts the view's head at that prefix
+	// (restart-before-repair).
+	RestartSkipsAdoptedHead bool
 }
 
 // BugInfo describes one switch for the CLI.
@@ -58,6 +63,9 @@ var BugCatalog = []BugInfo{
 	{"dvc-cache-ignores-journal", "stale-dvc-cache",
 		"the cached DoViewChange suffix ignores journal writes and can nack an op it holds",
 		func(b *Bugs) { b.DVCCacheIgnoresJournal = true }, func(b *Bugs) bool { return b.DVCCacheIgnoresJournal }},
+	{"restart-skips-adopted-head", "restart-before-repair",
+		"a restart before repair votes the adopted view with its head at the journal's chained prefix",
+		func(b *Bugs) { b.RestartSkipsAdoptedHead = true }, func(b *Bugs) bool { return b.RestartSkipsAdoptedHead }},
 }
 
 // ParseBugs turns CLI names into switches. Unknown names are an error naming the

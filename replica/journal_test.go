@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -237,6 +238,7 @@ func TestTransferStaleGuard(t *testing.T) {
 		{"wal: offer at the ack head", DurabilityWAL, Bugs{}, 7, 10, 7, 0, ""},
 		{"memory: held op below commit_max", DurabilityMemory, Bugs{}, 0, 8, 7, 8, refuseAcked},
 		{"memory: offer at commit_max", DurabilityMemory, Bugs{}, 10, 8, 8, 0, ""},
+		{"keeping install: nothing to protect", DurabilityWAL, Bugs{}, 10, 8, 7, 0, ""},
 		{"defect: repaired ops", DurabilityWAL, Bugs{StaleGuardUsesCommitMax: true}, 5, 10, 7, 10, refuseStale},
 		{"defect: commit_max alone", DurabilityWAL, Bugs{StaleGuardUsesCommitMax: true}, 0, 12, 10, 12, refuseStale},
 	} {
@@ -244,6 +246,9 @@ func TestTransferStaleGuard(t *testing.T) {
 			opts := DefaultOptions(1, 3)
 			opts.Durability = tc.durability
 			opts.Bugs = tc.bugs
+			// The source's install loses held ops above the checkpoint, so
+			// its guard has something to protect; the keeping install does not.
+			opts.Protocol.SourceTransfer = !strings.HasPrefix(tc.name, "keeping install")
 			r, err := New(opts, zeroJitter{})
 			require.NoError(t, err)
 			r.out = &Output{}
@@ -280,7 +285,9 @@ func TestTransferStaleGuard(t *testing.T) {
 			assert.Equal(t, tc.offer, r.commitMin)
 			assert.Equal(t, uint64(10), r.sequencer, "the head stays")
 			for op := tc.offer + 1; op <= 10; op++ {
-				assert.True(t, r.journal.has(op, hs[op].Checksum), "op %d above the checkpoint kept", op)
+				// The source's install replaces the whole journal; repair
+				// fetches the ops above the checkpoint again.
+				assert.Equal(t, !opts.Protocol.SourceTransfer, r.journal.has(op, hs[op].Checksum), "op %d above the checkpoint kept", op)
 			}
 			for op := uint64(1); op <= tc.offer; op++ {
 				_, ok := r.journal.getForRepair(op)

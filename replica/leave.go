@@ -18,43 +18,28 @@ package replica
 // askToLeave records this replica's own wish to leave its view and tells the
 // others.
 func (r *Replica) askToLeave() {
-	if r.leaveView < r.view {
-		r.leave, r.leaveView = 0, r.view
-	}
 	r.leave |= 1 << uint(r.id)
-	r.sendAll(Message{Command: CmdStartViewChange, View: max(r.view, r.leaveView), Leave: true})
+	r.leaveTo = max(r.leaveTo, r.view+1)
+	r.sendAll(Message{Command: CmdStartViewChange, View: r.view, Leave: true})
 	r.maybeLeave()
 }
 
-// onLeave counts another replica's request to leave this view. A request from
-// a newer view says that view exists: ask its primary for it. But if this
-// replica has itself given up on its own primary, it hears no primary at all,
-// of its view or of the newer one: its wish to leave carries over to the newer
-// view, where it counts with the sender's. Otherwise a replica left behind in
-// an older view and the replicas of a newer view whose primary is gone would
-// each ask to leave a view the others no longer (or never) count.
+// onLeave counts another replica's request to leave this view. A request to
+// leave a newer view counts too (that replica has left ours already, and wants
+// out of its own), and raises the view this one moves to; it also probes the
+// newer view's primary, in case that view works.
 func (r *Replica) onLeave(m *Message) {
 	if m.From < 0 || m.From >= r.n || m.From == r.id {
 		return
 	}
-	own := uint16(1) << uint(r.id)
 	if m.View > r.view {
-		if r.leave&own == 0 {
-			r.probeNewerView(m.View)
-			return
-		}
-		if r.leaveView != m.View {
-			r.leave, r.leaveView = own, m.View
-			r.tLeave.stop()
-		}
-	} else if r.leaveView != r.view {
-		r.leave &= own
-		r.leaveView = r.view
+		r.probeNewerView(m.View)
 	}
-	if r.leave&^own == 0 {
+	if r.leave&^(1<<uint(r.id)) == 0 {
 		r.tLeave.start(nil) // the window opens with the first request from another replica
 	}
 	r.leave |= 1 << uint(m.From)
+	r.leaveTo = max(r.leaveTo, m.View+1)
 	r.maybeLeave()
 }
 
@@ -62,16 +47,17 @@ func (r *Replica) maybeLeave() {
 	if popcount16(r.leave) < QuorumViewChange(r.n) {
 		return
 	}
-	from := max(r.view, r.leaveView)
+	to := max(r.leaveTo, r.view+1)
 	if r.status == StatusViewChange {
-		r.emit(Event{Kind: EvViewEscalate, View: from + 1})
+		r.emit(Event{Kind: EvViewEscalate, View: to})
 	}
-	r.startViewChange(from + 1)
+	r.startViewChange(to)
 }
 
 // onLeaveWindow expires the other replicas' requests; this replica's own
 // stands until it hears its primary or leaves the view.
 func (r *Replica) onLeaveWindow() {
 	r.leave &= 1 << uint(r.id)
+	r.leaveTo = r.view + 1
 	r.tLeave.stop()
 }

@@ -91,6 +91,15 @@ type Protocol struct {
 	// BackoffOff: the view-change status, repair and state-transfer retry
 	// timeouts keep their base period however often they fire in a row.
 	BackoffOff bool
+	// SourceTransfer: a state-transfer install replaces the whole journal,
+	// ops above the checkpoint included, as the source system's does; the
+	// stale guard then refuses an offer below a held op this replica may
+	// have acked (up to its accepted head), since installing would lose it.
+	// Off, the install keeps the journaled ops above the checkpoint, so no
+	// acked op is ever lost and the guard refuses nothing: a replica whose
+	// acked ops above the cluster's commit point were cut by a later view
+	// would otherwise refuse every offer once writes stop.
+	SourceTransfer bool
 }
 
 // Options configure one replica. Every replica of a cluster gets the same

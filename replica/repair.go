@@ -180,7 +180,7 @@ func (r *Replica) onRepairTimeout() {
 	}
 	if r.repair.active {
 		if !r.repair.progress {
-			r.repair.stalls++
+			r.repair.stalls++ // silence may be loss: the peer is not written off
 		}
 		r.repair.active = false
 	}
@@ -364,7 +364,7 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 	}
 	r.repair.progress = true
 	r.repair.stalls = 0
-	r.repair.evicted = 0
+	r.repair.unhelpful = 0
 	r.reclaim(o-1, false)
 	// Catch-up below the commit point extends the head; repair never rewinds it.
 	for r.sequencer < r.commitMax {
@@ -392,6 +392,7 @@ func (r *Replica) onRepairDone(m *Message) {
 	r.repair.active = false
 	if !r.repair.progress {
 		r.repair.stalls++ // this peer could not help: rotate
+		r.repair.unhelpful |= 1 << uint(m.From)
 	}
 	if r.status == StatusViewChange {
 		r.tryStartView()
@@ -401,26 +402,29 @@ func (r *Replica) onRepairDone(m *Message) {
 }
 
 // onRangeEvicted: the peer no longer retains what we need. Once the primary
-// (or every peer) said so, arm a state transfer and keep repairing from what
-// is still retained; until then ask the next peer, which may hold it still (a
-// backup that installed a checkpoint retains nothing below it).
+// said so, or a peer said so twice with nothing gained in between, or every
+// peer either said so or had nothing to give, arm a state transfer and keep
+// repairing from what is still retained; until then ask the next peer, which
+// may hold it still (a backup that installed a checkpoint retains nothing
+// below it).
 func (r *Replica) onRangeEvicted(m *Message) {
 	if r.status == StatusRecovering || !r.repair.active || m.From != r.repair.peer {
 		return
 	}
 	r.repair.active = false
-	r.repair.evicted |= 1 << uint(m.From)
-	// A lagging primary has no primary to trust: a quorum of its peers
-	// decides, not every peer, since one that is down never answers and the
-	// primary would wait for it for good (swarm seed 1328).
-	need := r.n - 1
-	if r.isPrimary() {
-		need = QuorumViewChange(r.n) - 1
-	}
-	if m.From != r.primary() && popcount16(r.repair.evicted) < need {
-		r.repair.stalls++
-		r.repairKick()
-		return
+	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
+	r.repair.unhelpful |= 1 << uint(m.From)
+	if m.From != r.primary() && !again {
+		for k := 1; k < r.n; k++ {
+			c := (m.From + k) % r.n
+			if c == r.id || r.repair.unhelpful&(1<<uint(c)) != 0 {
+				continue
+			}
+			if from, to, ok := r.repairWindow(); ok && r.status == StatusNormal {
+				r.repairSend(c, from, to)
+			}
+			return
+		}
 	}
 	if m.Op > r.commitMin+1 {
 		if m.Op > r.repairFloor {

@@ -62,7 +62,9 @@ type repairSession struct {
 	from, to uint64
 	stalls   int
 	progress bool
-	evicted  uint16 // peers that answered RangeEvicted since the last progress
+	// unhelpful: peers that answered RangeEvicted, or RepairDone without
+	// anything new, since the last progress.
+	unhelpful uint16
 	// pending holds committed-range bodies that arrived before anything
 	// could vouch for them; a verified op above lets its parent in.
 	pending []Header
@@ -138,8 +140,8 @@ type Replica struct {
 	// each doubles the status timeout (capped), so a view change whose round
 	// trips outlast the timeout completes eventually.
 	vcRounds      uint64
-	leave         uint16 // replicas that asked to leave view leaveView within the window (see leave.go)
-	leaveView     uint64 // the view the leave requests name: this one, or a newer one this replica never reached
+	leave         uint16 // replicas that asked to leave this view (or a newer one) within the window (see leave.go)
+	leaveTo       uint64 // the view those requests move this replica to
 	svcFrom       uint16
 	dvcs          [ReplicasMax]dvcVote
 	dvcSent       bool
@@ -248,9 +250,17 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 			r.aside = v.aside
 			r.adoptedHead = v.adoptedHead
 			r.commitAnchor = v.anchor
-			if v.sequencer > r.sequencer {
+			switch {
+			case v.sequencer <= r.sequencer:
+			case opts.Bugs.RestartSkipsAdoptedHead:
+				// The defect takes the chained prefix for the whole adopted
+				// view: the head above it, and every op acked past the gap,
+				// drop out of the next vote.
+				r.adoptedHead = min(r.adoptedHead, r.sequencer)
+			default:
 				// The head of an adopted view whose bodies were still being
-				// repaired: the log reaches it although the chain has a gap.
+				// repaired (after a transfer install below it, say): the log
+				// reaches it although the chain has a gap.
 				r.sequencer = v.sequencer
 				r.headSum = v.headSum
 			}
@@ -565,6 +575,7 @@ func (r *Replica) startNormalTimeouts() {
 	r.heard = 0
 	r.abdicated = false
 	r.leave = 0
+	r.leaveTo = 0
 	r.tLeave.stop()
 	if r.isPrimary() {
 		if !r.opts.Protocol.AbdicationOff {

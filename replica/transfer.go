@@ -157,8 +157,10 @@ func (r *Replica) acceptedHead() uint64 {
 }
 
 // staleGuard returns the op that makes an offer at commitOp stale, and the
-// reason, or 0 when the offer may install. The fixed guard protects only held
-// ops above the offer up to the accepted head; the defect protects everything
+// reason, or 0 when the offer may install. A guard protects only what the
+// install would lose: nothing, with the default install; with the source's
+// (Protocol.SourceTransfer) the held ops above the offer up to the accepted
+// head, as the source's fixed guard does. The defect protects everything
 // up to max(journal head, commit_max), which under steady writes repair and
 // heartbeats push past every pinned offer.
 func (r *Replica) staleGuard(commitOp uint64) (uint64, string) {
@@ -167,6 +169,9 @@ func (r *Replica) staleGuard(commitOp uint64) (uint64, string) {
 			return g, refuseStale
 		}
 		return 0, ""
+	}
+	if !r.opts.Protocol.SourceTransfer {
+		return 0, "" // the install keeps every held op above the checkpoint
 	}
 	for op := min(r.acceptedHead(), r.knownHead()); op > commitOp; op-- {
 		if _, ok := r.journal.get(op); ok {
@@ -192,9 +197,13 @@ func (r *Replica) installTransfer() {
 		return
 	}
 	// The checkpoint replaces every op up to it; journaled ops above it stay,
-	// and repair fetches what is missing.
+	// and repair fetches what is missing. The source's install replaces the
+	// whole journal (the guard above protected what it acked).
 	r.mark(marks.TransferInstall)
 	r.journal.dropThrough(s.Op)
+	if r.opts.Protocol.SourceTransfer {
+		r.truncateJournalAbove(s.Op)
+	}
 	r.journalFloor = s.Op + 1
 	r.sm = s.State
 	r.commitMin = s.Op

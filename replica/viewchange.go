@@ -10,6 +10,7 @@ func (r *Replica) startViewChange(v uint64) {
 	}
 	r.view = v
 	r.leave = 0
+	r.leaveTo = 0
 	r.tLeave.stop()
 	r.svcFrom = 0
 	for i := range r.dvcs {

@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	"strings"
-
 	"vsrsim/replica"
 	"vsrsim/sim"
 )
@@ -62,10 +60,11 @@ func init() {
 			if way != "-oneway-in" {
 				acts = append(acts, cutFrom(p.lone, p.pair))
 			}
-			kind := "symmetric"
-			if way != "" {
-				kind = "one-way, " + strings.TrimPrefix(way, "-oneway-") + "to the lone replica"
-			}
+			kind := map[string]string{
+				"":            "symmetric",
+				"-oneway-in":  "one-way, into the lone replica",
+				"-oneway-out": "one-way, out of the lone replica",
+			}[way]
 			livenessScenario(name,
 				"replicas partitioned "+p.name+" ("+kind+"); the pair must serve",
 				faultTick, withCore(three, p.pair...),

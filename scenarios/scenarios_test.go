@@ -19,12 +19,13 @@ const seedsPerScenario = 20
 // mechanism is the evidence a failing run must show for each scenario: the
 // stall or violation named by its cause, not just "timed out".
 var mechanism = map[string]string{
-	"hollow-op":            "by the gap check",
-	"transfer-rewind":      "unreadable",
-	"transfer-rewind-wide": "dropped for a gap",
-	"stale-offer":          "refused",
-	"vc-straggler":         "view climbed",
-	"stale-dvc-cache":      "merge dropped",
+	"hollow-op":             "by the gap check",
+	"transfer-rewind":       "unreadable",
+	"transfer-rewind-wide":  "dropped for a gap",
+	"stale-offer":           "refused",
+	"vc-straggler":          "view climbed",
+	"stale-dvc-cache":       "merge dropped",
+	"restart-before-repair": "truncation dropped committed op",
 }
 
 // scenarioConfig is the configuration `vsrsim run --scenario S --seed N
@@ -75,12 +76,13 @@ func TestScenarioVerdicts(t *testing.T) {
 // TestScenarioNamesAreContract pins the table of names scripts rely on.
 func TestScenarioNamesAreContract(t *testing.T) {
 	want := map[string][2]string{
-		"hollow-op":            {"narrow-repair-under-commit-lag", "liveness"},
-		"transfer-rewind":      {"transfer-rewinds-sequencer", "liveness"},
-		"transfer-rewind-wide": {"transfer-rewinds-sequencer", "liveness"},
-		"stale-offer":          {"stale-guard-uses-commit-max", "liveness"},
-		"vc-straggler":         {"escalate-without-hold", "liveness"},
-		"stale-dvc-cache":      {"dvc-cache-ignores-journal", "safety"},
+		"hollow-op":             {"narrow-repair-under-commit-lag", "liveness"},
+		"transfer-rewind":       {"transfer-rewinds-sequencer", "liveness"},
+		"transfer-rewind-wide":  {"transfer-rewinds-sequencer", "liveness"},
+		"stale-offer":           {"stale-guard-uses-commit-max", "liveness"},
+		"vc-straggler":          {"escalate-without-hold", "liveness"},
+		"stale-dvc-cache":       {"dvc-cache-ignores-journal", "safety"},
+		"restart-before-repair": {"restart-skips-adopted-head", "safety"},
 	}
 	for name, w := range want {
 		s, err := scenarios.Lookup(name)

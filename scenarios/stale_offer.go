@@ -31,6 +31,8 @@ func init() {
 			cfg.Clients = 1
 			cfg.FaultTicks = 6000
 			cfg.LivenessWorkload = true
+			// The source's install and guard (the shape lives in them).
+			cfg.Protocol.SourceTransfer = true
 		},
 		NewScript: func() sim.Script {
 			return newScript(

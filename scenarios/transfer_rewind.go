@@ -69,24 +69,7 @@ func registerTransferRewind(name string, gap uint64, description string) {
 						}
 						return false
 					}),
-					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
-						if s.flags["offer-released"] {
-							return false
-						}
-						switch {
-						case m.Command == replica.CmdStateTransferOffer && to == 2:
-							if s.ops["T"] == 0 {
-								s.ops["T"] = m.Commit
-								c.Note(fmt.Sprintf("%s: r0 offers T=%d; the offer is held back", name, m.Commit))
-							}
-							return true
-						case m.Command == replica.CmdRequestStateTransfer && from == 2:
-							// Only the first ask gets through: r0 keeps T among
-							// its offers instead of newer commit points.
-							return s.ops["T"] != 0
-						}
-						return false
-					}),
+					holdFirstOffer(name),
 					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
 						return m.Command == replica.CmdPrepareOK && from == 1 && to == 0 &&
 							s.flags["block-acks"]
@@ -135,5 +118,28 @@ func registerTransferRewind(name string, gap uint64, description string) {
 				step{when: flag("installed"), do: do(note(name+": r2 installed the transfer; r1 crashes"), crash(1))},
 			)
 		},
+	})
+}
+
+// holdFirstOffer drops every state-transfer offer to r2 until the script sets
+// "offer-released", recording the first offer's op as ops["T"], and lets only
+// r2's first transfer request through, so r0 keeps offering T rather than
+// newer commit points.
+func holdFirstOffer(name string) func(*sim.Cluster, *script) {
+	return dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
+		if s.flags["offer-released"] {
+			return false
+		}
+		switch {
+		case m.Command == replica.CmdStateTransferOffer && to == 2:
+			if s.ops["T"] == 0 {
+				s.ops["T"] = m.Commit
+				c.Note(fmt.Sprintf("%s: r0 offers T=%d; the offer is held back", name, m.Commit))
+			}
+			return true
+		case m.Command == replica.CmdRequestStateTransfer && from == 2:
+			return s.ops["T"] != 0
+		}
+		return false
 	})
 }

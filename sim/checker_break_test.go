@@ -258,3 +258,61 @@ func TestBreakNoVoters(t *testing.T) {
 	assert.Equal(t, check.RuleNoVoters, res.Rule)
 	assert.Contains(t, res.Evidence, "only 1 replicas could vote")
 }
+
+// TestBreakForgedIntoRealRuns forges, into a running cluster's oracle, one
+// observation per rule that a correct replica never produces, once the run
+// has committed a few ops; each must end the run with its rule.
+func TestBreakForgedIntoRealRuns(t *testing.T) {
+	for _, tc := range []struct {
+		name, invariant string
+		forge           func(c *Cluster, tick uint64)
+	}{
+		{"a request executed twice", check.InvExactlyOnce, func(c *Cluster, tick uint64) {
+			op := c.checker.CommittedMax() + 1
+			parent, _ := c.checker.Committed(op - 1)
+			c.checker.OwnAck(0, 0, op, 0xd0b1e, parent)
+			c.checker.AckDelivered(0, 1, 0, 0, op, 0xd0b1e, parent)
+			c.checker.PrimaryCommit(tick, 0, 0, op, 0xd0b1e, parent, 0, 1) // client 0's first request, long executed
+		}},
+		{"an apply with another result", check.InvApplyResult, func(c *Cluster, tick uint64) {
+			info, _ := c.Info(1)
+			op := info.CommitMin + 1
+			sum, ok := c.checker.Committed(op)
+			if !ok {
+				return
+			}
+			parent, _ := c.checker.Committed(op - 1)
+			c.checker.Apply(tick, 1, op, sum, parent, 1<<60)
+		}},
+		{"a view that regresses", check.InvMonotonicity, func(c *Cluster, tick uint64) {
+			c.checker.Status(tick, 1, check.StatusNormal, 0, 0, 0, 0)
+			c.checker.Status(tick, 1, check.StatusViewChange, 7, 0, 0, 0)
+			c.checker.Status(tick, 1, check.StatusNormal, 6, 6, 0, 0)
+		}},
+		{"checkpoints that disagree", check.InvCheckpoint, func(c *Cluster, tick uint64) {
+			op := c.checker.CommittedMax()
+			c.checker.Checkpoint(tick, 1, op, 1)
+			c.checker.Checkpoint(tick, 2, op, 2)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			forged := false
+			script := scriptFunc(func(c *Cluster, tick uint64) {
+				if forged || c.checker.CommittedMax() < 5 {
+					return
+				}
+				if info, ok := c.Info(0); !ok || !info.Primary || info.View != 0 {
+					return
+				}
+				tc.forge(c, tick)
+				forged = c.checker.Failed() != nil
+			})
+			cfg := breakConfig(31, script)
+			cfg.Network.PartitionChance.Num = 0
+			res := runBreak(t, cfg)
+			require.True(t, forged, "the forgery never fired")
+			assert.Equal(t, VerdictSafety, res.Verdict)
+			assert.Equal(t, tc.invariant, res.Invariant)
+		})
+	}
+}

@@ -215,6 +215,9 @@ func (c *Cluster) step() {
 		c.aimedInLiveness()
 	}
 	c.net.Tick(c.now)
+	if c.cfg.Recording != nil && !c.liveness.active {
+		c.cfg.Recording.links(c)
+	}
 	c.net.Deliver(c.now, c.deliverFn)
 	for i, r := range c.replicas {
 		if r == nil {
@@ -341,6 +344,7 @@ func (c *Cluster) injectFaults() {
 		if c.replicas[i] == nil {
 			if c.restartAt[i] != 0 && c.now >= c.restartAt[i] {
 				c.Restart(i)
+				c.recordNode("restart", i)
 			}
 			continue
 		}
@@ -354,6 +358,7 @@ func (c *Cluster) injectFaults() {
 			continue
 		}
 		c.Crash(i)
+		c.recordNode("crash", i)
 		c.restartAt[i] = c.now + 1 + c.faults.Exponential(c.cfg.RestartMeanTicks)
 	}
 }

@@ -89,6 +89,10 @@ type Config struct {
 	// its trace hash are the same without it.
 	Observer Sink
 
+	// Recording, if set, collects the faults the run injects at random
+	// (sim/record.go). It observes only, like Observer.
+	Recording *Recording
+
 	// Expect are progress checks the run makes (sim/expect.go).
 	Expect []Expectation
 }

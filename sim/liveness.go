@@ -20,6 +20,9 @@ func (c *Cluster) startLiveness() {
 		core = c.drawCore()
 	}
 	c.liveness = livenessState{active: true, core: core}
+	if c.cfg.Recording != nil {
+		c.cfg.Recording.Core = append([]int(nil), core...)
+	}
 	c.net.SetFaultsEnabled(false)
 	c.net.HealAll()
 	c.aimedAtLiveness(core)

@@ -25,6 +25,7 @@ type Override struct {
 	CheckpointInterval *uint64
 	LivenessTicks      *uint64
 	Think              *uint64
+	Burst              *prng.Ratio
 	Workload           string // "", "steady" or "off"
 	Core               []int  // nil: drawn from the seed
 	ExtraDelays        []ExtraDelay
@@ -46,7 +47,7 @@ func (e *OverrideError) Error() string { return e.Key + ": " + e.Err.Error() }
 // the network keys are NetSettingKeys.
 var OverrideKeys = append([]string{
 	"replicas", "clients", "ticks", "journal", "journal-slots", "topology", "extra-delay",
-	"checkpoint-interval", "liveness-ticks", "workload", "think", "core", "liveness",
+	"checkpoint-interval", "liveness-ticks", "workload", "think", "core", "liveness", "burst",
 }, NetSettingKeys...)
 
 // FlagKeys are the override keys the run command has flags for, in the order
@@ -105,6 +106,12 @@ func (o *Override) Set(key, value string) error {
 		default:
 			o.Think = &v
 		}
+	case "burst":
+		r, err := ParseRatio(value)
+		if err != nil {
+			return fmt.Errorf("burst: %v", err)
+		}
+		o.Burst = &r
 	case "journal":
 		d := replica.DurabilityWAL
 		switch value {
@@ -220,6 +227,9 @@ func (o *Override) Apply(cfg *Config) error {
 	}
 	if o.Think != nil {
 		cfg.RequestMeanTicks = *o.Think
+	}
+	if o.Burst != nil {
+		cfg.BurstChance = *o.Burst
 	}
 	switch o.Workload {
 	case "steady":

@@ -254,37 +254,11 @@ func TestTraceAndReplay(t *testing.T) {
 	assert.Equal(t, res.Replay, again.Replay)
 }
 
-// shellWords splits the replay command as a POSIX shell would for the quoting
-// shellQuote produces: bare words and single-quoted words.
+// shellWords splits the replay command as a POSIX shell would.
 func shellWords(t *testing.T, s string) []string {
 	t.Helper()
-	var words []string
-	var word strings.Builder
-	inWord, quoted := false, false
-	for _, r := range s {
-		switch {
-		case quoted && r == '\'':
-			quoted = false
-		case quoted:
-			word.WriteRune(r)
-		case r == '\'':
-			quoted, inWord = true, true
-		case r == ' ':
-			if inWord {
-				words = append(words, word.String())
-				word.Reset()
-				inWord = false
-			}
-		default:
-			word.WriteRune(r)
-			inWord = true
-		}
-	}
-	require.False(t, quoted, "unterminated quote in %q", s)
-	if inWord {
-		words = append(words, word.String())
-	}
-	return words
+	require.Equal(t, 0, strings.Count(s, "'")%2, "unterminated quote in %q", s)
+	return splitCommand(s)
 }
 
 func TestList(t *testing.T) {

@@ -28,6 +28,7 @@ type runOptions struct {
 	// and checks them, as it does scenario-file settings and corpus lines.
 	override  sim.Override
 	trace     string
+	record    string
 	output    *enumFlag
 	artifacts artifactPaths
 
@@ -71,6 +72,7 @@ internal error (including a failed trace write).`,
 	o.addShapeFlags(cmd)
 	f.StringVar(&o.trace, "trace", "", "write the NDJSON trace to `FILE` (- for stdout; the report then goes to stderr)")
 	o.artifacts.addFlags(cmd)
+	f.StringVar(&o.record, "record", "", "write the run's faults as a scenario file to `FILE` (a swarm run only; docs/triage.md)")
 	f.VarP(o.output, "output", "o", "output format")
 	_ = cmd.MarkFlagRequired("seed")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
@@ -119,6 +121,9 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := o.startRecord(&cfg); err != nil {
+		return err
+	}
 	if err := outputPath("trace", o.trace, o.changed("trace")); err != nil {
 		return err
 	}
@@ -147,6 +152,9 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		return err
 	}
 	replay := o.replay(seed)
+	if err := o.writeRecord(&cfg, seed, res); err != nil {
+		return err
+	}
 	if asJSON {
 		err = writeJSON(report, newRunJSON(res, options, replay))
 	} else {

@@ -1,0 +1,69 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestChainWalkSetsCommittedBodiesAside: below a break in the chain (op 5
+// missing) the walk cannot vouch for committed ops 3 and 4; it sets their
+// bodies aside instead of deleting them, and takes them back once the
+// canonical op 5 arrives and names op 4 as its parent. A fork at op 4 that the
+// chain disowns is pruned.
+func TestChainWalkSetsCommittedBodiesAside(t *testing.T) {
+	chain := chainHeaders(6, 0) // indexed by op
+	fork := chain[4]            // op 4 of another view: another body, the same parent
+	fork.Body.Value++
+	fork.Seal()
+	tests := []struct {
+		name     string
+		journal  []Header
+		expect   uint64 // the canonical checksum the walk starts from, at op 5
+		aside    []uint64
+		pruned   []uint64
+		reclaims bool
+	}{
+		{"gap below the anchor", []Header{chain[1], chain[2], chain[3], chain[4]}, chain[5].Checksum, []uint64{4, 3}, nil, true},
+		{"fork below the anchor", []Header{chain[1], chain[2], chain[3], fork, chain[5]}, chain[5].Checksum, []uint64{3}, []uint64{4}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := New(DefaultOptions(1, 3), zeroJitter{})
+			require.NoError(t, err)
+			out := &Output{}
+			r.out = out
+			for _, h := range tt.journal {
+				require.True(t, r.journal.put(h, true))
+			}
+			r.commitMin, r.commitSum = 2, chain[2].Checksum
+			r.commitMax = 5
+			r.pruneChainFrom(5, tt.expect)
+
+			var aside, pruned []uint64
+			for _, e := range out.Events {
+				switch e.Kind {
+				case EvJournalSetAside:
+					aside = append(aside, e.Op)
+				case EvJournalPrune:
+					pruned = append(pruned, e.Op)
+				}
+			}
+			assert.Equal(t, tt.aside, aside)
+			assert.Equal(t, tt.pruned, pruned)
+			for _, op := range tt.aside {
+				assert.False(t, r.Journaled(op), "op %d left the journal", op)
+				assert.True(t, r.Holds(op, chain[op].Checksum), "op %d is still held", op)
+			}
+			if !tt.reclaims {
+				return
+			}
+			require.True(t, r.repairPut(chain[5], nil))
+			for _, op := range tt.aside {
+				assert.True(t, r.journal.has(op, chain[op].Checksum), "op %d reclaimed", op)
+			}
+			assert.Equal(t, uint64(5), r.commitMin, "ops 3..5 applied")
+		})
+	}
+}

@@ -1,0 +1,75 @@
+package sim
+
+// Recording collects the faults a swarm run injected at random, so the run
+// can be written out as an explicit scenario file (scenarios.Record). It only
+// observes: a run with a Recording draws and does exactly what it does
+// without one.
+type Recording struct {
+	Faults []RecordedFault
+	// Core is the liveness core the run used; nil if the run ended before
+	// the liveness phase.
+	Core []int
+
+	cut, clogged []bool // per replica link at the end of the last tick seen
+}
+
+// RecordedFault is one injected fault at the tick it took effect.
+type RecordedFault struct {
+	Tick uint64
+	// Verb is crash, restart (Node set), cut, uncut, clog or unclog (From,
+	// To set: a directed link between replicas).
+	Verb     string
+	Node     int
+	From, To int
+}
+
+func (r *Recording) node(tick uint64, verb string, i int) {
+	r.Faults = append(r.Faults, RecordedFault{Tick: tick, Verb: verb, Node: i})
+}
+
+// links notes the random cuts and clogs that began or ended this tick. The
+// run has no scripted cut or hold when it records, so a cut link is a random
+// partition's.
+func (r *Recording) links(c *Cluster) {
+	n := c.cfg.Replicas
+	if r.cut == nil {
+		r.cut, r.clogged = make([]bool, n*n), make([]bool, n*n)
+	}
+	// Cuts first, then clogs, so that a partition's cuts from one replica
+	// sit together and a file can write them as one line.
+	for _, clog := range []bool{false, true} {
+		for a := 0; a < n; a++ {
+			for b := 0; b < n; b++ {
+				if a == b {
+					continue
+				}
+				l := a*n + b
+				switch {
+				case !clog && !c.net.Connected(a, b) != r.cut[l]:
+					r.cut[l] = !r.cut[l]
+					r.link(c.now, pick(r.cut[l], "cut", "uncut"), a, b)
+				case clog && c.net.Clogged(a, b) != r.clogged[l]:
+					r.clogged[l] = !r.clogged[l]
+					r.link(c.now, pick(r.clogged[l], "clog", "unclog"), a, b)
+				}
+			}
+		}
+	}
+}
+
+func (r *Recording) link(tick uint64, verb string, a, b int) {
+	r.Faults = append(r.Faults, RecordedFault{Tick: tick, Verb: verb, From: a, To: b})
+}
+
+func pick(on bool, yes, no string) string {
+	if on {
+		return yes
+	}
+	return no
+}
+
+func (c *Cluster) recordNode(verb string, i int) {
+	if c.cfg.Recording != nil {
+		c.cfg.Recording.node(c.now, verb, i)
+	}
+}
