@@ -47,6 +47,8 @@ func TestJudge(t *testing.T) {
 		{row{mutant: mutant{expect: "safety"}}, "**missed**"},
 		{row{mutant: mutant{expect: "safety"}, found: true, verdict: "safety"}, "caught"},
 		{row{mutant: mutant{expect: "safety"}, found: true, verdict: "liveness"}, "caught as liveness, expected safety"},
+		{row{mutant: mutant{expect: "safety"}, found: true, verdict: "crash"}, "caught (a replica assertion)"},
+		{row{mutant: mutant{expect: "liveness"}, found: true, verdict: "crash"}, "caught as crash, expected liveness"},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, judge(tc.r))
