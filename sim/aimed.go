@@ -210,6 +210,7 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 			// that escalates alone keeps the core from settling (swarm
 			// seed 953). A scenario keeps its own network.
 			c.isolate(i)
+			c.Note(fmt.Sprintf("r%d outside the core of a source protocol: cut off", i))
 			continue
 		}
 		for j := 0; j < n && outside(i) && !slices.Contains(st.kept, i); j++ {
