@@ -20,7 +20,7 @@ func BenchmarkSubmitDeliver(b *testing.B) {
 		b.Fatal(err)
 	}
 	var delivered uint64
-	deliver := func(d Delivery[benchPayload]) { delivered += d.Payload.op }
+	deliver := func(d *Delivery[benchPayload]) { delivered += d.Payload.op }
 	now := uint64(0)
 	step := func() {
 		now++
@@ -45,7 +45,7 @@ func TestSubmitDeliverDoesNotAllocate(t *testing.T) {
 	opts := faultyOptions()
 	opts.PartitionMode, opts.PartitionChance = PartitionNone, prng.Ratio{}
 	n := newNetwork(t, opts, 1)
-	deliver := func(Delivery[int]) {}
+	deliver := func(*Delivery[int]) {}
 	now := uint64(0)
 	step := func() {
 		now++

@@ -30,7 +30,7 @@ func TestCorrupt(t *testing.T) {
 					n.Submit(now, 0, 1, int(now))
 					n.Submit(now, 2, 0, int(now)) // a client's link too
 				}
-				n.Deliver(now, func(d Delivery[int]) { log = append(log, d) })
+				n.Deliver(now, func(d *Delivery[int]) { log = append(log, *d) })
 			}
 			if got := countReason(log, tc.want); got != 6 {
 				t.Errorf("%d of 6 packets reported %v: %+v", got, tc.want, log)

@@ -32,11 +32,11 @@ func TestClogDelaysButDoesNotDrop(t *testing.T) {
 			n.Submit(now, 0, 1, int(now))
 			n.Submit(now, 0, 3, 100+int(now))
 		}
-		n.Deliver(now, func(d Delivery[int]) {
+		n.Deliver(now, func(d *Delivery[int]) {
 			if d.To == 1 && n.Clogged(0, 1) {
 				t.Fatalf("delivered on a clogged link: %+v", d)
 			}
-			log = append(log, d)
+			log = append(log, *d)
 		})
 	}
 	if len(log) != 10 || countReason(log, NotDropped) != 10 {
@@ -73,7 +73,7 @@ func TestHealAll(t *testing.T) {
 	n.Hold(1, 2)
 	n.Submit(1, 1, 2, 7)
 	n.Submit(1, 2, 1, 8)
-	n.Deliver(5, func(d Delivery[int]) { t.Fatalf("delivered %+v before HealAll", d) })
+	n.Deliver(5, func(d *Delivery[int]) { t.Fatalf("delivered %+v before HealAll", d) })
 	if n.Connected(0, 1) || n.Connected(3, 0) || !n.Clogged(2, 1) {
 		t.Fatal("faults not in force before HealAll")
 	}
@@ -89,7 +89,7 @@ func TestHealAll(t *testing.T) {
 		t.Fatal("still partitioned")
 	}
 	var got []int
-	n.Deliver(5, func(d Delivery[int]) {
+	n.Deliver(5, func(d *Delivery[int]) {
 		if d.Dropped || d.At != 5 {
 			t.Fatalf("bad delivery after HealAll: %+v", d)
 		}

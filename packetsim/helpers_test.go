@@ -63,7 +63,7 @@ func (w *workload) submit(now uint64, n *Network[int]) {
 // (it may be nil), then Deliver, and returns every report in order.
 func run(n *Network[int], ticks uint64, before func(now uint64)) []Delivery[int] {
 	var log []Delivery[int]
-	record := func(d Delivery[int]) { log = append(log, d) }
+	record := func(d *Delivery[int]) { log = append(log, *d) }
 	for now := uint64(1); now <= ticks; now++ {
 		n.Tick(now)
 		if before != nil {
@@ -89,9 +89,9 @@ func runWorkload(t *testing.T, n *Network[int], seed uint64, ticks uint64) []Del
 			t.Fatalf("packets still in flight at tick %d", now)
 		}
 		n.Tick(now)
-		n.Deliver(now, func(d Delivery[int]) { log = append(log, d) })
+		n.Deliver(now, func(d *Delivery[int]) { log = append(log, *d) })
 	}
-	n.Drain(func(d Delivery[int]) { log = append(log, d) })
+	n.Drain(func(d *Delivery[int]) { log = append(log, *d) })
 	checkBalance(t, n)
 	return log
 }

@@ -22,13 +22,13 @@ func TestHoldReleaseKeepsOrder(t *testing.T) {
 		twin.Submit(uint64(i), 0, 2, 100+i)
 	}
 	var want []int
-	twin.Deliver(1000, func(d Delivery[int]) {
+	twin.Deliver(1000, func(d *Delivery[int]) {
 		if d.To == 1 {
 			want = append(want, d.Payload)
 		}
 	})
 
-	n.Deliver(1000, func(d Delivery[int]) {
+	n.Deliver(1000, func(d *Delivery[int]) {
 		if d.To == 1 {
 			t.Fatalf("held packet delivered: %+v", d)
 		}
@@ -38,7 +38,7 @@ func TestHoldReleaseKeepsOrder(t *testing.T) {
 	}
 	var got []int
 	n.Release(1501, 0, 1)
-	n.Deliver(1501, func(d Delivery[int]) {
+	n.Deliver(1501, func(d *Delivery[int]) {
 		if d.At != 1501 {
 			t.Fatalf("released packet due at %d, want 1501", d.At)
 		}
@@ -56,11 +56,11 @@ func TestReleaseQueuesAfterDuePackets(t *testing.T) {
 	n.Hold(0, 1)
 	n.Submit(1, 0, 1, 1)
 	n.Submit(1, 0, 1, 2)
-	n.Deliver(2, func(d Delivery[int]) { t.Fatalf("reported %+v while held", d) })
+	n.Deliver(2, func(d *Delivery[int]) { t.Fatalf("reported %+v while held", d) })
 	n.Submit(2, 2, 1, 3) // due at 3
 	n.Release(3, 0, 1)
 	var got []int
-	n.Deliver(3, func(d Delivery[int]) { got = append(got, d.Payload) })
+	n.Deliver(3, func(d *Delivery[int]) { got = append(got, d.Payload) })
 	if !slices.Equal(got, []int{3, 1, 2}) {
 		t.Fatalf("delivered %v, want [3 1 2]", got)
 	}
@@ -71,11 +71,11 @@ func TestHoldBeatsCut(t *testing.T) {
 	n.Hold(0, 1)
 	n.Submit(1, 0, 1, 1)
 	n.SetLinkDown(0, 1, true)
-	n.Deliver(2, func(d Delivery[int]) { t.Fatalf("reported %+v while held", d) })
+	n.Deliver(2, func(d *Delivery[int]) { t.Fatalf("reported %+v while held", d) })
 	n.SetLinkDown(0, 1, false)
 	n.Release(3, 0, 1)
 	var got []Delivery[int]
-	n.Deliver(3, func(d Delivery[int]) { got = append(got, d) })
+	n.Deliver(3, func(d *Delivery[int]) { got = append(got, *d) })
 	if len(got) != 1 || got[0].Dropped {
 		t.Fatalf("got %+v", got)
 	}
@@ -89,7 +89,7 @@ func TestFilters(t *testing.T) {
 		n.Submit(1, i%3, (i+1)%3, i)
 	}
 	var got []Delivery[int]
-	n.Deliver(2, func(d Delivery[int]) { got = append(got, d) })
+	n.Deliver(2, func(d *Delivery[int]) { got = append(got, *d) })
 	// Dropped at submit, in submit order: 0 (from 0), 1 (odd), 3 (from 0 and
 	// odd), 5 (odd); then the due packets 2 and 4.
 	var order []int
@@ -107,7 +107,7 @@ func TestFilters(t *testing.T) {
 	n.RemoveFilter(odd)
 	n.Submit(2, 0, 1, 11)
 	got = got[:0]
-	n.Deliver(3, func(d Delivery[int]) { got = append(got, d) })
+	n.Deliver(3, func(d *Delivery[int]) { got = append(got, *d) })
 	if len(got) != 2 || got[0].Dropped || got[1].Dropped {
 		t.Fatalf("filters still active: %+v", got)
 	}
@@ -122,14 +122,14 @@ func TestSetNodeDown(t *testing.T) {
 	n.Submit(1, 1, 2, 2) // sent by 1 before it goes down: still arrives
 	n.SetNodeDown(1, true)
 	var got []Delivery[int]
-	n.Deliver(3, func(d Delivery[int]) { got = append(got, d) })
+	n.Deliver(3, func(d *Delivery[int]) { got = append(got, *d) })
 	if len(got) != 2 || got[0].Reason != Down || got[1].Dropped {
 		t.Fatalf("got %+v", got)
 	}
 	n.SetNodeDown(1, false)
 	n.Submit(3, 0, 1, 3)
 	got = got[:0]
-	n.Deliver(5, func(d Delivery[int]) { got = append(got, d) })
+	n.Deliver(5, func(d *Delivery[int]) { got = append(got, *d) })
 	if len(got) != 1 || got[0].Dropped {
 		t.Fatalf("after restart got %+v", got)
 	}
@@ -153,7 +153,7 @@ func TestSetLinkDownDirected(t *testing.T) {
 	n.Submit(1, 3, 0, 1)
 	n.Submit(1, 0, 3, 2)
 	var got []Delivery[int]
-	n.Deliver(2, func(d Delivery[int]) { got = append(got, d) })
+	n.Deliver(2, func(d *Delivery[int]) { got = append(got, *d) })
 	if len(got) != 2 || got[0].Reason != Partition || got[1].Dropped {
 		t.Fatalf("got %+v", got)
 	}
@@ -198,7 +198,7 @@ func TestSetOptions(t *testing.T) {
 	lost := 0
 	for now := uint64(3); now < 2000; now++ {
 		n.Tick(now)
-		n.Deliver(now, func(d Delivery[int]) {
+		n.Deliver(now, func(d *Delivery[int]) {
 			if d.Payload == 7 && d.Reason == Loss {
 				lost++
 			}

@@ -15,7 +15,7 @@ func TestPacketIDs(t *testing.T) {
 	w := newWorkload(7, 5)
 	originals := map[uint64]int{}
 	var dropped, duplicates int
-	check := func(d Delivery[int]) {
+	check := func(d *Delivery[int]) {
 		// The workload's payloads count Submit calls from 0.
 		require.Equal(t, uint64(d.Payload)+1, d.ID, "delivery %+v", d)
 		if d.Duplicate {

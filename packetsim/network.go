@@ -25,16 +25,15 @@ const queueCapacityHint = 1024
 
 var errNilStream = errors.New("packetsim: the PRNG stream is nil")
 
-// packet is one copy in flight.
-type packet[P any] struct {
+// packet is one copy in flight, as the queue holds it: small, so the heap
+// moves a few words and never the payload. Its payload and the rest of its
+// report wait in the network's slot pool.
+type packet struct {
 	from, to NodeID
-	sent     uint64
-	id       uint64 // Delivery.ID
+	slot     int32 // index into Network.slots
 	// lost is the loss drawn at submit, applied when the packet falls due.
-	lost      bool
-	corrupt   bool
-	duplicate bool
-	payload   P
+	lost    bool
+	corrupt bool
 }
 
 // cut is a bit set of the reasons a directed link is cut.
@@ -72,16 +71,22 @@ type Network[P any] struct {
 	opts Options
 	rng  *prng.Stream
 
-	queue *queue.Queue[packet[P]]
+	queue *queue.Queue[packet]
 	// pushed mirrors the queue's insertion counter, so Deliver can tell the
 	// packets it started with from those its callback submits.
 	pushed uint64
 	// parked holds, in the order they fell due, packets waiting on a clogged
 	// or held link. They count against QueueLimit and LinkCapacity.
-	parked []packet[P]
-	// pending holds drops decided at submit (Filter, Capacity), in order,
-	// until Deliver or Drain reports them.
-	pending []Delivery[P]
+	parked []packet
+	// pending holds the slots of drops decided at submit (Filter, Capacity),
+	// in order, until Deliver or Drain reports them.
+	pending []int32
+	// slots holds each copy in flight as the Delivery it will be reported
+	// as, payload included; free lists the unused ones. A copy takes a slot at
+	// submit and gives it back after its report, so the pool stops growing
+	// at the most copies ever in flight at once.
+	slots []Delivery[P]
+	free  []int32
 
 	links    []link // index from*Nodes + to
 	nodeDown []bool
@@ -121,7 +126,7 @@ func New[P any](opts Options, rng *prng.Stream) (*Network[P], error) {
 	n := &Network[P]{
 		opts:     opts,
 		rng:      rng,
-		queue:    queue.New[packet[P]](opts.QueueLimit, min(opts.QueueLimit, queueCapacityHint)),
+		queue:    queue.New[packet](opts.QueueLimit, min(opts.QueueLimit, queueCapacityHint)),
 		links:    make([]link, opts.Nodes*opts.Nodes),
 		nodeDown: make([]bool, opts.Nodes),
 		faults:   true,
@@ -155,23 +160,49 @@ func (n *Network[P]) Submit(now uint64, from, to NodeID, p P) {
 	n.stats.Sent++
 	n.submitted++
 	id := n.submitted
+	slot := n.take()
+	d := &n.slots[slot]
+	*d = Delivery[P]{From: from, To: to, Payload: p, Sent: now, ID: id}
+	pk := packet{from: from, to: to, slot: slot}
 	for _, f := range n.filters {
-		if f.f(from, to, p) {
-			n.dropAtSubmit(now, packet[P]{from: from, to: to, sent: now, id: id, payload: p}, Filter)
+		if f.f(from, to, d.Payload) {
+			n.dropAtSubmit(now, pk, Filter)
 			return
 		}
 	}
 	replay := n.faults && n.rng.Chance(n.opts.Replay)
-	n.enqueue(now, packet[P]{from: from, to: to, sent: now, id: id, payload: p})
+	n.enqueue(now, pk)
 	if replay {
 		n.stats.Duplicated++
-		n.enqueue(now, packet[P]{from: from, to: to, sent: now, id: id, payload: p, duplicate: true})
+		twin := n.take()
+		n.slots[twin] = n.slots[slot]
+		n.slots[twin].Duplicate = true
+		n.enqueue(now, packet{from: from, to: to, slot: twin})
 	}
+}
+
+// take returns an unused slot.
+func (n *Network[P]) take() int32 {
+	if k := len(n.free); k > 0 {
+		s := n.free[k-1]
+		n.free = n.free[:k-1]
+		return s
+	}
+	n.slots = append(n.slots, Delivery[P]{})
+	return int32(len(n.slots) - 1)
+}
+
+// report hands the copy in slot to fn, then frees the slot. The pointer is
+// fn's only for the call: a Submit from fn may move the pool, but not the
+// slot's contents, which stay where fn sees them until fn returns.
+func (n *Network[P]) report(slot int32, fn func(*Delivery[P])) {
+	fn(&n.slots[slot])
+	n.free = append(n.free, slot)
 }
 
 // enqueue draws one copy's delay and loss and queues it, evicting from a full
 // link first.
-func (n *Network[P]) enqueue(now uint64, pk packet[P]) {
+func (n *Network[P]) enqueue(now uint64, pk packet) {
 	delay := n.opts.DelayMinTicks + n.rng.Exponential(n.opts.DelayMeanTicks)
 	if n.faults && n.rng.Chance(n.opts.Reorder) {
 		delay += n.rng.Range(0, n.opts.ReorderMaxTicks)
@@ -224,16 +255,15 @@ func (n *Network[P]) evict(now uint64, from, to NodeID) {
 }
 
 // dropAtSubmit records a drop decided at submit for the next Deliver or Drain.
-func (n *Network[P]) dropAtSubmit(now uint64, pk packet[P], reason DropReason) {
+func (n *Network[P]) dropAtSubmit(now uint64, pk packet, reason DropReason) {
 	assert(len(n.pending) < n.opts.QueueLimit, "too many unreported drops: call Deliver or Drain")
 	n.stats.Dropped[reason]++
-	n.pending = append(n.pending, Delivery[P]{
-		From: pk.from, To: pk.to, Payload: pk.payload, Sent: pk.sent, At: now, ID: pk.id,
-		Dropped: true, Reason: reason, Duplicate: pk.duplicate,
-	})
+	d := &n.slots[pk.slot]
+	d.At, d.Dropped, d.Reason = now, true, reason
+	n.pending = append(n.pending, pk.slot)
 }
 
-func (n *Network[P]) push(tick uint64, pk packet[P]) {
+func (n *Network[P]) push(tick uint64, pk packet) {
 	n.queue.Push(tick, pk)
 	n.pushed++
 }
@@ -243,8 +273,9 @@ func (n *Network[P]) push(tick uint64, pk packet[P]) {
 // each is delivered, dropped (Partition, Down, Loss), or, on a held or clogged
 // link, parked without a report until the link opens. fn may call Submit and
 // the hooks; what it submits or releases is reported by the next call, which
-// keeps one call bounded. fn must not call Deliver or Drain.
-func (n *Network[P]) Deliver(now uint64, fn func(Delivery[P])) {
+// keeps one call bounded. fn must not call Deliver or Drain, nor keep the
+// pointer it gets: the Delivery is the network's, and reused after the call.
+func (n *Network[P]) Deliver(now uint64, fn func(*Delivery[P])) {
 	n.advance(now)
 	assert(!n.delivering, "Deliver or Drain called from a delivery callback")
 	n.delivering = true
@@ -265,10 +296,8 @@ func (n *Network[P]) Deliver(now uint64, fn func(Delivery[P])) {
 			continue
 		}
 		l.inFlight--
-		d := Delivery[P]{
-			From: pk.from, To: pk.to, Payload: pk.payload, Sent: pk.sent, At: it.Tick,
-			ID: pk.id, Duplicate: pk.duplicate,
-		}
+		d := &n.slots[pk.slot]
+		d.At = it.Tick
 		switch {
 		case l.cut != 0:
 			d.Reason = Partition
@@ -285,7 +314,7 @@ func (n *Network[P]) Deliver(now uint64, fn func(Delivery[P])) {
 		} else {
 			n.stats.Delivered++
 		}
-		fn(d)
+		n.report(pk.slot, fn)
 	}
 }
 
@@ -293,7 +322,7 @@ func (n *Network[P]) Deliver(now uint64, fn func(Delivery[P])) {
 // report, in the order they happened, and nothing else. Deliver reports them
 // too, before the due packets, so a caller that delivers every tick need not
 // call Drain.
-func (n *Network[P]) Drain(fn func(Delivery[P])) {
+func (n *Network[P]) Drain(fn func(*Delivery[P])) {
 	assert(!n.delivering, "Deliver or Drain called from a delivery callback")
 	n.delivering = true
 	defer func() { n.delivering = false }()
@@ -302,16 +331,15 @@ func (n *Network[P]) Drain(fn func(Delivery[P])) {
 
 // drain reports the pending drops that exist now; drops that fn causes stay
 // for the next report.
-func (n *Network[P]) drain(fn func(Delivery[P])) {
+func (n *Network[P]) drain(fn func(*Delivery[P])) {
 	count := len(n.pending)
 	if count == 0 {
 		return
 	}
 	for i := 0; i < count; i++ {
-		fn(n.pending[i])
+		n.report(n.pending[i], fn)
 	}
 	rest := copy(n.pending, n.pending[count:])
-	clear(n.pending[rest:])
 	n.pending = n.pending[:rest]
 }
 

@@ -62,7 +62,7 @@ func TestSelfSendAndOrderWithinTick(t *testing.T) {
 	n.Submit(10, 0, 1, 101)
 	n.Submit(10, 0, 0, 102)
 	var got []Delivery[int]
-	n.Deliver(13, func(d Delivery[int]) { got = append(got, d) })
+	n.Deliver(13, func(d *Delivery[int]) { got = append(got, *d) })
 	want := []Delivery[int]{
 		{From: 1, To: 1, Payload: 100, Sent: 10, At: 13, ID: 1},
 		{From: 0, To: 1, Payload: 101, Sent: 10, At: 13, ID: 2},
@@ -81,7 +81,7 @@ func TestLossRate(t *testing.T) {
 		n.Submit(1, i%2, (i+1)%2, i)
 	}
 	var log []Delivery[int]
-	n.Deliver(2, func(d Delivery[int]) { log = append(log, d) })
+	n.Deliver(2, func(d *Delivery[int]) { log = append(log, *d) })
 	lost := countReason(log, Loss)
 	// 10% of 100k, sigma ~95: 500 is over five sigma.
 	if lost < 9500 || lost > 10500 {
@@ -103,7 +103,7 @@ func TestReplayMarksDuplicates(t *testing.T) {
 	copies := make([]int, packets)
 	dups := make([]int, packets)
 	for now := uint64(1); n.Stats().InFlight > 0; now++ {
-		n.Deliver(now, func(d Delivery[int]) {
+		n.Deliver(now, func(d *Delivery[int]) {
 			copies[d.Payload]++
 			if d.Duplicate {
 				dups[d.Payload]++
@@ -130,7 +130,7 @@ func TestReorderExtraDelay(t *testing.T) {
 		if now <= 1000 {
 			n.Submit(now, 0, 1, int(now))
 		}
-		n.Deliver(now, func(d Delivery[int]) { log = append(log, d) })
+		n.Deliver(now, func(d *Delivery[int]) { log = append(log, *d) })
 	}
 	onTime, overtaken := 0, 0
 	for i, d := range log {
@@ -158,7 +158,7 @@ func TestCapacityEvictsRandomPacketOfLink(t *testing.T) {
 	}
 	n.Submit(1, 0, 2, 99) // another link, unaffected
 	var early []Delivery[int]
-	n.Deliver(2, func(d Delivery[int]) { early = append(early, d) })
+	n.Deliver(2, func(d *Delivery[int]) { early = append(early, *d) })
 	if len(early) != 6 {
 		t.Fatalf("reported %d capacity drops at tick 2, want 6: %+v", len(early), early)
 	}
@@ -174,7 +174,7 @@ func TestCapacityEvictsRandomPacketOfLink(t *testing.T) {
 		t.Fatal("eviction took the oldest packets: not random")
 	}
 	var late []Delivery[int]
-	n.Deliver(101, func(d Delivery[int]) { late = append(late, d) })
+	n.Deliver(101, func(d *Delivery[int]) { late = append(late, *d) })
 	if len(late) != 5 {
 		t.Fatalf("delivered %d at tick 101, want 4 on 0->1 and 1 on 0->2", len(late))
 	}
@@ -198,7 +198,7 @@ func TestSubmitDropsReportFirst(t *testing.T) {
 		t.Fatalf("NextDue = %d, %v", at, ok)
 	}
 	var got []Delivery[int]
-	n.Deliver(5, func(d Delivery[int]) { got = append(got, d) })
+	n.Deliver(5, func(d *Delivery[int]) { got = append(got, *d) })
 	want := []Delivery[int]{
 		{From: 0, To: 1, Payload: -1, Sent: 5, At: 5, Dropped: true, Reason: Filter, ID: 2},
 		{From: 0, To: 1, Payload: 1, Sent: 4, At: 5, ID: 1},
@@ -210,7 +210,7 @@ func TestSubmitDropsReportFirst(t *testing.T) {
 	n.Submit(6, 0, 1, -2)
 	n.Submit(6, 0, 1, 2)
 	got = got[:0]
-	n.Drain(func(d Delivery[int]) { got = append(got, d) })
+	n.Drain(func(d *Delivery[int]) { got = append(got, *d) })
 	if len(got) != 1 || got[0].Payload != -2 {
 		t.Fatalf("Drain reported %+v", got)
 	}
@@ -223,7 +223,7 @@ func TestCallbackSubmitsWaitForNextDeliver(t *testing.T) {
 	n := newNetwork(t, Options{Nodes: 2, Replicas: 2}, 1)
 	n.Submit(1, 0, 1, 0)
 	var got []int
-	echo := func(d Delivery[int]) {
+	echo := func(d *Delivery[int]) {
 		got = append(got, d.Payload)
 		if d.Payload < 3 {
 			n.Submit(1, d.To, d.From, d.Payload+1) // zero delay: due now
@@ -241,7 +241,7 @@ func TestCallbackSubmitsWaitForNextDeliver(t *testing.T) {
 	}
 	mustPanic(t, "Deliver from a callback", func() {
 		n.Submit(1, 0, 1, 9)
-		n.Deliver(1, func(Delivery[int]) { n.Deliver(1, func(Delivery[int]) {}) })
+		n.Deliver(1, func(*Delivery[int]) { n.Deliver(1, func(*Delivery[int]) {}) })
 	})
 }
 
@@ -256,7 +256,7 @@ func TestNextDue(t *testing.T) {
 		t.Fatalf("NextDue = %d, %v", at, ok)
 	}
 	n.Hold(0, 1)
-	n.Deliver(10, func(Delivery[int]) {})
+	n.Deliver(10, func(*Delivery[int]) {})
 	if at, ok := n.NextDue(); !ok || at != 11 {
 		t.Fatalf("NextDue with a held packet = %d, %v", at, ok)
 	}
@@ -280,4 +280,31 @@ func TestQueueLimitAsserted(t *testing.T) {
 	n.Submit(1, 0, 2, 8)
 	n.Submit(1, 0, 2, 9)
 	mustPanic(t, "submit past QueueLimit", func() { n.Submit(1, 1, 2, 10) })
+}
+
+// TestDeliveryOutlivesPoolGrowth: a callback that submits enough to grow the
+// slot pool still reads its own delivery intact, and every packet it submitted
+// arrives with its own payload.
+func TestDeliveryOutlivesPoolGrowth(t *testing.T) {
+	n := newNetwork(t, Options{Nodes: 2, Replicas: 2, LinkCapacity: 1000, QueueLimit: 1000}, 1)
+	n.Submit(1, 0, 1, -1)
+	var seen []int
+	n.Deliver(1, func(d *Delivery[int]) {
+		for i := 0; i < 500; i++ {
+			n.Submit(1, 1, 0, i)
+		}
+		seen = append(seen, d.Payload, d.From, d.To)
+	})
+	if !slices.Equal(seen, []int{-1, 0, 1}) {
+		t.Fatalf("the delivery read after the pool grew: payload, from, to = %v", seen)
+	}
+	var got []int
+	n.Deliver(2, func(d *Delivery[int]) { got = append(got, d.Payload) })
+	want := make([]int, 500)
+	for i := range want {
+		want[i] = i
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("delivered %d packets, want 0..499 in order: %v", len(got), got)
+	}
 }

@@ -121,7 +121,7 @@ func TestPartitionDropsCrossGroupOnly(t *testing.T) {
 			}
 		}
 		cut := 0
-		n.Deliver(now+1, func(d Delivery[int]) {
+		n.Deliver(now+1, func(d *Delivery[int]) {
 			wantCut := !n.Connected(d.From, d.To)
 			if wantCut != (d.Reason == Partition) || d.Dropped != wantCut {
 				t.Fatalf("seed %d: %+v, connected %v", seed, d, !wantCut)

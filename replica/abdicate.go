@@ -24,7 +24,7 @@ func (r *Replica) hear(m *Message) {
 		r.abdicated = false
 		r.leave &^= 1 << uint(r.id)
 		r.emit(Event{Kind: EvResume, View: r.view})
-		r.drainRequests()
+		r.due |= dueDrain
 	}
 }
 
@@ -52,10 +52,9 @@ func (r *Replica) onAbdicateTimeout() {
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
 // its incarnation.
 func (r *Replica) onCommitOK(m *Message) {
-	if m.View != r.view || r.status != StatusNormal || !r.isPrimary() || m.From < 0 || m.From >= r.n {
-		return
-	}
+	r.gateHeld(m.View == r.view && r.status == StatusNormal && r.isPrimary(), "commit_ok_gate_primary")
 	if m.Incarnation > r.incarnations[m.From] {
 		r.learnIncarnation(m.From, m.Incarnation)
 	}
+	r.holds(r.incarnations[m.From] >= m.Incarnation, "commit_ok_incarnation_known")
 }

@@ -2,14 +2,29 @@ package replica
 
 // ring holds headers in slots indexed by op mod size. An empty slot has a zero
 // checksum. It is the storage of the journal, the evicted ring and the adopted
-// headers; lookups are by op, never by iteration order.
+// headers; lookups are by op, never by iteration order. Its slots are made at
+// the first put: most runs never fill an evicted or set-aside ring, and a
+// ring's 88 KB a replica and restart were most of a run's garbage.
 type ring struct {
-	slots []Header
+	size  int
+	slots []Header // nil until the first put: every slot empty
+	spare *Spare   // where slots come from and go back to, if set
 }
 
-func newRing(size int) ring { return ring{slots: make([]Header, size)} }
+func newRing(size int, spare *Spare) ring { return ring{size: size, spare: spare} }
+
+// storageHolds asserts a journal or ring postcondition. The storage knows no
+// replica id; the harness still reports the invariant by name.
+func storageHolds(ok bool, invariant string) {
+	if !ok {
+		panic(Violation{Replica: -1, Invariant: invariant, Detail: "journal storage"})
+	}
+}
 
 func (r *ring) get(op uint64) (Header, bool) {
+	if r.slots == nil {
+		return Header{}, false
+	}
 	h := r.slots[op%uint64(len(r.slots))]
 	if h.Checksum == 0 || h.Op != op {
 		return Header{}, false
@@ -19,9 +34,14 @@ func (r *ring) get(op uint64) (Header, bool) {
 
 // put stores h and returns what it displaced (a different op in the same slot).
 func (r *ring) put(h Header) (Header, bool) {
+	storageHolds(h.Checksum != 0, "ring_put_sealed")
+	if r.slots == nil {
+		r.slots = r.spare.takeSlots(r.size)
+	}
 	i := h.Op % uint64(len(r.slots))
 	old := r.slots[i]
 	r.slots[i] = h
+	storageHolds(r.slots[i].Checksum == h.Checksum && r.slots[i].Op == h.Op, "ring_put_stored")
 	if old.Checksum != 0 && old.Op != h.Op {
 		return old, true
 	}
@@ -29,12 +49,16 @@ func (r *ring) put(h Header) (Header, bool) {
 }
 
 func (r *ring) remove(op uint64) (Header, bool) {
+	if r.slots == nil {
+		return Header{}, false
+	}
 	i := op % uint64(len(r.slots))
 	h := r.slots[i]
 	if h.Checksum == 0 || h.Op != op {
 		return Header{}, false
 	}
 	r.slots[i] = Header{}
+	storageHolds(r.slots[i].Checksum == 0, "ring_remove_empties")
 	return h, true
 }
 
@@ -51,8 +75,10 @@ type journal struct {
 	head    uint64 // highest op ever put and not truncated; 0 when empty
 }
 
-func newJournal(slots int) *journal {
-	return &journal{live: newRing(slots), evicted: newRing(slots)}
+func newJournal(slots int, spare *Spare) *journal {
+	live := newRing(slots, spare)
+	live.slots = spare.takeSlots(slots) // every prepare lands here
+	return &journal{live: live, evicted: newRing(slots, spare)}
 }
 
 // get returns the prepare at op if the journal holds it.
@@ -75,7 +101,7 @@ func (j *journal) getForRepair(op uint64) (Header, bool) {
 // firstRetained is the lowest op repair could still serve: everything below is
 // gone, and a requester must state-transfer.
 func (j *journal) firstRetained() uint64 {
-	size := uint64(len(j.live.slots))
+	size := uint64(j.live.size)
 	if j.head < 2*size {
 		return 1
 	}
@@ -87,7 +113,8 @@ func (j *journal) firstRetained() uint64 {
 // newer op is then lost from the journal, and a repair that fetched it has to
 // fetch it again.
 func (j *journal) put(h Header, displace bool) bool {
-	i := h.Op % uint64(len(j.live.slots))
+	storageHolds(h.Op > 0 && h.Checksum != 0, "journal_put_real_op")
+	i := h.Op % uint64(j.live.size)
 	if cur := j.live.slots[i]; cur.Checksum != 0 && cur.Op > h.Op && !displace {
 		return false
 	}
@@ -97,12 +124,16 @@ func (j *journal) put(h Header, displace bool) bool {
 	if h.Op > j.head {
 		j.head = h.Op
 	}
+	// A put then a get round-trips, and the head covers the op.
+	g, ok := j.live.get(h.Op)
+	storageHolds(ok && g.Checksum == h.Checksum, "journal_put_get_round_trip")
+	storageHolds(j.head >= h.Op, "journal_head_covers_put")
 	return true
 }
 
 // lowestHoldable is the lowest op the live ring can hold beside its head.
 func (j *journal) lowestHoldable() uint64 {
-	size := uint64(len(j.live.slots))
+	size := uint64(j.live.size)
 	if j.head < size {
 		return 1
 	}
@@ -119,27 +150,36 @@ func (j *journal) truncateAbove(op uint64, fn func(Header)) {
 			fn(h)
 		}
 		j.evicted.remove(o)
-		if j.head-o >= uint64(len(j.live.slots)) {
+		if j.head-o >= uint64(j.live.size) {
 			break
 		}
 	}
 	j.head = op
+	_, above := j.live.get(op + 1)
+	storageHolds(!above, "journal_truncate_leaves_nothing_above")
 }
 
 // remove drops one op (a view change found it disagrees with the canonical log).
 func (j *journal) remove(op uint64) (Header, bool) {
-	return j.live.remove(op)
+	h, ok := j.live.remove(op)
+	_, still := j.live.get(op)
+	storageHolds(!still, "journal_remove_removes")
+	return h, ok
+}
+
+func (j *journal) release() {
+	j.live.release()
+	j.evicted.release()
 }
 
 // dropThrough removes every op at or below op, live and evicted: a
 // state-transfer install replaces them with the checkpoint.
 func (j *journal) dropThrough(op uint64) {
-	for i := range j.live.slots {
-		if h := j.live.slots[i]; h.Checksum != 0 && h.Op <= op {
-			j.live.slots[i] = Header{}
-		}
-		if h := j.evicted.slots[i]; h.Checksum != 0 && h.Op <= op {
-			j.evicted.slots[i] = Header{}
+	for _, r := range []*ring{&j.live, &j.evicted} {
+		for i := range r.slots {
+			if h := r.slots[i]; h.Checksum != 0 && h.Op <= op {
+				r.slots[i] = Header{}
+			}
 		}
 	}
 	if j.head <= op {

@@ -21,7 +21,7 @@ func hdr(op uint64) Header {
 // displaced by a newer one moves to the evicted ring, which repair still
 // reads but commit and votes do not.
 func TestJournalRingEviction(t *testing.T) {
-	j := newJournal(4)
+	j := newJournal(4, nil)
 	for op := uint64(1); op <= 6; op++ {
 		j.put(hdr(op), false)
 	}
@@ -46,7 +46,7 @@ func TestJournalRingEviction(t *testing.T) {
 // TestJournalOlderOpDisplacesOnlyWhenAllowed: an old op never silently
 // replaces the newer op in its slot unless the caller asks for it.
 func TestJournalOlderOpDisplacesOnlyWhenAllowed(t *testing.T) {
-	j := newJournal(4)
+	j := newJournal(4, nil)
 	for op := uint64(5); op <= 8; op++ {
 		require.True(t, j.put(hdr(op), false))
 	}
@@ -61,7 +61,7 @@ func TestJournalOlderOpDisplacesOnlyWhenAllowed(t *testing.T) {
 // TestJournalFirstRetained: repair can serve the live ring and the evicted
 // ring, 2*slots ops below the head; below that the requester must transfer.
 func TestJournalFirstRetained(t *testing.T) {
-	j := newJournal(4)
+	j := newJournal(4, nil)
 	assert.Equal(t, uint64(1), j.firstRetained(), "empty")
 	for op := uint64(1); op <= 7; op++ {
 		j.put(hdr(op), false)
@@ -81,7 +81,7 @@ func TestJournalFirstRetained(t *testing.T) {
 // TestJournalTruncateAbove removes every op above the cut from both rings and
 // reports each live one.
 func TestJournalTruncateAbove(t *testing.T) {
-	j := newJournal(4)
+	j := newJournal(4, nil)
 	for op := uint64(1); op <= 6; op++ {
 		j.put(hdr(op), false)
 	}
@@ -231,14 +231,14 @@ func TestTransferStaleGuard(t *testing.T) {
 		commitMax  uint64
 		offer      uint64
 		guard      uint64 // 0: installs
-		reason     string
+		reason     Reason
 	}{
 		{"wal: offer below an acked op", DurabilityWAL, Bugs{}, 10, 8, 7, 10, refuseAcked},
-		{"wal: repaired ops above the ack head", DurabilityWAL, Bugs{}, 5, 10, 7, 0, ""},
-		{"wal: offer at the ack head", DurabilityWAL, Bugs{}, 7, 10, 7, 0, ""},
+		{"wal: repaired ops above the ack head", DurabilityWAL, Bugs{}, 5, 10, 7, 0, ReasonNone},
+		{"wal: offer at the ack head", DurabilityWAL, Bugs{}, 7, 10, 7, 0, ReasonNone},
 		{"memory: held op below commit_max", DurabilityMemory, Bugs{}, 0, 8, 7, 8, refuseAcked},
-		{"memory: offer at commit_max", DurabilityMemory, Bugs{}, 10, 8, 8, 0, ""},
-		{"keeping install: nothing to protect", DurabilityWAL, Bugs{}, 10, 8, 7, 0, ""},
+		{"memory: offer at commit_max", DurabilityMemory, Bugs{}, 10, 8, 8, 0, ReasonNone},
+		{"keeping install: nothing to protect", DurabilityWAL, Bugs{}, 10, 8, 7, 0, ReasonNone},
 		{"defect: repaired ops", DurabilityWAL, Bugs{StaleGuardUsesCommitMax: true}, 5, 10, 7, 10, refuseStale},
 		{"defect: commit_max alone", DurabilityWAL, Bugs{StaleGuardUsesCommitMax: true}, 0, 12, 10, 12, refuseStale},
 	} {
@@ -262,20 +262,14 @@ func TestTransferStaleGuard(t *testing.T) {
 			r.commitMax = tc.commitMax
 			require.Equal(t, tc.acked, r.ackHead)
 
-			var sm StateMachine
-			for op := uint64(1); op <= tc.offer; op++ {
-				sm.Apply(hs[op].Body)
-			}
-			s := &Snapshot{Op: tc.offer, OpChecksum: hs[tc.offer].Checksum, State: sm}
-			s.StateChecksum = s.State.Checksum()
-			r.transfer = transferState{active: true, pinned: true, commitOp: tc.offer, snapshot: s}
+			r.transfer = transferState{active: true, pinned: true, commitOp: tc.offer, snapshot: snapshotOf(hs, tc.offer)}
 			r.installTransfer()
 
 			refused := eventsIn(r.out, EvOfferRefused)
 			if tc.guard != 0 {
 				require.Len(t, refused, 1)
 				assert.Equal(t, tc.reason, refused[0].Reason)
-				assert.Equal(t, tc.guard, refused[0].Aux, "the op that made the offer stale")
+				assert.Equal(t, tc.guard, refused[0].Guard(), "the op that made the offer stale")
 				assert.Equal(t, tc.offer, refused[0].Op)
 				assert.Zero(t, r.commitMin, "nothing installed")
 				assert.True(t, r.transfer.active, "the transfer goes on with a new offer")
@@ -295,4 +289,15 @@ func TestTransferStaleGuard(t *testing.T) {
 			}
 		})
 	}
+}
+
+// snapshotOf is the checkpoint at op of the chain hs.
+func snapshotOf(hs []Header, op uint64) *Snapshot {
+	var sm StateMachine
+	for o := uint64(1); o <= op; o++ {
+		sm.Apply(hs[o].Body)
+	}
+	s := &Snapshot{Op: op, OpChecksum: hs[op].Checksum, State: sm}
+	s.StateChecksum = s.State.Checksum()
+	return s
 }

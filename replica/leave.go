@@ -29,9 +29,7 @@ func (r *Replica) askToLeave() {
 // out of its own), and raises the view this one moves to; it also probes the
 // newer view's primary, in case that view works.
 func (r *Replica) onLeave(m *Message) {
-	if m.From < 0 || m.From >= r.n || m.From == r.id {
-		return
-	}
+	r.gateHeld(m.From >= 0 && m.From < r.n && m.From != r.id, "leave_gate_sender")
 	if m.View > r.view {
 		r.probeNewerView(m.View)
 	}
@@ -41,6 +39,7 @@ func (r *Replica) onLeave(m *Message) {
 	r.leave |= 1 << uint(m.From)
 	r.leaveTo = max(r.leaveTo, m.View+1)
 	r.maybeLeave()
+	r.holds(r.leaveTo > m.View || r.view > m.View, "leave_counts_toward_a_newer_view")
 }
 
 func (r *Replica) maybeLeave() {

@@ -140,8 +140,12 @@ type Message struct {
 
 	Op      uint64 // head op (DoViewChange, StartView, Commit, RepairDone), range start (RequestPrepares)
 	OpTo    uint64 // range end (RequestPrepares)
-	Commit  uint64
+	Commit  uint64 // the sender's commit point
 	LogView uint64
+
+	// SnapshotOp is the op of the checkpoint a state transfer moves
+	// (StateTransferOffer, RequestStateChunk, StateChunk).
+	SnapshotOp uint64
 
 	Header Header // Prepare, RepairPrepare, PrepareOk (acked op)
 

@@ -114,6 +114,9 @@ type Options struct {
 	Timeouts           Timeouts
 	Protocol           Protocol
 	Bugs               Bugs
+	// Spare, if set, is memory released replicas left for reuse (see
+	// Release). It never changes what a replica does.
+	Spare *Spare
 }
 
 // DefaultOptions returns options for replica id of n.

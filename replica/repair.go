@@ -1,7 +1,5 @@
 package replica
 
-import "vsrsim/marks"
-
 // Repair (protocol.md "Repair"): a replica fetches the prepares it lacks by
 // request, one session at a time, from the primary by default, rotating peers
 // when a session stalls.
@@ -131,12 +129,14 @@ func (r *Replica) repairKick() {
 }
 
 func (r *Replica) repairSend(peer int, from, to uint64) {
+	r.holds(peer != r.id && peer >= 0 && peer < r.n, "repair_asks_a_peer")
+	r.holds(from > 0 && from <= to, "repair_range_nonempty")
 	r.repair.active = true
 	r.repair.peer = peer
 	r.repair.from = from
 	r.repair.to = to
 	r.repair.progress = false
-	r.emit(Event{Kind: EvRepairRequest, Op: from, Aux: to, Peer: peer})
+	r.emit(Event{Kind: EvRepairRequest, Op: from, aux: to, Peer: peer})
 	r.send(peer, Message{Command: CmdRequestPrepares, Op: from, OpTo: to})
 	r.tRepair.retry(r.jitter, r.repairRounds())
 }
@@ -195,15 +195,8 @@ func (r *Replica) onRepairTimeout() {
 }
 
 func (r *Replica) onRequestPrepares(m *Message) {
-	if r.status == StatusRecovering || m.From < 0 || m.From >= r.n {
-		r.drop(m, "cannot-serve", 0)
-		return
-	}
 	from, to := m.Op, m.OpTo
-	if from == 0 || to < from {
-		r.drop(m, "bad-range", 0)
-		return
-	}
+	r.gateHeld(r.status != StatusRecovering && from != 0 && to >= from, "request_prepares_gate_range")
 	if to-from+1 > RepairBatchMax {
 		to = from + RepairBatchMax - 1
 	}
@@ -224,6 +217,7 @@ func (r *Replica) onRequestPrepares(m *Message) {
 		r.send(m.From, Message{Command: CmdRepairPrepare, Header: h, Commit: r.commitMin})
 		last = op
 	}
+	r.holds(last == 0 || (last >= from && last <= to), "repair_serves_the_range")
 	r.send(m.From, Message{Command: CmdRepairDone, Op: last})
 }
 
@@ -237,28 +231,18 @@ func (r *Replica) firstRetained() uint64 {
 }
 
 func (r *Replica) onRepairPrepare(m *Message) {
-	if r.status == StatusRecovering {
-		r.drop(m, "recovering", 0)
-		return
-	}
 	h := m.Header
-	if !h.Valid() {
-		r.mark(marks.DropBadChecksum)
-		r.drop(m, "bad-checksum", 0)
-		return
-	}
 	o := h.Op
-	if o <= r.commitMin || r.journal.has(o, h.Checksum) {
-		return
-	}
+	r.gateHeld(r.status != StatusRecovering && h.Valid(), "repair_prepare_gate_valid")
+	r.gateHeld(o > r.commitMin && !r.journal.has(o, h.Checksum), "repair_prepare_gate_new")
 	switch r.repairVerdict(h, m.Commit) {
 	case repairMismatch:
 		a, _ := r.adopted.get(o)
-		r.drop(m, "header-mismatch", a.Checksum&0xffff)
+		r.drop(m, ReasonHeaderMismatch, a.Checksum&0xffff)
 		return
 	case repairUnverified:
 		r.holdPending(h)
-		r.drop(m, "unverified", 0)
+		r.drop(m, ReasonUnverified, 0)
 		return
 	}
 	if !r.repairPut(h, m) {
@@ -355,7 +339,7 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 	// that later shows it header-only would count as a nack.
 	if !r.journalPut(h, false) {
 		if m != nil {
-			r.drop(m, "no-slot", 0)
+			r.drop(m, ReasonNoSlot, 0)
 		}
 		return false
 	}
@@ -386,10 +370,9 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 }
 
 func (r *Replica) onRepairDone(m *Message) {
-	if !r.repair.active || m.From != r.repair.peer {
-		return
-	}
+	r.gateHeld(r.repair.active && m.From == r.repair.peer, "repair_done_gate_peer")
 	r.repair.active = false
+	r.holds(r.repair.peer == m.From, "repair_done_by_the_session_peer")
 	if !r.repair.progress {
 		r.repair.stalls++ // this peer could not help: rotate
 		r.repair.unhelpful |= 1 << uint(m.From)
@@ -408,10 +391,9 @@ func (r *Replica) onRepairDone(m *Message) {
 // may hold it still (a backup that installed a checkpoint retains nothing
 // below it).
 func (r *Replica) onRangeEvicted(m *Message) {
-	if r.status == StatusRecovering || !r.repair.active || m.From != r.repair.peer {
-		return
-	}
+	r.gateHeld(r.status != StatusRecovering && r.repair.active && m.From == r.repair.peer, "range_evicted_gate_peer")
 	r.repair.active = false
+	r.holds(r.repair.peer == m.From, "range_evicted_by_the_session_peer")
 	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
 	r.repair.unhelpful |= 1 << uint(m.From)
 	if m.From != r.primary() && !again {

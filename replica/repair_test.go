@@ -32,7 +32,7 @@ func TestRepairLaggingBackupCatchesUp(t *testing.T) {
 	reqs := c.eventsOf(2, EvRepairRequest)
 	require.NotEmpty(t, reqs)
 	assert.Equal(t, uint64(1), reqs[0].Op, "from commit_min+1")
-	assert.Equal(t, uint64(5), reqs[0].Aux, "to commit_max")
+	assert.Equal(t, uint64(5), reqs[0].RangeEnd(), "to commit_max")
 	assert.Equal(t, 0, reqs[0].Peer, "the primary by default")
 
 	repairs := c.sent(func(m *Message) bool { return m.Command == CmdRepairPrepare && m.To == 2 })
@@ -64,9 +64,9 @@ func TestRepairWindowBounded(t *testing.T) {
 	reqs := c.eventsOf(2, EvRepairRequest)
 	require.GreaterOrEqual(t, len(reqs), 2)
 	assert.Equal(t, uint64(1), reqs[0].Op)
-	assert.Equal(t, uint64(RepairWindowMax), reqs[0].Aux)
+	assert.Equal(t, uint64(RepairWindowMax), reqs[0].RangeEnd())
 	assert.Equal(t, uint64(RepairWindowMax+1), reqs[1].Op)
-	assert.Equal(t, uint64(RepairWindowMax+8), reqs[1].Aux)
+	assert.Equal(t, uint64(RepairWindowMax+8), reqs[1].RangeEnd())
 }
 
 // TestRepairRotatesPeerOnStall: when the primary never answers, the repair
@@ -120,7 +120,7 @@ func TestRepairVerification(t *testing.T) {
 		r.Step(&Message{Command: CmdRepairPrepare, From: 1, To: 2, View: 1, Header: forged, Commit: 1}, out)
 		drops := eventsIn(out, EvDrop)
 		require.Len(t, drops, 1)
-		assert.Equal(t, "header-mismatch", drops[0].Reason)
+		assert.Equal(t, ReasonHeaderMismatch, drops[0].Reason)
 		assert.False(t, r.Journaled(2))
 
 		out.Reset()
@@ -138,7 +138,7 @@ func TestRepairVerification(t *testing.T) {
 		r.Step(&Message{Command: CmdRepairPrepare, From: 0, To: 2, Header: hs[1], Commit: 0}, out)
 		drops := eventsIn(out, EvDrop)
 		require.Len(t, drops, 1)
-		assert.Equal(t, "unverified", drops[0].Reason)
+		assert.Equal(t, ReasonUnverified, drops[0].Reason)
 		assert.False(t, r.Journaled(1))
 	})
 	t.Run("bad checksum", func(t *testing.T) {
@@ -150,7 +150,7 @@ func TestRepairVerification(t *testing.T) {
 		r.Step(&Message{Command: CmdRepairPrepare, From: 0, To: 2, Header: bad, Commit: 1}, out)
 		drops := eventsIn(out, EvDrop)
 		require.Len(t, drops, 1)
-		assert.Equal(t, "bad-checksum", drops[0].Reason)
+		assert.Equal(t, ReasonBadChecksum, drops[0].Reason)
 	})
 }
 
@@ -181,7 +181,7 @@ func TestRepairServerBounds(t *testing.T) {
 	assert.Empty(t, out.Messages)
 	drops := eventsIn(out, EvDrop)
 	require.Len(t, drops, 1)
-	assert.Equal(t, "bad-range", drops[0].Reason)
+	assert.Equal(t, ReasonBadRange, drops[0].Reason)
 }
 
 // TestRepairVerifiesDownTheChain: bodies between commit_min and commit_max

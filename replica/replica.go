@@ -131,7 +131,7 @@ type Replica struct {
 	heartbeat    uint64
 	incarnations [ReplicasMax]uint64
 	offers       []*Snapshot
-	draining     bool
+	due          due    // follow-up work the driver (settle) runs before the step ends
 	heard        uint16 // replicas heard from in this view during the abdication window
 	abdicated    bool
 
@@ -198,7 +198,7 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 		return nil, err
 	}
 	r := newReplica(opts, jitter)
-	r.journal = newJournal(opts.JournalSlots)
+	r.journal = newJournal(opts.JournalSlots, opts.Spare)
 	r.sb.Checkpoint = genesisSnapshot()
 	r.commitSum = r.sb.Checkpoint.OpChecksum
 	r.headSum = r.commitSum
@@ -268,7 +268,7 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		r.rejoin()
 		return r, nil
 	}
-	r.journal = newJournal(opts.JournalSlots)
+	r.journal = newJournal(opts.JournalSlots, opts.Spare)
 	r.journalFloor = cp.Op + 1
 	r.amnesiac = true
 	r.unsureTop = r.sb.AckHead
@@ -318,8 +318,8 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 		id:      opts.ID,
 		n:       opts.Replicas,
 		jitter:  jitter,
-		adopted: newRing(opts.JournalSlots),
-		aside:   newRing(opts.JournalSlots),
+		adopted: newRing(opts.JournalSlots, opts.Spare),
+		aside:   newRing(opts.JournalSlots, opts.Spare),
 	}
 	r.tPrepare = timeout{name: "prepare", after: t.PrepareTicks, backoff: true}
 	r.tCommit = timeout{name: "commit", after: t.CommitTicks}
@@ -335,8 +335,9 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks, backoff: backoff}
 	r.tAbdicate = timeout{name: "abdicate", after: t.HeartbeatTicks}
 	r.tLeave = timeout{name: "start_view_change_window", after: t.ViewChangeStatusTick}
-	r.pipeline = make([]pipelineEntry, 0, SuffixMax)
-	r.requests = make([]Message, 0, RequestQueueMax)
+	r.pipeline = opts.Spare.takePipeline()
+	// requests grows on demand: only a primary queues, and most replicas of
+	// a run never lead.
 	return r
 }
 
@@ -362,55 +363,6 @@ func (r *Replica) Durable() Durable {
 	return d
 }
 
-// Step handles one message. out receives the messages and events it produces.
-func (r *Replica) Step(m *Message, out *Output) {
-	r.out = out
-	defer func() { r.out = nil }()
-	if r.announce {
-		r.resume()
-	}
-	r.hear(m)
-	switch m.Command {
-	case CmdRequest:
-		r.onRequest(m)
-	case CmdPrepare:
-		r.onPrepare(m)
-	case CmdPrepareOK:
-		r.onPrepareOK(m)
-	case CmdCommit:
-		r.onCommit(m)
-	case CmdStartViewChange:
-		r.onStartViewChange(m)
-	case CmdDoViewChange:
-		r.onDoViewChange(m)
-	case CmdStartView:
-		r.onStartView(m)
-	case CmdRequestStartView:
-		r.onRequestStartView(m)
-	case CmdRequestPrepares:
-		r.onRequestPrepares(m)
-	case CmdRepairPrepare:
-		r.onRepairPrepare(m)
-	case CmdRepairDone:
-		r.onRepairDone(m)
-	case CmdRangeEvicted:
-		r.onRangeEvicted(m)
-	case CmdRequestStateTransfer:
-		r.onRequestStateTransfer(m)
-	case CmdStateTransferOffer:
-		r.onStateTransferOffer(m)
-	case CmdRequestStateChunk:
-		r.onRequestStateChunk(m)
-	case CmdStateChunk:
-		r.onStateChunk(m)
-	case CmdCommitOK:
-		r.onCommitOK(m)
-	default:
-		r.drop(m, "unknown-command", 0)
-	}
-	r.checkInvariants()
-}
-
 // Tick advances the replica's timeouts by one tick.
 func (r *Replica) Tick(out *Output) {
 	r.out = out
@@ -418,37 +370,27 @@ func (r *Replica) Tick(out *Output) {
 	if r.announce {
 		r.resume()
 	}
-	if r.fired(&r.tPrepare) {
-		r.onPrepareTimeout()
-	}
-	if r.fired(&r.tCommit) {
-		r.onCommitTimeout()
-	}
-	if r.fired(&r.tHeartbeat) {
-		r.onHeartbeatTimeout()
-	}
-	if r.fired(&r.tVCMsg) {
-		r.onViewChangeMessageTimeout()
-	}
-	if r.fired(&r.tVCStatus) {
-		r.onViewChangeStatusTimeout()
-	}
-	if r.fired(&r.tProbe) {
-		r.onProbeTimeout()
-	}
-	if r.fired(&r.tRepair) {
-		r.onRepairTimeout()
-	}
-	if r.fired(&r.tTransfer) {
-		r.onTransferTimeout()
-	}
-	if r.fired(&r.tAbdicate) {
-		r.onAbdicateTimeout()
-	}
-	if r.fired(&r.tLeave) {
-		r.onLeaveWindow()
-	}
+	r.settle()
+	r.onFired(&r.tPrepare, r.onPrepareTimeout)
+	r.onFired(&r.tCommit, r.onCommitTimeout)
+	r.onFired(&r.tHeartbeat, r.onHeartbeatTimeout)
+	r.onFired(&r.tVCMsg, r.onViewChangeMessageTimeout)
+	r.onFired(&r.tVCStatus, r.onViewChangeStatusTimeout)
+	r.onFired(&r.tProbe, r.onProbeTimeout)
+	r.onFired(&r.tRepair, r.onRepairTimeout)
+	r.onFired(&r.tTransfer, r.onTransferTimeout)
+	r.onFired(&r.tAbdicate, r.onAbdicateTimeout)
+	r.onFired(&r.tLeave, r.onLeaveWindow)
 	r.checkInvariants()
+}
+
+// onFired runs handle if t fires this tick, then the driver: a timeout's
+// follow-ups settle before the next timeout looks at the state.
+func (r *Replica) onFired(t *timeout, handle func()) {
+	if r.fired(t) {
+		handle()
+		r.settle()
+	}
 }
 
 // fired ticks t and reports (and traces) whether it fired.
@@ -456,7 +398,7 @@ func (r *Replica) fired(t *timeout) bool {
 	if !t.tick() {
 		return false
 	}
-	r.emit(Event{Kind: EvTimeout, Reason: t.name})
+	r.emit(Event{Kind: EvTimeout, Timer: t.name})
 	return true
 }
 
@@ -494,12 +436,15 @@ func (r *Replica) emit(e Event) {
 // mark counts a pass through a named branch (docs/marks.md).
 func (r *Replica) mark(m marks.Mark) { r.out.Marks.Hit(m) }
 
-func (r *Replica) drop(m *Message, reason string, aux uint64) {
+func (r *Replica) drop(m *Message, reason Reason, aux uint64) {
+	if reason == ReasonBadChecksum {
+		r.mark(marks.DropBadChecksum)
+	}
 	op := m.Op
 	if m.Header.Checksum != 0 {
 		op = m.Header.Op
 	}
-	r.emit(Event{Kind: EvDrop, Command: m.Command, Peer: m.From, Op: op, View: m.View, Reason: reason, Aux: aux})
+	r.emit(Event{Kind: EvDrop, Command: m.Command, Peer: m.From, Op: op, View: m.View, Reason: reason, aux: aux})
 }
 
 func (r *Replica) assert(ok bool, invariant string, format string, args ...any) {
@@ -527,6 +472,7 @@ func (r *Replica) journalPut(h Header, displace bool) bool {
 		return false
 	}
 	r.journalGen++
+	r.holds(r.journal.has(h.Op, h.Checksum), "journal_put_holds")
 	r.emit(Event{Kind: EvJournalAppend, Op: h.Op, Checksum: h.Checksum, View: h.View})
 	return true
 }
@@ -611,6 +557,12 @@ func (r *Replica) checkInvariants() {
 	}
 	if len(r.requests) > RequestQueueMax {
 		r.assert(false, "request_queue_bounded", "%d", len(r.requests))
+	}
+	if r.status == StatusNormal && r.isPrimary() && r.commitMax > r.sequencer {
+		r.assert(false, "primary_head_ge_commit_max", "commit_max=%d sequencer=%d", r.commitMax, r.sequencer)
+	}
+	if r.due != 0 {
+		r.assert(false, "settled", "due %b after the driver ran", r.due)
 	}
 	if r.status == StatusNormal && !r.opts.Bugs.TransferRewindsSequencer && r.commitMin > r.sequencer {
 		r.assert(false, "commit_min_le_sequencer", "commit_min=%d sequencer=%d", r.commitMin, r.sequencer)

@@ -61,7 +61,7 @@ func TestRestartMemoryJournalCatchesUp(t *testing.T) {
 	assert.Equal(t, StatusNormal, st[0].Status)
 	reqs := c.eventsOf(2, EvRepairRequest)
 	assert.Equal(t, uint64(1), reqs[0].Op)
-	assert.Equal(t, uint64(3), reqs[0].Aux)
+	assert.Equal(t, uint64(3), reqs[0].RangeEnd())
 	assert.Equal(t, c.r(0).sm, c.r(2).sm)
 
 	// The incarnation is durable: the next restart bumps it again.
@@ -155,7 +155,7 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	c.deliverAll()
 	stale := c.drops(0, "stale-incarnation")
 	require.Len(t, stale, 1)
-	assert.Equal(t, uint64(1), stale[0].Aux)
+	assert.Equal(t, uint64(1), stale[0].DropDetail())
 	assert.Equal(t, uint64(0), c.info(0).CommitMax, "the old incarnation's ack does not count")
 	assert.Empty(t, c.repliesTo(0))
 
@@ -171,7 +171,7 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	c.tickUntil(100, func() bool { return len(c.drops(2, "gap")) > 0 }, "a retransmitted prepare reaches r2")
 	gap := c.drops(2, "gap")[0]
 	assert.Equal(t, uint64(1), gap.Op)
-	assert.Equal(t, uint64(1), gap.Aux, "sequencer 1 although the journal lacks op 1")
+	assert.Equal(t, uint64(1), gap.DropDetail(), "sequencer 1 although the journal lacks op 1")
 	assert.Equal(t, uint64(0), c.info(0).CommitMax)
 
 	c.removeFilter(noRepair)
@@ -180,7 +180,7 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	require.NotEmpty(t, fresh)
 	pc := c.eventsOf(0, EvPrimaryCommit)
 	require.Len(t, pc, 1)
-	assert.Equal(t, uint64(2), pc[0].Aux)
+	assert.Equal(t, uint64(2), pc[0].Acks())
 	assert.Len(t, c.repliesTo(0), 1)
 }
 

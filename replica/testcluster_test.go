@@ -51,7 +51,11 @@ type testCluster struct {
 	dropped   []Message // every message lost to a cut, a filter or a crash
 	toClients []Message // every message sent to a client
 	events    []Event   // every event, in order
+	sentLog   []Message // every message a replica sent, in order
 	out       Output
+
+	// What a transcript has printed of events and sentLog.
+	lastEvents, lastSent int
 }
 
 // newTestCluster builds n replicas with DefaultOptions and small timeouts;
@@ -107,6 +111,7 @@ func (c *testCluster) inject(m Message) { c.queue = append(c.queue, m) }
 // collect records what the last step produced and queues its messages.
 func (c *testCluster) collect() {
 	c.events = append(c.events, c.out.Events...)
+	c.sentLog = append(c.sentLog, c.out.Messages...)
 	for _, m := range c.out.Messages {
 		if m.To >= c.n {
 			c.toClients = append(c.toClients, m)
@@ -256,7 +261,7 @@ func (c *testCluster) eventsOf(i int, k EventKind) []Event {
 func (c *testCluster) drops(i int, reason string) []Event {
 	var es []Event
 	for _, e := range c.eventsOf(i, EvDrop) {
-		if e.Reason == reason {
+		if e.Reason.String() == reason {
 			es = append(es, e)
 		}
 	}

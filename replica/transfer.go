@@ -52,7 +52,7 @@ func (r *Replica) onTransferTimeout() {
 		r.requestOffer()
 	} else {
 		// One chunk in flight, pulled on the retry cadence.
-		r.send(r.transfer.peer, Message{Command: CmdRequestStateChunk, Commit: r.transfer.commitOp,
+		r.send(r.transfer.peer, Message{Command: CmdRequestStateChunk, SnapshotOp: r.transfer.commitOp,
 			Chunk: r.transfer.next, Chunks: SnapshotChunks})
 		r.transfer.stalls++
 		if r.transfer.stalls > transferPatience<<min(r.transfer.abandons, 6) {
@@ -67,11 +67,7 @@ func (r *Replica) onTransferTimeout() {
 }
 
 func (r *Replica) onRequestStateTransfer(m *Message) {
-	caughtUp := r.status == StatusNormal && r.commitMin == r.commitMax
-	if !caughtUp || !(r.isPrimary() || m.From == r.primary()) || m.From < 0 || m.From >= r.n {
-		r.drop(m, "cannot-offer", 0)
-		return
-	}
+	r.gateHeld(r.status == StatusNormal && r.commitMin == r.commitMax, "request_state_transfer_gate_caught_up")
 	s := &Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
 	if len(r.offers) > 0 && r.offers[len(r.offers)-1].Op == s.Op {
@@ -83,55 +79,48 @@ func (r *Replica) onRequestStateTransfer(m *Message) {
 		}
 		r.offers = append(r.offers, s)
 	}
-	r.send(m.From, Message{Command: CmdStateTransferOffer, Commit: s.Op})
+	r.holds(len(r.offers) <= offerSnapshotsMax && r.offers[len(r.offers)-1].Op == r.commitMin, "offer_kept_at_commit_min")
+	r.send(m.From, Message{Command: CmdStateTransferOffer, SnapshotOp: s.Op})
 }
 
 func (r *Replica) onStateTransferOffer(m *Message) {
-	if !r.transfer.active || r.transfer.pinned || r.status != StatusNormal {
-		return
-	}
-	if m.Commit <= r.commitMin {
-		r.drop(m, "offer-not-newer", r.commitMin)
-		return
-	}
+	r.gateHeld(r.transfer.active && !r.transfer.pinned && r.status == StatusNormal, "offer_gate_wanted")
+	r.gateHeld(m.SnapshotOp > r.commitMin, "offer_gate_newer")
 	r.transfer.pinned = true
 	r.transfer.peer = m.From
 	r.transfer.offerView = m.View
-	r.transfer.commitOp = m.Commit
+	r.transfer.commitOp = m.SnapshotOp
 	r.transfer.next = 0
 	r.transfer.stalls = 0
 	r.transfer.snapshot = nil
 }
 
 func (r *Replica) onRequestStateChunk(m *Message) {
-	if m.Chunk < 0 || m.Chunk >= SnapshotChunks {
-		r.drop(m, "bad-chunk", 0)
-		return
-	}
+	s := r.offerAt(m.SnapshotOp)
+	r.gateHeld(s != nil && m.Chunk >= 0 && m.Chunk < SnapshotChunks, "state_chunk_gate_offer")
+	r.send(m.From, Message{Command: CmdStateChunk, SnapshotOp: s.Op, Chunk: m.Chunk, Chunks: SnapshotChunks, Snapshot: s})
+}
+
+// offerAt returns the offered snapshot at op, or nil once it aged out.
+func (r *Replica) offerAt(op uint64) *Snapshot {
 	for _, s := range r.offers {
-		if s.Op == m.Commit {
-			r.send(m.From, Message{Command: CmdStateChunk, Commit: s.Op, Chunk: m.Chunk, Chunks: SnapshotChunks, Snapshot: s})
-			return
+		if s.Op == op {
+			return s
 		}
 	}
-	r.drop(m, "offer-gone", m.Commit)
+	return nil
 }
 
 func (r *Replica) onStateChunk(m *Message) {
 	t := &r.transfer
-	if !t.active || !t.pinned || m.Commit != t.commitOp || m.Chunk != t.next || m.Snapshot == nil {
-		return
-	}
-	if m.Snapshot.Op != t.commitOp || m.Snapshot.State.Checksum() != m.Snapshot.StateChecksum {
-		r.drop(m, "chunk-corrupt", 0)
-		return
-	}
+	r.gateHeld(t.active && t.pinned && m.SnapshotOp == t.commitOp && m.Chunk == t.next && m.Snapshot != nil, "state_chunk_gate_wanted")
 	t.snapshot = m.Snapshot
 	t.next++
 	t.stalls = 0
 	if t.next == SnapshotChunks {
 		r.installTransfer()
 	}
+	r.holds(r.transfer.next < SnapshotChunks || !r.transfer.pinned, "state_chunk_pull_bounded")
 }
 
 // Offer refusals: the fixed guard's and the defect's have their own reasons,
@@ -139,9 +128,9 @@ func (r *Replica) onStateChunk(m *Message) {
 const (
 	// refuseAcked: the offer lies below an op this replica holds and may have
 	// acknowledged.
-	refuseAcked = "below-accepted-head"
+	refuseAcked = ReasonBelowAcceptedHead
 	// refuseStale: the defect's guard, up to max(journal head, commit_max).
-	refuseStale = "stale"
+	refuseStale = ReasonStale
 )
 
 // acceptedHead bounds what this replica may have acknowledged. With a WAL
@@ -163,35 +152,35 @@ func (r *Replica) acceptedHead() uint64 {
 // head, as the source's fixed guard does. The defect protects everything
 // up to max(journal head, commit_max), which under steady writes repair and
 // heartbeats push past every pinned offer.
-func (r *Replica) staleGuard(commitOp uint64) (uint64, string) {
+func (r *Replica) staleGuard(commitOp uint64) (uint64, Reason) {
 	if r.opts.Bugs.StaleGuardUsesCommitMax {
 		if g := max(r.journal.head, r.commitMax); g > commitOp {
 			return g, refuseStale
 		}
-		return 0, ""
+		return 0, ReasonNone
 	}
 	if !r.opts.Protocol.SourceTransfer {
-		return 0, "" // the install keeps every held op above the checkpoint
+		return 0, ReasonNone // the install keeps every held op above the checkpoint
 	}
 	for op := min(r.acceptedHead(), r.knownHead()); op > commitOp; op-- {
 		if _, ok := r.journal.get(op); ok {
 			return op, refuseAcked
 		}
 	}
-	return 0, ""
+	return 0, ReasonNone
 }
 
 func (r *Replica) installTransfer() {
 	t := &r.transfer
 	s := t.snapshot
 	if s.Op <= r.commitMin {
-		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, Aux: r.commitMin, Reason: "not-newer"})
+		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: r.commitMin, Reason: ReasonNotNewer})
 		t.pinned = false
 		t.snapshot = nil
 		return
 	}
 	if guard, reason := r.staleGuard(s.Op); guard != 0 {
-		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, Aux: guard, Reason: reason})
+		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: guard, Reason: reason})
 		t.pinned = false
 		t.snapshot = nil
 		return
@@ -225,12 +214,13 @@ func (r *Replica) installTransfer() {
 			r.headSum = s.OpChecksum
 		}
 	}
+	r.holds(r.commitMin == s.Op && r.commitMax >= s.Op, "install_at_snapshot")
 	r.sb.Checkpoint = *s
 	r.writeSuperblock()
 	r.repairFloor = 0
 	r.transfer = transferState{}
 	r.tTransfer.stop()
-	r.emit(Event{Kind: EvTransferInstall, Op: s.Op, Aux: r.knownHead()})
+	r.emit(Event{Kind: EvTransferInstall, Op: s.Op, aux: r.knownHead()})
 	if r.isPrimary() {
 		r.commitWalk()
 	}

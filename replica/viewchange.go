@@ -32,14 +32,13 @@ func (r *Replica) startViewChange(v uint64) {
 	r.abdicated = false
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.retry(r.jitter, r.vcRounds)
+	r.holds(r.status == StatusViewChange && r.view == v && len(r.pipeline) == 0, "start_view_change_entered")
 	r.sendAll(Message{Command: CmdStartViewChange, View: v})
 	r.maybeSendDoViewChange()
 }
 
 func (r *Replica) onStartViewChange(m *Message) {
-	if r.status == StatusRecovering || m.View < r.view {
-		return
-	}
+	r.gateHeld(r.status != StatusRecovering && m.View >= r.view, "start_view_change_gate_view")
 	if m.Leave {
 		r.onLeave(m)
 		return
@@ -59,9 +58,7 @@ func (r *Replica) onStartViewChange(m *Message) {
 		}
 		return
 	}
-	if m.From >= 0 && m.From < r.n && m.From != r.id {
-		r.svcFrom |= 1 << uint(m.From)
-	}
+	r.svcFrom |= 1 << uint(m.From)
 	r.maybeSendDoViewChange()
 }
 
@@ -219,17 +216,15 @@ func suffixGap(commit uint64, s []SuffixEntry) (lo, hi uint64, ok bool) {
 // tryMerge), but this vote announces a head below its window, so nothing
 // places the ops in the gap.
 func (r *Replica) dropUnreadable(from int, m *Message) {
-	e := Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: from, Op: m.Op, View: m.View, Reason: "dvc-unreadable", Aux: m.Op}
+	e := Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: from, Op: m.Op, View: m.View, Reason: ReasonDVCUnreadable, aux: m.Op}
 	if lo, _, ok := suffixGap(m.Commit, m.Suffix); ok {
-		e.Reason, e.Commit, e.Aux = "dvc-gap", lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
+		e.Reason, e.Commit, e.aux = ReasonDVCGap, lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
 	}
 	r.emit(e)
 }
 
 func (r *Replica) onDoViewChange(m *Message) {
-	if r.status == StatusRecovering || m.View < r.view {
-		return
-	}
+	r.gateHeld(r.status != StatusRecovering && m.View >= r.view, "do_view_change_gate_view")
 	if m.View > r.view {
 		r.startViewChange(m.View)
 	}
@@ -239,23 +234,23 @@ func (r *Replica) onDoViewChange(m *Message) {
 		}
 		return
 	}
-	if PrimaryOf(m.View, r.n) != r.id || m.From < 0 || m.From >= r.n {
-		r.drop(m, "not-primary-elect", 0)
+	if PrimaryOf(m.View, r.n) != r.id {
+		r.drop(m, ReasonNotPrimaryElect, 0)
 		return
 	}
 	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
 		r.dropUnreadable(m.From, m)
 		return
 	}
-	if m.From != r.id {
-		r.svcFrom |= 1 << uint(m.From)
-	}
+	r.svcFrom |= 1 << uint(m.From)
 	r.recordDoViewChange(m.From, m)
 	r.maybeSendDoViewChange()
 	r.tryMerge()
 }
 
 func (r *Replica) recordDoViewChange(from int, m *Message) {
+	r.holds(from >= 0 && from < r.n && m.View == r.view, "vote_of_this_view")
+	r.holds(suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable")
 	s := make([]SuffixEntry, len(m.Suffix))
 	copy(s, m.Suffix)
 	r.dvcs[from] = dvcVote{valid: true, logView: m.LogView, op: m.Op, commit: m.Commit, suffix: s}
@@ -273,7 +268,8 @@ func (v *dvcVote) entry(op uint64) (*SuffixEntry, bool) {
 	return &v.suffix[i], true
 }
 
-// tryMerge merges a view-change quorum of votes into the canonical log.
+// tryMerge merges a view-change quorum of votes into the canonical log once
+// the replica's own vote is among them; mergeVotes decides, this installs.
 func (r *Replica) tryMerge() {
 	if r.merged || r.status != StatusViewChange || !r.dvcs[r.id].valid {
 		return
@@ -287,104 +283,22 @@ func (r *Replica) tryMerge() {
 	if votes < QuorumViewChange(r.n) {
 		return
 	}
-	canonLogView := uint64(0)
-	commit := uint64(0)
-	for i := 0; i < r.n; i++ {
-		v := &r.dvcs[i]
-		if !v.valid {
-			continue
-		}
-		if v.logView > canonLogView {
-			canonLogView = v.logView
-		}
-		if v.commit > commit {
-			commit = v.commit
-		}
-	}
-	head := uint64(0)
-	for i := 0; i < r.n; i++ {
-		v := &r.dvcs[i]
-		if v.valid && v.logView == canonLogView && v.op > head {
-			head = v.op
-		}
-	}
-	// The pipeline bound: a primary prepares an op only with fewer than
-	// PipelineMax ops above its commit point, and the op's header carries that
-	// point, so every op more than PipelineMax below a prepared head had
-	// committed. Ops below the window (more than SuffixMax-1 below the head)
-	// are therefore committed even when no vote's commit reaches them, and the
-	// merge infers so. The inference is only as good as the bound: assert it
-	// on the head's header.
-	if h, ok := r.voteHeader(head); ok && h.Parent != 0 && h.Op > h.Commit+PipelineMax {
+	res := mergeVotes(r.dvcs[:r.n])
+	// The merge's commit inference is only as good as the pipeline bound:
+	// assert it on the head's header.
+	if h, ok := r.voteHeader(res.votedHead); ok && h.Parent != 0 && h.Op > h.Commit+PipelineMax {
 		r.assert(false, "pipeline_bound", "head op %d carries commit %d, more than %d below", h.Op, h.Commit, PipelineMax)
 	}
-	if head >= SuffixMax && head-(SuffixMax-1) > commit {
-		commit = head - (SuffixMax - 1)
+	if !res.ready {
+		return // wait for more votes
 	}
-	if commit > head {
-		head = commit
+	r.assert(res.head >= res.commit && uint64(len(res.log)) == res.head-res.commit, "merge_log_span",
+		"commit %d head %d log %d", res.commit, res.head, len(res.log))
+	for _, h := range res.truncated {
+		r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: h.Op, Checksum: h.Checksum, aux: uint64(res.truncateNacks)})
 	}
-	canonical := func(op uint64) (Header, bool) {
-		for i := 0; i < r.n; i++ {
-			v := &r.dvcs[i]
-			if !v.valid || v.logView != canonLogView {
-				continue
-			}
-			if e, ok := v.entry(op); ok && !e.Blank() {
-				return e.Header, true
-			}
-		}
-		return Header{}, false
-	}
-	nackQuorum := QuorumNack(r.n)
-	sources := make([]uint16, 0, head-commit)
-	newHead := head
-	for op := commit + 1; op <= head; op++ {
-		h, known := canonical(op)
-		nacks := 0
-		present := uint16(0)
-		for i := 0; i < r.n; i++ {
-			v := &r.dvcs[i]
-			if !v.valid {
-				continue
-			}
-			if v.op < op {
-				nacks++
-				continue
-			}
-			e, ok := v.entry(op)
-			if !ok {
-				continue
-			}
-			switch {
-			case e.Nack:
-				nacks++
-			case !known || e.Blank():
-			case e.Header.Checksum != h.Checksum:
-				nacks++
-			case e.Present:
-				present |= 1 << uint(i)
-			case e.Unsure:
-			case op > v.commit:
-				nacks++ // derived: holds the header, cannot serve the body
-			}
-		}
-		if nacks >= nackQuorum {
-			newHead = op - 1
-			for o := op; o <= head; o++ {
-				if th, ok := canonical(o); ok {
-					r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: o, Checksum: th.Checksum, Aux: uint64(nacks)})
-				}
-			}
-			break
-		}
-		if !known || present == 0 {
-			return // wait for more votes
-		}
-		sources = append(sources, present)
-	}
-	r.installCanonical(commit, newHead, canonical)
-	r.mergeSources = sources
+	r.installCanonical(res.commit, res.head, res.log)
+	r.mergeSources = res.sources
 	r.merged = true
 	r.tryStartView()
 }
@@ -392,11 +306,11 @@ func (r *Replica) tryMerge() {
 // installCanonical makes the merged log this replica's: it drops journal
 // entries that disagree or lie above the new head and keeps the canonical
 // headers as adopted.
-func (r *Replica) installCanonical(commit, head uint64, canonical func(uint64) (Header, bool)) {
+func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 	r.advanceCommitMax(commit)
 	r.clearAdopted()
-	for op := commit + 1; op <= head; op++ {
-		h, _ := canonical(op)
+	for _, h := range log {
+		op := h.Op
 		if j, ok := r.journal.get(op); ok && j.Checksum != h.Checksum {
 			r.journalRemove(op)
 		}
@@ -426,6 +340,7 @@ func (r *Replica) installCanonical(commit, head uint64, canonical func(uint64) (
 		r.pruneChainFrom(commit, 0) // no vote vouches for anything below
 	}
 	r.reclaim(commit, true)
+	r.holds(r.sequencer == head && r.commitMax >= commit, "install_canonical_head")
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
@@ -583,6 +498,8 @@ func (r *Replica) journalRemove(op uint64) {
 		r.journalGen++
 		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
 	}
+	_, still := r.journal.get(op)
+	r.holds(!still, "journal_remove_removes")
 }
 
 func (r *Replica) truncateJournalAbove(op uint64) {
@@ -614,8 +531,8 @@ func (r *Replica) startView() {
 	r.pipeline = r.pipeline[:0]
 	for op := r.commitMax + 1; op <= r.sequencer; op++ {
 		h, ok := r.journal.get(op)
-		r.assert(ok, "primary_holds_uncommitted", "op %d", op)
-		r.assert(len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", "op %d", op)
+		r.holds(ok, "primary_holds_uncommitted")
+		r.holds(len(r.pipeline) < cap(r.pipeline), "pipeline_capacity")
 		r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
 		// The primary's own ack in the new view is reported like any other:
 		// the oracle counts it toward the op's quorum in this view.
@@ -632,7 +549,9 @@ func (r *Replica) startView() {
 	}
 	r.startNormalTimeouts()
 	r.onCommitTimeout()
-	r.commitWalk()
+	r.due |= dueCommitWalk // the new view's pipeline may hold a quorum already
+	r.holds(r.status == StatusNormal && r.logView == r.view && r.isPrimary(), "start_view_primary_normal")
+	r.checkPipeline()
 }
 
 // sendStartView sends this primary's view: head, commit and the headers from
@@ -650,22 +569,9 @@ func (r *Replica) sendStartView(to int, nonce uint64) {
 }
 
 func (r *Replica) onStartView(m *Message) {
-	if m.View < r.view {
-		r.drop(m, "old-view", r.view)
-		return
-	}
-	if m.View == r.view && r.status == StatusNormal && r.logView == r.view {
-		return // already in this view
-	}
-	if m.From != PrimaryOf(m.View, r.n) || m.From == r.id {
-		r.drop(m, "not-primary", 0)
-		return
-	}
-	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
-		r.drop(m, "start-view-unreadable", m.Op)
-		return
-	}
+	r.gateHeld(m.View >= r.view && m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary")
 	r.adoptStartView(m)
+	r.holds(r.status == StatusNormal && r.view == m.View && r.logView == m.View, "adopt_start_view_normal")
 }
 
 // adoptStartView adopts the primary's log. The sequencer jumps to the announced
@@ -728,10 +634,8 @@ func (r *Replica) adoptStartView(m *Message) {
 }
 
 func (r *Replica) onRequestStartView(m *Message) {
-	if m.From < 0 || m.From >= r.n || m.From == r.id {
-		return
-	}
 	r.learnIncarnation(m.From, m.Incarnation)
+	r.holds(r.incarnations[m.From] >= m.Incarnation, "probe_incarnation_known")
 	if m.View > r.view && r.status != StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.
@@ -739,6 +643,7 @@ func (r *Replica) onRequestStartView(m *Message) {
 		return
 	}
 	if r.status != StatusNormal || !r.isPrimary() {
+		r.drop(m, ReasonNotPrimary, 0)
 		return
 	}
 	r.sendStartView(m.From, m.Nonce)

@@ -23,8 +23,8 @@ func TestViewChangeCrashedPrimaryKeepsQuorumOp(t *testing.T) {
 	noAcks := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepareOK && m.To == 0 })
 	c.request(0, 0, 2, put(2, 20))
 	c.deliverAll()
-	op2 := c.r(0).journal.live.slots[2]
-	require.Equal(t, uint64(2), op2.Op)
+	op2, ok := c.r(0).journal.get(2)
+	require.True(t, ok)
 	require.True(t, c.r(1).Journaled(2))
 	require.False(t, c.r(2).Journaled(2))
 	require.Equal(t, uint64(1), c.info(0).CommitMax, "op 2 is not committed")
@@ -84,8 +84,8 @@ func TestViewChangeLosesOnlyUnackedOp(t *testing.T) {
 	c.dropIf(func(m *Message) bool { return m.From == 0 && m.Command == CmdPrepare })
 	c.request(0, 0, 2, put(2, 20))
 	c.deliverAll()
-	lost := c.r(0).journal.live.slots[2]
-	require.Equal(t, uint64(2), lost.Op)
+	lost, ok := c.r(0).journal.get(2)
+	require.True(t, ok)
 	c.crash(0)
 	c.tickUntil(200, func() bool { return c.info(1).Primary && c.info(2).View == 1 && c.info(2).Status == StatusNormal },
 		"r1 leads view 1")
@@ -196,7 +196,7 @@ func TestMergeDerivedNackTruncates(t *testing.T) {
 	require.Len(t, tr, 1)
 	assert.Equal(t, uint64(2), tr[0].Op)
 	assert.Equal(t, hs[2].Checksum, tr[0].Checksum)
-	assert.Equal(t, uint64(2), tr[0].Aux, "one plain nack and one derived nack")
+	assert.Equal(t, uint64(2), tr[0].Nacks(), "one plain nack and one derived nack")
 	assert.Equal(t, uint64(1), r.Info().Sequencer, "the merged log ends at op 1")
 
 	// Op 1 is present only at r2: the primary-elect repairs it before starting.
@@ -265,7 +265,7 @@ func TestMergeNackQuorumThreshold(t *testing.T) {
 			}
 			require.Len(t, tr, 1)
 			assert.Equal(t, uint64(2), tr[0].Op)
-			assert.Equal(t, tc.nacks, tr[0].Aux)
+			assert.Equal(t, tc.nacks, tr[0].Nacks())
 			assert.Equal(t, uint64(1), r.Info().Sequencer)
 		})
 	}
@@ -328,7 +328,7 @@ func TestMergeUnreadableVoteDropped(t *testing.T) {
 	r.Step(vote(2, 1, 3, present(hs[2]), present(hs[1])), out) // claims op 3, starts at 2
 	drops := eventsIn(out, EvDrop)
 	require.Len(t, drops, 1)
-	assert.Equal(t, "dvc-unreadable", drops[0].Reason)
+	assert.Equal(t, ReasonDVCUnreadable, drops[0].Reason)
 	assert.False(t, r.dvcs[2].valid)
 	assert.False(t, r.merged)
 	assert.Equal(t, StatusViewChange, r.Info().Status)
@@ -361,6 +361,6 @@ func TestStartViewAdoptionSetsSequencerWithoutBodies(t *testing.T) {
 	reqs := eventsIn(out, EvRepairRequest)
 	require.Len(t, reqs, 1)
 	assert.Equal(t, uint64(1), reqs[0].Op)
-	assert.Equal(t, uint64(3), reqs[0].Aux, "repair reaches the adopted head")
+	assert.Equal(t, uint64(3), reqs[0].RangeEnd(), "repair reaches the adopted head")
 	assert.Equal(t, 1, reqs[0].Peer)
 }

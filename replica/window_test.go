@@ -77,8 +77,8 @@ func TestUnreadableVoteGapReason(t *testing.T) {
 			r.Step(m, out)
 			drops := eventsIn(out, EvDrop)
 			require.Len(t, drops, 1)
-			assert.Equal(t, tc.reason, drops[0].Reason)
-			assert.Equal(t, tc.aux, drops[0].Aux)
+			assert.Equal(t, tc.reason, drops[0].Reason.String())
+			assert.Equal(t, tc.aux, drops[0].DropDetail())
 			if tc.reason == "dvc-gap" {
 				assert.Equal(t, tc.commit, drops[0].Commit)
 			}

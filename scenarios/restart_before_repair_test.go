@@ -51,7 +51,7 @@ func TestRestartBeforeRepair(t *testing.T) {
 			}
 			require.NotNil(t, install, "seed %d: r2 installed a transfer", seed)
 			require.NotNil(t, resumed, "seed %d: r2 restarted", seed)
-			T, H := install.Op, install.Aux
+			T, H := install.Op, install.Head()
 			require.Less(t, T, H, "seed %d: the transfer lies below the adopted head", seed)
 			committedAbove := map[uint64]bool{}
 			for _, e := range w.of(replica.EvPrimaryCommit) {

@@ -27,6 +27,21 @@ hollow-op 7 narrow-repair-under-commit-lag liveness b10699e946c978ec
 	assert.Equal(t, uint64(7), cases[0].Seed)
 	assert.Equal(t, []string{"--seed", "16", "--bug", "a", "--bug", "b", "--journal-slots", "64", "--extra-delay", "2:*=600"}, cases[1].Args)
 	assert.Equal(t, 4, cases[1].Line)
+	assert.True(t, cases[0].PinsHash())
+}
+
+// TestNoHash: "-" pins the verdict alone; a pinned hash drifts on any other.
+func TestNoHash(t *testing.T) {
+	cases, err := seeds.Parse("c.txt", strings.NewReader("hollow-op 7 - pass -\nhollow-op 8 - pass b10699e946c978ec\n"))
+	require.NoError(t, err)
+	require.Len(t, cases, 2)
+	free, pinned := cases[0], cases[1]
+	assert.False(t, free.PinsHash())
+	assert.False(t, free.Drifts(sim.VerdictPass, "0123456789abcdef"), "any hash: no hash pinned")
+	assert.True(t, free.Drifts(sim.VerdictLiveness, "0123456789abcdef"), "the verdict is still pinned")
+	assert.True(t, pinned.PinsHash())
+	assert.True(t, pinned.Drifts(sim.VerdictPass, "0123456789abcdef"))
+	assert.False(t, pinned.Drifts(sim.VerdictPass, "b10699e946c978ec"))
 }
 
 func TestParseJSON(t *testing.T) {

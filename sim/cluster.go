@@ -53,7 +53,7 @@ type Cluster struct {
 	out     replica.Output
 	stats   Stats
 
-	deliverFn func(packetsim.Delivery[replica.Message])
+	deliverFn func(*packetsim.Delivery[replica.Message])
 	liveness  livenessState
 	failure   *check.Failure
 	verdict   Verdict
@@ -102,8 +102,10 @@ func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
 	}
 	c.initClients()
 	c.deliverFn = c.deliver
-	c.out.Messages = make([]replica.Message, 0, 256)
-	c.out.Events = make([]replica.Event, 0, 256)
+	// A step's output is a few messages and events; the buffers grow to the
+	// largest step and stay.
+	c.out.Messages = make([]replica.Message, 0, 16)
+	c.out.Events = make([]replica.Event, 0, 16)
 	return c, nil
 }
 
@@ -154,15 +156,13 @@ func (c *Cluster) Crash(i int) {
 		return
 	}
 	c.durable[i] = r.Durable()
+	c.releaseCrashed(r)
 	c.replicas[i] = nil
 	c.restartAt[i] = 0
 	c.net.SetNodeDown(i, true)
 	c.stats.Crashes++
 	c.checker.Crash(c.now, i)
-	b := c.trace.begin(c.now, "crash")
-	b = replica.AppendNode(b, i, c.cfg.Replicas)
-	c.trace.node(i)
-	c.trace.end(c.now, "crash", b)
+	c.trace.node(c.now, lineCrash, i)
 }
 
 // Restart brings crashed replica i back from its durable state.
@@ -180,10 +180,7 @@ func (c *Cluster) Restart(i int) {
 	c.net.SetNodeDown(i, false)
 	c.stats.Restarts++
 	c.checker.Restart(c.now, i, d.Superblock.Checkpoint.Op)
-	b := c.trace.begin(c.now, "restart")
-	b = replica.AppendNode(b, i, c.cfg.Replicas)
-	c.trace.node(i)
-	c.trace.end(c.now, "restart", b)
+	c.trace.node(c.now, lineRestart, i)
 }
 
 // Inject puts a copy of a message on the network now, as a late duplicate of
@@ -235,15 +232,12 @@ func (c *Cluster) step() {
 }
 
 func (c *Cluster) submit(m *replica.Message) {
-	b := c.trace.begin(c.now, "send")
-	b = replica.AppendMessage(b, m, c.cfg.Replicas)
-	c.trace.message(m, c.net.NextPacketID(), packetsim.NotDropped, false)
-	c.trace.end(c.now, "send", b)
+	c.trace.message(c.now, lineSend, m, c.net.NextPacketID(), packetsim.NotDropped, false)
 	c.reportSend(m)
 	c.net.Submit(c.now, m.From, m.To, *m)
 }
 
-func (c *Cluster) deliver(d packetsim.Delivery[replica.Message]) {
+func (c *Cluster) deliver(d *packetsim.Delivery[replica.Message]) {
 	m := &d.Payload
 	if d.Dropped {
 		if d.Reason == packetsim.Corrupt {
@@ -251,21 +245,10 @@ func (c *Cluster) deliver(d packetsim.Delivery[replica.Message]) {
 			// for: the replica never sees a damaged packet.
 			c.out.Marks.Hit(marks.NetCorrupt)
 		}
-		b := c.trace.begin(c.now, "drop")
-		b = append(b, d.Reason.String()...)
-		b = append(b, ' ')
-		b = replica.AppendMessage(b, m, c.cfg.Replicas)
-		c.trace.message(m, d.ID, d.Reason, d.Duplicate)
-		c.trace.end(c.now, "drop", b)
+		c.trace.message(c.now, lineDrop, m, d.ID, d.Reason, d.Duplicate)
 		return
 	}
-	b := c.trace.begin(c.now, "recv")
-	b = replica.AppendMessage(b, m, c.cfg.Replicas)
-	if d.Duplicate {
-		b = append(b, " dup"...)
-	}
-	c.trace.message(m, d.ID, packetsim.NotDropped, d.Duplicate)
-	c.trace.end(c.now, "recv", b)
+	c.trace.message(c.now, lineRecv, m, d.ID, packetsim.NotDropped, d.Duplicate)
 	if d.To >= c.cfg.Replicas {
 		if m.Command == replica.CmdReply {
 			c.onReply(m)
@@ -286,10 +269,7 @@ func (c *Cluster) deliver(d packetsim.Delivery[replica.Message]) {
 func (c *Cluster) flush(i int) {
 	for k := range c.out.Events {
 		e := &c.out.Events[k]
-		b := c.trace.begin(c.now, "event")
-		b = replica.AppendEvent(b, e)
-		c.trace.event(e)
-		c.trace.end(c.now, "event", b)
+		c.trace.event(c.now, e)
 		c.report(i, e)
 		c.observe(e)
 	}

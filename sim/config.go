@@ -93,6 +93,11 @@ type Config struct {
 	// (sim/record.go). It observes only, like Observer.
 	Recording *Recording
 
+	// Spare, if set, is memory earlier runs left for this one (replica.Spare;
+	// one run at a time). It changes nothing a run does: verify.Run gives each
+	// run of a sweep one, so a worker's runs reuse their journals.
+	Spare *replica.Spare
+
 	// Expect are progress checks the run makes (sim/expect.go).
 	Expect []Expectation
 }
@@ -206,5 +211,6 @@ func (c *Config) replicaOptions(id int) replica.Options {
 	o.Timeouts = c.Timeouts
 	o.Protocol = c.Protocol
 	o.Bugs = c.Bugs
+	o.Spare = c.Spare
 	return o
 }

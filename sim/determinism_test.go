@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"vsrsim/replica"
 	"vsrsim/sim"
 )
 
@@ -39,9 +40,15 @@ func runSwarm(t *testing.T, seed uint64, w io.Writer) sim.Result {
 
 func TestDeterminismSameProcess(t *testing.T) {
 	seen := map[string]uint64{}
+	spare := &replica.Spare{} // one Spare for every seed, as a sweep worker's
 	for seed := uint64(1); seed <= determinismSeeds; seed++ {
 		a := runSwarm(t, seed, nil)
 		b := runSwarm(t, seed, io.Discard) // writing the trace must not change it
+		cfg := sim.SwarmConfig(seed)
+		cfg.Spare = spare // nor reusing the memory of earlier runs
+		recycled, err := sim.Run(cfg, nil)
+		require.NoError(t, err)
+		assert.Equal(t, a.TraceHash, recycled.TraceHash, "seed %d: trace hash differs on recycled memory", seed)
 		require.Len(t, a.TraceHash, 16)
 		assert.Equal(t, a.TraceHash, b.TraceHash, "seed %d: trace hash differs between two runs", seed)
 		assert.Equal(t, a.Events, b.Events, "seed %d", seed)
@@ -104,37 +111,4 @@ func TestDeterminismHelperProcess(t *testing.T) {
 	res := runSwarm(t, seed, nil)
 	fmt.Printf("gomaxprocs=%d\n", runtime.GOMAXPROCS(0))
 	fmt.Printf("tracehash=%s\n", res.TraceHash)
-}
-
-// TestSwarmRegressionSeeds pins swarm seeds that once failed with every fix
-// on; each must now end in pass or unrecoverable.
-//   - 184: a replica restarted on a memory journal nacked an op it had acked
-//     before the crash; the merge truncated the committed op.
-//   - 331: an ack withdrawn by the acker's own truncation still counted toward
-//     a quorum once the op was re-prepared with the same checksum.
-func TestSwarmRegressionSeeds(t *testing.T) {
-	//   - 1118, 3359: a primary-elect committed an older view's leftover op
-	//     below the merged commit point, because it linked to its commit_min.
-	//   - 1921: repair accepted an abandoned view's op for the same reason.
-	//   - 11082: a WAL restart truncated acked ops above a gap in its journal.
-	//   - 90: committed bodies only the lagging primary held could not be
-	//     verified by anyone; the primary could get no transfer either.
-	//   - 1338: a transfer refused below the ack head while the primary waited
-	//     for this replica's ack (the install now keeps ops above it).
-	for _, seed := range []uint64{90, 184, 331, 1118, 1338, 1921, 3359, 11082} {
-		res, err := sim.Run(sim.SwarmConfig(seed), nil)
-		require.NoError(t, err)
-		assert.False(t, res.Verdict.Failed(), "seed %d: %s %s %s", seed, res.Verdict, res.Invariant, res.Evidence)
-	}
-	// With --journal-slots 64: a checkpoint interval wider than the journal
-	// made a restarted replica repair old ops over ops it had acked.
-	// 20817: extra delays between core replicas stayed through the liveness
-	// phase, longer than a view-change round; the core never settled.
-	for _, seed := range []uint64{212, 336, 20817, 23930} {
-		cfg := sim.SwarmConfig(seed)
-		cfg.JournalSlots = 64
-		res, err := sim.Run(cfg, nil)
-		require.NoError(t, err)
-		assert.False(t, res.Verdict.Failed(), "seed %d slots 64: %s %s %s", seed, res.Verdict, res.Invariant, res.Evidence)
-	}
 }

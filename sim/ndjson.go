@@ -151,8 +151,11 @@ func appendRecordJSON(b []byte, r *Record) []byte {
 		if e.Kind == replica.EvDrop {
 			b = appendStr(b, "msg", e.Command.String())
 		}
-		if e.Reason != "" {
-			b = appendStr(b, "reason", e.Reason)
+		if e.Reason != replica.ReasonNone {
+			b = appendStr(b, "reason", e.Reason.String())
+		}
+		if e.Timer != "" {
+			b = appendStr(b, "reason", e.Timer)
 		}
 	}
 	return append(b, "}\n"...)

@@ -32,6 +32,26 @@ func checkOp(o replica.Operation) check.Op {
 	return check.Op{Kind: k, Key: o.Key, Value: o.Value}
 }
 
+// checkReason maps the replica's refusal reasons that the liveness evidence
+// weighs to the oracle's own words, by name rather than by text, so renaming a
+// reason's trace word can never silently disable evidence. Every other reason
+// maps to "": the oracle counts none of them.
+func checkReason(r replica.Reason) string {
+	switch r {
+	case replica.ReasonGap:
+		return check.ReasonGap
+	case replica.ReasonDVCUnreadable:
+		return check.ReasonDVCUnreadable
+	case replica.ReasonDVCGap:
+		return check.ReasonDVCGap
+	case replica.ReasonStale:
+		return check.ReasonStale
+	case replica.ReasonBelowAcceptedHead:
+		return check.ReasonBelowAcceptedHead
+	}
+	return ""
+}
+
 // clientIndex maps a client node id to its index (check.NoClient if none).
 func (c *Cluster) clientIndex(node uint64) int {
 	n := uint64(c.cfg.Replicas)
@@ -48,7 +68,7 @@ func (c *Cluster) report(i int, e *replica.Event) {
 	case replica.EvPrimaryCommit:
 		o.PrimaryCommit(c.now, i, e.View, e.Op, e.Checksum, e.Parent, c.clientIndex(e.Client), e.Request)
 	case replica.EvCommit:
-		o.Apply(c.now, i, e.Op, e.Checksum, e.Parent, e.Aux)
+		o.Apply(c.now, i, e.Op, e.Checksum, e.Parent, e.Result())
 	case replica.EvStatus:
 		o.Status(c.now, i, checkStatus(e.Status), e.View, e.LogView, e.Op, e.Commit)
 	case replica.EvJournalAppend:
@@ -58,17 +78,17 @@ func (c *Cluster) report(i int, e *replica.Event) {
 	case replica.EvJournalTruncate:
 		o.Dropped(c.now, i, check.DropTruncate, e.View, e.Op, e.Checksum, 0)
 	case replica.EvMergeTruncate:
-		o.Dropped(c.now, i, check.DropMergeTruncate, e.View, e.Op, e.Checksum, e.Aux)
+		o.Dropped(c.now, i, check.DropMergeTruncate, e.View, e.Op, e.Checksum, e.Nacks())
 	case replica.EvJournalPrune:
 		o.Dropped(c.now, i, check.DropPrune, e.View, e.Op, e.Checksum, 0)
 	case replica.EvCheckpoint:
-		o.Checkpoint(c.now, i, e.Op, e.Aux)
+		o.Checkpoint(c.now, i, e.Op, e.StateChecksum())
 	case replica.EvTransferInstall:
 		o.Install(c.now, i, e.Op)
 	case replica.EvDrop:
-		o.ReplicaDropped(i, e.Reason, e.Op, e.Commit, e.Aux)
+		o.ReplicaDropped(i, checkReason(e.Reason), e.Op, e.Commit, e.DropDetail())
 	case replica.EvOfferRefused:
-		o.OfferRefused(e.Reason, e.Op, e.Aux)
+		o.OfferRefused(checkReason(e.Reason), e.Op, e.Guard())
 	case replica.EvViewEscalate:
 		o.Escalated(i)
 	case replica.EvHold:

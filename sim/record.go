@@ -50,8 +50,10 @@ func messageFields(m *replica.Message) (f msgFields) {
 		f.op, f.hasOp = m.Op, true
 	case replica.CmdDoViewChange, replica.CmdStartView:
 		f.op, f.commit, f.hasOp, f.hasCommit = m.Op, m.Commit, true, true
-	case replica.CmdCommit, replica.CmdStateTransferOffer, replica.CmdRequestStateChunk, replica.CmdStateChunk:
+	case replica.CmdCommit:
 		f.commit, f.hasCommit = m.Commit, true
+	case replica.CmdStateTransferOffer, replica.CmdRequestStateChunk, replica.CmdStateChunk:
+		f.commit, f.hasCommit = m.SnapshotOp, true
 	}
 	return f
 }

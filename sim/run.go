@@ -75,6 +75,7 @@ func Run(cfg Config, trace io.Writer) (Result, error) {
 	if res.Verdict != VerdictPass {
 		res.Tail = t.Tail()
 	}
+	c.release()
 	if t.err != nil {
 		return res, fmt.Errorf("writing trace: %w", t.err)
 	}

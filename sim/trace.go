@@ -8,35 +8,64 @@ import (
 	"vsrsim/replica"
 )
 
-// Trace is the run's canonical event log. Every line's canonical text is hashed
-// (FNV-1a, 64 bit); the hash is the run's determinism fingerprint. A sink, when
-// set, gets each line with its structured fields too; those fields are derived
+// Trace is the run's canonical event log. Every line is hashed in its compact
+// binary form (replica.Line: 64-bit words, no text); the hash is the run's
+// determinism fingerprint. Text is made only on demand: for a sink, when one
+// is set, and for the tail of a failed run, from a ring of the last lines'
+// records. A sink gets each line's text with its structured fields; those come
 // from the same message or event, so they add nothing the hash does not cover.
 type Trace struct {
-	hash  uint64
-	lines uint64
-	buf   []byte
-	sink  Sink
-	rec   Record // the structured fields of the line being built
-	// msg and ev hold copies for rec: pointing rec at the caller's value would
-	// move a delivery's message to the heap on every packet, traced or not.
-	msg   replica.Message
-	ev    replica.Event
-	err   error
-	tail  [][]byte // the last lines, for failure reports
-	tailN int
+	hash     uint64
+	lines    uint64
+	replicas int
+	buf      []byte
+	sink     Sink
+	rec      Record // the record handed to the sink, reused
+	err      error
+	// ring holds the last tailLines lines' records, next is where the next
+	// line goes. Entries are reused in place, so a run's lines allocate
+	// nothing.
+	ring [tailLines]entry
+	next int
 }
 
+// lineKind is the kind of a trace line; its number is part of the hash.
+type lineKind uint8
+
 const (
-	fnvOffset = 14695981039346656037
-	fnvPrime  = 1099511628211
-	tailLines = 40
+	lineSend lineKind = iota + 1
+	lineRecv
+	lineDrop
+	lineEvent
+	lineCrash
+	lineRestart
+	lineText // phase and note: free text, kept whole
 )
+
+var lineKindNames = [...]string{lineSend: "send", lineRecv: "recv", lineDrop: "drop", lineEvent: "event",
+	lineCrash: "crash", lineRestart: "restart"}
+
+// entry is one line's record: enough to format its text again. A message's
+// slices are shared, not copied: a message is never mutated after it is sent.
+type entry struct {
+	tick   uint64
+	kind   lineKind
+	node   int // crash, restart
+	packet uint64
+	drop   packetsim.DropReason
+	dup    bool
+	msg    replica.Message // send, recv, drop
+	ev     replica.Event   // event
+	text   []byte          // lineText: the whole line
+	word   string          // lineText: its kind word
+}
+
+const tailLines = 40
 
 // newTrace writes NDJSON lines to w, if it is not nil, and hands every record
 // to observer, if it is not nil.
 func newTrace(w io.Writer, observer Sink, replicas int) *Trace {
-	t := &Trace{hash: fnvOffset, buf: make([]byte, 0, 256), tail: make([][]byte, tailLines)}
+	t := &Trace{hash: fnvOffset, replicas: replicas, buf: make([]byte, 0, 256)}
 	switch {
 	case w != nil && observer != nil:
 		t.sink = tee{NewNDJSON(w, TraceFilter{}), observer}
@@ -49,6 +78,9 @@ func newTrace(w io.Writer, observer Sink, replicas int) *Trace {
 	return t
 }
 
+// fnvOffset seeds the hash (the FNV-1a offset basis, kept from the text hash).
+const fnvOffset = 14695981039346656037
+
 // tee hands a record to two sinks.
 type tee [2]Sink
 
@@ -59,31 +91,74 @@ func (s tee) Record(r *Record) error {
 	return s[1].Record(r)
 }
 
-// message sets the structured fields of the next line, a send, delivery or
-// drop of packet id.
-func (t *Trace) message(m *replica.Message, id uint64, drop packetsim.DropReason, dup bool) {
-	if t.sink != nil {
-		t.msg = *m
-		t.rec.Msg, t.rec.Packet, t.rec.Drop, t.rec.Dup = &t.msg, id, drop, dup
+// open hashes a line's tick and kind and returns its ring entry.
+func (t *Trace) open(tick uint64, kind lineKind, l *replica.Line) *entry {
+	l.H = t.hash
+	l.Word(tick)
+	l.Word(uint64(kind))
+	e := &t.ring[t.next]
+	t.next++
+	if t.next == tailLines {
+		t.next = 0
 	}
+	e.tick, e.kind = tick, kind
+	return e
 }
 
-// event sets the structured fields of the next line, a replica event.
-func (t *Trace) event(e *replica.Event) {
-	if t.sink != nil {
-		t.ev = *e
-		t.rec.Event = &t.ev
+// close stores the line's hash and hands the line to the sink.
+func (t *Trace) close(e *entry, l *replica.Line) {
+	t.hash = l.H
+	t.lines++
+	if t.sink == nil || t.err != nil {
+		return
 	}
+	r := &t.rec
+	*r = Record{Replicas: t.replicas, Node: -1, Tick: e.tick, Kind: e.kindWord()}
+	t.buf = t.format(t.buf[:0], e)
+	r.Line = t.buf
+	switch e.kind {
+	case lineSend, lineRecv, lineDrop:
+		r.Msg, r.Packet, r.Drop, r.Dup = &e.msg, e.packet, e.drop, e.dup
+	case lineEvent:
+		r.Event = &e.ev
+	case lineCrash, lineRestart:
+		r.Node = e.node
+	}
+	t.err = t.sink.Record(r)
 }
 
-// node sets the replica of the next line, a crash or restart.
-func (t *Trace) node(i int) {
-	if t.sink != nil {
-		t.rec.Node = i
+// message traces a send, delivery or drop of packet id.
+func (t *Trace) message(tick uint64, kind lineKind, m *replica.Message, id uint64, drop packetsim.DropReason, dup bool) {
+	var l replica.Line
+	e := t.open(tick, kind, &l)
+	l.Word(uint64(drop))
+	l.Message(m, t.replicas)
+	if dup {
+		l.Word(1)
 	}
+	e.msg, e.packet, e.drop, e.dup = *m, id, drop, dup
+	t.close(e, &l)
 }
 
-// begin starts a line at tick with its kind word.
+// event traces a replica event.
+func (t *Trace) event(tick uint64, ev *replica.Event) {
+	var l replica.Line
+	e := t.open(tick, lineEvent, &l)
+	l.Event(ev)
+	e.ev = *ev
+	t.close(e, &l)
+}
+
+// node traces a crash or restart of replica i.
+func (t *Trace) node(tick uint64, kind lineKind, i int) {
+	var l replica.Line
+	e := t.open(tick, kind, &l)
+	l.Word(uint64(i))
+	e.node = i
+	t.close(e, &l)
+}
+
+// begin starts a free-text line (phase, note) at tick with its kind word.
 func (t *Trace) begin(tick uint64, kind string) []byte {
 	b := t.buf[:0]
 	b = append(b, "t="...)
@@ -94,29 +169,50 @@ func (t *Trace) begin(tick uint64, kind string) []byte {
 	return b
 }
 
-// end hashes the finished line and writes it.
+// end traces the free-text line b that begin started.
 func (t *Trace) end(tick uint64, kind string, b []byte) {
+	var l replica.Line
+	e := t.open(tick, lineText, &l)
+	l.Bytes(b)
+	e.text = append(e.text[:0], b...)
+	e.word = kind
 	t.buf = b
-	h := t.hash
-	for _, c := range b {
-		h ^= uint64(c)
-		h *= fnvPrime
+	t.close(e, &l)
+}
+
+func (e *entry) kindWord() string {
+	if e.kind == lineText {
+		return e.word
 	}
-	h ^= '\n'
-	h *= fnvPrime
-	t.hash = h
-	t.lines++
-	slot := t.tail[t.tailN%tailLines]
-	t.tail[t.tailN%tailLines] = append(slot[:0], b...)
-	t.tailN++
-	if t.sink != nil {
-		r := &t.rec
-		if t.err == nil {
-			r.Tick, r.Kind, r.Line = tick, kind, b
-			t.err = t.sink.Record(r)
+	return lineKindNames[e.kind]
+}
+
+// format appends e's canonical text.
+func (t *Trace) format(b []byte, e *entry) []byte {
+	if e.kind == lineText {
+		return append(b, e.text...)
+	}
+	b = append(b, "t="...)
+	b = strconv.AppendUint(b, e.tick, 10)
+	b = append(b, ' ')
+	b = append(b, lineKindNames[e.kind]...)
+	b = append(b, ' ')
+	switch e.kind {
+	case lineCrash, lineRestart:
+		b = replica.AppendNode(b, e.node, t.replicas)
+	case lineEvent:
+		b = replica.AppendEvent(b, &e.ev)
+	case lineDrop:
+		b = append(b, e.drop.String()...)
+		b = append(b, ' ')
+		b = replica.AppendMessage(b, &e.msg, t.replicas)
+	case lineSend, lineRecv:
+		b = replica.AppendMessage(b, &e.msg, t.replicas)
+		if e.dup {
+			b = append(b, " dup"...)
 		}
-		*r = Record{Replicas: r.Replicas, Node: -1}
 	}
+	return b
 }
 
 // Hash is the trace hash so far, as 16 hex digits.
@@ -131,15 +227,13 @@ func (t *Trace) Hash() string {
 // Lines is how many lines were traced.
 func (t *Trace) Lines() uint64 { return t.lines }
 
-// Tail returns the last lines traced, oldest first.
+// Tail returns the last lines traced, oldest first, as text.
 func (t *Trace) Tail() []string {
-	n := t.tailN
-	if n > tailLines {
-		n = tailLines
-	}
+	n := min(t.lines, tailLines)
 	out := make([]string, 0, n)
-	for i := t.tailN - n; i < t.tailN; i++ {
-		out = append(out, string(t.tail[i%tailLines]))
+	for k := tailLines - int(n); k < tailLines; k++ {
+		e := &t.ring[(t.next+k)%tailLines]
+		out = append(out, string(t.format(nil, e)))
 	}
 	return out
 }

@@ -205,3 +205,24 @@ func TestTracedRunAllocations(t *testing.T) {
 	require.Greater(t, res.Events, uint64(1000))
 	assert.LessOrEqual(t, traced, plain+10, "allocations: %v untraced, %v traced over %d events", plain, traced, res.Events)
 }
+
+// TestTraceTailIsTheLastLines: a failed run's tail, formatted on demand from
+// the trace's ring of records, is the text of the run's last lines exactly as
+// the written trace has them.
+func TestTraceTailIsTheLastLines(t *testing.T) {
+	for _, seed := range []uint64{1, 2} {
+		cfg := sim.DefaultConfig(seed)
+		cfg.CommitFloor = 1 << 40 // unreachable: the run fails and reports its tail
+		var buf bytes.Buffer
+		res, err := sim.Run(cfg, &buf)
+		require.NoError(t, err)
+		require.True(t, res.Verdict.Failed(), "seed %d: %s", seed, res.Verdict)
+		lines := decodeTrace(t, buf.Bytes())
+		require.Greater(t, len(lines), 40)
+		var want []string
+		for _, l := range lines[len(lines)-40:] {
+			want = append(want, l.Line)
+		}
+		assert.Equal(t, want, res.Tail, "seed %d", seed)
+	}
+}

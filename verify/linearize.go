@@ -6,15 +6,26 @@ package verify
 
 import (
 	"io"
+	"sync"
 
+	"vsrsim/replica"
 	"vsrsim/sim"
 	"vsrsim/sim/check"
 	"vsrsim/sim/check/linearize"
 )
 
+// spares lends each run the memory earlier runs released (replica.Spare): a
+// sweep's workers then recycle their journals instead of making garbage.
+var spares = sync.Pool{New: func() any { return new(replica.Spare) }}
+
 // Run executes one simulation and, if it passed, checks linearizability. A
 // history the search cannot settle leaves the verdict as it is and says so.
 func Run(cfg sim.Config, trace io.Writer) (sim.Result, error) {
+	if cfg.Spare == nil {
+		spare := spares.Get().(*replica.Spare)
+		defer spares.Put(spare)
+		cfg.Spare = spare
+	}
 	res, err := sim.Run(cfg, trace)
 	if err != nil || res.Verdict != sim.VerdictPass {
 		return res, err

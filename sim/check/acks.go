@@ -21,7 +21,7 @@ func (c *Checker) ackSetFor(op, view, checksum, parent uint64) *ackSet {
 			return &sets[k]
 		}
 	}
-	c.acks[op] = append(sets, ackSet{view: view, checksum: checksum, parent: parent})
+	c.acks[op] = c.ackBlock.add(sets, ackSet{view: view, checksum: checksum, parent: parent})
 	return &c.acks[op][len(c.acks[op])-1]
 }
 

@@ -21,7 +21,7 @@ func (c *Checker) hold(i int, op, checksum uint64) {
 			return
 		}
 	}
-	c.bodies[op] = append(c.bodies[op], bodySet{checksum: checksum, holders: 1 << uint(i)})
+	c.bodies[op] = c.bodyBlock.add(c.bodies[op], bodySet{checksum: checksum, holders: 1 << uint(i)})
 }
 
 func (c *Checker) unhold(i int, op, checksum uint64) {

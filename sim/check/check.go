@@ -73,6 +73,8 @@ type Checker struct {
 	preparedTop uint64
 	acks        [][]ackSet  // per op: one set per (view, checksum)
 	bodies      [][]bodySet // per op: who may hold a body, per checksum
+	ackBlock    block[ackSet]
+	bodyBlock   block[bodySet]
 	clients     []clientRecord
 	model       kvModel
 	modelOp     uint64
@@ -116,6 +118,26 @@ func (c *Checker) fail(tick uint64, invariant, format string, args ...any) {
 
 // QuorumViewChange is the oracle's view-change quorum for this cluster.
 func (c *Checker) QuorumViewChange() int { return c.qVC }
+
+// block hands out an op's first set cut from a shared block, so recording an
+// op costs no allocation of its own: a run's allocations stay flat however many
+// ops it prepares. A slice it returns has no room to grow into its neighbour's.
+type block[T any] struct{ free []T }
+
+const blockLen = 256
+
+// add appends v to s, taking s's first element from the block.
+func (b *block[T]) add(s []T, v T) []T {
+	if len(s) > 0 {
+		return append(s, v)
+	}
+	if len(b.free) == cap(b.free) {
+		b.free = make([]T, 0, blockLen)
+	}
+	b.free = append(b.free, v)
+	n := len(b.free)
+	return b.free[n-1 : n : n]
+}
 
 func grow[T any](s []T, i uint64) []T {
 	for uint64(len(s)) <= i {

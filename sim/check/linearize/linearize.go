@@ -37,24 +37,8 @@ const (
 // previous value, get the current one, incr adds and returns the new value.
 // Keys are independent, so the history is partitioned per key.
 var Model = porcupine.Model{
-	Partition: func(history []porcupine.Operation) [][]porcupine.Operation {
-		var byKey [][]porcupine.Operation
-		for _, op := range history {
-			k := op.Input.(check.Op).Key
-			for uint32(len(byKey)) <= k {
-				byKey = append(byKey, nil)
-			}
-			byKey[k] = append(byKey[k], op)
-		}
-		out := make([][]porcupine.Operation, 0, len(byKey))
-		for _, ops := range byKey {
-			if len(ops) > 0 {
-				out = append(out, ops)
-			}
-		}
-		return out
-	},
-	Init: func() interface{} { return uint64(0) },
+	Partition: partition,
+	Init:      func() interface{} { return uint64(0) },
 	Step: func(state, input, output interface{}) (bool, interface{}) {
 		v := state.(uint64)
 		in := input.(check.Op)
@@ -64,6 +48,9 @@ var Model = porcupine.Model{
 		case check.OpPut:
 			next, result = in.Value, v
 		case check.OpGet:
+			if output == nil || output.(uint64) == v {
+				return true, state // unchanged: no new box for the search to keep
+			}
 			result = v
 		case check.OpIncr:
 			next = v + in.Value
@@ -79,6 +66,37 @@ var Model = porcupine.Model{
 	DescribeOperation: func(input, output interface{}) string {
 		return fmt.Sprintf("%s -> %v", input.(check.Op), output)
 	},
+}
+
+// partition splits a history per key, in key order, each part in history
+// order. The parts share one array, counted out first: growing a slice per key
+// made most of the check's garbage.
+func partition(history []porcupine.Operation) [][]porcupine.Operation {
+	var count []int
+	for _, op := range history {
+		k := op.Input.(check.Op).Key
+		for uint32(len(count)) <= k {
+			count = append(count, 0)
+		}
+		count[k]++
+	}
+	all := make([]porcupine.Operation, len(history))
+	parts := make([][]porcupine.Operation, 0, len(count))
+	start := make([]int, len(count))
+	at := 0
+	for k, n := range count {
+		start[k] = at
+		if n > 0 {
+			parts = append(parts, all[at:at+n:at+n])
+		}
+		at += n
+	}
+	for _, op := range history {
+		k := op.Input.(check.Op).Key
+		all[start[k]] = op
+		start[k]++
+	}
+	return parts
 }
 
 // Operations converts a history into porcupine's form.

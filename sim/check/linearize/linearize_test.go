@@ -62,3 +62,22 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestPartition: one part per key that occurs, in key order, each in history
+// order; no part can grow into its neighbour.
+func TestPartition(t *testing.T) {
+	history := Operations([]check.HistoryOp{
+		put(1, 3, 7, 0, 1, 2), get(2, 0, 0, 1, 3), incr(1, 3, 2, 9, 3, 4), get(1, 0, 0, 5, 6), put(2, 5, 1, 0, 6, 7),
+	})
+	parts := Model.Partition(history)
+	var keys [][]uint64
+	for _, p := range parts {
+		var calls []uint64
+		for _, op := range p {
+			calls = append(calls, uint64(op.Input.(check.Op).Key)*100+uint64(op.Call))
+		}
+		keys = append(keys, calls)
+		assert.Equal(t, len(p), cap(p))
+	}
+	assert.Equal(t, [][]uint64{{1, 5}, {301, 303}, {506}}, keys)
+}

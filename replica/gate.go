@@ -1,0 +1,313 @@
+package replica
+
+// The gate. Every message passes one prologue before any handler runs: the
+// sender check, then its command's ignore predicate (TigerBeetle's
+// ignore_<command>_message), a pure list of early refusals, each with its
+// reason. A refused message is dropped with that reason and may draw a
+// reaction (onIgnored: probing a newer view, noting an older primary's
+// heartbeat); an accepted one goes to its handler, which asserts what the
+// gate guaranteed instead of checking it again. Checks that can only follow
+// a state change the message itself causes (a newer view's view change)
+// stay in the handler.
+
+// Step handles one message. out receives the messages and events it produces.
+func (r *Replica) Step(m *Message, out *Output) {
+	r.out = out
+	defer func() { r.out = nil }()
+	if r.announce {
+		r.resume()
+	}
+	r.hear(m)
+	r.settle() // hearing a quorum again may let queued requests prepare
+	if reason, detail := r.ignore(m); reason != ReasonNone {
+		r.drop(m, reason, detail)
+		r.onIgnored(m, reason)
+	} else {
+		r.dispatch(m)
+	}
+	r.settle()
+	r.checkInvariants()
+}
+
+// ignore returns why the replica refuses m, and the number the reason names,
+// or ReasonNone. It changes nothing.
+func (r *Replica) ignore(m *Message) (Reason, uint64) {
+	if reason := r.ignoreSender(m); reason != ReasonNone {
+		return reason, 0
+	}
+	switch m.Command {
+	case CmdRequest:
+		return r.ignoreRequest(m)
+	case CmdPrepare:
+		return r.ignorePrepare(m)
+	case CmdPrepareOK, CmdCommitOK:
+		return r.ignoreAck(m)
+	case CmdCommit:
+		return r.ignoreCommit(m)
+	case CmdStartViewChange, CmdDoViewChange:
+		return r.ignoreViewChange(m)
+	case CmdStartView:
+		return r.ignoreStartView(m)
+	case CmdRequestStartView:
+		return ReasonNone, 0
+	case CmdRequestPrepares, CmdRepairPrepare, CmdRepairDone, CmdRangeEvicted:
+		return r.ignoreRepair(m)
+	case CmdRequestStateTransfer, CmdStateTransferOffer:
+		return r.ignoreTransfer(m)
+	case CmdRequestStateChunk, CmdStateChunk:
+		return r.ignoreChunk(m)
+	}
+	panic("replica: a known command without an ignore predicate")
+}
+
+// ignoreSender refuses a command no replica handles and a replica command
+// from anything but another replica.
+func (r *Replica) ignoreSender(m *Message) Reason {
+	if m.Command == 0 || m.Command == CmdReply || m.Command > CmdCommitOK {
+		return ReasonUnknownCommand // replies go to clients
+	}
+	if m.Command != CmdRequest && (m.From < 0 || m.From >= r.n || m.From == r.id) {
+		return ReasonBadSender // only clients send requests; a replica never messages itself
+	}
+	return ReasonNone
+}
+
+// onIgnored reacts to a refusal that still tells the replica something.
+func (r *Replica) onIgnored(m *Message, reason Reason) {
+	switch {
+	case reason == ReasonNewerView && (m.Command == CmdPrepare || m.Command == CmdCommit):
+		r.probeNewerView(m.View)
+	case reason == ReasonOldView && m.Command == CmdCommit:
+		// An older view's primary is still alive and heartbeating: a replica in
+		// view change may hold its view instead of escalating.
+		if r.status == StatusViewChange && m.From == PrimaryOf(m.View, r.n) {
+			r.oldPrimaryHB = true
+		}
+	}
+}
+
+func (r *Replica) dispatch(m *Message) {
+	switch m.Command {
+	case CmdRequest:
+		r.onRequest(m)
+	case CmdPrepare:
+		r.onPrepare(m)
+	case CmdPrepareOK:
+		r.onPrepareOK(m)
+	case CmdCommit:
+		r.onCommit(m)
+	case CmdStartViewChange:
+		r.onStartViewChange(m)
+	case CmdDoViewChange:
+		r.onDoViewChange(m)
+	case CmdStartView:
+		r.onStartView(m)
+	case CmdRequestStartView:
+		r.onRequestStartView(m)
+	default:
+		r.dispatchRecovery(m)
+	}
+}
+
+// dispatchRecovery hands on the repair and state-transfer messages.
+func (r *Replica) dispatchRecovery(m *Message) {
+	switch m.Command {
+	case CmdRequestPrepares:
+		r.onRequestPrepares(m)
+	case CmdRepairPrepare:
+		r.onRepairPrepare(m)
+	case CmdRepairDone:
+		r.onRepairDone(m)
+	case CmdRangeEvicted:
+		r.onRangeEvicted(m)
+	case CmdRequestStateTransfer:
+		r.onRequestStateTransfer(m)
+	case CmdStateTransferOffer:
+		r.onStateTransferOffer(m)
+	case CmdRequestStateChunk:
+		r.onRequestStateChunk(m)
+	case CmdStateChunk:
+		r.onStateChunk(m)
+	}
+}
+
+// isForward: a backup hands a client's own request on to its primary.
+func (r *Replica) isForward(m *Message) bool {
+	return r.status == StatusNormal && !r.isPrimary() && m.From >= r.n
+}
+
+func (r *Replica) ignoreRequest(m *Message) (Reason, uint64) {
+	if r.isForward(m) {
+		return ReasonNone, 0
+	}
+	if r.status != StatusNormal || !r.isPrimary() || r.transfer.active {
+		return ReasonNotPrimary, 0
+	}
+	idx := r.clientIndex(m.Client)
+	if idx < 0 || idx >= ClientsMax {
+		return ReasonBadClient, 0
+	}
+	if entry := r.sm.Clients[idx]; m.Request < entry.Request {
+		return ReasonOldRequest, entry.Request
+	}
+	return ReasonNone, 0
+}
+
+func (r *Replica) ignorePrepare(m *Message) (Reason, uint64) {
+	switch {
+	case r.status == StatusRecovering:
+		return ReasonRecovering, 0
+	case m.View < r.view:
+		return ReasonOldView, r.view
+	case m.View > r.view:
+		return ReasonNewerView, r.view
+	case r.status != StatusNormal || r.isPrimary():
+		return ReasonNotNormalBackup, 0
+	case !m.Header.Valid():
+		return ReasonBadChecksum, 0
+	}
+	return ReasonNone, 0
+}
+
+// ignoreAck: PrepareOk and CommitOk reach only the primary of their view.
+func (r *Replica) ignoreAck(m *Message) (Reason, uint64) {
+	if m.View != r.view || r.status != StatusNormal || !r.isPrimary() {
+		return ReasonNotPrimaryOfView, 0
+	}
+	if m.Command == CmdPrepareOK && m.Incarnation < r.incarnations[m.From] {
+		// The ack speaks for a journal that a restart has since wiped.
+		return ReasonStaleIncarnation, r.incarnations[m.From]
+	}
+	return ReasonNone, 0
+}
+
+func (r *Replica) ignoreCommit(m *Message) (Reason, uint64) {
+	switch {
+	case r.status == StatusRecovering:
+		return ReasonRecovering, 0
+	case m.View > r.view:
+		return ReasonNewerView, r.view
+	case m.View < r.view:
+		return ReasonOldView, r.view
+	case r.status != StatusNormal || r.isPrimary():
+		return ReasonNotNormalBackup, 0
+	}
+	return ReasonNone, 0
+}
+
+// ignoreViewChange: a newer view's StartViewChange or DoViewChange moves the
+// replica into that view in its handler; an older view's says nothing.
+func (r *Replica) ignoreViewChange(m *Message) (Reason, uint64) {
+	switch {
+	case r.status == StatusRecovering:
+		return ReasonRecovering, 0
+	case m.View < r.view:
+		return ReasonOldView, r.view
+	}
+	return ReasonNone, 0
+}
+
+func (r *Replica) ignoreStartView(m *Message) (Reason, uint64) {
+	switch {
+	case m.View < r.view:
+		return ReasonOldView, r.view
+	case m.View == r.view && r.status == StatusNormal && r.logView == r.view:
+		return ReasonInView, 0
+	case m.From != PrimaryOf(m.View, r.n):
+		return ReasonNotPrimary, 0
+	case !suffixReadable(m.Op, m.Commit, m.Suffix):
+		return ReasonStartViewUnreadable, m.Op
+	}
+	return ReasonNone, 0
+}
+
+func (r *Replica) ignoreRepair(m *Message) (Reason, uint64) {
+	switch m.Command {
+	case CmdRequestPrepares:
+		if r.status == StatusRecovering {
+			return ReasonCannotServe, 0
+		}
+		if m.Op == 0 || m.OpTo < m.Op {
+			return ReasonBadRange, 0
+		}
+	case CmdRepairPrepare:
+		if r.status == StatusRecovering {
+			return ReasonRecovering, 0
+		}
+		if !m.Header.Valid() {
+			return ReasonBadChecksum, 0
+		}
+		if m.Header.Op <= r.commitMin {
+			return ReasonOldOp, r.commitMin
+		}
+		if r.journal.has(m.Header.Op, m.Header.Checksum) {
+			return ReasonHeld, 0
+		}
+	case CmdRangeEvicted:
+		if r.status == StatusRecovering {
+			return ReasonRecovering, 0
+		}
+		fallthrough
+	case CmdRepairDone:
+		if !r.repair.active || m.From != r.repair.peer {
+			return ReasonUnsolicited, 0
+		}
+	}
+	return ReasonNone, 0
+}
+
+func (r *Replica) ignoreTransfer(m *Message) (Reason, uint64) {
+	t := &r.transfer
+	switch m.Command {
+	case CmdRequestStateTransfer:
+		caughtUp := r.status == StatusNormal && r.commitMin == r.commitMax
+		if !caughtUp || !(r.isPrimary() || m.From == r.primary()) {
+			return ReasonCannotOffer, 0
+		}
+	case CmdStateTransferOffer:
+		if !t.active || t.pinned || r.status != StatusNormal {
+			return ReasonUnsolicited, 0
+		}
+		if m.SnapshotOp <= r.commitMin {
+			return ReasonOfferNotNewer, r.commitMin
+		}
+	}
+	return ReasonNone, 0
+}
+
+func (r *Replica) ignoreChunk(m *Message) (Reason, uint64) {
+	t := &r.transfer
+	switch m.Command {
+	case CmdRequestStateChunk:
+		if m.Chunk < 0 || m.Chunk >= SnapshotChunks {
+			return ReasonBadChunk, 0
+		}
+		if r.offerAt(m.SnapshotOp) == nil {
+			return ReasonOfferGone, m.SnapshotOp
+		}
+	case CmdStateChunk:
+		if !t.active || !t.pinned || m.SnapshotOp != t.commitOp || m.Chunk != t.next || m.Snapshot == nil {
+			return ReasonUnsolicited, 0
+		}
+		if m.Snapshot.Op != t.commitOp || m.Snapshot.State.Checksum() != m.Snapshot.StateChecksum {
+			return ReasonChunkCorrupt, 0
+		}
+	}
+	return ReasonNone, 0
+}
+
+// holds asserts an invariant with no format arguments, so a hot path
+// boxes nothing.
+func (r *Replica) holds(ok bool, invariant string) {
+	if !ok {
+		panic(Violation{Replica: r.id, Invariant: invariant, Detail: "does not hold"})
+	}
+}
+
+// gateHeld asserts what the gate guaranteed a handler. It takes no format
+// arguments, so the hot path boxes nothing.
+func (r *Replica) gateHeld(ok bool, invariant string) {
+	if !ok {
+		panic(Violation{Replica: r.id, Invariant: invariant, Detail: "the gate let a message through that it refuses"})
+	}
+}

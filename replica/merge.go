@@ -1,0 +1,189 @@
+package replica
+
+import "fmt"
+
+// The DoViewChange merge (VRR section 4.2, protocol.md "View change") as a
+// pure function: votes in, decision out. The replica only gathers the votes
+// and installs what the decision says (tryMerge); everything here is a
+// function of the votes alone, so merge_test.go can hold it against a naive
+// twin over generated votes.
+
+// opVerdict is the merge's decision on one op above the commit point.
+type opVerdict uint8
+
+const (
+	// opCanonical: a header is known and at least one voter holds its body.
+	opCanonical opVerdict = iota + 1
+	// opTruncated: a nack quorum proves the op never committed; the log ends
+	// below it.
+	opTruncated
+	// opAwaitHeader: no canonical vote describes the op and too few nack it.
+	opAwaitHeader
+	// opAwaitBody: the header is known but no voter holds the body.
+	opAwaitBody
+)
+
+func (v opVerdict) String() string {
+	switch v {
+	case opCanonical:
+		return "canonical"
+	case opTruncated:
+		return "truncated"
+	case opAwaitHeader:
+		return "await-header"
+	case opAwaitBody:
+		return "await-body"
+	}
+	return fmt.Sprintf("opVerdict(%d)", uint8(v))
+}
+
+// opDecision is the merge's reasoning about one op: the canonical header (if
+// any vote from the canonical log_view describes it), how many votes nack
+// it, which voters hold its body, and the verdict.
+type opDecision struct {
+	op      uint64
+	header  Header
+	known   bool
+	nacks   int
+	present uint16
+	verdict opVerdict
+}
+
+// mergeResult is the merge's decision. ready is false when some op is
+// neither proven nor refuted: the merge waits for more votes, and nothing
+// but the decisions up to that op is meaningful.
+type mergeResult struct {
+	ready     bool
+	logView   uint64 // the canonical log_view: the highest any vote states
+	votedHead uint64 // the highest head a canonical vote announces
+	commit    uint64 // the commit point, with the pipeline-bound inference
+	head      uint64 // the merged log's head, after any truncation
+	// log holds the canonical headers of commit+1..head, in op order.
+	log []Header
+	// sources holds, per op of log, the voters that hold its body.
+	sources []uint16
+	// truncated holds the known canonical headers from the first nacked op up
+	// to votedHead, and truncateNacks the nacks that proved the first.
+	truncated     []Header
+	truncateNacks int
+	// decisions lists every op the merge looked at, from commit+1 up to the
+	// op that truncated the log or made it wait.
+	decisions []opDecision
+}
+
+// mergeVotes merges the votes of an n-replica cluster: votes[i] is replica
+// i's, valid or not. The caller has checked the quorum.
+func mergeVotes(votes []dvcVote) mergeResult {
+	var res mergeResult
+	res.logView, res.commit = mergeBounds(votes)
+	for i := range votes {
+		if v := &votes[i]; v.valid && v.logView == res.logView && v.op > res.votedHead {
+			res.votedHead = v.op
+		}
+	}
+	// The pipeline bound: a primary prepares an op only with fewer than
+	// PipelineMax ops above its commit point, so every op more than a window
+	// below a prepared head had committed, whether or not a vote's commit
+	// reaches it (tryMerge asserts the bound on the head's header).
+	if res.votedHead >= SuffixMax && res.votedHead-(SuffixMax-1) > res.commit {
+		res.commit = res.votedHead - (SuffixMax - 1)
+	}
+	top := max(res.votedHead, res.commit)
+	res.head = top
+	for op := res.commit + 1; op <= top; op++ {
+		d := decideOp(votes, res.logView, op)
+		res.decisions = append(res.decisions, d)
+		switch d.verdict {
+		case opTruncated:
+			res.head = op - 1
+			res.truncateNacks = d.nacks
+			for o := op; o <= top; o++ {
+				if h, ok := canonicalHeader(votes, res.logView, o); ok {
+					res.truncated = append(res.truncated, h)
+				}
+			}
+			res.ready = true
+			return res
+		case opAwaitHeader, opAwaitBody:
+			return res
+		}
+		res.log = append(res.log, d.header)
+		res.sources = append(res.sources, d.present)
+	}
+	res.ready = true
+	return res
+}
+
+// mergeBounds returns the canonical log_view and the highest commit point
+// any vote states.
+func mergeBounds(votes []dvcVote) (logView, commit uint64) {
+	for i := range votes {
+		if v := &votes[i]; v.valid {
+			logView = max(logView, v.logView)
+			commit = max(commit, v.commit)
+		}
+	}
+	return logView, commit
+}
+
+// canonicalHeader returns the header at op from the lowest-numbered vote of
+// the canonical log_view that describes it.
+func canonicalHeader(votes []dvcVote, logView, op uint64) (Header, bool) {
+	for i := range votes {
+		v := &votes[i]
+		if !v.valid || v.logView != logView {
+			continue
+		}
+		if e, ok := v.entry(op); ok && !e.Blank() {
+			return e.Header, true
+		}
+	}
+	return Header{}, false
+}
+
+// decideOp weighs every vote on op. A vote nacks an op it never reached, an
+// op it marks as a nack, an op whose header differs from the canonical one,
+// and an op above its own commit point whose header it holds without the
+// body (a derived nack: it could not have acked it and kept no body). An
+// Unsure entry is neither a nack nor a copy.
+func decideOp(votes []dvcVote, logView, op uint64) opDecision {
+	d := opDecision{op: op}
+	d.header, d.known = canonicalHeader(votes, logView, op)
+	for i := range votes {
+		v := &votes[i]
+		if !v.valid {
+			continue
+		}
+		if v.op < op {
+			d.nacks++
+			continue
+		}
+		e, ok := v.entry(op)
+		if !ok {
+			continue
+		}
+		switch {
+		case e.Nack:
+			d.nacks++
+		case !d.known || e.Blank():
+		case e.Header.Checksum != d.header.Checksum:
+			d.nacks++
+		case e.Present:
+			d.present |= 1 << uint(i)
+		case e.Unsure:
+		case op > v.commit:
+			d.nacks++
+		}
+	}
+	switch {
+	case d.nacks >= QuorumNack(len(votes)):
+		d.verdict = opTruncated
+	case !d.known:
+		d.verdict = opAwaitHeader
+	case d.present == 0:
+		d.verdict = opAwaitBody
+	default:
+		d.verdict = opCanonical
+	}
+	return d
+}

@@ -1,0 +1,32 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestReasonNames: every reason but none has one distinct trace word, so a
+// trace line names exactly one reason.
+func TestReasonNames(t *testing.T) {
+	seen := map[string]Reason{}
+	for r := ReasonNone + 1; r < reasonCount; r++ {
+		w := r.String()
+		assert.NotEmpty(t, w, "reason %d has no word", r)
+		if prev, dup := seen[w]; dup {
+			assert.Failf(t, "duplicate reason word", "%q names %d and %d", w, prev, r)
+		}
+		seen[w] = r
+	}
+	assert.Empty(t, ReasonNone.String())
+	assert.Equal(t, "Reason(200)", Reason(200).String())
+}
+
+// TestEventAccessorKind: an accessor read on the wrong kind panics instead of
+// handing over a number that means something else.
+func TestEventAccessorKind(t *testing.T) {
+	e := Event{Kind: EvPrimaryCommit, aux: 3}
+	assert.Equal(t, uint64(3), e.Acks())
+	assert.Panics(t, func() { e.StateChecksum() })
+	assert.Panics(t, func() { e.DropDetail() })
+}

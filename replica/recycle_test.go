@@ -1,0 +1,45 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/prng"
+)
+
+// TestReleasedMemoryComesBackEmpty: a replica made after another was
+// released starts with an empty journal, empty header rings and an empty
+// pipeline of full capacity, whatever the released one held.
+func TestReleasedMemoryComesBackEmpty(t *testing.T) {
+	opts := DefaultOptions(0, 3)
+	opts.Spare = &Spare{}
+	for round := 0; round < 3; round++ {
+		old, err := New(opts, prng.ReplicaJitter(1, 0))
+		require.NoError(t, err)
+		for op := uint64(1); op <= 8; op++ {
+			h := Header{Op: op, Checksum: op}
+			old.journal.put(h, true)
+			old.adopted.put(h)
+			old.aside.put(h)
+			old.pipeline = append(old.pipeline, pipelineEntry{header: h})
+		}
+		old.Release()
+		fresh, err := New(opts, prng.ReplicaJitter(1, 0))
+		require.NoError(t, err)
+		for op := uint64(1); op <= 8; op++ {
+			_, inJournal := fresh.journal.get(op)
+			_, adopted := fresh.adopted.get(op)
+			_, aside := fresh.aside.get(op)
+			assert.False(t, inJournal || adopted || aside, "round %d: op %d survived a release", round, op)
+		}
+		if round > 0 {
+			require.NotEmpty(t, opts.Spare.slots, "round %d: nothing was recycled", round)
+		}
+		assert.Empty(t, fresh.pipeline)
+		assert.Equal(t, SuffixMax, cap(fresh.pipeline))
+		fresh.Release()
+		fresh.Release() // twice is harmless
+	}
+}

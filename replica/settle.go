@@ -1,0 +1,53 @@
+package replica
+
+// The driver. A handler never chains into the primary's commit walk or into
+// preparing queued requests: it marks them due, and settle runs what is due
+// in a fixed order until nothing is. Before, commit walk, apply and request
+// draining called one another (prepare -> commitWalk -> drainRequests ->
+// prepare), held apart only by a reentrancy flag.
+
+// due is a set of follow-ups a step left for the driver.
+type due uint8
+
+const (
+	// dueCommitWalk: the pipeline may hold a newly quorum-acked op (a
+	// prepare, an ack, a view start).
+	dueCommitWalk due = 1 << iota
+	// dueDrain: a queued request may be preparable (a request arrived, an op
+	// applied, the primary resumed).
+	dueDrain
+)
+
+// settleRoundsMax bounds the driver: every round that prepares consumes a
+// queued request, so the rounds are bounded by the queue.
+const settleRoundsMax = 2*RequestQueueMax + 4
+
+// settle runs the due follow-ups to a fixed point: first the commit walk
+// (which applies what it commits and marks a drain due), then one queued
+// request prepared (which marks a commit walk due). One request a round keeps
+// a single-replica cluster applying each op before it prepares the next.
+func (r *Replica) settle() {
+	for round := 0; r.due != 0; round++ {
+		if round > settleRoundsMax {
+			r.assert(false, "settle_bounded", "%d rounds, due %b", round, r.due)
+		}
+		switch {
+		case r.due&dueCommitWalk != 0:
+			r.due &^= dueCommitWalk
+			before := r.commitMax
+			r.commitWalk()
+			if r.commitMax < before {
+				r.assert(false, "commit_walk_monotonic", "commit_max %d -> %d", before, r.commitMax)
+			}
+		case r.due&dueDrain != 0:
+			r.due &^= dueDrain
+			queued := len(r.requests)
+			if r.prepareNext() {
+				r.due |= dueCommitWalk | dueDrain
+				if len(r.requests) >= queued {
+					r.assert(false, "prepare_consumes_request", "queue %d -> %d", queued, len(r.requests))
+				}
+			}
+		}
+	}
+}
