@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/vsrsim
 
-.PHONY: all build run test test-unit test-sweep behaviours seeds-update detect bench lint race clean image
+.PHONY: all build run test test-unit test-sweep behaviours seeds-update detect mutants bench lint race clean image
 
 all: build
 
@@ -44,6 +44,16 @@ seeds-update: build
 # it rewrites docs/detection.md.
 detect:
 	$(GO) run ./tools/detect -o docs/detection.md
+
+# mutants measures how fast a swarm sweep catches each planted defect of
+# tools/mutants/*.patch, each applied to a scratch copy of the module (not a
+# test); it rewrites docs/mutants.md. MUTANT_SEEDS bounds each sweep,
+# MUTANT_ONLY picks defects by name.
+MUTANT_SEEDS ?= 2000
+MUTANT_JOBS ?= 2
+MUTANT_ONLY ?=
+mutants:
+	$(GO) run ./tools/mutants -seeds $(MUTANT_SEEDS) -jobs $(MUTANT_JOBS) -only '$(MUTANT_ONLY)' -o docs/mutants.md
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

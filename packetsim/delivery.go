@@ -20,10 +20,13 @@ const (
 	Filter
 	// Down: its destination was marked down (crashed) when it fell due.
 	Down
+	// Corrupt: the packet arrived damaged, failed its checksum at the
+	// receiver and was discarded there; drawn at submit like Loss.
+	Corrupt
 	reasonCount
 )
 
-var reasonNames = [reasonCount]string{"none", "loss", "partition", "capacity", "filter", "crashed"}
+var reasonNames = [reasonCount]string{"none", "loss", "partition", "capacity", "filter", "crashed", "corrupt"}
 
 func (r DropReason) String() string {
 	if r < reasonCount {

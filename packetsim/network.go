@@ -32,7 +32,8 @@ type packet struct {
 	from, to NodeID
 	slot     int32 // index into Network.slots
 	// lost is the loss drawn at submit, applied when the packet falls due.
-	lost bool
+	lost    bool
+	corrupt bool
 }
 
 // cut is a bit set of the reasons a directed link is cut.
@@ -145,7 +146,8 @@ func (n *Network[P]) Options() Options { return n.opts }
 // Submit sends p from one node to another at tick now. Sending to oneself is
 // allowed. The draws, in order: Replay; then for the packet and for its
 // replayed copy, the delay, Reorder (and its extra delay), Loss, and, if the
-// link is full, the packet to evict. With faults disabled only the delay is
+// link is full, the packet to evict. Corrupt, when non-zero, is drawn right
+// after Loss. With faults disabled only the delay is
 // drawn; a packet a filter refuses draws nothing.
 //
 // The delivery tick is now + DelayMinTicks + Exponential(DelayMeanTicks) +
@@ -206,6 +208,7 @@ func (n *Network[P]) enqueue(now uint64, pk packet) {
 		delay += n.rng.Range(0, n.opts.ReorderMaxTicks)
 	}
 	pk.lost = n.faults && n.rng.Chance(n.opts.Loss)
+	pk.corrupt = n.faults && n.rng.Chance(n.opts.Corrupt)
 	l := &n.links[n.linkIndex(pk.from, pk.to)]
 	// A link holds more than its capacity only after SetOptions lowered it;
 	// it sheds the excess on its next submit.
@@ -302,6 +305,8 @@ func (n *Network[P]) Deliver(now uint64, fn func(*Delivery[P])) {
 			d.Reason = Down
 		case pk.lost:
 			d.Reason = Loss
+		case pk.corrupt:
+			d.Reason = Corrupt
 		}
 		if d.Reason != NotDropped {
 			d.Dropped = true

@@ -88,6 +88,10 @@ type Options struct {
 	// Loss drops a packet. It is drawn at submit and reported at the packet's
 	// due tick, so a packet's fate never depends on when others are delivered.
 	Loss prng.Ratio
+	// Corrupt damages a packet so that the receiver's checksum rejects it:
+	// a drop with its own reason, drawn at submit after Loss (only when
+	// non-zero, so a network without it draws exactly as before).
+	Corrupt prng.Ratio
 	// Replay sends a second copy, with its own delay, flagged Duplicate.
 	Replay prng.Ratio
 	// Reorder adds a uniform extra delay in [0, ReorderMaxTicks] to a packet.
@@ -155,7 +159,7 @@ func (o Options) validate() error {
 		name string
 		r    prng.Ratio
 	}{
-		{"Loss", o.Loss}, {"Replay", o.Replay}, {"Reorder", o.Reorder}, {"Clog", o.Clog},
+		{"Loss", o.Loss}, {"Corrupt", o.Corrupt}, {"Replay", o.Replay}, {"Reorder", o.Reorder}, {"Clog", o.Clog},
 		{"PartitionChance", o.PartitionChance}, {"HealChance", o.HealChance},
 	}
 	for _, x := range ratios {
@@ -203,10 +207,10 @@ func (o Options) validate() error {
 // String prints every option on one line, so a run can show the fault mix its
 // seed drew before it starts.
 func (o Options) String() string {
-	return fmt.Sprintf("nodes=%d replicas=%d delay_min=%d delay_mean=%d loss=%d/%d replay=%d/%d "+
+	return fmt.Sprintf("nodes=%d replicas=%d delay_min=%d delay_mean=%d loss=%d/%d corrupt=%d/%d replay=%d/%d "+
 		"reorder=%d/%d reorder_max=%d link_capacity=%d clog=%d/%d clog_mean=%d "+
 		"partition=%v/%v partition_chance=%d/%d heal_chance=%d/%d partition_stability=%d heal_stability=%d queue_limit=%d",
-		o.Nodes, o.Replicas, o.DelayMinTicks, o.DelayMeanTicks, o.Loss.Num, o.Loss.Den, o.Replay.Num, o.Replay.Den,
+		o.Nodes, o.Replicas, o.DelayMinTicks, o.DelayMeanTicks, o.Loss.Num, o.Loss.Den, o.Corrupt.Num, o.Corrupt.Den, o.Replay.Num, o.Replay.Den,
 		o.Reorder.Num, o.Reorder.Den, o.ReorderMaxTicks, o.LinkCapacity, o.Clog.Num, o.Clog.Den, o.ClogMeanTicks,
 		o.PartitionMode, o.PartitionSymmetry, o.PartitionChance.Num, o.PartitionChance.Den,
 		o.HealChance.Num, o.HealChance.Den, o.PartitionStabilityTicks, o.HealStabilityTicks, o.QueueLimit)

@@ -62,7 +62,7 @@ func TestReasonNames(t *testing.T) {
 		name string
 	}{
 		{NotDropped, "none"}, {Loss, "loss"}, {Partition, "partition"}, {Capacity, "capacity"},
-		{Filter, "filter"}, {Down, "crashed"}, {200, "DropReason(200)"},
+		{Filter, "filter"}, {Down, "crashed"}, {Corrupt, "corrupt"}, {200, "DropReason(200)"},
 	}
 	for _, tc := range cases {
 		if got := tc.r.String(); got != tc.name {

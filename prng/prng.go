@@ -22,6 +22,8 @@ const (
 	StreamWorkload
 	StreamSwarm
 	StreamScenario
+	// StreamAimed drives the harness's aimed faults (sim.AimedFaults).
+	StreamAimed
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 )

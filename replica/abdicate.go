@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/marks"
+
 // Abdication (protocol.md "Abdication"): a primary that cannot hear a
 // replication quorum cannot commit, yet its heartbeats keep every backup from
 // timing out. So it watches what it hears: after a heartbeat timeout in which
@@ -37,6 +39,7 @@ func (r *Replica) onAbdicateTimeout() {
 	}
 	if !r.abdicated && !r.hearsQuorum() {
 		r.abdicated = true
+		r.mark(marks.Abdicate)
 		r.emit(Event{Kind: EvAbdicate, View: r.view})
 	}
 	r.heard = 0

@@ -1,6 +1,10 @@
 package replica
 
-import "fmt"
+import (
+	"fmt"
+
+	"vsrsim/marks"
+)
 
 // Status is a replica's protocol status.
 type Status uint8
@@ -142,9 +146,13 @@ func (e *Event) String() string { return string(AppendEvent(nil, e)) }
 type Output struct {
 	Messages []Message
 	Events   []Event
+	// Marks counts the protocol branches taken (docs/marks.md). Reset keeps
+	// them, so one Output reused for a whole run counts the whole run; they
+	// stay outside the trace and its hash.
+	Marks marks.Counts
 }
 
-// Reset empties the output, keeping its capacity.
+// Reset empties the messages and events, keeping their capacity and the marks.
 func (o *Output) Reset() {
 	o.Messages = o.Messages[:0]
 	o.Events = o.Events[:0]

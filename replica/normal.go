@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/marks"
+
 // Normal operation (VRR section 4.1; protocol.md "Normal operation").
 
 func (r *Replica) onRequest(m *Message) {
@@ -298,6 +300,7 @@ func (r *Replica) checkpoint() {
 	r.sb.Checkpoint = s
 	r.writeSuperblock()
 	r.holds(r.sb.Checkpoint.Op == r.commitMin, "checkpoint_at_commit_min")
+	r.mark(marks.Checkpoint)
 	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, aux: s.StateChecksum})
 }
 

@@ -8,7 +8,11 @@
 // and state transfer. See docs/protocol.md.
 package replica
 
-import "fmt"
+import (
+	"fmt"
+
+	"vsrsim/marks"
+)
 
 // Superblock is the replica's durable state: it survives every restart.
 type Superblock struct {
@@ -299,6 +303,7 @@ func (r *Replica) rejoin() {
 // view change it is in, and replays its journal up to the commit point.
 func (r *Replica) resume() {
 	r.announce = false
+	r.mark(marks.RestartWAL)
 	r.emit(Event{Kind: EvStatus, Status: r.status, View: r.view, LogView: r.logView, Op: r.sequencer, Commit: r.commitMax})
 	if r.status == StatusViewChange {
 		r.sendAll(Message{Command: CmdStartViewChange, View: r.view})
@@ -428,7 +433,13 @@ func (r *Replica) emit(e Event) {
 	r.out.Events = append(r.out.Events, e)
 }
 
+// mark counts a pass through a named branch (docs/marks.md).
+func (r *Replica) mark(m marks.Mark) { r.out.Marks.Hit(m) }
+
 func (r *Replica) drop(m *Message, reason Reason, aux uint64) {
+	if reason == ReasonBadChecksum {
+		r.mark(marks.DropBadChecksum)
+	}
 	op := m.Op
 	if m.Header.Checksum != 0 {
 		op = m.Header.Op

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/marks"
+
 // State transfer (protocol.md "State transfer"): a replica whose next op is no
 // longer retained by its peers pulls a checkpoint instead.
 
@@ -186,6 +188,7 @@ func (r *Replica) installTransfer() {
 	// The checkpoint replaces every op up to it; journaled ops above it stay,
 	// and repair fetches what is missing. The source's install replaces the
 	// whole journal (the guard above protected what it acked).
+	r.mark(marks.TransferInstall)
 	r.journal.dropThrough(s.Op)
 	if r.opts.Protocol.SourceTransfer {
 		r.truncateJournalAbove(s.Op)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"vsrsim/marks"
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
@@ -58,6 +59,7 @@ type Cluster struct {
 	verdict   Verdict
 	watch     []watch
 	expect    expectState
+	aimed     aimedState
 }
 
 func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
@@ -205,6 +207,9 @@ func (c *Cluster) step() {
 	}
 	if !c.liveness.active {
 		c.injectFaults()
+		c.injectAimed()
+	} else if len(c.aimed.kept) > 0 {
+		c.aimedInLiveness()
 	}
 	c.net.Tick(c.now)
 	if c.cfg.Recording != nil && !c.liveness.active {
@@ -235,6 +240,11 @@ func (c *Cluster) submit(m *replica.Message) {
 func (c *Cluster) deliver(d *packetsim.Delivery[replica.Message]) {
 	m := &d.Payload
 	if d.Dropped {
+		if d.Reason == packetsim.Corrupt {
+			// The receiver's checksum check, which the harness stands in
+			// for: the replica never sees a damaged packet.
+			c.out.Marks.Hit(marks.NetCorrupt)
+		}
 		c.trace.message(c.now, lineDrop, m, d.ID, d.Reason, d.Duplicate)
 		return
 	}

@@ -59,6 +59,7 @@ type Config struct {
 	CrashChance      prng.Ratio // per live replica per tick
 	RestartMeanTicks uint64
 	CrashesUnbounded bool // allow more than f replicas down (crashed or recovering) at once
+	Aimed            AimedFaults
 
 	// Workload.
 	RequestMeanTicks   uint64     // mean think time between a reply and the next request

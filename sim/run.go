@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"vsrsim/marks"
 	"vsrsim/replica"
 )
 
@@ -44,8 +45,11 @@ type Result struct {
 	TraceHash             string
 	Committed             uint64
 	Stats                 Stats
-	History               []HistoryOp
-	Tail                  []string // the last trace lines, for triage
+	// Marks counts the protocol branches the run took (docs/marks.md); it is
+	// not part of the trace hash.
+	Marks   marks.Counts
+	History []HistoryOp
+	Tail    []string // the last trace lines, for triage
 }
 
 // Run executes one simulation to its verdict. trace, if not nil, receives the
@@ -66,6 +70,7 @@ func Run(cfg Config, trace io.Writer) (Result, error) {
 	res.Committed = c.checker.CommittedMax()
 	res.Stats = c.stats
 	res.Stats.Network = c.net.Stats()
+	res.Marks = c.out.Marks
 	res.History = c.history
 	if res.Verdict != VerdictPass {
 		res.Tail = t.Tail()

@@ -109,7 +109,80 @@ func SwarmConfig(seed uint64) Config {
 			n.PartitionChance.Den = max(n.PartitionChance.Den/4, 300)
 		}
 	}
+	widen(s, &c)
 	return c
+}
+
+// widen draws the faults that reach the protocol's rarer branches
+// (docs/marks.md), after every earlier draw so those stay where they were.
+func widen(s *prng.Stream, c *Config) {
+	n := &c.Network
+	// Damaged packets, so the receivers' checksum checks run.
+	if s.Uint64N(3) == 0 {
+		n.Corrupt = prng.Ratio{Num: 1, Den: uint32(s.Range(100, 2000))}
+	}
+	// Directed cuts: one link one way, send-only and receive-only replicas,
+	// clients' links; in a burst seed, short and frequent and half of them
+	// at the primary, so view changes follow one another.
+	a := &c.Aimed
+	switch r := s.Uint64N(6); {
+	case r < 2:
+		a.LinkChance = prng.Ratio{Num: 1, Den: uint32(s.Range(500, 5000))}
+		a.LinkMeanTicks = s.Range(50, 2000)
+	case r == 2:
+		a.LinkChance = prng.Ratio{Num: 1, Den: uint32(s.Range(100, 400))}
+		a.LinkMeanTicks = s.Range(20, 200)
+		a.AimPrimary = true
+	}
+	if !a.LinkChance.Zero() {
+		a.ClientLinks = s.Bool()
+		a.AimPrimary = a.AimPrimary || s.Bool()
+		// The liveness phase keeps the cuts of replicas outside the core.
+		c.LivenessKeepFaults = s.Uint64N(3) == 0
+	}
+	// Crashes aimed where they hurt: mid transfer, mid repair, the primary.
+	if s.Uint64N(4) == 0 {
+		a.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(1000, 8000))}
+	}
+	// Links as slow as a restart, so a message from a replica's earlier
+	// incarnation, or an offer made before a view change, can arrive while
+	// newer work is in flight.
+	if c.Replicas >= 2 && s.Bool() {
+		for k := s.Range(1, 2); k > 0; k-- {
+			from := int(s.Uint64N(uint64(c.Replicas)))
+			to := packetsim.AnyNode
+			if s.Uint64N(4) != 0 {
+				to = int(s.Uint64N(uint64(c.Replicas)))
+			}
+			if from != to {
+				c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{From: from, To: to, Ticks: s.Range(c.RestartMeanTicks/2, 2*c.RestartMeanTicks)})
+			}
+		}
+	}
+	// The mechanisms a modelled source lacks, off in some seeds: the robust
+	// protocol must not be the only one the swarm tests. A source lacked the
+	// liveness guards together, so they are also drawn off together.
+	p := &c.Protocol
+	switch s.Uint64N(8) {
+	case 0, 1:
+		p.SVCQuorumOff, p.AbdicationOff = true, true
+	case 2:
+		p.SVCQuorumOff = true
+	case 3:
+		p.AbdicationOff = true
+	}
+	p.BackoffOff = s.Uint64N(8) == 0
+	// Without the quorum window a single late StartViewChange moves a
+	// replica: in half of those seeds one replica straggles just past the
+	// view-change status timeout, and directed cuts make replicas time out.
+	if p.SVCQuorumOff && c.Replicas >= 3 && s.Bool() {
+		c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{
+			From: int(s.Uint64N(uint64(c.Replicas))), To: packetsim.AnyNode, Ticks: s.Range(550, 800)})
+		if a.LinkChance.Zero() {
+			a.LinkChance = prng.Ratio{Num: 1, Den: uint32(s.Range(500, 3000))}
+			a.LinkMeanTicks = s.Range(100, 1000)
+		}
+	}
 }
 
 // Describe lists the options a run drew, one "name value" per field, in a fixed
@@ -117,6 +190,7 @@ func SwarmConfig(seed uint64) Config {
 // reads "off" alone: its other parameters do nothing in this run.
 func (c *Config) Describe() []Option {
 	n := &c.Network
+	links, aimedCrash := aimedString(&c.Aimed)
 	opts := []Option{
 		{Name: "replicas", Value: fmt.Sprint(c.Replicas)},
 		{Name: "clients", Value: fmt.Sprint(c.Clients)},
@@ -134,6 +208,11 @@ func (c *Config) Describe() []Option {
 		{Name: "clog", Value: onOff(n.Clog, fmt.Sprintf(" mean=%d ticks", n.ClogMeanTicks))},
 		{Name: "partition", Value: partitionString(n)},
 		{Name: "crash", Value: onOff(c.CrashChance, fmt.Sprintf(" restart_mean=%d ticks", c.RestartMeanTicks))},
+		{Name: "corrupt", Value: ratioString(n.Corrupt)},
+		{Name: "link_faults", Value: links},
+		{Name: "aimed_crash", Value: aimedCrash},
+		{Name: "liveness_keep_faults", Value: fmt.Sprint(c.LivenessKeepFaults)},
+		{Name: "protocol", Value: protocolString(c.Protocol)},
 		{Name: "workload", Value: fmt.Sprintf("think_mean=%d burst=%s", c.RequestMeanTicks, ratioString(c.BurstChance))},
 		{Name: "ticks", Value: fmt.Sprintf("faults=%d liveness=%d", c.FaultTicks, c.LivenessTicks)},
 	}
@@ -159,6 +238,22 @@ type Option struct {
 	// Flag names the command-line flag that set the value; empty when the
 	// seed or the scenario chose it.
 	Flag string `json:"flag,omitempty"`
+}
+
+func protocolString(p replica.Protocol) string {
+	var off []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{p.SVCQuorumOff, "svc-quorum-off"}, {p.AbdicationOff, "abdication-off"}, {p.BackoffOff, "backoff-off"}} {
+		if x.on {
+			off = append(off, x.name)
+		}
+	}
+	if len(off) == 0 {
+		return "robust"
+	}
+	return strings.Join(off, ",")
 }
 
 func onOff(r prng.Ratio, params string) string {

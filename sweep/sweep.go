@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"vsrsim/marks"
 	"vsrsim/sim"
 )
 
@@ -94,6 +95,8 @@ type Summary struct {
 	Interrupted   bool // stopped by the context before the range was done
 	Stopped       bool // stopped by MaxFailures
 	Coverage      Coverage
+	// Marks counts, per mark, the runs that reached it (docs/marks.md).
+	Marks marks.Runs
 }
 
 // Coverage counts the runs that exercised each mechanism at least once: a
@@ -208,6 +211,7 @@ func (s *Summary) add(o Outcome) {
 			*c.sum++
 		}
 	}
+	s.Marks.Add(&o.Result.Marks)
 	if o.Wall > s.Slowest.Wall || s.Runs == 1 {
 		s.Slowest = o
 	}

@@ -45,6 +45,9 @@ type runJSON struct {
 	// empty when the run failed before the check.
 	Linearizability       string `json:"linearizability"`
 	LinearizabilityDetail string `json:"linearizability_detail,omitempty"`
+	// Marks counts the coverage marks the run reached, name -> count
+	// (docs/marks.md); marks it never reached are left out.
+	Marks map[string]uint64 `json:"marks"`
 }
 
 type statsJSON struct {
@@ -110,6 +113,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 		Committed: res.Committed,
 		Options:   options,
 		Rule:      res.Rule,
+		Marks:     res.Marks.Map(),
 
 		Linearizability:       res.Linearizability,
 		LinearizabilityDetail: res.LinearizabilityDetail,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vsrsim/marks"
 	"vsrsim/prng"
 	"vsrsim/sim"
 	"vsrsim/sim/check"
@@ -44,6 +45,7 @@ type sweepOptions struct {
 	failures    string
 	linHTMLDir  string
 	junit       string
+	marks       bool
 	output      *enumFlag
 }
 
@@ -88,6 +90,7 @@ file, 70 an internal error (such as a failed write of --failures).`,
 	f.StringVar(&o.failures, "failures", "", "append each failure as one JSON line to `FILE`")
 	f.BoolVar(&o.all, "all", false, "print every run, not only failures (with -o json: one object per run, in seed order)")
 	f.StringVar(&o.linHTMLDir, "linearizability-html-dir", "", "write porcupine's visualisation of each linearizability failure to `DIR`/linearizability-SEED.html")
+	f.BoolVar(&o.marks, "marks", false, "report, per coverage mark (docs/marks.md), how many runs reached it")
 	f.StringVar(&o.junit, "junit", "", "write the findings as JUnit XML to `FILE` when the sweep ends")
 	f.VarP(o.output, "output", "o", "output format")
 	o.run.addShapeFlags(cmd)
@@ -253,9 +256,16 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		return internalErrorf("writing failures: %v", writeErr)
 	}
 	if asJSON {
-		err = writeJSON(stdout, newSweepJSON(sum, rng, o.jobs))
+		out := newSweepJSON(sum, rng, o.jobs)
+		if o.marks {
+			out.Marks = sum.Marks.Map()
+		}
+		err = writeJSON(stdout, out)
 	} else {
 		err = writeSweepTable(stdout, sum, rng, o.jobs)
+		if err == nil && o.marks {
+			err = writeMarksTable(stdout, &sum)
+		}
 	}
 	if err != nil {
 		return internalErrorf("writing output: %v", err)
@@ -311,6 +321,9 @@ type sweepJSON struct {
 	Range            sweepRangeOut `json:"range"`
 	// Exercised counts the runs in which each mechanism happened at least once.
 	Exercised exercisedJSON `json:"exercised"`
+	// Marks, with --marks, counts per coverage mark the runs that reached it,
+	// every mark listed (a zero is the finding).
+	Marks map[string]uint64 `json:"marks,omitempty"`
 }
 
 type exercisedJSON struct {
@@ -410,6 +423,20 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 		{"status", status},
 	}
 	t := newTable(w, "sweep", "")
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
+
+// writeMarksTable lists every coverage mark, in the order of docs/marks.md,
+// with the runs that reached it.
+func writeMarksTable(w io.Writer, sum *sweep.Summary) error {
+	rows := make([][]string, 0, marks.Count)
+	for m := marks.Mark(0); m < marks.Count; m++ {
+		rows = append(rows, []string{m.String(), share(sum.Marks[m], sum.Runs)})
+	}
+	t := newTable(w, "mark", "runs")
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}

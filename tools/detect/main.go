@@ -34,10 +34,14 @@ func main() {
 	out := flag.String("o", "", "write the markdown report to `FILE` (default stdout)")
 	limit := flag.Uint64("seeds", 5000, "give up on a switch after this many seeds")
 	jobs := flag.Int("jobs", runtime.NumCPU(), "parallel workers")
+	only := flag.String("only", "", "measure only the switches whose name contains `TEXT`")
 	flag.Parse()
 
 	var rows []row
 	for _, b := range replica.BugCatalog {
+		if !strings.Contains(b.Name, *only) {
+			continue
+		}
 		bugs, err := replica.ParseBugs([]string{b.Name})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "detect:", err)
@@ -82,8 +86,14 @@ swept from seed 1 until the first failing run or ` + fmt.Sprint(limit) + ` seeds
 draws each seed's whole configuration (docs/architecture.md); it was widened
 toward the mechanisms of the five failure shapes without scripting any of them:
 small journals in a third of the seeds, a straggler (one replica's outbound
-packets later than a view-change timeout) in a quarter, and in half the seeds a
-storm of crashes, restarts and partitions on 64-slot journals.
+packets later than a view-change timeout) in a quarter, in half the seeds a
+storm of crashes, restarts and partitions on 64-slot journals, and (issue 14)
+damaged packets, directed cuts (one way, send-only, receive-only, clients'
+links; half aimed at the primary, in bursts in some seeds), crashes aimed mid
+transfer, mid repair or at the primary, links as slow as a restart, the
+source protocol's missing guards (no StartViewChange quorum window, no
+abdication, no backoff) with a straggler in half of those seeds, and a liveness
+phase that keeps the cuts of replicas outside the core (sim/swarm.go, widen).
 
 Reproduce with ` + "`make detect`" + ` (this file is its output). Seed numbers are exact and
 the same on every machine; wall seconds depend on the machine.
@@ -108,12 +118,21 @@ the same on every machine; wall seconds depend on the machine.
 Replay any row with ` + "`vsrsim run --seed SEED --bug SWITCH`" + `; the first-failure seeds are
 pinned in ` + "`seeds/swarm.txt`" + `.
 
+Every first-failure seed passes with the switch off (the swarm keeps 0
+failures on seeds 1..2000 with every fix on).
+
 The original implementation's fuzz sweep never found the ` + "`stale-dvc-cache`" + `
-ordering in 1,400 seeds. Here the swarm finds ` + "`dvc-cache-ignores-journal`" + ` within the
-seeds in the table, as a liveness failure: with the cache tag blind to the
-journal the view change at that seed never settles, and the same seed passes
-with the fix. The safety form of the shape (a committed op truncated by the
-merge) still needs the exact ordering the ` + "`stale-dvc-cache`" + ` scenario scripts.
+ordering in 1,400 seeds. The widened swarm finds ` + "`dvc-cache-ignores-journal`" + ` as a
+safety failure, the shape's own: a merge truncates a committed op.
+
+` + "`escalate-without-hold`" + ` needs the source protocol (no StartViewChange quorum
+window): with the window, a late StartViewChange moves no one and the defect
+does nothing. Without it, a replica outside the core that escalates alone pulls
+the core out of every view it settles, with the fix on as well (swarm seed 953
+of the widened swarm stalled so), so in swarm runs of the source protocol the
+liveness phase cuts the replicas outside the core off, and that hides the
+defect too: the swarm cannot judge this shape without a liveness rule the
+source protocol can meet. Its scenario, ` + "`vc-straggler`" + `, finds it.
 `)
 	return b.String()
 }

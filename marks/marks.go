@@ -1,0 +1,161 @@
+// Package marks names the protocol branches a sweep should reach, and counts
+// how often a run reached each. It is a leaf: the replica and the harness
+// import it, it imports nothing of theirs.
+//
+// Counting is a slice increment on a value the caller owns (replica.Output
+// carries one per cluster), so there is no global state, nothing leaks from
+// one run or goroutine to another, and nothing here enters the trace or its
+// hash. docs/marks.md is the contract: each mark's meaning and where it goes.
+package marks
+
+import "fmt"
+
+// Mark names one protocol branch. The order of the constants is the order of
+// every listing; append new marks before Count.
+type Mark uint8
+
+const (
+	// Network, counted by the harness at the receiver.
+	NetCorrupt Mark = iota // a packet failed its checksum and was dropped
+
+	// Drops: a replica refused a message.
+	DropBadChecksum
+	DropGap
+	DropOldView
+	DropNewerView
+	DropStaleIncarnation
+	DropParentMismatch
+	DropHeaderMismatch
+	DropUnverified
+	DropRecovering
+	DropTransferring
+	DropRequestQueueFull
+	DropOldRequest
+	DropChunkCorrupt
+	DropDVCUnreadable
+	DropStartViewUnreadable
+
+	// Normal operation and the client table.
+	AckOldIncarnationInPipeline
+	RequestForwarded
+	ReplyFromClientTable
+	CommitCatchUp
+
+	// View change and merge.
+	SVCQuorumReached
+	SVCHeldByWindow
+	EscalateOnStatusTimeout
+	EscalateHeldByPrimary
+	DVCQuorum
+	DVCCacheHit
+	DVCCacheRebuilt
+	MergeTruncate
+	MergeKeep
+	MergeUnsure
+	StartViewInstalled
+	Abdicate
+	LeaveCarriedForward
+	BackoffCapped
+
+	// Repair.
+	RepairRequested
+	RepairServed
+	RepairBodyMismatch
+	RepairRangeEvicted
+	RepairHeldPending
+
+	// State transfer.
+	TransferStarted
+	TransferOfferRefusedStale
+	TransferOfferRefusedNotNewer
+	TransferInstall
+	TransferInstallBelowCommit
+
+	// Restart and checkpoints.
+	RestartWAL
+	RestartWALVote
+	RestartAmnesiac
+	RestartAmnesiacUnsureHeld
+	Checkpoint
+
+	// Count is the number of marks, not a mark.
+	Count
+)
+
+var names = [Count]string{
+	"net-corrupt",
+	"drop-bad-checksum", "drop-gap", "drop-old-view", "drop-newer-view", "drop-stale-incarnation",
+	"drop-parent-mismatch", "drop-header-mismatch", "drop-unverified", "drop-recovering",
+	"drop-transferring", "drop-request-queue-full", "drop-old-request", "drop-chunk-corrupt",
+	"drop-dvc-unreadable", "drop-start-view-unreadable",
+	"ack-old-incarnation-in-pipeline", "request-forwarded", "reply-from-client-table", "commit-catch-up",
+	"svc-quorum-reached", "svc-held-by-window", "escalate-on-status-timeout", "escalate-held-by-primary",
+	"dvc-quorum", "dvc-cache-hit", "dvc-cache-rebuilt", "merge-truncate", "merge-keep", "merge-unsure",
+	"start-view-installed", "abdicate", "leave-carried-forward", "backoff-capped",
+	"repair-requested", "repair-served", "repair-body-mismatch", "repair-range-evicted", "repair-held-pending",
+	"transfer-started", "transfer-offer-refused-stale", "transfer-offer-refused-not-newer",
+	"transfer-install", "transfer-install-below-commit",
+	"restart-wal", "restart-wal-vote", "restart-amnesiac", "restart-amnesiac-unsure-held", "checkpoint",
+}
+
+// String is the mark's name, the key of every JSON and table output.
+func (m Mark) String() string {
+	if m < Count {
+		return names[m]
+	}
+	return fmt.Sprintf("Mark(%d)", uint8(m))
+}
+
+// Parse returns the mark with the given name.
+func Parse(name string) (Mark, error) {
+	for m := Mark(0); m < Count; m++ {
+		if names[m] == name {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown mark %q", name)
+}
+
+// Counts holds one counter per mark. The zero value is ready; it is a plain
+// array, so copying it copies the counts.
+type Counts [Count]uint64
+
+// Hit counts one pass through m's branch.
+func (c *Counts) Hit(m Mark) { c[m]++ }
+
+// Reached reports whether m was hit at least once.
+func (c *Counts) Reached(m Mark) bool { return c[m] > 0 }
+
+// Map returns the marks hit at least once, name -> count, for JSON (which
+// sorts the keys, so the output is deterministic).
+func (c *Counts) Map() map[string]uint64 {
+	out := make(map[string]uint64)
+	for m := Mark(0); m < Count; m++ {
+		if c[m] > 0 {
+			out[names[m]] = c[m]
+		}
+	}
+	return out
+}
+
+// Runs counts, per mark, the runs that reached it: the sweep-wide view.
+type Runs [Count]uint64
+
+// Add counts one run's marks.
+func (r *Runs) Add(c *Counts) {
+	for m := Mark(0); m < Count; m++ {
+		if c[m] > 0 {
+			r[m]++
+		}
+	}
+}
+
+// Map returns every mark's run count, name -> runs, zeros included: a mark
+// no run reached is the finding.
+func (r *Runs) Map() map[string]uint64 {
+	out := make(map[string]uint64, Count)
+	for m := Mark(0); m < Count; m++ {
+		out[names[m]] = r[m]
+	}
+	return out
+}

@@ -1,0 +1,366 @@
+// Command mutants measures how fast a plain swarm sweep catches realistic
+// planted defects: for each patch under tools/mutants/ it copies the module to
+// a scratch directory, applies the patch there (never to the real tree),
+// builds vsrsim, sweeps swarm seeds from 1 until the first failure or the seed
+// limit, and writes the table to docs/mutants.md. It is a benchmark, not a
+// test: `make mutants`.
+//
+// A patch starts with "key: value" lines (name, area, expect, defect, and
+// optionally note: why a sweep misses it or catches it as another class),
+// then a
+// blank line, then a git diff against the module root. A patch that no longer
+// applies (the replica moved under it) is reported as such, and the command
+// exits 1 so the suite is repaired rather than silently shrunk.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type mutant struct {
+	file   string
+	name   string
+	area   string
+	expect string
+	defect string
+	// note explains a miss (a finding about the simulator, or an equivalent
+	// mutant) or a catch of another class than expected.
+	note string
+}
+
+type row struct {
+	mutant
+	stale    string // why the patch no longer applies or builds; empty if it ran
+	seeds    uint64
+	found    bool
+	seed     uint64
+	verdict  string
+	inv      string
+	evidence string
+	wall     time.Duration
+}
+
+func main() { os.Exit(mutants()) }
+
+// mutants runs the suite and returns the exit code, so the scratch directory
+// is removed on every path, an interrupt included.
+func mutants() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	dir := flag.String("dir", "tools/mutants", "directory of the `.patch` files")
+	out := flag.String("o", "", "write the markdown report to `FILE` (default stdout)")
+	limit := flag.Uint64("seeds", 2000, "give up on a defect after this many seeds")
+	jobs := flag.Int("jobs", 2, "parallel sweep workers")
+	only := flag.String("only", "", "run only the mutants whose name contains `TEXT`")
+	flag.Parse()
+	if *limit == 0 || *jobs < 1 {
+		fmt.Fprintln(os.Stderr, "mutants: -seeds and -jobs must be positive")
+		return 64
+	}
+	ms, err := load(*dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 65
+	}
+	scratch, err := os.MkdirTemp("", "vsrsim-mutants-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 70
+	}
+	defer os.RemoveAll(scratch)
+	base := filepath.Join(scratch, "base")
+	if err := copyModule(base); err != nil {
+		fmt.Fprintln(os.Stderr, "mutants: copying the module:", err)
+		return 70
+	}
+	var rows []row
+	stale := 0
+	for _, m := range ms {
+		if !strings.Contains(m.name, *only) {
+			continue
+		}
+		r := sweepMutant(ctx, m, base, filepath.Join(scratch, m.name), *limit, *jobs)
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "mutants: interrupted; no report written")
+			return 130
+		}
+		if r.stale != "" {
+			stale++
+			fmt.Fprintf(os.Stderr, "%-34s NO LONGER APPLIES: %s\n", m.name, r.stale)
+		} else {
+			fmt.Fprintf(os.Stderr, "%-34s seeds=%d found=%v %s %s (%.1f s)\n", m.name, r.seeds, r.found, r.verdict, r.inv, r.wall.Seconds())
+		}
+		rows = append(rows, r)
+	}
+	report := render(rows, *limit, *jobs)
+	if *out == "" {
+		fmt.Print(report)
+	} else if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 70
+	}
+	if stale > 0 {
+		fmt.Fprintf(os.Stderr, "mutants: %d patch(es) no longer apply to replica/; rewrite them against the current code\n", stale)
+		return 1
+	}
+	return 0
+}
+
+// load reads every patch's header, in file-name order.
+func load(dir string) ([]mutant, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.patch"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no .patch files in %s", dir)
+	}
+	sort.Strings(files)
+	var ms []mutant
+	for _, f := range files {
+		m, err := readHeader(f)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+	}
+	return ms, nil
+}
+
+func readHeader(file string) (mutant, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return mutant{}, err
+	}
+	defer f.Close()
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return mutant{}, err
+	}
+	m := mutant{file: abs}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" {
+			break
+		}
+		key, value, ok := strings.Cut(line, ": ")
+		if !ok {
+			return mutant{}, fmt.Errorf("%s: header line %q is not \"key: value\"", file, line)
+		}
+		switch key {
+		case "name":
+			m.name = value
+		case "area":
+			m.area = value
+		case "expect":
+			m.expect = value
+		case "defect":
+			m.defect = value
+		case "note":
+			m.note = value
+		default:
+			return mutant{}, fmt.Errorf("%s: unknown header key %q", file, key)
+		}
+	}
+	if m.name == "" || m.expect == "" {
+		return mutant{}, fmt.Errorf("%s: the header needs name and expect", file)
+	}
+	return m, sc.Err()
+}
+
+// copyModule copies the module's files as git sees them (tracked and new,
+// not ignored) into dst.
+func copyModule(dst string) error {
+	list, err := exec.Command("git", "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		return fmt.Errorf("git ls-files: %w", err)
+	}
+	for _, name := range strings.Split(strings.TrimSuffix(string(list), "\x00"), "\x00") {
+		if err := copyFile(name, filepath.Join(dst, name)); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue // deleted in the work tree, not yet in the index
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// sweepMutant applies one patch to a fresh copy of base and sweeps it.
+func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, jobs int) row {
+	r := row{mutant: m}
+	if err := exec.Command("cp", "-r", base, dir).Run(); err != nil {
+		r.stale = "copy: " + err.Error()
+		return r
+	}
+	defer os.RemoveAll(dir)
+	if msg, err := run(ctx, dir, "git", "apply", m.file); err != nil {
+		r.stale = "git apply: " + oneLine(msg)
+		return r
+	}
+	bin := filepath.Join(dir, "vsrsim-mutant")
+	if msg, err := run(ctx, dir, "go", "build", "-o", bin, "./cmd/vsrsim"); err != nil {
+		r.stale = "does not build: " + oneLine(msg)
+		return r
+	}
+	began := time.Now()
+	cmd := exec.CommandContext(ctx, bin, "sweep", "--seeds", fmt.Sprintf("1-%d", limit), "--jobs", fmt.Sprint(jobs),
+		"--max-failures", "1", "-o", "json")
+	cmd.Dir = dir
+	stdout, _ := cmd.Output() // a finding exits non-zero by design
+	r.wall = time.Since(began)
+	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+	var sum struct {
+		Runs  uint64  `json:"runs"`
+		First *uint64 `json:"first_failure_seed"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		r.stale = "unreadable sweep output: " + oneLine(string(stdout))
+		return r
+	}
+	r.seeds = sum.Runs
+	if sum.First == nil || len(lines) < 2 {
+		return r
+	}
+	var fail struct {
+		Seed      uint64 `json:"seed"`
+		Verdict   string `json:"verdict"`
+		Invariant string `json:"invariant"`
+		Evidence  string `json:"evidence"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &fail); err == nil {
+		r.found, r.seed, r.verdict, r.inv, r.evidence = true, fail.Seed, fail.Verdict, fail.Invariant, fail.Evidence
+	}
+	return r
+}
+
+func run(ctx context.Context, dir, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	var b bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &b, &b
+	err := cmd.Run()
+	return b.String(), err
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+// judge says whether the sweep caught the defect as the class it is.
+func judge(r row) string {
+	switch {
+	case r.stale != "":
+		return "**patch no longer applies**"
+	case !r.found:
+		return "**missed**"
+	case r.verdict == r.expect:
+		return "caught"
+	case r.expect == "safety" && r.verdict == "crash":
+		// A replica assertion stopped the run before the oracle saw a
+		// broken invariant: the same class of defect, caught earlier.
+		return "caught (a replica assertion)"
+	default:
+		return "caught as " + r.verdict + ", expected " + r.expect
+	}
+}
+
+func render(rows []row, limit uint64, jobs int) string {
+	var b strings.Builder
+	b.WriteString(`# Mutation suite
+
+How many swarm seeds a plain sweep (no scenario, no script, every fix on)
+needs to catch each of a set of realistic planted defects: the slips a careful
+engineer makes (an off-by-one in a quorum or window, a comparison against the
+wrong counter, a missing reset or bump). Each defect is a patch under
+` + "`tools/mutants/`" + `, applied to a scratch copy of the module, never to the tree;
+its copy is swept from seed 1 until the first failing run or ` + fmt.Sprint(limit) + ` seeds.
+"expected" is the class of failure the defect should cause: a defect that can
+lose or fork a committed op is a safety defect and should be caught as one.
+
+Reproduce with ` + "`make mutants`" + ` (this file is its output; ` + "`MUTANT_SEEDS`" + ` and
+` + "`MUTANT_ONLY`" + ` narrow it). Seed numbers are exact on every machine; wall
+seconds are not. A patch that no longer applies is listed as such and fails
+the target.
+
+`)
+	fmt.Fprintf(&b, "Machine: %s/%s, %d CPUs, %d jobs, %s.\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), jobs, runtime.Version())
+	b.WriteString("| defect | area | expected | seeds to first catch | seed | verdict | invariant | judgement | wall s |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	caught, target := 0, 0
+	for _, r := range rows {
+		if j := judge(r); r.found && r.seeds <= 1000 && strings.HasPrefix(j, "caught") && !strings.HasPrefix(j, "caught as") {
+			target++
+		}
+		switch {
+		case r.stale != "":
+			fmt.Fprintf(&b, "| `%s` | %s | %s | - | - | - | - | %s | - |\n", r.name, r.area, r.expect, judge(r))
+		case !r.found:
+			fmt.Fprintf(&b, "| `%s` | %s | %s | not caught in %d | - | - | - | %s | %.1f |\n", r.name, r.area, r.expect, r.seeds, judge(r), r.wall.Seconds())
+		default:
+			caught++
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %d | %s | %s | %s | %.1f |\n", r.name, r.area, r.expect, r.seeds, r.seed, r.verdict, r.inv, judge(r), r.wall.Seconds())
+		}
+	}
+	fmt.Fprintf(&b, "\n%d of %d defects caught within %d seeds; %d within 1,000 seeds as the class expected (the target).\n\n## The defects\n\n",
+		caught, len(rows), limit, target)
+	for _, r := range rows {
+		fmt.Fprintf(&b, "- `%s` (%s): %s.", r.name, r.area, r.defect)
+		if r.found {
+			ev := r.evidence
+			if len(ev) > 160 {
+				ev = ev[:160] + "..."
+			}
+			fmt.Fprintf(&b, " First catch: `%s`.", strings.ReplaceAll(ev, "`", "'"))
+		}
+		if r.stale != "" {
+			fmt.Fprintf(&b, " Not run: %s.", r.stale)
+		}
+		if r.note != "" {
+			fmt.Fprintf(&b, " *Note:* %s", r.note)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
