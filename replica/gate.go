@@ -217,6 +217,12 @@ func (r *Replica) ignoreStartView(m *Message) (Reason, uint64) {
 		return ReasonNotPrimary, 0
 	case !suffixReadable(m.Op, m.Commit, m.Suffix):
 		return ReasonStartViewUnreadable, m.Op
+	case m.Op < r.commitMin:
+		// A view's log holds every op committed before it began, so a
+		// StartView whose head is below what this replica applied is an old
+		// one of that view, delayed (a restart from a checkpoint makes that
+		// visible): adopting it would rewind the head below the state.
+		return ReasonBelowCommit, r.commitMin
 	}
 	return ReasonNone, 0
 }

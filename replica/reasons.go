@@ -25,6 +25,7 @@ const (
 	ReasonTransferring
 	ReasonInView
 	ReasonUnsolicited
+	ReasonBelowCommit
 
 	// Requests.
 	ReasonBadClient
@@ -76,6 +77,7 @@ var reasonNames = [reasonCount]string{
 	ReasonStaleIncarnation:    "stale-incarnation",
 	ReasonTransferring:        "transferring",
 	ReasonInView:              "in-view",
+	ReasonBelowCommit:         "below-commit",
 	ReasonUnsolicited:         "unsolicited",
 	ReasonBadClient:           "bad-client",
 	ReasonOldRequest:          "old-request",

@@ -166,6 +166,7 @@ type Replica struct {
 	dvcCacheOK   bool
 	oldPrimaryHB bool // an older view's primary heartbeat us during this view change
 	probeNonce   uint64
+	probedView   uint64 // the newer view this replica last asked its primary for
 
 	repair   repairSession
 	transfer transferState

@@ -656,6 +656,7 @@ func (r *Replica) probeNewerView(v uint64) {
 		return
 	}
 	r.probeNonce++
+	r.probedView = v
 	r.send(PrimaryOf(v, r.n), Message{Command: CmdRequestStartView, View: v, Incarnation: r.incarnation, Nonce: r.probeNonce})
 	r.tProbe.start(r.jitter)
 }
@@ -663,6 +664,7 @@ func (r *Replica) probeNewerView(v uint64) {
 func (r *Replica) onProbeTimeout() {
 	if r.status != StatusRecovering {
 		r.tProbe.stop()
+		r.leaveUnansweredView()
 		return
 	}
 	r.probeNonce++
@@ -674,12 +676,34 @@ func (r *Replica) onProbeTimeout() {
 	r.tProbe.reset(r.jitter)
 }
 
+// leaveUnansweredView: the primary of a newer view this replica probed sent
+// no StartView within a probe timeout, so this replica cannot reach it either
+// (an old primary that never abdicates, or a replica that never saw the newer
+// view start): it joins the wish to leave that view. One vote, as a backup's
+// own timeout is; it moves no one unless a quorum asks.
+func (r *Replica) leaveUnansweredView() {
+	v := r.probedView
+	if v <= r.view || r.opts.Protocol.SVCQuorumOff {
+		return
+	}
+	r.probedView = 0
+	r.leave |= 1 << uint(r.id)
+	r.leaveTo = max(r.leaveTo, v+1)
+	r.sendAll(Message{Command: CmdStartViewChange, View: v, Leave: true})
+	r.maybeLeave()
+}
+
 func (r *Replica) onViewChangeMessageTimeout() {
 	if r.status != StatusViewChange {
 		r.tVCMsg.stop()
 		return
 	}
 	r.sendAll(Message{Command: CmdStartViewChange, View: r.view})
+	if r.leave&(1<<uint(r.id)) != 0 {
+		// A standing wish to leave is said again: the others' windows forget
+		// requests, and timeouts backed off apart may never meet in one.
+		r.sendAll(Message{Command: CmdStartViewChange, View: r.view, Leave: true})
+	}
 	if r.dvcSent && PrimaryOf(r.view, r.n) != r.id {
 		r.send(PrimaryOf(r.view, r.n), r.doViewChange())
 	}
