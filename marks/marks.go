@@ -78,6 +78,11 @@ const (
 	RestartAmnesiacUnsureHeld
 	Checkpoint
 
+	// Appended after the restructure: branches the first list missed.
+	DropBelowCommit
+	ProbeUnanswered
+	LeaveResent
+
 	// Count is the number of marks, not a mark.
 	Count
 )
@@ -96,6 +101,7 @@ var names = [Count]string{
 	"transfer-started", "transfer-offer-refused-stale", "transfer-offer-refused-not-newer",
 	"transfer-install", "transfer-install-below-commit",
 	"restart-wal", "restart-wal-vote", "restart-amnesiac", "restart-amnesiac-unsure-held", "checkpoint",
+	"drop-below-commit", "probe-unanswered", "leave-resent",
 }
 
 // String is the mark's name, the key of every JSON and table output.

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/marks"
+
 // The gate. Every message passes one prologue before any handler runs: the
 // sender check, then its command's ignore predicate (TigerBeetle's
 // ignore_<command>_message), a pure list of early refusals, each with its
@@ -12,11 +14,8 @@ package replica
 
 // Step handles one message. out receives the messages and events it produces.
 func (r *Replica) Step(m *Message, out *Output) {
-	r.out = out
 	defer func() { r.out = nil }()
-	if r.announce {
-		r.resume()
-	}
+	r.begin(out)
 	r.hear(m)
 	r.settle() // hearing a quorum again may let queued requests prepare
 	if reason, detail := r.ignore(m); reason != ReasonNone {
@@ -75,6 +74,13 @@ func (r *Replica) ignoreSender(m *Message) Reason {
 // onIgnored reacts to a refusal that still tells the replica something.
 func (r *Replica) onIgnored(m *Message, reason Reason) {
 	switch {
+	case reason == ReasonStaleIncarnation:
+		for i := range r.pipeline {
+			if r.pipeline[i].header.Op == m.Header.Op {
+				r.mark(marks.AckOldIncarnationInPipeline)
+				break
+			}
+		}
 	case reason == ReasonNewerView && (m.Command == CmdPrepare || m.Command == CmdCommit):
 		r.probeNewerView(m.View)
 	case reason == ReasonOldView && m.Command == CmdCommit:

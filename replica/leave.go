@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/marks"
+
 // The StartViewChange quorum window (protocol.md "View change"). A replica's
 // own timeout (a backup that lost its primary, an abdicated primary, a view
 // change that did not complete) does not move it to the next view: it asks to
@@ -31,6 +33,7 @@ func (r *Replica) askToLeave() {
 func (r *Replica) onLeave(m *Message) {
 	r.gateHeld(m.From >= 0 && m.From < r.n && m.From != r.id, "leave_gate_sender")
 	if m.View > r.view {
+		r.mark(marks.LeaveCarriedForward)
 		r.probeNewerView(m.View)
 	}
 	if r.leave&^(1<<uint(r.id)) == 0 {
@@ -38,6 +41,9 @@ func (r *Replica) onLeave(m *Message) {
 	}
 	r.leave |= 1 << uint(m.From)
 	r.leaveTo = max(r.leaveTo, m.View+1)
+	if popcount16(r.leave) < QuorumViewChange(r.n) {
+		r.mark(marks.SVCHeldByWindow)
+	}
 	r.maybeLeave()
 	r.holds(r.leaveTo > m.View || r.view > m.View, "leave_counts_toward_a_newer_view")
 }
@@ -46,6 +52,7 @@ func (r *Replica) maybeLeave() {
 	if popcount16(r.leave) < QuorumViewChange(r.n) {
 		return
 	}
+	r.mark(marks.SVCQuorumReached)
 	to := max(r.leaveTo, r.view+1)
 	if r.status == StatusViewChange {
 		r.emit(Event{Kind: EvViewEscalate, View: to})

@@ -46,6 +46,7 @@ type opDecision struct {
 	known   bool
 	nacks   int
 	present uint16
+	unsure  int // votes that hold the header but mark the op unsure
 	verdict opVerdict
 }
 
@@ -171,6 +172,7 @@ func decideOp(votes []dvcVote, logView, op uint64) opDecision {
 		case e.Present:
 			d.present |= 1 << uint(i)
 		case e.Unsure:
+			d.unsure++
 		case op > v.commit:
 			d.nacks++
 		}

@@ -106,6 +106,8 @@ func (nm *naive) decide(logView, op uint64) opDecision {
 			d.nacks++
 		} else if has && d.known && e.Present && e.Header.Checksum == d.header.Checksum {
 			d.present |= 1 << uint(x.replica)
+		} else if has && d.known && !e.Blank() && e.Unsure {
+			d.unsure++ // a copy of the header whose ack its voter cannot vouch for
 		}
 	}
 	switch {

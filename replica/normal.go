@@ -10,6 +10,7 @@ func (r *Replica) onRequest(m *Message) {
 		// TigerBeetle's do, so a client that lost a reply and moved on is
 		// not left hunting for the primary a timeout at a time. Only a
 		// client's own send is forwarded: a forwarded copy never loops.
+		r.mark(marks.RequestForwarded)
 		r.send(r.primary(), *m)
 		return
 	}
@@ -18,6 +19,7 @@ func (r *Replica) onRequest(m *Message) {
 	r.gateHeld(m.Request >= entry.Request, "request_gate_not_old")
 	if m.Request == entry.Request && entry.Request != 0 {
 		// Exactly once: answer from the client table, never re-execute.
+		r.mark(marks.ReplyFromClientTable)
 		r.send(int(m.Client), Message{Command: CmdReply, Client: m.Client, Request: m.Request, Op: entry.Op, Result: entry.Result})
 		return
 	}
@@ -309,8 +311,12 @@ func (r *Replica) onCommit(m *Message) {
 	if !m.Abdicated {
 		r.heardFromPrimary()
 	}
+	applied := r.commitMin
 	r.advanceCommitMax(m.Commit)
 	r.commitUpTo()
+	if r.commitMin > applied {
+		r.mark(marks.CommitCatchUp)
+	}
 	r.holds(r.commitMax >= m.Commit && r.commitMin <= r.commitMax, "commit_learns_commit_point")
 	if !r.opts.Protocol.AbdicationOff {
 		r.send(r.primary(), Message{Command: CmdCommitOK, Commit: r.commitMin, Incarnation: r.incarnation})

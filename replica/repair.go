@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/marks"
+
 // Repair (protocol.md "Repair"): a replica fetches the prepares it lacks by
 // request, one session at a time, from the primary by default, rotating peers
 // when a session stalls.
@@ -136,6 +138,7 @@ func (r *Replica) repairSend(peer int, from, to uint64) {
 	r.repair.from = from
 	r.repair.to = to
 	r.repair.progress = false
+	r.mark(marks.RepairRequested)
 	r.emit(Event{Kind: EvRepairRequest, Op: from, aux: to, Peer: peer})
 	r.send(peer, Message{Command: CmdRequestPrepares, Op: from, OpTo: to})
 	r.tRepair.retry(r.jitter, r.repairRounds())
@@ -218,6 +221,9 @@ func (r *Replica) onRequestPrepares(m *Message) {
 		last = op
 	}
 	r.holds(last == 0 || (last >= from && last <= to), "repair_serves_the_range")
+	if last != 0 {
+		r.mark(marks.RepairServed)
+	}
 	r.send(m.From, Message{Command: CmdRepairDone, Op: last})
 }
 
@@ -237,6 +243,7 @@ func (r *Replica) onRepairPrepare(m *Message) {
 	r.gateHeld(o > r.commitMin && !r.journal.has(o, h.Checksum), "repair_prepare_gate_new")
 	switch r.repairVerdict(h, m.Commit) {
 	case repairMismatch:
+		r.mark(marks.RepairBodyMismatch)
 		a, _ := r.adopted.get(o)
 		r.drop(m, ReasonHeaderMismatch, a.Checksum&0xffff)
 		return
@@ -301,6 +308,7 @@ func (r *Replica) holdPending(h Header) {
 	if h.Op > r.commitMax {
 		return
 	}
+	r.mark(marks.RepairHeldPending)
 	p := r.repair.pending
 	for i := range p {
 		if p[i].Op == h.Op {
@@ -393,6 +401,7 @@ func (r *Replica) onRepairDone(m *Message) {
 func (r *Replica) onRangeEvicted(m *Message) {
 	r.gateHeld(r.status != StatusRecovering && r.repair.active && m.From == r.repair.peer, "range_evicted_gate_peer")
 	r.repair.active = false
+	r.mark(marks.RepairRangeEvicted)
 	r.holds(r.repair.peer == m.From, "range_evicted_by_the_session_peer")
 	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
 	r.repair.unhelpful |= 1 << uint(m.From)

@@ -185,6 +185,9 @@ type Replica struct {
 	// announce: a restart changed the status outside a step; the first tick
 	// reports it.
 	announce bool
+	// amnesiaUncounted: an amnesiac restart not yet marked; Restart has no
+	// Output to count into, so the first step does.
+	amnesiaUncounted bool
 
 	out *Output
 
@@ -272,6 +275,7 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.journal = newJournal(opts.JournalSlots, opts.Spare)
 	r.journalFloor = cp.Op + 1
 	r.amnesiac = true
+	r.amnesiaUncounted = true
 	r.unsureTop = r.sb.AckHead
 	r.status = StatusRecovering
 	r.tProbe.start(r.jitter)
@@ -298,6 +302,18 @@ func (r *Replica) rejoin() {
 	r.writeSuperblock()
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.start(r.jitter)
+}
+
+// begin opens a step: it reports a restart that happened outside one.
+func (r *Replica) begin(out *Output) {
+	r.out = out
+	if r.amnesiaUncounted {
+		r.amnesiaUncounted = false
+		r.mark(marks.RestartAmnesiac)
+	}
+	if r.announce {
+		r.resume()
+	}
 }
 
 // resume reports the status a write-ahead restart came back in, joins the
@@ -366,11 +382,8 @@ func (r *Replica) Durable() Durable {
 
 // Tick advances the replica's timeouts by one tick.
 func (r *Replica) Tick(out *Output) {
-	r.out = out
 	defer func() { r.out = nil }()
-	if r.announce {
-		r.resume()
-	}
+	r.begin(out)
 	r.settle()
 	r.onFired(&r.tPrepare, r.onPrepareTimeout)
 	r.onFired(&r.tCommit, r.onCommitTimeout)
@@ -398,6 +411,9 @@ func (r *Replica) onFired(t *timeout, handle func()) {
 func (r *Replica) fired(t *timeout) bool {
 	if !t.tick() {
 		return false
+	}
+	if t.capped() {
+		r.mark(marks.BackoffCapped)
 	}
 	r.emit(Event{Kind: EvTimeout, Timer: t.name})
 	return true
@@ -438,9 +454,7 @@ func (r *Replica) emit(e Event) {
 func (r *Replica) mark(m marks.Mark) { r.out.Marks.Hit(m) }
 
 func (r *Replica) drop(m *Message, reason Reason, aux uint64) {
-	if reason == ReasonBadChecksum {
-		r.mark(marks.DropBadChecksum)
-	}
+	r.markReason(reason)
 	op := m.Op
 	if m.Header.Checksum != 0 {
 		op = m.Header.Op

@@ -44,6 +44,15 @@ func (t *timeout) retry(j Jitter, attempts uint64) {
 	t.ticks = t.period(j)
 }
 
+// capped reports whether the backoff reached its longest period.
+func (t *timeout) capped() bool {
+	most := t.shiftMax
+	if most == 0 {
+		most = 4
+	}
+	return t.backoff && t.attempts >= most
+}
+
 // backoffNext is called after the timeout fired and was handled.
 func (t *timeout) backoffNext(j Jitter) {
 	t.attempts++

@@ -13,6 +13,7 @@ func (r *Replica) startTransfer() {
 	if r.transfer.active {
 		return
 	}
+	r.mark(marks.TransferStarted)
 	r.transfer = transferState{active: true}
 	r.requestOffer()
 	r.tTransfer.start(r.jitter)
@@ -174,12 +175,14 @@ func (r *Replica) installTransfer() {
 	t := &r.transfer
 	s := t.snapshot
 	if s.Op <= r.commitMin {
+		r.mark(marks.TransferOfferRefusedNotNewer)
 		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: r.commitMin, Reason: ReasonNotNewer})
 		t.pinned = false
 		t.snapshot = nil
 		return
 	}
 	if guard, reason := r.staleGuard(s.Op); guard != 0 {
+		r.mark(marks.TransferOfferRefusedStale)
 		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: guard, Reason: reason})
 		t.pinned = false
 		t.snapshot = nil
@@ -189,6 +192,9 @@ func (r *Replica) installTransfer() {
 	// and repair fetches what is missing. The source's install replaces the
 	// whole journal (the guard above protected what it acked).
 	r.mark(marks.TransferInstall)
+	if s.Op < r.commitMax {
+		r.mark(marks.TransferInstallBelowCommit)
+	}
 	r.journal.dropThrough(s.Op)
 	if r.opts.Protocol.SourceTransfer {
 		r.truncateJournalAbove(s.Op)

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/marks"
+
 // View change (VRR section 4.2; protocol.md "View change").
 
 func (r *Replica) startViewChange(v uint64) {
@@ -69,6 +71,9 @@ func (r *Replica) maybeSendDoViewChange() {
 	}
 	m := r.doViewChange()
 	r.dvcSent = true
+	if r.incarnation > 0 && r.opts.Durability == DurabilityWAL {
+		r.mark(marks.RestartWALVote)
+	}
 	if PrimaryOf(r.view, r.n) == r.id {
 		// The primary-elect holds its own vote to the same standard as its peers'.
 		if !suffixReadable(m.Op, m.Commit, m.Suffix) {
@@ -114,7 +119,11 @@ func (r *Replica) dvcSuffix() []SuffixEntry {
 		tag.generation = 0
 	}
 	if r.dvcCacheOK && r.dvcCacheTag == tag {
+		r.mark(marks.DVCCacheHit)
 		return r.dvcCache
+	}
+	if r.dvcCacheOK {
+		r.mark(marks.DVCCacheRebuilt)
 	}
 	r.dvcCache = r.buildSuffix(r.knownHead(), r.voteCommit())
 	r.dvcCacheTag = tag
@@ -154,6 +163,9 @@ func (r *Replica) buildSuffix(top, commit uint64) []SuffixEntry {
 		if h, ok := r.journal.get(o); ok {
 			s = append(s, SuffixEntry{Header: h, Present: true})
 		} else if h, ok := r.adopted.get(o); ok {
+			if o <= r.unsureTop {
+				r.mark(marks.RestartAmnesiacUnsureHeld)
+			}
 			s = append(s, SuffixEntry{Header: h, Unsure: o <= r.unsureTop})
 		} else if o == r.commitAnchor.Op && o > r.commitMin && r.commitAnchor.Checksum != 0 {
 			// A primary-elect may know the commit point's header only from
@@ -220,6 +232,7 @@ func (r *Replica) dropUnreadable(from int, m *Message) {
 	if lo, _, ok := suffixGap(m.Commit, m.Suffix); ok {
 		e.Reason, e.Commit, e.aux = ReasonDVCGap, lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
 	}
+	r.markReason(e.Reason)
 	r.emit(e)
 }
 
@@ -294,6 +307,7 @@ func (r *Replica) tryMerge() {
 	}
 	r.assert(res.head >= res.commit && uint64(len(res.log)) == res.head-res.commit, "merge_log_span",
 		"commit %d head %d log %d", res.commit, res.head, len(res.log))
+	r.markMerge(&res)
 	for _, h := range res.truncated {
 		r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: h.Op, Checksum: h.Checksum, aux: uint64(res.truncateNacks)})
 	}
@@ -587,6 +601,7 @@ func (r *Replica) adoptStartView(m *Message) {
 		r.amnesiac = false
 		r.unsureTop = min(r.unsureTop, m.Op)
 	}
+	r.mark(marks.StartViewInstalled)
 	r.view = m.View
 	r.logView = m.View
 	r.advanceCommitMax(m.Commit)
@@ -687,6 +702,7 @@ func (r *Replica) leaveUnansweredView() {
 		return
 	}
 	r.probedView = 0
+	r.mark(marks.ProbeUnanswered)
 	r.leave |= 1 << uint(r.id)
 	r.leaveTo = max(r.leaveTo, v+1)
 	r.sendAll(Message{Command: CmdStartViewChange, View: v, Leave: true})
@@ -702,6 +718,7 @@ func (r *Replica) onViewChangeMessageTimeout() {
 	if r.leave&(1<<uint(r.id)) != 0 {
 		// A standing wish to leave is said again: the others' windows forget
 		// requests, and timeouts backed off apart may never meet in one.
+		r.mark(marks.LeaveResent)
 		r.sendAll(Message{Command: CmdStartViewChange, View: r.view, Leave: true})
 	}
 	if r.dvcSent && PrimaryOf(r.view, r.n) != r.id {
@@ -724,10 +741,13 @@ func (r *Replica) onViewChangeStatusTimeout() {
 	}
 	if !r.opts.Bugs.EscalateWithoutHold && popcount16(r.svcFrom) < r.f() && r.oldPrimaryHB {
 		r.oldPrimaryHB = false
+		r.mark(marks.EscalateHeldByPrimary)
 		r.emit(Event{Kind: EvHold, View: r.view})
 		r.tVCStatus.reset(r.jitter)
 		return
 	}
+	// Escalation: with the quorum window, a wish to leave for the next view.
+	r.mark(marks.EscalateOnStatusTimeout)
 	if !r.opts.Protocol.SVCQuorumOff {
 		r.tVCStatus.reset(r.jitter)
 		r.askToLeave()
