@@ -1,6 +1,9 @@
 package scenarios_test
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -8,24 +11,87 @@ import (
 	"vsrsim/marks"
 	"vsrsim/marks/markstest"
 	"vsrsim/scenarios"
+	"vsrsim/sim"
+	"vsrsim/verify"
 )
 
 // A scenario exists for a mechanism; these assert its runs take the branch
-// (docs/marks.md), so a change that routes around it shows here first.
+// (docs/marks.md), so a change that routes around it shows here first. A
+// failure shape's defect is on where the branch is the defect's own (its
+// fixed twin never reaches it), off where the branch is the fix's.
 func TestScenarioReachesItsMarks(t *testing.T) {
 	tests := []struct {
 		scenario string
+		bug      bool
 		want     []marks.Mark
 	}{
-		{"transfer-rewind", []marks.Mark{marks.TransferInstall, marks.Checkpoint}},
-		{"restart-before-repair", []marks.Mark{marks.RestartWAL}},
+		{"hollow-op", false, []marks.Mark{marks.DropGap, marks.RestartAmnesiac, marks.DropUnverified, marks.RepairHeldPending}},
+		{"transfer-rewind", false, []marks.Mark{marks.TransferInstall, marks.TransferInstallBelowCommit, marks.Checkpoint}},
+		{"transfer-rewind", true, []marks.Mark{marks.DropDVCUnreadable}},
+		{"stale-offer", true, []marks.Mark{marks.TransferStarted, marks.TransferOfferRefusedStale}},
+		{"stale-offer", false, []marks.Mark{marks.RepairRangeEvicted, marks.TransferInstall}},
+		{"vc-straggler", false, []marks.Mark{marks.EscalateHeldByPrimary}},
+		{"vc-straggler", true, []marks.Mark{marks.EscalateOnStatusTimeout}},
+		{"stale-dvc-cache", true, []marks.Mark{marks.DVCCacheHit, marks.MergeTruncate}},
+		{"stale-dvc-cache", false, []marks.Mark{marks.DVCCacheHit, marks.DVCCacheRebuilt}},
+		{"restart-before-repair", false, []marks.Mark{marks.RestartWAL, marks.RestartWALVote}},
+		{"backup-send-only", false, []marks.Mark{marks.SVCHeldByWindow}},
+		{"primary-send-only", false, []marks.Mark{marks.Abdicate, marks.SVCQuorumReached, marks.DVCQuorum, marks.StartViewInstalled}},
+		{"straggler-primary-crash", false, []marks.Mark{marks.LeaveResent, marks.EscalateOnStatusTimeout}},
+		{"slow-pair-primary-crash", false, []marks.Mark{marks.BackoffCapped}},
+		{"wal-cluster-restart", false, []marks.Mark{marks.RestartWAL, marks.RestartWALVote, marks.MergeKeep}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.scenario, func(t *testing.T) {
+		name := tc.scenario
+		if tc.bug {
+			name += "/bug"
+		}
+		t.Run(name, func(t *testing.T) {
 			s, err := scenarios.Lookup(tc.scenario)
 			require.NoError(t, err)
-			res := runScenario(t, s, 1, nil)
+			var bugs []string
+			if tc.bug {
+				require.NotEmpty(t, s.Bug, "the scenario has a defect to switch on")
+				bugs = []string{s.Bug}
+			}
+			res := runScenario(t, s, 1, bugs)
 			markstest.AssertReached(t, &res.Marks, tc.want...)
 		})
 	}
+}
+
+// A behaviour file proves its mechanism carried the run: the verdict alone
+// would also pass if the faults never reached it.
+func TestBehaviourReachesItsMarks(t *testing.T) {
+	tests := []struct {
+		file string
+		want []marks.Mark
+	}{
+		{"send-only-backup.vsr", []marks.Mark{marks.SVCHeldByWindow}},
+		{"send-only-primary.vsr", []marks.Mark{marks.Abdicate, marks.SVCQuorumReached}},
+		{"rolling-restarts-memory.vsr", []marks.Mark{marks.RestartAmnesiac, marks.DropRecovering}},
+		{"whole-cluster-crash-wal.vsr", []marks.Mark{marks.RestartWAL, marks.RestartWALVote}},
+		{"state-transfer-after-partition.vsr", []marks.Mark{marks.TransferStarted, marks.TransferInstall}},
+	}
+	for _, tc := range tests {
+		t.Run(strings.TrimSuffix(tc.file, ".vsr"), func(t *testing.T) {
+			res := runBehaviour(t, tc.file, 1)
+			require.Equal(t, sim.VerdictPass, res.Verdict, res.Evidence)
+			markstest.AssertReached(t, &res.Marks, tc.want...)
+		})
+	}
+}
+
+func runBehaviour(t *testing.T, file string, seed uint64) sim.Result {
+	t.Helper()
+	path := filepath.Join("testdata", "behaviour", file)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	f, err := scenarios.ParseFile(path, strings.NewReader(string(data)))
+	require.NoError(t, err)
+	cfg := sim.DefaultConfig(seed)
+	require.NoError(t, f.Apply(&cfg))
+	res, err := verify.Run(cfg, nil)
+	require.NoError(t, err)
+	return res
 }

@@ -1,0 +1,62 @@
+package replica
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/marks"
+)
+
+// A drop counts its reason's mark from the one drop path, wherever the
+// refusal happened; a reason with no mark counts nothing. Counting allocates
+// nothing, since it runs on every dropped message.
+func TestDropCountsItsReasonsMark(t *testing.T) {
+	tests := []struct {
+		reason Reason
+		want   marks.Mark // marks.Count: none
+	}{
+		{ReasonGap, marks.DropGap},
+		{ReasonOldView, marks.DropOldView},
+		{ReasonBadChecksum, marks.DropBadChecksum},
+		{ReasonBelowCommit, marks.DropBelowCommit},
+		{ReasonDVCGap, marks.DropDVCUnreadable},
+		{ReasonOfferNotNewer, marks.TransferOfferRefusedNotNewer},
+		{ReasonInFlight, marks.Count},
+		{ReasonNotPrimary, marks.Count},
+	}
+	for _, tc := range tests {
+		t.Run(tc.reason.String(), func(t *testing.T) {
+			r, err := New(DefaultOptions(1, 3), zeroJitter{})
+			require.NoError(t, err)
+			var out Output
+			r.out = &out
+			m := Message{Command: CmdPrepare, From: 0}
+			r.drop(&m, tc.reason, 0)
+			var want marks.Counts
+			if tc.want != marks.Count {
+				want.Hit(tc.want)
+			}
+			assert.Equal(t, want, out.Marks)
+			allocs := testing.AllocsPerRun(10, func() { r.markReason(tc.reason) })
+			assert.Zero(t, allocs, "counting a mark allocates")
+		})
+	}
+}
+
+// Every mark the drop table names is a real mark, and no reason maps to a
+// mark of another family by a slip in the table.
+func TestDropTableNamesRealMarks(t *testing.T) {
+	for reason := ReasonNone; reason < reasonCount; reason++ {
+		m := dropMarks[reason]
+		if m == noMark {
+			continue
+		}
+		assert.Less(t, m, marks.Count, "reason %s", reason)
+		name := m.String()
+		assert.True(t, strings.HasPrefix(name, "drop-") || strings.HasPrefix(name, "transfer-offer-refused-"),
+			"reason %s maps to %s", reason, name)
+	}
+}
