@@ -33,7 +33,10 @@ func (r *Replica) askToLeave() {
 func (r *Replica) onLeave(m *Message) {
 	r.gateHeld(m.From >= 0 && m.From < r.n && m.From != r.id, "leave_gate_sender")
 	if m.View > r.view {
-		r.mark(marks.LeaveCarriedForward)
+		if r.leave&(1<<uint(r.id)) != 0 {
+			// Our own wish counts toward the newer view too.
+			r.mark(marks.LeaveCarriedForward)
+		}
 		r.probeNewerView(m.View)
 	}
 	if r.leave&^(1<<uint(r.id)) == 0 {
