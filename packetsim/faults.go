@@ -44,11 +44,11 @@ func (n *Network[P]) clogRandom(now uint64) {
 	for from := 0; from < n.opts.Replicas; from++ {
 		for to := 0; to < n.opts.Replicas; to++ {
 			l := &n.links[n.linkIndex(from, to)]
-			if from == to || l.clogged || !n.rng.Chance(n.opts.Clog) {
+			if from == to || l.clogged || !n.weather.Chance(n.opts.Clog) {
 				continue
 			}
 			l.clogged = true
-			l.clogUntil = now + max(1, n.rng.Exponential(n.opts.ClogMeanTicks))
+			l.clogUntil = now + max(1, n.weather.Exponential(n.opts.ClogMeanTicks))
 			n.stats.Clogs++
 		}
 	}

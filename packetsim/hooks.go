@@ -1,6 +1,10 @@
 package packetsim
 
-import "slices"
+import (
+	"slices"
+
+	"vsrsim/prng"
+)
 
 // The scripted hooks below let a scenario shape the network by hand. None of
 // them draws from the PRNG, so a scenario that adds a hook leaves the random
@@ -107,6 +111,15 @@ func (n *Network[P]) SetNodeDown(id NodeID, down bool) {
 // in flight stands; call HealAll too for a clean network.
 func (n *Network[P]) SetFaultsEnabled(on bool) {
 	n.faults = on
+}
+
+// SetWeatherStream draws the per-tick faults (random partitions and clogs)
+// from s instead of the packet stream, so turning them off leaves every
+// packet's fate as it was. It draws nothing.
+func (n *Network[P]) SetWeatherStream(s *prng.Stream) {
+	if s != nil {
+		n.weather = s
+	}
 }
 
 // FaultsEnabled reports whether random faults are on.

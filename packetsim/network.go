@@ -70,6 +70,9 @@ type filter[P any] struct {
 type Network[P any] struct {
 	opts Options
 	rng  *prng.Stream
+	// weather draws the per-tick faults (partitions, clogs); by default the
+	// same stream as rng, see SetWeatherStream.
+	weather *prng.Stream
 
 	queue *queue.Queue[packet]
 	// pushed mirrors the queue's insertion counter, so Deliver can tell the
@@ -126,6 +129,7 @@ func New[P any](opts Options, rng *prng.Stream) (*Network[P], error) {
 	n := &Network[P]{
 		opts:     opts,
 		rng:      rng,
+		weather:  rng,
 		queue:    queue.New[packet](opts.QueueLimit, min(opts.QueueLimit, queueCapacityHint)),
 		links:    make([]link, opts.Nodes*opts.Nodes),
 		nodeDown: make([]bool, opts.Nodes),

@@ -14,14 +14,14 @@ func (n *Network[P]) stepPartition(now uint64) {
 	}
 	elapsed := now - n.randomSince
 	if n.randomPartitioned {
-		if elapsed >= n.opts.PartitionStabilityTicks && n.rng.Chance(n.opts.HealChance) {
+		if elapsed >= n.opts.PartitionStabilityTicks && n.weather.Chance(n.opts.HealChance) {
 			n.setCut(cutRandom, nil)
 			n.randomPartitioned, n.randomSince = false, now
 			n.stats.Heals++
 		}
 		return
 	}
-	if elapsed >= n.opts.HealStabilityTicks && n.rng.Chance(n.opts.PartitionChance) {
+	if elapsed >= n.opts.HealStabilityTicks && n.weather.Chance(n.opts.PartitionChance) {
 		n.drawSides()
 		n.cutSides()
 		n.randomPartitioned, n.randomSince = true, now
@@ -35,11 +35,11 @@ func (n *Network[P]) drawSides() {
 	replicas := n.opts.Replicas
 	switch n.opts.PartitionMode {
 	case UniformSize:
-		k := int(n.rng.Range(1, uint64(replicas-1)))
+		k := int(n.weather.Range(1, uint64(replicas-1)))
 		for i := range n.order {
 			n.order[i] = i
 		}
-		n.rng.Shuffle(replicas, func(i, j int) { n.order[i], n.order[j] = n.order[j], n.order[i] })
+		n.weather.Shuffle(replicas, func(i, j int) { n.order[i], n.order[j] = n.order[j], n.order[i] })
 		for i, r := range n.order {
 			n.sides[r] = i < k
 		}
@@ -48,7 +48,7 @@ func (n *Network[P]) drawSides() {
 			assert(draw < partitionDrawsMax, "UniformPartition redrew too often")
 			a := 0
 			for r := range n.sides {
-				n.sides[r] = n.rng.Bool()
+				n.sides[r] = n.weather.Bool()
 				if n.sides[r] {
 					a++
 				}
@@ -58,7 +58,7 @@ func (n *Network[P]) drawSides() {
 			}
 		}
 	case IsolateSingle:
-		alone := n.rng.IntN(replicas)
+		alone := n.weather.IntN(replicas)
 		for r := range n.sides {
 			n.sides[r] = r == alone
 		}
@@ -77,7 +77,7 @@ func (n *Network[P]) cutSides() {
 			}
 			ab, ba := true, true
 			if n.opts.PartitionSymmetry == Asymmetric {
-				switch n.rng.Uint64N(3) {
+				switch n.weather.Uint64N(3) {
 				case 0:
 					ba = false
 				case 1:

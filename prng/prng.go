@@ -24,6 +24,11 @@ const (
 	StreamScenario
 	// StreamAimed drives the harness's aimed faults (sim.AimedFaults).
 	StreamAimed
+	// StreamWeather drives the network's per-tick weather: random partitions
+	// and clogs. Apart from the per-packet fates (StreamNetwork), a recorded
+	// run that replays its partitions and clogs as explicit actions, with
+	// the random ones off, keeps every packet's fate.
+	StreamWeather
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 )

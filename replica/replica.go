@@ -564,7 +564,7 @@ func (r *Replica) checkInvariants() {
 	if r.due != 0 {
 		r.assert(false, "settled", "due %b after the driver ran", r.due)
 	}
-	if r.status == StatusNormal && !r.opts.Bugs.TransferRewindsSequencer && r.commitMin > r.sequencer {
+	if r.status == StatusNormal && r.commitMin > r.sequencer {
 		r.assert(false, "commit_min_le_sequencer", "commit_min=%d sequencer=%d", r.commitMin, r.sequencer)
 	}
 }

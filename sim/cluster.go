@@ -89,6 +89,7 @@ func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
 		return nil, err
 	}
 	c.net = net
+	c.net.SetWeatherStream(prng.New(cfg.Seed, prng.StreamWeather))
 	for _, d := range cfg.ExtraDelays {
 		c.net.SetExtraDelay(d.From, d.To, d.Ticks)
 	}

@@ -153,5 +153,7 @@ func (c *Checker) describe(i int) string {
 	if !r.up {
 		return fmt.Sprintf("r%d down", i)
 	}
-	return fmt.Sprintf("r%d %s v=%d op=%d commit=%d/%d", i, r.status, r.view, r.head, r.applied, r.commitMax)
+	// Status reports come only with a change of status: what the replica
+	// applied since bounds its head and commit point from below.
+	return fmt.Sprintf("r%d %s v=%d op=%d commit=%d/%d", i, r.status, r.view, max(r.head, r.applied), r.applied, max(r.commitMax, r.applied))
 }
