@@ -53,8 +53,8 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		{13, []string{"narrow-repair-under-commit-lag"}},
 		{544, []string{"transfer-rewinds-sequencer"}},
 		{23, []string{"stale-guard-uses-commit-max"}},
-		{944, []string{"dvc-cache-ignores-journal"}},
-		{163, []string{"restart-skips-adopted-head"}},
+		{541, []string{"dvc-cache-ignores-journal"}},
+		{212, []string{"restart-skips-adopted-head"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0
