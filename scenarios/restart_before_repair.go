@@ -78,18 +78,7 @@ func newRestartBeforeRepair() sim.Script {
 				return false
 			}),
 			holdFirstOffer(name),
-			dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
-				// r2 stays in view 1 until it restarts: the view change that
-				// follows must see its post-restart vote.
-				if to != 2 || m.View < 2 || s.flags["restarted"] {
-					return false
-				}
-				switch m.Command {
-				case replica.CmdStartViewChange, replica.CmdDoViewChange, replica.CmdStartView:
-					return true
-				}
-				return false
-			}),
+			keepOutOfNewerViews("restarted"), // until its post-restart vote
 			func(c *sim.Cluster, s *script) {
 				c.Watch(func(e *replica.Event) {
 					if e.Kind == replica.EvTransferInstall && e.Replica == 2 && !s.flags["installed"] {

@@ -74,18 +74,7 @@ func registerTransferRewind(name string, gap uint64, description string) {
 						return m.Command == replica.CmdPrepareOK && from == 1 && to == 0 &&
 							s.flags["block-acks"]
 					}),
-					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
-						// r2 stays in view 1 until it installs: the view change
-						// that follows must see its post-install vote.
-						if to != 2 || m.View < 2 || s.flags["installed"] {
-							return false
-						}
-						switch m.Command {
-						case replica.CmdStartViewChange, replica.CmdDoViewChange, replica.CmdStartView:
-							return true
-						}
-						return false
-					}),
+					keepOutOfNewerViews("installed"), // until its post-install vote
 					func(c *sim.Cluster, s *script) {
 						c.Watch(func(e *replica.Event) {
 							if e.Kind == replica.EvTransferInstall && e.Replica == 2 && !s.flags["installed"] {
@@ -139,6 +128,22 @@ func holdFirstOffer(name string) func(*sim.Cluster, *script) {
 			return true
 		case m.Command == replica.CmdRequestStateTransfer && from == 2:
 			return s.ops["T"] != 0
+		}
+		return false
+	})
+}
+
+// keepOutOfNewerViews drops every StartViewChange, DoViewChange and StartView
+// of a view above 1 on its way to r2 until the script sets flag: r2 stays in
+// view 1, so the view change that follows must see the vote it casts after.
+func keepOutOfNewerViews(flag string) func(*sim.Cluster, *script) {
+	return dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
+		if to != 2 || m.View < 2 || s.flags[flag] {
+			return false
+		}
+		switch m.Command {
+		case replica.CmdStartViewChange, replica.CmdDoViewChange, replica.CmdStartView:
+			return true
 		}
 		return false
 	})
