@@ -186,6 +186,7 @@ func (s *search) loop() {
 func (s *search) quiet() bool {
 	zero := []struct{ key, value string }{
 		{"network loss", "0"}, {"network replay", "0"}, {"network reorder", "0 max=1"}, {"network clog", "off"},
+		{"network corrupt", "0"},
 	}
 	all := s.cur.clone()
 	var one, half []*Script
