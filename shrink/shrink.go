@@ -170,7 +170,7 @@ func (s *search) size(sc *Script) Size {
 
 // loop runs the passes until none makes progress or the budget is spent.
 func (s *search) loop() {
-	passes := []func() bool{s.quiet, s.replicas, s.clients, s.ddmin, s.earlier, s.ticks}
+	passes := []func() bool{s.quiet, s.robust, s.replicas, s.clients, s.ddmin, s.earlier, s.ticks}
 	for progress := true; progress && !s.broke; {
 		progress = false
 		for _, pass := range passes {
@@ -188,11 +188,13 @@ func (s *search) quiet() bool {
 		{"network loss", "0"}, {"network replay", "0"}, {"network reorder", "0 max=1"}, {"network clog", "off"},
 		{"network corrupt", "0"},
 	}
+	// Corruption is off unless a file sets it: no line to add.
+	offAbsent := map[string]bool{"network corrupt": true}
 	all := s.cur.clone()
 	var one, half []*Script
 	for _, z := range zero {
 		v, ok := s.cur.get(z.key)
-		if ok && v == z.value {
+		if (ok && v == z.value) || (!ok && offAbsent[z.key]) {
 			continue
 		}
 		all.set(z.key, z.value)
@@ -209,6 +211,21 @@ func (s *search) quiet() bool {
 		one = append([]*Script{all}, one...)
 	}
 	return s.first(append(one, half...))
+}
+
+// robust drops the settings that make the run a source system's or cut
+// replicas off through the liveness phase, each on its own: a failure that
+// needs neither is one the robust protocol and a healed network show.
+func (s *search) robust() bool {
+	var cands []*Script
+	for _, key := range []string{"protocol", "liveness"} {
+		if _, ok := s.cur.get(key); ok {
+			c := s.cur.clone()
+			c.del(key)
+			cands = append(cands, c)
+		}
+	}
+	return s.first(cands)
 }
 
 // halve reads a rate setting's value (P, or P max=N) and returns it at half
