@@ -1,8 +1,9 @@
 // Package shrink searches for a smaller scenario file that fails as a given
 // one does: the same verdict and invariant, under the seed it records. It
 // removes actions (delta debugging), moves them earlier, shortens the fault
-// phase, lowers replicas and clients, and turns the network's random faults
-// off, keeping each change only if some seed still fails the same way.
+// phase, lowers replicas and clients, turns the network's random faults off,
+// and drops a recorded file's source protocol and liveness cuts, keeping each
+// change only if some seed still fails the same way.
 //
 // The search is deterministic: candidates are tried in a fixed order and the
 // first that fails wins, so the output is the same whatever Options.Jobs is.
@@ -170,7 +171,7 @@ func (s *search) size(sc *Script) Size {
 
 // loop runs the passes until none makes progress or the budget is spent.
 func (s *search) loop() {
-	passes := []func() bool{s.quiet, s.robust, s.replicas, s.clients, s.ddmin, s.earlier, s.ticks}
+	passes := []func() bool{s.quiet, s.replicas, s.clients, s.ddmin, s.earlier, s.ticks, s.robust}
 	for progress := true; progress && !s.broke; {
 		progress = false
 		for _, pass := range passes {
