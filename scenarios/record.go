@@ -77,6 +77,11 @@ func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
 	faults := rec.Faults
 	for i := 0; i < len(faults); {
 		f := faults[i]
+		if f.Verb == "note" {
+			fmt.Fprintf(&b, "at %d note %s\n", f.Tick, f.Text)
+			i++
+			continue
+		}
 		if f.Verb == "crash" || f.Verb == "restart" {
 			fmt.Fprintf(&b, "at %d %s %d\n", f.Tick, f.Verb, f.Node)
 			i++

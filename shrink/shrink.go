@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -114,6 +115,7 @@ func Shrink(src *Script, opts Options) (Outcome, error) {
 	}
 	s.seed, s.res = start.seed, start.res
 	s.before = s.size(src)
+	s.dropNotes()
 	s.progress()
 	s.loop()
 	return Outcome{Script: s.cur, Seed: s.seed, Result: s.res, Before: s.before, After: s.size(s.cur),
@@ -212,6 +214,17 @@ func (s *search) quiet() bool {
 		one = append([]*Script{all}, one...)
 	}
 	return s.first(append(one, half...))
+}
+
+// dropNotes removes the note actions (a recording repeats its aimed faults'
+// trace notes): they change no behaviour, so the search need not spend runs
+// on them, and a kept file without them fails as the source did.
+func (s *search) dropNotes() {
+	c := s.cur.clone()
+	c.Actions = slices.DeleteFunc(c.Actions, func(a Action) bool { return strings.HasPrefix(a.Body, "note ") })
+	if len(c.Actions) < len(s.cur.Actions) {
+		s.first([]*Script{c})
+	}
 }
 
 // robust drops the settings that make the run a source system's or cut

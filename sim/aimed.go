@@ -142,7 +142,7 @@ func (c *Cluster) startLinkFault() {
 		st.down[l]++
 	}
 	st.active = append(st.active, linkFault{links: links, until: until})
-	c.Note(fmt.Sprintf("aimed %s cut at r%d until t=%d", cutKindNames[kind], x, until))
+	c.noteRecorded(fmt.Sprintf("aimed %s cut at r%d until t=%d", cutKindNames[kind], x, until))
 }
 
 func (c *Cluster) releaseLinks(links []int) {

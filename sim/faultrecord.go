@@ -24,10 +24,12 @@ type Link struct{ From, To int }
 type RecordedFault struct {
 	Tick uint64
 	// Verb is crash, restart (Node set), cut, uncut, clog or unclog (From,
-	// To set: a directed link between replicas).
+	// To set: a directed link between nodes), or note (Text: the trace note
+	// an aimed fault made, so a replay's trace has it too).
 	Verb     string
 	Node     int
 	From, To int
+	Text     string
 }
 
 func (r *Recording) node(tick uint64, verb string, i int) {
@@ -87,6 +89,15 @@ func pick(on bool, yes, no string) string {
 		return yes
 	}
 	return no
+}
+
+// noteRecorded writes a trace note that a recorded file repeats as a note
+// action at the same tick.
+func (c *Cluster) noteRecorded(text string) {
+	c.Note(text)
+	if r := c.cfg.Recording; r != nil {
+		r.Faults = append(r.Faults, RecordedFault{Tick: c.now, Verb: "note", Text: text})
+	}
 }
 
 func (c *Cluster) recordNode(verb string, i int) {
