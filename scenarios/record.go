@@ -6,19 +6,22 @@ import (
 
 	"vsrsim/packetsim"
 	"vsrsim/prng"
+	"vsrsim/replica"
 	"vsrsim/sim"
 )
 
 // Record writes a swarm run as an explicit scenario file: the settings the
-// seed drew, and every fault the run injected at random (rec) as a timed
-// action, with the random crashes, partitions and clogs that drew them off.
-// The network's per-packet faults (loss, replay, reorder) have no action form
-// and stay as rates under the same seed. header lines are written first, as
-// comments.
+// seed drew, and every fault the run injected at random or aimed (rec) as a
+// timed action (crashes, restarts, cuts of replicas' and clients' links,
+// clogs as holds), so the file runs with no random or aimed fault of its own.
+// The network's per-packet faults (loss, replay, reorder, corruption) have no
+// action form and stay as rates under the same seed; the source protocol and
+// the links the liveness phase began with down are settings. header lines are
+// written first, as comments.
 //
 // The network draws partitions, clogs and packet fates from one stream, so a
 // run whose seed drew random partitions or clogs replays with other packet
-// fates; crashes, restarts and the liveness core replay exactly.
+// fates; crashes, restarts, aimed faults and the liveness core replay exactly.
 func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
 	var b strings.Builder
 	for _, h := range header {
@@ -42,19 +45,43 @@ func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
 	if rec.Core != nil {
 		set("core", strings.Trim(fmt.Sprint(rec.Core), "[]"))
 	}
+	if len(rec.LivenessCuts) > 0 {
+		var links []string
+		for _, l := range rec.LivenessCuts {
+			links = append(links, fmt.Sprintf("%d->%d", l.From, l.To))
+		}
+		set("liveness", "cut "+strings.Join(links, " "))
+	}
+	if cfg.Protocol != (replica.Protocol{}) {
+		set("protocol", sim.ProtocolSetting(cfg.Protocol))
+	}
 	set("network delay", fmt.Sprintf("min=%d mean=%d", n.DelayMinTicks, n.DelayMeanTicks))
 	set("network loss", ratio(n.Loss))
 	set("network replay", ratio(n.Replay))
 	set("network reorder", fmt.Sprintf("%s max=%d", ratio(n.Reorder), max(n.ReorderMaxTicks, 1)))
 	set("network link-capacity", n.LinkCapacity)
+	if !n.Corrupt.Zero() {
+		set("network corrupt", ratio(n.Corrupt))
+	}
 	set("network clog", "off")
 	for _, d := range cfg.ExtraDelays {
 		fmt.Fprintf(&b, "at 0 extra-delay %s:%s=%d\n", delayEnd(d.From), delayEnd(d.To), d.Ticks)
+	}
+	node := func(i int) string {
+		if i >= cfg.Replicas {
+			return fmt.Sprintf("c%d", i-cfg.Replicas)
+		}
+		return fmt.Sprint(i)
 	}
 	verbs := map[string]string{"cut": "cut", "uncut": "uncut", "clog": "hold", "unclog": "release"}
 	faults := rec.Faults
 	for i := 0; i < len(faults); {
 		f := faults[i]
+		if f.Verb == "note" {
+			fmt.Fprintf(&b, "at %d note %s\n", f.Tick, f.Text)
+			i++
+			continue
+		}
 		if f.Verb == "crash" || f.Verb == "restart" {
 			fmt.Fprintf(&b, "at %d %s %d\n", f.Tick, f.Verb, f.Node)
 			i++
@@ -64,9 +91,9 @@ func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
 		var to []string
 		j := i
 		for ; j < len(faults) && faults[j].Tick == f.Tick && faults[j].Verb == f.Verb && faults[j].From == f.From; j++ {
-			to = append(to, fmt.Sprint(faults[j].To))
+			to = append(to, node(faults[j].To))
 		}
-		fmt.Fprintf(&b, "at %d %s %d -> %s\n", f.Tick, verbs[f.Verb], f.From, strings.Join(to, " "))
+		fmt.Fprintf(&b, "at %d %s %s -> %s\n", f.Tick, verbs[f.Verb], node(f.From), strings.Join(to, " "))
 		i = j
 	}
 	return []byte(b.String())

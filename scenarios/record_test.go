@@ -33,13 +33,14 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 }
 
 // TestRecordReplaysVerdict: a recorded swarm seed replays its verdict and
-// invariant. Crashes, restarts and the core replay exactly; a seed that drew
-// random partitions or clogs draws other packet fates in the replay (the
-// network draws both from one stream), so a few verdicts move and the test
-// holds a measured floor. The widened swarm's damaged packets, cuts of
-// clients' links, source-protocol options and the liveness phase's cut-off
-// of a leader outside the core have no file form yet: 194 of 205 replayed
-// when they came in (95 % before), hence a floor of 90 %.
+// invariant. Crashes, restarts, aimed faults (client links included) and
+// their trace notes, the source protocol, packet corruption and the liveness
+// phase's cut-offs are all in the file; a seed that drew random partitions
+// or clogs draws other packet fates in the replay (the network draws both
+// from one stream), and a source protocol's cut-off at the liveness phase's
+// start makes no note in the replay, so fewer replay trace for trace.
+// Measured when aimed faults came into the record: 205/205 verdicts (200
+// before), 183 trace for trace (17 before); the floors are those.
 func TestRecordReplaysVerdict(t *testing.T) {
 	type run struct {
 		seed uint64
@@ -54,7 +55,7 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		{544, []string{"transfer-rewinds-sequencer"}},
 		{23, []string{"stale-guard-uses-commit-max"}},
 		{541, []string{"dvc-cache-ignores-journal"}},
-		{212, []string{"restart-skips-adopted-head"}},
+		{2357, []string{"restart-skips-adopted-head"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0
@@ -77,6 +78,8 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		}
 	}
 	t.Logf("%d/%d runs replay their verdict and invariant (%d/%d failing ones), %d replay trace for trace", same, len(runs), failedSame, failed, exact)
-	assert.GreaterOrEqual(t, same*100, len(runs)*90, "share replaying the verdict")
-	assert.GreaterOrEqual(t, failedSame, 2, "failing seeds replaying their failure")
+	assert.Equal(t, len(runs), same, "runs replaying the verdict")
+	assert.Equal(t, failed, failedSame, "failing seeds replaying their failure")
+	assert.GreaterOrEqual(t, failed, 5, "the first swarm detections fail")
+	assert.GreaterOrEqual(t, exact, 183, "runs replaying trace for trace")
 }

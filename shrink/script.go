@@ -67,7 +67,7 @@ func Parse(data []byte) (*Script, error) {
 	return s, nil
 }
 
-var networkKeys = []string{"loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet"}
+var networkKeys = []string{"loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet", "corrupt"}
 
 func cmpUint(a, b uint64) int {
 	switch {
@@ -157,6 +157,22 @@ func (s *Script) without(replicas, clients int) *Script {
 			out.del("core")
 		} else {
 			out.set("core", strings.Join(kept, " "))
+		}
+	}
+	if lv, ok := s.get("liveness"); ok {
+		var kept []string
+		for _, w := range strings.Fields(lv) {
+			if from, to, ok := strings.Cut(w, "->"); !ok || (keep(from) && keep(to)) {
+				kept = append(kept, w)
+			}
+		}
+		if len(kept) == 0 || kept[len(kept)-1] == "cut" {
+			kept = slices.DeleteFunc(kept, func(w string) bool { return w == "cut" })
+		}
+		if len(kept) == 0 {
+			out.del("liveness")
+		} else {
+			out.set("liveness", strings.Join(kept, " "))
 		}
 	}
 	return out

@@ -1,8 +1,9 @@
 // Package shrink searches for a smaller scenario file that fails as a given
 // one does: the same verdict and invariant, under the seed it records. It
 // removes actions (delta debugging), moves them earlier, shortens the fault
-// phase, lowers replicas and clients, and turns the network's random faults
-// off, keeping each change only if some seed still fails the same way.
+// phase, lowers replicas and clients, turns the network's random faults off,
+// and drops a recorded file's source protocol and liveness cuts, keeping each
+// change only if some seed still fails the same way.
 //
 // The search is deterministic: candidates are tried in a fixed order and the
 // first that fails wins, so the output is the same whatever Options.Jobs is.
@@ -12,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,6 +115,7 @@ func Shrink(src *Script, opts Options) (Outcome, error) {
 	}
 	s.seed, s.res = start.seed, start.res
 	s.before = s.size(src)
+	s.dropNotes()
 	s.progress()
 	s.loop()
 	return Outcome{Script: s.cur, Seed: s.seed, Result: s.res, Before: s.before, After: s.size(s.cur),
@@ -170,7 +173,7 @@ func (s *search) size(sc *Script) Size {
 
 // loop runs the passes until none makes progress or the budget is spent.
 func (s *search) loop() {
-	passes := []func() bool{s.quiet, s.replicas, s.clients, s.ddmin, s.earlier, s.ticks}
+	passes := []func() bool{s.quiet, s.replicas, s.clients, s.ddmin, s.earlier, s.ticks, s.robust}
 	for progress := true; progress && !s.broke; {
 		progress = false
 		for _, pass := range passes {
@@ -186,12 +189,15 @@ func (s *search) loop() {
 func (s *search) quiet() bool {
 	zero := []struct{ key, value string }{
 		{"network loss", "0"}, {"network replay", "0"}, {"network reorder", "0 max=1"}, {"network clog", "off"},
+		{"network corrupt", "0"},
 	}
+	// Corruption is off unless a file sets it: no line to add.
+	offAbsent := map[string]bool{"network corrupt": true}
 	all := s.cur.clone()
 	var one, half []*Script
 	for _, z := range zero {
 		v, ok := s.cur.get(z.key)
-		if ok && v == z.value {
+		if (ok && v == z.value) || (!ok && offAbsent[z.key]) {
 			continue
 		}
 		all.set(z.key, z.value)
@@ -208,6 +214,32 @@ func (s *search) quiet() bool {
 		one = append([]*Script{all}, one...)
 	}
 	return s.first(append(one, half...))
+}
+
+// dropNotes removes the note actions (a recording repeats its aimed faults'
+// trace notes): they change no behaviour, so the search need not spend runs
+// on them, and a kept file without them fails as the source did.
+func (s *search) dropNotes() {
+	c := s.cur.clone()
+	c.Actions = slices.DeleteFunc(c.Actions, func(a Action) bool { return strings.HasPrefix(a.Body, "note ") })
+	if len(c.Actions) < len(s.cur.Actions) {
+		s.first([]*Script{c})
+	}
+}
+
+// robust drops the settings that make the run a source system's or cut
+// replicas off through the liveness phase, each on its own: a failure that
+// needs neither is one the robust protocol and a healed network show.
+func (s *search) robust() bool {
+	var cands []*Script
+	for _, key := range []string{"protocol", "liveness"} {
+		if _, ok := s.cur.get(key); ok {
+			c := s.cur.clone()
+			c.del(key)
+			cands = append(cands, c)
+		}
+	}
+	return s.first(cands)
 }
 
 // halve reads a rate setting's value (P, or P max=N) and returns it at half

@@ -115,3 +115,52 @@ func TestHalve(t *testing.T) {
 		assert.Equal(t, want, got, in)
 	}
 }
+
+// TestShrinkRobust: a recorded file's source protocol and liveness cuts go
+// when the failure needs neither, and stay when it needs them; corruption
+// never set is not written as off.
+func TestShrinkRobust(t *testing.T) {
+	src := "replicas 3\nticks 3000\nliveness-ticks 0\nprotocol svc-quorum-off,backoff-off\nliveness cut 2->0 0->2\nat 900 crash 1\n"
+	needsSource := func(cfg sim.Config) (sim.Result, error) {
+		res, err := crashOf(cfg)
+		if !cfg.Protocol.SVCQuorumOff {
+			res.Verdict, res.Invariant = sim.VerdictPass, ""
+		}
+		return res, err
+	}
+	for _, tc := range []struct {
+		name     string
+		run      func(sim.Config) (sim.Result, error)
+		protocol bool
+	}{{"needs neither", crashOf, false}, {"needs the source protocol", needsSource, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Parse([]byte(src))
+			require.NoError(t, err)
+			out, err := Shrink(s, Options{Seed: 1, MaxRuns: 500, Run: tc.run})
+			require.NoError(t, err)
+			_, protocol := out.Script.get("protocol")
+			_, liveness := out.Script.get("liveness")
+			_, corrupt := out.Script.get("network corrupt")
+			assert.Equal(t, tc.protocol, protocol)
+			assert.False(t, liveness)
+			assert.False(t, corrupt)
+		})
+	}
+}
+
+// TestWithoutLivenessCut: a smaller cluster keeps the liveness cuts among
+// the replicas it has.
+func TestWithoutLivenessCut(t *testing.T) {
+	for in, want := range map[string]string{
+		"cut 0->1 3->0 1->4":   "cut 0->1",
+		"cut 3->4":             "",
+		"keep-faults cut 2->3": "keep-faults",
+		"keep-faults":          "keep-faults",
+	} {
+		s, err := Parse([]byte("liveness " + in + "\n"))
+		require.NoError(t, err)
+		got, ok := s.without(3, 2).get("liveness")
+		assert.Equal(t, want != "", ok, in)
+		assert.Equal(t, want, got, in)
+	}
+}

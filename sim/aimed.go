@@ -142,7 +142,7 @@ func (c *Cluster) startLinkFault() {
 		st.down[l]++
 	}
 	st.active = append(st.active, linkFault{links: links, until: until})
-	c.Note(fmt.Sprintf("aimed %s cut at r%d until t=%d", cutKindNames[kind], x, until))
+	c.noteRecorded(fmt.Sprintf("aimed %s cut at r%d until t=%d", cutKindNames[kind], x, until))
 }
 
 func (c *Cluster) releaseLinks(links []int) {
@@ -190,6 +190,7 @@ func (c *Cluster) crashAimed() {
 		return
 	}
 	c.Crash(victim)
+	c.recordNode("crash", victim)
 	c.restartAt[victim] = c.now + 1 + c.aimed.rng.Exponential(c.cfg.RestartMeanTicks)
 }
 
@@ -232,9 +233,22 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 			}
 		}
 	}
+	// A recorded run's cut-offs: its replicas outside the core are watched
+	// as the kept ones were, so one that comes to lead is cut off whole.
+	for _, l := range c.cfg.LivenessCuts {
+		c.net.SetLinkDown(l.From, l.To, true)
+		for _, i := range []int{l.From, l.To} {
+			if outside(i) && !slices.Contains(st.kept, i) {
+				st.kept = append(st.kept, i)
+			}
+		}
+	}
 	st.active = nil
 	clear(st.down)
 	slices.Sort(st.kept)
+	if c.cfg.Recording != nil {
+		c.cfg.Recording.livenessStart(c)
+	}
 }
 
 // aimedInLiveness cuts off, both ways, a replica outside the core that kept

@@ -79,6 +79,9 @@ type Config struct {
 	// LivenessKeepFaults: replicas outside the core keep their scripted
 	// cuts, filters, holds and delays through the liveness phase.
 	LivenessKeepFaults bool
+	// LivenessCuts are links among replicas put down as the liveness phase
+	// begins and kept down (a recorded run's cut-offs: sim/faultrecord.go).
+	LivenessCuts []Link
 
 	EventsMax uint64 // bound on trace lines; past it the run is a crash
 

@@ -12,14 +12,14 @@ import (
 
 // NetSettingKeys name the network settings a scenario file may give before
 // the run or at a tick: loss P, replay P, reorder P max=N, clog off|mean=N,
-// delay min=N mean=N, link-capacity N, quiet.
-var NetSettingKeys = []string{"loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet"}
+// delay min=N mean=N, link-capacity N, quiet, corrupt P.
+var NetSettingKeys = []string{"loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet", "corrupt"}
 
 // NetSetting is one network setting. It draws nothing, so applying it at a
 // tick changes only the draws of packets submitted later.
 type NetSetting struct {
 	Key   string
-	Ratio prng.Ratio // loss, replay, reorder
+	Ratio prng.Ratio // loss, replay, reorder, corrupt
 	N     uint64     // reorder max, clog mean, delay min, link capacity
 	Mean  uint64     // delay mean
 	Off   bool       // clog off
@@ -35,7 +35,7 @@ func ParseNetSetting(w []string) (NetSetting, error) {
 	want := func(form string) error { return fmt.Errorf("want: %s %s", s.Key, form) }
 	var err error
 	switch s.Key {
-	case "loss", "replay":
+	case "loss", "replay", "corrupt":
 		if len(args) != 1 {
 			return s, want("P (a probability: 1/100, 0.01 or 1%)")
 		}
@@ -141,6 +141,8 @@ func (s NetSetting) Apply(o *packetsim.Options) {
 		o.Loss = s.Ratio
 	case "replay":
 		o.Replay = s.Ratio
+	case "corrupt":
+		o.Corrupt = s.Ratio
 	case "reorder":
 		o.Reorder, o.ReorderMaxTicks = s.Ratio, s.N
 	case "clog":

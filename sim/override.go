@@ -32,6 +32,8 @@ type Override struct {
 	extraDelaysSet     bool
 	Network            []NetSetting // in the order given
 	KeepFaults         bool
+	LivenessCuts       []Link            // added to by each `liveness cut`
+	Protocol           *replica.Protocol // the source mechanisms named, nil: the base's
 }
 
 // OverrideError is a setting that does not fit the cluster the override
@@ -47,7 +49,7 @@ func (e *OverrideError) Error() string { return e.Key + ": " + e.Err.Error() }
 // the network keys are NetSettingKeys.
 var OverrideKeys = append([]string{
 	"replicas", "clients", "ticks", "journal", "journal-slots", "topology", "extra-delay",
-	"checkpoint-interval", "liveness-ticks", "workload", "think", "core", "liveness", "burst",
+	"checkpoint-interval", "liveness-ticks", "workload", "think", "core", "liveness", "burst", "protocol",
 }, NetSettingKeys...)
 
 // FlagKeys are the override keys the run command has flags for, in the order
@@ -138,10 +140,36 @@ func (o *Override) Set(key, value string) error {
 		}
 		o.Workload = value
 	case "liveness":
-		if value != "keep-faults" {
-			return fmt.Errorf("liveness %q: want keep-faults", value)
+		// keep-faults, cut FROM->TO.., or both (one line of a file).
+		w, cut, some := strings.Fields(value), false, false
+		for _, x := range w {
+			switch {
+			case x == "keep-faults":
+				o.KeepFaults, cut = true, false
+			case x == "cut":
+				cut = true
+			case cut:
+				l, err := parseLink(x)
+				if err != nil {
+					return fmt.Errorf("liveness cut: %v", err)
+				}
+				o.LivenessCuts, some = append(o.LivenessCuts, l), true
+			default:
+				return fmt.Errorf("liveness %q: want keep-faults or cut FROM->TO..", value)
+			}
 		}
-		o.KeepFaults = true
+		if len(w) == 0 || (cut && !some) {
+			return fmt.Errorf("liveness %q: want keep-faults or cut FROM->TO..", value)
+		}
+	case "protocol":
+		p, err := parseProtocol(value)
+		if err != nil {
+			return err
+		}
+		if o.Protocol != nil {
+			p = mergeProtocol(*o.Protocol, p)
+		}
+		o.Protocol = &p
 	case "core":
 		core := []int{}
 		for _, w := range strings.Fields(value) {
@@ -242,6 +270,17 @@ func (o *Override) Apply(cfg *Config) error {
 	}
 	for _, s := range o.Network {
 		s.Apply(&cfg.Network)
+	}
+	if o.Protocol != nil {
+		cfg.Protocol = *o.Protocol
+	}
+	for _, l := range o.LivenessCuts {
+		if max(l.From, l.To) >= cfg.Replicas {
+			return &OverrideError{"liveness", fmt.Errorf("cut %d->%d: no such replica in a cluster of %d", l.From, l.To, cfg.Replicas)}
+		}
+	}
+	if o.LivenessCuts != nil {
+		cfg.LivenessCuts = slices.Clone(o.LivenessCuts)
 	}
 	if o.extraDelaysSet {
 		for _, d := range o.ExtraDelays {

@@ -1,0 +1,94 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/prng"
+	"vsrsim/replica"
+	"vsrsim/sim"
+)
+
+// TestRecordSettingsApply: the settings a recorded swarm run needs (packet
+// corruption, the source protocol's options, the liveness phase's cut
+// links) land in the configuration.
+func TestRecordSettingsApply(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  [][2]string
+		want func(*testing.T, sim.Config)
+	}{
+		{"corrupt", [][2]string{{"corrupt", "1/300"}}, func(t *testing.T, c sim.Config) {
+			assert.Equal(t, prng.Ratio{Num: 1, Den: 300}, c.Network.Corrupt)
+		}},
+		{"protocol list", [][2]string{{"protocol", "svc-quorum-off,abdication-off"}}, func(t *testing.T, c sim.Config) {
+			assert.Equal(t, replica.Protocol{SVCQuorumOff: true, AbdicationOff: true}, c.Protocol)
+		}},
+		{"protocol repeated", [][2]string{{"protocol", "backoff-off"}, {"protocol", "source-transfer"}}, func(t *testing.T, c sim.Config) {
+			assert.Equal(t, replica.Protocol{BackoffOff: true, SourceTransfer: true}, c.Protocol)
+		}},
+		{"protocol robust", [][2]string{{"protocol", "robust"}}, func(t *testing.T, c sim.Config) {
+			assert.Equal(t, replica.Protocol{}, c.Protocol)
+		}},
+		{"liveness cut", [][2]string{{"liveness", "cut 2->0 0->2"}}, func(t *testing.T, c sim.Config) {
+			assert.Equal(t, []sim.Link{{From: 2, To: 0}, {From: 0, To: 2}}, c.LivenessCuts)
+			assert.False(t, c.LivenessKeepFaults)
+		}},
+		{"liveness both", [][2]string{{"liveness", "keep-faults cut 1->2"}}, func(t *testing.T, c sim.Config) {
+			assert.Equal(t, []sim.Link{{From: 1, To: 2}}, c.LivenessCuts)
+			assert.True(t, c.LivenessKeepFaults)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var o sim.Override
+			for _, kv := range tc.set {
+				require.NoError(t, o.Set(kv[0], kv[1]))
+			}
+			cfg := sim.DefaultConfig(1)
+			require.NoError(t, o.Apply(&cfg))
+			tc.want(t, cfg)
+		})
+	}
+}
+
+func TestRecordSettingsErrors(t *testing.T) {
+	for _, tc := range []struct{ key, value, want string }{
+		{"corrupt", "3/2", "not a probability"},
+		{"corrupt", "", "want: corrupt P"},
+		{"protocol", "fast", `protocol "fast": want robust or`},
+		{"protocol", "", "protocol: want robust or"},
+		{"liveness", "cut", `liveness "cut"`},
+		{"liveness", "cut 1->1", `liveness cut: "1->1"`},
+		{"liveness", "cut 1-2", `liveness cut: "1-2"`},
+	} {
+		var o sim.Override
+		err := o.Set(tc.key, tc.value)
+		if assert.Error(t, err, "%s %s", tc.key, tc.value) {
+			assert.Contains(t, err.Error(), tc.want, "%s %s", tc.key, tc.value)
+		}
+	}
+	var o sim.Override
+	require.NoError(t, o.Set("liveness", "cut 0->3"))
+	cfg := sim.DefaultConfig(1)
+	var oe *sim.OverrideError
+	if assert.ErrorAs(t, o.Apply(&cfg), &oe) {
+		assert.Equal(t, "liveness", oe.Key)
+	}
+}
+
+// TestProtocolSettingRoundTrip: the value a record writes reads back as the
+// options it was written from.
+func TestProtocolSettingRoundTrip(t *testing.T) {
+	for _, p := range []replica.Protocol{
+		{SVCQuorumOff: true, AbdicationOff: true}, {BackoffOff: true}, {SourceTransfer: true},
+		{AbdicationOff: true, SourceTransfer: true},
+	} {
+		var o sim.Override
+		require.NoError(t, o.Set("protocol", sim.ProtocolSetting(p)))
+		cfg := sim.DefaultConfig(1)
+		require.NoError(t, o.Apply(&cfg))
+		assert.Equal(t, p, cfg.Protocol, sim.ProtocolSetting(p))
+	}
+}
