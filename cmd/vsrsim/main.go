@@ -8,11 +8,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
 
 func main() {
+	// A run's garbage is short-lived and small (under 1 MB a run): collecting
+	// a quarter as often buys about a tenth more runs per second in a sweep.
+	// Nothing a run does depends on it; GOGC in the environment still rules.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
 	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 }
 
