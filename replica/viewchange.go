@@ -312,6 +312,13 @@ func (r *Replica) tryMerge() {
 		r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: h.Op, Checksum: h.Checksum, aux: uint64(res.truncateNacks)})
 	}
 	r.installCanonical(res.commit, res.head, res.log)
+	if res.logView > r.logView {
+		// The journal now holds the canonical log_view's log: a later vote
+		// must say so, or it passes these ops off as its older view's, should
+		// this view never start (swarm seed 420).
+		r.logView = res.logView
+		r.writeSuperblock()
+	}
 	r.mergeSources = res.sources
 	r.merged = true
 	r.tryStartView()

@@ -1,0 +1,41 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestAbandonedMergeVotesItsLogView (n=3, swarm seed 420): a primary-elect
+// merges a log from a newer log_view than its own, lacks a body, and moves on
+// to a later view before it can start its own. Its journal now holds that
+// newer log, so its next vote must say so: stating its old log_view passes
+// the merged op off as the old view's, where it can outrank the old view's
+// real op and splice two views' logs into a canonical log that does not
+// chain (seed 420: op 4 from log_view 5 under ops 5..7 of log_view 4).
+func TestAbandonedMergeVotesItsLogView(t *testing.T) {
+	hs := chainHeaders(1, 2)
+	r, out := electing(t, 4, 1, 3, 2)
+	require.Equal(t, uint64(0), r.Info().LogView)
+
+	newer := vote(2, 1, 1, present(hs[1]))
+	newer.View, newer.LogView = 4, 2
+	r.Step(newer, out)
+	require.True(t, r.merged, "op 1 is canonical: r2 holds it")
+	require.Equal(t, StatusViewChange, r.Info().Status, "still repairing op 1")
+	require.Equal(t, uint64(1), r.Info().Sequencer)
+
+	out.Reset()
+	r.Step(&Message{Command: CmdStartViewChange, From: 2, To: 1, View: 5}, out)
+	var dvcs []Message
+	for _, m := range out.Messages {
+		if m.Command == CmdDoViewChange {
+			dvcs = append(dvcs, m)
+		}
+	}
+	require.Len(t, dvcs, 1, "the vote for view 5 goes to r2")
+	assert.Equal(t, uint64(1), dvcs[0].Op)
+	assert.Equal(t, uint64(2), dvcs[0].LogView, "the vote states the log_view its log came from")
+	assert.Equal(t, uint64(2), r.Info().LogView)
+}
