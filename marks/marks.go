@@ -82,6 +82,7 @@ const (
 	DropBelowCommit
 	ProbeUnanswered
 	LeaveResent
+	CommitFromBackup
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -102,6 +103,7 @@ var names = [Count]string{
 	"transfer-install", "transfer-install-below-commit",
 	"restart-wal", "restart-wal-vote", "restart-amnesiac", "restart-amnesiac-unsure-held", "checkpoint",
 	"drop-below-commit", "probe-unanswered", "leave-resent",
+	"commit-from-backup",
 }
 
 // String is the mark's name, the key of every JSON and table output.

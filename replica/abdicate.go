@@ -57,4 +57,22 @@ func (r *Replica) onCommitOK(m *Message) {
 		r.learnIncarnation(m.From, m.Incarnation)
 	}
 	r.holds(r.incarnations[m.From] >= m.Incarnation, "commit_ok_incarnation_known")
+	r.learnCommitFromBackup(m)
+}
+
+// learnCommitFromBackup: a backup applied up to m.Commit, so every op to there
+// was committed by some primary on a quorum. When this primary's log holds the
+// same op at that point (same checksum, so the same chain below it), those ops
+// are committed here too, whatever the votes that elected it knew; without
+// this, a primary elected by replicas that knew less waits forever for fresh
+// acks of ops its only other live backup applied before it lost its journal.
+func (r *Replica) learnCommitFromBackup(m *Message) {
+	c := m.Commit
+	if c <= r.commitMax || m.Header.Op != c || c > r.sequencer || !r.journal.has(c, m.Header.Checksum) {
+		return
+	}
+	r.mark(marks.CommitFromBackup)
+	r.commitMax = c
+	r.due |= dueCommitWalk
+	r.holds(r.commitMax <= r.sequencer, "commit_from_backup_within_log")
 }

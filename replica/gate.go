@@ -100,6 +100,8 @@ func (r *Replica) dispatch(m *Message) {
 		r.onPrepare(m)
 	case CmdPrepareOK:
 		r.onPrepareOK(m)
+	case CmdCommitOK:
+		r.onCommitOK(m)
 	case CmdCommit:
 		r.onCommit(m)
 	case CmdStartViewChange:

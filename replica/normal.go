@@ -319,7 +319,10 @@ func (r *Replica) onCommit(m *Message) {
 	}
 	r.holds(r.commitMax >= m.Commit && r.commitMin <= r.commitMax, "commit_learns_commit_point")
 	if !r.opts.Protocol.AbdicationOff {
-		r.send(r.primary(), Message{Command: CmdCommitOK, Commit: r.commitMin, Incarnation: r.incarnation})
+		// The commit point's checksum lets a primary that lacks it (it was
+		// elected by votes that knew less) recognise it in its own log.
+		r.send(r.primary(), Message{Command: CmdCommitOK, Commit: r.commitMin, Incarnation: r.incarnation,
+			Header: Header{Op: r.commitMin, Checksum: r.commitSum}})
 	}
 }
 
