@@ -29,6 +29,13 @@ const (
 	// run that replays its partitions and clogs as explicit actions, with
 	// the random ones off, keeps every packet's fate.
 	StreamWeather
+	// StreamSwarmReach draws the swarm's later widenings, aimed at the
+	// protocol's rarest branches (sim/swarm_reach.go), so they shift no
+	// earlier swarm draw and none of StreamSwarmDetect's.
+	StreamSwarmReach
+	// StreamSwarmDetect draws the swarm's widenings aimed at the failure
+	// shapes and planted defects a sweep was slow to find (sim/swarm_detect.go).
+	StreamSwarmDetect
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 )
