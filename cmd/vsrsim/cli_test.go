@@ -107,9 +107,10 @@ func TestRunTableOutput(t *testing.T) {
 	require.Equal(t, exitPass, out.code, "stderr: %s", out.stderr)
 	assert.True(t, strings.HasPrefix(out.stdout, "seed 1 (0x1) options:\n"), "option dump comes first")
 	for _, want := range []string{"journal_slots", "trace hash", "ops committed", "view changes",
-		"packets sent / delivered / dropped / duplicated", "replay: vsrsim run --seed 1\n"} {
+		"packets sent / delivered / dropped / duplicated", "replay: vsrsim run --seed 1\n", "SEED 1 (0x1)"} {
 		assert.Contains(t, out.stdout, want)
 	}
+	assert.NotContains(t, out.stdout, "( 0 X 1 )", "the header keeps the hex seed as typed")
 	assert.NotContains(t, out.stdout, "last trace lines:", "a passing run has no tail")
 }
 

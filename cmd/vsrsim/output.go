@@ -159,14 +159,27 @@ func writeJSON(w io.Writer, v any) error {
 // line stretch the table past a terminal.
 const evidenceWidthMax = 72
 
+// newTable upper-cases its header labels itself: the library's own header
+// formatting also splits and spaces them, which turned "seed 1 (0x1)" into
+// "SEED 1 ( 0 X 1 )". Values such as hex seeds keep their case (see runTableHeader).
 func newTable(w io.Writer, header ...string) *tablewriter.Table {
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRowMaxWidth(evidenceWidthMax),
 		tablewriter.WithRowAutoWrap(tw.WrapNormal),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
 	)
-	t.Header(header)
+	labels := make([]string, len(header))
+	for i, h := range header {
+		labels[i] = strings.ToUpper(h)
+	}
+	t.Header(labels)
 	return t
+}
+
+// runTableHeader names the run with its seed in both exact forms, as typed.
+func runTableHeader(seed uint64) []string {
+	return []string{"RUN", fmt.Sprintf("SEED %d (%s)", seed, seedHex(seed))}
 }
 
 // writeRunTable prints the human summary of one run, the replay command and,
@@ -195,7 +208,8 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 		{"packets sent / delivered / dropped / duplicated",
 			fmt.Sprintf("%d / %d / %d / %d", net.Sent, net.Delivered, net.DroppedTotal(), net.Duplicated)},
 	}
-	t := newTable(w, "run", fmt.Sprintf("seed %d (%s)", res.Seed, seedHex(res.Seed)))
+	t := newTable(w)
+	t.Header(runTableHeader(res.Seed))
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
