@@ -158,24 +158,31 @@ func (r *Replica) buildSuffix(top, commit uint64) []SuffixEntry {
 		if o == 0 {
 			break
 		}
-		if h, ok := r.journal.get(o); ok {
-			s = append(s, SuffixEntry{Header: h, Present: true})
-		} else if h, ok := r.adopted.get(o); ok {
-			if o <= r.unsureTop {
-				r.mark(marks.RestartAmnesiacUnsureHeld)
-			}
-			s = append(s, SuffixEntry{Header: h, Unsure: o <= r.unsureTop})
-		} else if o == r.commitAnchor.Op && o > r.commitMin && r.commitAnchor.Checksum != 0 {
-			// A primary-elect may know the commit point's header only from
-			// the votes: pass it on, so backups can anchor their journals.
-			s = append(s, SuffixEntry{Header: r.commitAnchor})
-		} else if o == r.commitMin && o > 0 {
-			s = append(s, SuffixEntry{Header: Header{Op: o, Checksum: r.commitSum}})
-		} else {
-			s = append(s, SuffixEntry{Header: Header{Op: o}, Nack: o > commit && o > r.unsureTop})
-		}
+		s = append(s, r.suffixEntry(o, commit))
 	}
 	return s
+}
+
+// suffixEntry is what this replica says of op o in a suffix down to commit.
+func (r *Replica) suffixEntry(o, commit uint64) SuffixEntry {
+	if h, ok := r.journal.get(o); ok {
+		return SuffixEntry{Header: h, Present: true}
+	}
+	if h, ok := r.adopted.get(o); ok {
+		if o <= r.unsureTop {
+			r.mark(marks.RestartAmnesiacUnsureHeld)
+		}
+		return SuffixEntry{Header: h, Unsure: o <= r.unsureTop}
+	}
+	if o == r.commitAnchor.Op && o > r.commitMin && r.commitAnchor.Checksum != 0 {
+		// A primary-elect may know the commit point's header only from
+		// the votes: pass it on, so backups can anchor their journals.
+		return SuffixEntry{Header: r.commitAnchor}
+	}
+	if o == r.commitMin && o > 0 {
+		return SuffixEntry{Header: Header{Op: o, Checksum: r.commitSum}}
+	}
+	return SuffixEntry{Header: Header{Op: o}, Nack: o > commit && o > r.unsureTop}
 }
 
 // suffixReadable checks that a suffix starts at op and walks down one op at a
