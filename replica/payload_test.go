@@ -84,7 +84,7 @@ func TestPayloadCoversEveryCommand(t *testing.T) {
 // another command's message is a caller bug, and says so.
 func TestPayloadAccessorChecksCommand(t *testing.T) {
 	m := Commit{Commit: 4}.Message()
-	assert.PanicsWithValue(t, "replica: Prepare payload read from a Commit", func() { m.Prepare() })
+	assert.PanicsWithValue(t, "replica: a payload read from a message of another command", func() { m.Prepare() })
 	assert.NotPanics(t, func() { m.Commit() })
 }
 
