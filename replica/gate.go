@@ -146,18 +146,18 @@ func (r *Replica) isForward(m *Envelope) bool {
 	return r.status == StatusNormal && !r.isPrimary() && m.From >= r.n
 }
 
-func (r *Replica) ignoreRequest(e *Envelope, m Request) (Reason, uint64) {
-	if r.isForward(e) {
+func (r *Replica) ignoreRequest(m *Envelope, p Request) (Reason, uint64) {
+	if r.isForward(m) {
 		return ReasonNone, 0
 	}
 	if r.status != StatusNormal || !r.isPrimary() || r.transfer.active {
 		return ReasonNotPrimary, 0
 	}
-	idx := r.clientIndex(m.Client)
+	idx := r.clientIndex(p.Client)
 	if idx < 0 || idx >= ClientsMax {
 		return ReasonBadClient, 0
 	}
-	if entry := r.sm.Clients[idx]; m.Request < entry.Request {
+	if entry := r.sm.Clients[idx]; p.Request < entry.Request {
 		return ReasonOldRequest, entry.Request
 	}
 	return ReasonNone, 0

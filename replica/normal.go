@@ -4,44 +4,44 @@ import "vsrsim/marks"
 
 // Normal operation (VRR section 4.1; protocol.md "Normal operation").
 
-func (r *Replica) onRequest(e *Envelope, m Request) {
-	if r.isForward(e) {
+func (r *Replica) onRequest(m *Envelope, p Request) {
+	if r.isForward(m) {
 		// A backup hands a client's request on to the primary it knows, as
 		// TigerBeetle's do, so a client that lost a reply and moved on is
 		// not left hunting for the primary a timeout at a time. Only a
 		// client's own send is forwarded: a forwarded copy never loops.
 		r.mark(marks.RequestForwarded)
-		r.send(r.primary(), m.Message().InView(e.View))
+		r.send(r.primary(), p.Message().InView(m.View))
 		return
 	}
 	r.gateHeld(r.status == StatusNormal && r.isPrimary() && !r.transfer.active, "request_gate_primary")
-	entry := r.sm.Clients[r.clientIndex(m.Client)]
-	r.gateHeld(m.Request >= entry.Request, "request_gate_not_old")
-	if m.Request == entry.Request && entry.Request != 0 {
+	entry := r.sm.Clients[r.clientIndex(p.Client)]
+	r.gateHeld(p.Request >= entry.Request, "request_gate_not_old")
+	if p.Request == entry.Request && entry.Request != 0 {
 		// Exactly once: answer from the client table, never re-execute.
 		r.mark(marks.ReplyFromClientTable)
-		r.send(int(m.Client), Reply{Client: m.Client, Request: m.Request, Op: entry.Op, Result: entry.Result}.Message())
+		r.send(int(p.Client), Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
 		return
 	}
 	for i := range r.pipeline {
-		if r.pipeline[i].header.Client == m.Client && r.pipeline[i].header.Request == m.Request {
-			r.drop(e, 0, ReasonInFlight, r.pipeline[i].header.Op)
+		if r.pipeline[i].header.Client == p.Client && r.pipeline[i].header.Request == p.Request {
+			r.drop(m, 0, ReasonInFlight, r.pipeline[i].header.Op)
 			return
 		}
 	}
 	for i := range r.requests {
-		if r.requests[i].Client == m.Client && r.requests[i].Request == m.Request {
-			r.drop(e, 0, ReasonInFlight, 0)
+		if r.requests[i].Client == p.Client && r.requests[i].Request == p.Request {
+			r.drop(m, 0, ReasonInFlight, 0)
 			return
 		}
 	}
 	if len(r.requests) >= RequestQueueMax {
-		r.drop(e, 0, ReasonRequestQueueFull, 0)
+		r.drop(m, 0, ReasonRequestQueueFull, 0)
 		return
 	}
 	// Requests wait in order behind the pipeline and behind commit lag: a
 	// primary prepares only on top of a log it has applied.
-	r.requests = append(r.requests, m)
+	r.requests = append(r.requests, p)
 	r.due |= dueDrain
 }
 
@@ -306,18 +306,18 @@ func (r *Replica) checkpoint() {
 	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, aux: s.StateChecksum})
 }
 
-func (r *Replica) onCommit(e *Envelope, m Commit) {
-	r.gateHeld(e.View == r.view && r.status == StatusNormal && !r.isPrimary(), "commit_gate_backup")
-	if !m.Abdicated {
+func (r *Replica) onCommit(m *Envelope, p Commit) {
+	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "commit_gate_backup")
+	if !p.Abdicated {
 		r.heardFromPrimary()
 	}
 	applied := r.commitMin
-	r.advanceCommitMax(m.Commit)
+	r.advanceCommitMax(p.Commit)
 	r.commitUpTo()
 	if r.commitMin > applied {
 		r.mark(marks.CommitCatchUp)
 	}
-	r.holds(r.commitMax >= m.Commit && r.commitMin <= r.commitMax, "commit_learns_commit_point")
+	r.holds(r.commitMax >= p.Commit && r.commitMin <= r.commitMax, "commit_learns_commit_point")
 	if !r.opts.Protocol.AbdicationOff {
 		// The commit point's checksum lets a primary that lacks it (it was
 		// elected by votes that knew less) recognise it in its own log.
