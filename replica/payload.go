@@ -362,6 +362,12 @@ func (p RequestStateTransfer) Message() Message {
 	return Message{Envelope: Envelope{Command: CmdRequestStateTransfer}}
 }
 
+// RequestStateTransfer returns a CmdRequestStateTransfer's (empty) payload.
+func (m *Message) RequestStateTransfer() RequestStateTransfer {
+	m.must(CmdRequestStateTransfer)
+	return RequestStateTransfer{}
+}
+
 // Message returns p as a message.
 func (p StateTransferOffer) Message() Message {
 	m := Message{Envelope: Envelope{Command: CmdStateTransferOffer}}
