@@ -8,17 +8,18 @@ package replica
 // (Message) and an accessor on Message of the same name, and the accessor
 // panics on a message of another command. A handler receives the decoded
 // payload, so it can read only the fields its command carries, each of which
-// has one meaning. The words are private to this file.
+// has one meaning. Only this file reads or writes the words.
 
 // payloadWords is the largest payload: a RepairPrepare's header and commit.
 const payloadWords = headerWords + 1
 
+// headerWords holds a Header: the Body's kind and key share a word.
 const headerWords = 10
 
 // Request is a client's operation (CmdRequest).
 type Request struct {
 	Client  uint64    // the client's node id
-	Request uint64    // the client's request number, one above its last
+	Request uint64    // the client's request number (a retry repeats it)
 	Body    Operation // what to execute
 }
 
@@ -32,7 +33,7 @@ type Reply struct {
 
 // Prepare replicates one op (CmdPrepare).
 type Prepare struct {
-	Header Header
+	Header Header // the prepare: its op, parent chain, commit point and request
 }
 
 // PrepareOk acknowledges that the sender journaled a prepare (CmdPrepareOK).
@@ -104,7 +105,7 @@ type RequestPrepares struct {
 
 // RepairPrepare is one prepare sent in answer to RequestPrepares (CmdRepairPrepare).
 type RepairPrepare struct {
-	Header Header
+	Header Header // the prepare asked for, restamped into the sender's view
 	Commit uint64 // the sender's commit_min: every op to there is canonical
 }
 
