@@ -19,19 +19,18 @@ func TestAbandonedMergeVotesItsLogView(t *testing.T) {
 	r, out := electing(t, 4, 1, 3, 2)
 	require.Equal(t, uint64(0), r.Info().LogView)
 
-	newer := vote(2, 1, 1, present(hs[1]))
-	newer.View, newer.LogView = 4, 2
-	r.Step(newer, out)
+	r.Step(voteIn(4, 2, 2, 1, 1, present(hs[1])), out)
 	require.True(t, r.merged, "op 1 is canonical: r2 holds it")
 	require.Equal(t, StatusViewChange, r.Info().Status, "still repairing op 1")
 	require.Equal(t, uint64(1), r.Info().Sequencer)
 
 	out.Reset()
-	r.Step(&Message{Command: CmdStartViewChange, From: 2, To: 1, View: 5}, out)
-	var dvcs []Message
+	svc := StartViewChange{}.Message().Routed(2, 1, 5)
+	r.Step(&svc, out)
+	var dvcs []DoViewChange
 	for _, m := range out.Messages {
 		if m.Command == CmdDoViewChange {
-			dvcs = append(dvcs, m)
+			dvcs = append(dvcs, m.DoViewChange())
 		}
 	}
 	require.Len(t, dvcs, 1, "the vote for view 5 goes to r2")

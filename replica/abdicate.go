@@ -16,7 +16,7 @@ func (r *Replica) hear(m *Message) {
 		m.From < 0 || m.From >= r.n || m.From == r.id {
 		return
 	}
-	if m.Leave {
+	if m.Command == CmdStartViewChange && m.StartViewChange().Leave {
 		return // a replica asking to leave the view is not following it
 	}
 	r.heard |= 1 << uint(m.From)
@@ -51,24 +51,24 @@ func (r *Replica) onAbdicateTimeout() {
 
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
 // its incarnation.
-func (r *Replica) onCommitOK(m *Message) {
+func (r *Replica) onCommitOK(m *Envelope, p CommitOk) {
 	r.gateHeld(m.View == r.view && r.status == StatusNormal && r.isPrimary(), "commit_ok_gate_primary")
-	if m.Incarnation > r.incarnations[m.From] {
-		r.learnIncarnation(m.From, m.Incarnation)
+	if p.Incarnation > r.incarnations[m.From] {
+		r.learnIncarnation(m.From, p.Incarnation)
 	}
-	r.holds(r.incarnations[m.From] >= m.Incarnation, "commit_ok_incarnation_known")
-	r.learnCommitFromBackup(m)
+	r.holds(r.incarnations[m.From] >= p.Incarnation, "commit_ok_incarnation_known")
+	r.learnCommitFromBackup(p)
 }
 
-// learnCommitFromBackup: a backup applied up to m.Commit, so every op to there
+// learnCommitFromBackup: a backup applied up to p.Commit, so every op to there
 // was committed by some primary on a quorum. When this primary's log holds the
 // same op at that point (same checksum, so the same chain below it), those ops
 // are committed here too, whatever the votes that elected it knew; without
 // this, a primary elected by replicas that knew less waits forever for fresh
 // acks of ops its only other live backup applied before it lost its journal.
-func (r *Replica) learnCommitFromBackup(m *Message) {
-	c := m.Commit
-	if c <= r.commitMax || m.Header.Op != c || c > r.sequencer || !r.journal.has(c, m.Header.Checksum) {
+func (r *Replica) learnCommitFromBackup(p CommitOk) {
+	c := p.Commit
+	if c <= r.commitMax || c > r.sequencer || !r.journal.has(c, p.Checksum) {
 		return
 	}
 	r.mark(marks.CommitFromBackup)

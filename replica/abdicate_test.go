@@ -35,7 +35,7 @@ func TestAbdicateWhenDeaf(t *testing.T) {
 				return
 			}
 			require.NotEmpty(t, c.eventsOf(0, EvAbdicate))
-			marked := c.sent(func(m *Message) bool { return m.Command == CmdCommit && m.Abdicated })
+			marked := c.sent(func(m *Message) bool { return m.Command == CmdCommit && m.Commit().Abdicated })
 			assert.NotEmpty(t, marked, "an abdicated primary marks its heartbeats")
 		})
 	}

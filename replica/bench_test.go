@@ -45,9 +45,8 @@ func benchPrepareRound(b *testing.B, n int, topology replica.Topology) {
 	request := uint64(0)
 	round := func() {
 		request++
-		queue = append(queue[:0], replica.Message{Command: replica.CmdRequest, From: client, To: 0,
-			Client: uint64(client), Request: request,
-			Body: replica.Operation{Kind: replica.OpPut, Key: uint32(request % replica.KeySpace), Value: request}})
+		queue = append(queue[:0], replica.Request{Client: uint64(client), Request: request,
+			Body: replica.Operation{Kind: replica.OpPut, Key: uint32(request % replica.KeySpace), Value: request}}.Message().Routed(client, 0, 0))
 		for k := 0; k < len(queue); k++ {
 			m := queue[k]
 			if m.To >= n {

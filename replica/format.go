@@ -192,28 +192,34 @@ func (l *Line) Message(m *Message, replicas int) {
 func (l *Line) normalFields(m *Message) {
 	switch m.Command {
 	case CmdRequest:
-		l.field("req", m.Request)
+		p := m.Request()
+		l.field("req", p.Request)
 		l.lit(" ")
-		l.operation(m.Body)
+		l.operation(p.Body)
 	case CmdReply:
-		l.field("req", m.Request)
-		l.field("op", m.Op)
-		l.field("result", m.Result)
+		p := m.Reply()
+		l.field("req", p.Request)
+		l.field("op", p.Op)
+		l.field("result", p.Result)
 	case CmdPrepare:
-		l.field("op", m.Header.Op)
-		l.field("commit", m.Header.Commit)
-		l.sum("csum", m.Header.Checksum)
+		h := m.Prepare().Header
+		l.field("op", h.Op)
+		l.field("commit", h.Commit)
+		l.sum("csum", h.Checksum)
 	case CmdPrepareOK:
-		l.field("op", m.Header.Op)
-		l.sum("csum", m.Header.Checksum)
-		l.field("inc", m.Incarnation)
+		p := m.PrepareOk()
+		l.field("op", p.Op)
+		l.sum("csum", p.Checksum)
+		l.field("inc", p.Incarnation)
 	case CmdCommit:
-		l.field("commit", m.Commit)
-		l.field("hb", m.Heartbeat)
-		l.flag(" abdicated", m.Abdicated)
+		p := m.Commit()
+		l.field("commit", p.Commit)
+		l.field("hb", p.Heartbeat)
+		l.flag(" abdicated", p.Abdicated)
 	case CmdCommitOK:
-		l.field("commit", m.Commit)
-		l.field("inc", m.Incarnation)
+		p := m.CommitOk()
+		l.field("commit", p.Commit)
+		l.field("inc", p.Incarnation)
 	}
 }
 
@@ -222,32 +228,51 @@ func (l *Line) normalFields(m *Message) {
 func (l *Line) recoveryFields(m *Message) {
 	switch m.Command {
 	case CmdRepairPrepare:
-		l.field("op", m.Header.Op)
-		l.field("commit", m.Header.Commit)
-		l.sum("csum", m.Header.Checksum)
+		h := m.RepairPrepare().Header
+		l.field("op", h.Op)
+		l.field("commit", h.Commit)
+		l.sum("csum", h.Checksum)
 	case CmdStartViewChange:
-		l.flag(" leave", m.Leave)
-	case CmdDoViewChange, CmdStartView:
-		l.field("log_view", m.LogView)
-		l.field("op", m.Op)
-		l.field("commit", m.Commit)
-		l.field("suffix", uint64(len(m.Suffix)))
-		if len(m.Suffix) > 0 {
-			l.field("top", m.Suffix[0].Header.Op)
-		}
+		l.flag(" leave", m.StartViewChange().Leave)
+	case CmdDoViewChange:
+		p := m.DoViewChange()
+		l.viewLog(p.LogView, p.Op, p.Commit, p.Suffix)
+	case CmdStartView:
+		p := m.StartView()
+		l.viewLog(p.LogView, p.Op, p.Commit, p.Suffix)
 	case CmdRequestStartView:
-		l.field("inc", m.Incarnation)
-		l.field("nonce", m.Nonce)
+		p := m.RequestStartView()
+		l.field("inc", p.Incarnation)
+		l.field("nonce", p.Nonce)
 	case CmdRequestPrepares:
-		l.field("from", m.Op)
-		l.field("to", m.OpTo)
-	case CmdRepairDone, CmdRangeEvicted:
-		l.field("op", m.Op)
+		p := m.RequestPrepares()
+		l.field("from", p.From)
+		l.field("to", p.To)
+	case CmdRepairDone:
+		l.field("op", m.RepairDone().Last)
+	case CmdRangeEvicted:
+		l.field("op", m.RangeEvicted().First)
 	case CmdStateTransferOffer:
-		l.field("commit_op", m.SnapshotOp)
-	case CmdRequestStateChunk, CmdStateChunk:
-		l.field("commit_op", m.SnapshotOp)
-		l.field("chunk", uint64(m.Chunk))
+		l.field("commit_op", m.StateTransferOffer().SnapshotOp)
+	case CmdRequestStateChunk:
+		p := m.RequestStateChunk()
+		l.field("commit_op", p.SnapshotOp)
+		l.field("chunk", uint64(p.Chunk))
+	case CmdStateChunk:
+		p := m.StateChunk()
+		l.field("commit_op", p.SnapshotOp)
+		l.field("chunk", uint64(p.Chunk))
+	}
+}
+
+// viewLog adds the log a DoViewChange or StartView carries.
+func (l *Line) viewLog(logView, op, commit uint64, suffix []SuffixEntry) {
+	l.field("log_view", logView)
+	l.field("op", op)
+	l.field("commit", commit)
+	l.field("suffix", uint64(len(suffix)))
+	if len(suffix) > 0 {
+		l.field("top", suffix[0].Header.Op)
 	}
 }
 

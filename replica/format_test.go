@@ -22,20 +22,28 @@ func eventHash(e *Event) uint64 {
 // hash covers, changes with every field its text shows (a checksum beyond the
 // 4 hex digits the text keeps, too) and with nothing the text leaves out.
 func TestLineBinaryCoversTheText(t *testing.T) {
-	prepare := Message{Command: CmdPrepare, From: 0, To: 1, View: 2,
-		Header: Header{Op: 7, Commit: 6, Checksum: 0xabcd0000_00001234, Client: 4}}
+	prepare := Prepare{Header: Header{Op: 7, Commit: 6, Checksum: 0xabcd0000_00001234, Client: 4}}.Message().Routed(0, 1, 2)
+	header := func(edit func(h *Header)) func(m *Message) {
+		return func(m *Message) {
+			p := m.Prepare()
+			edit(&p.Header)
+			*m = p.Message().Routed(m.From, m.To, m.View)
+		}
+	}
 	for _, tc := range []struct {
 		name       string
 		edit       func(m *Message)
 		hash, text bool // whether the binary form, the text changes
 	}{
 		{"view", func(m *Message) { m.View++ }, true, true},
-		{"op", func(m *Message) { m.Header.Op++ }, true, true},
-		{"checksum high bits", func(m *Message) { m.Header.Checksum ^= 1 << 60 }, true, false},
+		{"op", header(func(h *Header) { h.Op++ }), true, true},
+		{"checksum high bits", header(func(h *Header) { h.Checksum ^= 1 << 60 }), true, false},
 		{"receiver", func(m *Message) { m.To = 2 }, true, true},
-		{"command", func(m *Message) { m.Command = CmdRepairPrepare }, true, true},
-		{"client, not shown", func(m *Message) { m.Header.Client++ }, false, false},
-		{"nonce, not shown", func(m *Message) { m.Nonce = 9 }, false, false},
+		{"command", func(m *Message) {
+			*m = RepairPrepare{Header: m.Prepare().Header}.Message().Routed(m.From, m.To, m.View)
+		}, true, true},
+		{"client, not shown", header(func(h *Header) { h.Client++ }), false, false},
+		{"parent, not shown", header(func(h *Header) { h.Parent = 9 }), false, false},
 	} {
 		m := prepare
 		tc.edit(&m)
@@ -63,16 +71,15 @@ func TestLineBinaryCoversTheText(t *testing.T) {
 // TestLineTextIsCanonical pins the text form, which trace files and failure
 // tails show and which no longer reaches the hash.
 func TestLineTextIsCanonical(t *testing.T) {
+	text := func(m Message) string { return string(AppendMessage(nil, &m, 3)) }
 	for _, tc := range []struct {
 		got, want string
 	}{
-		{string(AppendMessage(nil, &Message{Command: CmdPrepare, From: 0, To: 1, View: 2,
-			Header: Header{Op: 7, Commit: 6, Checksum: 0xabcd0000_00001234}}, 3)),
+		{text(Prepare{Header: Header{Op: 7, Commit: 6, Checksum: 0xabcd0000_00001234}}.Message().Routed(0, 1, 2)),
 			"r0->r1 Prepare v=2 op=7 commit=6 csum=1234"},
-		{string(AppendMessage(nil, &Message{Command: CmdRequest, From: 3, To: 0, Request: 4,
-			Body: Operation{Kind: OpIncr, Key: 5, Value: 6}}, 3)),
+		{text(Request{Request: 4, Body: Operation{Kind: OpIncr, Key: 5, Value: 6}}.Message().Routed(3, 0, 0)),
 			"c0->r0 Request v=0 req=4 incr(5,6)"},
-		{string(AppendMessage(nil, &Message{Command: CmdCommit, From: 1, To: 2, View: 1, Commit: 9, Heartbeat: 3, Abdicated: true}, 3)),
+		{text(Commit{Commit: 9, Heartbeat: 3, Abdicated: true}.Message().Routed(1, 2, 1)),
 			"r1->r2 Commit v=1 commit=9 hb=3 abdicated"},
 		{string(AppendEvent(nil, &Event{Kind: EvDrop, Replica: 1, Command: CmdPrepare, Peer: 0, Op: 5, Reason: ReasonGap, aux: 3})),
 			"r1 drop Prepare from=0 op=5 reason=gap aux=3"},

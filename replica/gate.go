@@ -19,7 +19,7 @@ func (r *Replica) Step(m *Message, out *Output) {
 	r.hear(m)
 	r.settle() // hearing a quorum again may let queued requests prepare
 	if reason, detail := r.ignore(m); reason != ReasonNone {
-		r.drop(m, reason, detail)
+		r.drop(&m.Envelope, m.dropOp(), reason, detail)
 		r.onIgnored(m, reason)
 	} else {
 		r.dispatch(m)
@@ -36,17 +36,17 @@ func (r *Replica) ignore(m *Message) (Reason, uint64) {
 	}
 	switch m.Command {
 	case CmdRequest:
-		return r.ignoreRequest(m)
+		return r.ignoreRequest(&m.Envelope, m.Request())
 	case CmdPrepare:
-		return r.ignorePrepare(m)
+		return r.ignorePrepare(&m.Envelope, m.Prepare())
 	case CmdPrepareOK, CmdCommitOK:
 		return r.ignoreAck(m)
 	case CmdCommit:
-		return r.ignoreCommit(m)
+		return r.ignoreCommit(&m.Envelope)
 	case CmdStartViewChange, CmdDoViewChange:
 		return r.ignoreViewChange(m)
 	case CmdStartView:
-		return r.ignoreStartView(m)
+		return r.ignoreStartView(&m.Envelope, m.StartView())
 	case CmdRequestStartView:
 		return ReasonNone, 0
 	case CmdRequestPrepares, CmdRepairPrepare, CmdRepairDone, CmdRangeEvicted:
@@ -76,7 +76,7 @@ func (r *Replica) onIgnored(m *Message, reason Reason) {
 	switch {
 	case reason == ReasonStaleIncarnation:
 		for i := range r.pipeline {
-			if r.pipeline[i].header.Op == m.Header.Op {
+			if r.pipeline[i].header.Op == m.PrepareOk().Op {
 				r.mark(marks.AckOldIncarnationInPipeline)
 				break
 			}
@@ -93,25 +93,26 @@ func (r *Replica) onIgnored(m *Message, reason Reason) {
 }
 
 func (r *Replica) dispatch(m *Message) {
+	e := &m.Envelope
 	switch m.Command {
 	case CmdRequest:
-		r.onRequest(m)
+		r.onRequest(e, m.Request())
 	case CmdPrepare:
-		r.onPrepare(m)
+		r.onPrepare(e, m.Prepare())
 	case CmdPrepareOK:
-		r.onPrepareOK(m)
+		r.onPrepareOK(e, m.PrepareOk())
 	case CmdCommitOK:
-		r.onCommitOK(m)
+		r.onCommitOK(e, m.CommitOk())
 	case CmdCommit:
-		r.onCommit(m)
+		r.onCommit(e, m.Commit())
 	case CmdStartViewChange:
-		r.onStartViewChange(m)
+		r.onStartViewChange(e, m.StartViewChange())
 	case CmdDoViewChange:
-		r.onDoViewChange(m)
+		r.onDoViewChange(e, m.DoViewChange())
 	case CmdStartView:
-		r.onStartView(m)
+		r.onStartView(e, m.StartView())
 	case CmdRequestStartView:
-		r.onRequestStartView(m)
+		r.onRequestStartView(e, m.RequestStartView())
 	default:
 		r.dispatchRecovery(m)
 	}
@@ -119,49 +120,50 @@ func (r *Replica) dispatch(m *Message) {
 
 // dispatchRecovery hands on the repair and state-transfer messages.
 func (r *Replica) dispatchRecovery(m *Message) {
+	e := &m.Envelope
 	switch m.Command {
 	case CmdRequestPrepares:
-		r.onRequestPrepares(m)
+		r.onRequestPrepares(e, m.RequestPrepares())
 	case CmdRepairPrepare:
-		r.onRepairPrepare(m)
+		r.onRepairPrepare(e, m.RepairPrepare())
 	case CmdRepairDone:
-		r.onRepairDone(m)
+		r.onRepairDone(e)
 	case CmdRangeEvicted:
-		r.onRangeEvicted(m)
+		r.onRangeEvicted(e, m.RangeEvicted())
 	case CmdRequestStateTransfer:
-		r.onRequestStateTransfer(m)
+		r.onRequestStateTransfer(e)
 	case CmdStateTransferOffer:
-		r.onStateTransferOffer(m)
+		r.onStateTransferOffer(e, m.StateTransferOffer())
 	case CmdRequestStateChunk:
-		r.onRequestStateChunk(m)
+		r.onRequestStateChunk(e, m.RequestStateChunk())
 	case CmdStateChunk:
-		r.onStateChunk(m)
+		r.onStateChunk(e, m.StateChunk())
 	}
 }
 
 // isForward: a backup hands a client's own request on to its primary.
-func (r *Replica) isForward(m *Message) bool {
+func (r *Replica) isForward(m *Envelope) bool {
 	return r.status == StatusNormal && !r.isPrimary() && m.From >= r.n
 }
 
-func (r *Replica) ignoreRequest(m *Message) (Reason, uint64) {
+func (r *Replica) ignoreRequest(m *Envelope, p Request) (Reason, uint64) {
 	if r.isForward(m) {
 		return ReasonNone, 0
 	}
 	if r.status != StatusNormal || !r.isPrimary() || r.transfer.active {
 		return ReasonNotPrimary, 0
 	}
-	idx := r.clientIndex(m.Client)
+	idx := r.clientIndex(p.Client)
 	if idx < 0 || idx >= ClientsMax {
 		return ReasonBadClient, 0
 	}
-	if entry := r.sm.Clients[idx]; m.Request < entry.Request {
+	if entry := r.sm.Clients[idx]; p.Request < entry.Request {
 		return ReasonOldRequest, entry.Request
 	}
 	return ReasonNone, 0
 }
 
-func (r *Replica) ignorePrepare(m *Message) (Reason, uint64) {
+func (r *Replica) ignorePrepare(m *Envelope, p Prepare) (Reason, uint64) {
 	switch {
 	case r.status == StatusRecovering:
 		return ReasonRecovering, 0
@@ -171,7 +173,7 @@ func (r *Replica) ignorePrepare(m *Message) (Reason, uint64) {
 		return ReasonNewerView, r.view
 	case r.status != StatusNormal || r.isPrimary():
 		return ReasonNotNormalBackup, 0
-	case !m.Header.Valid():
+	case !p.Header.Valid():
 		return ReasonBadChecksum, 0
 	}
 	return ReasonNone, 0
@@ -182,14 +184,14 @@ func (r *Replica) ignoreAck(m *Message) (Reason, uint64) {
 	if m.View != r.view || r.status != StatusNormal || !r.isPrimary() {
 		return ReasonNotPrimaryOfView, 0
 	}
-	if m.Command == CmdPrepareOK && m.Incarnation < r.incarnations[m.From] {
+	if m.Command == CmdPrepareOK && m.PrepareOk().Incarnation < r.incarnations[m.From] {
 		// The ack speaks for a journal that a restart has since wiped.
 		return ReasonStaleIncarnation, r.incarnations[m.From]
 	}
 	return ReasonNone, 0
 }
 
-func (r *Replica) ignoreCommit(m *Message) (Reason, uint64) {
+func (r *Replica) ignoreCommit(m *Envelope) (Reason, uint64) {
 	switch {
 	case r.status == StatusRecovering:
 		return ReasonRecovering, 0
@@ -215,7 +217,7 @@ func (r *Replica) ignoreViewChange(m *Message) (Reason, uint64) {
 	return ReasonNone, 0
 }
 
-func (r *Replica) ignoreStartView(m *Message) (Reason, uint64) {
+func (r *Replica) ignoreStartView(m *Envelope, p StartView) (Reason, uint64) {
 	switch {
 	case m.View < r.view:
 		return ReasonOldView, r.view
@@ -223,9 +225,9 @@ func (r *Replica) ignoreStartView(m *Message) (Reason, uint64) {
 		return ReasonInView, 0
 	case m.From != PrimaryOf(m.View, r.n):
 		return ReasonNotPrimary, 0
-	case !suffixReadable(m.Op, m.Commit, m.Suffix):
-		return ReasonStartViewUnreadable, m.Op
-	case m.Op < r.commitMin:
+	case !suffixReadable(p.Op, p.Commit, p.Suffix):
+		return ReasonStartViewUnreadable, p.Op
+	case p.Op < r.commitMin:
 		// A view's log holds every op committed before it began, so a
 		// StartView whose head is below what this replica applied is an old
 		// one of that view, delayed (a restart from a checkpoint makes that
@@ -241,20 +243,21 @@ func (r *Replica) ignoreRepair(m *Message) (Reason, uint64) {
 		if r.status == StatusRecovering {
 			return ReasonCannotServe, 0
 		}
-		if m.Op == 0 || m.OpTo < m.Op {
+		if p := m.RequestPrepares(); p.From == 0 || p.To < p.From {
 			return ReasonBadRange, 0
 		}
 	case CmdRepairPrepare:
 		if r.status == StatusRecovering {
 			return ReasonRecovering, 0
 		}
-		if !m.Header.Valid() {
+		h := m.RepairPrepare().Header
+		if !h.Valid() {
 			return ReasonBadChecksum, 0
 		}
-		if m.Header.Op <= r.commitMin {
+		if h.Op <= r.commitMin {
 			return ReasonOldOp, r.commitMin
 		}
-		if r.journal.has(m.Header.Op, m.Header.Checksum) {
+		if r.journal.has(h.Op, h.Checksum) {
 			return ReasonHeld, 0
 		}
 	case CmdRangeEvicted:
@@ -282,7 +285,7 @@ func (r *Replica) ignoreTransfer(m *Message) (Reason, uint64) {
 		if !t.active || t.pinned || r.status != StatusNormal {
 			return ReasonUnsolicited, 0
 		}
-		if m.SnapshotOp <= r.commitMin {
+		if m.StateTransferOffer().SnapshotOp <= r.commitMin {
 			return ReasonOfferNotNewer, r.commitMin
 		}
 	}
@@ -293,17 +296,19 @@ func (r *Replica) ignoreChunk(m *Message) (Reason, uint64) {
 	t := &r.transfer
 	switch m.Command {
 	case CmdRequestStateChunk:
-		if m.Chunk < 0 || m.Chunk >= SnapshotChunks {
+		p := m.RequestStateChunk()
+		if p.Chunk < 0 || p.Chunk >= SnapshotChunks {
 			return ReasonBadChunk, 0
 		}
-		if r.offerAt(m.SnapshotOp) == nil {
-			return ReasonOfferGone, m.SnapshotOp
+		if r.offerAt(p.SnapshotOp) == nil {
+			return ReasonOfferGone, p.SnapshotOp
 		}
 	case CmdStateChunk:
-		if !t.active || !t.pinned || m.SnapshotOp != t.commitOp || m.Chunk != t.next || m.Snapshot == nil {
+		p := m.StateChunk()
+		if !t.active || !t.pinned || p.SnapshotOp != t.commitOp || p.Chunk != t.next || p.Snapshot == nil {
 			return ReasonUnsolicited, 0
 		}
-		if m.Snapshot.Op != t.commitOp || m.Snapshot.State.Checksum() != m.Snapshot.StateChecksum {
+		if p.Snapshot.Op != t.commitOp || p.Snapshot.State.Checksum() != p.Snapshot.StateChecksum {
 			return ReasonChunkCorrupt, 0
 		}
 	}

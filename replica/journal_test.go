@@ -130,25 +130,26 @@ func TestJournalEvictedRingServesRepair(t *testing.T) {
 	_, live := r0.journal.get(20)
 	require.False(t, live, "op 20 left the live ring")
 	out := &Output{}
-	r0.Step(&Message{Command: CmdRequestPrepares, From: 1, To: 0, Op: 20, OpTo: 22}, out)
+	r0.Step(msg(RequestPrepares{From: 20, To: 22}, 1, 0, 0), out)
 	var ops []uint64
 	for _, m := range out.Messages {
 		if m.Command == CmdRepairPrepare {
-			ops = append(ops, m.Header.Op)
-			assert.True(t, m.Header.Valid())
+			h := m.RepairPrepare().Header
+			ops = append(ops, h.Op)
+			assert.True(t, h.Valid())
 		}
 	}
 	assert.Equal(t, []uint64{20, 21, 22}, ops, "served from the evicted ring")
 	require.NotEmpty(t, out.Messages)
 	last := out.Messages[len(out.Messages)-1]
 	assert.Equal(t, CmdRepairDone, last.Command)
-	assert.Equal(t, uint64(22), last.Op)
+	assert.Equal(t, uint64(22), last.RepairDone().Last)
 
 	out.Reset()
-	r0.Step(&Message{Command: CmdRequestPrepares, From: 1, To: 0, Op: 5, OpTo: 6}, out)
+	r0.Step(msg(RequestPrepares{From: 5, To: 6}, 1, 0, 0), out)
 	require.Len(t, out.Messages, 1)
 	assert.Equal(t, CmdRangeEvicted, out.Messages[0].Command)
-	assert.Equal(t, first, out.Messages[0].Op)
+	assert.Equal(t, first, out.Messages[0].RangeEvicted().First)
 }
 
 // TestJournalRangeEvictedArmsStateTransfer: a replica whose next op is older
@@ -158,10 +159,12 @@ func TestJournalEvictedRingServesRepair(t *testing.T) {
 func TestJournalRangeEvictedArmsStateTransfer(t *testing.T) {
 	c, noRepair := retained(t, 140)
 	c.removeFilter(noRepair)
-	c.dropIf(func(m *Message) bool { return m.Command == CmdRequestPrepares && m.From == 2 && m.Op > 1 })
+	c.dropIf(func(m *Message) bool {
+		return m.Command == CmdRequestPrepares && m.From == 2 && m.RequestPrepares().From > 1
+	})
 	c.tickUntil(100, func() bool { return len(c.sent(cmdTo(CmdRangeEvicted, 2))) > 0 }, "r2 asks for evicted ops")
 	ev := c.sent(cmdTo(CmdRangeEvicted, 2))[0]
-	assert.Equal(t, uint64(140-2*64+1), ev.Op, "the server's first retained op")
+	assert.Equal(t, uint64(140-2*64+1), ev.RangeEvicted().First, "the server's first retained op")
 	assert.True(t, c.info(2).Transferring, "RangeEvicted arms a state transfer")
 	assert.NotEmpty(t, c.sent(cmdFrom(CmdRequestStateTransfer, 2)))
 

@@ -22,7 +22,7 @@ import "vsrsim/marks"
 func (r *Replica) askToLeave() {
 	r.leave |= 1 << uint(r.id)
 	r.leaveTo = max(r.leaveTo, r.view+1)
-	r.sendAll(Message{Command: CmdStartViewChange, View: r.view, Leave: true})
+	r.sendAll(StartViewChange{Leave: true}.Message())
 	r.maybeLeave()
 }
 
@@ -30,7 +30,7 @@ func (r *Replica) askToLeave() {
 // leave a newer view counts too (that replica has left ours already, and wants
 // out of its own), and raises the view this one moves to; it also probes the
 // newer view's primary, in case that view works.
-func (r *Replica) onLeave(m *Message) {
+func (r *Replica) onLeave(m *Envelope) {
 	r.gateHeld(m.From >= 0 && m.From < r.n && m.From != r.id, "leave_gate_sender")
 	if m.View > r.view {
 		if r.leave&(1<<uint(r.id)) != 0 {

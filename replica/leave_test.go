@@ -31,7 +31,9 @@ func TestLeaveNeedsAQuorum(t *testing.T) {
 			c.tick(int(4 * smallTimeouts().HeartbeatTicks))
 			assert.Equal(t, tt.moved, c.info(1).View > 0)
 			if !tt.protocol.SVCQuorumOff {
-				asks := c.sent(func(m *Message) bool { return m.Command == CmdStartViewChange && m.From == 2 && m.Leave })
+				asks := c.sent(func(m *Message) bool {
+					return m.Command == CmdStartViewChange && m.From == 2 && m.StartViewChange().Leave
+				})
 				assert.NotEmpty(t, asks, "r2 asks to leave")
 			}
 			if !tt.moved {
@@ -62,14 +64,14 @@ func TestLeaveRequestsExpire(t *testing.T) {
 			out := &Output{}
 			r := c.r(1)
 			ask := func(from int) {
-				r.Step(&Message{Command: CmdStartViewChange, From: from, To: 1, View: 0, Leave: true}, out)
+				r.Step(msg(StartViewChange{Leave: true}, from, 1, 0), out)
 			}
 			ask(2)
 			ask(3)
 			for k := uint64(0); k < tt.gap; k++ {
 				r.Tick(out)
 				if k%3 == 0 {
-					r.Step(&Message{Command: CmdCommit, From: 0, To: 1, View: 0}, out)
+					r.Step(msg(Commit{}, 0, 1, 0), out)
 				}
 			}
 			ask(4)

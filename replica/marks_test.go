@@ -33,8 +33,7 @@ func TestDropCountsItsReasonsMark(t *testing.T) {
 			require.NoError(t, err)
 			var out Output
 			r.out = &out
-			m := Message{Command: CmdPrepare, From: 0}
-			r.drop(&m, tc.reason, 0)
+			r.drop(&Envelope{Command: CmdPrepare, From: 0}, 0, tc.reason, 0)
 			var want marks.Counts
 			if tc.want != marks.Count {
 				want.Hit(tc.want)

@@ -129,49 +129,38 @@ type SuffixEntry struct {
 // Blank reports whether the entry carries no header (the sender knows nothing of it).
 func (e *SuffixEntry) Blank() bool { return e.Header.Checksum == 0 }
 
-// Message is every message of the protocol in one value type. Fields that a
-// command does not use are zero. Slices are never mutated after send; receivers
-// copy what they keep.
-type Message struct {
+// Envelope is what every message carries whatever its command.
+type Envelope struct {
 	Command Command
-	From    int // sender node id (replica or client)
-	To      int // receiver node id
-	View    uint64
+	From    int    // sender node id (replica or client)
+	To      int    // receiver node id
+	View    uint64 // the sender's view (a client's: the view it last heard of)
+}
 
-	Op      uint64 // head op (DoViewChange, StartView, Commit, RepairDone), range start (RequestPrepares)
-	OpTo    uint64 // range end (RequestPrepares)
-	Commit  uint64 // the sender's commit point
-	LogView uint64
+// Message is every message of the protocol in one value type: an envelope
+// and the payload its command names (payload.go), read through that
+// command's accessor. Slices and snapshots are never mutated after send;
+// receivers copy what they keep.
+type Message struct {
+	Envelope
+	w        words
+	suffix   []SuffixEntry // DoViewChange, StartView
+	snapshot *Snapshot     // StateChunk
+}
 
-	// SnapshotOp is the op of the checkpoint a state transfer moves
-	// (StateTransferOffer, RequestStateChunk, StateChunk).
-	SnapshotOp uint64
-
-	Header Header // Prepare, RepairPrepare, PrepareOk (acked op)
-
-	Suffix []SuffixEntry // DoViewChange suffix, StartView headers
-
-	Client  uint64
-	Request uint64
-	Result  uint64
-	Body    Operation // Request
-
-	Heartbeat uint64 // Commit: monotonic within a view
-	// Abdicated marks a Commit from a primary that heard no quorum lately:
-	// it asks its backups to answer but no longer holds their timeouts.
-	Abdicated bool
-	// Leave marks a StartViewChange that asks to leave the sender's view
-	// (View) rather than announcing a view change into it.
-	Leave       bool
-	Incarnation uint64 // RequestStartView, PrepareOk, CommitOk
-	Nonce       uint64 // RequestStartView probe nonce, echoed by StartView
-
-	// State transfer.
-	Chunk    int
-	Chunks   int
-	Snapshot *Snapshot // StateChunk: read-only, shared immutably
+// InView returns m addressed to view v.
+func (m Message) InView(v uint64) Message {
+	m.View = v
+	return m
 }
 
 func (o Operation) String() string {
 	return string(appendOperation(nil, o))
+}
+
+// Routed returns m from node from to node to in view: the envelope a harness
+// or a test fills in where a replica's send would.
+func (m Message) Routed(from, to int, view uint64) Message {
+	m.From, m.To, m.View = from, to, view
+	return m
 }

@@ -4,49 +4,49 @@ import "vsrsim/marks"
 
 // Normal operation (VRR section 4.1; protocol.md "Normal operation").
 
-func (r *Replica) onRequest(m *Message) {
+func (r *Replica) onRequest(m *Envelope, p Request) {
 	if r.isForward(m) {
 		// A backup hands a client's request on to the primary it knows, as
 		// TigerBeetle's do, so a client that lost a reply and moved on is
 		// not left hunting for the primary a timeout at a time. Only a
 		// client's own send is forwarded: a forwarded copy never loops.
 		r.mark(marks.RequestForwarded)
-		r.send(r.primary(), *m)
+		r.send(r.primary(), p.Message().InView(m.View))
 		return
 	}
 	r.gateHeld(r.status == StatusNormal && r.isPrimary() && !r.transfer.active, "request_gate_primary")
-	entry := r.sm.Clients[r.clientIndex(m.Client)]
-	r.gateHeld(m.Request >= entry.Request, "request_gate_not_old")
-	if m.Request == entry.Request && entry.Request != 0 {
+	entry := r.sm.Clients[r.clientIndex(p.Client)]
+	r.gateHeld(p.Request >= entry.Request, "request_gate_not_old")
+	if p.Request == entry.Request && entry.Request != 0 {
 		// Exactly once: answer from the client table, never re-execute.
 		r.mark(marks.ReplyFromClientTable)
-		r.send(int(m.Client), Message{Command: CmdReply, Client: m.Client, Request: m.Request, Op: entry.Op, Result: entry.Result})
+		r.send(int(p.Client), Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
 		return
 	}
 	for i := range r.pipeline {
-		if r.pipeline[i].header.Client == m.Client && r.pipeline[i].header.Request == m.Request {
-			r.drop(m, ReasonInFlight, r.pipeline[i].header.Op)
+		if r.pipeline[i].header.Client == p.Client && r.pipeline[i].header.Request == p.Request {
+			r.drop(m, 0, ReasonInFlight, r.pipeline[i].header.Op)
 			return
 		}
 	}
 	for i := range r.requests {
-		if r.requests[i].Client == m.Client && r.requests[i].Request == m.Request {
-			r.drop(m, ReasonInFlight, 0)
+		if r.requests[i].Client == p.Client && r.requests[i].Request == p.Request {
+			r.drop(m, 0, ReasonInFlight, 0)
 			return
 		}
 	}
 	if len(r.requests) >= RequestQueueMax {
-		r.drop(m, ReasonRequestQueueFull, 0)
+		r.drop(m, 0, ReasonRequestQueueFull, 0)
 		return
 	}
 	// Requests wait in order behind the pipeline and behind commit lag: a
 	// primary prepares only on top of a log it has applied.
-	r.requests = append(r.requests, *m)
+	r.requests = append(r.requests, p)
 	r.due |= dueDrain
 }
 
 // prepare assigns the next op to a request and replicates it.
-func (r *Replica) prepare(m *Message) {
+func (r *Replica) prepare(m *Request) {
 	r.holds(len(r.pipeline) < PipelineMax, "prepare_pipeline_not_full")
 	r.holds(r.status == StatusNormal && r.isPrimary() && r.commitMin == r.commitMax, "prepare_on_applied_log")
 	h := Header{
@@ -77,7 +77,7 @@ func (r *Replica) prepare(m *Message) {
 // backup in a star.
 func (r *Replica) replicate(h Header) {
 	h.View = r.view
-	msg := Message{Command: CmdPrepare, Header: h}
+	msg := Prepare{Header: h}.Message()
 	if r.opts.Topology == TopologyStar {
 		if r.isPrimary() {
 			r.sendAll(msg)
@@ -90,9 +90,9 @@ func (r *Replica) replicate(h Header) {
 	}
 }
 
-func (r *Replica) onPrepare(m *Message) {
+func (r *Replica) onPrepare(m *Envelope, p Prepare) {
 	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "prepare_gate_backup")
-	h := m.Header
+	h := p.Header
 	r.gateHeld(h.Valid(), "prepare_gate_valid")
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
@@ -102,18 +102,18 @@ func (r *Replica) onPrepare(m *Message) {
 		// (it lost this replica's ack to a restart) gets it.
 		r.ack(h)
 	case h.Op <= r.commitMin:
-		r.drop(m, ReasonOldOp, r.commitMin)
+		r.drop(m, h.Op, ReasonOldOp, r.commitMin)
 	case r.journal.has(h.Op, h.Checksum):
 		r.replicate(h)
 		r.ack(h)
 	case r.transfer.active:
-		r.drop(m, ReasonTransferring, 0)
+		r.drop(m, h.Op, ReasonTransferring, 0)
 	case h.Op != r.sequencer+1:
 		// The gap check compares against the sequencer, not the journal: the
 		// repair driver is left to close real gaps.
-		r.drop(m, ReasonGap, r.sequencer)
+		r.drop(m, h.Op, ReasonGap, r.sequencer)
 	case h.Parent != r.headSum:
-		r.drop(m, ReasonParentMismatch, r.sequencer)
+		r.drop(m, h.Op, ReasonParentMismatch, r.sequencer)
 	default:
 		r.journalPut(h, true)
 		r.adopted.remove(h.Op)
@@ -136,16 +136,16 @@ func (r *Replica) ack(h Header) {
 	}
 	r.holds(r.ackHead >= h.Op, "ack_head_covers_ack")
 	r.noteAck(&h)
-	r.send(r.primary(), Message{Command: CmdPrepareOK, Header: h, Incarnation: r.incarnation})
+	r.send(r.primary(), PrepareOk{Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Incarnation: r.incarnation}.Message())
 }
 
-func (r *Replica) onPrepareOK(m *Message) {
+func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
 	r.gateHeld(m.View == r.view && r.status == StatusNormal && r.isPrimary(), "prepare_ok_gate_primary")
-	r.gateHeld(m.Incarnation >= r.incarnations[m.From], "prepare_ok_gate_incarnation")
-	r.learnIncarnation(m.From, m.Incarnation)
+	r.gateHeld(p.Incarnation >= r.incarnations[m.From], "prepare_ok_gate_incarnation")
+	r.learnIncarnation(m.From, p.Incarnation)
 	for i := range r.pipeline {
 		e := &r.pipeline[i]
-		if e.header.Op == m.Header.Op && e.header.Checksum == m.Header.Checksum {
+		if e.header.Op == p.Op && e.header.Checksum == p.Checksum {
 			e.acks |= 1 << uint(m.From)
 			break
 		}
@@ -288,7 +288,7 @@ func (r *Replica) apply(h Header) {
 	r.emit(Event{Kind: EvCommit, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view, aux: result,
 		Client: h.Client, Request: h.Request})
 	if r.status == StatusNormal && r.isPrimary() && h.Client != 0 {
-		r.send(int(h.Client), Message{Command: CmdReply, Client: h.Client, Request: h.Request, Op: h.Op, Result: result})
+		r.send(int(h.Client), Reply{Client: h.Client, Request: h.Request, Op: h.Op, Result: result}.Message())
 	}
 	if h.Op%CheckpointEvery(r.opts.CheckpointInterval, r.opts.JournalSlots) == 0 {
 		r.checkpoint()
@@ -306,23 +306,22 @@ func (r *Replica) checkpoint() {
 	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, aux: s.StateChecksum})
 }
 
-func (r *Replica) onCommit(m *Message) {
+func (r *Replica) onCommit(m *Envelope, p Commit) {
 	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "commit_gate_backup")
-	if !m.Abdicated {
+	if !p.Abdicated {
 		r.heardFromPrimary()
 	}
 	applied := r.commitMin
-	r.advanceCommitMax(m.Commit)
+	r.advanceCommitMax(p.Commit)
 	r.commitUpTo()
 	if r.commitMin > applied {
 		r.mark(marks.CommitCatchUp)
 	}
-	r.holds(r.commitMax >= m.Commit && r.commitMin <= r.commitMax, "commit_learns_commit_point")
+	r.holds(r.commitMax >= p.Commit && r.commitMin <= r.commitMax, "commit_learns_commit_point")
 	if !r.opts.Protocol.AbdicationOff {
 		// The commit point's checksum lets a primary that lacks it (it was
 		// elected by votes that knew less) recognise it in its own log.
-		r.send(r.primary(), Message{Command: CmdCommitOK, Commit: r.commitMin, Incarnation: r.incarnation,
-			Header: Header{Op: r.commitMin, Checksum: r.commitSum}})
+		r.send(r.primary(), CommitOk{Commit: r.commitMin, Checksum: r.commitSum, Incarnation: r.incarnation}.Message())
 	}
 }
 
@@ -350,7 +349,7 @@ func (r *Replica) onPrepareTimeout() {
 		h.View = r.view
 		for to := 0; to < r.n; to++ {
 			if to != r.id && e.acks&(1<<uint(to)) == 0 {
-				r.send(to, Message{Command: CmdPrepare, Header: h})
+				r.send(to, Prepare{Header: h}.Message())
 			}
 		}
 	}
@@ -363,7 +362,7 @@ func (r *Replica) onCommitTimeout() {
 		return
 	}
 	r.heartbeat++
-	r.sendAll(Message{Command: CmdCommit, Commit: r.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abdicated})
+	r.sendAll(Commit{Commit: r.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abdicated}.Message())
 	r.tCommit.reset(nil)
 }
 

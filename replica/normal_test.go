@@ -21,15 +21,16 @@ func TestNormalRequestToReply(t *testing.T) {
 	require.Len(t, prepares, 2, "chain: r0->r1 and r1->r2, stopping before the primary")
 	assert.Equal(t, [2]int{0, 1}, [2]int{prepares[0].From, prepares[0].To})
 	assert.Equal(t, [2]int{1, 2}, [2]int{prepares[1].From, prepares[1].To})
-	assert.Equal(t, uint64(1), prepares[0].Header.Op)
-	assert.True(t, prepares[0].Header.Valid())
-	assert.Equal(t, uint64(genesisChecksum), prepares[0].Header.Parent, "op 1 chains to genesis")
+	first := prepares[0].Prepare().Header
+	assert.Equal(t, uint64(1), first.Op)
+	assert.True(t, first.Valid())
+	assert.Equal(t, uint64(genesisChecksum), first.Parent, "op 1 chains to genesis")
 
 	oks := c.sent(cmd(CmdPrepareOK))
 	require.Len(t, oks, 2)
 	for _, m := range oks {
 		assert.Equal(t, 0, m.To, "PrepareOk goes to the primary")
-		assert.Equal(t, prepares[0].Header.Checksum, m.Header.Checksum)
+		assert.Equal(t, first.Checksum, m.PrepareOk().Checksum)
 	}
 
 	replies := c.repliesTo(0)
@@ -58,7 +59,7 @@ func TestNormalRequestToReply(t *testing.T) {
 	commits := c.eventsOf(-1, EvCommit)
 	require.Len(t, commits, 3)
 	for _, e := range commits {
-		assert.Equal(t, prepares[0].Header.Checksum, e.Checksum)
+		assert.Equal(t, first.Checksum, e.Checksum)
 	}
 }
 
@@ -159,7 +160,7 @@ func TestNormalChainFiveReplicas(t *testing.T) {
 func TestNormalGapCheck(t *testing.T) {
 	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
 	lose := c.dropIf(func(m *Message) bool {
-		return m.Command == CmdPrepare && m.To == 1 && m.Header.Op == 1
+		return m.Command == CmdPrepare && m.To == 1 && m.Prepare().Header.Op == 1
 	})
 	c.commitRequests(0, 1, 1) // committed by r0 and r2
 	require.Equal(t, uint64(1), c.info(0).CommitMax)
@@ -189,7 +190,7 @@ func TestNormalGapCheck(t *testing.T) {
 // then commits both in order once op 1's ack arrives.
 func TestNormalCommitWalkStopsAtFirstUnquorate(t *testing.T) {
 	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
-	lose := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepareOK && m.Header.Op == 1 })
+	lose := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepareOK && m.PrepareOk().Op == 1 })
 	c.request(0, 0, 1, put(1, 1))
 	c.request(0, 1, 1, put(2, 2))
 	c.deliverAll()
@@ -211,7 +212,7 @@ func TestNormalCommitWalkStopsAtFirstUnquorate(t *testing.T) {
 	var resent []uint64
 	for _, m := range c.delivered[mark:] {
 		if m.Command == CmdPrepare {
-			resent = append(resent, m.Header.Op)
+			resent = append(resent, m.Prepare().Header.Op)
 		}
 	}
 	assert.Equal(t, []uint64{1, 1}, resent)

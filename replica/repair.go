@@ -140,7 +140,7 @@ func (r *Replica) repairSend(peer int, from, to uint64) {
 	r.repair.progress = false
 	r.mark(marks.RepairRequested)
 	r.emit(Event{Kind: EvRepairRequest, Op: from, aux: to, Peer: peer})
-	r.send(peer, Message{Command: CmdRequestPrepares, Op: from, OpTo: to})
+	r.send(peer, RequestPrepares{From: from, To: to}.Message())
 	r.tRepair.retry(r.jitter, r.repairRounds())
 }
 
@@ -197,8 +197,8 @@ func (r *Replica) onRepairTimeout() {
 	}
 }
 
-func (r *Replica) onRequestPrepares(m *Message) {
-	from, to := m.Op, m.OpTo
+func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
+	from, to := p.From, p.To
 	r.gateHeld(r.status != StatusRecovering && from != 0 && to >= from, "request_prepares_gate_range")
 	if to-from+1 > RepairBatchMax {
 		to = from + RepairBatchMax - 1
@@ -206,7 +206,7 @@ func (r *Replica) onRequestPrepares(m *Message) {
 	first := r.firstRetained()
 	if from < first {
 		if _, ok := r.journal.getForRepair(from); !ok {
-			r.send(m.From, Message{Command: CmdRangeEvicted, Op: first})
+			r.send(m.From, RangeEvicted{First: first}.Message())
 			return
 		}
 	}
@@ -217,14 +217,14 @@ func (r *Replica) onRequestPrepares(m *Message) {
 			continue
 		}
 		h.View = r.view
-		r.send(m.From, Message{Command: CmdRepairPrepare, Header: h, Commit: r.commitMin})
+		r.send(m.From, RepairPrepare{Header: h, Commit: r.commitMin}.Message())
 		last = op
 	}
 	r.holds(last == 0 || (last >= from && last <= to), "repair_serves_the_range")
 	if last != 0 {
 		r.mark(marks.RepairServed)
 	}
-	r.send(m.From, Message{Command: CmdRepairDone, Op: last})
+	r.send(m.From, RepairDone{Last: last}.Message())
 }
 
 // firstRetained is the lowest op this replica could serve by repair.
@@ -236,20 +236,20 @@ func (r *Replica) firstRetained() uint64 {
 	return first
 }
 
-func (r *Replica) onRepairPrepare(m *Message) {
-	h := m.Header
+func (r *Replica) onRepairPrepare(m *Envelope, rp RepairPrepare) {
+	h := rp.Header
 	o := h.Op
 	r.gateHeld(r.status != StatusRecovering && h.Valid(), "repair_prepare_gate_valid")
 	r.gateHeld(o > r.commitMin && !r.journal.has(o, h.Checksum), "repair_prepare_gate_new")
-	switch r.repairVerdict(h, m.Commit) {
+	switch r.repairVerdict(h, rp.Commit) {
 	case repairMismatch:
 		r.mark(marks.RepairBodyMismatch)
 		a, _ := r.adopted.get(o)
-		r.drop(m, ReasonHeaderMismatch, a.Checksum&0xffff)
+		r.drop(m, o, ReasonHeaderMismatch, a.Checksum&0xffff)
 		return
 	case repairUnverified:
 		r.holdPending(h)
-		r.drop(m, ReasonUnverified, 0)
+		r.drop(m, o, ReasonUnverified, 0)
 		return
 	}
 	if !r.repairPut(h, m) {
@@ -338,7 +338,7 @@ func (r *Replica) takePending(op uint64) (Header, bool) {
 // repairPut journals a verified repaired body and lets it move the head, the
 // acks and the commit point. m is the message it came in (nil for a body
 // taken from pending).
-func (r *Replica) repairPut(h Header, m *Message) bool {
+func (r *Replica) repairPut(h Header, m *Envelope) bool {
 	o := h.Op
 	if j, ok := r.journal.get(o); ok && j.Checksum != h.Checksum {
 		r.journalRemove(o)
@@ -347,7 +347,7 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 	// that later shows it header-only would count as a nack.
 	if !r.journalPut(h, false) {
 		if m != nil {
-			r.drop(m, ReasonNoSlot, 0)
+			r.drop(m, o, ReasonNoSlot, 0)
 		}
 		return false
 	}
@@ -377,7 +377,7 @@ func (r *Replica) repairPut(h Header, m *Message) bool {
 	return true
 }
 
-func (r *Replica) onRepairDone(m *Message) {
+func (r *Replica) onRepairDone(m *Envelope) {
 	r.gateHeld(r.repair.active && m.From == r.repair.peer, "repair_done_gate_peer")
 	r.repair.active = false
 	r.holds(r.repair.peer == m.From, "repair_done_by_the_session_peer")
@@ -398,7 +398,7 @@ func (r *Replica) onRepairDone(m *Message) {
 // repairing from what is still retained; until then ask the next peer, which
 // may hold it still (a backup that installed a checkpoint retains nothing
 // below it).
-func (r *Replica) onRangeEvicted(m *Message) {
+func (r *Replica) onRangeEvicted(m *Envelope, p RangeEvicted) {
 	r.gateHeld(r.status != StatusRecovering && r.repair.active && m.From == r.repair.peer, "range_evicted_gate_peer")
 	r.repair.active = false
 	r.mark(marks.RepairRangeEvicted)
@@ -417,9 +417,9 @@ func (r *Replica) onRangeEvicted(m *Message) {
 			return
 		}
 	}
-	if m.Op > r.commitMin+1 {
-		if m.Op > r.repairFloor {
-			r.repairFloor = m.Op
+	if p.First > r.commitMin+1 {
+		if p.First > r.repairFloor {
+			r.repairFloor = p.First
 		}
 		r.startTransfer()
 	}

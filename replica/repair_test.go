@@ -38,12 +38,12 @@ func TestRepairLaggingBackupCatchesUp(t *testing.T) {
 	repairs := c.sent(func(m *Message) bool { return m.Command == CmdRepairPrepare && m.To == 2 })
 	require.Len(t, repairs, 5)
 	for k, m := range repairs {
-		assert.Equal(t, uint64(k+1), m.Header.Op)
+		assert.Equal(t, uint64(k+1), m.RepairPrepare().Header.Op)
 		assert.Equal(t, 0, m.From)
 	}
 	done := c.sent(cmdTo(CmdRepairDone, 2))
 	require.Len(t, done, 1)
-	assert.Equal(t, uint64(5), done[0].Op, "RepairDone names the last op served")
+	assert.Equal(t, uint64(5), done[0].RepairDone().Last, "RepairDone names the last op served")
 
 	inf := c.info(2)
 	assert.Equal(t, uint64(5), inf.Sequencer)
@@ -89,7 +89,7 @@ func TestRepairRotatesPeerOnStall(t *testing.T) {
 // gap check and later repairs both; its commit catches up.
 func TestRepairGapClosedByRepair(t *testing.T) {
 	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
-	lose := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 2 && m.Header.Op == 1 })
+	lose := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 2 && m.Prepare().Header.Op == 1 })
 	c.commitRequests(0, 1, 2)
 	c.removeFilter(lose)
 	require.Len(t, c.drops(2, "gap"), 1)
@@ -114,17 +114,17 @@ func TestRepairVerification(t *testing.T) {
 		require.NoError(t, err)
 		out := &Output{}
 		// Adopt a view with op 1 committed and ops 2..3 uncommitted.
-		r.Step(&Message{Command: CmdStartView, From: 1, To: 2, View: 1, LogView: 1, Op: 3, Commit: 1,
-			Suffix: []SuffixEntry{present(hs[3]), present(hs[2]), present(hs[1])}}, out)
+		r.Step(msg(StartView{LogView: 1, Op: 3, Commit: 1,
+			Suffix: []SuffixEntry{present(hs[3]), present(hs[2]), present(hs[1])}}, 1, 2, 1), out)
 		out.Reset()
-		r.Step(&Message{Command: CmdRepairPrepare, From: 1, To: 2, View: 1, Header: forged, Commit: 1}, out)
+		r.Step(msg(RepairPrepare{Header: forged, Commit: 1}, 1, 2, 1), out)
 		drops := eventsIn(out, EvDrop)
 		require.Len(t, drops, 1)
 		assert.Equal(t, ReasonHeaderMismatch, drops[0].Reason)
 		assert.False(t, r.Journaled(2))
 
 		out.Reset()
-		r.Step(&Message{Command: CmdRepairPrepare, From: 1, To: 2, View: 1, Header: hs[2], Commit: 1}, out)
+		r.Step(msg(RepairPrepare{Header: hs[2], Commit: 1}, 1, 2, 1), out)
 		assert.True(t, r.journal.has(2, hs[2].Checksum))
 		acks := eventsIn(out, EvAck)
 		require.Len(t, acks, 1, "an uncommitted op within the adopted head is acked once repaired")
@@ -135,7 +135,7 @@ func TestRepairVerification(t *testing.T) {
 		require.NoError(t, err)
 		out := &Output{}
 		// No adopted header, not committed: nothing vouches for it.
-		r.Step(&Message{Command: CmdRepairPrepare, From: 0, To: 2, Header: hs[1], Commit: 0}, out)
+		r.Step(msg(RepairPrepare{Header: hs[1], Commit: 0}, 0, 2, 0), out)
 		drops := eventsIn(out, EvDrop)
 		require.Len(t, drops, 1)
 		assert.Equal(t, ReasonUnverified, drops[0].Reason)
@@ -147,7 +147,7 @@ func TestRepairVerification(t *testing.T) {
 		out := &Output{}
 		bad := hs[1]
 		bad.Body.Value++
-		r.Step(&Message{Command: CmdRepairPrepare, From: 0, To: 2, Header: bad, Commit: 1}, out)
+		r.Step(msg(RepairPrepare{Header: bad, Commit: 1}, 0, 2, 0), out)
 		drops := eventsIn(out, EvDrop)
 		require.Len(t, drops, 1)
 		assert.Equal(t, ReasonBadChecksum, drops[0].Reason)
@@ -160,24 +160,25 @@ func TestRepairServerBounds(t *testing.T) {
 	c := newTestCluster(t, 3, nil)
 	c.commitRequests(0, 1, 4)
 	out := &Output{}
-	c.r(0).Step(&Message{Command: CmdRequestPrepares, From: 1, To: 0, Op: 3, OpTo: 9}, out)
+	c.r(0).Step(msg(RequestPrepares{From: 3, To: 9}, 1, 0, 0), out)
 	var ops []uint64
-	var done []Message
+	var done []RepairDone
 	for _, m := range out.Messages {
 		switch m.Command {
 		case CmdRepairPrepare:
-			ops = append(ops, m.Header.Op)
-			assert.Equal(t, uint64(4), m.Commit, "carries the server's commit_min")
+			p := m.RepairPrepare()
+			ops = append(ops, p.Header.Op)
+			assert.Equal(t, uint64(4), p.Commit, "carries the server's commit_min")
 		case CmdRepairDone:
-			done = append(done, m)
+			done = append(done, m.RepairDone())
 		}
 	}
 	assert.Equal(t, []uint64{3, 4}, ops)
 	require.Len(t, done, 1)
-	assert.Equal(t, uint64(4), done[0].Op)
+	assert.Equal(t, uint64(4), done[0].Last)
 
 	out.Reset()
-	c.r(0).Step(&Message{Command: CmdRequestPrepares, From: 1, To: 0, Op: 5, OpTo: 3}, out)
+	c.r(0).Step(msg(RequestPrepares{From: 5, To: 3}, 1, 0, 0), out)
 	assert.Empty(t, out.Messages)
 	drops := eventsIn(out, EvDrop)
 	require.Len(t, drops, 1)
@@ -206,7 +207,7 @@ func TestRepairVerifiesDownTheChain(t *testing.T) {
 	r.commitMax = 8
 	r.commitAnchor = Header{Op: 8, Checksum: hs[8].Checksum}
 	repair := func(h Header) {
-		r.Step(&Message{Command: CmdRepairPrepare, From: 2, To: 1, Header: h, Commit: 0}, out)
+		r.Step(msg(RepairPrepare{Header: h, Commit: 0}, 2, 1, 0), out)
 	}
 
 	repair(fork)

@@ -127,7 +127,7 @@ type Replica struct {
 
 	// Primary.
 	pipeline     []pipelineEntry
-	requests     []Message
+	requests     []Request
 	heartbeat    uint64
 	incarnations [ReplicasMax]uint64
 	offers       []*Snapshot
@@ -323,7 +323,7 @@ func (r *Replica) resume() {
 	r.mark(marks.RestartWAL)
 	r.emit(Event{Kind: EvStatus, Status: r.status, View: r.view, LogView: r.logView, Op: r.sequencer, Commit: r.commitMax})
 	if r.status == StatusViewChange {
-		r.sendAll(Message{Command: CmdStartViewChange, View: r.view})
+		r.sendAll(StartViewChange{}.Message())
 	}
 	r.commitUpTo()
 }
@@ -453,12 +453,9 @@ func (r *Replica) emit(e Event) {
 // mark counts a pass through a named branch (docs/marks.md).
 func (r *Replica) mark(m marks.Mark) { r.out.Marks.Hit(m) }
 
-func (r *Replica) drop(m *Message, reason Reason, aux uint64) {
+// drop records that the replica refused m; op is the op the message names.
+func (r *Replica) drop(m *Envelope, op uint64, reason Reason, aux uint64) {
 	r.markReason(reason)
-	op := m.Op
-	if m.Header.Checksum != 0 {
-		op = m.Header.Op
-	}
 	r.emit(Event{Kind: EvDrop, Command: m.Command, Peer: m.From, Op: op, View: m.View, Reason: reason, aux: aux})
 }
 

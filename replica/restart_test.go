@@ -39,12 +39,12 @@ func TestRestartMemoryJournalCatchesUp(t *testing.T) {
 	c.tickUntil(50, func() bool { return c.info(2).CommitMin == 3 }, "r2 catches up")
 	probes := c.sent(cmdFrom(CmdRequestStartView, 2))
 	require.NotEmpty(t, probes)
-	assert.Equal(t, uint64(1), probes[0].Incarnation, "the probe carries the incarnation")
+	assert.Equal(t, uint64(1), probes[0].RequestStartView().Incarnation, "the probe carries the incarnation")
 	views := c.sent(cmdTo(CmdStartView, 2))
 	require.NotEmpty(t, views)
 	assert.Equal(t, 0, views[0].From, "the primary answers the probe")
-	assert.Equal(t, probes[0].Nonce, views[0].Nonce, "with the probe's nonce")
-	assert.Equal(t, uint64(3), views[0].Op)
+	assert.Equal(t, probes[0].RequestStartView().Nonce, views[0].StartView().Nonce, "with the probe's nonce")
+	assert.Equal(t, uint64(3), views[0].StartView().Op)
 
 	var order []EventKind
 	for _, e := range c.events[mark:] {
@@ -101,7 +101,7 @@ func TestRestartRecoveringVotesInNoElection(t *testing.T) {
 	assert.Equal(t, StatusRecovering, c.info(2).Status)
 	assert.Equal(t, uint64(0), c.info(1).View, "alone, r1 cannot leave view 0")
 	asks := c.sentSince(since, func(m *Message) bool {
-		return m.Command == CmdStartViewChange && m.From == 1 && m.Leave
+		return m.Command == CmdStartViewChange && m.From == 1 && m.StartViewChange().Leave
 	})
 	assert.NotEmpty(t, asks, "r1 asks to leave")
 	for _, m := range c.sentSince(since, func(m *Message) bool { return m.From == 2 }) {
@@ -141,7 +141,7 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	}
 	held := c.take(cmdFrom(CmdPrepareOK, 2))
 	require.Len(t, held, 1)
-	require.Equal(t, uint64(0), held[0].Incarnation)
+	require.Equal(t, uint64(0), held[0].PrepareOk().Incarnation)
 	c.deliverAll()
 
 	c.crash(2)
@@ -176,7 +176,9 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 
 	c.removeFilter(noRepair)
 	c.tickUntil(100, func() bool { return c.info(0).CommitMax == 1 }, "op 1 commits on the fresh ack")
-	fresh := c.sent(func(m *Message) bool { return m.Command == CmdPrepareOK && m.From == 2 && m.Incarnation == 1 })
+	fresh := c.sent(func(m *Message) bool {
+		return m.Command == CmdPrepareOK && m.From == 2 && m.PrepareOk().Incarnation == 1
+	})
 	require.NotEmpty(t, fresh)
 	pc := c.eventsOf(0, EvPrimaryCommit)
 	require.Len(t, pc, 1)
@@ -201,8 +203,8 @@ func TestRestartMemoryBelowCheckpointRangeEvicted(t *testing.T) {
 	assert.Equal(t, uint64(4), c.info(1).CommitMin, "restarts from its checkpoint")
 	c.tickUntil(50, func() bool { return c.info(1).CommitMin == 5 }, "r1 repairs op 5")
 	out := &Output{}
-	c.r(1).Step(&Message{Command: CmdRequestPrepares, From: 2, To: 1, Op: 2, OpTo: 5}, out)
+	c.r(1).Step(msg(RequestPrepares{From: 2, To: 5}, 2, 1, 0), out)
 	require.Len(t, out.Messages, 1)
 	assert.Equal(t, CmdRangeEvicted, out.Messages[0].Command)
-	assert.Equal(t, uint64(5), out.Messages[0].Op, "first op above the checkpoint")
+	assert.Equal(t, uint64(5), out.Messages[0].RangeEvicted().First, "first op above the checkpoint")
 }

@@ -17,7 +17,7 @@ func TestSettleAppliesBeforeNextPrepare(t *testing.T) {
 	r := c.r(0)
 	for client := 0; client < 3; client++ {
 		node := uint64(c.clientNode(client))
-		r.requests = append(r.requests, Message{Command: CmdRequest, From: int(node), Client: node, Request: 1, Body: put(uint32(client), 7)})
+		r.requests = append(r.requests, Request{Client: node, Request: 1, Body: put(uint32(client), 7)})
 	}
 	var out Output
 	r.out = &out

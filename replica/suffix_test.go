@@ -184,9 +184,9 @@ func TestAmnesiacSuffixIsUnsure(t *testing.T) {
 			r, err := Restart(opts, zeroJitter{}, d)
 			require.NoError(t, err)
 			r.out = &Output{}
-			sv := Message{Command: CmdStartView, From: 0, View: 3, Op: 6, Commit: 2,
+			sv := StartView{Op: 6, Commit: 2,
 				Suffix: []SuffixEntry{headerOnly(hs[6]), headerOnly(hs[5]), headerOnly(hs[4]), headerOnly(hs[3]), headerOnly(hs[2])}}
-			r.adoptStartView(&sv)
+			r.adoptStartView(3, sv)
 			s := r.buildSuffix(6, 2)
 			require.Len(t, s, 5)
 			for _, e := range s[:4] { // ops 6..3: above commit, no body

@@ -101,8 +101,7 @@ func (c *testCluster) clientNode(i int) int { return c.n + i }
 // request sends client i's request number req to replica to.
 func (c *testCluster) request(to, client int, req uint64, body Operation) {
 	node := c.clientNode(client)
-	c.queue = append(c.queue, Message{Command: CmdRequest, From: node, To: to,
-		Client: uint64(node), Request: req, Body: body})
+	c.queue = append(c.queue, Request{Client: uint64(node), Request: req, Body: body}.Message().Routed(node, to, 0))
 }
 
 // inject queues m as if it had just been sent.
@@ -296,11 +295,11 @@ func (c *testCluster) sentSince(mark traffic, f func(m *Message) bool) []Message
 }
 
 // repliesTo returns the replies client i received.
-func (c *testCluster) repliesTo(client int) []Message {
-	var ms []Message
+func (c *testCluster) repliesTo(client int) []reply {
+	var ms []reply
 	for _, m := range c.toClients {
 		if m.Command == CmdReply && m.To == c.clientNode(client) {
-			ms = append(ms, m)
+			ms = append(ms, reply{From: m.From, Reply: m.Reply()})
 		}
 	}
 	return ms
@@ -363,4 +362,16 @@ func TestHarnessDeterministic(t *testing.T) {
 	require.NotEmpty(t, m1)
 	require.Equal(t, m1, m2)
 	require.Equal(t, e1, e2)
+}
+
+// reply is a reply as its client received it.
+type reply struct {
+	From int
+	Reply
+}
+
+// msg is p sent from one node to another in view.
+func msg[P interface{ Message() Message }](p P, from, to int, view uint64) *Message {
+	m := p.Message().Routed(from, to, view)
+	return &m
 }

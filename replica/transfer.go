@@ -30,7 +30,7 @@ func (r *Replica) requestOffer() {
 		r.transfer.asks++
 		peer = (r.id + 1 + int(r.transfer.asks%uint64(r.n-1))) % r.n
 	}
-	r.send(peer, Message{Command: CmdRequestStateTransfer})
+	r.send(peer, RequestStateTransfer{}.Message())
 }
 
 func (r *Replica) onTransferTimeout() {
@@ -53,8 +53,7 @@ func (r *Replica) onTransferTimeout() {
 		r.requestOffer()
 	} else {
 		// One chunk in flight, pulled on the retry cadence.
-		r.send(r.transfer.peer, Message{Command: CmdRequestStateChunk, SnapshotOp: r.transfer.commitOp,
-			Chunk: r.transfer.next, Chunks: SnapshotChunks})
+		r.send(r.transfer.peer, RequestStateChunk{SnapshotOp: r.transfer.commitOp, Chunk: r.transfer.next}.Message())
 		r.transfer.stalls++
 		if r.transfer.stalls > transferPatience<<min(r.transfer.abandons, 6) {
 			r.transfer.pinned = false
@@ -67,7 +66,7 @@ func (r *Replica) onTransferTimeout() {
 	r.tTransfer.retry(r.jitter, uint64(max(r.transfer.stalls-1, 0)))
 }
 
-func (r *Replica) onRequestStateTransfer(m *Message) {
+func (r *Replica) onRequestStateTransfer(m *Envelope) {
 	r.gateHeld(r.status == StatusNormal && r.commitMin == r.commitMax, "request_state_transfer_gate_caught_up")
 	s := &Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
@@ -81,25 +80,25 @@ func (r *Replica) onRequestStateTransfer(m *Message) {
 		r.offers = append(r.offers, s)
 	}
 	r.holds(len(r.offers) <= offerSnapshotsMax && r.offers[len(r.offers)-1].Op == r.commitMin, "offer_kept_at_commit_min")
-	r.send(m.From, Message{Command: CmdStateTransferOffer, SnapshotOp: s.Op})
+	r.send(m.From, StateTransferOffer{SnapshotOp: s.Op}.Message())
 }
 
-func (r *Replica) onStateTransferOffer(m *Message) {
+func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
 	r.gateHeld(r.transfer.active && !r.transfer.pinned && r.status == StatusNormal, "offer_gate_wanted")
-	r.gateHeld(m.SnapshotOp > r.commitMin, "offer_gate_newer")
+	r.gateHeld(p.SnapshotOp > r.commitMin, "offer_gate_newer")
 	r.transfer.pinned = true
 	r.transfer.peer = m.From
 	r.transfer.offerView = m.View
-	r.transfer.commitOp = m.SnapshotOp
+	r.transfer.commitOp = p.SnapshotOp
 	r.transfer.next = 0
 	r.transfer.stalls = 0
 	r.transfer.snapshot = nil
 }
 
-func (r *Replica) onRequestStateChunk(m *Message) {
-	s := r.offerAt(m.SnapshotOp)
-	r.gateHeld(s != nil && m.Chunk >= 0 && m.Chunk < SnapshotChunks, "state_chunk_gate_offer")
-	r.send(m.From, Message{Command: CmdStateChunk, SnapshotOp: s.Op, Chunk: m.Chunk, Chunks: SnapshotChunks, Snapshot: s})
+func (r *Replica) onRequestStateChunk(m *Envelope, p RequestStateChunk) {
+	s := r.offerAt(p.SnapshotOp)
+	r.gateHeld(s != nil && p.Chunk >= 0 && p.Chunk < SnapshotChunks, "state_chunk_gate_offer")
+	r.send(m.From, StateChunk{SnapshotOp: s.Op, Chunk: p.Chunk, Snapshot: s}.Message())
 }
 
 // offerAt returns the offered snapshot at op, or nil once it aged out.
@@ -112,10 +111,10 @@ func (r *Replica) offerAt(op uint64) *Snapshot {
 	return nil
 }
 
-func (r *Replica) onStateChunk(m *Message) {
+func (r *Replica) onStateChunk(m *Envelope, p StateChunk) {
 	t := &r.transfer
-	r.gateHeld(t.active && t.pinned && m.SnapshotOp == t.commitOp && m.Chunk == t.next && m.Snapshot != nil, "state_chunk_gate_wanted")
-	t.snapshot = m.Snapshot
+	r.gateHeld(t.active && t.pinned && p.SnapshotOp == t.commitOp && p.Chunk == t.next && p.Snapshot != nil, "state_chunk_gate_wanted")
+	t.snapshot = p.Snapshot
 	t.next++
 	t.stalls = 0
 	if t.next == SnapshotChunks {

@@ -35,13 +35,13 @@ func (r *Replica) startViewChange(v uint64) {
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.retry(r.jitter, r.vcRounds)
 	r.holds(r.status == StatusViewChange && r.view == v && len(r.pipeline) == 0, "start_view_change_entered")
-	r.sendAll(Message{Command: CmdStartViewChange, View: v})
+	r.sendAll(StartViewChange{}.Message().InView(v))
 	r.maybeSendDoViewChange()
 }
 
-func (r *Replica) onStartViewChange(m *Message) {
+func (r *Replica) onStartViewChange(m *Envelope, p StartViewChange) {
 	r.gateHeld(r.status != StatusRecovering && m.View >= r.view, "start_view_change_gate_view")
-	if m.Leave {
+	if p.Leave {
 		r.onLeave(m)
 		return
 	}
@@ -56,7 +56,7 @@ func (r *Replica) onStartViewChange(m *Message) {
 			// A straggler is still changing into our view: re-send our vote to
 			// the view's primary, which answers the straggler. The vote is
 			// built (and cached) now.
-			r.send(r.primary(), r.doViewChange())
+			r.send(r.primary(), r.doViewChange().Message())
 		}
 		return
 	}
@@ -77,14 +77,14 @@ func (r *Replica) maybeSendDoViewChange() {
 	if PrimaryOf(r.view, r.n) == r.id {
 		// The primary-elect holds its own vote to the same standard as its peers'.
 		if !suffixReadable(m.Op, m.Commit, m.Suffix) {
-			r.dropUnreadable(r.id, &m)
+			r.dropUnreadable(r.id, r.view, m)
 			return
 		}
-		r.recordDoViewChange(r.id, &m)
+		r.recordDoViewChange(r.id, r.view, m)
 		r.tryMerge()
 		return
 	}
-	r.send(PrimaryOf(r.view, r.n), m)
+	r.send(PrimaryOf(r.view, r.n), m.Message())
 }
 
 // voteCommit is the commit point a DoViewChange states: commit_max, except
@@ -99,10 +99,8 @@ func (r *Replica) voteCommit() uint64 {
 	return r.commitMax
 }
 
-func (r *Replica) doViewChange() Message {
-	return Message{
-		Command: CmdDoViewChange,
-		View:    r.view,
+func (r *Replica) doViewChange() DoViewChange {
+	return DoViewChange{
 		LogView: r.logView,
 		Op:      r.sequencer,
 		Commit:  r.voteCommit(),
@@ -160,24 +158,31 @@ func (r *Replica) buildSuffix(top, commit uint64) []SuffixEntry {
 		if o == 0 {
 			break
 		}
-		if h, ok := r.journal.get(o); ok {
-			s = append(s, SuffixEntry{Header: h, Present: true})
-		} else if h, ok := r.adopted.get(o); ok {
-			if o <= r.unsureTop {
-				r.mark(marks.RestartAmnesiacUnsureHeld)
-			}
-			s = append(s, SuffixEntry{Header: h, Unsure: o <= r.unsureTop})
-		} else if o == r.commitAnchor.Op && o > r.commitMin && r.commitAnchor.Checksum != 0 {
-			// A primary-elect may know the commit point's header only from
-			// the votes: pass it on, so backups can anchor their journals.
-			s = append(s, SuffixEntry{Header: r.commitAnchor})
-		} else if o == r.commitMin && o > 0 {
-			s = append(s, SuffixEntry{Header: Header{Op: o, Checksum: r.commitSum}})
-		} else {
-			s = append(s, SuffixEntry{Header: Header{Op: o}, Nack: o > commit && o > r.unsureTop})
-		}
+		s = append(s, r.suffixEntry(o, commit))
 	}
 	return s
+}
+
+// suffixEntry is what this replica says of op o in a suffix down to commit.
+func (r *Replica) suffixEntry(o, commit uint64) SuffixEntry {
+	if h, ok := r.journal.get(o); ok {
+		return SuffixEntry{Header: h, Present: true}
+	}
+	if h, ok := r.adopted.get(o); ok {
+		if o <= r.unsureTop {
+			r.mark(marks.RestartAmnesiacUnsureHeld)
+		}
+		return SuffixEntry{Header: h, Unsure: o <= r.unsureTop}
+	}
+	if o == r.commitAnchor.Op && o > r.commitMin && r.commitAnchor.Checksum != 0 {
+		// A primary-elect may know the commit point's header only from
+		// the votes: pass it on, so backups can anchor their journals.
+		return SuffixEntry{Header: r.commitAnchor}
+	}
+	if o == r.commitMin && o > 0 {
+		return SuffixEntry{Header: Header{Op: o, Checksum: r.commitSum}}
+	}
+	return SuffixEntry{Header: Header{Op: o}, Nack: o > commit && o > r.unsureTop}
 }
 
 // suffixReadable checks that a suffix starts at op and walks down one op at a
@@ -227,8 +232,8 @@ func suffixGap(commit uint64, s []SuffixEntry) (lo, hi uint64, ok bool) {
 // head it announces, where the pipeline bound proves every op committed (see
 // tryMerge), but this vote announces a head below its window, so nothing
 // places the ops in the gap.
-func (r *Replica) dropUnreadable(from int, m *Message) {
-	e := Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: from, Op: m.Op, View: m.View, Reason: ReasonDVCUnreadable, aux: m.Op}
+func (r *Replica) dropUnreadable(from int, view uint64, m DoViewChange) {
+	e := Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: from, Op: m.Op, View: view, Reason: ReasonDVCUnreadable, aux: m.Op}
 	if lo, _, ok := suffixGap(m.Commit, m.Suffix); ok {
 		e.Reason, e.Commit, e.aux = ReasonDVCGap, lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
 	}
@@ -236,7 +241,7 @@ func (r *Replica) dropUnreadable(from int, m *Message) {
 	r.emit(e)
 }
 
-func (r *Replica) onDoViewChange(m *Message) {
+func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
 	r.gateHeld(r.status != StatusRecovering && m.View >= r.view, "do_view_change_gate_view")
 	if m.View > r.view {
 		r.startViewChange(m.View)
@@ -248,21 +253,21 @@ func (r *Replica) onDoViewChange(m *Message) {
 		return
 	}
 	if PrimaryOf(m.View, r.n) != r.id {
-		r.drop(m, ReasonNotPrimaryElect, 0)
+		r.drop(m, p.Op, ReasonNotPrimaryElect, 0)
 		return
 	}
-	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
-		r.dropUnreadable(m.From, m)
+	if !suffixReadable(p.Op, p.Commit, p.Suffix) {
+		r.dropUnreadable(m.From, m.View, p)
 		return
 	}
 	r.svcFrom |= 1 << uint(m.From)
-	r.recordDoViewChange(m.From, m)
+	r.recordDoViewChange(m.From, m.View, p)
 	r.maybeSendDoViewChange()
 	r.tryMerge()
 }
 
-func (r *Replica) recordDoViewChange(from int, m *Message) {
-	r.holds(from >= 0 && from < r.n && m.View == r.view, "vote_of_this_view")
+func (r *Replica) recordDoViewChange(from int, view uint64, m DoViewChange) {
+	r.holds(from >= 0 && from < r.n && view == r.view, "vote_of_this_view")
 	r.holds(suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable")
 	s := make([]SuffixEntry, len(m.Suffix))
 	copy(s, m.Suffix)
@@ -578,27 +583,25 @@ func (r *Replica) startView() {
 // sendStartView sends this primary's view: head, commit and the headers from
 // the head down to the commit point.
 func (r *Replica) sendStartView(to int, nonce uint64) {
-	r.send(to, Message{
-		Command: CmdStartView,
-		View:    r.view,
+	r.send(to, StartView{
 		LogView: r.logView,
 		Op:      r.sequencer,
 		Commit:  r.commitMax,
 		Suffix:  r.buildSuffix(r.sequencer, r.commitMax),
 		Nonce:   nonce,
-	})
+	}.Message())
 }
 
-func (r *Replica) onStartView(m *Message) {
+func (r *Replica) onStartView(m *Envelope, p StartView) {
 	r.gateHeld(m.View >= r.view && m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary")
-	r.adoptStartView(m)
+	r.adoptStartView(m.View, p)
 	r.holds(r.status == StatusNormal && r.view == m.View && r.logView == m.View, "adopt_start_view_normal")
 }
 
 // adoptStartView adopts the primary's log. The sequencer jumps to the announced
 // head even when bodies are missing: the headers are kept and repair fetches
 // the bodies.
-func (r *Replica) adoptStartView(m *Message) {
+func (r *Replica) adoptStartView(view uint64, m StartView) {
 	if r.amnesiac {
 		// Every op this replica could have acknowledged before it lost its
 		// journal lies at or below its durable ack head (set at restart) and
@@ -609,8 +612,8 @@ func (r *Replica) adoptStartView(m *Message) {
 		r.unsureTop = min(r.unsureTop, m.Op)
 	}
 	r.mark(marks.StartViewInstalled)
-	r.view = m.View
-	r.logView = m.View
+	r.view = view
+	r.logView = view
 	r.advanceCommitMax(m.Commit)
 	r.clearAdopted()
 	for i := range m.Suffix {
@@ -655,9 +658,9 @@ func (r *Replica) adoptStartView(m *Message) {
 	r.repairKick()
 }
 
-func (r *Replica) onRequestStartView(m *Message) {
-	r.learnIncarnation(m.From, m.Incarnation)
-	r.holds(r.incarnations[m.From] >= m.Incarnation, "probe_incarnation_known")
+func (r *Replica) onRequestStartView(m *Envelope, p RequestStartView) {
+	r.learnIncarnation(m.From, p.Incarnation)
+	r.holds(r.incarnations[m.From] >= p.Incarnation, "probe_incarnation_known")
 	if m.View > r.view && r.status != StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.
@@ -665,10 +668,10 @@ func (r *Replica) onRequestStartView(m *Message) {
 		return
 	}
 	if r.status != StatusNormal || !r.isPrimary() {
-		r.drop(m, ReasonNotPrimary, 0)
+		r.drop(m, 0, ReasonNotPrimary, 0)
 		return
 	}
-	r.sendStartView(m.From, m.Nonce)
+	r.sendStartView(m.From, p.Nonce)
 }
 
 // probeNewerView asks the primary of a newer view for its StartView, at most
@@ -679,7 +682,7 @@ func (r *Replica) probeNewerView(v uint64) {
 	}
 	r.probeNonce++
 	r.probedView = v
-	r.send(PrimaryOf(v, r.n), Message{Command: CmdRequestStartView, View: v, Incarnation: r.incarnation, Nonce: r.probeNonce})
+	r.send(PrimaryOf(v, r.n), RequestStartView{Incarnation: r.incarnation, Nonce: r.probeNonce}.Message().InView(v))
 	r.tProbe.start(r.jitter)
 }
 
@@ -692,7 +695,7 @@ func (r *Replica) onProbeTimeout() {
 	r.probeNonce++
 	for i := 0; i < r.n; i++ {
 		if i != r.id {
-			r.send(i, Message{Command: CmdRequestStartView, View: r.view, Incarnation: r.incarnation, Nonce: r.probeNonce})
+			r.send(i, RequestStartView{Incarnation: r.incarnation, Nonce: r.probeNonce}.Message())
 		}
 	}
 	r.tProbe.reset(r.jitter)
@@ -712,7 +715,7 @@ func (r *Replica) leaveUnansweredView() {
 	r.mark(marks.ProbeUnanswered)
 	r.leave |= 1 << uint(r.id)
 	r.leaveTo = max(r.leaveTo, v+1)
-	r.sendAll(Message{Command: CmdStartViewChange, View: v, Leave: true})
+	r.sendAll(StartViewChange{Leave: true}.Message().InView(v))
 	r.maybeLeave()
 }
 
@@ -721,15 +724,15 @@ func (r *Replica) onViewChangeMessageTimeout() {
 		r.tVCMsg.stop()
 		return
 	}
-	r.sendAll(Message{Command: CmdStartViewChange, View: r.view})
+	r.sendAll(StartViewChange{}.Message())
 	if r.leave&(1<<uint(r.id)) != 0 {
 		// A standing wish to leave is said again: the others' windows forget
 		// requests, and timeouts backed off apart may never meet in one.
 		r.mark(marks.LeaveResent)
-		r.sendAll(Message{Command: CmdStartViewChange, View: r.view, Leave: true})
+		r.sendAll(StartViewChange{Leave: true}.Message())
 	}
 	if r.dvcSent && PrimaryOf(r.view, r.n) != r.id {
-		r.send(PrimaryOf(r.view, r.n), r.doViewChange())
+		r.send(PrimaryOf(r.view, r.n), r.doViewChange().Message())
 	}
 	if r.merged {
 		r.tryStartView()

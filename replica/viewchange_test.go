@@ -126,13 +126,13 @@ func TestViewChangeWaitsForStartViewChanges(t *testing.T) {
 	r, err := New(DefaultOptions(3, 5), zeroJitter{})
 	require.NoError(t, err)
 	var out Output
-	r.Step(&Message{Command: CmdStartViewChange, From: 2, To: 3, View: 1}, &out)
+	r.Step(msg(StartViewChange{}, 2, 3, 1), &out)
 	assert.Equal(t, StatusViewChange, r.Info().Status)
 	for _, m := range out.Messages {
 		assert.NotEqual(t, CmdDoViewChange, m.Command, "one StartViewChange is not f=2")
 	}
 	out.Reset()
-	r.Step(&Message{Command: CmdStartViewChange, From: 4, To: 3, View: 1}, &out)
+	r.Step(msg(StartViewChange{}, 4, 3, 1), &out)
 	var dvc []Message
 	for _, m := range out.Messages {
 		if m.Command == CmdDoViewChange {
@@ -155,7 +155,7 @@ func electing(t *testing.T, view uint64, id, n int, peers ...int) (*Replica, *Ou
 	require.NoError(t, err)
 	out := &Output{}
 	for _, p := range peers {
-		r.Step(&Message{Command: CmdStartViewChange, From: p, To: id, View: view}, out)
+		r.Step(msg(StartViewChange{}, p, id, view), out)
 	}
 	require.Equal(t, StatusViewChange, r.Info().Status)
 	require.True(t, r.dvcs[id].valid, "the primary-elect voted for itself")
@@ -165,7 +165,17 @@ func electing(t *testing.T, view uint64, id, n int, peers ...int) (*Replica, *Ou
 // vote is a DoViewChange for view 1 from `from` with log_view 0, head op,
 // commit 0 and the given suffix (top first).
 func vote(from, to int, op uint64, suffix ...SuffixEntry) *Message {
-	return &Message{Command: CmdDoViewChange, From: from, To: to, View: 1, LogView: 0, Op: op, Suffix: suffix}
+	return voteIn(1, 0, from, to, op, suffix...)
+}
+
+// committedVote is a vote for view 1 that states commit.
+func committedVote(from, to int, op, commit uint64, suffix ...SuffixEntry) *Message {
+	return msg(DoViewChange{Op: op, Commit: commit, Suffix: suffix}, from, to, 1)
+}
+
+// voteIn is a DoViewChange for view with logView.
+func voteIn(view, logView uint64, from, to int, op uint64, suffix ...SuffixEntry) *Message {
+	return msg(DoViewChange{LogView: logView, Op: op, Suffix: suffix}, from, to, view)
 }
 
 func present(h Header) SuffixEntry    { return SuffixEntry{Header: h, Present: true} }
@@ -209,11 +219,10 @@ func TestMergeDerivedNackTruncates(t *testing.T) {
 	}
 	require.Len(t, reqs, 1)
 	assert.Equal(t, 2, reqs[0].To)
-	assert.Equal(t, uint64(1), reqs[0].Op)
-	assert.Equal(t, uint64(1), reqs[0].OpTo)
+	assert.Equal(t, RequestPrepares{From: 1, To: 1}, reqs[0].RequestPrepares())
 
 	out.Reset()
-	r.Step(&Message{Command: CmdRepairPrepare, From: 2, To: 1, View: 1, Header: hs[1]}, out)
+	r.Step(msg(RepairPrepare{Header: hs[1]}, 2, 1, 1), out)
 	inf := r.Info()
 	assert.Equal(t, StatusNormal, inf.Status)
 	assert.True(t, inf.Primary)
@@ -223,7 +232,7 @@ func TestMergeDerivedNackTruncates(t *testing.T) {
 	for _, m := range out.Messages {
 		if m.Command == CmdStartView {
 			starts++
-			assert.Equal(t, uint64(1), m.Op)
+			assert.Equal(t, uint64(1), m.StartView().Op)
 		}
 	}
 	assert.Equal(t, 2, starts)
@@ -303,10 +312,8 @@ func TestMergeHighestLogViewIsCanonical(t *testing.T) {
 	require.NotEqual(t, older[1].Checksum, newer[1].Checksum)
 
 	r, out := electing(t, 2, 2, 5, 0, 1)
-	settled := vote(0, 2, 1, present(newer[1]))
-	settled.View, settled.LogView = 2, 1
-	stale := vote(1, 2, 2, present(older[2]), present(older[1]))
-	stale.View = 2
+	settled := voteIn(2, 1, 0, 2, 1, present(newer[1]))
+	stale := voteIn(2, 0, 1, 2, 2, present(older[2]), present(older[1]))
 	r.Step(settled, out)
 	r.Step(stale, out)
 	require.True(t, r.merged)
@@ -342,8 +349,8 @@ func TestStartViewAdoptionSetsSequencerWithoutBodies(t *testing.T) {
 	r, err := New(DefaultOptions(2, 3), zeroJitter{})
 	require.NoError(t, err)
 	out := &Output{}
-	sv := &Message{Command: CmdStartView, From: 1, To: 2, View: 1, LogView: 1, Op: 3, Commit: 1,
-		Suffix: []SuffixEntry{present(hs[3]), present(hs[2]), present(hs[1])}}
+	sv := msg(StartView{LogView: 1, Op: 3, Commit: 1,
+		Suffix: []SuffixEntry{present(hs[3]), present(hs[2]), present(hs[1])}}, 1, 2, 1)
 	r.Step(sv, out)
 	inf := r.Info()
 	assert.Equal(t, StatusNormal, inf.Status)

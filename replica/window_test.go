@@ -72,9 +72,7 @@ func TestUnreadableVoteGapReason(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, out := electing(t, 1, 1, 3, 2)
 			out.Reset()
-			m := vote(2, 1, tc.op, tc.suffix...)
-			m.Commit = tc.commit
-			r.Step(m, out)
+			r.Step(committedVote(2, 1, tc.op, tc.commit, tc.suffix...), out)
 			drops := eventsIn(out, EvDrop)
 			require.Len(t, drops, 1)
 			assert.Equal(t, tc.reason, drops[0].Reason.String())
@@ -97,9 +95,7 @@ func TestMergeInfersCommitBelowWindow(t *testing.T) {
 	hs := boundedChain(300)
 	r, out := electing(t, 1, 1, 3, 2)
 	out.Reset()
-	m := vote(2, 1, 300, suffixOf(hs, 300, 173)...)
-	m.Commit = 100
-	r.Step(m, out)
+	r.Step(committedVote(2, 1, 300, 100, suffixOf(hs, 300, 173)...), out)
 	assert.Empty(t, eventsIn(out, EvDrop), "a readable vote with a gap is not dropped")
 	require.True(t, r.merged)
 	assert.Equal(t, uint64(173), r.Info().CommitMax, "committed up to the window's bottom")
@@ -110,8 +106,7 @@ func TestMergeInfersCommitBelowWindow(t *testing.T) {
 	broken[300].Commit = 0
 	broken[300].Seal()
 	r, out = electing(t, 1, 1, 3, 2)
-	m = vote(2, 1, 300, suffixOf(broken, 300, 173)...)
-	m.Commit = 100
+	m := committedVote(2, 1, 300, 100, suffixOf(broken, 300, 173)...)
 	v := violationOf(func() { r.Step(m, out) })
 	require.NotNil(t, v, "the merge asserts the pipeline bound")
 	assert.Equal(t, "pipeline_bound", v.Invariant)

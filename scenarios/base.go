@@ -37,6 +37,17 @@ func isPrepare(m *replica.Message) bool {
 	return m.Command == replica.CmdPrepare
 }
 
+// prepareOp is the op of the prepare a Prepare or RepairPrepare carries.
+func prepareOp(m *replica.Message) (uint64, bool) {
+	switch m.Command {
+	case replica.CmdPrepare:
+		return m.Prepare().Header.Op, true
+	case replica.CmdRepairPrepare:
+		return m.RepairPrepare().Header.Op, true
+	}
+	return 0, false
+}
+
 // sourceWithoutLivenessGuards is the protocol of the system the failure
 // shapes come from: no abdication, no StartViewChange quorum window, fixed
 // retry timeouts.

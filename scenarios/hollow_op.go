@@ -40,9 +40,9 @@ func init() {
 							return !inView(c, 2, 1)
 						case m.View != 0:
 							return false
-						case m.Command == replica.CmdPrepare && to == 2 && m.Header.Op >= hollowOp:
+						case m.Command == replica.CmdPrepare && to == 2 && m.Prepare().Header.Op >= hollowOp:
 							return true
-						case m.Command == replica.CmdPrepareOK && from == 1 && m.Header.Op >= hollowOp:
+						case m.Command == replica.CmdPrepareOK && from == 1 && m.PrepareOk().Op >= hollowOp:
 							return true
 						}
 						return false

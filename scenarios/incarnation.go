@@ -33,7 +33,8 @@ func init() {
 				step{do: do(
 					note("ack-across-restart: op 20 reaches r2 only"),
 					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
-						isOp := (m.Command == replica.CmdPrepare || m.Command == replica.CmdRepairPrepare) && m.Header.Op == AckRestartOp
+						op, carries := prepareOp(m)
+						isOp := carries && op == AckRestartOp
 						switch {
 						case !isOp || s.flags["heal"]:
 							return false

@@ -103,7 +103,7 @@ func newRestartBeforeRepair() sim.Script {
 				c.Note(fmt.Sprintf("%s: r2 adopted view 1 with head %d commit %d; the offer of T=%d reaches it",
 					name, info.Sequencer, info.CommitMax, s.ops["T"]))
 				s.flags["offer-released"] = true
-				c.Inject(replica.Message{Command: replica.CmdStateTransferOffer, From: 0, To: 2, View: 0, SnapshotOp: s.ops["T"]})
+				c.Inject(replica.StateTransferOffer{SnapshotOp: s.ops["T"]}.Message().Routed(0, 2, 0))
 			}},
 		step{when: flag("installed"), do: note(name + ": r2 installed the transfer; repair has fetched nothing above it")},
 		step{when: func(c *sim.Cluster, s *script) bool {

@@ -59,17 +59,17 @@ func staleDVCCacheScript() sim.Script {
 				}
 				switch m.Command {
 				case replica.CmdPrepare:
-					return m.Header.Op >= k
+					return m.Prepare().Header.Op >= k
 				case replica.CmdCommit:
 					// Nobody else learns that k committed; and once r0 is
 					// silent its view-0 heartbeats stop.
-					return m.Commit >= k || (m.View == 0 && s.flags["silent"])
+					return m.Commit().Commit >= k || (m.View == 0 && s.flags["silent"])
 				case replica.CmdRepairPrepare:
-					return m.Header.Op == k && !s.flags["release"]
+					return m.RepairPrepare().Header.Op == k && !s.flags["release"]
 				case replica.CmdReply:
 					// No client learns that k (or anything after it)
 					// committed: the ack quorum alone must convict.
-					return m.Op >= k
+					return m.Reply().Op >= k
 				}
 				return false
 			}),
@@ -97,8 +97,8 @@ func staleDVCCacheScript() sim.Script {
 			p, _ := c.Info(0)
 			s.ops["view"] = p.View
 			c.Note(fmt.Sprintf("stale-dvc-cache: r0 leads view %d with op %d uncommitted; a straggling StartViewChange(%d) reaches r1 and r2", p.View, k, p.View))
-			c.Inject(replica.Message{Command: replica.CmdStartViewChange, From: 2, To: 1, View: p.View})
-			c.Inject(replica.Message{Command: replica.CmdStartViewChange, From: 1, To: 2, View: p.View})
+			c.Inject(replica.StartViewChange{}.Message().Routed(2, 1, p.View))
+			c.Inject(replica.StartViewChange{}.Message().Routed(1, 2, p.View))
 		}},
 		step{when: afterTicks(20), do: do(note(fmt.Sprintf("stale-dvc-cache: r1 and r2 may repair op %d", k)), func(_ *sim.Cluster, s *script) {
 			s.flags["release"] = true

@@ -28,7 +28,7 @@ func (w *replyWatch) At(c *sim.Cluster, tick uint64) {
 	if !w.installed {
 		w.installed = true
 		c.Network().AddFilter(func(from, to int, m replica.Message) bool {
-			if m.Command == replica.CmdReply && m.Op == w.op {
+			if m.Command == replica.CmdReply && m.Reply().Op == w.op {
 				w.replies++
 			}
 			return false

@@ -102,7 +102,7 @@ func registerTransferRewind(name string, gap uint64, description string) {
 						info, _ := c.Info(2)
 						c.Note(fmt.Sprintf("%s: r2 adopted view 1 with head %d; the offer of T=%d reaches it", name, info.Sequencer, s.ops["T"]))
 						s.flags["offer-released"] = true
-						c.Inject(replica.Message{Command: replica.CmdStateTransferOffer, From: 0, To: 2, View: 0, SnapshotOp: s.ops["T"]})
+						c.Inject(replica.StateTransferOffer{SnapshotOp: s.ops["T"]}.Message().Routed(0, 2, 0))
 					}},
 				step{when: flag("installed"), do: do(note(name+": r2 installed the transfer; r1 crashes"), crash(1))},
 			)
@@ -122,8 +122,8 @@ func holdFirstOffer(name string) func(*sim.Cluster, *script) {
 		switch {
 		case m.Command == replica.CmdStateTransferOffer && to == 2:
 			if s.ops["T"] == 0 {
-				s.ops["T"] = m.SnapshotOp
-				c.Note(fmt.Sprintf("%s: r0 offers T=%d; the offer is held back", name, m.SnapshotOp))
+				s.ops["T"] = m.StateTransferOffer().SnapshotOp
+				c.Note(fmt.Sprintf("%s: r0 offers T=%d; the offer is held back", name, s.ops["T"]))
 			}
 			return true
 		case m.Command == replica.CmdRequestStateTransfer && from == 2:

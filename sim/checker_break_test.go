@@ -160,7 +160,7 @@ func TestBreakClientResultForgedReply(t *testing.T) {
 		client := c.cfg.Replicas // node id of client 0
 		if !installed {
 			c.Network().AddFilter(func(from, to packetsim.NodeID, m replica.Message) bool {
-				return to == client && m.Command == replica.CmdReply && m.Result != forgedResult
+				return to == client && m.Command == replica.CmdReply && m.Reply().Result != forgedResult
 			})
 			installed = true
 		}
@@ -171,8 +171,7 @@ func TestBreakClientResultForgedReply(t *testing.T) {
 			return
 		}
 		forged++
-		c.Inject(replica.Message{Command: replica.CmdReply, From: 0, To: client, Client: uint64(client),
-			Request: cl.request, Op: top, Result: forgedResult})
+		c.Inject(replica.Reply{Client: uint64(client), Request: cl.request, Op: top, Result: forgedResult}.Message().Routed(0, client, 0))
 	})
 	res := runBreak(t, breakConfig(13, script))
 	require.NotZero(t, forged)

@@ -74,22 +74,22 @@ func (c *Cluster) issue(cl *client) {
 }
 
 func (c *Cluster) sendRequest(cl *client) {
-	m := replica.Message{Command: replica.CmdRequest, From: cl.node, To: cl.target,
-		Client: uint64(cl.node), Request: cl.request, Body: cl.op}
+	m := replica.Request{Client: uint64(cl.node), Request: cl.request, Body: cl.op}.Message().Routed(cl.node, cl.target, 0)
 	c.submit(&m)
 	cl.resendAt = c.now + c.cfg.ClientTimeoutTicks
 }
 
-func (c *Cluster) onReply(m *replica.Message) {
-	cl := &c.clients[m.To-c.cfg.Replicas]
+func (c *Cluster) onReply(msg *replica.Message) {
+	cl := &c.clients[msg.To-c.cfg.Replicas]
+	m := msg.Reply()
 	// Every reply a client receives is checked, a late duplicate included.
 	c.checker.Reply(c.now, cl.index, m.Request, m.Op, m.Result)
 	if !cl.inFlight || m.Request != cl.request {
 		return
 	}
 	cl.inFlight = false
-	if m.From < c.cfg.Replicas {
-		cl.target = m.From
+	if msg.From < c.cfg.Replicas {
+		cl.target = msg.From
 	}
 	h := &c.history[cl.history]
 	h.Output = m.Result

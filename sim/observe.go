@@ -99,8 +99,8 @@ func (c *Cluster) report(i int, e *replica.Event) {
 // reportSend tells the oracle the incarnation a replica stamps on what it
 // sends now.
 func (c *Cluster) reportSend(m *replica.Message) {
-	if m.From < c.cfg.Replicas && m.Incarnation != 0 {
-		c.checker.Sent(m.From, m.Incarnation)
+	if inc := m.SenderIncarnation(); m.From < c.cfg.Replicas && inc != 0 {
+		c.checker.Sent(m.From, inc)
 	}
 }
 
@@ -109,9 +109,9 @@ func (c *Cluster) reportSend(m *replica.Message) {
 func (c *Cluster) reportDelivery(to int, m *replica.Message) {
 	switch m.Command {
 	case replica.CmdPrepareOK:
-		h := &m.Header
-		c.checker.AckDelivered(to, m.From, m.Incarnation, m.View, h.Op, h.Checksum, h.Parent)
+		p := m.PrepareOk()
+		c.checker.AckDelivered(to, m.From, p.Incarnation, m.View, p.Op, p.Checksum, p.Parent)
 	case replica.CmdRequestStartView:
-		c.checker.Delivered(to, m.From, m.Incarnation)
+		c.checker.Delivered(to, m.From, m.RequestStartView().Incarnation)
 	}
 }

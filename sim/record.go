@@ -40,22 +40,44 @@ type msgFields struct {
 
 func messageFields(m *replica.Message) (f msgFields) {
 	switch m.Command {
-	case replica.CmdPrepare, replica.CmdRepairPrepare, replica.CmdPrepareOK:
-		f.op, f.checksum, f.parent = m.Header.Op, m.Header.Checksum, m.Header.Parent
+	case replica.CmdPrepare:
+		f.header(m.Prepare().Header)
+	case replica.CmdRepairPrepare:
+		f.header(m.RepairPrepare().Header)
+	case replica.CmdPrepareOK:
+		p := m.PrepareOk()
+		f.op, f.checksum, f.parent = p.Op, p.Checksum, p.Parent
 		f.hasOp, f.hasSum, f.hasParent = true, true, true
-		if m.Command != replica.CmdPrepareOK {
-			f.commit, f.hasCommit = m.Header.Commit, true
-		}
-	case replica.CmdReply, replica.CmdRepairDone, replica.CmdRangeEvicted, replica.CmdRequestPrepares:
-		f.op, f.hasOp = m.Op, true
-	case replica.CmdDoViewChange, replica.CmdStartView:
-		f.op, f.commit, f.hasOp, f.hasCommit = m.Op, m.Commit, true, true
+	case replica.CmdReply:
+		f.op, f.hasOp = m.Reply().Op, true
+	case replica.CmdRepairDone:
+		f.op, f.hasOp = m.RepairDone().Last, true
+	case replica.CmdRangeEvicted:
+		f.op, f.hasOp = m.RangeEvicted().First, true
+	case replica.CmdRequestPrepares:
+		f.op, f.hasOp = m.RequestPrepares().From, true
+	case replica.CmdDoViewChange:
+		p := m.DoViewChange()
+		f.op, f.commit, f.hasOp, f.hasCommit = p.Op, p.Commit, true, true
+	case replica.CmdStartView:
+		p := m.StartView()
+		f.op, f.commit, f.hasOp, f.hasCommit = p.Op, p.Commit, true, true
 	case replica.CmdCommit:
-		f.commit, f.hasCommit = m.Commit, true
-	case replica.CmdStateTransferOffer, replica.CmdRequestStateChunk, replica.CmdStateChunk:
-		f.commit, f.hasCommit = m.SnapshotOp, true
+		f.commit, f.hasCommit = m.Commit().Commit, true
+	case replica.CmdStateTransferOffer:
+		f.commit, f.hasCommit = m.StateTransferOffer().SnapshotOp, true
+	case replica.CmdRequestStateChunk:
+		f.commit, f.hasCommit = m.RequestStateChunk().SnapshotOp, true
+	case replica.CmdStateChunk:
+		f.commit, f.hasCommit = m.StateChunk().SnapshotOp, true
 	}
 	return f
+}
+
+// header fills the fields of a message that carries a whole prepare header.
+func (f *msgFields) header(h replica.Header) {
+	f.op, f.checksum, f.parent, f.commit = h.Op, h.Checksum, h.Parent, h.Commit
+	f.hasOp, f.hasSum, f.hasParent, f.hasCommit = true, true, true, true
 }
 
 // eventFields: which of an event's numbers mean something for its kind.

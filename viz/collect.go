@@ -143,10 +143,14 @@ func (c *Collector) arrive(r *sim.Record, ts uint64) {
 	if m.To < c.Replicas {
 		// What a replica hears raises the highest commit it knows of.
 		switch m.Command {
-		case replica.CmdCommit, replica.CmdStartView, replica.CmdDoViewChange:
-			c.raiseCommit(m.To, ts, c.commit[m.To][0], m.Commit)
+		case replica.CmdCommit:
+			c.raiseCommit(m.To, ts, c.commit[m.To][0], m.Commit().Commit)
+		case replica.CmdStartView:
+			c.raiseCommit(m.To, ts, c.commit[m.To][0], m.StartView().Commit)
+		case replica.CmdDoViewChange:
+			c.raiseCommit(m.To, ts, c.commit[m.To][0], m.DoViewChange().Commit)
 		case replica.CmdPrepare:
-			c.raiseCommit(m.To, ts, c.commit[m.To][0], m.Header.Commit)
+			c.raiseCommit(m.To, ts, c.commit[m.To][0], m.Prepare().Header.Commit)
 		}
 	}
 }
