@@ -29,7 +29,9 @@ var errNilStream = errors.New("packetsim: the PRNG stream is nil")
 // moves a few words and never the payload. Its payload and the rest of its
 // report wait in the network's slot pool.
 type packet struct {
-	from, to NodeID
+	// link is the index of its directed link in Network.links; to is the
+	// receiver. 32 bits each keep a queue item at 32 bytes.
+	link, to int32
 	slot     int32 // index into Network.slots
 	// lost is the loss drawn at submit, applied when the packet falls due.
 	lost    bool
@@ -167,7 +169,7 @@ func (n *Network[P]) Submit(now uint64, from, to NodeID, p P) {
 	slot := n.take()
 	d := &n.slots[slot]
 	*d = Delivery[P]{From: from, To: to, Payload: p, Sent: now, ID: id}
-	pk := packet{from: from, to: to, slot: slot}
+	pk := packet{link: int32(n.linkIndex(from, to)), to: int32(to), slot: slot}
 	for _, f := range n.filters {
 		if f.f(from, to, d.Payload) {
 			n.dropAtSubmit(now, pk, Filter)
@@ -181,7 +183,7 @@ func (n *Network[P]) Submit(now uint64, from, to NodeID, p P) {
 		twin := n.take()
 		n.slots[twin] = n.slots[slot]
 		n.slots[twin].Duplicate = true
-		n.enqueue(now, packet{from: from, to: to, slot: twin})
+		n.enqueue(now, packet{link: pk.link, to: pk.to, slot: twin})
 	}
 }
 
@@ -213,26 +215,26 @@ func (n *Network[P]) enqueue(now uint64, pk packet) {
 	}
 	pk.lost = n.faults && n.rng.Chance(n.opts.Loss)
 	pk.corrupt = n.faults && n.rng.Chance(n.opts.Corrupt)
-	l := &n.links[n.linkIndex(pk.from, pk.to)]
+	l := &n.links[pk.link]
 	// A link holds more than its capacity only after SetOptions lowered it;
 	// it sheds the excess on its next submit.
 	for l.inFlight >= n.opts.LinkCapacity {
-		n.evict(now, pk.from, pk.to)
+		n.evict(now, pk.link)
 	}
 	assert(n.queue.Len()+len(n.parked) < n.opts.QueueLimit, "QueueLimit exceeded: too many packets in flight")
 	l.inFlight++
 	n.push(now+delay+l.extra, pk)
 }
 
-// evict drops a random in-flight packet of the link from -> to, counting the
+// evict drops a random in-flight packet of the given link, counting the
 // queued packets in heap-index order, then the parked ones in order.
-func (n *Network[P]) evict(now uint64, from, to NodeID) {
-	l := &n.links[n.linkIndex(from, to)]
+func (n *Network[P]) evict(now uint64, link int32) {
+	l := &n.links[link]
 	assert(l.inFlight > 0, "evict from an empty link")
 	victim := n.rng.IntN(l.inFlight)
 	for i := 0; i < n.queue.Len(); i++ {
 		pk := n.queue.At(i).Value
-		if pk.from != from || pk.to != to {
+		if pk.link != link {
 			continue
 		}
 		if victim == 0 {
@@ -244,7 +246,7 @@ func (n *Network[P]) evict(now uint64, from, to NodeID) {
 		victim--
 	}
 	for i, pk := range n.parked {
-		if pk.from != from || pk.to != to {
+		if pk.link != link {
 			continue
 		}
 		if victim == 0 {
@@ -288,13 +290,12 @@ func (n *Network[P]) Deliver(now uint64, fn func(*Delivery[P])) {
 	n.drain(fn)
 	last := n.pushed
 	for {
-		it, ok := n.queue.Peek()
-		if !ok || it.Tick > now || it.Seq > last {
+		it, ok := n.queue.PopDueUpTo(now, last)
+		if !ok {
 			return
 		}
-		n.queue.Pop()
 		pk := it.Value
-		l := &n.links[n.linkIndex(pk.from, pk.to)]
+		l := &n.links[pk.link]
 		if l.waits() {
 			n.parked = append(n.parked, pk)
 			continue
@@ -374,7 +375,7 @@ func (n *Network[P]) Stats() Stats {
 func (n *Network[P]) unpark(now uint64) {
 	kept := 0
 	for _, pk := range n.parked {
-		l := &n.links[n.linkIndex(pk.from, pk.to)]
+		l := &n.links[pk.link]
 		if l.waits() {
 			n.parked[kept] = pk
 			kept++

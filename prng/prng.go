@@ -87,10 +87,17 @@ func (s *Stream) Uint64N(n uint64) uint64 {
 	}
 	hi, lo := bits.Mul64(s.Uint64(), n)
 	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(s.Uint64(), n)
-		}
+		hi = s.redraw(n, hi, lo)
+	}
+	return hi
+}
+
+// redraw finishes Uint64N's rare case: lo below n may fall in the biased
+// band, and then the draw is repeated.
+func (s *Stream) redraw(n, hi, lo uint64) uint64 {
+	thresh := -n % n
+	for lo < thresh {
+		hi, lo = bits.Mul64(s.Uint64(), n)
 	}
 	return hi
 }
@@ -128,7 +135,14 @@ func (s *Stream) Chance(r Ratio) bool {
 	if r.Num >= r.Den {
 		return true
 	}
-	return s.Uint64N(uint64(r.Den)) < uint64(r.Num)
+	// Uint64N's draw, spelled out: the harness draws several chances every
+	// tick, and a second call per draw was a few percent of a run.
+	n := uint64(r.Den)
+	hi, lo := bits.Mul64(s.Uint64(), n)
+	if lo < n {
+		hi = s.redraw(n, hi, lo)
+	}
+	return hi < uint64(r.Num)
 }
 
 // Exponential draws from an exponential distribution with the given mean, in

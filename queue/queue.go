@@ -81,6 +81,19 @@ func (q *Queue[T]) PopDue(now uint64) (Item[T], bool) {
 	return q.Pop()
 }
 
+// PopDueUpTo removes and returns the earliest item if its tick is <= now and
+// its seq <= seq: what a consumer may take without reaching items pushed
+// after the seq it started from.
+func (q *Queue[T]) PopDueUpTo(now, seq uint64) (Item[T], bool) {
+	if len(q.items) == 0 {
+		return Item[T]{}, false
+	}
+	if h := &q.items[0]; h.Tick > now || h.Seq > seq {
+		return Item[T]{}, false
+	}
+	return q.Pop()
+}
+
 // RemoveAt removes the item at heap index i (0 <= i < Len) and returns it. It is
 // used for random eviction; the index comes from the caller's own PRNG draw.
 func (q *Queue[T]) RemoveAt(i int) Item[T] {
