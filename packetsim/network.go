@@ -160,6 +160,12 @@ func (n *Network[P]) Options() Options { return n.opts }
 // reorder extra + the link's extra delay. The extra delay is added last and
 // draws nothing, so it never changes the draws.
 func (n *Network[P]) Submit(now uint64, from, to NodeID, p P) {
+	n.SubmitCopy(now, from, to, &p)
+}
+
+// SubmitCopy is Submit with the payload copied from *p, once, straight into
+// the network's pool: a large payload passed by value is copied twice.
+func (n *Network[P]) SubmitCopy(now uint64, from, to NodeID, p *P) {
 	n.advance(now)
 	n.checkNode(from)
 	n.checkNode(to)
@@ -168,7 +174,11 @@ func (n *Network[P]) Submit(now uint64, from, to NodeID, p P) {
 	id := n.submitted
 	slot := n.take()
 	d := &n.slots[slot]
-	*d = Delivery[P]{From: from, To: to, Payload: p, Sent: now, ID: id}
+	// Every field, set one by one: the slot is reused, and a literal would
+	// copy the payload once more.
+	d.Payload = *p
+	d.From, d.To, d.Sent, d.ID = from, to, now, id
+	d.At, d.Dropped, d.Reason, d.Duplicate = 0, false, NotDropped, false
 	pk := packet{link: int32(n.linkIndex(from, to)), to: int32(to), slot: slot}
 	for _, f := range n.filters {
 		if f.f(from, to, d.Payload) {

@@ -177,14 +177,15 @@ func log2Fixed16(x uint64) uint64 {
 	} else {
 		m = x << (31 - top)
 	}
+	// Without a branch: each fraction bit is a coin flip, and a mispredicted
+	// jump per bit cost more than the squaring. m stays in [2^31, 2^32), so
+	// m*m fits and, shifted, is below 2^33: its bit 32 is the next bit.
 	frac := uint64(0)
 	for i := 0; i < 16; i++ {
 		m = (m * m) >> 31
-		frac <<= 1
-		if m >= 1<<32 {
-			m >>= 1
-			frac |= 1
-		}
+		bit := m >> 32
+		m >>= bit
+		frac = frac<<1 | bit
 	}
 	return top<<16 | frac
 }

@@ -235,7 +235,7 @@ func (c *Cluster) step() {
 func (c *Cluster) submit(m *replica.Message) {
 	c.trace.message(c.now, lineSend, m, c.net.NextPacketID(), packetsim.NotDropped, false)
 	c.reportSend(m)
-	c.net.Submit(c.now, m.From, m.To, *m)
+	c.net.SubmitCopy(c.now, m.From, m.To, m)
 }
 
 func (c *Cluster) deliver(d *packetsim.Delivery[replica.Message]) {
