@@ -121,6 +121,12 @@ type Network[P any] struct {
 // New returns a network over the given options, drawing from rng. It returns a
 // one-line error for nonsense options. Faults start enabled.
 func New[P any](opts Options, rng *prng.Stream) (*Network[P], error) {
+	return NewFrom[P](opts, rng, nil)
+}
+
+// NewFrom is New taking its memory from spare, if not nil: what an earlier
+// network left there with Recycle.
+func NewFrom[P any](opts Options, rng *prng.Stream, spare *Spare[P]) (*Network[P], error) {
 	opts = opts.withDefaults()
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -128,16 +134,23 @@ func New[P any](opts Options, rng *prng.Stream) (*Network[P], error) {
 	if rng == nil {
 		return nil, errNilStream
 	}
+	var items []queue.Item[packet]
+	if spare != nil {
+		items = spare.items
+	}
 	n := &Network[P]{
 		opts:     opts,
 		rng:      rng,
 		weather:  rng,
-		queue:    queue.New[packet](opts.QueueLimit, min(opts.QueueLimit, queueCapacityHint)),
+		queue:    queue.NewIn(opts.QueueLimit, min(opts.QueueLimit, queueCapacityHint), items),
 		links:    make([]link, opts.Nodes*opts.Nodes),
 		nodeDown: make([]bool, opts.Nodes),
 		faults:   true,
 		sides:    make([]bool, opts.Replicas),
 		order:    make([]NodeID, opts.Replicas),
+	}
+	if spare != nil {
+		spare.take(n)
 	}
 	return n, nil
 }

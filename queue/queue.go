@@ -30,6 +30,24 @@ func New[T any](limit, capacity int) *Queue[T] {
 	return &Queue[T]{items: make([]Item[T], 0, capacity), limit: limit}
 }
 
+// NewIn is New keeping the items in buf's backing array (from Release) when
+// it holds at least capacity items. Order and limit are unchanged.
+func NewIn[T any](limit, capacity int, buf []Item[T]) *Queue[T] {
+	if cap(buf) < min(capacity, limit) || limit <= 0 {
+		return New[T](limit, capacity)
+	}
+	return &Queue[T]{items: buf[:0], limit: limit}
+}
+
+// Release returns the queue's backing array, cleared and empty, for NewIn to
+// give another queue; this one must not be used again.
+func (q *Queue[T]) Release() []Item[T] {
+	clear(q.items)
+	items := q.items[:0]
+	q.items = nil
+	return items
+}
+
 // Len is the number of queued items.
 func (q *Queue[T]) Len() int { return len(q.items) }
 

@@ -62,7 +62,7 @@ type Cluster struct {
 	aimed     aimedState
 }
 
-func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
+func newCluster(cfg Config, trace *Trace, spare *Spare) (*Cluster, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -84,7 +84,11 @@ func newCluster(cfg Config, trace *Trace) (*Cluster, error) {
 		trace:      trace,
 		workloadOn: !cfg.WorkloadOff,
 	}
-	net, err := packetsim.New[replica.Message](netOpts, prng.New(cfg.Seed, prng.StreamNetwork))
+	var netSpare *packetsim.Spare[replica.Message]
+	if spare != nil {
+		netSpare = &spare.net
+	}
+	net, err := packetsim.NewFrom(netOpts, prng.New(cfg.Seed, prng.StreamNetwork), netSpare)
 	if err != nil {
 		return nil, err
 	}

@@ -8,25 +8,22 @@ import (
 	"io"
 	"sync"
 
-	"vsrsim/replica"
 	"vsrsim/sim"
 	"vsrsim/sim/check"
 	"vsrsim/sim/check/linearize"
 )
 
-// spares lends each run the memory earlier runs released (replica.Spare): a
-// sweep's workers then recycle their journals instead of making garbage.
-var spares = sync.Pool{New: func() any { return new(replica.Spare) }}
+// spares lends each run the memory earlier runs released (sim.Spare): a
+// sweep's workers then recycle their journals, packet pools and traces
+// instead of making garbage.
+var spares = sync.Pool{New: func() any { return new(sim.Spare) }}
 
 // Run executes one simulation and, if it passed, checks linearizability. A
 // history the search cannot settle leaves the verdict as it is and says so.
 func Run(cfg sim.Config, trace io.Writer) (sim.Result, error) {
-	if cfg.Spare == nil {
-		spare := spares.Get().(*replica.Spare)
-		defer spares.Put(spare)
-		cfg.Spare = spare
-	}
-	res, err := sim.Run(cfg, trace)
+	spare := spares.Get().(*sim.Spare)
+	res, err := sim.RunFrom(cfg, trace, spare)
+	spares.Put(spare)
 	if err != nil || res.Verdict != sim.VerdictPass {
 		return res, err
 	}
