@@ -79,8 +79,8 @@ func newCluster(cfg Config, trace *Trace, spare *Spare) (*Cluster, error) {
 		faults:    prng.New(cfg.Seed, prng.StreamFaults),
 		workload:  prng.New(cfg.Seed, prng.StreamWorkload),
 		scenario:  prng.New(cfg.Seed, prng.StreamScenario),
-		checker: check.New(check.Config{Replicas: n, Clients: cfg.Clients,
-			WAL: cfg.Durability == replica.DurabilityWAL}),
+		checker: check.NewFrom(check.Config{Replicas: n, Clients: cfg.Clients,
+			WAL: cfg.Durability == replica.DurabilityWAL}, spare.takeChecker()),
 		trace:      trace,
 		workloadOn: !cfg.WorkloadOff,
 	}

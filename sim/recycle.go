@@ -3,6 +3,7 @@ package sim
 import (
 	"vsrsim/packetsim"
 	"vsrsim/replica"
+	"vsrsim/sim/check"
 )
 
 // Journal memory is most of what a run allocates. A finished run, and a
@@ -27,6 +28,7 @@ func (c *Cluster) release(spare *Spare) {
 	if spare != nil {
 		c.net.Recycle(&spare.net)
 		spare.trace = c.trace
+		spare.checker = c.checker
 	}
 	for i, r := range c.replicas {
 		if r != nil {
@@ -41,11 +43,22 @@ func (c *Cluster) release(spare *Spare) {
 
 // Spare is the memory a finished run leaves for the next run of the same
 // worker (RunFrom): the replicas' journals, the network's packet pool and
-// queue, the trace. One run at a time, and, like replica.Spare, it changes
+// queue, the trace, the oracle's records. One run at a time, and, like replica.Spare, it changes
 // nothing a run does: what comes back is cleared.
 type Spare struct {
 	// Replica is lent to the run as Config.Spare unless the config sets one.
 	Replica replica.Spare
 	net     packetsim.Spare[replica.Message]
 	trace   *Trace
+	checker *check.Checker
+}
+
+// takeChecker returns the oracle spare holds, if any, and forgets it.
+func (s *Spare) takeChecker() *check.Checker {
+	if s == nil {
+		return nil
+	}
+	c := s.checker
+	s.checker = nil
+	return c
 }
