@@ -305,6 +305,17 @@ func (n *Network[P]) push(tick uint64, pk packet) {
 // keeps one call bounded. fn must not call Deliver or Drain, nor keep the
 // pointer it gets: the Delivery is the network's, and reused after the call.
 func (n *Network[P]) Deliver(now uint64, fn func(*Delivery[P])) {
+	// Most ticks have nothing to report: that case is checked here, cheap
+	// enough to inline, and everything else, misuse included, goes the
+	// long way.
+	if now >= n.now && !n.delivering && len(n.pending) == 0 && !n.queue.DueBy(now) {
+		n.now = now
+		return
+	}
+	n.deliver(now, fn)
+}
+
+func (n *Network[P]) deliver(now uint64, fn func(*Delivery[P])) {
 	n.advance(now)
 	assert(!n.delivering, "Deliver or Drain called from a delivery callback")
 	n.delivering = true

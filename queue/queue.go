@@ -99,6 +99,11 @@ func (q *Queue[T]) PopDue(now uint64) (Item[T], bool) {
 	return q.Pop()
 }
 
+// DueBy reports whether the earliest item's tick is <= now.
+func (q *Queue[T]) DueBy(now uint64) bool {
+	return len(q.items) > 0 && q.items[0].Tick <= now
+}
+
 // PopDueUpTo removes and returns the earliest item if its tick is <= now and
 // its seq <= seq: what a consumer may take without reaching items pushed
 // after the seq it started from.

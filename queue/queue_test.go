@@ -286,3 +286,20 @@ func TestPopDueUpTo(t *testing.T) {
 		}
 	}
 }
+
+func TestDueBy(t *testing.T) {
+	q := New[string](8, 8)
+	if q.DueBy(100) {
+		t.Fatal("an empty queue has nothing due")
+	}
+	q.Push(5, "a")
+	q.Push(3, "b")
+	for _, s := range []struct {
+		now  uint64
+		want bool
+	}{{2, false}, {3, true}, {4, true}} {
+		if got := q.DueBy(s.now); got != s.want {
+			t.Errorf("DueBy(%d) = %v, want %v", s.now, got, s.want)
+		}
+	}
+}
