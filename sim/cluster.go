@@ -47,6 +47,7 @@ type Cluster struct {
 	clients    []client
 	history    []HistoryOp
 	workloadOn bool
+	idle       clientsIdle
 
 	checker *check.Checker
 	trace   *Trace
