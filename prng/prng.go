@@ -154,9 +154,46 @@ func (s *Stream) Exponential(mean uint64) uint64 {
 		return 0
 	}
 	// u in (0, 1] as a 32.32 fixed-point fraction: u = (x+1) / 2^32.
-	x := (s.Uint64() >> 32) + 1
+	return expOf((s.Uint64()>>32)+1, mean)
+}
+
+// expOf is Exponential's value for the draw x in [1, 2^32]: the value of
+// expFromLog2 at log2Fixed16(x). The result only falls as the log grows, and
+// most draws are settled by the first few of the log's 16 fraction bits: so
+// the bits are made four at a time, and once the smallest and the largest
+// log they may still end in give the same result, that is the result. Each
+// fraction bit costs a dependent multiply; two packet delays a message were
+// spending most of a run's exponential draws on bits that changed nothing.
+func expOf(x, mean uint64) uint64 {
+	top := uint64(bits.Len64(x) - 1)
+	// x = 2^32 has top 32, and a mean from 2^40 could overflow the product
+	// the monotonicity rests on: both take the whole log.
+	if top > 31 || mean >= 1<<40 {
+		return expFromLog2(log2Fixed16(x), mean)
+	}
+	m := x << (31 - top) // as log2Fixed16 normalises it
+	frac := uint64(0)
+	for k := uint64(1); k <= 16; k++ {
+		m = (m * m) >> 31
+		bit := m >> 32
+		m >>= bit
+		frac = frac<<1 | bit
+		if k%4 == 0 && k < 16 {
+			low := top<<16 | frac<<(16-k)
+			high := low | (1<<(16-k) - 1)
+			if v := expFromLog2(high, mean); v == expFromLog2(low, mean) {
+				return v
+			}
+		}
+	}
+	return expFromLog2(top<<16|frac, mean)
+}
+
+// expFromLog2 turns log2(x) in 16.16 fixed point into the draw's value:
+// mean * -ln(x / 2^32), rounded, capped at 20*mean.
+func expFromLog2(log2x, mean uint64) uint64 {
 	// -log2(u) = 32 - log2(x), in 16.16 fixed point.
-	neg := (32 << 16) - log2Fixed16(x)
+	neg := (32 << 16) - log2x
 	// ln(u) = log2(u) * ln 2; ln 2 in 16.16 is 45426.
 	lnFixed := (neg * 45426) >> 16
 	v := (lnFixed*mean + (1 << 15)) >> 16
