@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/vsrsim
 
-.PHONY: all build run test test-unit test-sweep behaviours seeds-update detect mutants bench lint race clean image
+.PHONY: all build run test test-unit test-sweep behaviours seeds-update detect mutants bench bench-sweep lint race clean image
 
 all: build
 
@@ -57,6 +57,12 @@ mutants:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# bench-sweep is the headline figure (docs/architecture.md, Performance): a
+# swarm sweep with linearizability on, one job and two, three rounds, under
+# the binary's GOGC=400 (GOGC=100 make bench-sweep: the runtime's default).
+bench-sweep:
+	$(GO) test -run '^$$' -bench SweepSwarm -benchmem -count 3 ./sweep/
 
 # lint fails on vet findings and on any file gofmt would rewrite.
 lint:

@@ -29,7 +29,9 @@ var errNilStream = errors.New("packetsim: the PRNG stream is nil")
 // moves a few words and never the payload. Its payload and the rest of its
 // report wait in the network's slot pool.
 type packet struct {
-	from, to NodeID
+	// link is the index of its directed link in Network.links; to is the
+	// receiver. 32 bits each keep a queue item at 32 bytes.
+	link, to int32
 	slot     int32 // index into Network.slots
 	// lost is the loss drawn at submit, applied when the packet falls due.
 	lost    bool
@@ -119,6 +121,12 @@ type Network[P any] struct {
 // New returns a network over the given options, drawing from rng. It returns a
 // one-line error for nonsense options. Faults start enabled.
 func New[P any](opts Options, rng *prng.Stream) (*Network[P], error) {
+	return NewFrom[P](opts, rng, nil)
+}
+
+// NewFrom is New taking its memory from spare, if not nil: what an earlier
+// network left there with Recycle.
+func NewFrom[P any](opts Options, rng *prng.Stream, spare *Spare[P]) (*Network[P], error) {
 	opts = opts.withDefaults()
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -126,16 +134,23 @@ func New[P any](opts Options, rng *prng.Stream) (*Network[P], error) {
 	if rng == nil {
 		return nil, errNilStream
 	}
+	var items []queue.Item[packet]
+	if spare != nil {
+		items = spare.items
+	}
 	n := &Network[P]{
 		opts:     opts,
 		rng:      rng,
 		weather:  rng,
-		queue:    queue.New[packet](opts.QueueLimit, min(opts.QueueLimit, queueCapacityHint)),
+		queue:    queue.NewIn(opts.QueueLimit, min(opts.QueueLimit, queueCapacityHint), items),
 		links:    make([]link, opts.Nodes*opts.Nodes),
 		nodeDown: make([]bool, opts.Nodes),
 		faults:   true,
 		sides:    make([]bool, opts.Replicas),
 		order:    make([]NodeID, opts.Replicas),
+	}
+	if spare != nil {
+		spare.take(n)
 	}
 	return n, nil
 }
@@ -158,6 +173,12 @@ func (n *Network[P]) Options() Options { return n.opts }
 // reorder extra + the link's extra delay. The extra delay is added last and
 // draws nothing, so it never changes the draws.
 func (n *Network[P]) Submit(now uint64, from, to NodeID, p P) {
+	n.SubmitCopy(now, from, to, &p)
+}
+
+// SubmitCopy is Submit with the payload copied from *p, once, straight into
+// the network's pool: a large payload passed by value is copied twice.
+func (n *Network[P]) SubmitCopy(now uint64, from, to NodeID, p *P) {
 	n.advance(now)
 	n.checkNode(from)
 	n.checkNode(to)
@@ -166,8 +187,12 @@ func (n *Network[P]) Submit(now uint64, from, to NodeID, p P) {
 	id := n.submitted
 	slot := n.take()
 	d := &n.slots[slot]
-	*d = Delivery[P]{From: from, To: to, Payload: p, Sent: now, ID: id}
-	pk := packet{from: from, to: to, slot: slot}
+	// Every field, set one by one: the slot is reused, and a literal would
+	// copy the payload once more.
+	d.Payload = *p
+	d.From, d.To, d.Sent, d.ID = from, to, now, id
+	d.At, d.Dropped, d.Reason, d.Duplicate = 0, false, NotDropped, false
+	pk := packet{link: int32(n.linkIndex(from, to)), to: int32(to), slot: slot}
 	for _, f := range n.filters {
 		if f.f(from, to, d.Payload) {
 			n.dropAtSubmit(now, pk, Filter)
@@ -181,7 +206,7 @@ func (n *Network[P]) Submit(now uint64, from, to NodeID, p P) {
 		twin := n.take()
 		n.slots[twin] = n.slots[slot]
 		n.slots[twin].Duplicate = true
-		n.enqueue(now, packet{from: from, to: to, slot: twin})
+		n.enqueue(now, packet{link: pk.link, to: pk.to, slot: twin})
 	}
 }
 
@@ -213,26 +238,26 @@ func (n *Network[P]) enqueue(now uint64, pk packet) {
 	}
 	pk.lost = n.faults && n.rng.Chance(n.opts.Loss)
 	pk.corrupt = n.faults && n.rng.Chance(n.opts.Corrupt)
-	l := &n.links[n.linkIndex(pk.from, pk.to)]
+	l := &n.links[pk.link]
 	// A link holds more than its capacity only after SetOptions lowered it;
 	// it sheds the excess on its next submit.
 	for l.inFlight >= n.opts.LinkCapacity {
-		n.evict(now, pk.from, pk.to)
+		n.evict(now, pk.link)
 	}
 	assert(n.queue.Len()+len(n.parked) < n.opts.QueueLimit, "QueueLimit exceeded: too many packets in flight")
 	l.inFlight++
 	n.push(now+delay+l.extra, pk)
 }
 
-// evict drops a random in-flight packet of the link from -> to, counting the
+// evict drops a random in-flight packet of the given link, counting the
 // queued packets in heap-index order, then the parked ones in order.
-func (n *Network[P]) evict(now uint64, from, to NodeID) {
-	l := &n.links[n.linkIndex(from, to)]
+func (n *Network[P]) evict(now uint64, link int32) {
+	l := &n.links[link]
 	assert(l.inFlight > 0, "evict from an empty link")
 	victim := n.rng.IntN(l.inFlight)
 	for i := 0; i < n.queue.Len(); i++ {
 		pk := n.queue.At(i).Value
-		if pk.from != from || pk.to != to {
+		if pk.link != link {
 			continue
 		}
 		if victim == 0 {
@@ -244,7 +269,7 @@ func (n *Network[P]) evict(now uint64, from, to NodeID) {
 		victim--
 	}
 	for i, pk := range n.parked {
-		if pk.from != from || pk.to != to {
+		if pk.link != link {
 			continue
 		}
 		if victim == 0 {
@@ -280,6 +305,17 @@ func (n *Network[P]) push(tick uint64, pk packet) {
 // keeps one call bounded. fn must not call Deliver or Drain, nor keep the
 // pointer it gets: the Delivery is the network's, and reused after the call.
 func (n *Network[P]) Deliver(now uint64, fn func(*Delivery[P])) {
+	// Most ticks have nothing to report: that case is checked here, cheap
+	// enough to inline, and everything else, misuse included, goes the
+	// long way.
+	if now >= n.now && !n.delivering && len(n.pending) == 0 && !n.queue.DueBy(now) {
+		n.now = now
+		return
+	}
+	n.deliver(now, fn)
+}
+
+func (n *Network[P]) deliver(now uint64, fn func(*Delivery[P])) {
 	n.advance(now)
 	assert(!n.delivering, "Deliver or Drain called from a delivery callback")
 	n.delivering = true
@@ -288,13 +324,12 @@ func (n *Network[P]) Deliver(now uint64, fn func(*Delivery[P])) {
 	n.drain(fn)
 	last := n.pushed
 	for {
-		it, ok := n.queue.Peek()
-		if !ok || it.Tick > now || it.Seq > last {
+		it, ok := n.queue.PopDueUpTo(now, last)
+		if !ok {
 			return
 		}
-		n.queue.Pop()
 		pk := it.Value
-		l := &n.links[n.linkIndex(pk.from, pk.to)]
+		l := &n.links[pk.link]
 		if l.waits() {
 			n.parked = append(n.parked, pk)
 			continue
@@ -374,7 +409,7 @@ func (n *Network[P]) Stats() Stats {
 func (n *Network[P]) unpark(now uint64) {
 	kept := 0
 	for _, pk := range n.parked {
-		l := &n.links[n.linkIndex(pk.from, pk.to)]
+		l := &n.links[pk.link]
 		if l.waits() {
 			n.parked[kept] = pk
 			kept++

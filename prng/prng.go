@@ -87,10 +87,17 @@ func (s *Stream) Uint64N(n uint64) uint64 {
 	}
 	hi, lo := bits.Mul64(s.Uint64(), n)
 	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(s.Uint64(), n)
-		}
+		hi = s.redraw(n, hi, lo)
+	}
+	return hi
+}
+
+// redraw finishes Uint64N's rare case: lo below n may fall in the biased
+// band, and then the draw is repeated.
+func (s *Stream) redraw(n, hi, lo uint64) uint64 {
+	thresh := -n % n
+	for lo < thresh {
+		hi, lo = bits.Mul64(s.Uint64(), n)
 	}
 	return hi
 }
@@ -128,7 +135,14 @@ func (s *Stream) Chance(r Ratio) bool {
 	if r.Num >= r.Den {
 		return true
 	}
-	return s.Uint64N(uint64(r.Den)) < uint64(r.Num)
+	// Uint64N's draw, spelled out: the harness draws several chances every
+	// tick, and a second call per draw was a few percent of a run.
+	n := uint64(r.Den)
+	hi, lo := bits.Mul64(s.Uint64(), n)
+	if lo < n {
+		hi = s.redraw(n, hi, lo)
+	}
+	return hi < uint64(r.Num)
 }
 
 // Exponential draws from an exponential distribution with the given mean, in
@@ -140,9 +154,46 @@ func (s *Stream) Exponential(mean uint64) uint64 {
 		return 0
 	}
 	// u in (0, 1] as a 32.32 fixed-point fraction: u = (x+1) / 2^32.
-	x := (s.Uint64() >> 32) + 1
+	return expOf((s.Uint64()>>32)+1, mean)
+}
+
+// expOf is Exponential's value for the draw x in [1, 2^32]: the value of
+// expFromLog2 at log2Fixed16(x). The result only falls as the log grows, and
+// most draws are settled by the first few of the log's 16 fraction bits: so
+// the bits are made four at a time, and once the smallest and the largest
+// log they may still end in give the same result, that is the result. Each
+// fraction bit costs a dependent multiply; two packet delays a message were
+// spending most of a run's exponential draws on bits that changed nothing.
+func expOf(x, mean uint64) uint64 {
+	top := uint64(bits.Len64(x) - 1)
+	// x = 2^32 has top 32, and a mean from 2^40 could overflow the product
+	// the monotonicity rests on: both take the whole log.
+	if top > 31 || mean >= 1<<40 {
+		return expFromLog2(log2Fixed16(x), mean)
+	}
+	m := x << (31 - top) // as log2Fixed16 normalises it
+	frac := uint64(0)
+	for k := uint64(1); k <= 16; k++ {
+		m = (m * m) >> 31
+		bit := m >> 32
+		m >>= bit
+		frac = frac<<1 | bit
+		if k%4 == 0 && k < 16 {
+			low := top<<16 | frac<<(16-k)
+			high := low | (1<<(16-k) - 1)
+			if v := expFromLog2(high, mean); v == expFromLog2(low, mean) {
+				return v
+			}
+		}
+	}
+	return expFromLog2(top<<16|frac, mean)
+}
+
+// expFromLog2 turns log2(x) in 16.16 fixed point into the draw's value:
+// mean * -ln(x / 2^32), rounded, capped at 20*mean.
+func expFromLog2(log2x, mean uint64) uint64 {
 	// -log2(u) = 32 - log2(x), in 16.16 fixed point.
-	neg := (32 << 16) - log2Fixed16(x)
+	neg := (32 << 16) - log2x
 	// ln(u) = log2(u) * ln 2; ln 2 in 16.16 is 45426.
 	lnFixed := (neg * 45426) >> 16
 	v := (lnFixed*mean + (1 << 15)) >> 16
@@ -163,14 +214,15 @@ func log2Fixed16(x uint64) uint64 {
 	} else {
 		m = x << (31 - top)
 	}
+	// Without a branch: each fraction bit is a coin flip, and a mispredicted
+	// jump per bit cost more than the squaring. m stays in [2^31, 2^32), so
+	// m*m fits and, shifted, is below 2^33: its bit 32 is the next bit.
 	frac := uint64(0)
 	for i := 0; i < 16; i++ {
 		m = (m * m) >> 31
-		frac <<= 1
-		if m >= 1<<32 {
-			m >>= 1
-			frac |= 1
-		}
+		bit := m >> 32
+		m >>= bit
+		frac = frac<<1 | bit
 	}
 	return top<<16 | frac
 }

@@ -1,6 +1,9 @@
 package prng
 
-import "testing"
+import (
+	"math/bits"
+	"testing"
+)
 
 // TestGolden pins the raw output of two streams. Every trace hash in the
 // project is a function of these values: a change here (to New, mix, or the
@@ -223,5 +226,102 @@ func TestShuffleIsPermutation(t *testing.T) {
 			t.Fatalf("Shuffle duplicated %d: %v", x, xs)
 		}
 		seen[x] = true
+	}
+}
+
+// TestLog2Fixed16Golden pins the fixed-point log2 behind Exponential, whose
+// every value feeds packet delays and so every trace hash: a digest over
+// small inputs, the powers of two, and a million inputs as Exponential
+// draws them, taken from the branching form this one replaced.
+func TestLog2Fixed16Golden(t *testing.T) {
+	var digest uint64 = 14695981039346656037
+	add := func(x uint64) {
+		digest = (digest ^ log2Fixed16(x)) * 1099511628211
+	}
+	for x := uint64(1); x <= 1<<16; x++ {
+		add(x)
+	}
+	for k := 0; k < 64; k++ {
+		add(1 << k)
+		add(1<<k | 1<<k - 1)
+	}
+	s := New(7, StreamNetwork)
+	for i := 0; i < 1_000_000; i++ {
+		add((s.Uint64() >> 32) + 1)
+	}
+	if digest != 0x5625d1d9f271766e {
+		t.Fatalf("log2Fixed16 digest = %#016x, want 0x5625d1d9f271766e", digest)
+	}
+}
+
+// TestExponentialGolden pins Exponential's values, which set every packet's
+// delay and so every trace hash: a digest over draws at means from 1 to 2^50,
+// taken from the form that computed all 16 bits of every log.
+func TestExponentialGolden(t *testing.T) {
+	var digest uint64 = 14695981039346656037
+	s := New(9, StreamNetwork)
+	for _, mean := range []uint64{1, 2, 3, 5, 8, 21, 100, 173, 1000, 1767, 65536, 1 << 39, 1<<40 + 7, 1 << 50} {
+		for i := 0; i < 100_000; i++ {
+			digest = (digest ^ s.Exponential(mean)) * 1099511628211
+		}
+	}
+	if digest != 0x8dfe78df76ba37d7 {
+		t.Fatalf("Exponential digest = %#016x, want 0x8dfe78df76ba37d7", digest)
+	}
+}
+
+// expReference is Exponential's value for the draw x as first written: all
+// 16 fraction bits of the log, each taken by a branch.
+func expReference(x, mean uint64) uint64 {
+	top := uint64(bits.Len64(x) - 1)
+	var m uint64
+	if top >= 31 {
+		m = x >> (top - 31)
+	} else {
+		m = x << (31 - top)
+	}
+	frac := uint64(0)
+	for i := 0; i < 16; i++ {
+		m = (m * m) >> 31
+		frac <<= 1
+		if m >= 1<<32 {
+			m >>= 1
+			frac |= 1
+		}
+	}
+	neg := (32 << 16) - (top<<16 | frac)
+	lnFixed := (neg * 45426) >> 16
+	v := (lnFixed*mean + (1 << 15)) >> 16
+	if v > 20*mean {
+		v = 20 * mean
+	}
+	return v
+}
+
+// TestExpOfMatchesWholeLog: stopping at the log's first bits that settle the
+// result gives the result of all 16 bits, for every small draw, every power
+// of two and its neighbours, and random draws, at means on both sides of the
+// 2^40 above which the whole log is always taken.
+func TestExpOfMatchesWholeLog(t *testing.T) {
+	s := New(11, StreamNetwork)
+	for _, mean := range []uint64{1, 2, 3, 5, 8, 21, 100, 173, 1000, 1767, 65536, 1<<40 - 1, 1 << 40, 1 << 50} {
+		xs := []uint64{}
+		for x := uint64(1); x <= 1<<12; x++ {
+			xs = append(xs, x)
+		}
+		for k := 1; k <= 32; k++ {
+			xs = append(xs, 1<<k-1, 1<<k, 1<<k+1)
+		}
+		for i := 0; i < 100_000; i++ {
+			xs = append(xs, (s.Uint64()>>32)+1)
+		}
+		for _, x := range xs {
+			if x > 1<<32 {
+				continue
+			}
+			if got, want := expOf(x, mean), expReference(x, mean); got != want {
+				t.Fatalf("expOf(%d, %d) = %d, want %d", x, mean, got, want)
+			}
+		}
 	}
 }

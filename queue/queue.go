@@ -30,6 +30,24 @@ func New[T any](limit, capacity int) *Queue[T] {
 	return &Queue[T]{items: make([]Item[T], 0, capacity), limit: limit}
 }
 
+// NewIn is New keeping the items in buf's backing array (from Release) when
+// it holds at least capacity items. Order and limit are unchanged.
+func NewIn[T any](limit, capacity int, buf []Item[T]) *Queue[T] {
+	if cap(buf) < min(capacity, limit) || limit <= 0 {
+		return New[T](limit, capacity)
+	}
+	return &Queue[T]{items: buf[:0], limit: limit}
+}
+
+// Release returns the queue's backing array, cleared and empty, for NewIn to
+// give another queue; this one must not be used again.
+func (q *Queue[T]) Release() []Item[T] {
+	clear(q.items)
+	items := q.items[:0]
+	q.items = nil
+	return items
+}
+
 // Len is the number of queued items.
 func (q *Queue[T]) Len() int { return len(q.items) }
 
@@ -76,6 +94,24 @@ func (q *Queue[T]) Pop() (Item[T], bool) {
 // PopDue removes and returns the earliest item if its tick is <= now.
 func (q *Queue[T]) PopDue(now uint64) (Item[T], bool) {
 	if len(q.items) == 0 || q.items[0].Tick > now {
+		return Item[T]{}, false
+	}
+	return q.Pop()
+}
+
+// DueBy reports whether the earliest item's tick is <= now.
+func (q *Queue[T]) DueBy(now uint64) bool {
+	return len(q.items) > 0 && q.items[0].Tick <= now
+}
+
+// PopDueUpTo removes and returns the earliest item if its tick is <= now and
+// its seq <= seq: what a consumer may take without reaching items pushed
+// after the seq it started from.
+func (q *Queue[T]) PopDueUpTo(now, seq uint64) (Item[T], bool) {
+	if len(q.items) == 0 {
+		return Item[T]{}, false
+	}
+	if h := &q.items[0]; h.Tick > now || h.Seq > seq {
 		return Item[T]{}, false
 	}
 	return q.Pop()

@@ -251,3 +251,55 @@ func checkHeap[T any](t *testing.T, q *Queue[T]) {
 		}
 	}
 }
+
+// PopDueUpTo stops at an item that is not due yet and at one pushed after the
+// seq bound, even when it is due: a consumer's callback may push items due now
+// that belong to its next round.
+func TestPopDueUpTo(t *testing.T) {
+	q := New[string](8, 8)
+	q.Push(5, "a") // seq 1
+	q.Push(3, "b") // seq 2
+	q.Push(5, "c") // seq 3
+	q.Push(4, "d") // seq 4
+	steps := []struct {
+		now, seq uint64
+		want     []string
+	}{
+		{2, 4, nil},
+		{3, 1, nil},
+		{3, 2, []string{"b"}},
+		{5, 3, nil}, // the head is d, pushed after seq 3
+		{5, 4, []string{"d", "a", "c"}},
+		{100, 100, nil},
+	}
+	for _, s := range steps {
+		var got []string
+		for {
+			it, ok := q.PopDueUpTo(s.now, s.seq)
+			if !ok {
+				break
+			}
+			got = append(got, it.Value)
+		}
+		if !slices.Equal(got, s.want) {
+			t.Errorf("PopDueUpTo(%d, %d) gave %v, want %v", s.now, s.seq, got, s.want)
+		}
+	}
+}
+
+func TestDueBy(t *testing.T) {
+	q := New[string](8, 8)
+	if q.DueBy(100) {
+		t.Fatal("an empty queue has nothing due")
+	}
+	q.Push(5, "a")
+	q.Push(3, "b")
+	for _, s := range []struct {
+		now  uint64
+		want bool
+	}{{2, false}, {3, true}, {4, true}} {
+		if got := q.DueBy(s.now); got != s.want {
+			t.Errorf("DueBy(%d) = %v, want %v", s.now, got, s.want)
+		}
+	}
+}

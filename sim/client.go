@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"math"
+
 	"vsrsim/replica"
 	"vsrsim/sim/check"
 )
@@ -34,8 +36,20 @@ func (c *Cluster) initClients() {
 	}
 }
 
+// clientsIdle is when the clients next have something to do, unless a reply
+// or a change of the workload comes first: most ticks none has, and a scan of
+// every client on every tick was a few percent of a run.
+type clientsIdle struct {
+	until    uint64 // no client acts before this tick
+	workload bool   // the workload switch it was computed under
+}
+
 // tickClients issues new requests (fault phase only) and resends timed-out ones.
 func (c *Cluster) tickClients() {
+	if c.now < c.idle.until && c.workloadOn == c.idle.workload {
+		return
+	}
+	next := uint64(math.MaxUint64)
 	for i := range c.clients {
 		cl := &c.clients[i]
 		if cl.inFlight {
@@ -43,12 +57,20 @@ func (c *Cluster) tickClients() {
 				cl.target = (cl.target + 1) % c.cfg.Replicas
 				c.sendRequest(cl)
 			}
+			next = min(next, cl.resendAt)
 			continue
 		}
 		if c.workloadOn && c.now >= cl.nextAt {
 			c.issue(cl)
 		}
+		switch {
+		case cl.inFlight:
+			next = min(next, cl.resendAt)
+		case c.workloadOn:
+			next = min(next, cl.nextAt)
+		}
 	}
+	c.idle = clientsIdle{until: next, workload: c.workloadOn}
 }
 
 func (c *Cluster) issue(cl *client) {
@@ -88,6 +110,7 @@ func (c *Cluster) onReply(msg *replica.Message) {
 		return
 	}
 	cl.inFlight = false
+	c.idle = clientsIdle{} // its next request is due sooner than its resend was
 	if msg.From < c.cfg.Replicas {
 		cl.target = msg.From
 	}

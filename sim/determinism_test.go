@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/sim"
 )
 
@@ -40,15 +39,16 @@ func runSwarm(t *testing.T, seed uint64, w io.Writer) sim.Result {
 
 func TestDeterminismSameProcess(t *testing.T) {
 	seen := map[string]uint64{}
-	spare := &replica.Spare{} // one Spare for every seed, as a sweep worker's
+	spare := &sim.Spare{} // one Spare for every seed, as a sweep worker's
 	for seed := uint64(1); seed <= determinismSeeds; seed++ {
 		a := runSwarm(t, seed, nil)
 		b := runSwarm(t, seed, io.Discard) // writing the trace must not change it
-		cfg := sim.SwarmConfig(seed)
-		cfg.Spare = spare // nor reusing the memory of earlier runs
-		recycled, err := sim.Run(cfg, nil)
+		// nor reusing the memory of earlier runs: journals, packet pool,
+		// queue, trace
+		recycled, err := sim.RunFrom(sim.SwarmConfig(seed), nil, spare)
 		require.NoError(t, err)
 		assert.Equal(t, a.TraceHash, recycled.TraceHash, "seed %d: trace hash differs on recycled memory", seed)
+		assert.Equal(t, a.Stats, recycled.Stats, "seed %d: stats differ on recycled memory", seed)
 		require.Len(t, a.TraceHash, 16)
 		assert.Equal(t, a.TraceHash, b.TraceHash, "seed %d: trace hash differs between two runs", seed)
 		assert.Equal(t, a.Events, b.Events, "seed %d", seed)

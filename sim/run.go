@@ -56,8 +56,17 @@ type Result struct {
 // NDJSON trace. A replica panic is caught and reported as a crash verdict; an
 // invalid configuration is returned as an error.
 func Run(cfg Config, trace io.Writer) (Result, error) {
-	t := newTrace(trace, cfg.Observer, cfg.Replicas)
-	c, err := newCluster(cfg, t)
+	return RunFrom(cfg, trace, nil)
+}
+
+// RunFrom is Run with the memory of spare, if not nil: a finished run leaves
+// its own there for the next.
+func RunFrom(cfg Config, trace io.Writer, spare *Spare) (Result, error) {
+	if spare != nil && cfg.Spare == nil {
+		cfg.Spare = &spare.Replica
+	}
+	t := newTrace(trace, cfg.Observer, cfg.Replicas, spare)
+	c, err := newCluster(cfg, t, spare)
 	if err != nil {
 		return Result{}, err
 	}
@@ -75,9 +84,10 @@ func Run(cfg Config, trace io.Writer) (Result, error) {
 	if res.Verdict != VerdictPass {
 		res.Tail = t.Tail()
 	}
-	c.release()
-	if t.err != nil {
-		return res, fmt.Errorf("writing trace: %w", t.err)
+	werr := t.err
+	c.release(spare)
+	if werr != nil {
+		return res, fmt.Errorf("writing trace: %w", werr)
 	}
 	return res, nil
 }

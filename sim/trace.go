@@ -64,8 +64,15 @@ const tailLines = 40
 
 // newTrace writes NDJSON lines to w, if it is not nil, and hands every record
 // to observer, if it is not nil.
-func newTrace(w io.Writer, observer Sink, replicas int) *Trace {
-	t := &Trace{hash: fnvOffset, replicas: replicas, buf: make([]byte, 0, 256)}
+// A trace spare holds is cleared and reused.
+func newTrace(w io.Writer, observer Sink, replicas int, spare *Spare) *Trace {
+	var t *Trace
+	if spare != nil && spare.trace != nil {
+		t, spare.trace = spare.trace, nil
+		*t = Trace{hash: fnvOffset, replicas: replicas, buf: t.buf[:0]}
+	} else {
+		t = &Trace{hash: fnvOffset, replicas: replicas, buf: make([]byte, 0, 256)}
+	}
 	switch {
 	case w != nil && observer != nil:
 		t.sink = tee{NewNDJSON(w, TraceFilter{}), observer}

@@ -8,25 +8,45 @@ import (
 	"io"
 	"sync"
 
-	"vsrsim/replica"
 	"vsrsim/sim"
 	"vsrsim/sim/check"
 	"vsrsim/sim/check/linearize"
 )
 
-// spares lends each run the memory earlier runs released (replica.Spare): a
-// sweep's workers then recycle their journals instead of making garbage.
-var spares = sync.Pool{New: func() any { return new(replica.Spare) }}
+// spares lends each run the memory earlier runs released (sim.Spare): a
+// sweep's workers then recycle their journals, packet pools and traces
+// instead of making garbage. It is a plain free list, not a sync.Pool: a pool
+// drops what it holds at every other collection, and a sweep collects every
+// few runs, so most runs found it empty. It never holds more spares than
+// runs were ever under way at once.
+var spares struct {
+	sync.Mutex
+	free []*sim.Spare
+}
+
+func takeSpare() *sim.Spare {
+	spares.Lock()
+	defer spares.Unlock()
+	if k := len(spares.free); k > 0 {
+		s := spares.free[k-1]
+		spares.free = spares.free[:k-1]
+		return s
+	}
+	return new(sim.Spare)
+}
+
+func putSpare(s *sim.Spare) {
+	spares.Lock()
+	defer spares.Unlock()
+	spares.free = append(spares.free, s)
+}
 
 // Run executes one simulation and, if it passed, checks linearizability. A
 // history the search cannot settle leaves the verdict as it is and says so.
 func Run(cfg sim.Config, trace io.Writer) (sim.Result, error) {
-	if cfg.Spare == nil {
-		spare := spares.Get().(*replica.Spare)
-		defer spares.Put(spare)
-		cfg.Spare = spare
-	}
-	res, err := sim.Run(cfg, trace)
+	spare := takeSpare()
+	res, err := sim.RunFrom(cfg, trace, spare)
+	putSpare(spare)
 	if err != nil || res.Verdict != sim.VerdictPass {
 		return res, err
 	}

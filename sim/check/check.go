@@ -106,6 +106,38 @@ func New(cfg Config) *Checker {
 	return c
 }
 
+// NewFrom is New keeping the memory of spare, an oracle whose run is over
+// (nil: none): its per-op records, client records and key-value model grow
+// into the arrays spare grew. The oracle it returns starts empty, exactly as
+// New's; spare must not be used again.
+func NewFrom(cfg Config, spare *Checker) *Checker {
+	c := New(cfg)
+	if spare == nil {
+		return c
+	}
+	c.committed = emptied(spare.committed)
+	c.acks = emptied(spare.acks)
+	c.bodies = emptied(spare.bodies)
+	c.checkpoints = emptied(spare.checkpoints)
+	c.model.kv = emptied(spare.model.kv)
+	// The blocks' unused tails: what they cut out before is no longer
+	// referenced once acks and bodies are cleared.
+	c.ackBlock, c.bodyBlock = spare.ackBlock, spare.bodyBlock
+	for i := range c.clients {
+		if i < len(spare.clients) {
+			c.clients[i].reqs = emptied(spare.clients[i].reqs)
+		}
+	}
+	*spare = Checker{}
+	return c
+}
+
+// emptied returns s cleared and empty, keeping its array.
+func emptied[T any](s []T) []T {
+	clear(s)
+	return s[:0]
+}
+
 // Failed returns the first failure, or nil.
 func (c *Checker) Failed() *Failure { return c.failure }
 

@@ -296,3 +296,51 @@ func TestOracleImportsNothingOfOurs(t *testing.T) {
 	})
 	require.NoError(t, err)
 }
+
+// An oracle made from a finished one's memory judges as a new one: nothing of
+// the earlier record (commits, acks, bodies, checkpoints, requests, model)
+// leaks into its verdicts. The earlier record commits other checksums at the
+// same ops, so a stale entry would read as a disagreement.
+func TestRecycledOracleJudgesAsNew(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		feed func(c *Checker)
+		inv  string // "" for a pass
+	}{
+		{"correct record passes", func(c *Checker) {
+			commitOp(c, 1, 0xb1, 0, 1, 7)
+			commitOp(c, 2, 0xb2, 0xb1, 2, 8)
+			c.Apply(3, 0, 1, 0xb1, 0, 0)
+			c.Apply(3, 0, 2, 0xb2, 0xb1, 7)
+			c.Reply(5, 0, 2, 2, 7)
+		}, ""},
+		{"a planted defect still fires", func(c *Checker) {
+			commitOp(c, 1, 0xb1, 0, 1, 7)
+			c.Apply(3, 1, 1, 0xb9, 0, 0)
+		}, InvAgreement},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			busy := newTest(true)
+			commitOp(busy, 1, 0xa1, 0, 1, 10)
+			commitOp(busy, 2, 0xa2, 0xa1, 2, 20)
+			commitOp(busy, 3, 0xa3, 0xa2, 3, 30)
+			busy.Apply(3, 0, 1, 0xa1, 0, 0)
+			busy.Apply(3, 0, 2, 0xa2, 0xa1, 10)
+			busy.Checkpoint(4, 0, 2, 0x55)
+			require.Nil(t, busy.Failed())
+
+			fresh := newTest(true)
+			recycled := NewFrom(Config{Replicas: 3, Clients: 2, WAL: true}, busy)
+			tc.feed(fresh)
+			tc.feed(recycled)
+			if tc.inv == "" {
+				assert.Nil(t, recycled.Failed())
+			} else {
+				require.NotNil(t, recycled.Failed())
+				assert.Equal(t, tc.inv, recycled.Failed().Invariant)
+			}
+			assert.Equal(t, fresh.Failed(), recycled.Failed())
+			assert.Equal(t, fresh.CommittedMax(), recycled.CommittedMax())
+		})
+	}
+}

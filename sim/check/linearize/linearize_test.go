@@ -74,10 +74,54 @@ func TestPartition(t *testing.T) {
 	for _, p := range parts {
 		var calls []uint64
 		for _, op := range p {
-			calls = append(calls, uint64(op.Input.(check.Op).Key)*100+uint64(op.Call))
+			calls = append(calls, uint64(op.Input.(*check.Op).Key)*100+uint64(op.Call))
 		}
 		keys = append(keys, calls)
 		assert.Equal(t, len(p), cap(p))
 	}
 	assert.Equal(t, [][]uint64{{1, 5}, {301, 303}, {506}}, keys)
+}
+
+// TestBudget: a key with more operations than the budget leaves the verdict
+// unknown and names the lowest such key.
+func TestBudget(t *testing.T) {
+	gets := func(key uint32, n int) []check.HistoryOp {
+		h := make([]check.HistoryOp, n)
+		for i := range h {
+			h[i] = get(i%4, key, 0, uint64(2*i+1), uint64(2*i+2))
+		}
+		return h
+	}
+	cases := []struct {
+		name    string
+		history []check.HistoryOp
+		want    string
+		detail  string
+	}{
+		{"over on one key", append(gets(2, 10), gets(5, partitionOpsMax+1)...), Unknown,
+			"key 5 has 200001 operations"},
+		{"over on two keys: the lower is named", append(gets(9, partitionOpsMax+3), gets(4, partitionOpsMax+2)...), Unknown,
+			"key 4 has 200002 operations"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, detail := Check(tc.history)
+			assert.Equal(t, tc.want, got)
+			if tc.detail != "" {
+				assert.Contains(t, detail, tc.detail)
+			}
+		})
+	}
+}
+
+// TestOperationsBoxesNothingPerOp: porcupine's form of a history costs a few
+// allocations, however long the history (its inputs and outputs are pointers
+// into arrays, not boxes of their own).
+func TestOperationsBoxesNothingPerOp(t *testing.T) {
+	history := make([]check.HistoryOp, 500)
+	for i := range history {
+		history[i] = put(i%4, uint32(i%7), uint64(1000+i), uint64(999+i), uint64(2*i+1), uint64(2*i+2))
+	}
+	allocs := testing.AllocsPerRun(10, func() { Operations(history) })
+	assert.LessOrEqual(t, allocs, 3.0)
 }
