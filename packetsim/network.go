@@ -309,6 +309,8 @@ func (n *Network[P]) Deliver(now uint64, fn func(*Delivery[P])) {
 			d.Reason = Down
 		case pk.lost:
 			d.Reason = Loss
+		case pk.corrupt && n.opts.CorruptDelivered:
+			d.Damaged = true
 		case pk.corrupt:
 			d.Reason = Corrupt
 		}
