@@ -35,7 +35,7 @@ func (r *Replica) onRequest(m *Message) {
 			return
 		}
 	}
-	if len(r.requests) >= RequestQueueMax {
+	if len(r.requests) >= r.opts.requestQueue() {
 		r.drop(m, ReasonRequestQueueFull, 0)
 		return
 	}

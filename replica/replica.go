@@ -570,7 +570,7 @@ func (r *Replica) checkInvariants() {
 	if len(r.pipeline) > SuffixMax {
 		r.assert(false, "pipeline_bounded", "%d", len(r.pipeline))
 	}
-	if len(r.requests) > RequestQueueMax {
+	if len(r.requests) > r.opts.requestQueue() {
 		r.assert(false, "request_queue_bounded", "%d", len(r.requests))
 	}
 	if r.status == StatusNormal && r.isPrimary() && r.commitMax > r.sequencer {
