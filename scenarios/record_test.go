@@ -55,9 +55,9 @@ func TestRecordReplaysVerdict(t *testing.T) {
 	}
 	failing := []run{ // seeds/swarm.txt: first swarm detections
 		{2, []string{"narrow-repair-under-commit-lag"}},
-		{570, []string{"transfer-rewinds-sequencer"}},
-		{23, []string{"stale-guard-uses-commit-max"}},
-		{2295, []string{"dvc-cache-ignores-journal"}},
+		{2178, []string{"transfer-rewinds-sequencer"}},
+		{2031, []string{"stale-guard-uses-commit-max"}},
+		{283, []string{"dvc-cache-ignores-journal"}},
 		{13, []string{"restart-skips-adopted-head"}},
 	}
 	runs = append(runs, failing...)

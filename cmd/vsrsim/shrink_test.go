@@ -49,7 +49,7 @@ func TestShrinkDeterministic(t *testing.T) {
 	assert.Equal(t, one.stderr, two.stderr, "progress and summary too")
 	// Seed 2's recording holds its crashes and restarts, its two aimed cuts
 	// and their notes, and an extra delay.
-	assert.Contains(t, one.stderr, "28 actions, 12027 ticks, 5 replicas, 8 clients -> ")
+	assert.Contains(t, one.stderr, "39 actions, 12027 ticks, 5 replicas, 8 clients -> ")
 
 	var replay string
 	for _, line := range strings.Split(string(a), "\n") {

@@ -123,25 +123,20 @@ Replay any row with ` + "`vsrsim run --seed SEED --bug SWITCH`" + `; the first-f
 pinned in ` + "`seeds/swarm.txt`" + `.
 
 Every first-failure seed passes with the switch off (the swarm keeps 0
-failures on seeds 1..2000 with every fix on), except ` + "`" + `escalate-without-hold` + "`" + `'s:
-seed 3303 fails the same way with every fix on (` + "`" + `acked_durability` + "`" + `: a merge
-truncates an op that a quorum acked over a header-only gap; an open finding of
-the reach draws), so the switch is not found by the swarm in 1..3302.
+failures on seeds 1..2000 with every fix on).
 
-The original implementation's fuzz sweep never found the ` + "`" + `stale-dvc-cache` + "`" + `
-ordering in 1,400 seeds. The widened swarm found ` + "`" + `dvc-cache-ignores-journal` + "`" + ` as a
-safety failure, the shape's own (a merge truncates a committed op, seed 541);
-since the reach draws its first failure is a liveness stall (seed 2295), and
-the first safety failure is seed 3768.
+The original implementation's fuzz sweep never found the ` + "`stale-dvc-cache`" + `
+ordering in 1,400 seeds. The widened swarm finds ` + "`dvc-cache-ignores-journal`" + ` as a
+safety failure, the shape's own: a merge truncates a committed op.
 
-` + "`" + `escalate-without-hold` + "`" + ` needs the source protocol (no StartViewChange quorum
+` + "`escalate-without-hold`" + ` needs the source protocol (no StartViewChange quorum
 window): with the window, a late StartViewChange moves no one and the defect
 does nothing. Without it, a replica outside the core that escalates alone pulls
 the core out of every view it settles, with the fix on as well (swarm seed 953
 of the widened swarm stalled so), so in swarm runs of the source protocol the
-liveness phase cuts the replicas outside the core off, which hides the defect
-from the swarm (seed 3303's failure is not its own, see above). Its
-scenario, ` + "`" + `vc-straggler` + "`" + `, finds it at once.
+liveness phase cuts the replicas outside the core off, and that hides the
+defect too: the swarm cannot judge this shape without a liveness rule the
+source protocol can meet. Its scenario, ` + "`vc-straggler`" + `, finds it.
 `)
 	return b.String()
 }
