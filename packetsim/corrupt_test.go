@@ -41,3 +41,43 @@ func TestCorrupt(t *testing.T) {
 		})
 	}
 }
+
+// With CorruptDelivered a corrupted packet arrives flagged Damaged rather
+// than dropped, and the draws are the same as with drops: only the report
+// differs. Packets outnumber the pool's slots many times over, so a slot
+// that carried a damaged packet carries clean ones after it.
+func TestCorruptDelivered(t *testing.T) {
+	run := func(delivered bool) []Delivery[int] {
+		n := newNetwork(t, Options{Nodes: 3, Replicas: 2, DelayMinTicks: 1, DelayMeanTicks: 3,
+			Corrupt: prng.Ratio{Num: 1, Den: 3}, CorruptDelivered: delivered}, 5)
+		var log []Delivery[int]
+		for now := uint64(1); now <= 420; now++ {
+			n.Tick(now)
+			if now <= 400 {
+				n.Submit(now, 0, 1, int(now))
+			}
+			n.Deliver(now, func(d *Delivery[int]) { log = append(log, *d) })
+		}
+		return log
+	}
+	dropped, delivered := run(false), run(true)
+	if len(dropped) != 400 || len(delivered) != 400 {
+		t.Fatalf("want 400 reports each, got %d and %d", len(dropped), len(delivered))
+	}
+	damaged := 0
+	for i := range dropped {
+		d, e := dropped[i], delivered[i]
+		if d.ID != e.ID || d.At != e.At {
+			t.Errorf("report %d: packet %d at %d dropping, %d at %d delivering", i, d.ID, d.At, e.ID, e.At)
+		}
+		if (d.Reason == Corrupt) != (e.Damaged && !e.Dropped) {
+			t.Errorf("packet %d: dropped as %v, delivered damaged=%v dropped=%v", d.ID, d.Reason, e.Damaged, e.Dropped)
+		}
+		if e.Damaged {
+			damaged++
+		}
+	}
+	if damaged == 0 {
+		t.Error("no packet arrived damaged")
+	}
+}

@@ -48,6 +48,9 @@ type Delivery[P any] struct {
 	// Dropped is true when the packet is not delivered; Reason says why.
 	Dropped bool
 	Reason  DropReason
+	// Damaged marks a delivered packet that the network corrupted, under
+	// Options.CorruptDelivered: the receiver must check what it got.
+	Damaged bool
 	// Duplicate marks the second copy made by Replay.
 	Duplicate bool
 	// ID is the packet's number, NextPacketID at its Submit; a replayed copy

@@ -191,7 +191,7 @@ func (n *Network[P]) SubmitCopy(now uint64, from, to NodeID, p *P) {
 	// copy the payload once more.
 	d.Payload = *p
 	d.From, d.To, d.Sent, d.ID = from, to, now, id
-	d.At, d.Dropped, d.Reason, d.Duplicate = 0, false, NotDropped, false
+	d.At, d.Dropped, d.Reason, d.Damaged, d.Duplicate = 0, false, NotDropped, false, false
 	pk := packet{link: int32(n.linkIndex(from, to)), to: int32(to), slot: slot}
 	for _, f := range n.filters {
 		if f.f(from, to, d.Payload) {
@@ -344,6 +344,8 @@ func (n *Network[P]) deliver(now uint64, fn func(*Delivery[P])) {
 			d.Reason = Down
 		case pk.lost:
 			d.Reason = Loss
+		case pk.corrupt && n.opts.CorruptDelivered:
+			d.Damaged = true
 		case pk.corrupt:
 			d.Reason = Corrupt
 		}

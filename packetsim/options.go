@@ -92,6 +92,10 @@ type Options struct {
 	// a drop with its own reason, drawn at submit after Loss (only when
 	// non-zero, so a network without it draws exactly as before).
 	Corrupt prng.Ratio
+	// CorruptDelivered delivers a corrupted packet flagged Damaged instead
+	// of dropping it, so the receiver decides what the damage breaks (the
+	// network knows nothing of its payload). It draws nothing.
+	CorruptDelivered bool
 	// Replay sends a second copy, with its own delay, flagged Duplicate.
 	Replay prng.Ratio
 	// Reorder adds a uniform extra delay in [0, ReorderMaxTicks] to a packet.
@@ -207,10 +211,10 @@ func (o Options) validate() error {
 // String prints every option on one line, so a run can show the fault mix its
 // seed drew before it starts.
 func (o Options) String() string {
-	return fmt.Sprintf("nodes=%d replicas=%d delay_min=%d delay_mean=%d loss=%d/%d corrupt=%d/%d replay=%d/%d "+
+	return fmt.Sprintf("nodes=%d replicas=%d delay_min=%d delay_mean=%d loss=%d/%d corrupt=%d/%d corrupt_delivered=%v replay=%d/%d "+
 		"reorder=%d/%d reorder_max=%d link_capacity=%d clog=%d/%d clog_mean=%d "+
 		"partition=%v/%v partition_chance=%d/%d heal_chance=%d/%d partition_stability=%d heal_stability=%d queue_limit=%d",
-		o.Nodes, o.Replicas, o.DelayMinTicks, o.DelayMeanTicks, o.Loss.Num, o.Loss.Den, o.Corrupt.Num, o.Corrupt.Den, o.Replay.Num, o.Replay.Den,
+		o.Nodes, o.Replicas, o.DelayMinTicks, o.DelayMeanTicks, o.Loss.Num, o.Loss.Den, o.Corrupt.Num, o.Corrupt.Den, o.CorruptDelivered, o.Replay.Num, o.Replay.Den,
 		o.Reorder.Num, o.Reorder.Den, o.ReorderMaxTicks, o.LinkCapacity, o.Clog.Num, o.Clog.Den, o.ClogMeanTicks,
 		o.PartitionMode, o.PartitionSymmetry, o.PartitionChance.Num, o.PartitionChance.Den,
 		o.HealChance.Num, o.HealChance.Den, o.PartitionStabilityTicks, o.HealStabilityTicks, o.QueueLimit)

@@ -35,7 +35,7 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 			return
 		}
 	}
-	if len(r.requests) >= RequestQueueMax {
+	if len(r.requests) >= r.opts.requestQueue() {
 		r.drop(m, 0, ReasonRequestQueueFull, 0)
 		return
 	}
@@ -131,6 +131,9 @@ func (r *Replica) ack(h Header) {
 		return
 	}
 	r.holds(h.Op > 0 && r.journal.has(h.Op, h.Checksum), "ack_journaled")
+	if r.headerOnlyBelow(h.Op) {
+		return
+	}
 	if h.Op > r.ackHead {
 		r.ackHead = h.Op
 	}
@@ -377,4 +380,20 @@ func (r *Replica) onHeartbeatTimeout() {
 		return
 	}
 	r.startViewChange(r.view + 1)
+}
+
+// headerOnlyBelow reports whether an op above the commit point and below op
+// lacks its body here. An ack vouches for the chain below the op it names, so
+// a backup acks nothing above such an op: a merge reads a header without a
+// body above the voter's commit point as proof that the voter acked nothing
+// there (a derived nack), and an ack over the gap made a quorum-acked op's
+// parent look refuted (swarm seed 3303). The primary's retransmission draws
+// the ack once repair has filled the gap.
+func (r *Replica) headerOnlyBelow(op uint64) bool {
+	for o := r.commitMax + 1; o < op; o++ {
+		if _, ok := r.journal.get(o); !ok {
+			return true
+		}
+	}
+	return false
 }

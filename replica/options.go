@@ -65,7 +65,7 @@ func DefaultTimeouts() Timeouts {
 // Limits of the model.
 const (
 	PipelineMax     = 32
-	RequestQueueMax = 64
+	RequestQueueMax = 64  // the default and largest Options.RequestQueue
 	SuffixMax       = 128 // DoViewChange / StartView headers
 	RepairBatchMax  = 128 // most RepairPrepares a server sends for one request
 	// RepairWindowMax is the most ops a requester asks for at once: a burst of
@@ -114,6 +114,10 @@ type Options struct {
 	Timeouts           Timeouts
 	Protocol           Protocol
 	Bugs               Bugs
+	// RequestQueue bounds the requests a primary holds waiting to prepare;
+	// one past it is dropped (request-queue-full) and its client retries.
+	// 0 means RequestQueueMax, the most it may be.
+	RequestQueue int
 	// Spare, if set, is memory released replicas left for reuse (see
 	// Release). It never changes what a replica does.
 	Spare *Spare
@@ -144,6 +148,9 @@ func (o *Options) Validate() error {
 	if o.JournalSlots < 2*PipelineMax {
 		return fmt.Errorf("journal slots must be at least %d (twice the pipeline)", 2*PipelineMax)
 	}
+	if o.RequestQueue < 0 || o.RequestQueue > RequestQueueMax {
+		return fmt.Errorf("request queue must be 0..%d (0: %d), got %d", RequestQueueMax, RequestQueueMax, o.RequestQueue)
+	}
 	if o.CheckpointInterval == 0 {
 		return fmt.Errorf("checkpoint interval must be positive")
 	}
@@ -155,6 +162,14 @@ func (o *Options) Validate() error {
 		}
 	}
 	return nil
+}
+
+// requestQueue is the bound in force on the request queue.
+func (o *Options) requestQueue() int {
+	if o.RequestQueue == 0 {
+		return RequestQueueMax
+	}
+	return o.RequestQueue
 }
 
 // CheckpointEvery is the checkpoint interval a replica uses: the configured

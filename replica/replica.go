@@ -580,7 +580,7 @@ func (r *Replica) checkInvariants() {
 	if len(r.pipeline) > SuffixMax {
 		r.assert(false, "pipeline_bounded", "%d", len(r.pipeline))
 	}
-	if len(r.requests) > RequestQueueMax {
+	if len(r.requests) > r.opts.requestQueue() {
 		r.assert(false, "request_queue_bounded", "%d", len(r.requests))
 	}
 	// isPrimary divides: it goes last.

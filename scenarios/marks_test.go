@@ -25,7 +25,12 @@ func TestScenarioReachesItsMarks(t *testing.T) {
 		bug      bool
 		want     []marks.Mark
 	}{
-		{"hollow-op", false, []marks.Mark{marks.DropGap, marks.RestartAmnesiac, marks.DropUnverified, marks.RepairHeldPending}},
+		// Since a backup acks nothing above a header-only op (swarm seed
+		// 3303), the fixed backup repairs the hollow op and catches up its
+		// commits without holding a body unverified; the swarm still takes
+		// that branch (drop-unverified, repair-held-pending) in about a
+		// quarter of its seeds.
+		{"hollow-op", false, []marks.Mark{marks.DropGap, marks.RestartAmnesiac, marks.RepairServed, marks.CommitCatchUp}},
 		{"transfer-rewind", false, []marks.Mark{marks.TransferInstall, marks.TransferInstallBelowCommit, marks.Checkpoint}},
 		{"transfer-rewind", true, []marks.Mark{marks.DropDVCUnreadable}},
 		{"stale-offer", true, []marks.Mark{marks.TransferStarted, marks.TransferOfferRefusedStale}},

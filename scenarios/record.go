@@ -52,6 +52,9 @@ func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
 		}
 		set("liveness", "cut "+strings.Join(links, " "))
 	}
+	if cfg.RequestQueue != 0 {
+		set("request-queue", cfg.RequestQueue)
+	}
 	if cfg.Protocol != (replica.Protocol{}) {
 		set("protocol", sim.ProtocolSetting(cfg.Protocol))
 	}
@@ -60,7 +63,9 @@ func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
 	set("network replay", ratio(n.Replay))
 	set("network reorder", fmt.Sprintf("%s max=%d", ratio(n.Reorder), max(n.ReorderMaxTicks, 1)))
 	set("network link-capacity", n.LinkCapacity)
-	if !n.Corrupt.Zero() {
+	if !n.Corrupt.Zero() && n.CorruptDelivered {
+		set("network corrupt", ratio(n.Corrupt)+" delivered")
+	} else if !n.Corrupt.Zero() {
 		set("network corrupt", ratio(n.Corrupt))
 	}
 	set("network clog", "off")

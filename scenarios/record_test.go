@@ -40,7 +40,10 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 // from one stream), and a source protocol's cut-off at the liveness phase's
 // start makes no note in the replay, so fewer replay trace for trace.
 // Measured when aimed faults came into the record: 205/205 verdicts (200
-// before), 183 trace for trace (17 before); the floors are those.
+// before), 183 trace for trace (17 before). With the reach draws (damaged
+// packets delivered, request queues: both in the file) 205/205 and 179: the
+// 26 others each drew random partitions or clogs, or the source protocol.
+// The floors are those.
 func TestRecordReplaysVerdict(t *testing.T) {
 	type run struct {
 		seed uint64
@@ -51,11 +54,11 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		runs = append(runs, run{seed: s})
 	}
 	failing := []run{ // seeds/swarm.txt: first swarm detections
-		{13, []string{"narrow-repair-under-commit-lag"}},
-		{544, []string{"transfer-rewinds-sequencer"}},
-		{23, []string{"stale-guard-uses-commit-max"}},
-		{541, []string{"dvc-cache-ignores-journal"}},
-		{2357, []string{"restart-skips-adopted-head"}},
+		{2, []string{"narrow-repair-under-commit-lag"}},
+		{2178, []string{"transfer-rewinds-sequencer"}},
+		{2031, []string{"stale-guard-uses-commit-max"}},
+		{283, []string{"dvc-cache-ignores-journal"}},
+		{13, []string{"restart-skips-adopted-head"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0
@@ -81,5 +84,5 @@ func TestRecordReplaysVerdict(t *testing.T) {
 	assert.Equal(t, len(runs), same, "runs replaying the verdict")
 	assert.Equal(t, failed, failedSame, "failing seeds replaying their failure")
 	assert.GreaterOrEqual(t, failed, 5, "the first swarm detections fail")
-	assert.GreaterOrEqual(t, exact, 183, "runs replaying trace for trace")
+	assert.GreaterOrEqual(t, exact, 179, "runs replaying trace for trace")
 }

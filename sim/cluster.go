@@ -251,10 +251,13 @@ func (c *Cluster) submit(m *replica.Message) {
 
 func (c *Cluster) deliver(d *packetsim.Delivery[replica.Message]) {
 	m := &d.Payload
+	if d.Damaged && !damage(m) {
+		d.Dropped, d.Reason = true, packetsim.Corrupt
+	}
 	if d.Dropped {
 		if d.Reason == packetsim.Corrupt {
-			// The receiver's checksum check, which the harness stands in
-			// for: the replica never sees a damaged packet.
+			// The link's checksum, which the harness stands in for: the
+			// replica never sees this damaged packet (see damage).
 			c.out.Marks.Hit(marks.NetCorrupt)
 		}
 		c.trace.message(c.now, lineDrop, m, d.ID, d.Reason, d.Duplicate)

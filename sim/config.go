@@ -50,6 +50,9 @@ type Config struct {
 	Timeouts           replica.Timeouts
 	Protocol           replica.Protocol // mechanisms a scenario's source system lacks
 	Bugs               replica.Bugs
+	// RequestQueue bounds a primary's waiting requests (replica.Options;
+	// 0: the default).
+	RequestQueue int
 
 	Network     packetsim.Options // Nodes and Replicas are filled in by the harness
 	ExtraDelays []ExtraDelay
@@ -163,6 +166,7 @@ func (c *Config) Validate() error {
 	o.JournalSlots = c.JournalSlots
 	o.CheckpointInterval = c.CheckpointInterval
 	o.Timeouts = c.Timeouts
+	o.RequestQueue = c.RequestQueue
 	if err := o.Validate(); err != nil {
 		return err
 	}
@@ -214,6 +218,7 @@ func (c *Config) replicaOptions(id int) replica.Options {
 	o.Timeouts = c.Timeouts
 	o.Protocol = c.Protocol
 	o.Bugs = c.Bugs
+	o.RequestQueue = c.RequestQueue
 	o.Spare = c.Spare
 	return o
 }

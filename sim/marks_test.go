@@ -27,6 +27,12 @@ func TestRunMarksEndToEnd(t *testing.T) {
 			c.Network.Corrupt = prng.Ratio{Num: 1, Den: 50}
 			return c
 		}, []marks.Mark{marks.NetCorrupt, marks.Checkpoint}},
+		{"a damaging network runs the replicas' own checksums", func() sim.Config {
+			c := sim.DefaultConfig(3)
+			c.Network.Corrupt = prng.Ratio{Num: 1, Den: 50}
+			c.Network.CorruptDelivered = true
+			return c
+		}, []marks.Mark{marks.NetCorrupt, marks.DropBadChecksum}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,4 +59,5 @@ func TestCorruptDropsPackets(t *testing.T) {
 	assert.Zero(t, plain.Stats.Network.Dropped[packetsim.Corrupt])
 	assert.NotZero(t, noisy.Stats.Network.Dropped[packetsim.Corrupt], "no packet was dropped as corrupt")
 	assert.NotEqual(t, plain.TraceHash, noisy.TraceHash)
+	assert.False(t, noisy.Marks.Reached(marks.DropBadChecksum), "a dropped packet reached a replica's checksum")
 }

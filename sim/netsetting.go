@@ -12,7 +12,7 @@ import (
 
 // NetSettingKeys name the network settings a scenario file may give before
 // the run or at a tick: loss P, replay P, reorder P max=N, clog off|mean=N,
-// delay min=N mean=N, link-capacity N, quiet, corrupt P.
+// delay min=N mean=N, link-capacity N, quiet, corrupt P [delivered].
 var NetSettingKeys = []string{"loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet", "corrupt"}
 
 // NetSetting is one network setting. It draws nothing, so applying it at a
@@ -23,6 +23,9 @@ type NetSetting struct {
 	N     uint64     // reorder max, clog mean, delay min, link capacity
 	Mean  uint64     // delay mean
 	Off   bool       // clog off
+	// Delivered: corrupt packets arrive damaged instead of dropped
+	// (packetsim.Options.CorruptDelivered).
+	Delivered bool
 }
 
 // ParseNetSetting reads a setting from its words, key first.
@@ -36,7 +39,13 @@ func ParseNetSetting(w []string) (NetSetting, error) {
 	var err error
 	switch s.Key {
 	case "loss", "replay", "corrupt":
+		if s.Key == "corrupt" && len(args) == 2 && args[1] == "delivered" {
+			s.Delivered, args = true, args[:1]
+		}
 		if len(args) != 1 {
+			if s.Key == "corrupt" {
+				return s, want("P [delivered] (a probability: 1/100, 0.01 or 1%)")
+			}
 			return s, want("P (a probability: 1/100, 0.01 or 1%)")
 		}
 		s.Ratio, err = ParseRatio(args[0])
@@ -142,7 +151,7 @@ func (s NetSetting) Apply(o *packetsim.Options) {
 	case "replay":
 		o.Replay = s.Ratio
 	case "corrupt":
-		o.Corrupt = s.Ratio
+		o.Corrupt, o.CorruptDelivered = s.Ratio, s.Delivered
 	case "reorder":
 		o.Reorder, o.ReorderMaxTicks = s.Ratio, s.N
 	case "clog":

@@ -34,6 +34,7 @@ type Override struct {
 	KeepFaults         bool
 	LivenessCuts       []Link            // added to by each `liveness cut`
 	Protocol           *replica.Protocol // the source mechanisms named, nil: the base's
+	RequestQueue       *int
 }
 
 // OverrideError is a setting that does not fit the cluster the override
@@ -50,6 +51,7 @@ func (e *OverrideError) Error() string { return e.Key + ": " + e.Err.Error() }
 var OverrideKeys = append([]string{
 	"replicas", "clients", "ticks", "journal", "journal-slots", "topology", "extra-delay",
 	"checkpoint-interval", "liveness-ticks", "workload", "think", "core", "liveness", "burst", "protocol",
+	"request-queue",
 }, NetSettingKeys...)
 
 // FlagKeys are the override keys the run command has flags for, in the order
@@ -74,12 +76,17 @@ func (o *Override) Set(key, value string) error {
 		return int(v), err
 	}
 	switch key {
-	case "replicas", "clients", "journal-slots":
+	case "replicas", "clients", "journal-slots", "request-queue":
 		v, err := small()
 		if err != nil {
 			return err
 		}
 		switch key {
+		case "request-queue":
+			if v < 1 || v > replica.RequestQueueMax {
+				return fmt.Errorf("request-queue %d: must be 1..%d", v, replica.RequestQueueMax)
+			}
+			o.RequestQueue = &v
 		case "replicas":
 			o.Replicas = &v
 		case "clients":
@@ -273,6 +280,9 @@ func (o *Override) Apply(cfg *Config) error {
 	}
 	if o.Protocol != nil {
 		cfg.Protocol = *o.Protocol
+	}
+	if o.RequestQueue != nil {
+		cfg.RequestQueue = *o.RequestQueue
 	}
 	for _, l := range o.LivenessCuts {
 		if max(l.From, l.To) >= cfg.Replicas {

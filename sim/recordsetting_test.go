@@ -22,6 +22,14 @@ func TestRecordSettingsApply(t *testing.T) {
 	}{
 		{"corrupt", [][2]string{{"corrupt", "1/300"}}, func(t *testing.T, c sim.Config) {
 			assert.Equal(t, prng.Ratio{Num: 1, Den: 300}, c.Network.Corrupt)
+			assert.False(t, c.Network.CorruptDelivered)
+		}},
+		{"corrupt delivered", [][2]string{{"corrupt", "1/40 delivered"}}, func(t *testing.T, c sim.Config) {
+			assert.Equal(t, prng.Ratio{Num: 1, Den: 40}, c.Network.Corrupt)
+			assert.True(t, c.Network.CorruptDelivered)
+		}},
+		{"request queue", [][2]string{{"request-queue", "2"}}, func(t *testing.T, c sim.Config) {
+			assert.Equal(t, 2, c.RequestQueue)
 		}},
 		{"protocol list", [][2]string{{"protocol", "svc-quorum-off,abdication-off"}}, func(t *testing.T, c sim.Config) {
 			assert.Equal(t, replica.Protocol{SVCQuorumOff: true, AbdicationOff: true}, c.Protocol)
@@ -57,6 +65,9 @@ func TestRecordSettingsErrors(t *testing.T) {
 	for _, tc := range []struct{ key, value, want string }{
 		{"corrupt", "3/2", "not a probability"},
 		{"corrupt", "", "want: corrupt P"},
+		{"corrupt", "1/40 intact", "want: corrupt P [delivered]"},
+		{"request-queue", "0", "must be 1..64"},
+		{"request-queue", "65", "must be 1..64"},
 		{"protocol", "fast", `protocol "fast": want robust or`},
 		{"protocol", "", "protocol: want robust or"},
 		{"liveness", "cut", `liveness "cut"`},

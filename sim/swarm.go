@@ -110,6 +110,7 @@ func SwarmConfig(seed uint64) Config {
 		}
 	}
 	widen(s, &c)
+	reach(seed, &c)
 	return c
 }
 
@@ -208,12 +209,13 @@ func (c *Config) Describe() []Option {
 		{Name: "clog", Value: onOff(n.Clog, fmt.Sprintf(" mean=%d ticks", n.ClogMeanTicks))},
 		{Name: "partition", Value: partitionString(n)},
 		{Name: "crash", Value: onOff(c.CrashChance, fmt.Sprintf(" restart_mean=%d ticks", c.RestartMeanTicks))},
-		{Name: "corrupt", Value: ratioString(n.Corrupt)},
+		{Name: "corrupt", Value: corruptString(n)},
 		{Name: "link_faults", Value: links},
 		{Name: "aimed_crash", Value: aimedCrash},
 		{Name: "liveness_keep_faults", Value: fmt.Sprint(c.LivenessKeepFaults)},
-		{Name: "protocol", Value: protocolString(c.Protocol)},
+		{Name: "protocol", Value: ProtocolSetting(c.Protocol)},
 		{Name: "workload", Value: fmt.Sprintf("think_mean=%d burst=%s", c.RequestMeanTicks, ratioString(c.BurstChance))},
+		{Name: "request_queue", Value: requestQueueString(c.RequestQueue)},
 		{Name: "ticks", Value: fmt.Sprintf("faults=%d liveness=%d", c.FaultTicks, c.LivenessTicks)},
 	}
 	var extra []string

@@ -13,7 +13,7 @@ import (
 // mark with the runs that reached it, in JSON and as a table.
 func TestMarksOutput(t *testing.T) {
 	_, run := runJSONOf(t, exitPass, "run", "--seed", "3")
-	assert.NotZero(t, run.Marks[marks.Checkpoint.String()], "a default run checkpoints")
+	assert.NotZero(t, run.Marks[marks.RepairRequested.String()], "seed 3 repairs")
 
 	out := vsrsim(t, "sweep", "--seeds", "1-3", "--jobs", "1", "--marks", "-o", "json")
 	require.Equal(t, exitPass, out.code, out.stderr)
@@ -21,7 +21,7 @@ func TestMarksOutput(t *testing.T) {
 	got, ok := summary["marks"].(map[string]any)
 	require.True(t, ok, "summary has no marks object: %v", summary)
 	assert.Len(t, got, int(marks.Count))
-	assert.EqualValues(t, 3, got[marks.Checkpoint.String()])
+	assert.EqualValues(t, 3, got[marks.RepairRequested.String()], "seeds 1..3 all repair")
 
 	plain := vsrsim(t, "sweep", "--seeds", "1-3", "--jobs", "1", "-o", "json")
 	_, summary = failureLines(t, plain.stdout)

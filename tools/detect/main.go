@@ -93,7 +93,11 @@ links; half aimed at the primary, in bursts in some seeds), crashes aimed mid
 transfer, mid repair or at the primary, links as slow as a restart, the
 source protocol's missing guards (no StartViewChange quorum window, no
 abdication, no backoff) with a straggler in half of those seeds, and a liveness
-phase that keeps the cuts of replicas outside the core (sim/swarm.go, widen).
+phase that keeps the cuts of replicas outside the core (sim/swarm.go, widen);
+then the reach draws (sim/swarm_reach.go): damaged packets delivered to the
+replicas' own checksums, small request queues, late packets with short
+restarts, links slower than a checkpoint's worth of commits, and amnesiac
+restarts aimed at the primary.
 
 Reproduce with ` + "`make detect`" + ` (this file is its output). Seed numbers are exact and
 the same on every machine; wall seconds depend on the machine.

@@ -1,0 +1,123 @@
+package sim
+
+import (
+	"fmt"
+
+	"vsrsim/packetsim"
+	"vsrsim/prng"
+	"vsrsim/replica"
+)
+
+// reach draws, from its own stream, the conditions under which runs take the
+// protocol's rarest branches (docs/marks.md): damaged packets that reach a
+// replica's checksums, a primary's request queue small enough to fill,
+// packets that outlive a restart, links slower than a checkpoint's worth of
+// commits, amnesiac restarts in the middle of view changes. It draws
+// conditions, never a sequence of events, and runs after every draw of
+// StreamSwarm, so no earlier draw moves; its own draws are append-only too.
+func reach(seed uint64, c *Config) {
+	s := prng.New(seed, prng.StreamSwarmReach)
+	n := &c.Network
+
+	// Damaged packets delivered: the harness damages what a checksum
+	// covers (damage), so the replicas' own checks run; often enough that a
+	// state transfer's four chunks meet one.
+	if s.Uint64N(3) != 0 {
+		n.CorruptDelivered = true
+		// Small journals are where transfers happen: damage more there,
+		// so a chunk is hit and the pull it slows lets repair overtake it.
+		lo, hi := uint64(10), uint64(60)
+		if c.JournalSlots < 1024 {
+			lo, hi = 4, 20
+		}
+		if den := s.Range(lo, hi); n.Corrupt.Zero() || uint64(n.Corrupt.Den) > den {
+			n.Corrupt = prng.Ratio{Num: 1, Den: uint32(den)}
+		}
+		// Transfers happen during the faults (the liveness phase's
+		// network damages nothing) when a busy cluster outruns a
+		// replica's journal: many clients, frequent crashes.
+		if c.JournalSlots < 1024 && s.Bool() {
+			c.Clients = max(c.Clients, int(s.Range(6, 10)))
+			if c.CrashChance.Zero() || c.CrashChance.Den > 1200 {
+				c.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(600, 1200))}
+			}
+		}
+	}
+
+	// A small request queue with more clients than it holds: requests that
+	// arrive while the primary waits on commit lag overflow it, and their
+	// clients retry until served.
+	if s.Uint64N(4) == 0 {
+		c.RequestQueue = int(s.Range(1, 3))
+		c.Clients = max(c.Clients, int(s.Range(4, 12)))
+	}
+
+	// Packets that outlive a restart: restarts short and a share of the
+	// packets reordered by up to a few restart times, so an ack of a
+	// replica's earlier life arrives after it came back, while its op may
+	// still be in the pipeline. Only with a write-ahead journal, whose
+	// restarted replicas ack again at once: so many late packets starve
+	// state transfers, which memory journals' restarts need more.
+	if c.Durability == replica.DurabilityWAL && !c.CrashChance.Zero() && s.Uint64N(4) != 0 {
+		c.RestartMeanTicks = min(c.RestartMeanTicks, s.Range(50, 600))
+		n.Reorder = prng.Ratio{Num: 1, Den: uint32(s.Range(3, 30))}
+		n.ReorderMaxTicks = s.Range(c.RestartMeanTicks, 4*c.RestartMeanTicks)
+	}
+
+	// Restart storms: many short crashes of replicas that keep their
+	// journal, so acks of an earlier incarnation meet a live pipeline.
+	if c.Durability == replica.DurabilityWAL && !c.CrashChance.Zero() && s.Bool() {
+		c.CrashChance.Den = min(c.CrashChance.Den, uint32(s.Range(400, 1500)))
+		c.RestartMeanTicks = min(c.RestartMeanTicks, s.Range(50, 300))
+	}
+
+	// One link slower than a checkpoint's worth of commits, into a replica
+	// that restarts: answers to its earlier probes (StartViews, offers)
+	// arrive after it has applied past them, or after it restarted again.
+	slowOneIn := uint64(4)
+	if c.Durability == replica.DurabilityMemory {
+		slowOneIn = 2 // an amnesiac restart is what recovers from a probe's answer
+	}
+	if c.Replicas >= 3 && s.Uint64N(slowOneIn) == 0 {
+		from := int(s.Uint64N(uint64(c.Replicas)))
+		to := (from + 1 + int(s.Uint64N(uint64(c.Replicas-1)))) % c.Replicas
+		if c.Durability == replica.DurabilityMemory {
+			// Back within the delay, an amnesiac replica meets the answers
+			// to its last life's probes while it recovers again.
+			c.RestartMeanTicks = min(c.RestartMeanTicks, s.Range(50, 400))
+		}
+		c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{From: from, To: to, Ticks: s.Range(1000, 3500)})
+		// The replica lags, so crashes aimed at repair find it.
+		if c.Aimed.CrashChance.Zero() {
+			c.Aimed.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(500, 3000))}
+		}
+	}
+
+	// Amnesiac restarts in the middle of view changes: crashes aimed at the
+	// primary (or a replica repairing) of a memory journal, back soon, so
+	// votes weigh ops a restarted replica may have acked before it forgot
+	// them, and a primary elected by votes that knew less learns the commit
+	// point from a backup.
+	if c.Durability == replica.DurabilityMemory && c.Replicas >= 3 && s.Bool() {
+		if c.Aimed.CrashChance.Zero() {
+			c.Aimed.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(300, 2000))}
+		}
+		c.RestartMeanTicks = min(c.RestartMeanTicks, s.Range(50, 500))
+	}
+}
+
+// corruptString describes corruption for the option dump: delivered damaged
+// packets reach the replicas' checksums, dropped ones never do.
+func corruptString(n *packetsim.Options) string {
+	if n.CorruptDelivered && !n.Corrupt.Zero() {
+		return ratioString(n.Corrupt) + " delivered"
+	}
+	return ratioString(n.Corrupt)
+}
+
+func requestQueueString(q int) string {
+	if q == 0 {
+		q = replica.RequestQueueMax
+	}
+	return fmt.Sprint(q)
+}
