@@ -110,6 +110,7 @@ func SwarmConfig(seed uint64) Config {
 		}
 	}
 	widen(s, &c)
+	widenDetect(seed, &c)
 	return c
 }
 
