@@ -100,7 +100,7 @@ func (c *Cluster) report(i int, e *replica.Event) {
 // sends now.
 func (c *Cluster) reportSend(m *replica.Message) {
 	if m.From < c.cfg.Replicas && m.Incarnation != 0 {
-		c.checker.Sent(m.From, m.Incarnation)
+		c.checker.Sent(c.now, m.From, m.Incarnation)
 	}
 }
 
