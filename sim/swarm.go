@@ -213,6 +213,7 @@ func (c *Config) Describe() []Option {
 		{Name: "link_faults", Value: links},
 		{Name: "aimed_crash", Value: aimedCrash},
 		{Name: "liveness_keep_faults", Value: fmt.Sprint(c.LivenessKeepFaults)},
+		{Name: "bare_core", Value: fmt.Sprint(c.BareCore)},
 		{Name: "protocol", Value: protocolString(c.Protocol)},
 		{Name: "workload", Value: fmt.Sprintf("think_mean=%d burst=%s", c.RequestMeanTicks, ratioString(c.BurstChance))},
 		{Name: "ticks", Value: fmt.Sprintf("faults=%d liveness=%d", c.FaultTicks, c.LivenessTicks)},

@@ -13,7 +13,7 @@ import (
 // cut link), never a sequence of events.
 func widenDetect(seed uint64, c *Config) {
 	s := prng.New(seed, prng.StreamSwarmDetect)
-	if s.Bool() {
+	if c.Replicas == 3 && s.Bool() {
 		laggard(s, c)
 	}
 }
@@ -61,4 +61,7 @@ func laggard(s *prng.Stream, c *Config) {
 	if s.Uint64N(4) != 0 {
 		c.Durability = replica.DurabilityWAL
 	}
+	// The liveness phase then leans on every member's vote, the laggard's
+	// included.
+	c.BareCore = s.Bool()
 }
