@@ -74,8 +74,8 @@ type Config struct {
 	Core          []int  // replicas of the core; empty: drawn from the faults stream
 	// BareCore: a drawn core is a bare view-change quorum, which must then
 	// converge on its own members' votes alone.
-	BareCore bool
-	CommitFloor   uint64 // a passing run must commit at least this many ops
+	BareCore    bool
+	CommitFloor uint64 // a passing run must commit at least this many ops
 	// LivenessWorkload keeps clients issuing requests through the liveness
 	// phase (scenarios whose defect only bites under sustained writes).
 	LivenessWorkload bool
