@@ -26,6 +26,9 @@ type AimedFaults struct {
 	// CrashChance, per fault-phase tick, crashes the primary or a replica
 	// that is repairing or transferring state (at most f down, as always).
 	CrashChance prng.Ratio
+	// CrashPeers aims those crashes at the primary while another replica
+	// repairs or transfers: the view change then needs the lagging replica.
+	CrashPeers bool
 }
 
 // On reports whether any aimed fault can happen.
@@ -185,6 +188,9 @@ func (c *Cluster) crashAimed() {
 				break
 			}
 		}
+	}
+	if p, ok := c.currentPrimary(); ok && c.cfg.Aimed.CrashPeers && victim >= 0 && victim != p {
+		victim = p
 	}
 	if victim < 0 || (!c.cfg.CrashesUnbounded && c.notWholeAfterCrash(victim) > c.cfg.Replicas-c.checker.QuorumViewChange()) {
 		return

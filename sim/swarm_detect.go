@@ -13,7 +13,7 @@ import (
 // cut link), never a sequence of events.
 func widenDetect(seed uint64, c *Config) {
 	s := prng.New(seed, prng.StreamSwarmDetect)
-	if c.Replicas == 3 && s.Bool() {
+	if c.Replicas == 3 && s.Uint64N(4) != 0 {
 		laggard(s, c)
 	}
 }
@@ -50,6 +50,7 @@ func laggard(s *prng.Stream, c *Config) {
 	a.LinkMeanTicks = s.Range(30, 600)
 	if s.Bool() {
 		a.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(500, 4000))}
+		a.CrashPeers = s.Bool()
 	}
 	a.AimPrimary = s.Bool()
 	from := int(s.Uint64N(3))
