@@ -40,7 +40,10 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 // from one stream), and a source protocol's cut-off at the liveness phase's
 // start makes no note in the replay, so fewer replay trace for trace.
 // Measured when aimed faults came into the record: 205/205 verdicts (200
-// before), 183 trace for trace (17 before); the floors are those.
+// before), 183 trace for trace (17 before). The detect widening then drew
+// the source protocol, with more replicas outside a bare core, in more
+// seeds: 206/206 verdicts, 157 trace for trace, and every run that differs
+// is a source-protocol seed. The floors are those.
 func TestRecordReplaysVerdict(t *testing.T) {
 	type run struct {
 		seed uint64
@@ -51,11 +54,12 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		runs = append(runs, run{seed: s})
 	}
 	failing := []run{ // seeds/swarm.txt: first swarm detections
-		{13, []string{"narrow-repair-under-commit-lag"}},
-		{544, []string{"transfer-rewinds-sequencer"}},
-		{23, []string{"stale-guard-uses-commit-max"}},
+		{20, []string{"narrow-repair-under-commit-lag"}},
+		{2355, []string{"transfer-rewinds-sequencer"}},
+		{20, []string{"stale-guard-uses-commit-max"}},
 		{541, []string{"dvc-cache-ignores-journal"}},
-		{2357, []string{"restart-skips-adopted-head"}},
+		{12, []string{"restart-skips-adopted-head"}},
+		{39, []string{"escalate-without-hold"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0
@@ -80,6 +84,6 @@ func TestRecordReplaysVerdict(t *testing.T) {
 	t.Logf("%d/%d runs replay their verdict and invariant (%d/%d failing ones), %d replay trace for trace", same, len(runs), failedSame, failed, exact)
 	assert.Equal(t, len(runs), same, "runs replaying the verdict")
 	assert.Equal(t, failed, failedSame, "failing seeds replaying their failure")
-	assert.GreaterOrEqual(t, failed, 5, "the first swarm detections fail")
-	assert.GreaterOrEqual(t, exact, 183, "runs replaying trace for trace")
+	assert.GreaterOrEqual(t, failed, 6, "the first swarm detections fail")
+	assert.GreaterOrEqual(t, exact, 157, "runs replaying trace for trace")
 }
