@@ -26,6 +26,9 @@ type AimedFaults struct {
 	// CrashChance, per fault-phase tick, crashes the primary or a replica
 	// that is repairing or transferring state (at most f down, as always).
 	CrashChance prng.Ratio
+	// CrashPeers aims those crashes at the primary while another replica
+	// repairs or transfers: the view change then needs the lagging replica.
+	CrashPeers bool
 }
 
 // On reports whether any aimed fault can happen.
@@ -186,6 +189,9 @@ func (c *Cluster) crashAimed() {
 			}
 		}
 	}
+	if p, ok := c.currentPrimary(); ok && c.cfg.Aimed.CrashPeers && victim >= 0 && victim != p {
+		victim = p
+	}
 	if victim < 0 || (!c.cfg.CrashesUnbounded && c.notWholeAfterCrash(victim) > c.cfg.Replicas-c.checker.QuorumViewChange()) {
 		return
 	}
@@ -204,12 +210,16 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	nodes, n := c.nodes(), c.cfg.Replicas
 	outside := func(i int) bool { return i < n && !inCore(core, i) }
 	for i := 0; i < n; i++ {
-		if outside(i) && c.cfg.Protocol.SVCQuorumOff && c.cfg.Scenario == "" {
+		if outside(i) && c.cfg.Protocol.SVCQuorumOff && c.cfg.Scenario == "" && c.hearsLate(i) {
 			// Without the quorum window one replica's StartViewChange
 			// pulls every replica into its view: a swarm run of such a
-			// source cuts the replicas outside the core off whole, or one
-			// that escalates alone keeps the core from settling (swarm
-			// seed 953). A scenario keeps its own network.
+			// source cuts off whole a replica outside the core that
+			// cannot hear the core in time, or it escalates alone and
+			// keeps the core from settling (swarm seed 953). One that
+			// only speaks late (a straggler) stays: a replica that hears
+			// its primary must hold its view, and one that does not is
+			// the defect escalate-without-hold. A scenario keeps its own
+			// network.
 			c.isolate(i)
 			c.Note(fmt.Sprintf("r%d outside the core of a source protocol: cut off", i))
 			continue
@@ -270,6 +280,29 @@ func (c *Cluster) aimedInLiveness() {
 		k--
 		c.Note(fmt.Sprintf("r%d leads with kept faults: cut off", i))
 	}
+}
+
+// hearsLate reports whether replica i, outside the core, keeps a fault on a
+// link into it from a replica: a slow link, or (with LivenessKeepFaults) a
+// directed cut still in force.
+func (c *Cluster) hearsLate(i int) bool {
+	n, nodes := c.cfg.Replicas, c.nodes()
+	for j := 0; j < n; j++ {
+		if j != i && c.net.ExtraDelay(j, i) > 0 {
+			return true
+		}
+	}
+	if !c.cfg.LivenessKeepFaults {
+		return false
+	}
+	for _, f := range c.aimed.active {
+		for _, l := range f.links {
+			if from, to := l/nodes, l%nodes; to == i && from < n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isolate cuts replica i off from every other replica, both ways.

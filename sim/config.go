@@ -75,7 +75,10 @@ type Config struct {
 	LivenessTicks uint64 // budget for the core to converge
 	StableTicks   uint64 // the converged view must hold this long
 	Core          []int  // replicas of the core; empty: drawn from the faults stream
-	CommitFloor   uint64 // a passing run must commit at least this many ops
+	// BareCore: a drawn core is a bare view-change quorum, which must then
+	// converge on its own members' votes alone.
+	BareCore    bool
+	CommitFloor uint64 // a passing run must commit at least this many ops
 	// LivenessWorkload keeps clients issuing requests through the liveness
 	// phase (scenarios whose defect only bites under sustained writes).
 	LivenessWorkload bool

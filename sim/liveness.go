@@ -84,6 +84,9 @@ func (c *Cluster) drawCore() []int {
 		size = q + int(c.faults.Uint64N(uint64(n-q+1)))
 	}
 	c.faults.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+	if c.cfg.BareCore {
+		size = c.checker.QuorumViewChange()
+	}
 	whole := func(i int) bool {
 		return c.checker.Whole(i) || (c.replicas[i] == nil && c.cfg.Durability == replica.DurabilityWAL)
 	}

@@ -100,7 +100,7 @@ func (c *Cluster) report(i int, e *replica.Event) {
 // sends now.
 func (c *Cluster) reportSend(m *replica.Message) {
 	if inc := m.SenderIncarnation(); m.From < c.cfg.Replicas && inc != 0 {
-		c.checker.Sent(m.From, inc)
+		c.checker.Sent(c.now, m.From, inc)
 	}
 }
 

@@ -111,6 +111,7 @@ func SwarmConfig(seed uint64) Config {
 	}
 	widen(s, &c)
 	reach(seed, &c)
+	widenDetect(seed, &c)
 	return c
 }
 
@@ -213,6 +214,7 @@ func (c *Config) Describe() []Option {
 		{Name: "link_faults", Value: links},
 		{Name: "aimed_crash", Value: aimedCrash},
 		{Name: "liveness_keep_faults", Value: fmt.Sprint(c.LivenessKeepFaults)},
+		{Name: "bare_core", Value: fmt.Sprint(c.BareCore)},
 		{Name: "protocol", Value: ProtocolSetting(c.Protocol)},
 		{Name: "workload", Value: fmt.Sprintf("think_mean=%d burst=%s", c.RequestMeanTicks, ratioString(c.BurstChance))},
 		{Name: "request_queue", Value: requestQueueString(c.RequestQueue)},

@@ -147,6 +147,15 @@ func TestRules(t *testing.T) {
 			c.Restart(3, 1, 0)
 			c.Status(4, 1, StatusViewChange, 2, 0, 0, 0)
 		}},
+		{"a restart reuses an incarnation", InvMonotonicity, "r1 stamped incarnation 2 after its restart, but an earlier life stamped 2", false, func(c *Checker) {
+			c.Sent(1, 1, 1)
+			c.Crash(2, 1)
+			c.Restart(3, 1, 0)
+			c.Sent(4, 1, 2)
+			c.Crash(5, 1)
+			c.Restart(6, 1, 0)
+			c.Sent(7, 1, 2)
+		}},
 		{"state transfer rewinds", InvMonotonicity, "rewound commit 2 -> 1", true, func(c *Checker) {
 			commitOp(c, 1, 0xa1, 0, 1, 10)
 			commitOp(c, 2, 0xa2, 0xa1, 2, 20)
@@ -173,7 +182,7 @@ func TestAmnesiaWithdrawsCopies(t *testing.T) {
 	plant := func(c *Checker) {
 		c.OwnAck(0, 0, 1, 0xa1, 0)
 		c.AckDelivered(0, 1, 1, 0, 1, 0xa1, 0)
-		c.Sent(1, 1)
+		c.Sent(1, 1, 1)
 		c.Crash(2, 0)
 		c.Crash(3, 1)
 		c.Dropped(4, 2, DropMergeTruncate, 1, 1, 0xa1, 2)
@@ -343,4 +352,17 @@ func TestRecycledOracleJudgesAsNew(t *testing.T) {
 			assert.Equal(t, fresh.CommittedMax(), recycled.CommittedMax())
 		})
 	}
+}
+
+// TestRestartsStampNewIncarnations: each life stamping above the last is the
+// correct case, and a restart alone (nothing stamped yet) proves nothing.
+func TestRestartsStampNewIncarnations(t *testing.T) {
+	c := newTest(false)
+	c.Sent(1, 1, 1)
+	c.Crash(2, 1)
+	c.Restart(3, 1, 0)
+	c.Crash(4, 1)
+	c.Restart(5, 1, 0)
+	c.Sent(6, 1, 3)
+	assert.Nil(t, c.Failed())
 }

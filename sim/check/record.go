@@ -12,6 +12,10 @@ type replicaRecord struct {
 	up       bool
 	restarts uint64 // the harness's own count of this replica's incarnations
 	sendInc  uint64 // incarnation it stamps on messages now (incUnknown after a crash)
+	// stamped is the highest incarnation stamped in this life, earlier the
+	// highest stamped in any life before it: a life must stamp above every
+	// earlier one, or a primary cannot tell its acks from theirs.
+	stamped, earlier uint64
 
 	status    Status
 	view      uint64
@@ -65,6 +69,8 @@ func (c *Checker) Restart(tick uint64, i int, checkpointOp uint64) {
 	r := &c.replicas[i]
 	r.up = true
 	r.restarts++
+	r.earlier = max(r.earlier, r.stamped)
+	r.stamped = 0
 	r.applied = checkpointOp
 	r.known = [ReplicasMax]uint64{}
 	// Until it reports again the oracle assumes the least: recovering, and
@@ -105,11 +111,20 @@ func (c *Checker) NotWhole() int {
 // Whole reports whether replica i is up and holds every op it acked.
 func (c *Checker) Whole(i int) bool { return c.replicas[i].whole() }
 
-// Sent records the incarnation replica i stamps on a message it sends.
-func (c *Checker) Sent(i int, incarnation uint64) {
-	if incarnation != 0 {
-		c.replicas[i].sendInc = incarnation
+// Sent records the incarnation replica i stamps on a message it sends. An
+// incarnation names one life of a replica: a life that stamps one no higher
+// than an earlier life did lets a primary count that life's acks, whose
+// copies a memory journal lost, as this one's.
+func (c *Checker) Sent(tick uint64, i int, incarnation uint64) {
+	if incarnation == 0 {
+		return
 	}
+	r := &c.replicas[i]
+	if incarnation <= r.earlier {
+		c.fail(tick, InvMonotonicity, "r%d stamped incarnation %d after its restart, but an earlier life stamped %d", i, incarnation, r.earlier)
+	}
+	r.sendInc = incarnation
+	r.stamped = max(r.stamped, incarnation)
 }
 
 // Delivered records that a message carrying the sender's incarnation reached

@@ -98,6 +98,12 @@ then the reach draws (sim/swarm_reach.go): damaged packets delivered to the
 replicas' own checksums, small request queues, late packets with short
 restarts, links slower than a checkpoint's worth of commits, and amnesiac
 restarts aimed at the primary.
+Last (sim/swarm_detect.go), in three quarters of the three-replica seeds, the
+conditions of the transfer shapes: the source protocol on a 64-slot ring under
+a fast workload, restarts slower than the ring lasts, directed cuts, a slow
+link, crashes aimed at the primary while another replica repairs or
+transfers, and in half of them a bare core (the liveness phase then needs
+every member's vote).
 
 Reproduce with ` + "`make detect`" + ` (this file is its output). Seed numbers are exact and
 the same on every machine; wall seconds depend on the machine.
@@ -131,12 +137,18 @@ safety failure, the shape's own: a merge truncates a committed op.
 
 ` + "`escalate-without-hold`" + ` needs the source protocol (no StartViewChange quorum
 window): with the window, a late StartViewChange moves no one and the defect
-does nothing. Without it, a replica outside the core that escalates alone pulls
-the core out of every view it settles, with the fix on as well (swarm seed 953
-of the widened swarm stalled so), so in swarm runs of the source protocol the
-liveness phase cuts the replicas outside the core off, and that hides the
-defect too: the swarm cannot judge this shape without a liveness rule the
-source protocol can meet. Its scenario, ` + "`vc-straggler`" + `, finds it.
+does nothing. In swarm runs of the source protocol the liveness phase cuts off
+a replica outside the core that hears the core late (it would escalate alone
+with the fix on as well), but keeps one that only speaks late: that straggler
+holds its view with the fix and escalates without end with the defect
+(docs/decisions.md D27).
+
+` + "`transfer-rewinds-sequencer`" + ` is still slow to find: the rewound head heals as
+soon as the replica repairs or adopts the next StartView, so the shape shows
+only when the next view change needs the rewound replica's vote first (it is
+the primary-elect, or the liveness phase's bare core holds it); 1 seed in
+6,000 does so. ` + "`dvc-cache-ignores-journal`" + ` fails in about 1 seed in 500
+(12 in 6,000); its first is seed 541.
 `)
 	return b.String()
 }
