@@ -20,12 +20,16 @@ func (n *Network[P]) Tick(now uint64) {
 // unclogExpired opens the clogs that end at or before now. Clogs exist only on
 // links between replicas, so only those are scanned.
 func (n *Network[P]) unclogExpired(now uint64) {
+	if n.clogs == 0 {
+		return
+	}
 	opened := false
 	for from := 0; from < n.opts.Replicas; from++ {
 		for to := 0; to < n.opts.Replicas; to++ {
 			l := &n.links[n.linkIndex(from, to)]
 			if l.clogged && l.clogUntil <= now {
 				l.clogged, l.clogUntil = false, 0
+				n.clogs--
 				opened = true
 			}
 		}
@@ -48,6 +52,7 @@ func (n *Network[P]) clogRandom(now uint64) {
 				continue
 			}
 			l.clogged = true
+			n.clogs++
 			l.clogUntil = now + max(1, n.weather.Exponential(n.opts.ClogMeanTicks))
 			n.stats.Clogs++
 		}

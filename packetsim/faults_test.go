@@ -140,3 +140,36 @@ func TestFaultsDisabledDrawNothing(t *testing.T) {
 		t.Fatal("faults did not resume")
 	}
 }
+
+// The count of clogged links that lets a quiet tick skip the unclog scan
+// follows every clog and every opening, HealAll's included: a count that
+// drifted low would leave a link clogged forever.
+func TestClogCountFollowsLinks(t *testing.T) {
+	opts := Options{Nodes: 4, Replicas: 3, DelayMinTicks: 1, Clog: prng.Ratio{Num: 1, Den: 40}, ClogMeanTicks: 15}
+	n := newNetwork(t, opts, 9)
+	clogged := func() int {
+		k := 0
+		for from := 0; from < 3; from++ {
+			for to := 0; to < 3; to++ {
+				if n.Clogged(from, to) {
+					k++
+				}
+			}
+		}
+		return k
+	}
+	sawClogs := false
+	for now := uint64(1); now <= 2000; now++ {
+		n.Tick(now)
+		if now == 1000 {
+			n.HealAll()
+		}
+		if n.clogs != clogged() {
+			t.Fatalf("tick %d: count %d, links clogged %d", now, n.clogs, clogged())
+		}
+		sawClogs = sawClogs || n.clogs > 0
+	}
+	if !sawClogs {
+		t.Fatal("no link ever clogged")
+	}
+}

@@ -138,6 +138,7 @@ func (n *Network[P]) HealAll() {
 		l.held = false
 		l.clogged, l.clogUntil = false, 0
 	}
+	n.clogs = 0
 	n.randomPartitioned, n.randomSince = false, n.now
 	n.unpark(n.now)
 }
