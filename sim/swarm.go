@@ -166,11 +166,11 @@ func widen(s *prng.Stream, c *Config) {
 	// liveness guards together, so they are also drawn off together.
 	p := &c.Protocol
 	switch s.Uint64N(8) {
-	case 0, 1:
+	case 0:
 		p.SVCQuorumOff, p.AbdicationOff = true, true
-	case 2:
+	case 1:
 		p.SVCQuorumOff = true
-	case 3:
+	case 2:
 		p.AbdicationOff = true
 	}
 	p.BackoffOff = s.Uint64N(8) == 0

@@ -99,7 +99,8 @@ replicas' own checksums, small request queues, late packets with short
 restarts, links slower than a checkpoint's worth of commits, and amnesiac
 restarts aimed at the primary.
 Last (sim/swarm_detect.go), in three quarters of the three-replica seeds, the
-conditions of the transfer shapes: the source protocol on a 64-slot ring under
+conditions of the transfer shapes: the source protocol (in two thirds of
+them) on a 64-slot ring under
 a fast workload, restarts slower than the ring lasts, directed cuts, a slow
 link, crashes aimed at the primary while another replica repairs or
 transfers, and in half of them a bare core (the liveness phase then needs
