@@ -109,8 +109,8 @@ type Network[P any] struct {
 	randomPartitioned bool
 	// clogs counts the links clogged now, so a tick without one skips the
 	// scan for clogs to open (a sixteenth of a swarm run's time).
-	clogs int
-	randomSince       uint64
+	clogs       int
+	randomSince uint64
 	// sides and order are scratch space for drawing a partition.
 	sides []bool
 	order []NodeID
