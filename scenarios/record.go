@@ -45,12 +45,18 @@ func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
 	if rec.Core != nil {
 		set("core", strings.Trim(fmt.Sprint(rec.Core), "[]"))
 	}
+	var liveness []string // one line: a setting is set once
 	if len(rec.LivenessCuts) > 0 {
-		var links []string
+		liveness = append(liveness, "cut")
 		for _, l := range rec.LivenessCuts {
-			links = append(links, fmt.Sprintf("%d->%d", l.From, l.To))
+			liveness = append(liveness, fmt.Sprintf("%d->%d", l.From, l.To))
 		}
-		set("liveness", "cut "+strings.Join(links, " "))
+	}
+	if len(rec.Isolated) > 0 {
+		liveness = append(liveness, "isolate", strings.Trim(fmt.Sprint(rec.Isolated), "[]"))
+	}
+	if liveness != nil {
+		set("liveness", strings.Join(liveness, " "))
 	}
 	if cfg.RequestQueue != 0 {
 		set("request-queue", cfg.RequestQueue)

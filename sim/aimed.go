@@ -210,7 +210,8 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	nodes, n := c.nodes(), c.cfg.Replicas
 	outside := func(i int) bool { return i < n && !inCore(core, i) }
 	for i := 0; i < n; i++ {
-		if outside(i) && c.cfg.Protocol.SVCQuorumOff && c.cfg.Scenario == "" && c.hearsLate(i) {
+		swarmCut := c.cfg.Protocol.SVCQuorumOff && c.cfg.Scenario == "" && c.hearsLate(i)
+		if outside(i) && (swarmCut || slices.Contains(c.cfg.LivenessIsolate, i)) {
 			// Without the quorum window one replica's StartViewChange
 			// pulls every replica into its view: a swarm run of such a
 			// source cuts off whole a replica outside the core that
@@ -219,9 +220,13 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 			// only speaks late (a straggler) stays: a replica that hears
 			// its primary must hold its view, and one that does not is
 			// the defect escalate-without-hold. A scenario keeps its own
-			// network.
+			// network; a recorded run replays its cut-offs, note and all
+			// (LivenessIsolate).
 			c.isolate(i)
 			c.Note(fmt.Sprintf("r%d outside the core of a source protocol: cut off", i))
+			if r := c.cfg.Recording; r != nil {
+				r.Isolated = append(r.Isolated, i)
+			}
 			continue
 		}
 		for j := 0; j < n && outside(i) && !slices.Contains(st.kept, i); j++ {

@@ -88,6 +88,10 @@ type Config struct {
 	// LivenessCuts are links among replicas put down as the liveness phase
 	// begins and kept down (a recorded run's cut-offs: sim/faultrecord.go).
 	LivenessCuts []Link
+	// LivenessIsolate are replicas cut off whole, with the trace note a
+	// source protocol's cut-off makes, as the liveness phase begins (a
+	// recorded run's source-protocol cut-offs: sim/aimed.go).
+	LivenessIsolate []int
 
 	EventsMax uint64 // bound on trace lines; past it the run is a crash
 

@@ -13,6 +13,9 @@ type Recording struct {
 	// the liveness phase began (a source protocol's replicas outside the
 	// core cut off, kept aimed cuts), which a file states as a setting.
 	LivenessCuts []Link
+	// Isolated are the replicas outside the core a source protocol's
+	// liveness phase cut off whole, in order, each with its trace note.
+	Isolated []int
 
 	cut, clogged []bool // per node link at the end of the last tick seen
 }

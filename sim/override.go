@@ -33,6 +33,7 @@ type Override struct {
 	Network            []NetSetting // in the order given
 	KeepFaults         bool
 	LivenessCuts       []Link            // added to by each `liveness cut`
+	LivenessIsolate    []int             // added to by each `liveness isolate`
 	Protocol           *replica.Protocol // the source mechanisms named, nil: the base's
 	RequestQueue       *int
 }
@@ -147,26 +148,39 @@ func (o *Override) Set(key, value string) error {
 		}
 		o.Workload = value
 	case "liveness":
-		// keep-faults, cut FROM->TO.., or both (one line of a file).
-		w, cut, some := strings.Fields(value), false, false
+		// keep-faults, cut FROM->TO.., isolate R.., in any mix (one line of a file).
+		const want = "want keep-faults, cut FROM->TO.. or isolate R.."
+		w, list, some := strings.Fields(value), "", false
 		for _, x := range w {
 			switch {
 			case x == "keep-faults":
-				o.KeepFaults, cut = true, false
-			case x == "cut":
-				cut = true
-			case cut:
+				if list != "" && !some {
+					return fmt.Errorf("liveness %q: %s", value, want)
+				}
+				o.KeepFaults, list = true, ""
+			case x == "cut" || x == "isolate":
+				if list != "" && !some {
+					return fmt.Errorf("liveness %q: %s", value, want)
+				}
+				list, some = x, false
+			case list == "cut":
 				l, err := parseLink(x)
 				if err != nil {
 					return fmt.Errorf("liveness cut: %v", err)
 				}
 				o.LivenessCuts, some = append(o.LivenessCuts, l), true
+			case list == "isolate":
+				r, err := strconv.Atoi(x)
+				if err != nil || r < 0 {
+					return fmt.Errorf("liveness isolate %q: want a replica number", x)
+				}
+				o.LivenessIsolate, some = append(o.LivenessIsolate, r), true
 			default:
-				return fmt.Errorf("liveness %q: want keep-faults or cut FROM->TO..", value)
+				return fmt.Errorf("liveness %q: %s", value, want)
 			}
 		}
-		if len(w) == 0 || (cut && !some) {
-			return fmt.Errorf("liveness %q: want keep-faults or cut FROM->TO..", value)
+		if len(w) == 0 || (list != "" && !some) {
+			return fmt.Errorf("liveness %q: %s", value, want)
 		}
 	case "protocol":
 		p, err := parseProtocol(value)
@@ -291,6 +305,14 @@ func (o *Override) Apply(cfg *Config) error {
 	}
 	if o.LivenessCuts != nil {
 		cfg.LivenessCuts = slices.Clone(o.LivenessCuts)
+	}
+	for _, r := range o.LivenessIsolate {
+		if r >= cfg.Replicas {
+			return &OverrideError{"liveness", fmt.Errorf("isolate %d: no such replica in a cluster of %d", r, cfg.Replicas)}
+		}
+	}
+	if o.LivenessIsolate != nil {
+		cfg.LivenessIsolate = slices.Clone(o.LivenessIsolate)
 	}
 	if o.extraDelaysSet {
 		for _, d := range o.ExtraDelays {

@@ -19,6 +19,9 @@ func TestOverrideSetErrors(t *testing.T) {
 		{"topology", "ring", `topology "ring"`},
 		{"workload", "bursty", `workload "bursty"`},
 		{"liveness", "strict", `liveness "strict"`},
+		{"liveness", "isolate", `liveness "isolate": want keep-faults`},
+		{"liveness", "isolate x", `liveness isolate "x": want a replica number`},
+		{"liveness", "cut isolate 1", `liveness "cut isolate 1"`},
 		{"core", "0 0", "core: replica 0 twice"},
 		{"core", "a", `core: "a" is not a replica index`},
 		{"extra-delay", "1-2=3", "FROM:TO=TICKS"},
@@ -93,6 +96,7 @@ func TestOverrideApplyErrors(t *testing.T) {
 		{[][2]string{{"replicas", "3"}, {"core", "3"}}, "core", "no replica 3 in a cluster of 3"},
 		{[][2]string{{"extra-delay", "0:7=1"}}, "extra-delay", "no replica 7"},
 		{[][2]string{{"ticks", "0"}, {"liveness-ticks", "0"}}, "ticks", "a run needs ticks"},
+		{[][2]string{{"replicas", "3"}, {"liveness", "cut 0->1 isolate 3"}}, "liveness", "isolate 3: no such replica"},
 	} {
 		var o sim.Override
 		for _, kv := range tc.set {
