@@ -181,6 +181,7 @@ type Replica struct {
 	tTransfer    timeout
 	tAbdicate    timeout
 	tLeave       timeout
+	clk          timerClock
 	heardPrimary bool
 	// announce: a restart changed the status outside a step; the first tick
 	// reports it.
@@ -352,6 +353,10 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks, backoff: backoff}
 	r.tAbdicate = timeout{name: "abdicate", after: t.HeartbeatTicks}
 	r.tLeave = timeout{name: "start_view_change_window", after: t.ViewChangeStatusTick}
+	r.clk.pos = tickDone
+	for i, t := range r.timeouts() {
+		t.clk, t.pos = &r.clk, i
+	}
 	r.pipeline = opts.Spare.takePipeline()
 	// requests grows on demand: only a primary queues, and most replicas of
 	// a run never lead.
@@ -383,8 +388,26 @@ func (r *Replica) Durable() Durable {
 // Tick advances the replica's timeouts by one tick.
 func (r *Replica) Tick(out *Output) {
 	defer func() { r.out = nil }()
+	r.clk.now++
+	r.clk.pos = tickBegin
 	r.begin(out)
 	r.settle()
+	if r.clk.now >= r.clk.next {
+		r.tickTimeouts()
+	}
+	r.clk.pos = tickDone
+	r.checkInvariants()
+}
+
+// timeouts lists the timeouts in their turns in Tick.
+func (r *Replica) timeouts() [10]*timeout {
+	return [10]*timeout{&r.tPrepare, &r.tCommit, &r.tHeartbeat, &r.tVCMsg, &r.tVCStatus,
+		&r.tProbe, &r.tRepair, &r.tTransfer, &r.tAbdicate, &r.tLeave}
+}
+
+// tickTimeouts gives each timeout its turn, in the order of timeouts, and
+// then finds the next tick at which one is due.
+func (r *Replica) tickTimeouts() {
 	if r.tPrepare.tick() {
 		r.fire(&r.tPrepare, r.onPrepareTimeout)
 	}
@@ -415,7 +438,12 @@ func (r *Replica) Tick(out *Output) {
 	if r.tLeave.tick() {
 		r.fire(&r.tLeave, r.onLeaveWindow)
 	}
-	r.checkInvariants()
+	r.clk.next = uint64(1<<64 - 1)
+	for _, t := range r.timeouts() {
+		if t.running {
+			r.clk.next = min(r.clk.next, t.deadline)
+		}
+	}
 }
 
 // fire traces a timeout that fired and runs its handler, then the driver: a
