@@ -387,7 +387,6 @@ func (r *Replica) Durable() Durable {
 
 // Tick advances the replica's timeouts by one tick.
 func (r *Replica) Tick(out *Output) {
-	defer func() { r.out = nil }()
 	r.clk.now++
 	r.clk.pos = tickBegin
 	r.begin(out)
@@ -397,6 +396,7 @@ func (r *Replica) Tick(out *Output) {
 	}
 	r.clk.pos = tickDone
 	r.checkInvariants()
+	r.out = nil
 }
 
 // timeouts lists the timeouts in their turns in Tick.
