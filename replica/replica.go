@@ -308,6 +308,13 @@ func (r *Replica) rejoin() {
 // begin opens a step: it reports a restart that happened outside one.
 func (r *Replica) begin(out *Output) {
 	r.out = out
+	if r.amnesiaUncounted || r.announce {
+		// Only a restart's first tick or step: the rest is a call away.
+		r.beginRestarted()
+	}
+}
+
+func (r *Replica) beginRestarted() {
 	if r.amnesiaUncounted {
 		r.amnesiaUncounted = false
 		r.mark(marks.RestartAmnesiac)

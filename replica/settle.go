@@ -26,7 +26,15 @@ const settleRoundsMax = 2*RequestQueueMax + 4
 // (which applies what it commits and marks a drain due), then one queued
 // request prepared (which marks a commit walk due). One request a round keeps
 // a single-replica cluster applying each op before it prepares the next.
+//
+// Nothing is due on most ticks and steps: that check is inlined at each call.
 func (r *Replica) settle() {
+	if r.due != 0 {
+		r.settleDue()
+	}
+}
+
+func (r *Replica) settleDue() {
 	for round := 0; r.due != 0; round++ {
 		if round > settleRoundsMax {
 			r.assert(false, "settle_bounded", "%d rounds, due %b", round, r.due)
