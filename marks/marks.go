@@ -167,3 +167,64 @@ func (r *Runs) Map() map[string]uint64 {
 	}
 	return out
 }
+
+// never gives, for a mark no correct run of the default protocol can reach,
+// the reason (docs/marks.md, "Marks no correct run reaches"). The branch stays
+// as a defence; a run that reaches it met a defect (a planted bug switch, a
+// source protocol's mechanism, or a real one), which a sweep reports as a
+// finding rather than as coverage.
+var never = [Count]string{
+	DropParentMismatch: "a Normal backup holds the chain its view's StartView (or a checkpoint's chained walk) gave it, " +
+		"and every prepare of that view at sequencer+1 names the chain's head; a damaged prepare fails its checksum first",
+	TransferOfferRefusedStale: "the default install keeps journaled ops above the checkpoint, so its guard refuses nothing " +
+		"(D7); only Protocol.SourceTransfer and the stale-guard-uses-commit-max defect refuse",
+}
+
+// Never returns why no correct run of the default protocol reaches m, or ""
+// if some can: a reachable mark is a coverage goal, a never-mark a tripwire.
+func (m Mark) Never() string {
+	if m < Count {
+		return never[m]
+	}
+	return ""
+}
+
+// NeverHit is a never-mark some run reached: the finding, with the first run
+// (in seed order) that reached it.
+type NeverHit struct {
+	Mark      Mark
+	Runs      uint64
+	FirstSeed uint64
+}
+
+// Firsts records, per mark, the first seed whose run reached it. Runs.Add
+// takes no seed, so a sweep feeds Firsts alongside it, in seed order.
+type Firsts struct {
+	seen [Count]bool
+	seed [Count]uint64
+}
+
+// Add notes the marks run seed reached that no earlier run did.
+func (f *Firsts) Add(seed uint64, c *Counts) {
+	for m := Mark(0); m < Count; m++ {
+		if c[m] > 0 && !f.seen[m] {
+			f.seen[m], f.seed[m] = true, seed
+		}
+	}
+}
+
+// First returns the first seed that reached m, and whether one did.
+func (f *Firsts) First(m Mark) (uint64, bool) { return f.seed[m], f.seen[m] }
+
+// NeverReached lists, in mark order, the never-marks some run reached.
+func NeverReached(r *Runs, f *Firsts) []NeverHit {
+	var hits []NeverHit
+	for m := Mark(0); m < Count; m++ {
+		if never[m] == "" || r[m] == 0 {
+			continue
+		}
+		seed, _ := f.First(m)
+		hits = append(hits, NeverHit{Mark: m, Runs: r[m], FirstSeed: seed})
+	}
+	return hits
+}

@@ -61,3 +61,50 @@ func TestCountsMapOmitsZeros(t *testing.T) {
 	c.Hit(NetCorrupt)
 	assert.Equal(t, map[string]uint64{"net-corrupt": 2}, c.Map())
 }
+
+// The never list names exactly the marks docs/marks.md says no correct run
+// reaches, each with its reason; the rest stay coverage goals.
+func TestNeverMarksHaveReasons(t *testing.T) {
+	want := map[Mark]bool{DropParentMismatch: true, TransferOfferRefusedStale: true}
+	for m := Mark(0); m < Count; m++ {
+		assert.Equal(t, want[m], m.Never() != "", m.String())
+	}
+	assert.Empty(t, Count.Never())
+}
+
+// A reached never-mark is reported with the first seed, in the order the
+// runs came; a never-mark no run reached and a reachable mark are not.
+func TestNeverReachedNamesTheFirstSeed(t *testing.T) {
+	tests := []struct {
+		name string
+		runs map[uint64][]Mark // seed -> marks hit, fed in seed order
+		want []NeverHit
+	}{
+		{"none", map[uint64][]Mark{1: {DropGap}}, nil},
+		{"one", map[uint64][]Mark{3: {DropGap}, 7: {DropParentMismatch}, 9: {DropParentMismatch, DropParentMismatch}},
+			[]NeverHit{{Mark: DropParentMismatch, Runs: 2, FirstSeed: 7}}},
+		{"both in mark order", map[uint64][]Mark{4: {TransferOfferRefusedStale}, 5: {DropParentMismatch}},
+			[]NeverHit{{Mark: DropParentMismatch, Runs: 1, FirstSeed: 5}, {Mark: TransferOfferRefusedStale, Runs: 1, FirstSeed: 4}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var runs Runs
+			var firsts Firsts
+			for seed := uint64(0); seed < 10; seed++ {
+				hits, ok := tc.runs[seed]
+				if !ok {
+					continue
+				}
+				var c Counts
+				for _, m := range hits {
+					c.Hit(m)
+				}
+				runs.Add(&c)
+				firsts.Add(seed, &c)
+			}
+			assert.Equal(t, tc.want, NeverReached(&runs, &firsts))
+			_, reached := firsts.First(TransferOfferRefusedNotNewer)
+			assert.False(t, reached)
+		})
+	}
+}

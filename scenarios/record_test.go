@@ -61,7 +61,7 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		{22, []string{"stale-guard-uses-commit-max"}},
 		{270, []string{"escalate-without-hold"}},
 		{42, []string{"dvc-cache-ignores-journal"}},
-		{578, []string{"restart-skips-adopted-head"}},
+		{17, []string{"restart-skips-adopted-head"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0

@@ -104,6 +104,27 @@ func reach(seed uint64, c *Config) {
 		}
 		c.RestartMeanTicks = min(c.RestartMeanTicks, s.Range(50, 500))
 	}
+
+	// Seeds whose small journal and damaged packets make state transfers
+	// meet damaged chunks (drop-chunk-corrupt): short restarts there would
+	// let repair replace those transfers, so the draws below leave them be.
+	transfers := c.JournalSlots < 1024 && n.CorruptDelivered
+
+	// Packets that outlive a view change in a busy five-replica cluster of
+	// write-ahead journals: frequent short crashes truncate and reassign
+	// ops, and a share of packets reordered by up to a thousand ticks
+	// brings a repair answer of the old op after the new one's header
+	// (drop-header-mismatch), or an ack of a replica's earlier life into
+	// the pipeline (ack-old-incarnation-in-pipeline).
+	if c.Durability == replica.DurabilityWAL && c.Replicas >= 4 && !transfers && s.Uint64N(4) != 0 {
+		if c.CrashChance.Zero() || c.CrashChance.Den > 900 {
+			c.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(400, 900))}
+		}
+		c.RestartMeanTicks = min(c.RestartMeanTicks, s.Range(50, 300))
+		c.Clients = max(c.Clients, int(s.Range(3, 8)))
+		n.Reorder = prng.Ratio{Num: 1, Den: uint32(s.Range(4, 12))}
+		n.ReorderMaxTicks = max(n.ReorderMaxTicks, s.Range(500, 1500))
+	}
 }
 
 // corruptString describes corruption for the option dump: delivered damaged

@@ -97,6 +97,9 @@ type Summary struct {
 	Coverage      Coverage
 	// Marks counts, per mark, the runs that reached it (docs/marks.md).
 	Marks marks.Runs
+	// MarksFirst holds, per mark, the first seed that reached it: where a
+	// reached never-mark (marks.Mark.Never) is replayed from.
+	MarksFirst marks.Firsts
 }
 
 // Coverage counts the runs that exercised each mechanism at least once: a
@@ -212,6 +215,7 @@ func (s *Summary) add(o Outcome) {
 		}
 	}
 	s.Marks.Add(&o.Result.Marks)
+	s.MarksFirst.Add(o.Seed, &o.Result.Marks)
 	if o.Wall > s.Slowest.Wall || s.Runs == 1 {
 		s.Slowest = o
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -31,4 +32,45 @@ func TestMarksOutput(t *testing.T) {
 	require.Equal(t, exitPass, table.code, table.stderr)
 	assert.Contains(t, table.stdout, "restart-amnesiac-unsure-held")
 	assert.Contains(t, table.stdout, "3 (100%)")
+}
+
+// The never-marks stand apart: out of the coverage table, listed in
+// marks_never with the first seed that reached one. Seed 21 under the
+// stale-guard defect refuses an offer as stale, which the default install
+// never does.
+func TestNeverMarksOutput(t *testing.T) {
+	stale := marks.TransferOfferRefusedStale.String()
+	tests := []struct {
+		name  string
+		args  []string
+		runs  float64
+		first any
+	}{
+		{"correct runs", []string{"--seeds", "1-3"}, 0, nil},
+		{"planted defect", []string{"--seeds", "20-21", "--bug", "stale-guard-uses-commit-max"}, 1, float64(21)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := vsrsim(t, append([]string{"sweep", "--jobs", "1", "--marks", "-o", "json"}, tc.args...)...)
+			require.Equal(t, exitPass, out.code, out.stderr)
+			_, summary := failureLines(t, out.stdout)
+			never, ok := summary["marks_never"].([]any)
+			require.True(t, ok, "summary has no marks_never list: %v", summary)
+			byName := map[string]map[string]any{}
+			for _, e := range never {
+				j := e.(map[string]any)
+				byName[j["mark"].(string)] = j
+				assert.NotEmpty(t, j["reason"])
+			}
+			require.Len(t, byName, 2)
+			require.Contains(t, byName, stale)
+			assert.Equal(t, tc.runs, byName[stale]["runs"])
+			assert.Equal(t, tc.first, byName[stale]["first_seed"])
+
+			table := vsrsim(t, append([]string{"sweep", "--jobs", "1", "--marks"}, tc.args...)...)
+			require.Equal(t, exitPass, table.code, table.stderr)
+			assert.Contains(t, table.stdout, "NEVER-MARK")
+			assert.Equal(t, tc.runs > 0, strings.Contains(table.stdout, "FINDING never-mark "+stale), table.stdout)
+		})
+	}
 }

@@ -259,12 +259,16 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		out := newSweepJSON(sum, rng, o.jobs)
 		if o.marks {
 			out.Marks = sum.Marks.Map()
+			out.MarksNever = neverJSON(&sum)
 		}
 		err = writeJSON(stdout, out)
 	} else {
 		err = writeSweepTable(stdout, sum, rng, o.jobs)
 		if err == nil && o.marks {
 			err = writeMarksTable(stdout, &sum)
+		}
+		if err == nil && o.marks {
+			err = writeNeverTable(stdout, &sum)
 		}
 	}
 	if err != nil {
@@ -324,6 +328,18 @@ type sweepJSON struct {
 	// Marks, with --marks, counts per coverage mark the runs that reached it,
 	// every mark listed (a zero is the finding).
 	Marks map[string]uint64 `json:"marks,omitempty"`
+	// MarksNever, with --marks, lists every mark no correct run reaches
+	// (marks.Mark.Never), with the runs that reached it and the first of
+	// them: a reached one is a finding, not coverage.
+	MarksNever []neverMarkJSON `json:"marks_never,omitempty"`
+}
+
+type neverMarkJSON struct {
+	Mark         string  `json:"mark"`
+	Reason       string  `json:"reason"`
+	Runs         uint64  `json:"runs"`
+	FirstSeed    *uint64 `json:"first_seed"` // null when no run reached it
+	FirstSeedHex *string `json:"first_seed_hex"`
 }
 
 type exercisedJSON struct {
@@ -429,18 +445,64 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 	return t.Render()
 }
 
-// writeMarksTable lists every coverage mark, in the order of docs/marks.md,
-// with the runs that reached it.
+// writeMarksTable lists every coverage mark a correct run can reach, in the
+// order of docs/marks.md, with the runs that reached it.
 func writeMarksTable(w io.Writer, sum *sweep.Summary) error {
 	rows := make([][]string, 0, marks.Count)
 	for m := marks.Mark(0); m < marks.Count; m++ {
-		rows = append(rows, []string{m.String(), share(sum.Marks[m], sum.Runs)})
+		if m.Never() == "" {
+			rows = append(rows, []string{m.String(), share(sum.Marks[m], sum.Runs)})
+		}
 	}
 	t := newTable(w, "mark", "runs")
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
 	return t.Render()
+}
+
+func neverJSON(sum *sweep.Summary) []neverMarkJSON {
+	var out []neverMarkJSON
+	for m := marks.Mark(0); m < marks.Count; m++ {
+		if m.Never() == "" {
+			continue
+		}
+		j := neverMarkJSON{Mark: m.String(), Reason: m.Never(), Runs: sum.Marks[m]}
+		if seed, ok := sum.MarksFirst.First(m); ok {
+			hex := seedHex(seed)
+			j.FirstSeed, j.FirstSeedHex = &seed, &hex
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// writeNeverTable lists the marks no correct run reaches apart from the
+// coverage table, and names each one a run reached as a finding, with the
+// seed that replays it.
+func writeNeverTable(w io.Writer, sum *sweep.Summary) error {
+	var rows [][]string
+	for _, j := range neverJSON(sum) {
+		first := "-"
+		if j.FirstSeed != nil {
+			first = fmt.Sprint(*j.FirstSeed)
+		}
+		rows = append(rows, []string{j.Mark, fmt.Sprint(j.Runs), first})
+	}
+	t := newTable(w, "never-mark", "runs", "first seed")
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	for _, h := range marks.NeverReached(&sum.Marks, &sum.MarksFirst) {
+		if _, err := fmt.Fprintf(w, "FINDING never-mark %s reached in %d runs, first seed %d (no correct run can: %s)\n",
+			h.Mark, h.Runs, h.FirstSeed, h.Mark.Never()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func share(n, of uint64) string {

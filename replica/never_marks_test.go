@@ -1,0 +1,42 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/marks"
+)
+
+// drop-parent-mismatch is on the never list (no correct run reaches it), so
+// this plants the defect that would: a primary whose next prepare names a
+// parent other than its own head, sealed so that its checksum holds. The
+// backup must refuse it by its parent and count the mark, so a sweep that
+// reports the mark reached has found such a defect.
+func TestForgedParentReachesNeverMark(t *testing.T) {
+	require.NotEmpty(t, marks.DropParentMismatch.Never(), "the mark this test exists for is a never-mark")
+	c := newTestCluster(t, 3, nil)
+	c.commitRequests(0, 1, 3)
+	require.Equal(t, uint64(3), c.info(1).Sequencer)
+	require.False(t, c.out.Marks.Reached(marks.DropParentMismatch), "no correct run reaches it")
+
+	c.request(0, 0, 4, put(4, 40))
+	c.deliverOne() // the request: the primary prepares op 4
+	held := c.take(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 1 })
+	require.Len(t, held, 1)
+	forged := held[0]
+	h := forged.Prepare().Header
+	require.Equal(t, uint64(4), h.Op)
+	h.Parent ^= 0x5a5a
+	h.Seal()
+	env := forged.Envelope
+	forged = Prepare{Header: h}.Message()
+	forged.Envelope = env
+	c.inject(forged)
+	c.deliverAll()
+
+	assert.Len(t, c.drops(1, "parent-mismatch"), 1)
+	assert.True(t, c.out.Marks.Reached(marks.DropParentMismatch))
+	assert.Equal(t, uint64(3), c.info(1).Sequencer, "the backup journals nothing of the forged chain")
+}
