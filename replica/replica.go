@@ -333,6 +333,12 @@ func (r *Replica) resume() {
 	if r.status == StatusViewChange {
 		r.sendAll(StartViewChange{}.Message())
 	}
+	// The repair window armed when the view was adopted died with the
+	// process, while the journal kept the view's headers without bodies:
+	// arm it again, or ops above the commit point stay hollow, the gap check
+	// refuses the primary's retransmits below the head, and the primary waits
+	// for those acks for ever (swarm seed 2265).
+	r.armRepairOnAdopt()
 	r.commitUpTo()
 }
 

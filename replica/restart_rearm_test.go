@@ -1,0 +1,47 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWALRestartRearmsRepair: a write-ahead replica that restarts holding an
+// op of its view only as the view's header, with ops journaled above it and
+// no commit lag, asks for that op's body again. The repair window armed when
+// the view was adopted dies with the process; without arming it again the op
+// stays hollow, the gap check refuses the primary's retransmits (the op is
+// below the head), and the primary waits for the ack for ever (swarm seed
+// 2265).
+func TestWALRestartRearmsRepair(t *testing.T) {
+	chain := boundedChain(4)
+	opts := DefaultOptions(1, 3)
+	opts.Durability = DurabilityWAL
+	r, err := New(opts, zeroJitter{})
+	require.NoError(t, err)
+	var out Output
+	r.begin(&out)
+	for _, op := range []uint64{1, 3, 4} {
+		require.True(t, r.journalPut(chain[op], true))
+	}
+	r.adopted.put(chain[2])
+	r.sequencer, r.headSum = 4, chain[4].Checksum
+	r.out = nil
+
+	back, err := Restart(opts, zeroJitter{}, r.Durable())
+	require.NoError(t, err)
+	require.False(t, back.Journaled(2), "op 2 is still header-only")
+	asked := false
+	for tick := 0; tick < int(opts.Timeouts.RepairTicks)*4 && !asked; tick++ {
+		out = Output{}
+		back.Tick(&out)
+		for _, m := range out.Messages {
+			if m.Command == CmdRequestPrepares {
+				p := m.RequestPrepares()
+				asked = asked || (p.From <= 2 && p.To >= 2)
+			}
+		}
+	}
+	assert.True(t, asked, "the restarted replica asks for op 2's body")
+}
