@@ -45,7 +45,11 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 // 26 others each drew random partitions or clogs, or the source protocol.
 // A source protocol's liveness cut-offs then came into the file as well
 // (`liveness isolate`, with their trace note): 206/206 and 198, the 8
-// others each drew random partitions or clogs. The floors are those.
+// others each drew random partitions or clogs. Those 8 were in fact a
+// replica cut off at the liveness phase's start and noted again, in the run
+// or its replay alone, when it came to lead: a replica cut off whole is no
+// longer watched (D28), and all 206 replay trace for trace. The floors are
+// those.
 func TestRecordReplaysVerdict(t *testing.T) {
 	type run struct {
 		seed uint64
@@ -56,9 +60,9 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		runs = append(runs, run{seed: s})
 	}
 	failing := []run{ // seeds/swarm.txt: first swarm detections
-		{2, []string{"narrow-repair-under-commit-lag"}},
+		{28, []string{"narrow-repair-under-commit-lag"}},
 		{615, []string{"transfer-rewinds-sequencer"}},
-		{22, []string{"stale-guard-uses-commit-max"}},
+		{69, []string{"stale-guard-uses-commit-max"}},
 		{270, []string{"escalate-without-hold"}},
 		{42, []string{"dvc-cache-ignores-journal"}},
 		{578, []string{"restart-skips-adopted-head"}},
@@ -87,5 +91,5 @@ func TestRecordReplaysVerdict(t *testing.T) {
 	assert.Equal(t, len(runs), same, "runs replaying the verdict")
 	assert.Equal(t, failed, failedSame, "failing seeds replaying their failure")
 	assert.GreaterOrEqual(t, failed, 6, "the first swarm detections fail")
-	assert.GreaterOrEqual(t, exact, 198, "runs replaying trace for trace")
+	assert.GreaterOrEqual(t, exact, 206, "runs replaying trace for trace")
 }

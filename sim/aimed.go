@@ -60,6 +60,8 @@ type aimedState struct {
 	// kept lists the replicas outside the core whose cuts outlived the
 	// fault phase and that are not yet cut off whole.
 	kept []int
+	// keptLinks are the directed links among replicas held down for good.
+	keptLinks []int
 }
 
 func (c *Cluster) nodes() int { return c.cfg.Replicas + c.cfg.Clients }
@@ -209,6 +211,7 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	st := &c.aimed
 	nodes, n := c.nodes(), c.cfg.Replicas
 	outside := func(i int) bool { return i < n && !inCore(core, i) }
+	var cutOff []int
 	for i := 0; i < n; i++ {
 		swarmCut := c.cfg.Protocol.SVCQuorumOff && c.cfg.Scenario == "" && c.hearsLate(i)
 		if outside(i) && (swarmCut || slices.Contains(c.cfg.LivenessIsolate, i)) {
@@ -223,6 +226,7 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 			// network; a recorded run replays its cut-offs, note and all
 			// (LivenessIsolate).
 			c.isolate(i)
+			cutOff = append(cutOff, i)
 			c.Note(fmt.Sprintf("r%d outside the core of a source protocol: cut off", i))
 			if r := c.cfg.Recording; r != nil {
 				r.Isolated = append(r.Isolated, i)
@@ -240,6 +244,7 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 			from, to := l/nodes, l%nodes
 			if c.cfg.LivenessKeepFaults && from < n && to < n && (outside(from) || outside(to)) {
 				c.net.SetLinkDown(from, to, true)
+				st.keptLinks = append(st.keptLinks, l)
 				for _, i := range []int{from, to} {
 					if outside(i) && !slices.Contains(st.kept, i) {
 						st.kept = append(st.kept, i)
@@ -252,6 +257,7 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	// as the kept ones were, so one that comes to lead is cut off whole.
 	for _, l := range c.cfg.LivenessCuts {
 		c.net.SetLinkDown(l.From, l.To, true)
+		st.keptLinks = append(st.keptLinks, l.From*nodes+l.To)
 		for _, i := range []int{l.From, l.To} {
 			if outside(i) && !slices.Contains(st.kept, i) {
 				st.kept = append(st.kept, i)
@@ -260,6 +266,9 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	}
 	st.active = nil
 	clear(st.down)
+	// A replica cut off whole already is not watched: a recorded run, which
+	// replays its cut links, then notes the same cut-offs as the run did.
+	st.kept = slices.DeleteFunc(st.kept, func(i int) bool { return slices.Contains(cutOff, i) })
 	slices.Sort(st.kept)
 	if c.cfg.Recording != nil {
 		c.cfg.Recording.livenessStart(c)
@@ -277,7 +286,7 @@ func (c *Cluster) aimedInLiveness() {
 	st := &c.aimed
 	for k := 0; k < len(st.kept); k++ {
 		i := st.kept[k]
-		if c.replicas[i] == nil || !c.replicas[i].Info().Primary {
+		if c.replicas[i] == nil || !c.replicas[i].Info().Primary || !c.speaksLate(i) {
 			continue
 		}
 		c.isolate(i)
@@ -305,6 +314,17 @@ func (c *Cluster) hearsLate(i int) bool {
 			if from, to := l/nodes, l%nodes; to == i && from < n {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// speaksLate reports whether replica i keeps a fault on a link out of it to
+// a replica: a slow link, or a directed cut still down.
+func (c *Cluster) speaksLate(i int) bool {
+	for j := 0; j < c.cfg.Replicas; j++ {
+		if j != i && (c.net.ExtraDelay(i, j) > 0 || slices.Contains(c.aimed.keptLinks, i*c.nodes()+j)) {
+			return true
 		}
 	}
 	return false
