@@ -275,13 +275,15 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	}
 }
 
-// aimedInLiveness cuts off, both ways, a replica outside the core that kept
-// a one-way cut or a slow link and now leads a view. A primary that part of
-// the core hears but cannot answer, or hears only a restart's time late,
-// holds its backups in its view without serving them, and the replica has no
-// way out of that yet: a known gap, not a shape the liveness phase may demand
-// (swarm seeds 674, 951 and 1200 of the first widened swarm, and 54 once
-// links as slow as a restart were drawn, stalled so).
+// aimedInLiveness cuts off, both ways, a replica outside the core that
+// keeps a fault on a link out of it to the core (a one-way cut, or a link as
+// slow as a restart) and now leads a view. A core backup that cannot hear
+// such a primary times out, but its wish to leave is one vote: the rest of
+// the core, served well, never joins it (D14), and no backup relays the view
+// to it, so it would lag for good (swarm seeds 258, 1744, 2460 once the
+// cut-off was narrowed, D28). A leader outside the core that only hears
+// the core late or not at all is no longer cut off: it pushes its StartView
+// to a backup it does not hear from (D28).
 func (c *Cluster) aimedInLiveness() {
 	st := &c.aimed
 	for k := 0; k < len(st.kept); k++ {
@@ -320,9 +322,9 @@ func (c *Cluster) hearsLate(i int) bool {
 }
 
 // speaksLate reports whether replica i keeps a fault on a link out of it to
-// a replica: a slow link, or a directed cut still down.
+// a replica of the core: a slow link, or a directed cut still down.
 func (c *Cluster) speaksLate(i int) bool {
-	for j := 0; j < c.cfg.Replicas; j++ {
+	for _, j := range c.liveness.core {
 		if j != i && (c.net.ExtraDelay(i, j) > 0 || slices.Contains(c.aimed.keptLinks, i*c.nodes()+j)) {
 			return true
 		}
