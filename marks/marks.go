@@ -83,6 +83,7 @@ const (
 	ProbeUnanswered
 	LeaveResent
 	CommitFromBackup
+	StartViewPushed
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -103,7 +104,7 @@ var names = [Count]string{
 	"transfer-install", "transfer-install-below-commit",
 	"restart-wal", "restart-wal-vote", "restart-amnesiac", "restart-amnesiac-unsure-held", "checkpoint",
 	"drop-below-commit", "probe-unanswered", "leave-resent",
-	"commit-from-backup",
+	"commit-from-backup", "start-view-pushed",
 }
 
 // String is the mark's name, the key of every JSON and table output.

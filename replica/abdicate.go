@@ -42,6 +42,7 @@ func (r *Replica) onAbdicateTimeout() {
 		r.mark(marks.Abdicate)
 		r.emit(Event{Kind: EvAbdicate, View: r.view})
 	}
+	r.pushStartView()
 	r.heard = 0
 	r.tAbdicate.reset(nil)
 	if r.abdicated && !r.opts.Protocol.SVCQuorumOff {
@@ -75,4 +76,24 @@ func (r *Replica) learnCommitFromBackup(p CommitOk) {
 	r.commitMax = c
 	r.due |= dueCommitWalk
 	r.holds(r.commitMax <= r.sequencer, "commit_from_backup_within_log")
+}
+
+// pushStartView sends the view's StartView, unasked, to each backup this
+// primary heard nothing from in the window just ended. A backup that hears
+// the primary but cannot reach it (a one-way cut, or a link as slow as a
+// restart) never times out, yet its RequestStartView never arrives: without
+// this it waits outside the view for good, and its wish to leave is one vote
+// the working quorum never joins. A backup already Normal in the view refuses
+// it at the gate (ReasonInView), so it costs that backup nothing; one in a
+// lower view or recovering adopts it, as it would the answer to its probe.
+func (r *Replica) pushStartView() {
+	if r.opts.Protocol.PushStartViewOff || r.abdicated {
+		return
+	}
+	for i := 0; i < r.n; i++ {
+		if i != r.id && r.heard&(1<<uint(i)) == 0 {
+			r.mark(marks.StartViewPushed)
+			r.sendStartView(i, 0)
+		}
+	}
 }

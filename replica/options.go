@@ -91,6 +91,9 @@ type Protocol struct {
 	// BackoffOff: the view-change status, repair and state-transfer retry
 	// timeouts keep their base period however often they fire in a row.
 	BackoffOff bool
+	// PushStartViewOff: a primary sends its StartView only when asked, never
+	// to a backup it has not heard from for a heartbeat timeout.
+	PushStartViewOff bool
 	// SourceTransfer: a state-transfer install replaces the whole journal,
 	// ops above the checkpoint included, as the source system's does; the
 	// stale guard then refuses an offer below a held op this replica may

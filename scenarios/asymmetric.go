@@ -42,6 +42,20 @@ func init() {
 		"every link into one backup is cut, its outbound links work",
 		faultTick, withCore(three, 0, 1),
 		timeline(timed{faultTick, do(note("backup-send-only: r2 hears nobody"), cutFrom(nil, []int{2}))}))
+	// r2 is down while r0's restart moves the cluster to view 1, and comes
+	// back with its link to r1, the new primary, cut one way: it hears view
+	// 1's heartbeats, but its probes for the view never arrive, and r0, served
+	// well, never joins its wish to leave. Only a StartView the primary sends
+	// unasked brings r2 into the view (docs/decisions.md D28). The clients
+	// stop at the liveness phase: r2, whose repair requests to the primary are
+	// lost, catches up at its repair cadence, not under load.
+	livenessScenario("backup-mute-to-new-primary",
+		"a backup misses a view change and cannot reach the new primary; the primary must send it the view",
+		faultTick+2000, quietLiveness(withCore(three, 0, 2)),
+		timeline(
+			timed{faultTick, do(note("backup-mute-to-new-primary: r1 hears r2 no more"), cutFrom([]int{2}, []int{1}), crashAll(0, 2))},
+			timed{faultTick + 100, restartAll(0)},
+			timed{faultTick + 1500, restartAll(2)}))
 
 	// Partitions of {r0, r1, r2} with r0 the first primary: 2-1 leaves a
 	// backup alone, 1-2 the primary. One-way "in" cuts the links into the

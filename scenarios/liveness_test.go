@@ -65,6 +65,7 @@ func TestLivenessNeedsItsMechanism(t *testing.T) {
 		{"backup-send-only", replica.Protocol{SVCQuorumOff: true}},
 		{"partition-2-1-oneway-in", replica.Protocol{SVCQuorumOff: true}},
 		{"slow-pair-primary-crash", replica.Protocol{BackoffOff: true}},
+		{"backup-mute-to-new-primary", replica.Protocol{PushStartViewOff: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {

@@ -45,7 +45,12 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 // 26 others each drew random partitions or clogs, or the source protocol.
 // A source protocol's liveness cut-offs then came into the file as well
 // (`liveness isolate`, with their trace note): 206/206 and 198, the 8
-// others each drew random partitions or clogs. The floors are those.
+// others each drew random partitions or clogs. Those 8 were in fact a
+// replica cut off at the liveness phase's start and noted again, in the run
+// or its replay alone, when it came to lead: a replica cut off whole is no
+// longer watched (D28), and all 206 replay trace for trace; with the new
+// first detection of restart-skips-adopted-head, 207 of 207. The floors are
+// those.
 func TestRecordReplaysVerdict(t *testing.T) {
 	type run struct {
 		seed uint64
@@ -56,12 +61,13 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		runs = append(runs, run{seed: s})
 	}
 	failing := []run{ // seeds/swarm.txt: first swarm detections
-		{2, []string{"narrow-repair-under-commit-lag"}},
+		{34, []string{"narrow-repair-under-commit-lag"}},
 		{615, []string{"transfer-rewinds-sequencer"}},
-		{22, []string{"stale-guard-uses-commit-max"}},
+		{69, []string{"stale-guard-uses-commit-max"}},
 		{270, []string{"escalate-without-hold"}},
 		{42, []string{"dvc-cache-ignores-journal"}},
-		{17, []string{"restart-skips-adopted-head"}},
+		{578, []string{"restart-skips-adopted-head"}},
+		{250, []string{"restart-skips-adopted-head"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0
@@ -86,6 +92,6 @@ func TestRecordReplaysVerdict(t *testing.T) {
 	t.Logf("%d/%d runs replay their verdict and invariant (%d/%d failing ones), %d replay trace for trace", same, len(runs), failedSame, failed, exact)
 	assert.Equal(t, len(runs), same, "runs replaying the verdict")
 	assert.Equal(t, failed, failedSame, "failing seeds replaying their failure")
-	assert.GreaterOrEqual(t, failed, 6, "the first swarm detections fail")
-	assert.GreaterOrEqual(t, exact, 198, "runs replaying trace for trace")
+	assert.GreaterOrEqual(t, failed, 7, "the first swarm detections fail")
+	assert.GreaterOrEqual(t, exact, 207, "runs replaying trace for trace")
 }

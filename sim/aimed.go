@@ -60,6 +60,8 @@ type aimedState struct {
 	// kept lists the replicas outside the core whose cuts outlived the
 	// fault phase and that are not yet cut off whole.
 	kept []int
+	// keptLinks are the directed links among replicas held down for good.
+	keptLinks []int
 }
 
 func (c *Cluster) nodes() int { return c.cfg.Replicas + c.cfg.Clients }
@@ -209,6 +211,7 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	st := &c.aimed
 	nodes, n := c.nodes(), c.cfg.Replicas
 	outside := func(i int) bool { return i < n && !inCore(core, i) }
+	var cutOff []int
 	for i := 0; i < n; i++ {
 		swarmCut := c.cfg.Protocol.SVCQuorumOff && c.cfg.Scenario == "" && c.hearsLate(i)
 		if outside(i) && (swarmCut || slices.Contains(c.cfg.LivenessIsolate, i)) {
@@ -223,6 +226,7 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 			// network; a recorded run replays its cut-offs, note and all
 			// (LivenessIsolate).
 			c.isolate(i)
+			cutOff = append(cutOff, i)
 			c.Note(fmt.Sprintf("r%d outside the core of a source protocol: cut off", i))
 			if r := c.cfg.Recording; r != nil {
 				r.Isolated = append(r.Isolated, i)
@@ -240,6 +244,7 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 			from, to := l/nodes, l%nodes
 			if c.cfg.LivenessKeepFaults && from < n && to < n && (outside(from) || outside(to)) {
 				c.net.SetLinkDown(from, to, true)
+				st.keptLinks = append(st.keptLinks, l)
 				for _, i := range []int{from, to} {
 					if outside(i) && !slices.Contains(st.kept, i) {
 						st.kept = append(st.kept, i)
@@ -252,6 +257,7 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	// as the kept ones were, so one that comes to lead is cut off whole.
 	for _, l := range c.cfg.LivenessCuts {
 		c.net.SetLinkDown(l.From, l.To, true)
+		st.keptLinks = append(st.keptLinks, l.From*nodes+l.To)
 		for _, i := range []int{l.From, l.To} {
 			if outside(i) && !slices.Contains(st.kept, i) {
 				st.kept = append(st.kept, i)
@@ -260,24 +266,29 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	}
 	st.active = nil
 	clear(st.down)
+	// A replica cut off whole already is not watched: a recorded run, which
+	// replays its cut links, then notes the same cut-offs as the run did.
+	st.kept = slices.DeleteFunc(st.kept, func(i int) bool { return slices.Contains(cutOff, i) })
 	slices.Sort(st.kept)
 	if c.cfg.Recording != nil {
 		c.cfg.Recording.livenessStart(c)
 	}
 }
 
-// aimedInLiveness cuts off, both ways, a replica outside the core that kept
-// a one-way cut or a slow link and now leads a view. A primary that part of
-// the core hears but cannot answer, or hears only a restart's time late,
-// holds its backups in its view without serving them, and the replica has no
-// way out of that yet: a known gap, not a shape the liveness phase may demand
-// (swarm seeds 674, 951 and 1200 of the first widened swarm, and 54 once
-// links as slow as a restart were drawn, stalled so).
+// aimedInLiveness cuts off, both ways, a replica outside the core that
+// keeps a fault on a link out of it to the core (a one-way cut, or a link as
+// slow as a restart) and now leads a view. A core backup that cannot hear
+// such a primary times out, but its wish to leave is one vote: the rest of
+// the core, served well, never joins it (D14), and no backup relays the view
+// to it, so it would lag for good (swarm seeds 258, 1744, 2460 once the
+// cut-off was narrowed, D28). A leader outside the core that only hears
+// the core late or not at all is no longer cut off: it pushes its StartView
+// to a backup it does not hear from (D28).
 func (c *Cluster) aimedInLiveness() {
 	st := &c.aimed
 	for k := 0; k < len(st.kept); k++ {
 		i := st.kept[k]
-		if c.replicas[i] == nil || !c.replicas[i].Info().Primary {
+		if c.replicas[i] == nil || !c.replicas[i].Info().Primary || !c.speaksLate(i) {
 			continue
 		}
 		c.isolate(i)
@@ -305,6 +316,17 @@ func (c *Cluster) hearsLate(i int) bool {
 			if from, to := l/nodes, l%nodes; to == i && from < n {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// speaksLate reports whether replica i keeps a fault on a link out of it to
+// a replica of the core: a slow link, or a directed cut still down.
+func (c *Cluster) speaksLate(i int) bool {
+	for _, j := range c.liveness.core {
+		if j != i && (c.net.ExtraDelay(i, j) > 0 || slices.Contains(c.aimed.keptLinks, i*c.nodes()+j)) {
+			return true
 		}
 	}
 	return false
