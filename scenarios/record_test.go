@@ -57,11 +57,11 @@ func TestRecordReplaysVerdict(t *testing.T) {
 	}
 	failing := []run{ // seeds/swarm.txt: first swarm detections
 		{2, []string{"narrow-repair-under-commit-lag"}},
-		{615, []string{"transfer-rewinds-sequencer"}},
+		{322, []string{"transfer-rewinds-sequencer"}},
 		{22, []string{"stale-guard-uses-commit-max"}},
 		{270, []string{"escalate-without-hold"}},
 		{42, []string{"dvc-cache-ignores-journal"}},
-		{578, []string{"restart-skips-adopted-head"}},
+		{184, []string{"restart-skips-adopted-head"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0
