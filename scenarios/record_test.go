@@ -61,7 +61,7 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		runs = append(runs, run{seed: s})
 	}
 	failing := []run{ // seeds/swarm.txt: first swarm detections
-		{34, []string{"narrow-repair-under-commit-lag"}},
+		{31, []string{"narrow-repair-under-commit-lag"}},
 		{615, []string{"transfer-rewinds-sequencer"}},
 		{69, []string{"stale-guard-uses-commit-max"}},
 		{270, []string{"escalate-without-hold"}},

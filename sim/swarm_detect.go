@@ -15,7 +15,42 @@ func widenDetect(seed uint64, c *Config) {
 	s := prng.New(seed, prng.StreamSwarmDetect)
 	if c.Replicas == 3 && s.Uint64N(4) != 0 {
 		laggard(s, c)
+		if !c.Protocol.SVCQuorumOff && s.Bool() {
+			crashPrimaryOverLaggard(s, c)
+		}
 	}
+	if c.Replicas == 5 && c.Durability == replica.DurabilityWAL && s.Bool() {
+		forgetfulFive(s, c)
+	}
+}
+
+// crashPrimaryOverLaggard makes the crashes aimed at the primary while
+// another replica repairs or transfers frequent, with restarts as slow as a
+// repair: a write-ahead replica that restarts between adopting a view and
+// repairing it then votes in the view change that follows
+// (restart-before-repair), rather than once in thousands of seeds.
+func crashPrimaryOverLaggard(s *prng.Stream, c *Config) {
+	c.Aimed.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(150, 800))}
+	c.Aimed.CrashPeers = true
+	c.RestartMeanTicks = s.Range(200, 1200)
+}
+
+// forgetfulFive draws the transfer shapes' conditions in half of the
+// five-replica seeds that drew a write-ahead journal (those that drew a
+// memory journal keep their draws, the hollow-op shape's among them): a
+// 64-slot ring under a fast workload, a memory journal instead (a restarted
+// replica comes back empty and needs a transfer), and crashes aimed at the primary
+// while another replica transfers, so the view change after an install needs
+// a vote from a replica that adopted a view above the checkpoint it
+// installed (transfer-rewind), in a core of three out of five.
+func forgetfulFive(s *prng.Stream, c *Config) {
+	c.JournalSlots = 64
+	c.CheckpointInterval = s.Range(8, 32)
+	c.RequestMeanTicks = s.Range(2, 30)
+	c.Aimed.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(300, 2000))}
+	c.Aimed.CrashPeers = true
+	c.RestartMeanTicks = s.Range(200, 1200)
+	c.Durability = replica.DurabilityMemory
 }
 
 // laggard draws the conditions of the transfer shapes (failure-shapes.md 2,

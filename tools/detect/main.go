@@ -104,7 +104,11 @@ them) on a 64-slot ring under
 a fast workload, restarts slower than the ring lasts, directed cuts, a slow
 link, crashes aimed at the primary while another replica repairs or
 transfers, and in half of them a bare core (the liveness phase then needs
-every member's vote).
+every member's vote); in half of those that run the robust protocol, such
+crashes often, with restarts as slow as a repair (restart-before-repair);
+and in half of the five-replica seeds that drew a write-ahead journal, the
+same ring and workload on memory journals with crashes aimed at the primary
+over a transferring replica (transfer-rewind in a core of three).
 
 Reproduce with ` + "`make detect`" + ` (this file is its output). Seed numbers are exact and
 the same on every machine; wall seconds depend on the machine.

@@ -293,6 +293,12 @@ func judge(r row) string {
 	switch {
 	case r.stale != "":
 		return "**patch no longer applies**"
+	case r.expect == "equivalent" && r.found:
+		// The note proves no run can tell the mutant from the replica: a
+		// failing run refutes the proof.
+		return "**failed, but its note proves it equivalent**"
+	case r.expect == "equivalent":
+		return "equivalent (proof in the note)"
 	case !r.found:
 		return "**missed**"
 	case r.verdict == r.expect:
@@ -317,7 +323,9 @@ wrong counter, a missing reset or bump). Each defect is a patch under
 ` + "`tools/mutants/`" + `, applied to a scratch copy of the module, never to the tree;
 its copy is swept from seed 1 until the first failing run or ` + fmt.Sprint(limit) + ` seeds.
 "expected" is the class of failure the defect should cause: a defect that can
-lose or fork a committed op is a safety defect and should be caught as one.
+lose or fork a committed op is a safety defect and should be caught as one;
+"equivalent" marks a defect whose note proves that no run can tell it from the
+replica (a sweep that fails it refutes the proof).
 
 Reproduce with ` + "`make mutants`" + ` (this file is its output; ` + "`MUTANT_SEEDS`" + ` and
 ` + "`MUTANT_ONLY`" + ` narrow it). Seed numbers are exact on every machine; wall
@@ -328,10 +336,13 @@ the target.
 	fmt.Fprintf(&b, "Machine: %s/%s, %d CPUs, %d jobs, %s.\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), jobs, runtime.Version())
 	b.WriteString("| defect | area | expected | seeds to first catch | seed | verdict | invariant | judgement | wall s |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
-	caught, target := 0, 0
+	caught, target, equivalent := 0, 0, 0
 	for _, r := range rows {
 		if j := judge(r); r.found && r.seeds <= 1000 && strings.HasPrefix(j, "caught") && !strings.HasPrefix(j, "caught as") {
 			target++
+		}
+		if r.expect == "equivalent" && !r.found {
+			equivalent++
 		}
 		switch {
 		case r.stale != "":
@@ -343,8 +354,8 @@ the target.
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %d | %d | %s | %s | %s | %.1f |\n", r.name, r.area, r.expect, r.seeds, r.seed, r.verdict, r.inv, judge(r), r.wall.Seconds())
 		}
 	}
-	fmt.Fprintf(&b, "\n%d of %d defects caught within %d seeds; %d within 1,000 seeds as the class expected (the target).\n\n## The defects\n\n",
-		caught, len(rows), limit, target)
+	fmt.Fprintf(&b, "\n%d of %d defects caught within %d seeds; %d within 1,000 seeds as the class expected (the target); %d shown equivalent (expected \"equivalent\": no run can differ, proof in the note).\n\n## The defects\n\n",
+		caught, len(rows), limit, target, equivalent)
 	for _, r := range rows {
 		fmt.Fprintf(&b, "- `%s` (%s): %s.", r.name, r.area, r.defect)
 		if r.found {

@@ -49,6 +49,8 @@ func TestJudge(t *testing.T) {
 		{row{mutant: mutant{expect: "safety"}, found: true, verdict: "liveness"}, "caught as liveness, expected safety"},
 		{row{mutant: mutant{expect: "safety"}, found: true, verdict: "crash"}, "caught (a replica assertion)"},
 		{row{mutant: mutant{expect: "liveness"}, found: true, verdict: "crash"}, "caught as crash, expected liveness"},
+		{row{mutant: mutant{expect: "equivalent"}}, "equivalent (proof in the note)"},
+		{row{mutant: mutant{expect: "equivalent"}, found: true, verdict: "safety"}, "**failed, but its note proves it equivalent**"},
 	}
 	for _, tc := range tests {
 		assert.Equal(t, tc.want, judge(tc.r))
@@ -61,7 +63,10 @@ func TestSuitePatchesParse(t *testing.T) {
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, len(ms), 12)
 	for _, m := range ms {
-		assert.Contains(t, []string{"safety", "liveness", "crash"}, m.expect, m.name)
+		assert.Contains(t, []string{"safety", "liveness", "crash", "equivalent"}, m.expect, m.name)
 		assert.NotEmpty(t, m.defect, m.name)
+		if m.expect == "equivalent" {
+			assert.NotEmpty(t, m.note, "%s: an equivalent mutant's note holds the proof", m.name)
+		}
 	}
 }
