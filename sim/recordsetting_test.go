@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -90,12 +91,19 @@ func TestRecordSettingsErrors(t *testing.T) {
 }
 
 // TestProtocolSettingRoundTrip: the value a record writes reads back as the
-// options it was written from.
+// options it was written from, for every combination of every boolean field
+// of replica.Protocol: an option the setting's table lacks is lost on the way
+// and fails here.
 func TestProtocolSettingRoundTrip(t *testing.T) {
-	for _, p := range []replica.Protocol{
-		{SVCQuorumOff: true, AbdicationOff: true}, {BackoffOff: true}, {SourceTransfer: true},
-		{AbdicationOff: true, SourceTransfer: true},
-	} {
+	fields := reflect.TypeFor[replica.Protocol]()
+	require.Less(t, fields.NumField(), 16)
+	for mask := 0; mask < 1<<fields.NumField(); mask++ {
+		var p replica.Protocol
+		v := reflect.ValueOf(&p).Elem()
+		for i := 0; i < fields.NumField(); i++ {
+			require.Equal(t, reflect.Bool, fields.Field(i).Type.Kind(), fields.Field(i).Name)
+			v.Field(i).SetBool(mask&(1<<i) != 0)
+		}
 		var o sim.Override
 		require.NoError(t, o.Set("protocol", sim.ProtocolSetting(p)))
 		cfg := sim.DefaultConfig(1)

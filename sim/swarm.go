@@ -244,22 +244,6 @@ type Option struct {
 	Flag string `json:"flag,omitempty"`
 }
 
-func protocolString(p replica.Protocol) string {
-	var off []string
-	for _, x := range []struct {
-		on   bool
-		name string
-	}{{p.SVCQuorumOff, "svc-quorum-off"}, {p.AbdicationOff, "abdication-off"}, {p.BackoffOff, "backoff-off"}} {
-		if x.on {
-			off = append(off, x.name)
-		}
-	}
-	if len(off) == 0 {
-		return "robust"
-	}
-	return strings.Join(off, ",")
-}
-
 func onOff(r prng.Ratio, params string) string {
 	if r.Zero() {
 		return "off"
