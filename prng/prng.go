@@ -36,6 +36,9 @@ const (
 	// StreamSwarmDetect draws the swarm's widenings aimed at the failure
 	// shapes and planted defects a sweep was slow to find (sim/swarm_detect.go).
 	StreamSwarmDetect
+	// StreamSwarmFocus picks a seed's focus slice (sim/swarm_focus.go) and
+	// draws that focus's conditions.
+	StreamSwarmFocus
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 )

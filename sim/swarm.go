@@ -112,6 +112,7 @@ func SwarmConfig(seed uint64) Config {
 	widen(s, &c)
 	reach(seed, &c)
 	widenDetect(seed, &c)
+	focus(seed, &c)
 	return c
 }
 

@@ -1,0 +1,99 @@
+// Command focus sweeps only the swarm seeds of chosen focus slices
+// (sim/swarm_focus.go): how often a focus's seeds reach the marks it exists
+// for, whether any fails with every fix on, and how soon a bug switch fails
+// in them. A development tool: a focus is tuned with it, then measured over
+// the whole swarm by `vsrsim sweep --marks` and `make detect`.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"vsrsim/marks"
+	"vsrsim/replica"
+	"vsrsim/sim"
+	"vsrsim/sweep"
+	"vsrsim/verify"
+)
+
+func main() {
+	slots := flag.String("slices", "", "comma-separated focus slices `K,K` (empty: every seed)")
+	limit := flag.Uint64("seeds", 2000, "consider swarm seeds 1..`N`")
+	jobs := flag.Int("jobs", runtime.NumCPU(), "parallel workers")
+	bug := flag.String("bug", "", "turn on bug switch `NAME`")
+	want := flag.String("marks", "", "comma-separated marks to report (empty: every mark)")
+	flag.Parse()
+
+	in := map[uint64]bool{}
+	for _, f := range strings.Split(*slots, ",") {
+		if f == "" {
+			continue
+		}
+		k, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			fail("bad slice %q", f)
+		}
+		in[k] = true
+	}
+	var seeds []uint64
+	for seed := uint64(1); seed <= *limit; seed++ {
+		if len(in) == 0 || in[sim.FocusSlice(seed)] {
+			seeds = append(seeds, seed)
+		}
+	}
+	var bugs replica.Bugs
+	if *bug != "" {
+		b, err := replica.ParseBugs([]string{*bug})
+		if err != nil {
+			fail("%v", err)
+		}
+		bugs = b
+	}
+	run := func(i uint64) (sim.Result, error) {
+		cfg := sim.SwarmConfig(seeds[i])
+		cfg.Bugs = bugs
+		return verify.Run(cfg, nil)
+	}
+	var failures []string
+	sum := sweep.Run(context.Background(), sweep.Options{
+		Range: sweep.Range{First: 0, Count: uint64(len(seeds))}, Jobs: *jobs,
+	}, run, func(o sweep.Outcome) {
+		if o.Err != nil || o.Failed() {
+			failures = append(failures, fmt.Sprintf("seed %d: %s %s %v", seeds[o.Index], o.Result.Verdict, o.Result.Evidence, o.Err))
+		}
+	})
+	fmt.Printf("%d seeds of 1..%d, %d failed\n", len(seeds), *limit, len(failures))
+	for _, f := range failures {
+		fmt.Println("  " + f)
+	}
+	for m := marks.Mark(0); m < marks.Count; m++ {
+		if *want != "" && !contains(*want, m.String()) {
+			continue
+		}
+		first, _ := sum.MarksFirst.First(m)
+		seed := uint64(0)
+		if sum.Marks[m] > 0 {
+			seed = seeds[first]
+		}
+		fmt.Printf("%-36s %5d runs  first seed %d\n", m, sum.Marks[m], seed)
+	}
+}
+
+func contains(list, name string) bool {
+	for _, f := range strings.Split(list, ",") {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+func fail(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "focus: "+format+"\n", a...)
+	os.Exit(64)
+}
