@@ -10,7 +10,7 @@
 // comma-separated list of bug switches or "-", TRACE_HASH the trace hash or
 // "-" (NoHash) where the case pins only its verdict, and each KEY=VALUE a run flag
 // without its dashes (replicas=5, journal-slots=64, extra-delay=2:*=600,
-// scenario-file=path). The JSON form is exactly a line of `vsrsim run -o json`
+// scenario-file=path, relative to the corpus file's directory). The JSON form is exactly a line of `vsrsim run -o json`
 // or of a sweep's --failures file: its replay command carries every flag.
 //
 // Parsing yields, per case, the arguments of the `vsrsim run` that reproduces
@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,6 +166,12 @@ func Parse(name string, r io.Reader) ([]Case, error) {
 			return err
 		}
 		c.File, c.Line = name, line
+		// A text line's scenario file lives beside the corpus (a recorded
+		// run pinned in seeds/recorded/), wherever the replay runs from; a
+		// JSON record's path is as its run was given it.
+		if f := c.Shape.ScenarioFile; !c.JSON && f != "" && !filepath.IsAbs(f) {
+			c.Shape.ScenarioFile = filepath.Join(filepath.Dir(name), f)
+		}
 		cases = append(cases, c)
 		return nil
 	})

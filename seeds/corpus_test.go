@@ -122,3 +122,20 @@ func TestParseArgs(t *testing.T) {
 	_, err = seeds.Parse("f", strings.NewReader("- 1 - pass "+hash+" replicas=x\n"))
 	assert.ErrorContains(t, err, `f:1: --replicas: replicas "x" is not a number`)
 }
+
+// TestScenarioFileBesideCorpus: a text case's scenario file is found beside
+// its corpus file from any working directory (the corpus test runs from
+// cmd/vsrsim, `make seeds-update` from the root), while its written line,
+// which --update and --pin write back, keeps the path as written.
+func TestScenarioFileBesideCorpus(t *testing.T) {
+	text := "- 3303 - pass - scenario-file=recorded/3303.vsr\n" +
+		`{"seed":7,"scenario":"file:rec.vsr","verdict":"pass","trace_hash":"0123456789abcdef","replay":"vsrsim run --seed 7 --scenario-file rec.vsr"}` + "\n" +
+		"- 5 - pass - scenario-file=/abs/x.vsr\n"
+	cases, err := seeds.Parse("../../seeds/swarm.txt", strings.NewReader(text))
+	require.NoError(t, err)
+	require.Len(t, cases, 3)
+	assert.Equal(t, "../../seeds/recorded/3303.vsr", cases[0].Shape.ScenarioFile)
+	assert.Equal(t, []string{"--seed", "3303", "--scenario-file", "recorded/3303.vsr"}, cases[0].Args)
+	assert.Equal(t, "rec.vsr", cases[1].Shape.ScenarioFile, "a JSON record's path is its run's")
+	assert.Equal(t, "/abs/x.vsr", cases[2].Shape.ScenarioFile)
+}
