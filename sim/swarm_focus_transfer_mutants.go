@@ -17,9 +17,6 @@ import (
 // the cluster moves on while a pinned offer is fetched.
 func focusTransferMutants(s *prng.Stream, c *Config, slice uint64) {
 	c.Replicas = 3
-	if slice == 1 {
-		c.Replicas = 5
-	}
 	c.ExtraDelays = nil
 	// A calm network: the cluster must commit fast enough to outrun a
 	// 64-slot ring while a replica is down or pulling a checkpoint.
@@ -65,4 +62,19 @@ func focusTransferMutants(s *prng.Stream, c *Config, slice uint64) {
 	n.CorruptDelivered = true
 	n.Corrupt = prng.Ratio{Num: 1, Den: uint32(s.Range(40, 200))}
 	c.LivenessWorkload = false
+	if slice == 1 {
+		stallPrimary(s, c)
+	}
+}
+
+// stallPrimary cuts the primary's links often, one direction or one peer
+// at a time: its commits stop while a backup pulls a checkpoint (a
+// transferring backup does not ack), a view change starts around the pull,
+// and the backup installs while it votes, at the very commit point its vote
+// states.
+func stallPrimary(s *prng.Stream, c *Config) {
+	a := &c.Aimed
+	a.LinkChance = prng.Ratio{Num: 1, Den: uint32(s.Range(200, 1500))}
+	a.LinkMeanTicks = s.Range(100, 1000)
+	a.AimPrimary = true
 }
