@@ -7,14 +7,13 @@ import (
 )
 
 // focusTransferMutants draws the conditions under which two state-transfer
-// slips act (docs/mutants.md): a repair floor left standing above the
+// slips could act (docs/mutants.md): a repair floor left standing above the
 // checkpoint a later transfer installs (transfer-keeps-repair-floor), and a
 // cached DoViewChange suffix that outlives an install
 // (transfer-skips-journal-generation). Both need transfers that overlap one
-// another: several laggards on a small ring under a fast workload, so one
-// replica installs a checkpoint and then answers another's repair with
-// RangeEvicted above what that one will install; and pulls slow enough that
-// the cluster moves on while a pinned offer is fetched.
+// another on a small ring under a fast workload: a backup pulls a checkpoint
+// over a slow link while a peer that has just restarted or installed a newer
+// one answers its repair with RangeEvicted above the checkpoint it pinned.
 func focusTransferMutants(s *prng.Stream, c *Config, slice uint64) {
 	c.Replicas = 3
 	c.ExtraDelays = nil
@@ -67,11 +66,11 @@ func focusTransferMutants(s *prng.Stream, c *Config, slice uint64) {
 	}
 }
 
-// stallPrimary cuts the primary's links often, one direction or one peer
-// at a time: its commits stop while a backup pulls a checkpoint (a
-// transferring backup does not ack), a view change starts around the pull,
-// and the backup installs while it votes, at the very commit point its vote
-// states.
+// stallPrimary cuts the primary's links often, one direction or one peer at
+// a time: a backup that pulls a checkpoint does not ack, so with the other
+// backup cut off the primary's commits stop at its offer, and the backup
+// installs at the very commit point it knows, with its DoViewChange cache tag
+// unchanged, while view changes start around it.
 func stallPrimary(s *prng.Stream, c *Config) {
 	a := &c.Aimed
 	a.LinkChance = prng.Ratio{Num: 1, Den: uint32(s.Range(200, 1500))}
