@@ -33,5 +33,7 @@ func focus(seed uint64, c *Config) {
 		focusTransferRewind(s, c, k-12)
 	case 15, 16, 17:
 		focusTransferMutants(s, c, k-15)
+	case 18, 19, 20:
+		focusRestartBeforeRepair(s, c, k-18)
 	}
 }
