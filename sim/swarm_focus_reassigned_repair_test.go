@@ -36,10 +36,9 @@ func TestFocusReassignedRepairDraw(t *testing.T) {
 		assert.Equal(t, replica.DurabilityWAL, c.Durability, "seed %d", seed)
 		assert.Equal(t, replica.TopologyChain, c.Topology, "seed %d", seed)
 		assert.GreaterOrEqual(t, c.Clients, 24, "seed %d", seed)
-		assert.LessOrEqual(t, c.Network.Reorder.Den, uint32(2), "seed %d", seed)
+		assert.LessOrEqual(t, c.Network.Reorder.Den, uint32(3), "seed %d", seed)
 		assert.GreaterOrEqual(t, c.Network.ReorderMaxTicks, uint64(1000), "seed %d", seed)
 		assert.False(t, c.CrashChance.Zero(), "seed %d", seed)
-		assert.False(t, c.Aimed.CrashChance.Zero(), "seed %d", seed)
 		assert.Empty(t, c.ExtraDelays, "seed %d", seed)
 	}
 	assert.NotZero(t, sizes[5], "five-replica slices")
@@ -48,13 +47,13 @@ func TestFocusReassignedRepairDraw(t *testing.T) {
 }
 
 // The focus's first seeds pass with every fix on, and a good share of them
-// take the branch it exists for (a third of its seeds of 1..2000 do; in
-// the first fifteen, six).
+// take the branch it exists for (28 of its 99 seeds of 1..2000; 9 of the 35
+// of 1..700).
 func TestFocusReassignedRepairReachesMark(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs fifteen swarm seeds")
+		t.Skip("runs 35 swarm seeds")
 	}
-	seeds := reassignedRepairSeeds(400)
+	seeds := reassignedRepairSeeds(700)
 	require.NotEmpty(t, seeds)
 	reached := 0
 	for _, seed := range seeds {
@@ -67,5 +66,5 @@ func TestFocusReassignedRepairReachesMark(t *testing.T) {
 			reached++
 		}
 	}
-	assert.GreaterOrEqual(t, reached, 3, "of %d focus seeds in 1..400", len(seeds))
+	assert.GreaterOrEqual(t, reached, 5, "of %d focus seeds in 1..700", len(seeds))
 }
