@@ -34,7 +34,6 @@ func TestFocusReassignedRepairDraw(t *testing.T) {
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		sizes[c.Replicas]++
 		assert.Equal(t, replica.DurabilityWAL, c.Durability, "seed %d", seed)
-		assert.Equal(t, replica.TopologyChain, c.Topology, "seed %d", seed)
 		assert.GreaterOrEqual(t, c.Clients, 24, "seed %d", seed)
 		assert.LessOrEqual(t, c.Network.Reorder.Den, uint32(3), "seed %d", seed)
 		assert.GreaterOrEqual(t, c.Network.ReorderMaxTicks, uint64(1000), "seed %d", seed)
@@ -47,7 +46,7 @@ func TestFocusReassignedRepairDraw(t *testing.T) {
 }
 
 // The focus's first seeds pass with every fix on, and a good share of them
-// take the branch it exists for (28 of its 99 seeds of 1..2000; 9 of the 35
+// take the branch it exists for (29 of its 99 seeds of 1..2000; 9 of the 35
 // of 1..700).
 func TestFocusReassignedRepairReachesMark(t *testing.T) {
 	if testing.Short() {
