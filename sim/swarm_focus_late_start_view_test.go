@@ -39,7 +39,7 @@ func TestFocusLateStartViewDraws(t *testing.T) {
 	}
 }
 
-// A good share of the focus's first seeds reach drop-below-commit (9 of the
+// A good share of the focus's first seeds reach drop-below-commit (8 of the
 // first 24 when the focus was tuned), every run passing with every fix on.
 func TestFocusLateStartViewReachesMark(t *testing.T) {
 	if testing.Short() {
