@@ -241,8 +241,8 @@ func (r *Replica) ignoreStartView(m *Envelope, p StartView) (Reason, uint64) {
 		// it lost them, and a view's head only grows: this StartView is an
 		// old one, delayed. Adopted, it would set the replica's head below
 		// ops it acked and its next vote would disown them: a view change of
-		// it and a replica that lagged lost committed op 104 (a seed of the
-		// late StartView focus's tuning, source protocol options).
+		// it and a replica that lagged could not place committed op 104
+		// (scenarios/testdata/late-start-view-below-ack.vsr).
 		return ReasonBelowAck, r.sb.AckViewHead
 	}
 	return ReasonNone, 0
