@@ -236,6 +236,14 @@ func (r *Replica) ignoreStartView(m *Envelope, p StartView) (Reason, uint64) {
 		// one of that view, delayed (a restart from a checkpoint makes that
 		// visible): adopting it would rewind the head below the state.
 		return ReasonBelowCommit, r.commitMin
+	case r.status == StatusRecovering && m.View == r.sb.AckView && p.Op < r.sb.AckViewHead:
+		// An amnesiac replica acked ops of this view up to AckViewHead before
+		// it lost them, and a view's head only grows: this StartView is an
+		// old one, delayed. Adopted, it would set the replica's head below
+		// ops it acked and its next vote would disown them: a view change of
+		// it and a replica that lagged could not place committed op 104
+		// (scenarios/testdata/late-start-view-below-ack.vsr).
+		return ReasonBelowAck, r.sb.AckViewHead
 	}
 	return ReasonNone, 0
 }

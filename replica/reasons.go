@@ -59,6 +59,7 @@ const (
 	ReasonNotNewer
 	ReasonStale
 	ReasonBelowAcceptedHead
+	ReasonBelowAck
 
 	reasonCount
 )
@@ -104,6 +105,7 @@ var reasonNames = [reasonCount]string{
 	ReasonNotNewer:            "not-newer",
 	ReasonStale:               "stale",
 	ReasonBelowAcceptedHead:   "below-accepted-head",
+	ReasonBelowAck:            "below-ack",
 }
 
 func (r Reason) String() string {

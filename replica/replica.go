@@ -26,6 +26,12 @@ type Superblock struct {
 	// a restart without a journal the ops it may have acked and forgotten lie
 	// at or below it, and no others.
 	AckHead uint64
+	// AckView is the newest view this replica acknowledged an op in, and
+	// AckViewHead the highest op it acknowledged in that view. A view's head
+	// only grows, so a StartView of AckView with a head below AckViewHead is
+	// an old one of that view, delayed.
+	AckView     uint64
+	AckViewHead uint64
 }
 
 // Durable is what survives a crash: the superblock, and the journal when the
@@ -567,6 +573,12 @@ func (r *Replica) setStatus(to Status) {
 // counted.
 func (r *Replica) noteAck(h *Header) {
 	r.sb.AckHead = max(r.sb.AckHead, h.Op)
+	if r.view > r.sb.AckView {
+		r.sb.AckView, r.sb.AckViewHead = r.view, 0
+	}
+	if r.view == r.sb.AckView {
+		r.sb.AckViewHead = max(r.sb.AckViewHead, h.Op)
+	}
 	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view})
 }
 

@@ -606,8 +606,10 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 		// Every op this replica could have acknowledged before it lost its
 		// journal lies at or below its durable ack head (set at restart) and
 		// at or below the head of the first view it adopts after (a
-		// quorum-acked op survives every later view change): the lower bound
-		// keeps ops prepared while it was down from being held unsure.
+		// quorum-acked op survives every later view change, and the gate
+		// refuses an old StartView of the view it acked in, below-ack): the
+		// lower bound keeps ops prepared while it was down from being held
+		// unsure.
 		r.amnesiac = false
 		r.unsureTop = min(r.unsureTop, m.Op)
 	}

@@ -13,20 +13,38 @@ import (
 	"vsrsim/verify"
 )
 
-// TestShrunkRegressionPasses: a shrunk scenario file that once failed with no
-// bug switch on (a lagging WAL replica refusing every transfer offer under the
-// source's stale guard) passes on the seeds it failed on.
+// TestShrunkRegressionPasses: shrunk scenario files that once failed with no
+// bug switch on pass on the seeds they failed on.
 func TestShrunkRegressionPasses(t *testing.T) {
-	path := "../shrink/testdata/no-bug-liveness.vsr"
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	f, err := scenarios.ParseFile(path, strings.NewReader(string(data)))
-	require.NoError(t, err)
-	for _, seed := range []uint64{1340, 1345, 1350, 1351} {
-		cfg := sim.DefaultConfig(seed)
-		require.NoError(t, f.Apply(&cfg))
-		res, err := verify.Run(cfg, nil)
-		require.NoError(t, err)
-		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
+	for _, tc := range []struct {
+		why   string
+		path  string
+		seeds []uint64
+	}{
+		{
+			"a lagging WAL replica refused every transfer offer under the source's stale guard",
+			"../shrink/testdata/no-bug-liveness.vsr", []uint64{1340, 1345, 1350, 1351},
+		},
+		{
+			// An amnesiac replica adopted an old StartView of the view it
+			// had acked op 104 in, and a view change could then not place
+			// committed op 104: it now refuses that StartView (below-ack).
+			"a late StartView below an amnesiac replica's acks",
+			"testdata/late-start-view-below-ack.vsr", []uint64{15969},
+		},
+	} {
+		t.Run(tc.why, func(t *testing.T) {
+			data, err := os.ReadFile(tc.path)
+			require.NoError(t, err)
+			f, err := scenarios.ParseFile(tc.path, strings.NewReader(string(data)))
+			require.NoError(t, err)
+			for _, seed := range tc.seeds {
+				cfg := sim.DefaultConfig(seed)
+				require.NoError(t, f.Apply(&cfg))
+				res, err := verify.Run(cfg, nil)
+				require.NoError(t, err)
+				assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
+			}
+		})
 	}
 }
