@@ -288,8 +288,10 @@ func (r *Replica) ignoreTransfer(m *Message) (Reason, uint64) {
 	t := &r.transfer
 	switch m.Command {
 	case CmdRequestStateTransfer:
-		caughtUp := r.status == StatusNormal && r.commitMin == r.commitMax
-		if !caughtUp || !(r.isPrimary() || m.From == r.primary()) {
+		// Any caught-up replica offers its committed state to any peer: a
+		// primary to its backups, a backup to a lagging primary or to a
+		// peer that could not reach the primary (requestOffer).
+		if r.status != StatusNormal || r.commitMin != r.commitMax {
 			return ReasonCannotOffer, 0
 		}
 	case CmdStateTransferOffer:

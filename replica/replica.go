@@ -86,6 +86,8 @@ type transferState struct {
 	snapshot  *Snapshot
 	stalls    int
 	asks      uint64
+	// unanswered counts offer requests sent since the last offer.
+	unanswered int
 	// abandons counts pinned offers given up for silence; each doubles the
 	// patience for the next, so a slow link (latency, not loss) still
 	// delivers a whole checkpoint eventually.

@@ -19,17 +19,27 @@ func (r *Replica) startTransfer() {
 	r.tTransfer.start(r.jitter)
 }
 
+// offerAsksOfPrimary is how many requests in a row a transferring backup
+// sends its primary before it asks its other peers too.
+const offerAsksOfPrimary = 2
+
 // requestOffer asks the primary for an offer; a lagging primary asks its
-// backups in turn, since nobody else can answer for it.
+// backups in turn, since nobody else can answer for it. A backup whose
+// primary left two requests unanswered, or whose pinned offer went silent,
+// asks every peer in turn: its link to the primary may be slow or full while
+// a caught-up peer is one hop away (a backup of the core behind a slow link
+// to a primary outside it never caught up, swarm seed 17943942941257122543),
+// and any caught-up replica's state is committed.
 func (r *Replica) requestOffer() {
 	if r.status != StatusNormal || r.n == 1 {
 		return
 	}
 	peer := r.primary()
-	if peer == r.id {
+	if peer == r.id || r.transfer.unanswered >= offerAsksOfPrimary || r.transfer.abandons > 0 {
 		r.transfer.asks++
 		peer = (r.id + 1 + int(r.transfer.asks%uint64(r.n-1))) % r.n
 	}
+	r.transfer.unanswered++
 	r.send(peer, RequestStateTransfer{}.Message())
 }
 
@@ -87,6 +97,7 @@ func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
 	r.gateHeld(r.transfer.active && !r.transfer.pinned && r.status == StatusNormal, "offer_gate_wanted")
 	r.gateHeld(p.SnapshotOp > r.commitMin, "offer_gate_newer")
 	r.transfer.pinned = true
+	r.transfer.unanswered = 0
 	r.transfer.peer = m.From
 	r.transfer.offerView = m.View
 	r.transfer.commitOp = p.SnapshotOp
