@@ -22,7 +22,10 @@ import (
 // packets delivered so chunks fail their checksum and pulls stall. Links are
 // deep enough that the slow one queues rather than drops. Memory journals
 // in two slices (a restarted replica comes back empty and must transfer),
-// write-ahead journals in the third.
+// write-ahead journals in the third. Transfers and damaged chunks become
+// common here; the refusal itself stays rare, since the ops below the
+// transfer's floor must all be in flight and still fit the ring once repair
+// has filled it from the floor up.
 func focusTransferRace(s *prng.Stream, c *Config, slice uint64) {
 	c.Replicas = max(c.Replicas, 3)
 	c.Topology = replica.TopologyStar
