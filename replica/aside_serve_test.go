@@ -1,0 +1,42 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRepairServesSetAsideBodies: a body set aside (no chain here vouches for
+// it yet) is served to a repair request like a journaled one: it may be the
+// last copy of a committed op, and the requester may hold what vouches for
+// it. The requester's own check decides (repairVerdict).
+func TestRepairServesSetAsideBodies(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	c.commitRequests(0, 1, 4)
+	r2 := c.r(2)
+	j, ok := r2.journal.get(3)
+	require.True(t, ok)
+	require.LessOrEqual(t, j.Op, r2.commitMax)
+	r2.out = &Output{}
+	r2.discard(j, false)
+	r2.out = nil
+	_, held := r2.journal.get(3)
+	require.False(t, held, "op 3 left the journal")
+	_, aside := r2.aside.get(3)
+	require.True(t, aside, "op 3 was set aside")
+
+	out := &Output{}
+	r2.Step(msg(RequestPrepares{From: 2, To: 4}, 1, 2, 0), out)
+	var ops []uint64
+	for _, m := range out.Messages {
+		if m.Command == CmdRepairPrepare {
+			h := m.RepairPrepare().Header
+			ops = append(ops, h.Op)
+			if h.Op == 3 {
+				assert.Equal(t, j.Checksum, h.Checksum, "the set-aside body itself")
+			}
+		}
+	}
+	assert.Equal(t, []uint64{2, 3, 4}, ops)
+}
