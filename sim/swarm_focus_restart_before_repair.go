@@ -56,4 +56,10 @@ func focusRestartBeforeRepair(s *prng.Stream, c *Config, slice uint64) {
 	n.Loss = prng.Ratio{Num: 1, Den: uint32(s.Range(8, 40))}
 	n.Corrupt = prng.Ratio{Num: 1, Den: uint32(s.Range(6, 30))}
 	n.CorruptDelivered = true
+
+	// The robust protocol, but for slice 2, which keeps the seed's draw (the
+	// source protocol in most of them): the shape is the source's.
+	if slice != 2 {
+		c.Protocol = replica.Protocol{}
+	}
 }

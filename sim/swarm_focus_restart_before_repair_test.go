@@ -25,8 +25,8 @@ func restartBeforeRepairSeeds(limit uint64) (seeds, slices []uint64) {
 
 // Every seed of the focus draws a valid cluster with the shape's conditions:
 // write-ahead journals, frequent crashes with short restarts, aimed crashes,
-// damaged packets delivered, one replica slow to send, and no slow link that
-// names a replica the cluster lacks.
+// damaged packets delivered, one replica slow to send, no slow link that
+// names a replica the cluster lacks, and the robust protocol outside slice 2.
 func TestFocusRestartBeforeRepairDraws(t *testing.T) {
 	seeds, slices := restartBeforeRepairSeeds(2500)
 	require.GreaterOrEqual(t, len(seeds), 60)
@@ -43,6 +43,9 @@ func TestFocusRestartBeforeRepairDraws(t *testing.T) {
 		assert.False(t, c.Aimed.CrashChance.Zero(), "seed %d: aimed crashes", seed)
 		assert.True(t, c.Network.CorruptDelivered, "seed %d", seed)
 		assert.GreaterOrEqual(t, c.FaultTicks, uint64(30000), "seed %d", seed)
+		if slices[i] != 2 {
+			assert.Equal(t, replica.Protocol{}, c.Protocol, "seed %d", seed)
+		}
 		for _, d := range c.ExtraDelays {
 			assert.Less(t, d.From, c.Replicas, "seed %d: %+v", seed, d)
 			assert.Less(t, d.To, c.Replicas, "seed %d: %+v", seed, d)
@@ -55,10 +58,11 @@ func TestFocusRestartBeforeRepairDraws(t *testing.T) {
 }
 
 // The switch fails the focus's seeds as the shape does, a merge truncating
-// an op a quorum acked, and the same seeds pass with it off. Seeds of both
-// cluster sizes.
+// an op a quorum acked, and the same seeds pass with it off: three replicas
+// on the robust protocol (161) and on the source's (286), five on the robust
+// (420).
 func TestFocusRestartBeforeRepairFindsSwitch(t *testing.T) {
-	for _, seed := range []uint64{161, 184, 222} {
+	for _, seed := range []uint64{161, 286, 420} {
 		k := FocusSlice(seed)
 		require.True(t, k >= 18 && k <= 20, "seed %d is in slice %d", seed, k)
 		c := SwarmConfig(seed)
