@@ -109,6 +109,16 @@ crashes often, with restarts as slow as a repair (restart-before-repair);
 and in half of the five-replica seeds that drew a write-ahead journal, the
 same ring and workload on memory journals with crashes aimed at the primary
 over a transferring replica (transfer-rewind in a core of three).
+Then the focus slices (sim/swarm_focus.go, docs/decisions.md D31): seven
+foci own three of 64 slices of the seed space each and, in their seeds, draw
+the conditions of one rare mechanism; two aim at shapes here. The
+transfer-rewind focus runs three memory-journal replicas on a 64-slot ring
+under many fast clients on an even network, with crashes aimed at the
+primary and long restarts, so a restarted replica installs a checkpoint
+below the head it adopted and the next view change needs its vote. The
+restart-before-repair focus runs write-ahead replicas with frequent short
+crashes, a slow sender, a long fault phase and lossy, damaging links, so a
+replica restarts between adopting a view and repairing it.
 
 Reproduce with ` + "`make detect`" + ` (this file is its output). Seed numbers are exact and
 the same on every machine; wall seconds depend on the machine.
@@ -148,12 +158,14 @@ with the fix on as well), but keeps one that only speaks late: that straggler
 holds its view with the fix and escalates without end with the defect
 (docs/decisions.md D27).
 
-` + "`transfer-rewinds-sequencer`" + ` is still slow to find: the rewound head heals as
-soon as the replica repairs or adopts the next StartView, so the shape shows
-only when the next view change needs the rewound replica's vote first (it is
-the primary-elect, or the liveness phase's bare core holds it); 1 seed in
-6,000 does so. ` + "`dvc-cache-ignores-journal`" + ` fails in about 1 seed in 500
-(12 in 6,000); its first is seed 541.
+` + "`transfer-rewinds-sequencer`" + ` was slow to find before the focus slices
+(first at seed 615): the rewound head heals as soon as the replica repairs or
+adopts the next StartView, so the shape shows only when the next view change
+needs the rewound replica's vote first. Its focus fails in about two thirds
+of its seeds with the switch on (57 of 86 in seeds 1..2000), and
+` + "`restart-skips-adopted-head`" + ` fails as safety in about two fifths of the
+restart-before-repair focus's seeds (53 of 118 fail as safety, 55 in all); ` + "`go run ./tools/focus -slices K,... -bug SWITCH`" + `
+measures one focus.
 `)
 	return b.String()
 }
