@@ -84,6 +84,7 @@ const (
 	LeaveResent
 	CommitFromBackup
 	StartViewPushed
+	DropBelowAck
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -104,7 +105,7 @@ var names = [Count]string{
 	"transfer-install", "transfer-install-below-commit",
 	"restart-wal", "restart-wal-vote", "restart-amnesiac", "restart-amnesiac-unsure-held", "checkpoint",
 	"drop-below-commit", "probe-unanswered", "leave-resent",
-	"commit-from-backup", "start-view-pushed",
+	"commit-from-backup", "start-view-pushed", "drop-below-ack",
 }
 
 // String is the mark's name, the key of every JSON and table output.

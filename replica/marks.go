@@ -31,6 +31,7 @@ var dropMarks = func() (t [reasonCount]marks.Mark) {
 	t[ReasonDVCGap] = marks.DropDVCUnreadable
 	t[ReasonStartViewUnreadable] = marks.DropStartViewUnreadable
 	t[ReasonBelowCommit] = marks.DropBelowCommit
+	t[ReasonBelowAck] = marks.DropBelowAck
 	t[ReasonOfferNotNewer] = marks.TransferOfferRefusedNotNewer
 	return t
 }()
