@@ -29,13 +29,10 @@ func TestRepairServesSetAsideBodies(t *testing.T) {
 	out := &Output{}
 	r2.Step(msg(RequestPrepares{From: 2, To: 4}, 1, 2, 0), out)
 	var ops []uint64
-	for _, m := range out.Messages {
-		if m.Command == CmdRepairPrepare {
-			h := m.RepairPrepare().Header
-			ops = append(ops, h.Op)
-			if h.Op == 3 {
-				assert.Equal(t, j.Checksum, h.Checksum, "the set-aside body itself")
-			}
+	for _, h := range repairServed(out) {
+		ops = append(ops, h.Op)
+		if h.Op == 3 {
+			assert.Equal(t, j.Checksum, h.Checksum, "the set-aside body itself")
 		}
 	}
 	assert.Equal(t, []uint64{2, 3, 4}, ops)

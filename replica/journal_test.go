@@ -131,13 +131,11 @@ func TestJournalEvictedRingServesRepair(t *testing.T) {
 	require.False(t, live, "op 20 left the live ring")
 	out := &Output{}
 	r0.Step(msg(RequestPrepares{From: 20, To: 22}, 1, 0, 0), out)
+	served := repairServed(out)
 	var ops []uint64
-	for _, m := range out.Messages {
-		if m.Command == CmdRepairPrepare {
-			h := m.RepairPrepare().Header
-			ops = append(ops, h.Op)
-			assert.True(t, h.Valid())
-		}
+	for _, h := range served {
+		ops = append(ops, h.Op)
+		assert.True(t, h.Valid())
 	}
 	assert.Equal(t, []uint64{20, 21, 22}, ops, "served from the evicted ring")
 	require.NotEmpty(t, out.Messages)
@@ -303,4 +301,15 @@ func snapshotOf(hs []Header, op uint64) *Snapshot {
 	s := &Snapshot{Op: op, OpChecksum: hs[op].Checksum, State: sm}
 	s.StateChecksum = s.State.Checksum()
 	return s
+}
+
+// repairServed lists the bodies a repair answer in out carries, in order.
+func repairServed(out *Output) []Header {
+	var hs []Header
+	for _, m := range out.Messages {
+		if m.Command == CmdRepairPrepare {
+			hs = append(hs, m.RepairPrepare().Header)
+		}
+	}
+	return hs
 }

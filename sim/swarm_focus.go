@@ -37,3 +37,16 @@ func focus(seed uint64, c *Config) {
 		focusRestartBeforeRepair(s, c, k-18)
 	}
 }
+
+// FocusSeeds lists the swarm seeds from 1 whose focus slice lies in
+// first..last, with each one's slice counted from first: at most count seeds
+// (0: any number) and none above limit (0: no bound). For a focus's tests.
+func FocusSeeds(first, last uint64, count int, limit uint64) (seeds, slices []uint64) {
+	for seed := uint64(1); (count == 0 || len(seeds) < count) && (limit == 0 || seed <= limit); seed++ {
+		if k := FocusSlice(seed); k >= first && k <= last {
+			seeds = append(seeds, seed)
+			slices = append(slices, k-first)
+		}
+	}
+	return seeds, slices
+}

@@ -15,13 +15,7 @@ import (
 // amnesiac vote's (slices 9-11 of sim/swarm_focus.go), with the slice's
 // index within the focus.
 func amnesiacVoteSeeds(count int) (seeds, slices []uint64) {
-	for seed := uint64(1); len(seeds) < count; seed++ {
-		if k := FocusSlice(seed); k >= 9 && k <= 11 {
-			seeds = append(seeds, seed)
-			slices = append(slices, k-9)
-		}
-	}
-	return seeds, slices
+	return FocusSeeds(9, 11, count, 0)
 }
 
 // Every seed of the focus draws a valid cluster of the shape the mark needs:

@@ -14,12 +14,7 @@ import (
 // lateStartViewSeeds are the first n swarm seeds that fall in the late
 // StartView focus's slices (sim/swarm_focus.go: slices 3, 4 and 5).
 func lateStartViewSeeds(n int) []uint64 {
-	var seeds []uint64
-	for seed := uint64(1); len(seeds) < n; seed++ {
-		if k := sim.FocusSlice(seed); k >= 3 && k <= 5 {
-			seeds = append(seeds, seed)
-		}
-	}
+	seeds, _ := sim.FocusSeeds(3, 5, n, 0)
 	return seeds
 }
 

@@ -14,12 +14,7 @@ import (
 // reassignedRepairSeeds are the swarm seeds of 1..limit whose focus slice is
 // the reassigned-repair focus's (slices 6, 7 and 8 of sim/swarm_focus.go).
 func reassignedRepairSeeds(limit uint64) []uint64 {
-	var seeds []uint64
-	for seed := uint64(1); seed <= limit; seed++ {
-		if k := sim.FocusSlice(seed); k >= 6 && k <= 8 {
-			seeds = append(seeds, seed)
-		}
-	}
+	seeds, _ := sim.FocusSeeds(6, 8, 0, limit)
 	return seeds
 }
 

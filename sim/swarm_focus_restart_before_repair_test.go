@@ -14,13 +14,7 @@ import (
 // slice is restart-before-repair's (slices 18-20 of sim/swarm_focus.go), with
 // the slice's index within the focus.
 func restartBeforeRepairSeeds(limit uint64) (seeds, slices []uint64) {
-	for seed := uint64(1); seed <= limit; seed++ {
-		if k := FocusSlice(seed); k >= 18 && k <= 20 {
-			seeds = append(seeds, seed)
-			slices = append(slices, k-18)
-		}
-	}
-	return seeds, slices
+	return FocusSeeds(18, 20, 0, limit)
 }
 
 // Every seed of the focus draws a valid cluster with the shape's conditions:

@@ -15,11 +15,9 @@ import (
 // the primary's links.
 func TestFocusTransferMutants(t *testing.T) {
 	seen := map[uint64]int{}
-	for seed := uint64(1); seed <= 2000; seed++ {
-		k := FocusSlice(seed)
-		if k < 15 || k > 17 {
-			continue
-		}
+	seeds, slices := FocusSeeds(15, 17, 0, 2000)
+	for i, seed := range seeds {
+		k := 15 + slices[i]
 		seen[k]++
 		c := SwarmConfig(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
