@@ -43,7 +43,7 @@ func focusTransferRace(s *prng.Stream, c *Config, slice uint64) {
 	if slice == 2 {
 		raceSlowLaggard(s, c)
 	} else {
-		raceStaleOfferer(s, c)
+		raceStaleOfferer(s, c, slice)
 	}
 	c.FaultTicks = max(c.FaultTicks, s.Range(15000, 25000))
 }
@@ -63,13 +63,16 @@ func raceSlowLaggard(s *prng.Stream, c *Config) {
 // replicas and no crashes, so replica 0 stays primary; its link to one
 // backup, the laggard, is slower than the primary retains ops for, so the
 // laggard transfers, its primary's offers come late and it asks its peers
-// in turn. Its link to another backup is cut for the whole fault phase: that
-// backup hears no prepare and no commit, stays normal (it alone wishes to
-// leave the view, which takes a quorum) and caught up at the commit point
-// it last heard, and is the first peer the laggard asks (requestOffer's
-// turn starts two past the asker), so its offer reaches the gate unpinned
-// and is refused as not newer.
-func raceStaleOfferer(s *prng.Stream, c *Config) {
+// in turn. Its link to another backup, the stale one, is slower still: cut
+// for the whole fault phase in slice 0, up to a few thousand ticks slower
+// than the laggard's in slice 1. The stale backup stays normal (it alone
+// wishes to leave the view, which takes a quorum) and caught up at the
+// commit point it last heard, older than the laggard's, and it is the
+// first peer the laggard asks (requestOffer's turn starts two past the
+// asker), so its offer reaches the gate unpinned and is refused as not
+// newer. In slice 1 it also catches up now and then, so some of its offers
+// are newer and the laggard pulls from it.
+func raceStaleOfferer(s *prng.Stream, c *Config, slice uint64) {
 	c.Replicas = 5
 	c.Protocol.SVCQuorumOff = false
 	c.CrashChance = prng.Ratio{}
@@ -78,8 +81,13 @@ func raceStaleOfferer(s *prng.Stream, c *Config) {
 	if stale == 0 {
 		stale = (lag + 3) % c.Replicas
 	}
+	slow := s.Range(2000, 8000)
+	slower := s.Range(30000, 60000)
+	if slice == 1 {
+		slower = slow + s.Range(200, 3000)
+	}
 	c.ExtraDelays = []ExtraDelay{
-		{From: 0, To: lag, Ticks: s.Range(2000, 8000)},
-		{From: 0, To: stale, Ticks: s.Range(30000, 60000)},
+		{From: 0, To: lag, Ticks: slow},
+		{From: 0, To: stale, Ticks: slower},
 	}
 }

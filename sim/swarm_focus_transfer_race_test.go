@@ -27,8 +27,8 @@ func raceSeeds(count int) (seeds, slices []uint64) {
 // Every seed of the focus draws a busy 64-slot cluster of memory journals
 // with damaged packets delivered. Slice 2 puts one backup behind a slow
 // inbound link; slices 0 and 1 draw five replicas without crashes, a slow
-// link from replica 0 to a laggard and a link from replica 0 cut for the
-// whole fault phase to the first peer the laggard asks for an offer.
+// link from replica 0 to a laggard and a slower one (in slice 0 cut for the
+// whole fault phase) to the first peer the laggard asks for an offer.
 func TestFocusTransferRaceDraws(t *testing.T) {
 	seeds, slices := raceSeeds(60)
 	for i, seed := range seeds {
@@ -54,7 +54,10 @@ func TestFocusTransferRaceDraws(t *testing.T) {
 		assert.True(t, lag.From == 0 && stale.From == 0, "seed %d", seed)
 		assert.True(t, lag.To > 0 && stale.To > 0 && lag.To != stale.To, "seed %d: two distinct backups", seed)
 		assert.GreaterOrEqual(t, lag.Ticks, uint64(2000), "seed %d", seed)
-		assert.Greater(t, stale.Ticks, c.FaultTicks, "seed %d: cut for the whole fault phase", seed)
+		assert.Greater(t, stale.Ticks, lag.Ticks, "seed %d: the stale backup lags the laggard", seed)
+		if slices[i] == 0 {
+			assert.Greater(t, stale.Ticks, c.FaultTicks, "seed %d: cut for the whole fault phase", seed)
+		}
 		first := (lag.To + 2) % c.Replicas
 		if first == 0 {
 			first = (lag.To + 3) % c.Replicas
@@ -65,7 +68,7 @@ func TestFocusTransferRaceDraws(t *testing.T) {
 
 // The focus's first eight seeds pass with every fix on, take state transfers
 // that meet damaged chunks, and meet offers older than the asker's state:
-// seven of them transfer, five meet a damaged chunk and three refuse an
+// seven of them transfer, four meet a damaged chunk and three refuse an
 // offer as not newer (none did before the stale-offerer slices).
 func TestFocusTransferRaceReachesMarks(t *testing.T) {
 	if testing.Short() {
