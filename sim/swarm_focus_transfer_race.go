@@ -8,15 +8,15 @@ import (
 
 // focusTransferRace draws the conditions under which a state transfer races
 // the replica's own progress (docs/marks.md: transfer-offer-refused-not-newer,
-// drop-chunk-corrupt). Every slice runs a busy cluster of 64-slot memory
-// journals (many clients with no think time keep the pipeline full, so a
-// replica that lags falls past what the primary retains and transfers),
-// packets reordered and replayed, and damaged packets delivered so chunks
-// fail their checksum and pulls stall. Links are deep enough that a slow one
+// drop-chunk-corrupt). Every slice runs a busy cluster of 64-slot journals
+// (many clients with no think time keep the pipeline full, so a replica
+// that lags falls past what the primary retains and transfers), packets
+// reordered and replayed, and damaged packets delivered so chunks fail
+// their checksum and pulls stall. Links are deep enough that a slow one
 // queues rather than drops. Slices 0 and 1 draw a peer whose offer is older
 // than the asker's state (raceStaleOfferer); slice 2 a laggard that falls
-// behind again and again through crashes (raceSlowLaggard), where damaged
-// chunks are most common.
+// behind again and again through crashes of write-ahead journals
+// (raceSlowLaggard), where the stale guard's defect shows.
 func focusTransferRace(s *prng.Stream, c *Config, slice uint64) {
 	c.Replicas = max(c.Replicas, 3)
 	c.Topology = replica.TopologyStar
@@ -48,9 +48,11 @@ func focusTransferRace(s *prng.Stream, c *Config, slice uint64) {
 	c.FaultTicks = max(c.FaultTicks, s.Range(15000, 25000))
 }
 
-// raceSlowLaggard: crashes with long restarts, and one backup behind a slow
-// inbound link, so it falls behind again and again and its pulls lag.
+// raceSlowLaggard: write-ahead journals, crashes with long restarts, and one
+// backup behind a slow inbound link, so it falls behind again and again and
+// its pulls lag.
 func raceSlowLaggard(s *prng.Stream, c *Config) {
+	c.Durability = replica.DurabilityWAL
 	c.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(1000, 3000))}
 	c.RestartMeanTicks = s.Range(300, 1500)
 	// Never replica 0, the first view's primary: the laggard is a backup.
