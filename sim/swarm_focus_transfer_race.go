@@ -8,31 +8,19 @@ import (
 
 // focusTransferRace draws the conditions under which a state transfer races
 // the replica's own progress (docs/marks.md: transfer-offer-refused-not-newer,
-// drop-chunk-corrupt). A transfer refuses its snapshot only when repair, or
-// answers still in flight, carry the replica past the snapshot before the
-// offer or the last chunk lands; and a transfer can pass its snapshot only
-// if the ring holds every op from its commit point to the snapshot, so the
-// replica must lag just past what the primary retains while the primary's
-// pipeline is deep. The draw: a busy cluster of 64-slot rings (many clients
-// with no think time keep the pipeline full), one backup behind a slow
-// inbound link so its repairs and pulls lag and its lag sits near the
-// primary's eviction edge, crashes with long restarts so it falls behind
-// again and again, packets reordered by up to a few repair periods so
-// answers to earlier repairs land after the transfer began, and damaged
-// packets delivered so chunks fail their checksum and pulls stall. Links are
-// deep enough that the slow one queues rather than drops. Memory journals
-// in two slices (a restarted replica comes back empty and must transfer),
-// write-ahead journals in the third. Transfers and damaged chunks become
-// common here; the refusal itself stays rare, since the ops below the
-// transfer's floor must all be in flight and still fit the ring once repair
-// has filled it from the floor up.
+// drop-chunk-corrupt). Every slice runs a busy cluster of 64-slot journals
+// (many clients with no think time keep the pipeline full, so a replica
+// that lags falls past what the primary retains and transfers), packets
+// reordered and replayed, and damaged packets delivered so chunks fail
+// their checksum and pulls stall. Links are deep enough that a slow one
+// queues rather than drops. Slices 0 and 1 draw a peer whose offer is older
+// than the asker's state (raceStaleOfferer); slice 2 a laggard that falls
+// behind again and again through crashes of write-ahead journals
+// (raceSlowLaggard), where the stale guard's defect shows.
 func focusTransferRace(s *prng.Stream, c *Config, slice uint64) {
 	c.Replicas = max(c.Replicas, 3)
 	c.Topology = replica.TopologyStar
 	c.Durability = replica.DurabilityMemory
-	if slice == 2 {
-		c.Durability = replica.DurabilityWAL
-	}
 	c.JournalSlots = 64
 	c.CheckpointInterval = s.Range(8, 16)
 	c.Clients = int(s.Range(30, 48))
@@ -51,11 +39,57 @@ func focusTransferRace(s *prng.Stream, c *Config, slice uint64) {
 	n.PartitionChance = prng.Ratio{}
 	n.Clog = prng.Ratio{}
 
+	c.Aimed = AimedFaults{}
+	if slice == 2 {
+		raceSlowLaggard(s, c)
+	} else {
+		raceStaleOfferer(s, c, slice)
+	}
+	c.FaultTicks = max(c.FaultTicks, s.Range(15000, 25000))
+}
+
+// raceSlowLaggard: write-ahead journals, crashes with long restarts, and one
+// backup behind a slow inbound link, so it falls behind again and again and
+// its pulls lag.
+func raceSlowLaggard(s *prng.Stream, c *Config) {
+	c.Durability = replica.DurabilityWAL
 	c.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(1000, 3000))}
 	c.RestartMeanTicks = s.Range(300, 1500)
-	c.Aimed = AimedFaults{}
 	// Never replica 0, the first view's primary: the laggard is a backup.
 	lag := 1 + int(s.Uint64N(uint64(c.Replicas-1)))
 	c.ExtraDelays = []ExtraDelay{{From: packetsim.AnyNode, To: lag, Ticks: s.Range(150, 500)}}
-	c.FaultTicks = max(c.FaultTicks, s.Range(15000, 25000))
+}
+
+// raceStaleOfferer draws a peer whose offer is older than the state of the
+// replica that asks for it (D32: any caught-up replica offers). Five
+// replicas and no crashes, so replica 0 stays primary; its link to one
+// backup, the laggard, is slower than the primary retains ops for, so the
+// laggard transfers, its primary's offers come late and it asks its peers
+// in turn. Its link to another backup, the stale one, is slower still: cut
+// for the whole fault phase in slice 0, up to a few thousand ticks slower
+// than the laggard's in slice 1. The stale backup stays normal (it alone
+// wishes to leave the view, which takes a quorum) and caught up at the
+// commit point it last heard, older than the laggard's, and it is the
+// first peer the laggard asks (requestOffer's turn starts two past the
+// asker), so its offer reaches the gate unpinned and is refused as not
+// newer. In slice 1 it also catches up now and then, so some of its offers
+// are newer and the laggard pulls from it.
+func raceStaleOfferer(s *prng.Stream, c *Config, slice uint64) {
+	c.Replicas = 5
+	c.Protocol.SVCQuorumOff = false
+	c.CrashChance = prng.Ratio{}
+	lag := 1 + int(s.Uint64N(uint64(c.Replicas-1)))
+	stale := (lag + 2) % c.Replicas
+	if stale == 0 {
+		stale = (lag + 3) % c.Replicas
+	}
+	slow := s.Range(2000, 8000)
+	slower := s.Range(30000, 60000)
+	if slice == 1 {
+		slower = slow + s.Range(200, 3000)
+	}
+	c.ExtraDelays = []ExtraDelay{
+		{From: 0, To: lag, Ticks: slow},
+		{From: 0, To: stale, Ticks: slower},
+	}
 }
