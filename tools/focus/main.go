@@ -67,7 +67,7 @@ func main() {
 			failures = append(failures, fmt.Sprintf("seed %d: %s %s %v", seeds[o.Index], o.Result.Verdict, o.Result.Evidence, o.Err))
 		}
 	})
-	fmt.Printf("%d seeds of 1..%d, %d failed\n", len(seeds), *limit, len(failures))
+	fmt.Printf("%d seeds of 1..%d, %d failed, %d events a run\n", len(seeds), *limit, len(failures), sum.Events/max(sum.Runs, 1))
 	for _, f := range failures {
 		fmt.Println("  " + f)
 	}
