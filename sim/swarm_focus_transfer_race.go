@@ -9,7 +9,7 @@ import (
 // focusTransferRace draws the conditions under which a state transfer races
 // the replica's own progress (docs/marks.md: transfer-offer-refused-not-newer,
 // drop-chunk-corrupt). Every slice runs a busy cluster of 64-slot journals
-// (many clients with no think time keep the pipeline full, so a replica
+// (8-14 clients with little think time keep the pipeline full, so a replica
 // that lags falls past what the primary retains and transfers), packets
 // reordered and replayed, and damaged packets delivered so chunks fail
 // their checksum and pulls stall. Links are deep enough that a slow one
@@ -23,7 +23,7 @@ func focusTransferRace(s *prng.Stream, c *Config, slice uint64) {
 	c.Durability = replica.DurabilityMemory
 	c.JournalSlots = 64
 	c.CheckpointInterval = s.Range(8, 16)
-	c.Clients = int(s.Range(30, 48))
+	c.Clients = int(s.Range(8, 14))
 	c.RequestMeanTicks = s.Range(1, 3)
 	c.BurstChance = prng.Ratio{Num: 1, Den: 3}
 
