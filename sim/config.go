@@ -77,7 +77,10 @@ type Config struct {
 	Core          []int  // replicas of the core; empty: drawn from the faults stream
 	// BareCore: a drawn core is a bare view-change quorum, which must then
 	// converge on its own members' votes alone.
-	BareCore    bool
+	BareCore bool
+	// Focus names the swarm focus whose slice the seed fell in
+	// (sim/swarm_focus.go), or is empty; it only describes the run.
+	Focus       string
 	CommitFloor uint64 // a passing run must commit at least this many ops
 	// LivenessWorkload keeps clients issuing requests through the liveness
 	// phase (scenarios whose defect only bites under sustained writes).

@@ -229,6 +229,9 @@ func (c *Config) Describe() []Option {
 		extra = []string{"none"}
 	}
 	opts = append(opts, Option{Name: "extra_delay", Value: strings.Join(extra, ",")})
+	if c.Focus != "" {
+		opts = append(opts, Option{Name: "focus", Value: c.Focus})
+	}
 	bugs := c.Bugs.Names()
 	if len(bugs) == 0 {
 		bugs = []string{"none"}

@@ -20,22 +20,28 @@ func FocusSlice(seed uint64) uint64 {
 // outside every focus slice draws exactly what it drew before.
 func focus(seed uint64, c *Config) {
 	s := prng.New(seed, prng.StreamSwarmFocus)
-	switch k := s.Uint64N(focusSlices); k {
-	case 0, 1, 2:
-		focusTransferRace(s, c, k)
-	case 3, 4, 5:
-		focusLateStartView(s, c, k-3)
-	case 6, 7, 8:
-		focusReassignedRepair(s, c, k-6)
-	case 9, 10, 11:
-		focusAmnesiacVote(s, c, k-9)
-	case 12, 13, 14:
-		focusTransferRewind(s, c, k-12)
-	case 15, 16, 17:
-		focusTransferMutants(s, c, k-15)
-	case 18, 19, 20:
-		focusRestartBeforeRepair(s, c, k-18)
+	k := s.Uint64N(focusSlices)
+	if k >= uint64(len(foci))*3 {
+		return
 	}
+	f := foci[k/3]
+	c.Focus = f.name
+	f.draw(s, c, k%3)
+}
+
+// foci own three slices each, in this order from slice 0: append new ones
+// at the end, or every focus seed moves.
+var foci = []struct {
+	name string
+	draw func(s *prng.Stream, c *Config, slice uint64)
+}{
+	{"transfer-race", focusTransferRace},
+	{"late-start-view", focusLateStartView},
+	{"reassigned-repair", focusReassignedRepair},
+	{"amnesiac-vote", focusAmnesiacVote},
+	{"transfer-rewind", focusTransferRewind},
+	{"transfer-mutants", focusTransferMutants},
+	{"restart-before-repair", focusRestartBeforeRepair},
 }
 
 // FocusSeeds lists the swarm seeds from 1 whose focus slice lies in
