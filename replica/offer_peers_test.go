@@ -41,7 +41,9 @@ func TestOfferRequestsStayWithAnsweringPrimary(t *testing.T) {
 		return m.Command == CmdRequestPrepares && m.From == 2 && m.RequestPrepares().From > 1
 	})
 	c.tickUntil(200, func() bool { return c.info(2).CommitMin == 140 }, "r2 catches up")
-	for _, m := range c.sent(cmdFrom(CmdRequestStateTransfer, 2)) {
+	asked := c.sent(cmdFrom(CmdRequestStateTransfer, 2))
+	require.NotEmpty(t, asked, "r2 transferred")
+	for _, m := range asked {
 		assert.Equal(t, 0, m.To, "only the primary is asked")
 	}
 }

@@ -10,8 +10,9 @@
 // comma-separated list of bug switches or "-", TRACE_HASH the trace hash or
 // "-" (NoHash) where the case pins only its verdict, and each KEY=VALUE a run flag
 // without its dashes (replicas=5, journal-slots=64, extra-delay=2:*=600,
-// scenario-file=path, relative to the corpus file's directory). The JSON form is exactly a line of `vsrsim run -o json`
-// or of a sweep's --failures file: its replay command carries every flag.
+// scenario-file=path, relative to the corpus file's directory). The JSON
+// form is exactly a line of `vsrsim run -o json` or of a sweep's --failures
+// file: its replay command carries every flag.
 //
 // Parsing yields, per case, the arguments of the `vsrsim run` that reproduces
 // it, the run shape they give (parsed here, without the CLI, into the same

@@ -21,16 +21,19 @@ func FocusSlice(seed uint64) uint64 {
 func focus(seed uint64, c *Config) {
 	s := prng.New(seed, prng.StreamSwarmFocus)
 	k := s.Uint64N(focusSlices)
-	if k >= uint64(len(foci))*3 {
+	if k >= uint64(len(foci))*slicesEach {
 		return
 	}
-	f := foci[k/3]
+	f := foci[k/slicesEach]
 	c.Focus = f.name
-	f.draw(s, c, k%3)
+	f.draw(s, c, k%slicesEach)
 }
 
-// foci own three slices each, in this order from slice 0: append new ones
-// at the end, or every focus seed moves.
+// slicesEach is how many slices each focus owns.
+const slicesEach = 3
+
+// foci own slicesEach slices each, in this order from slice 0: append new
+// ones at the end, or every focus seed moves.
 var foci = []struct {
 	name string
 	draw func(s *prng.Stream, c *Config, slice uint64)
@@ -44,14 +47,33 @@ var foci = []struct {
 	{"restart-before-repair", focusRestartBeforeRepair},
 }
 
-// FocusSeeds lists the swarm seeds from 1 whose focus slice lies in
-// first..last, with each one's slice counted from first: at most count seeds
-// (0: any number) and none above limit (0: no bound). For a focus's tests.
-func FocusSeeds(first, last uint64, count int, limit uint64) (seeds, slices []uint64) {
+// SeedFocus names the focus a swarm seed fell in and which of its slices
+// (0, 1, 2), or returns "" for a seed outside every focus.
+func SeedFocus(seed uint64) (name string, slice uint64) {
+	k := FocusSlice(seed)
+	if k >= uint64(len(foci))*slicesEach {
+		return "", 0
+	}
+	return foci[k/slicesEach].name, k % slicesEach
+}
+
+// FocusNames lists the foci in slice order.
+func FocusNames() []string {
+	names := make([]string, len(foci))
+	for i, f := range foci {
+		names[i] = f.name
+	}
+	return names
+}
+
+// FocusSeeds lists the swarm seeds from 1 of the named focus, with the
+// slice each fell in: at most count seeds (0: any number) and none above
+// limit (0: no bound). For a focus's tests.
+func FocusSeeds(name string, count int, limit uint64) (seeds, slices []uint64) {
 	for seed := uint64(1); (count == 0 || len(seeds) < count) && (limit == 0 || seed <= limit); seed++ {
-		if k := FocusSlice(seed); k >= first && k <= last {
+		if f, k := SeedFocus(seed); f == name {
 			seeds = append(seeds, seed)
-			slices = append(slices, k-first)
+			slices = append(slices, k)
 		}
 	}
 	return seeds, slices

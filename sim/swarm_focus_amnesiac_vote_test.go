@@ -15,7 +15,7 @@ import (
 // amnesiac vote's (slices 9-11 of sim/swarm_focus.go), with the slice's
 // index within the focus.
 func amnesiacVoteSeeds(count int) (seeds, slices []uint64) {
-	return FocusSeeds(9, 11, count, 0)
+	return FocusSeeds("amnesiac-vote", count, 0)
 }
 
 // Every seed of the focus draws a valid cluster of the shape the mark needs:

@@ -14,7 +14,7 @@ import (
 // lateStartViewSeeds are the first n swarm seeds that fall in the late
 // StartView focus's slices (sim/swarm_focus.go: slices 3, 4 and 5).
 func lateStartViewSeeds(n int) []uint64 {
-	seeds, _ := sim.FocusSeeds(3, 5, n, 0)
+	seeds, _ := sim.FocusSeeds("late-start-view", n, 0)
 	return seeds
 }
 

@@ -14,7 +14,7 @@ import (
 // reassignedRepairSeeds are the swarm seeds of 1..limit whose focus slice is
 // the reassigned-repair focus's (slices 6, 7 and 8 of sim/swarm_focus.go).
 func reassignedRepairSeeds(limit uint64) []uint64 {
-	seeds, _ := sim.FocusSeeds(6, 8, 0, limit)
+	seeds, _ := sim.FocusSeeds("reassigned-repair", 0, limit)
 	return seeds
 }
 

@@ -14,7 +14,7 @@ import (
 // slice is restart-before-repair's (slices 18-20 of sim/swarm_focus.go), with
 // the slice's index within the focus.
 func restartBeforeRepairSeeds(limit uint64) (seeds, slices []uint64) {
-	return FocusSeeds(18, 20, 0, limit)
+	return FocusSeeds("restart-before-repair", 0, limit)
 }
 
 // Every seed of the focus draws a valid cluster with the shape's conditions:
@@ -57,8 +57,8 @@ func TestFocusRestartBeforeRepairDraws(t *testing.T) {
 // (420).
 func TestFocusRestartBeforeRepairFindsSwitch(t *testing.T) {
 	for _, seed := range []uint64{161, 286, 420} {
-		k := FocusSlice(seed)
-		require.True(t, k >= 18 && k <= 20, "seed %d is in slice %d", seed, k)
+		f, _ := SeedFocus(seed)
+		require.Equal(t, "restart-before-repair", f, "seed %d", seed)
 		c := SwarmConfig(seed)
 		res, err := Run(c, nil)
 		require.NoError(t, err, "seed %d", seed)

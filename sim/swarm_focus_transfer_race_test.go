@@ -15,7 +15,7 @@ import (
 // raceSeeds returns the first count swarm seeds that fall in the
 // transfer-race focus (slices 0, 1 and 2), with their slice.
 func raceSeeds(count int) (seeds, slices []uint64) {
-	return sim.FocusSeeds(0, 2, count, 0)
+	return sim.FocusSeeds("transfer-race", count, 0)
 }
 
 // Every seed of the focus draws a busy 64-slot cluster with damaged packets

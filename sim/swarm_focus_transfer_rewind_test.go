@@ -12,8 +12,8 @@ import (
 // inTransferRewindFocus reports whether a seed falls in one of the slices
 // focusTransferRewind owns, and which of its three.
 func inTransferRewindFocus(seed uint64) (uint64, bool) {
-	k := FocusSlice(seed)
-	return k - 12, k >= 12 && k <= 14
+	f, k := SeedFocus(seed)
+	return k, f == "transfer-rewind"
 }
 
 // TestFocusTransferRewindDraw: every seed of the focus is a valid cluster of

@@ -164,7 +164,7 @@ adopts the next StartView, so the shape shows only when the next view change
 needs the rewound replica's vote first. Its focus fails in about two thirds
 of its seeds with the switch on (57 of 86 in seeds 1..2000), and
 ` + "`restart-skips-adopted-head`" + ` fails as safety in about two fifths of the
-restart-before-repair focus's seeds (53 of 118 fail as safety, 55 in all); ` + "`go run ./tools/focus -slices K,... -bug SWITCH`" + `
+restart-before-repair focus's seeds (53 of 118 fail as safety, 55 in all); ` + "`go run ./tools/focus -focus NAME -bug SWITCH`" + `
 measures one focus.
 `)
 	return b.String()

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,11 +23,12 @@ import (
 )
 
 func main() {
-	slots := flag.String("slices", "", "comma-separated focus slices `K,K` (empty: every seed)")
+	name := flag.String("focus", "", "sweep the seeds of focus `NAME` ("+strings.Join(sim.FocusNames(), ", ")+")")
+	slots := flag.String("slices", "", "comma-separated focus slices `K,K` (empty, and no -focus: every seed)")
 	limit := flag.Uint64("seeds", 2000, "consider swarm seeds 1..`N`")
 	jobs := flag.Int("jobs", runtime.NumCPU(), "parallel workers")
 	bug := flag.String("bug", "", "turn on bug switch `NAME`")
-	want := flag.String("marks", "", "comma-separated marks to report (empty: every mark)")
+	want := flag.String("marks", "", "comma-separated marks to report (empty: every mark; none: no mark)")
 	flag.Parse()
 
 	in := map[uint64]bool{}
@@ -40,9 +42,14 @@ func main() {
 		}
 		in[k] = true
 	}
+	if *name != "" && !slices.Contains(sim.FocusNames(), *name) {
+		fail("unknown focus %q (want one of %s)", *name, strings.Join(sim.FocusNames(), ", "))
+	}
 	var seeds []uint64
 	for seed := uint64(1); seed <= *limit; seed++ {
-		if len(in) == 0 || in[sim.FocusSlice(seed)] {
+		f, _ := sim.SeedFocus(seed)
+		switch {
+		case *name != "" && f == *name, *name == "" && (len(in) == 0 || in[sim.FocusSlice(seed)]):
 			seeds = append(seeds, seed)
 		}
 	}
@@ -72,7 +79,7 @@ func main() {
 		fmt.Println("  " + f)
 	}
 	for m := marks.Mark(0); m < marks.Count; m++ {
-		if *want != "" && !contains(*want, m.String()) {
+		if *want != "" && !slices.Contains(strings.Split(*want, ","), m.String()) {
 			continue
 		}
 		first, _ := sum.MarksFirst.First(m)
@@ -82,15 +89,6 @@ func main() {
 		}
 		fmt.Printf("%-36s %5d runs  first seed %d\n", m, sum.Marks[m], seed)
 	}
-}
-
-func contains(list, name string) bool {
-	for _, f := range strings.Split(list, ",") {
-		if f == name {
-			return true
-		}
-	}
-	return false
 }
 
 func fail(format string, a ...any) {
