@@ -50,6 +50,7 @@ const (
 	EvJournalSetAside                      // an unproven entry at or below commit_max moved out of the journal, kept for reclaim
 	EvAbdicate                             // a primary that heard no quorum for a heartbeat timeout stopped holding its backups
 	EvResume                               // an abdicated primary heard a quorum again
+	EvJournalEvict                         // Op (Checksum) fell out of the journal for good to make room
 )
 
 var eventNames = [...]string{
@@ -72,6 +73,7 @@ var eventNames = [...]string{
 	EvJournalSetAside: "journal_set_aside",
 	EvAbdicate:        "abdicate",
 	EvResume:          "resume",
+	EvJournalEvict:    "journal_evict",
 }
 
 func (k EventKind) String() string {
@@ -101,7 +103,11 @@ type Event struct {
 	Request  uint64 // EvCommit: that client's request number
 	Reason   Reason // EvDrop, EvOfferRefused
 	Timer    string // EvTimeout: the timeout's name, a constant
-	aux      uint64 // read through the accessors below
+	// Installed is the snapshot an EvTransferInstall installed (Checksum is
+	// its op's checksum), so the oracle checks the state itself rather than
+	// the replica's word for it. Not part of the trace.
+	Installed *Snapshot
+	aux       uint64 // read through the accessors below
 }
 
 func (e *Event) auxOf(k1, k2 EventKind) uint64 {

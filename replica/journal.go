@@ -73,6 +73,9 @@ type journal struct {
 	live    ring
 	evicted ring
 	head    uint64 // highest op ever put and not truncated; 0 when empty
+	// gone is the entry the last put let go for good (off the evicted ring,
+	// or a newer op displaced by an older one); a zero checksum: none.
+	gone Header
 }
 
 func newJournal(slots int, spare *Spare) *journal {
@@ -114,13 +117,19 @@ func (j *journal) firstRetained() uint64 {
 // fetch it again.
 func (j *journal) put(h Header, displace bool) bool {
 	storageHolds(h.Op > 0 && h.Checksum != 0, "journal_put_real_op")
+	j.gone = Header{}
 	i := h.Op % uint64(j.live.size)
 	if cur := j.live.slots[i]; cur.Checksum != 0 && cur.Op > h.Op && !displace {
 		return false
 	}
 	if old, displaced := j.live.put(h); displaced && old.Op < h.Op {
-		j.evicted.put(old)
+		if lost, out := j.evicted.put(old); out {
+			j.gone = lost
+		}
+	} else if displaced {
+		j.gone = old
 	}
+	storageHolds(j.gone.Op != h.Op, "journal_put_keeps_what_it_put")
 	if h.Op > j.head {
 		j.head = h.Op
 	}

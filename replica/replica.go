@@ -548,6 +548,9 @@ func (r *Replica) journalPut(h Header, displace bool) bool {
 	r.journalGen++
 	r.holds(r.journal.has(h.Op, h.Checksum), "journal_put_holds")
 	r.emit(Event{Kind: EvJournalAppend, Op: h.Op, Checksum: h.Checksum, View: h.View})
+	if g := r.journal.gone; g.Checksum != 0 {
+		r.emit(Event{Kind: EvJournalEvict, Op: g.Op, Checksum: g.Checksum, View: g.View})
+	}
 	return true
 }
 

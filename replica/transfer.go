@@ -236,7 +236,7 @@ func (r *Replica) installTransfer() {
 	r.repairFloor = 0
 	r.transfer = transferState{}
 	r.tTransfer.stop()
-	r.emit(Event{Kind: EvTransferInstall, Op: s.Op, aux: r.knownHead()})
+	r.emit(Event{Kind: EvTransferInstall, Op: s.Op, Checksum: s.OpChecksum, Installed: s, aux: r.knownHead()})
 	if r.isPrimary() {
 		r.commitWalk()
 	}

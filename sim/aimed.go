@@ -62,6 +62,11 @@ type aimedState struct {
 	kept []int
 	// keptLinks are the directed links among replicas held down for good.
 	keptLinks []int
+	// stragglers are the replicas outside the core that a source protocol's
+	// swarm run, or its recording, may cut off once the grace is over;
+	// recordedStragglers says a recording named them.
+	stragglers         []straggler
+	recordedStragglers bool
 }
 
 func (c *Cluster) nodes() int { return c.cfg.Replicas + c.cfg.Clients }
@@ -211,34 +216,23 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	st := &c.aimed
 	nodes, n := c.nodes(), c.cfg.Replicas
 	outside := func(i int) bool { return i < n && !inCore(core, i) }
-	var cutOff []int
+	source := c.cfg.Protocol.SVCQuorumOff && c.cfg.Scenario == ""
 	for i := 0; i < n; i++ {
-		swarmCut := c.cfg.Protocol.SVCQuorumOff && c.cfg.Scenario == "" && c.hearsLate(i)
-		if outside(i) && (swarmCut || slices.Contains(c.cfg.LivenessIsolate, i)) {
-			// Without the quorum window one replica's StartViewChange
-			// pulls every replica into its view: a swarm run of such a
-			// source cuts off whole a replica outside the core that
-			// cannot hear the core in time, or it escalates alone and
-			// keeps the core from settling (swarm seed 953). One that
-			// only speaks late (a straggler) stays: a replica that hears
-			// its primary must hold its view, and one that does not is
-			// the defect escalate-without-hold. A scenario keeps its own
-			// network; a recorded run replays its cut-offs, note and all
-			// (LivenessIsolate).
-			c.isolate(i)
-			cutOff = append(cutOff, i)
-			c.Note(fmt.Sprintf("r%d outside the core of a source protocol: cut off", i))
-			if r := c.cfg.Recording; r != nil {
-				r.Isolated = append(r.Isolated, i)
-			}
+		if !outside(i) {
 			continue
 		}
-		for j := 0; j < n && outside(i) && !slices.Contains(st.kept, i); j++ {
-			if c.net.ExtraDelay(i, j) > 0 || c.net.ExtraDelay(j, i) > 0 {
+		if slices.Contains(c.cfg.LivenessIsolate, i) {
+			st.stragglers = append(st.stragglers, straggler{i, "the recorded run cut it off here"})
+		} else if late, cause := c.hearsLate(i); source && late {
+			st.stragglers = append(st.stragglers, straggler{i, cause})
+		}
+		for j := 0; j < n && !slices.Contains(st.kept, i); j++ {
+			if c.slowLink(i, j) || c.slowLink(j, i) {
 				st.kept = append(st.kept, i)
 			}
 		}
 	}
+	st.recordedStragglers = len(c.cfg.LivenessIsolate) > 0
 	for _, f := range st.active {
 		for _, l := range f.links {
 			from, to := l/nodes, l%nodes
@@ -266,9 +260,6 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	}
 	st.active = nil
 	clear(st.down)
-	// A replica cut off whole already is not watched: a recorded run, which
-	// replays its cut links, then notes the same cut-offs as the run did.
-	st.kept = slices.DeleteFunc(st.kept, func(i int) bool { return slices.Contains(cutOff, i) })
 	slices.Sort(st.kept)
 	if c.cfg.Recording != nil {
 		c.cfg.Recording.livenessStart(c)
@@ -276,60 +267,164 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 }
 
 // aimedInLiveness cuts off, both ways, a replica outside the core that
-// keeps a fault on a link out of it to the core (a one-way cut, or a link as
-// slow as a restart) and now leads a view. A core backup that cannot hear
-// such a primary times out, but its wish to leave is one vote: the rest of
-// the core, served well, never joins it (D14), and no backup relays the view
-// to it, so it would lag for good (swarm seeds 258, 1744, 2460 once the
-// cut-off was narrowed, D28). A leader outside the core that only hears
-// the core late or not at all is no longer cut off: it pushes its StartView
-// to a backup it does not hear from (D28).
+// keeps a fault on a link out of it to the core (a cut kept for good, or a
+// link slower than a backup's heartbeat timeout) and now leads a view, as the
+// oracle's record has it. A core backup that cannot hear such a primary in
+// time times out, but its wish to leave is one vote: the rest of the core,
+// served well, never joins it (D14), and no backup relays the view to it, so
+// it would lag for good (swarm seeds 258, 1744, 2460 once the cut-off was
+// narrowed, D28). A leader outside the core that only hears the core late or
+// not at all is no longer cut off: it pushes its StartView to a backup it does
+// not hear from (D28). Every cut-off is an assist in the run's record.
 func (c *Cluster) aimedInLiveness() {
 	st := &c.aimed
+	if c.now < c.liveness.since+c.cutOffGrace() {
+		// The core gets its chance first: most cores converge around a
+		// slow leader outside them (a cut-off at once helped 69 runs of
+		// seeds 1..2000 where 3 needed it).
+		return
+	}
+	if c.now == c.liveness.since+c.cutOffGrace() {
+		c.stragglersInLiveness()
+	}
 	for k := 0; k < len(st.kept); k++ {
 		i := st.kept[k]
-		if c.replicas[i] == nil || !c.replicas[i].Info().Primary || !c.speaksLate(i) {
+		if c.replicas[i] == nil || !c.checker.LeadsNormal(i) {
+			continue
+		}
+		late, cause := c.speaksLate(i)
+		if !late && c.cfg.Protocol.AbdicationOff {
+			// Without abdication a primary that cannot hear its
+			// backups keeps them for good: the source's own stall.
+			late, cause = c.hearsCoreLate(i)
+		}
+		if !late {
 			continue
 		}
 		c.isolate(i)
 		st.kept = slices.Delete(st.kept, k, k+1)
 		k--
 		c.Note(fmt.Sprintf("r%d leads with kept faults: cut off", i))
+		c.assist(i, AssistLeaderCutOff, cause)
 	}
 }
 
-// hearsLate reports whether replica i, outside the core, keeps a fault on a
-// link into it from a replica: a slow link, or (with LivenessKeepFaults) a
-// directed cut still in force.
-func (c *Cluster) hearsLate(i int) bool {
+// stragglersInLiveness runs once the grace is over. Without the quorum
+// window one replica's StartViewChange pulls every replica into its view,
+// so a replica outside the core of a source protocol's swarm run that hears
+// the core later than the heartbeat timeout escalates alone and keeps the
+// core from settling: the source's own livelock (D27, swarm seed 953). If the
+// core's view has climbed three views since the phase began, each such
+// straggler is cut off whole. One that
+// only speaks late stays: a replica that hears its primary must hold its
+// view, and one that does not is the defect escalate-without-hold. A scenario
+// keeps its own network; a recorded run replays its cut-offs at the same tick
+// (LivenessIsolate), note and all.
+func (c *Cluster) stragglersInLiveness() {
+	st := &c.aimed
+	if len(st.stragglers) == 0 || (!st.recordedStragglers && !c.checker.ViewClimbing()) {
+		st.stragglers = nil
+		return
+	}
+	for _, sg := range st.stragglers {
+		c.isolate(sg.replica)
+		c.Note(fmt.Sprintf("r%d outside the core of a source protocol: cut off", sg.replica))
+		rule := AssistSourceStraggler
+		if st.recordedStragglers {
+			rule = AssistRecordedCutOff
+		}
+		c.assist(sg.replica, rule, sg.cause)
+		st.kept = slices.DeleteFunc(st.kept, func(i int) bool { return i == sg.replica })
+		if r := c.cfg.Recording; r != nil {
+			r.Isolated = append(r.Isolated, sg.replica)
+		}
+	}
+	st.stragglers = nil
+}
+
+// straggler is a replica outside the core the harness may cut off once the
+// grace is over, with the fault that makes it one.
+type straggler struct {
+	replica int
+	cause   string
+}
+
+// cutOffGrace is how long the liveness phase runs before the harness may cut
+// a replica off.
+func (c *Cluster) cutOffGrace() uint64 { return c.cfg.StableTicks * cutOffGraceStable }
+
+// cutOffGraceStable is how many StableTicks of the liveness phase pass
+// before a replica outside the core may be cut off.
+const cutOffGraceStable = 2
+
+// lateTicks is how slow a link must be before the harness counts it as a
+// fault the core cannot outwait: a backup's heartbeat timeout, the longest a
+// backup waits to hear its primary. A constant delay below it only shifts
+// every message by the same amount; at or above it, a view's first
+// heartbeat arrives after the backup gave up (docs/checkers.md).
+func (c *Cluster) lateTicks() uint64 { return c.cfg.Timeouts.HeartbeatTicks }
+
+// slowLink reports whether the directed link from -> to is slower than
+// lateTicks.
+func (c *Cluster) slowLink(from, to int) bool { return c.net.ExtraDelay(from, to) >= c.lateTicks() }
+
+// hearsLate reports whether replica i keeps a fault on a link into it from a
+// replica: a link slower than lateTicks, or (with LivenessKeepFaults) a
+// directed cut still in force; cause names it.
+func (c *Cluster) hearsLate(i int) (bool, string) {
 	n, nodes := c.cfg.Replicas, c.nodes()
-	for j := 0; j < n; j++ {
-		if j != i && c.net.ExtraDelay(j, i) > 0 {
-			return true
+	for _, j := range c.liveness.core {
+		if j != i && c.slowLink(j, i) {
+			return true, fmt.Sprintf("link r%d->r%d delays %d ticks, at least the heartbeat timeout of %d", j, i, c.net.ExtraDelay(j, i), c.lateTicks())
 		}
 	}
 	if !c.cfg.LivenessKeepFaults {
-		return false
+		return false, ""
 	}
 	for _, f := range c.aimed.active {
 		for _, l := range f.links {
 			if from, to := l/nodes, l%nodes; to == i && from < n {
-				return true
+				return true, fmt.Sprintf("link r%d->r%d cut for good", from, to)
 			}
 		}
 	}
-	return false
+	return false, ""
 }
 
 // speaksLate reports whether replica i keeps a fault on a link out of it to
-// a replica of the core: a slow link, or a directed cut still down.
-func (c *Cluster) speaksLate(i int) bool {
+// a replica of the core: a link slower than lateTicks, or a directed cut
+// kept down; cause names it.
+func (c *Cluster) speaksLate(i int) (bool, string) {
 	for _, j := range c.liveness.core {
-		if j != i && (c.net.ExtraDelay(i, j) > 0 || slices.Contains(c.aimed.keptLinks, i*c.nodes()+j)) {
-			return true
+		if late, cause := c.linkLate(i, j); late {
+			return true, cause
 		}
 	}
-	return false
+	return false, ""
+}
+
+// hearsCoreLate is speaksLate for the links into replica i from the core.
+func (c *Cluster) hearsCoreLate(i int) (bool, string) {
+	for _, j := range c.liveness.core {
+		if late, cause := c.linkLate(j, i); late {
+			return true, cause + " (abdication off)"
+		}
+	}
+	return false, ""
+}
+
+// linkLate reports whether the directed link from -> to, between two
+// different replicas, is slower than lateTicks or cut for good.
+func (c *Cluster) linkLate(from, to int) (bool, string) {
+	switch {
+	case from == to:
+		return false, ""
+	case c.slowLink(from, to):
+		return true, fmt.Sprintf("link r%d->r%d delays %d ticks, at least the heartbeat timeout of %d", from, to, c.net.ExtraDelay(from, to), c.lateTicks())
+	case slices.Contains(c.aimed.keptLinks, from*c.nodes()+to):
+		return true, fmt.Sprintf("link r%d->r%d cut for good", from, to)
+	}
+	return false, ""
 }
 
 // isolate cuts replica i off from every other replica, both ways.

@@ -58,6 +58,7 @@ type Cluster struct {
 	liveness  livenessState
 	failure   *check.Failure
 	verdict   Verdict
+	assists   []Assist
 	watch     []watch
 	expect    expectState
 	aimed     aimedState
@@ -214,7 +215,7 @@ func (c *Cluster) step() {
 	if !c.liveness.active {
 		c.injectFaults()
 		c.injectAimed()
-	} else if len(c.aimed.kept) > 0 {
+	} else if len(c.aimed.kept) > 0 || len(c.aimed.stragglers) > 0 {
 		c.aimedInLiveness()
 	}
 	c.net.Tick(c.now)

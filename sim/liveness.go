@@ -8,6 +8,7 @@ import "vsrsim/replica"
 type livenessState struct {
 	active bool
 	core   []int
+	since  uint64 // the phase's first tick
 }
 
 // startLiveness ends the fault phase: it picks the core, restarts and connects
@@ -19,7 +20,7 @@ func (c *Cluster) startLiveness() {
 	if len(core) == 0 {
 		core = c.drawCore()
 	}
-	c.liveness = livenessState{active: true, core: core}
+	c.liveness = livenessState{active: true, core: core, since: c.now}
 	if c.cfg.Recording != nil {
 		c.cfg.Recording.Core = append([]int(nil), core...)
 	}
@@ -41,9 +42,15 @@ func (c *Cluster) startLiveness() {
 	if s, ok := c.cfg.Script.(LivenessStarter); ok {
 		s.LivenessStart(c, core)
 	}
-	// A run that committed too little proves nothing: the healed core must
-	// then commit up to the floor itself before its clients go quiet.
-	c.workloadOn = c.cfg.LivenessWorkload || c.checker.CommittedMax() < c.cfg.CommitFloor
+	// The clients keep asking until the healed core has served a request
+	// issued in this phase and committed up to the floor (a run that
+	// committed too little proves nothing); a continuing workload goes on
+	// until the oracle judges the core progressing under it (one view held
+	// for StableTicks, every core replica caught up with what was committed
+	// when it began, replies coming). Then they go quiet and the core must
+	// drain: the verdict never hangs on a moment when clients happen to be
+	// idle (tickLiveness).
+	c.workloadOn = true
 	for _, i := range core {
 		if c.replicas[i] == nil {
 			c.Restart(i)
@@ -133,7 +140,8 @@ func sortInts(s []int) {
 // tickLiveness advances the liveness phase; it reports true once the oracle
 // judges the core converged.
 func (c *Cluster) tickLiveness() bool {
-	if c.workloadOn && !c.cfg.LivenessWorkload && c.checker.CommittedMax() >= c.cfg.CommitFloor {
+	if c.workloadOn && c.checker.ServedNew() && c.checker.CommittedMax() >= c.cfg.CommitFloor &&
+		(!c.cfg.LivenessWorkload || c.checker.Progressing(c.now, c.cfg.StableTicks)) {
 		c.workloadOn = false
 	}
 	return c.checker.Converged(c.now, c.cfg.StableTicks, c.cfg.CommitFloor, c.outstandingRequests())

@@ -84,7 +84,9 @@ func (c *Cluster) report(i int, e *replica.Event) {
 	case replica.EvCheckpoint:
 		o.Checkpoint(c.now, i, e.Op, e.StateChecksum())
 	case replica.EvTransferInstall:
-		o.Install(c.now, i, e.Op)
+		o.Install(c.now, i, e.Op, e.Checksum, check.StateHash(e.Installed.State.KV[:]))
+	case replica.EvJournalEvict:
+		o.Evicted(i, e.Op, e.Checksum)
 	case replica.EvDrop:
 		o.ReplicaDropped(i, checkReason(e.Reason), e.Op, e.Commit, e.DropDetail())
 	case replica.EvOfferRefused:
@@ -97,10 +99,15 @@ func (c *Cluster) report(i int, e *replica.Event) {
 }
 
 // reportSend tells the oracle the incarnation a replica stamps on what it
-// sends now.
+// sends now, a stamp of 0 included: a restarted life that stamps 0 is a
+// defect the oracle must see.
 func (c *Cluster) reportSend(m *replica.Message) {
-	if inc := m.SenderIncarnation(); m.From < c.cfg.Replicas && inc != 0 {
-		c.checker.Sent(c.now, m.From, inc)
+	if m.From >= c.cfg.Replicas {
+		return
+	}
+	switch m.Command {
+	case replica.CmdPrepareOK, replica.CmdCommitOK, replica.CmdRequestStartView:
+		c.checker.Sent(c.now, m.From, m.SenderIncarnation())
 	}
 }
 

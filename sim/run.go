@@ -21,6 +21,12 @@ const (
 	VerdictUnrecoverable Verdict = "unrecoverable"
 )
 
+// Liveness judgements (Result.Liveness).
+const (
+	LivenessChecked   = "checked"
+	LivenessUnchecked = "unchecked"
+)
+
 // Failed reports whether the verdict is a finding.
 func (v Verdict) Failed() bool {
 	return v == VerdictSafety || v == VerdictLiveness || v == VerdictCrash
@@ -40,11 +46,17 @@ type Result struct {
 	// not linearizable, or unknown with LinearizabilityDetail saying why.
 	Linearizability       string
 	LinearizabilityDetail string
-	Ticks                 uint64
-	Events                uint64
-	TraceHash             string
-	Committed             uint64
-	Stats                 Stats
+	// Liveness says whether the liveness phase judged the run: checked, or
+	// unchecked when it was skipped or too short for the core to hold a view
+	// for StableTicks (a pass then proves safety only).
+	Liveness string
+	// Assists are the harness's interventions in the run, in order.
+	Assists   []Assist
+	Ticks     uint64
+	Events    uint64
+	TraceHash string
+	Committed uint64
+	Stats     Stats
 	// Marks counts the protocol branches the run took (docs/marks.md); it is
 	// not part of the trace hash.
 	Marks   marks.Counts
@@ -81,6 +93,7 @@ func RunFrom(cfg Config, trace io.Writer, spare *Spare) (Result, error) {
 	res.Stats.Network = c.net.Stats()
 	res.Marks = c.out.Marks
 	res.History = c.history
+	res.Assists = c.assists
 	if res.Verdict != VerdictPass {
 		res.Tail = t.Tail()
 	}
@@ -124,17 +137,29 @@ func (c *Cluster) runLoop(res *Result) {
 			return
 		}
 		if c.liveness.active && c.tickLiveness() {
+			res.Liveness = LivenessChecked
 			c.finishPass(res)
 			return
 		}
 	}
 	c.now = total
-	if !c.liveness.active {
-		// No liveness phase configured: the run passes if it stayed safe.
+	if !c.liveness.active || c.cfg.LivenessTicks < c.cfg.StableTicks {
+		// No liveness phase, or one too short to converge in: the run
+		// passes if it stayed safe, and says it judged no liveness.
+		res.Liveness = LivenessUnchecked
 		c.finishPass(res)
 		return
 	}
+	res.Liveness = LivenessChecked
 	unrecoverable, rule, why := c.checker.Stalled(c.cfg.LivenessTicks, c.outstandingRequests())
+	if f := c.checker.Failed(); f != nil {
+		// The stall's record proved a loss the protocol should have
+		// prevented (a committed op's copies dropped, within f).
+		res.Verdict = VerdictSafety
+		res.Invariant = f.Invariant
+		res.Evidence = fmt.Sprintf("t=%d %s; %s", f.Tick, f.Evidence, why)
+		return
+	}
 	if unrecoverable {
 		res.Verdict = VerdictUnrecoverable
 		res.Invariant = "unrecoverable"

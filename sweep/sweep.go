@@ -85,16 +85,20 @@ type Summary struct {
 	Runs          uint64
 	Passed        uint64 // pass and unrecoverable: not findings
 	Unrecoverable uint64
-	Failed        map[sim.Verdict]uint64
-	Errors        uint64
-	Events        uint64
-	Committed     uint64 // ops committed, summed over runs
-	Wall          time.Duration
-	Slowest       Outcome
-	FirstFailure  *Outcome
-	Interrupted   bool // stopped by the context before the range was done
-	Stopped       bool // stopped by MaxFailures
-	Coverage      Coverage
+	// Assisted counts runs the harness helped at least once (sim.Assist);
+	// Unchecked, passing runs whose liveness was not judged.
+	Assisted     uint64
+	Unchecked    uint64
+	Failed       map[sim.Verdict]uint64
+	Errors       uint64
+	Events       uint64
+	Committed    uint64 // ops committed, summed over runs
+	Wall         time.Duration
+	Slowest      Outcome
+	FirstFailure *Outcome
+	Interrupted  bool // stopped by the context before the range was done
+	Stopped      bool // stopped by MaxFailures
+	Coverage     Coverage
 	// Marks counts, per mark, the runs that reached it (docs/marks.md).
 	Marks marks.Runs
 	// MarksFirst holds, per mark, the first seed that reached it: where a
@@ -214,6 +218,9 @@ func (s *Summary) add(o Outcome) {
 			*c.sum++
 		}
 	}
+	if len(o.Result.Assists) > 0 {
+		s.Assisted++
+	}
 	s.Marks.Add(&o.Result.Marks)
 	s.MarksFirst.Add(o.Seed, &o.Result.Marks)
 	if o.Wall > s.Slowest.Wall || s.Runs == 1 {
@@ -232,6 +239,9 @@ func (s *Summary) add(o Outcome) {
 		s.Passed++
 		if o.Result.Verdict == sim.VerdictUnrecoverable {
 			s.Unrecoverable++
+		}
+		if o.Result.Liveness == sim.LivenessUnchecked {
+			s.Unchecked++
 		}
 	}
 }

@@ -45,6 +45,12 @@ type runJSON struct {
 	// empty when the run failed before the check.
 	Linearizability       string `json:"linearizability"`
 	LinearizabilityDetail string `json:"linearizability_detail,omitempty"`
+	// Liveness is checked when the liveness phase judged the run, unchecked
+	// when it was skipped or too short to judge (a pass proves safety only).
+	Liveness string `json:"liveness"`
+	// Assists lists every intervention of the harness in the run (never
+	// null): a pass with assists was helped, and says how.
+	Assists []sim.Assist `json:"assists"`
 	// Marks counts the coverage marks the run reached, name -> count
 	// (docs/marks.md); marks it never reached are left out.
 	Marks map[string]uint64 `json:"marks"`
@@ -117,6 +123,8 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 
 		Linearizability:       res.Linearizability,
 		LinearizabilityDetail: res.LinearizabilityDetail,
+		Liveness:              res.Liveness,
+		Assists:               append([]sim.Assist{}, res.Assists...),
 		Stats: statsJSON{
 			Requests:       res.Stats.Requests,
 			Replies:        res.Stats.Replies,
@@ -196,6 +204,8 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 		{"verdict", string(res.Verdict)},
 		{"invariant", orNone(res.Invariant)},
 		{"evidence", orNone(res.Evidence)},
+		{"liveness", orNone(res.Liveness)},
+		{"assists", assistsText(res.Assists)},
 		{"ticks", fmt.Sprint(res.Ticks)},
 		{"events", fmt.Sprint(res.Events)},
 		{"trace hash", res.TraceHash},
@@ -226,6 +236,18 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// assistsText is the run table's one cell for the harness's interventions.
+func assistsText(as []sim.Assist) string {
+	if len(as) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(as))
+	for i, a := range as {
+		parts[i] = fmt.Sprintf("t=%d r%d %s (%s)", a.Tick, a.Replica, a.Rule, a.Cause)
+	}
+	return strings.Join(parts, "; ")
 }
 
 func orNone(s string) string {

@@ -302,27 +302,31 @@ func sweepExitCode(sum sweep.Summary) int {
 // passed, failed_total, failed, runs_per_s, events_per_s and first_failure_seed
 // are a contract; the rest may grow.
 type sweepJSON struct {
-	Summary          bool          `json:"summary"` // marks this line as the summary
-	Runs             uint64        `json:"runs"`
-	Passed           uint64        `json:"passed"`
-	FailedTotal      uint64        `json:"failed_total"`
-	Failed           failedJSON    `json:"failed"`
-	RunsPerS         float64       `json:"runs_per_s"`
-	EventsPerS       float64       `json:"events_per_s"`
-	FirstFailureSeed *uint64       `json:"first_failure_seed"` // null when nothing failed
-	FirstFailureHex  *string       `json:"first_failure_seed_hex"`
-	Unrecoverable    uint64        `json:"unrecoverable"`
-	Errors           uint64        `json:"errors"`
-	Events           uint64        `json:"events"`
-	CommittedAvg     float64       `json:"ops_committed_avg"`
-	WallS            float64       `json:"wall_s"`
-	SlowestSeed      uint64        `json:"slowest_seed"`
-	SlowestSeedHex   string        `json:"slowest_seed_hex"`
-	SlowestWallS     float64       `json:"slowest_wall_s"`
-	Interrupted      bool          `json:"interrupted"`
-	Stopped          bool          `json:"stopped_at_max_failures"`
-	Jobs             int           `json:"jobs"`
-	Range            sweepRangeOut `json:"range"`
+	Summary          bool       `json:"summary"` // marks this line as the summary
+	Runs             uint64     `json:"runs"`
+	Passed           uint64     `json:"passed"`
+	FailedTotal      uint64     `json:"failed_total"`
+	Failed           failedJSON `json:"failed"`
+	RunsPerS         float64    `json:"runs_per_s"`
+	EventsPerS       float64    `json:"events_per_s"`
+	FirstFailureSeed *uint64    `json:"first_failure_seed"` // null when nothing failed
+	FirstFailureHex  *string    `json:"first_failure_seed_hex"`
+	Unrecoverable    uint64     `json:"unrecoverable"`
+	// Assisted: runs the harness helped at least once (each run's assists);
+	// Unchecked: passing runs whose liveness phase judged nothing.
+	Assisted       uint64        `json:"assisted"`
+	Unchecked      uint64        `json:"unchecked"`
+	Errors         uint64        `json:"errors"`
+	Events         uint64        `json:"events"`
+	CommittedAvg   float64       `json:"ops_committed_avg"`
+	WallS          float64       `json:"wall_s"`
+	SlowestSeed    uint64        `json:"slowest_seed"`
+	SlowestSeedHex string        `json:"slowest_seed_hex"`
+	SlowestWallS   float64       `json:"slowest_wall_s"`
+	Interrupted    bool          `json:"interrupted"`
+	Stopped        bool          `json:"stopped_at_max_failures"`
+	Jobs           int           `json:"jobs"`
+	Range          sweepRangeOut `json:"range"`
 	// Exercised counts the runs in which each mechanism happened at least once.
 	Exercised exercisedJSON `json:"exercised"`
 	// Marks, with --marks, counts per coverage mark the runs that reached it,
@@ -379,6 +383,8 @@ func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
 		RunsPerS:       round1(sum.RunsPerSecond()),
 		EventsPerS:     round1(sum.EventsPerSecond()),
 		Unrecoverable:  sum.Unrecoverable,
+		Assisted:       sum.Assisted,
+		Unchecked:      sum.Unchecked,
 		Errors:         sum.Errors,
 		Events:         sum.Events,
 		CommittedAvg:   round1(float64(sum.Committed) / float64(max(sum.Runs, 1))),
@@ -422,6 +428,8 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 		{"seeds", fmt.Sprintf("%d from %d (shard %s)", rng.Len(), rng.First, shard)},
 		{"runs", fmt.Sprint(sum.Runs)},
 		{"passed", fmt.Sprintf("%d (%d unrecoverable)", sum.Passed, sum.Unrecoverable)},
+		{"assisted by the harness", share(sum.Assisted, sum.Runs)},
+		{"liveness unchecked", share(sum.Unchecked, sum.Runs)},
 		{"failed: safety", fmt.Sprint(sum.Failed[sim.VerdictSafety])},
 		{"failed: liveness", fmt.Sprint(sum.Failed[sim.VerdictLiveness])},
 		{"failed: crash", fmt.Sprint(sum.Failed[sim.VerdictCrash])},

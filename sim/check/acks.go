@@ -140,3 +140,25 @@ func (c *Checker) mustSurvive(op, checksum, before uint64) (*ackSet, bool) {
 	}
 	return first, true
 }
+
+// countedQuorumAck returns the ack set of (op, checksum) in view in which
+// replica i's own ack is counted toward a replication quorum the primary
+// could commit on. A replica that drops such a copy in the same view
+// withdraws an ack a commit may already rest on: only a copy that never
+// counted may be cut by a late StartView of its own view.
+func (c *Checker) countedQuorumAck(i int, op, checksum, view uint64) (*ackSet, bool) {
+	if op >= uint64(len(c.acks)) {
+		return nil, false
+	}
+	bit := uint16(1) << uint(i)
+	for k := range c.acks[op] {
+		s := &c.acks[op][k]
+		if s.view != view || s.checksum != checksum {
+			continue
+		}
+		if got := c.countedAcks(s); got&bit != 0 && popcount(got) >= c.qRep {
+			return s, true
+		}
+	}
+	return nil, false
+}

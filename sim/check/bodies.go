@@ -2,84 +2,153 @@ package check
 
 // bodySet is who may hold the body of one prepare (op, checksum): every
 // replica that reported journaling it, acked it or applied it, less those that
-// since dropped it or lost their journal. It over-states (an entry evicted to
-// make room is not reported), so a rule built on "nobody holds it" is sound.
+// since dropped it, evicted it or lost their journal. The record says how each
+// copy went, because a loss excuses a stall only when crashes alone, more of
+// them than the protocol promises to survive, took every copy.
 type bodySet struct {
 	checksum uint64
 	holders  uint16
+	// crashLost: copies a journal-losing crash took; dropped: copies a
+	// replica discarded itself (a truncation, a prune, an eviction).
+	crashLost, dropped uint16
+	// sinceLoss is Checker.losses when the first copy was recorded: a crash
+	// counts against this op only if it came after.
+	sinceLoss uint64
 }
 
 // Journaled records that replica i journaled (op, checksum).
 func (c *Checker) Journaled(i int, op, checksum uint64) { c.hold(i, op, checksum) }
 
+// Evicted records that replica i let (op, checksum) fall out of its journal
+// to make room for a newer op: from then on its copy is gone, and only the
+// state it applied (if it applied that far) covers the op.
+func (c *Checker) Evicted(i int, op, checksum uint64) {
+	c.withdrawCopy(i, op, checksum)
+	c.dropBody(i, op, checksum)
+}
+
 func (c *Checker) hold(i int, op, checksum uint64) {
 	c.preparedTop = max(c.preparedTop, op)
 	c.bodies = grow(c.bodies, op)
 	for k := range c.bodies[op] {
-		if c.bodies[op][k].checksum == checksum {
-			c.bodies[op][k].holders |= 1 << uint(i)
+		if b := &c.bodies[op][k]; b.checksum == checksum {
+			b.holders |= 1 << uint(i)
 			return
 		}
 	}
-	c.bodies[op] = c.bodyBlock.add(c.bodies[op], bodySet{checksum: checksum, holders: 1 << uint(i)})
+	c.bodies[op] = c.bodyBlock.add(c.bodies[op], bodySet{checksum: checksum, holders: 1 << uint(i), sinceLoss: c.losses})
 }
 
-func (c *Checker) unhold(i int, op, checksum uint64) {
+// dropBody: replica i discarded its own copy of (op, checksum).
+func (c *Checker) dropBody(i int, op, checksum uint64) {
 	if op >= uint64(len(c.bodies)) {
 		return
 	}
+	bit := uint16(1) << uint(i)
 	for k := range c.bodies[op] {
-		if c.bodies[op][k].checksum == checksum {
-			c.bodies[op][k].holders &^= 1 << uint(i)
+		if b := &c.bodies[op][k]; b.checksum == checksum && b.holders&bit != 0 {
+			b.holders &^= bit
+			b.dropped |= bit
 		}
 	}
 }
 
-// loseBodies: replica i lost its whole journal.
+// loseBodies: replica i lost its whole journal to a crash.
 func (c *Checker) loseBodies(i int) {
 	bit := uint16(1) << uint(i)
 	for op := range c.bodies {
 		for k := range c.bodies[op] {
-			c.bodies[op][k].holders &^= bit
+			if b := &c.bodies[op][k]; b.holders&bit != 0 {
+				b.holders &^= bit
+				b.crashLost |= bit
+			}
 		}
 	}
 }
 
+// opLoss is an op that may have committed whose every copy is gone.
+type opLoss struct {
+	op, checksum uint64
+	committed    bool
+	// beyondF: crashes alone took every copy, and more than f replicas lost
+	// their journal after the op was first held: the protocol promised
+	// nothing. Otherwise a correct replica let it go: a safety finding.
+	beyondF bool
+	dropped uint16 // copies their replicas discarded themselves
+	crashed int    // replicas whose journal a crash took since
+}
+
 // lostOp returns an op that may have committed (committed, or acked by a
-// replication quorum its primary could count) whose body no live replica may
-// still hold and that no live replica has applied (so none holds a state that
-// covers it): no correct replica may cut it, and none can ever fetch it.
-func (c *Checker) lostOp() (op, checksum uint64, committed, lost bool) {
+// replication quorum its primary could count) whose body no replica still
+// holds (a down replica's write-ahead journal still holds its copy) and that
+// no live replica has applied (so none holds a state that covers it).
+func (c *Checker) lostOp() (opLoss, bool) {
 	covered := uint64(0)
-	var up uint16
+	avail := uint16(0)
 	for i := range c.replicas {
+		if r := &c.replicas[i]; r.up || c.wal {
+			avail |= 1 << uint(i)
+		}
 		if r := &c.replicas[i]; r.up {
-			up |= 1 << uint(i)
 			covered = max(covered, r.applied)
 		}
 	}
-	held := func(op, sum uint64) bool {
+	find := func(op, sum uint64) *bodySet {
 		if op < uint64(len(c.bodies)) {
-			for _, b := range c.bodies[op] {
-				if b.checksum == sum && b.holders&up != 0 {
-					return true
+			for k := range c.bodies[op] {
+				if b := &c.bodies[op][k]; b.checksum == sum {
+					return b
 				}
 			}
 		}
-		return false
+		return nil
 	}
 	for op := covered + 1; op <= c.top; op++ {
-		if sum := c.committed[op].checksum; !held(op, sum) {
-			return op, sum, true, true
+		sum := c.committed[op].checksum
+		if b := find(op, sum); b == nil || b.holders&avail == 0 {
+			return c.judgeLoss(op, sum, true, b), true
 		}
 	}
 	for op := max(covered, c.top) + 1; op < uint64(len(c.acks)); op++ {
 		for k := range c.acks[op] {
 			s := &c.acks[op][k]
-			if popcount(c.countedAcks(s)) >= c.qRep && !held(op, s.checksum) {
-				return op, s.checksum, false, true
+			if popcount(c.countedAcks(s)) < c.qRep {
+				continue
 			}
+			b := find(op, s.checksum)
+			if b != nil && b.holders&avail != 0 {
+				continue
+			}
+			// An op a replica discarded itself was cut by a view change
+			// the oracle already judged (Dropped): it is not lost.
+			if b != nil && b.dropped != 0 {
+				continue
+			}
+			return c.judgeLoss(op, s.checksum, false, b), true
 		}
 	}
-	return 0, 0, false, false
+	return opLoss{}, false
+}
+
+// judgeLoss says whether crashes beyond f explain the loss of (op, sum).
+func (c *Checker) judgeLoss(op, sum uint64, committed bool, b *bodySet) opLoss {
+	l := opLoss{op: op, checksum: sum, committed: committed}
+	since := uint64(0)
+	if b != nil {
+		l.dropped = b.dropped
+		since = b.sinceLoss
+	}
+	for i := range c.replicas {
+		if c.replicas[i].lostAt > since {
+			l.crashed++
+		}
+	}
+	// A committed op's copies outside its commit quorum never counted: a
+	// late StartView of the commit's view may cut them (Dropped allows it).
+	counted := ^uint16(0)
+	if committed {
+		counted = c.committed[op].quorum
+	}
+	l.beyondF = !c.wal && l.dropped&counted == 0 && l.crashed > faultsTolerated(c.n)
+	return l
 }

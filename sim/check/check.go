@@ -79,6 +79,10 @@ type Checker struct {
 	model       kvModel
 	modelOp     uint64
 
+	// losses counts crashes that took a journal; a replica's lostAt and a
+	// body's sinceLoss are read against it.
+	losses uint64
+
 	checkpoints []uint64 // state checksum per checkpoint op
 	live        livenessRecord
 	failure     *Failure
@@ -101,7 +105,10 @@ func New(cfg Config) *Checker {
 	for i := range c.replicas {
 		c.replicas[i].up = true
 		c.replicas[i].voter = true
-		c.replicas[i].sendInc = incUnknown
+		// A first life stamps 0: its acks speak for its copies from the
+		// start (incUnknown here once left every memory-journal run's
+		// never-restarted replicas out of acked_durability).
+		c.replicas[i].sendInc = 0
 	}
 	return c
 }

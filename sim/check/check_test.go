@@ -159,8 +159,39 @@ func TestRules(t *testing.T) {
 		{"state transfer rewinds", InvMonotonicity, "rewound commit 2 -> 1", true, func(c *Checker) {
 			commitOp(c, 1, 0xa1, 0, 1, 10)
 			commitOp(c, 2, 0xa2, 0xa1, 2, 20)
-			c.Install(3, 1, 2)
-			c.Install(4, 1, 1)
+			c.Install(3, 1, 2, 0xa2, StateHash([]uint64{0, 20}))
+			c.Install(4, 1, 1, 0xa1, StateHash([]uint64{0, 10}))
+		}},
+		{"state transfer installs a state the model never had", InvCheckpoint, "installed a state at op 2", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			commitOp(c, 2, 0xa2, 0xa1, 2, 20)
+			c.Install(3, 1, 2, 0xa2, StateHash([]uint64{0, 10}))
+		}},
+		{"state transfer installs another op's checkpoint", InvAgreement, "installed a checkpoint at op 2 csum=00b2", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			commitOp(c, 2, 0xa2, 0xa1, 2, 20)
+			c.Install(3, 1, 2, 0xb2, StateHash([]uint64{0, 20}))
+		}},
+		{"a restarted life stamps 0", InvMonotonicity, "stamped incarnation 0 after its restart", false, func(c *Checker) {
+			c.Sent(1, 1, 0)
+			c.Crash(2, 1)
+			c.Restart(3, 1, 0)
+			c.Sent(4, 1, 0)
+		}},
+		{"a backup in the commit quorum cuts the op in its view", InvDurability, "view-0 truncation dropped committed op 1", true, func(c *Checker) {
+			commitOp(c, 1, 0xa1, 0, 1, 10)
+			c.Dropped(2, 1, DropTruncate, 0, 1, 0xa1, 0)
+		}},
+		{"a counted acker cuts a quorum-acked op in its view", InvAckedDurability, "its own ack was counted", true, func(c *Checker) {
+			c.OwnAck(0, 0, 1, 0xa1, 0)
+			c.AckDelivered(0, 1, 0, 0, 1, 0xa1, 0)
+			c.Dropped(2, 1, DropTruncate, 0, 1, 0xa1, 0)
+		}},
+		{"memory journal: a first life's acks hold copies", InvAckedDurability, "acked it in view 0", false, func(c *Checker) {
+			c.OwnAck(0, 0, 1, 0xa1, 0)
+			c.Sent(1, 1, 0)
+			c.AckDelivered(0, 1, 0, 0, 1, 0xa1, 0)
+			c.Dropped(4, 2, DropMergeTruncate, 1, 1, 0xa1, 2)
 		}},
 		{"checkpoints disagree", InvCheckpoint, "checkpoint at op 8 has state 0002", true, func(c *Checker) {
 			c.Checkpoint(1, 0, 8, 1)
@@ -205,6 +236,33 @@ func TestSameViewStartViewIsNotALoss(t *testing.T) {
 	assert.Nil(t, c.Failed())
 	c.Dropped(3, 2, DropTruncate, 1, 1, 0xa1, 0)
 	requireInvariant(t, c, InvDurability, "view-1 truncation dropped committed op 1")
+}
+
+// TestSameViewAllowanceIsOnlyForUncountedCopies: the backup whose ack the
+// commit never counted may lose its copy to a late StartView of the commit's
+// view; one whose ack it counted may not.
+func TestSameViewAllowanceIsOnlyForUncountedCopies(t *testing.T) {
+	c := newTest(true)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	c.Dropped(2, 2, DropTruncate, 0, 1, 0xa1, 0)
+	assert.Nil(t, c.Failed(), "r2 never acked op 1")
+	c.Dropped(3, 1, DropTruncate, 0, 1, 0xa1, 0)
+	requireInvariant(t, c, InvDurability, "acks from r0,r1")
+}
+
+// TestInstallMatchesModel: a transfer that installs the committed state at
+// its op passes.
+func TestInstallMatchesModel(t *testing.T) {
+	c := newTest(true)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	commitOp(c, 2, 0xa2, 0xa1, 2, 20)
+	c.Request(0, 3, Op{Kind: OpIncr, Key: 3, Value: 4})
+	c.OwnAck(0, 0, 3, 0xa3, 0xa2)
+	c.AckDelivered(0, 1, 1, 0, 3, 0xa3, 0xa2)
+	c.PrimaryCommit(3, 0, 0, 3, 0xa3, 0xa2, 0, 3)
+	c.Install(4, 2, 2, 0xa2, StateHash([]uint64{0, 20}))
+	c.Install(5, 2, 3, 0xa3, StateHash([]uint64{0, 20, 0, 4}))
+	assert.Nil(t, c.Failed())
 }
 
 func TestFirstFailureSticks(t *testing.T) {
@@ -275,6 +333,32 @@ func TestUnrecoverableRules(t *testing.T) {
 	l2.Status(5, 1, StatusViewChange, 1, 0, 0, 0)
 	unrec, _, _ = l2.Stalled(100, 0)
 	assert.False(t, unrec, "r2 still holds op 1")
+
+	// A drop and one crash, within f: the op was the protocol's to keep.
+	d := newTest(false)
+	commitOp(d, 1, 0xa1, 0, 1, 10)
+	d.Dropped(2, 1, DropTruncate, 1, 1, 0xa1, 0)
+	require.NotNil(t, d.Failed(), "a later view's truncation of a committed op fails at once")
+	d2 := newTest(false)
+	commitOp(d2, 1, 0xa1, 0, 1, 10)
+	d2.Evicted(1, 1, 0xa1)
+	d2.Crash(2, 0)
+	d2.Restart(3, 0, 0)
+	d2.StartLiveness([]int{0, 1, 2})
+	unrec, _, _ = d2.Stalled(100, 0)
+	assert.False(t, unrec, "an eviction and one crash are within f")
+	requireInvariant(t, d2, InvDurability, "only 1 replicas lost their journal")
+
+	// A write-ahead copy on a replica that is down is not lost.
+	w0 := newTest(true)
+	commitOp(w0, 1, 0xa1, 0, 1, 10)
+	w0.Evicted(1, 1, 0xa1)
+	w0.Crash(2, 0)
+	w0.StartLiveness([]int{1, 2})
+	unrec, rule, _ = w0.Stalled(100, 0)
+	assert.False(t, unrec, "down, not lost: r0's journal still holds op 1")
+	assert.Empty(t, rule)
+	assert.Nil(t, w0.Failed())
 
 	w := newTest(true)
 	w.Crash(1, 0)

@@ -11,6 +11,7 @@ type commitRecord struct {
 	result   uint64 // the oracle's model's result
 	replied  bool
 	quorum   uint16 // the acks the primary committed it on
+	state    uint64 // StateHash of the model once this op applied
 }
 
 // NoClient marks an op no client issued (a no-op).
@@ -66,7 +67,7 @@ func (c *Checker) PrimaryCommit(tick uint64, p int, view, op, checksum, parent u
 		body = req.op
 	}
 	c.committed[op] = commitRecord{checksum: checksum, parent: parent, view: view, client: client, request: request,
-		result: c.model.apply(body), quorum: c.countedAcks(s)}
+		result: c.model.apply(body), quorum: c.countedAcks(s), state: c.model.hash}
 	c.top = op
 	c.modelOp = op
 }
@@ -110,14 +111,28 @@ func (c *Checker) Apply(tick uint64, i int, op, checksum, parent, result uint64)
 	c.checkWhole(i)
 }
 
-// Install records that replica i installed a state-transfer checkpoint at op.
-func (c *Checker) Install(tick uint64, i int, op uint64) {
+// Install records that replica i installed a state-transfer checkpoint at
+// op, whose prepare has checksum sum and whose key-value state has StateHash
+// state. The state is checked against the oracle's own model at that op, not
+// taken on the replica's word.
+func (c *Checker) Install(tick uint64, i int, op, sum, state uint64) {
 	r := &c.replicas[i]
 	if op < r.applied {
 		c.fail(tick, InvMonotonicity, "r%d state transfer rewound commit %d -> %d", i, r.applied, op)
 	}
 	if op > c.top {
 		c.fail(tick, InvCommitQuorum, "r%d installed a checkpoint at op %d above every committed op (%d)", i, op, c.top)
+	}
+	if op > 0 && op <= c.top {
+		rec := &c.committed[op]
+		switch {
+		case rec.checksum != sum:
+			c.fail(tick, InvAgreement, "r%d installed a checkpoint at op %d csum=%04x, but op %d committed as csum=%04x",
+				i, op, short(sum), op, short(rec.checksum))
+		case rec.state != state:
+			c.fail(tick, InvCheckpoint, "r%d installed a state at op %d with digest %04x; the oracle's model there gives %04x",
+				i, op, short(state), short(rec.state))
+		}
 	}
 	r.applied = op
 	c.checkWhole(i)
@@ -153,7 +168,7 @@ func (k DropKind) String() string { return dropKindNames[k] }
 // journal or from the canonical log (nacks: the merge's nack count).
 func (c *Checker) Dropped(tick uint64, i int, kind DropKind, view, op, checksum, nacks uint64) {
 	if op < uint64(len(c.committed)) {
-		if rec := &c.committed[op]; rec.checksum == checksum && c.droppedAfterCommit(kind, rec.view, view) {
+		if rec := &c.committed[op]; rec.checksum == checksum && c.droppedAfterCommit(i, kind, rec, view) {
 			replied := ""
 			if rec.replied {
 				replied = ", and its client got the reply"
@@ -168,21 +183,30 @@ func (c *Checker) Dropped(tick uint64, i int, kind DropKind, view, op, checksum,
 			i, view, kind, op, short(checksum), nacks, replicaList(s.ackers&s.intact), s.view)
 		return
 	}
+	if s, ok := c.countedQuorumAck(i, op, checksum, view); ok {
+		c.fail(tick, InvAckedDurability, "r%d's view-%d %s dropped op %d csum=%04x, but its own ack was counted in that view's replication quorum (%s)",
+			i, view, kind, op, short(checksum), replicaList(c.countedAcks(s)))
+		return
+	}
 	c.withdrawCopy(i, op, checksum)
-	c.unhold(i, op, checksum)
+	c.dropBody(i, op, checksum)
 }
 
-// droppedAfterCommit reports whether a drop in view dropView contradicts a
-// commit in view commitView. A view change decides a log from what was
-// committed in earlier views: an op committed in the same view was committed
-// after that view's StartView was built, so a StartView delivered late may
-// still cut a backup's copy (it fetches it again). A prune is no view's
-// decision: a replica never discards a committed op it holds.
-func (c *Checker) droppedAfterCommit(kind DropKind, commitView, dropView uint64) bool {
+// droppedAfterCommit reports whether replica i's drop in view dropView
+// contradicts the commit rec. A view change decides a log from what was
+// committed in earlier views, so a StartView of the commit's own view,
+// delivered late, may cut a backup's copy that the commit never counted (it
+// fetches it again); a copy whose ack the commit counted may not go, nor may
+// any copy in a later view. A prune is no view's decision: a replica never
+// discards a committed op it holds.
+func (c *Checker) droppedAfterCommit(i int, kind DropKind, rec *commitRecord, dropView uint64) bool {
 	if kind == DropPrune {
-		return commitView <= dropView
+		return rec.view <= dropView
 	}
-	return commitView < dropView
+	if rec.view == dropView {
+		return rec.quorum&(1<<uint(i)) != 0
+	}
+	return rec.view < dropView
 }
 
 // Reply records a reply delivered to client (by index): request number
@@ -204,6 +228,14 @@ func (c *Checker) Reply(tick uint64, client int, request, op, result uint64) {
 		return
 	}
 	rec.replied = true
+	if !c.live.active {
+		return
+	}
+	c.live.lastReplyAt = tick
+	if req := c.request(client, request); req != nil && req.inLiveness && !c.live.servedNew {
+		c.live.servedNew = true
+		c.live.servedNewAt = tick
+	}
 }
 
 // CommittedMax is the highest op committed anywhere.

@@ -15,6 +15,13 @@ type livenessRecord struct {
 	stableView     uint64
 	viewAtStart    uint64
 	logViewAtStart uint64
+	now            uint64 // the tick Converged last judged
+	// servedNew: a client got the reply to a request issued after the phase
+	// began. Finishing old requests is not enough: the core must serve.
+	servedNew   bool
+	servedNewAt uint64
+	lastReplyAt uint64 // the last reply a client got in this phase
+	topAtStable uint64 // the commit point when the stable view began
 
 	// Evidence of the stall's mechanism, gathered while the phase runs.
 	gapDrops     map[gapKey]uint64 // looked up only, never iterated
@@ -143,22 +150,17 @@ func (c *Checker) coreView() (uint64, bool) {
 // Converged advances the liveness phase by one tick and reports whether the
 // core has held one view for stableTicks and caught up: every committed op
 // applied by every core replica, nothing the primary prepared left
-// uncommitted, at least floor ops committed, no client request outstanding.
-// A view that keeps being disturbed never converges. On convergence the
-// end-of-run durability check runs.
+// uncommitted, at least floor ops committed, a request issued in this phase
+// served, and no client request outstanding. A view that keeps being
+// disturbed never converges. On convergence the end-of-run durability check
+// runs.
 func (c *Checker) Converged(now, stableTicks, floor uint64, outstanding int) bool {
 	l := &c.live
-	view, ok := c.coreView()
-	if !ok {
-		l.stable = false
+	l.now = now
+	if !c.Settled(now, stableTicks) || c.top < floor || outstanding != 0 || !l.servedNew {
 		return false
 	}
-	if !l.stable || view != l.stableView {
-		l.stable, l.stableSince, l.stableView = true, now, view
-	}
-	if now-l.stableSince < stableTicks || c.top < floor || outstanding != 0 {
-		return false
-	}
+	view := l.stableView
 	for _, i := range l.core {
 		if c.replicas[i].applied != c.top {
 			return false
@@ -169,6 +171,61 @@ func (c *Checker) Converged(now, stableTicks, floor uint64, outstanding int) boo
 	}
 	c.checkEnd(now)
 	return true
+}
+
+// Settled reports whether the core has held one view, with its primary up
+// and Normal in it, for stableTicks up to now. It is the oracle's record of
+// roles: the harness asks it, never a replica, who leads.
+func (c *Checker) Settled(now, stableTicks uint64) bool {
+	l := &c.live
+	view, ok := c.coreView()
+	if !ok {
+		l.stable = false
+		return false
+	}
+	if !l.stable || view != l.stableView {
+		l.stable, l.stableSince, l.stableView = true, now, view
+		l.topAtStable = c.top
+	}
+	return now-l.stableSince >= stableTicks
+}
+
+// Progressing judges a core under a continuing workload, where a moment with
+// no request outstanding is luck: the core has held one view for
+// stableTicks, every core replica has applied at least what was committed
+// when that view began to hold, a request issued in this phase was served,
+// and replies kept coming within the stable window. The harness then stops
+// the workload and Converged asks the core to drain.
+func (c *Checker) Progressing(now, stableTicks uint64) bool {
+	l := &c.live
+	if !c.Settled(now, stableTicks) || !l.servedNew || l.lastReplyAt < l.stableSince {
+		return false
+	}
+	for _, i := range l.core {
+		if c.replicas[i].applied < l.topAtStable {
+			return false
+		}
+	}
+	return true
+}
+
+// ViewClimbing reports whether the core's view has climbed three or more
+// views since the liveness phase began: the mark of a view change that
+// never settles.
+func (c *Checker) ViewClimbing() bool {
+	view, _ := c.coreViews()
+	return view >= c.live.viewAtStart+3
+}
+
+// ServedNew reports whether the core served a request issued in the
+// liveness phase.
+func (c *Checker) ServedNew() bool { return c.live.servedNew }
+
+// LeadsNormal reports whether the record has replica i up and Normal as the
+// primary of the view it last reported.
+func (c *Checker) LeadsNormal(i int) bool {
+	r := &c.replicas[i]
+	return r.up && r.status == StatusNormal && c.primaryOf(r.view) == i
 }
 
 // Unrecoverable rules: each proves from the record of what the harness
@@ -218,13 +275,24 @@ func (c *Checker) Stalled(livenessTicks uint64, outstanding int) (unrecoverable 
 		return true, RuleNoVoters, fmt.Sprintf("only %d replicas could vote at the end (a view-change quorum is %d; "+
 			"the others lost their journal and no primary is up to hand them a view); %s", voters, c.qVC, stall)
 	}
-	if op, sum, committed, lost := c.lostOp(); lost {
+	if l, lost := c.lostOp(); lost {
 		what := "committed op"
-		if !committed {
+		if !l.committed {
 			what = "op a replication quorum acked (so it may have committed)"
 		}
-		return true, RuleCommittedOpLost, fmt.Sprintf("%s %d csum=%04x: every replica that held it lost its journal, "+
-			"and no live replica applied past it; %s", what, op, short(sum), stall)
+		if l.beyondF {
+			return true, RuleCommittedOpLost, fmt.Sprintf("%s %d csum=%04x: crashes took every copy (%d replicas lost their journal "+
+				"after it was first held; the protocol survives %d), and no live replica applied past it; %s",
+				what, l.op, short(l.checksum), l.crashed, faultsTolerated(c.n), stall)
+		}
+		inv := InvDurability
+		if !l.committed {
+			inv = InvAckedDurability
+		}
+		c.fail(c.live.now, inv, "%s %d csum=%04x has no copy left and no live replica applied past it, yet only %d replicas lost "+
+			"their journal since (the protocol survives %d; copies dropped by %s): a correct cluster keeps it",
+			what, l.op, short(l.checksum), l.crashed, faultsTolerated(c.n), replicaList(l.dropped))
+		return false, "", stall
 	}
 	return false, "", stall
 }
@@ -272,6 +340,9 @@ func (c *Checker) stallEvidence(livenessTicks uint64, outstanding int) string {
 	fmt.Fprintf(&b, ", committed %d", c.top)
 	if outstanding > 0 {
 		fmt.Fprintf(&b, ", %d requests outstanding", outstanding)
+	}
+	if !l.servedNew {
+		b.WriteString(", no request issued in the liveness phase was served")
 	}
 	parts = append(parts, b.String())
 	return strings.Join(parts, "; ")

@@ -24,6 +24,8 @@ type Op struct {
 // promised, written independently of the replica's state machine.
 type kvModel struct {
 	kv []uint64 // by key
+	// hash is StateHash of kv, kept up to date one write at a time.
+	hash uint64
 }
 
 func (m *kvModel) apply(op Op) uint64 {
@@ -31,18 +33,46 @@ func (m *kvModel) apply(op Op) uint64 {
 		m.kv = append(m.kv, 0)
 	}
 	v := &m.kv[op.Key]
+	old := *v
+	var result uint64
 	switch op.Kind {
 	case OpPut:
-		prev := *v
+		result = old
 		*v = op.Value
-		return prev
 	case OpGet:
 		return *v
 	case OpIncr:
 		*v += op.Value
-		return *v
+		result = *v
+	default:
+		return 0
 	}
-	return 0
+	m.hash += entryHash(op.Key, *v) - entryHash(op.Key, old)
+	return result
+}
+
+// StateHash is the oracle's digest of a key-value state given as values by
+// key: a sum of one mixed word per non-zero key, so the model keeps it one
+// write at a time and the harness computes it from a state a replica
+// installed, in the same words.
+func StateHash(kv []uint64) uint64 {
+	var h uint64
+	for k, v := range kv {
+		h += entryHash(uint32(k), v)
+	}
+	return h
+}
+
+func entryHash(key uint32, v uint64) uint64 {
+	if v == 0 {
+		return 0
+	}
+	x := v ^ uint64(key)<<56 ^ 0x9e3779b97f4a7c15
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 29
+	x *= 0x94d049bb133111eb
+	return x ^ x>>32
 }
 
 // clientRecord is one client's requests as it issued them, and the op each
@@ -55,6 +85,9 @@ type requestRecord struct {
 	op       Op
 	issued   bool
 	executed uint64 // op number it was committed at (0: not yet)
+	// inLiveness: issued after the liveness phase began, so a reply to it
+	// shows the healed core serving, not only finishing old work.
+	inLiveness bool
 }
 
 // Request records that client (by index) issued request number request with
@@ -65,7 +98,7 @@ func (c *Checker) Request(client int, request uint64, op Op) {
 	}
 	cl := &c.clients[client]
 	cl.reqs = grow(cl.reqs, request-1)
-	cl.reqs[request-1] = requestRecord{op: op, issued: true}
+	cl.reqs[request-1] = requestRecord{op: op, issued: true, inLiveness: c.live.active}
 }
 
 func (c *Checker) request(client int, request uint64) *requestRecord {

@@ -44,6 +44,10 @@ type replicaRecord struct {
 	// ownAckView (its prepared head there).
 	ownAckView uint64
 	ownAckOp   uint64
+
+	// lostAt is the oracle's loss count (Checker.losses) at this replica's
+	// last crash that took its journal: 0 if none did.
+	lostAt uint64
 }
 
 // whole reports whether replica i is up with every op it ever acked still in
@@ -58,6 +62,8 @@ func (c *Checker) Crash(tick uint64, i int) {
 	r.sendInc = incUnknown
 	if !c.wal {
 		r.amnesiac = true
+		c.losses++
+		r.lostAt = c.losses
 		c.withdrawCopies(i)
 		c.loseBodies(i)
 	}
@@ -111,16 +117,15 @@ func (c *Checker) NotWhole() int {
 // Whole reports whether replica i is up and holds every op it acked.
 func (c *Checker) Whole(i int) bool { return c.replicas[i].whole() }
 
-// Sent records the incarnation replica i stamps on a message it sends. An
-// incarnation names one life of a replica: a life that stamps one no higher
-// than an earlier life did lets a primary count that life's acks, whose
-// copies a memory journal lost, as this one's.
+// Sent records the incarnation replica i stamps on a message it sends (the
+// harness reports every message whose command carries one, a stamp of 0
+// included). An incarnation names one life of a replica: a life that stamps
+// one no higher than an earlier life did lets a primary count that life's
+// acks, whose copies a memory journal lost, as this one's. The first life may
+// stamp 0; every life after a restart must stamp above all before it.
 func (c *Checker) Sent(tick uint64, i int, incarnation uint64) {
-	if incarnation == 0 {
-		return
-	}
 	r := &c.replicas[i]
-	if incarnation <= r.earlier {
+	if r.restarts > 0 && incarnation <= r.earlier {
 		c.fail(tick, InvMonotonicity, "r%d stamped incarnation %d after its restart, but an earlier life stamped %d", i, incarnation, r.earlier)
 	}
 	r.sendInc = incarnation
