@@ -15,6 +15,7 @@ import (
 
 	"vsrsim/marks"
 	"vsrsim/sim"
+	"vsrsim/sim/check/linearize"
 )
 
 // Range is the seeds First, First+1, ..., First+Count-1, of which a shard keeps
@@ -99,6 +100,10 @@ type Summary struct {
 	Interrupted  bool // stopped by the context before the range was done
 	Stopped      bool // stopped by MaxFailures
 	Coverage     Coverage
+	// LinearizabilityUnknown counts the runs whose linearizability check
+	// answered unknown (its step budget ran out): not findings, but runs
+	// whose histories nothing vouched for.
+	LinearizabilityUnknown uint64
 	// Marks counts, per mark, the runs that reached it (docs/marks.md).
 	Marks marks.Runs
 	// MarksFirst holds, per mark, the first seed that reached it: where a
@@ -205,6 +210,9 @@ func (s *Summary) add(o Outcome) {
 	s.Runs++
 	s.Events += o.Result.Events
 	s.Committed += o.Result.Committed
+	if o.Result.Linearizability == linearize.Unknown {
+		s.LinearizabilityUnknown++
+	}
 	st := &o.Result.Stats
 	for _, c := range []struct {
 		n   uint64

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/sim"
+	"vsrsim/sim/check/linearize"
 	"vsrsim/sweep"
 )
 
@@ -169,4 +170,24 @@ func TestCoverage(t *testing.T) {
 	assert.Equal(t, uint64(5), sum.Coverage.ViewChanges)
 	assert.Equal(t, uint64(2), sum.Coverage.StateTransfers)
 	assert.Zero(t, sum.Coverage.Restarts)
+}
+
+// TestLinearizabilityUnknownCounted: runs whose linearizability check
+// answered unknown are counted, whatever their verdict, and only they.
+func TestLinearizabilityUnknownCounted(t *testing.T) {
+	run := func(seed uint64) (sim.Result, error) {
+		res := sim.Result{Seed: seed, Verdict: sim.VerdictPass, Linearizability: linearize.Linearizable}
+		switch seed % 4 {
+		case 1:
+			res.Linearizability = linearize.Unknown
+		case 2:
+			res.Verdict, res.Linearizability = sim.VerdictUnrecoverable, linearize.Unknown
+		case 3:
+			res.Verdict, res.Linearizability = sim.VerdictSafety, linearize.NotLinearizable
+		}
+		return res, nil
+	}
+	_, sum := collect(t, context.Background(), sweep.Options{Range: sweep.Range{First: 1, Count: 10}, Jobs: 2}, run)
+	assert.Equal(t, uint64(6), sum.LinearizabilityUnknown, "seeds 1, 2, 5, 6, 9, 10")
+	assert.Equal(t, uint64(8), sum.Passed)
 }

@@ -1,7 +1,7 @@
 // Package verify runs a simulation and then checks its client history for
 // linearizability (sim/check/linearize). It sits outside sim because the
-// check searches on goroutines: it runs after the single-threaded run is
-// over, on a finished history.
+// check is the oracle's judgement of a finished history, made after the run
+// is over: it moves no trace hash.
 package verify
 
 import (
@@ -41,24 +41,39 @@ func putSpare(s *sim.Spare) {
 	spares.free = append(spares.free, s)
 }
 
-// Run executes one simulation and, if it passed, checks linearizability. A
-// history the search cannot settle leaves the verdict as it is and says so.
+// Run executes one simulation and, if it passed or was unrecoverable, checks
+// linearizability. A history the search cannot settle leaves the verdict as
+// it is and says so.
 func Run(cfg sim.Config, trace io.Writer) (sim.Result, error) {
 	spare := takeSpare()
 	res, err := sim.RunFrom(cfg, trace, spare)
 	putSpare(spare)
-	if err != nil || res.Verdict != sim.VerdictPass {
+	if err != nil {
 		return res, err
+	}
+	judge(&res)
+	return res, nil
+}
+
+// judge checks the history of a run that passed or was unrecoverable. An
+// unrecoverable run lost data to its fault mix, and may stall for it, but what
+// its clients were told must still be linearizable: if not, it fails too.
+func judge(res *sim.Result) {
+	if res.Verdict != sim.VerdictPass && res.Verdict != sim.VerdictUnrecoverable {
+		return
 	}
 	verdict, why := linearize.Check(res.History)
 	res.Linearizability = verdict
 	switch verdict {
 	case linearize.NotLinearizable:
+		if res.Verdict == sim.VerdictUnrecoverable {
+			why += " (in a run unrecoverable by rule " + res.Rule + ")"
+			res.Rule = ""
+		}
 		res.Verdict = sim.VerdictSafety
 		res.Invariant = check.InvLinearizable
 		res.Evidence = why
 	case linearize.Unknown:
 		res.LinearizabilityDetail = why
 	}
-	return res, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -30,9 +31,12 @@ func newMergeCmd() *cobra.Command {
 one read kept, in seed order. A DIR stands for every *.jsonl file under it, in
 name order. Every line is checked; empty files are fine.
 
-A summary goes to stderr: records read and kept, and the findings per verdict,
-per invariant and per bug switch that was on (a run with several switches on
-counts for each). --summary-md FILE appends it as Markdown
+A line that is a sweep's summary (as "vsrsim sweep -o json" ends with) is
+not a record: its linearizability_unknown is summed, so whole shard outputs
+may be merged. A summary goes to stderr: records read and kept, summaries
+read, runs whose linearizability check answered unknown, and the findings per
+verdict, per invariant and per bug switch that was on (a run with several
+switches on counts for each). --summary-md FILE appends it as Markdown
 (for $GITHUB_STEP_SUMMARY). A run found twice with another verdict or trace
 hash is reported as a conflict on stderr.
 
@@ -59,11 +63,13 @@ func (o *mergeOptions) merge(args []string, stdout, stderr io.Writer) error {
 	// Everything is read before anything is written, so --out may name one
 	// of the inputs.
 	var all []findings.Record
+	var sums sweepSums
 	for _, name := range files {
 		data, err := os.ReadFile(name)
 		if err != nil {
 			return dataErrorf("%s: %v", name, errUnwrapPath(err))
 		}
+		data = sums.take(data)
 		recs, err := findings.Read(name, bytes.NewReader(data))
 		if err != nil {
 			return dataErrorf("%v", err)
@@ -90,7 +96,7 @@ func (o *mergeOptions) merge(args []string, stdout, stderr io.Writer) error {
 			c.Kept.Where(), c.Kept.Verdict, c.Kept.TraceHash, c.Dropped.Where(), c.Dropped.Verdict, c.Dropped.TraceHash)
 	}
 	tally := findings.Summarize(m.Records)
-	if err := writeMergeTable(stderr, m, tally, len(files)); err != nil {
+	if err := writeMergeTable(stderr, m, tally, sums, len(files)); err != nil {
 		return internalErrorf("writing summary: %v", err)
 	}
 	if o.summaryMD != "" {
@@ -98,7 +104,7 @@ func (o *mergeOptions) merge(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return internalErrorf("--summary-md: %v", err)
 		}
-		err = writeMergeMarkdown(f, m, tally, len(files))
+		err = writeMergeMarkdown(f, m, tally, sums, len(files))
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -143,13 +149,15 @@ func mergeInputs(args []string) ([]string, error) {
 	return files, nil
 }
 
-func writeMergeTable(w io.Writer, m findings.Merged, tally findings.Tally, files int) error {
+func writeMergeTable(w io.Writer, m findings.Merged, tally findings.Tally, sums sweepSums, files int) error {
 	rows := [][]string{
 		{"files", fmt.Sprint(files)},
 		{"records read", fmt.Sprint(m.Read)},
 		{"duplicates dropped", fmt.Sprint(m.Duplicates)},
 		{"conflicts", fmt.Sprint(len(m.Conflicts))},
 		{"runs kept", fmt.Sprint(len(m.Records))},
+		{"sweep summaries", fmt.Sprint(sums.Summaries)},
+		{"linearizability unknown", fmt.Sprint(sums.LinearizabilityUnknown)},
 	}
 	for _, group := range tally.Groups() {
 		for _, c := range group.Counts {
@@ -161,4 +169,35 @@ func writeMergeTable(w io.Writer, m findings.Merged, tally findings.Tally, files
 		return err
 	}
 	return t.Render()
+}
+
+// sweepSums sums the sweep summaries a merge reads: `sweep -o json` ends its
+// output with one (a line with "summary": true), so a shard's whole output
+// can be merged, and what the summaries count beside the findings is summed.
+type sweepSums struct {
+	Summaries              int
+	LinearizabilityUnknown uint64
+}
+
+// take sums the summary lines of data and returns data with them blanked, so
+// that the records keep their line numbers; a line that is not a summary is
+// left for findings.Read to judge.
+func (s *sweepSums) take(data []byte) []byte {
+	if !bytes.Contains(data, []byte(`"summary"`)) {
+		return data
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for i, line := range lines {
+		var sum struct {
+			Summary                bool   `json:"summary"`
+			LinearizabilityUnknown uint64 `json:"linearizability_unknown"`
+		}
+		if !bytes.Contains(line, []byte(`"summary"`)) || json.Unmarshal(line, &sum) != nil || !sum.Summary {
+			continue
+		}
+		s.Summaries++
+		s.LinearizabilityUnknown += sum.LinearizabilityUnknown
+		lines[i] = []byte("\n")
+	}
+	return bytes.Join(lines, nil)
 }

@@ -17,9 +17,13 @@ const evidenceCellMax = 160
 
 // writeMergeMarkdown writes the merge summary as GitHub-flavoured Markdown:
 // counts, then the findings, each with the command that replays it.
-func writeMergeMarkdown(w io.Writer, m findings.Merged, tally findings.Tally, files int) error {
+func writeMergeMarkdown(w io.Writer, m findings.Merged, tally findings.Tally, sums sweepSums, files int) error {
 	var b strings.Builder
 	b.WriteString("## vsrsim sweep findings\n\n")
+	if sums.Summaries > 0 {
+		fmt.Fprintf(&b, "Linearizability unknown (step budget spent) in %d runs, by %d sweep summaries.\n\n",
+			sums.LinearizabilityUnknown, sums.Summaries)
+	}
 	if len(m.Records) == 0 {
 		fmt.Fprintf(&b, "No findings in %d files.\n", files)
 		_, err := io.WriteString(w, b.String())

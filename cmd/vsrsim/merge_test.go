@@ -180,3 +180,45 @@ func TestMergeReportsConflicts(t *testing.T) {
 		rec.Seed, files[1], rec.TraceHash, other))
 	assert.Regexp(t, `│ conflicts +│ 1 +│`, out.stderr)
 }
+
+// TestMergeSumsLinearizabilityUnknown: a shard's whole `sweep -o json` output
+// merges, its summary line taken as a summary, not a record, and the runs
+// whose linearizability check answered unknown are summed over the shards'
+// summaries, in the table and in the Markdown.
+func TestMergeSumsLinearizabilityUnknown(t *testing.T) {
+	dir := t.TempDir()
+	whole := vsrsim(t, append(dvcSweep, "--shard", "0/2", "-o", "json")...)
+	require.Equal(t, exitSafety, whole.code, whole.stderr)
+	records, summary := failureLines(t, whole.stdout)
+	require.Equal(t, float64(0), summary["linearizability_unknown"])
+	shard0 := filepath.Join(dir, "shard-0.jsonl")
+	require.NoError(t, os.WriteFile(shard0, []byte(whole.stdout), 0o644))
+	// Another shard's output, its summary counting 3 unknown, then 2 more in
+	// a third file: a record after a summary keeps its line number.
+	shard1 := filepath.Join(dir, "shard-1.jsonl")
+	require.NoError(t, os.WriteFile(shard1, []byte(`{"summary":true,"runs":3,"linearizability_unknown":3}`+"\n"), 0o644))
+	shard2 := filepath.Join(dir, "shard-2.jsonl")
+	require.NoError(t, os.WriteFile(shard2, []byte(`{"summary":true,"runs":3,"linearizability_unknown":2}`+"\nFAIL seed 3\n"), 0o644))
+
+	md := filepath.Join(dir, "summary.md")
+	out := vsrsim(t, "merge", "--summary-md", md, shard0, shard1)
+	require.Equal(t, 0, out.code, out.stderr)
+	assert.Equal(t, strings.Join(records, "\n")+"\n", out.stdout, "the records, not the summary")
+	for _, row := range [][]string{
+		{"records read", fmt.Sprint(len(records))}, {"sweep summaries", "2"}, {"linearizability unknown", "3"},
+	} {
+		assert.Regexp(t, `│ `+row[0]+` +│ `+row[1]+` +│`, out.stderr)
+	}
+	text, err := os.ReadFile(md)
+	require.NoError(t, err)
+	assert.Contains(t, string(text), "Linearizability unknown (step budget spent) in 3 runs, by 2 sweep summaries.")
+
+	bad := vsrsim(t, "merge", shard1, shard2)
+	assert.Equal(t, exitDataErr, bad.code)
+	assert.Contains(t, bad.stderr, shard2+":2: not a run record")
+
+	require.NoError(t, os.WriteFile(shard2, []byte(`{"summary":true,"runs":3,"linearizability_unknown":2}`+"\n"), 0o644))
+	out = vsrsim(t, "merge", shard1, shard2)
+	require.Equal(t, 0, out.code, out.stderr)
+	assert.Regexp(t, `│ linearizability unknown +│ 5 +│`, out.stderr)
+}

@@ -329,6 +329,9 @@ type sweepJSON struct {
 	Range          sweepRangeOut `json:"range"`
 	// Exercised counts the runs in which each mechanism happened at least once.
 	Exercised exercisedJSON `json:"exercised"`
+	// LinearizabilityUnknown counts the runs whose linearizability check
+	// answered unknown: its step budget ran out before an answer.
+	LinearizabilityUnknown uint64 `json:"linearizability_unknown"`
 	// Marks, with --marks, counts per coverage mark the runs that reached it,
 	// every mark listed (a zero is the finding).
 	Marks map[string]uint64 `json:"marks,omitempty"`
@@ -398,6 +401,7 @@ func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
 		Range:          sweepRangeOut{First: rng.First, FirstHex: seedHex(rng.First), Count: rng.Count, Shard: rng.Shard, Shards: max(rng.ShardN, 1)},
 		Exercised:      exercisedJSON(sum.Coverage),
 	}
+	out.LinearizabilityUnknown = sum.LinearizabilityUnknown
 	if sum.FirstFailure != nil {
 		seed, hex := sum.FirstFailure.Seed, seedHex(sum.FirstFailure.Seed)
 		out.FirstFailureSeed, out.FirstFailureHex = &seed, &hex
@@ -430,6 +434,7 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 		{"passed", fmt.Sprintf("%d (%d unrecoverable)", sum.Passed, sum.Unrecoverable)},
 		{"assisted by the harness", share(sum.Assisted, sum.Runs)},
 		{"liveness unchecked", share(sum.Unchecked, sum.Runs)},
+		{"linearizability unknown", fmt.Sprint(sum.LinearizabilityUnknown)},
 		{"failed: safety", fmt.Sprint(sum.Failed[sim.VerdictSafety])},
 		{"failed: liveness", fmt.Sprint(sum.Failed[sim.VerdictLiveness])},
 		{"failed: crash", fmt.Sprint(sum.Failed[sim.VerdictCrash])},

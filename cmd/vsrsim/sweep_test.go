@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"vsrsim/sweep"
 )
 
 // failureLines splits sweep -o json output into the failure records and the
@@ -164,4 +166,22 @@ func TestSweepInterrupt(t *testing.T) {
 				"every failure printed is in the file")
 		})
 	}
+}
+
+// TestSweepCountsLinearizabilityUnknown: the summary counts the runs whose
+// linearizability check answered unknown, as linearizability_unknown in JSON
+// (0 in a real sweep, where every check settles) and a row of the table.
+func TestSweepCountsLinearizabilityUnknown(t *testing.T) {
+	out := vsrsim(t, "sweep", "--count", "3", "-o", "json")
+	require.Equal(t, 0, out.code, out.stderr)
+	_, summary := failureLines(t, out.stdout)
+	assert.Equal(t, float64(0), summary["linearizability_unknown"])
+
+	sum := sweep.Summary{Runs: 9, Passed: 9, LinearizabilityUnknown: 4}
+	data, err := json.Marshal(newSweepJSON(sum, sweep.Range{First: 1, Count: 9}, 1))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"linearizability_unknown":4`)
+	var table bytes.Buffer
+	require.NoError(t, writeSweepTable(&table, sum, sweep.Range{First: 1, Count: 9}, 1))
+	assert.Regexp(t, `│ linearizability unknown +│ 4 +│`, table.String())
 }

@@ -1,29 +1,19 @@
-// Package linearize checks a client history for linearizability with
-// porcupine, against the oracle's own model of the key-value service. It is
-// part of the oracle: it reads only the oracle's record (check.HistoryOp) and
-// imports nothing of the replica. porcupine searches partitions on
-// goroutines, so it runs after a single-threaded run is over, never inside
-// one.
+// Package linearize checks a client history for linearizability against the
+// oracle's own model of the key-value service. It is part of the oracle: it
+// reads only the oracle's record (check.HistoryOp) and imports nothing of the
+// replica. Its search (Search) is its own, single-threaded and counted in
+// steps, so a history gets the same answer on any machine; porcupine's form of
+// the model (Model, Operations) remains for porcupine's visualisation of a
+// history and for the test that holds the two searches to the same answers.
 package linearize
 
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 
 	"vsrsim/sim/check"
-)
-
-// Budgets. The whole history is checked, split per key; a key with more than
-// partitionOpsMax operations, or a search that runs past searchTimeout, leaves
-// the verdict to the other checkers and says so in Result.Linearizability. The
-// first bound is deterministic; the second is the one place a wall clock can
-// touch a report, and only to say "unknown", never to fail or pass a run.
-const (
-	partitionOpsMax = 200_000
-	searchTimeout   = 2 * time.Minute
 )
 
 // Words for Result.Linearizability.
@@ -126,40 +116,11 @@ func Operations(history []check.HistoryOp) []porcupine.Operation {
 	return ops
 }
 
-// Check checks a whole client history. Operations that never returned may
-// take effect at any time after their call, or never. It returns one of
-// Linearizable, NotLinearizable or Unknown, and a line of detail.
+// Check checks a whole client history within StepBudget. Operations that
+// never returned may take effect at any time after their call, or never. It
+// returns one of Linearizable, NotLinearizable or Unknown, and a line of
+// detail.
 func Check(history []check.HistoryOp) (string, string) {
-	if key, n := overBudget(history); n > 0 {
-		return Unknown, fmt.Sprintf("not checked: key %d has %d operations, over the budget of %d",
-			key, n, partitionOpsMax)
-	}
-	ops := Operations(history)
-	switch porcupine.CheckOperationsTimeout(Model, ops, searchTimeout) {
-	case porcupine.Ok:
-		return Linearizable, ""
-	case porcupine.Illegal:
-		return NotLinearizable, fmt.Sprintf("client history of %d operations is not linearizable (porcupine)", len(ops))
-	}
-	return Unknown, fmt.Sprintf("search over %d operations did not finish within %s", len(ops), searchTimeout)
-}
-
-// overBudget returns the lowest key with more than partitionOpsMax
-// operations, and how many it has (0 if none has): the partition the budget
-// refuses first, counted without building the partitions.
-func overBudget(history []check.HistoryOp) (uint32, int) {
-	var count []int
-	for _, h := range history {
-		k := h.Input.Key
-		for uint32(len(count)) <= k {
-			count = append(count, 0)
-		}
-		count[k]++
-	}
-	for k, n := range count {
-		if n > partitionOpsMax {
-			return uint32(k), n
-		}
-	}
-	return 0, 0
+	out := Search(history, StepBudget)
+	return out.Verdict, out.Detail
 }

@@ -1,9 +1,11 @@
 package linearize
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"vsrsim/sim/check"
 )
@@ -82,36 +84,37 @@ func TestPartition(t *testing.T) {
 	assert.Equal(t, [][]uint64{{1, 5}, {301, 303}, {506}}, keys)
 }
 
-// TestBudget: a key with more operations than the budget leaves the verdict
-// unknown and names the lowest such key.
+// concurrent is n increments of 1 by n clients, all in flight at once, each
+// answered with a different count: a history with n! orders to choose from
+// and a memo that must tell their sets apart.
+func concurrent(key uint32, n int) []check.HistoryOp {
+	h := make([]check.HistoryOp, n)
+	for i := range h {
+		h[i] = incr(i, key, 1, uint64(n-i), 1, 2)
+	}
+	return h
+}
+
+// TestBudget: a search that needs more steps than its budget answers unknown,
+// naming the budget and the key it stopped on; with enough budget the same
+// history settles, and the steps taken are the same every time.
 func TestBudget(t *testing.T) {
-	gets := func(key uint32, n int) []check.HistoryOp {
-		h := make([]check.HistoryOp, n)
-		for i := range h {
-			h[i] = get(i%4, key, 0, uint64(2*i+1), uint64(2*i+2))
-		}
-		return h
-	}
-	cases := []struct {
-		name    string
-		history []check.HistoryOp
-		want    string
-		detail  string
-	}{
-		{"over on one key", append(gets(2, 10), gets(5, partitionOpsMax+1)...), Unknown,
-			"key 5 has 200001 operations"},
-		{"over on two keys: the lower is named", append(gets(9, partitionOpsMax+3), gets(4, partitionOpsMax+2)...), Unknown,
-			"key 4 has 200002 operations"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, detail := Check(tc.history)
-			assert.Equal(t, tc.want, got)
-			if tc.detail != "" {
-				assert.Contains(t, detail, tc.detail)
-			}
-		})
-	}
+	history := append(concurrent(2, 3), concurrent(5, 12)...)
+	full := Search(history, StepBudget)
+	require.Equal(t, Linearizable, full.Verdict, full.Detail)
+	assert.Equal(t, full, Search(history, StepBudget), "the same history takes the same steps")
+
+	short := Search(history, full.Steps-1)
+	assert.Equal(t, Unknown, short.Verdict)
+	assert.Equal(t, fmt.Sprintf("search stopped at the step budget of %d steps, on key 5 (12 operations; history of 15)", full.Steps-1), short.Detail)
+	assert.Greater(t, short.Steps, full.Steps-1, "the step over the budget is counted")
+	assert.Equal(t, full, Search(history, full.Steps), "exactly enough")
+
+	bad := append(concurrent(1, 4), get(9, 1, 3, 5, 6))
+	out := Search(bad, StepBudget)
+	assert.Equal(t, NotLinearizable, out.Verdict)
+	assert.Equal(t, "client history of 5 operations is not linearizable: key 1's 5 operations have no linearization", out.Detail)
+	assert.Equal(t, Unknown, Search(bad, out.Steps-1).Verdict, "a refutation is a whole search: cut short, it is unknown")
 }
 
 // TestOperationsBoxesNothingPerOp: porcupine's form of a history costs a few
