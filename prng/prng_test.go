@@ -63,6 +63,35 @@ func TestReplicaJitterIsItsStream(t *testing.T) {
 	}
 }
 
+func TestDiskIsItsStream(t *testing.T) {
+	a := Disk(42, 2)
+	b := New(42, StreamDiskBase+2)
+	for i := 0; i < 8; i++ {
+		if x, y := a.Uint64(), b.Uint64(); x != y {
+			t.Fatalf("draw %d: Disk %#x != New %#x", i, x, y)
+		}
+	}
+}
+
+// TestStreamIDsAppendOnly pins every stream id's number: a stream renumbered
+// moves every recorded trace that draws from it.
+func TestStreamIDsAppendOnly(t *testing.T) {
+	want := []struct {
+		id   StreamID
+		want uint64
+	}{
+		{StreamNetwork, 1}, {StreamFaults, 2}, {StreamWorkload, 3}, {StreamSwarm, 4},
+		{StreamScenario, 5}, {StreamAimed, 6}, {StreamWeather, 7}, {StreamSwarmReach, 8},
+		{StreamSwarmDetect, 9}, {StreamSwarmFocus, 10}, {StreamDiskAtlas, 11},
+		{StreamReplicaJitterBase, 1000}, {StreamDiskBase, 2000},
+	}
+	for _, w := range want {
+		if uint64(w.id) != w.want {
+			t.Errorf("stream id %d, want %d", uint64(w.id), w.want)
+		}
+	}
+}
+
 // TestChildStreamsDiffer checks that the streams of one seed, and one stream of
 // neighbouring seeds, do not start alike: a shared prefix would correlate the
 // network with the workload.
@@ -70,6 +99,7 @@ func TestChildStreamsDiffer(t *testing.T) {
 	ids := []StreamID{
 		StreamNetwork, StreamFaults, StreamWorkload, StreamSwarm, StreamScenario,
 		StreamReplicaJitterBase, StreamReplicaJitterBase + 1, StreamReplicaJitterBase + 2,
+		StreamDiskAtlas, StreamDiskBase, StreamDiskBase + 1, StreamDiskBase + 2,
 	}
 	var firsts []uint64
 	for _, seed := range []uint64{0, 1, 2, 42} {
