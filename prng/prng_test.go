@@ -53,22 +53,22 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func TestReplicaJitterIsItsStream(t *testing.T) {
-	a := ReplicaJitter(42, 2)
-	b := New(42, StreamReplicaJitterBase+2)
-	for i := 0; i < 8; i++ {
-		if x, y := a.Uint64(), b.Uint64(); x != y {
-			t.Fatalf("draw %d: ReplicaJitter %#x != New %#x", i, x, y)
-		}
+// TestPerReplicaStreams checks that each per-replica helper is its stream.
+func TestPerReplicaStreams(t *testing.T) {
+	cases := []struct {
+		name string
+		got  *Stream
+		id   StreamID
+	}{
+		{"ReplicaJitter", ReplicaJitter(42, 2), StreamReplicaJitterBase + 2},
+		{"Disk", Disk(42, 2), StreamDiskBase + 2},
 	}
-}
-
-func TestDiskIsItsStream(t *testing.T) {
-	a := Disk(42, 2)
-	b := New(42, StreamDiskBase+2)
-	for i := 0; i < 8; i++ {
-		if x, y := a.Uint64(), b.Uint64(); x != y {
-			t.Fatalf("draw %d: Disk %#x != New %#x", i, x, y)
+	for _, tc := range cases {
+		want := New(42, tc.id)
+		for i := 0; i < 8; i++ {
+			if x, y := tc.got.Uint64(), want.Uint64(); x != y {
+				t.Fatalf("%s draw %d: %#x != New %#x", tc.name, i, x, y)
+			}
 		}
 	}
 }
