@@ -172,3 +172,51 @@ func TestAtlasOffFaultsLandAnywhere(t *testing.T) {
 	assert.True(t, beyond, "with the atlas off no slot was ever damaged on a quorum")
 	assert.True(t, disks[1].AtlasOff())
 }
+
+func TestAtlasIsTheSeeds(t *testing.T) {
+	a, b := newAtlas(t, 5, 3, 8), newAtlas(t, 5, 3, 8)
+	assert.Equal(t, a, b, "the same seed draws the same atlas")
+	assert.NotEqual(t, a.journal, newAtlas(t, 5, 3, 9).journal, "another seed, another atlas")
+}
+
+// TestLastSuperblockCopyIsSpared leaves one superblock copy intact by script
+// and checks that no random fault, nor a crash, takes it while the atlas is
+// on, and that with the atlas off they do.
+func TestLastSuperblockCopyIsSpared(t *testing.T) {
+	cases := []struct {
+		name  string
+		off   bool
+		spare bool
+	}{
+		{"atlas on", false, true},
+		{"atlas off", true, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := NewAtlas(AtlasOptions{Replicas: 3, Quorum: 2, Geometry: testGeometry, Off: tc.off},
+				prng.New(1, prng.StreamDiskAtlas))
+			require.NoError(t, err)
+			// last is a copy the atlas lets fail: only the disk's own rule
+			// keeps it.
+			last := 0
+			for c := 0; c < testGeometry.SuperblockCopies; c++ {
+				if a.MayFault(0, ZoneSuperblock, c) {
+					last = c
+				}
+			}
+			opts := Options{Geometry: testGeometry, Atlas: a, WriteLatencyMinTicks: 1,
+				WriteDamaged: always, WriteLost: always, CrashTorn: always}
+			d := newDisk(t, opts, 1)
+			for c := 0; c < testGeometry.SuperblockCopies; c++ {
+				if c != last {
+					d.Corrupt(0, ZoneSuperblock, c)
+				}
+			}
+			writeNow(t, d, 1, ZoneSuperblock, last, []byte("seq 7"))
+			d.Write(5, ZoneSuperblock, last, []byte("seq 8"))
+			d.Crash(5)
+			assert.Equal(t, tc.spare, !d.Damaged(ZoneSuperblock, last))
+			assert.Equal(t, tc.spare, d.superblockSpare(-1, -1))
+		})
+	}
+}
