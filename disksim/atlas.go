@@ -197,6 +197,6 @@ func (a *Atlas) Describe() string {
 	if a.opts.Off {
 		return "atlas off"
 	}
-	return fmt.Sprintf("atlas on: %d replicas, %d faulty per chunk, journal chunks of %d slots, checkpoint chunks of %d",
+	return fmt.Sprintf("atlas on: %d replicas, %d faulty per chunk; slots a chunk: journal %d, checkpoint %d",
 		a.opts.Replicas, a.opts.Quorum-1, a.opts.JournalChunkSlots, a.opts.CheckpointChunkSlots)
 }
