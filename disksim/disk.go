@@ -9,8 +9,8 @@
 // draws the faults of the writes it completes; Read draws a latent error;
 // Crash draws the fate of the pending writes. Every scripted injection
 // (Corrupt, Misdirect, Lose) and every query draws nothing. With every
-// fault ratio zero the disk draws only latencies, and none with a zero
-// latency mean.
+// fault ratio zero (and CrashWritten, not a fault, zero too) the disk draws
+// only latencies, and none with a zero latency mean.
 //
 // The disk owns no clock and no loop: the caller passes now to every call,
 // asks NextDue for the next completion and calls Advance(now) to collect the
