@@ -39,8 +39,14 @@ const (
 	// StreamSwarmFocus picks a seed's focus slice (sim/swarm_focus.go) and
 	// draws that focus's conditions.
 	StreamSwarmFocus
+	// StreamDiskAtlas draws a cluster's storage fault atlas
+	// (disksim.NewAtlas): which replicas may be faulty in each zone chunk.
+	StreamDiskAtlas
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
+	// StreamDiskBase + replica id is the stream of that replica's simulated
+	// disk (disksim): write latencies and storage faults.
+	StreamDiskBase StreamID = 2000
 )
 
 // Stream is a deterministic PCG stream. The zero value is not usable; build one
@@ -60,6 +66,11 @@ func New(seed uint64, id StreamID) *Stream {
 // ReplicaJitter is the jitter stream handed to replica id.
 func ReplicaJitter(seed uint64, replica int) *Stream {
 	return New(seed, StreamReplicaJitterBase+StreamID(replica))
+}
+
+// Disk is the stream of replica id's simulated disk.
+func Disk(seed uint64, replica int) *Stream {
+	return New(seed, StreamDiskBase+StreamID(replica))
 }
 
 // mix is the splitmix64 finaliser: it spreads nearby seeds (1, 2, 3, ...) over

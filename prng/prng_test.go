@@ -53,12 +53,41 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-func TestReplicaJitterIsItsStream(t *testing.T) {
-	a := ReplicaJitter(42, 2)
-	b := New(42, StreamReplicaJitterBase+2)
-	for i := 0; i < 8; i++ {
-		if x, y := a.Uint64(), b.Uint64(); x != y {
-			t.Fatalf("draw %d: ReplicaJitter %#x != New %#x", i, x, y)
+// TestPerReplicaStreams checks that each per-replica helper is its stream.
+func TestPerReplicaStreams(t *testing.T) {
+	cases := []struct {
+		name string
+		got  *Stream
+		id   StreamID
+	}{
+		{"ReplicaJitter", ReplicaJitter(42, 2), StreamReplicaJitterBase + 2},
+		{"Disk", Disk(42, 2), StreamDiskBase + 2},
+	}
+	for _, tc := range cases {
+		want := New(42, tc.id)
+		for i := 0; i < 8; i++ {
+			if x, y := tc.got.Uint64(), want.Uint64(); x != y {
+				t.Fatalf("%s draw %d: %#x != New %#x", tc.name, i, x, y)
+			}
+		}
+	}
+}
+
+// TestStreamIDsAppendOnly pins every stream id's number: a stream renumbered
+// moves every recorded trace that draws from it.
+func TestStreamIDsAppendOnly(t *testing.T) {
+	want := []struct {
+		id   StreamID
+		want uint64
+	}{
+		{StreamNetwork, 1}, {StreamFaults, 2}, {StreamWorkload, 3}, {StreamSwarm, 4},
+		{StreamScenario, 5}, {StreamAimed, 6}, {StreamWeather, 7}, {StreamSwarmReach, 8},
+		{StreamSwarmDetect, 9}, {StreamSwarmFocus, 10}, {StreamDiskAtlas, 11},
+		{StreamReplicaJitterBase, 1000}, {StreamDiskBase, 2000},
+	}
+	for _, w := range want {
+		if uint64(w.id) != w.want {
+			t.Errorf("stream id %d, want %d", uint64(w.id), w.want)
 		}
 	}
 }
@@ -70,6 +99,7 @@ func TestChildStreamsDiffer(t *testing.T) {
 	ids := []StreamID{
 		StreamNetwork, StreamFaults, StreamWorkload, StreamSwarm, StreamScenario,
 		StreamReplicaJitterBase, StreamReplicaJitterBase + 1, StreamReplicaJitterBase + 2,
+		StreamDiskAtlas, StreamDiskBase, StreamDiskBase + 1, StreamDiskBase + 2,
 	}
 	var firsts []uint64
 	for _, seed := range []uint64{0, 1, 2, 42} {
