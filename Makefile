@@ -97,7 +97,7 @@ lint: $(ACTIONLINT)
 		echo "$$unformatted"; \
 		exit 1; \
 	fi
-	$(ACTIONLINT)
+	$(ACTIONLINT) .github/workflows/*.yml
 
 # image builds the container image of Dockerfile as $(IMAGE), with the Go
 # version of go.mod, using CONTAINER_TOOL or else the first usable of docker
