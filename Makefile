@@ -78,8 +78,18 @@ pgo:
 	GODEBUG=asyncpreemptoff=1 $(GO) test -pgo=off -o $(CURDIR)/pgo-sweep.test -run '^$$' -bench 'SweepSwarm/jobs=1' -benchtime 20x -cpuprofile $(PGO) ./sweep/
 	rm -f $(CURDIR)/pgo-sweep.test
 
-# lint fails on vet findings and on any file gofmt would rewrite.
-lint:
+# actionlint, pinned, is installed into bin/ by the Go toolchain the first
+# time lint needs it (from the module proxy); a new version is a new path,
+# so changing ACTIONLINT_VERSION installs it afresh.
+ACTIONLINT_VERSION := v1.7.12
+ACTIONLINT := $(CURDIR)/bin/actionlint-$(ACTIONLINT_VERSION)/actionlint
+$(ACTIONLINT):
+	GOBIN=$(dir $(ACTIONLINT)) $(GO) install github.com/rhysd/actionlint/cmd/actionlint@$(ACTIONLINT_VERSION)
+
+# lint fails on vet findings, on any file gofmt would rewrite, and on any
+# finding of actionlint in .github/workflows (with shellcheck's on their run
+# scripts when shellcheck is on PATH).
+lint: $(ACTIONLINT)
 	$(GO) vet ./...
 	@unformatted="$$(gofmt -l .)"; \
 	if [ -n "$$unformatted" ]; then \
@@ -87,6 +97,7 @@ lint:
 		echo "$$unformatted"; \
 		exit 1; \
 	fi
+	$(ACTIONLINT) .github/workflows/*.yml
 
 # image builds the container image of Dockerfile as $(IMAGE), with the Go
 # version of go.mod, using CONTAINER_TOOL or else the first usable of docker
