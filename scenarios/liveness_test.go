@@ -84,3 +84,30 @@ func TestLivenessNeedsItsMechanism(t *testing.T) {
 		})
 	}
 }
+
+// TestOneTickDelayRescuesNoStall: a 1-tick extra delay on every link of the
+// replicas is no fault the core cannot outwait, so the harness cuts nobody
+// off for it: a scenario that stalls without its mechanism still stalls,
+// and no run is assisted. Once any extra delay counted as late and the new
+// primary was cut off, so the stall passed on every seed.
+func TestOneTickDelayRescuesNoStall(t *testing.T) {
+	s, err := scenarios.Lookup("backup-mute-to-new-primary")
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 5; seed++ {
+		cfg := scenarioConfig(t, s, seed, nil)
+		cfg.Protocol = replica.Protocol{PushStartViewOff: true}
+		for from := 0; from < cfg.Replicas; from++ {
+			for to := 0; to < cfg.Replicas; to++ {
+				if from != to {
+					cfg.ExtraDelays = append(cfg.ExtraDelays, sim.ExtraDelay{From: from, To: to, Ticks: 1})
+				}
+			}
+		}
+		res, err := verify.Run(cfg, nil)
+		require.NoError(t, err)
+		served := servedIn(res, s.ServedAfter, cfg.FaultTicks)
+		assert.True(t, res.Verdict != sim.VerdictPass || served == 0,
+			"seed %d: a 1-tick delay turned the stall into a pass (%d served)", seed, served)
+		assert.Empty(t, res.Assists, "seed %d: the harness helped", seed)
+	}
+}
