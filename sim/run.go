@@ -50,6 +50,10 @@ type Result struct {
 	// unchecked when it was skipped or too short for the core to hold a view
 	// for StableTicks (a pass then proves safety only).
 	Liveness string
+	// RecoveryTicks is how long the core took to converge, from the first
+	// tick of the liveness phase (0 when it did not converge or the phase
+	// was not judged).
+	RecoveryTicks uint64
 	// Assists are the harness's interventions in the run, in order.
 	Assists   []Assist
 	Ticks     uint64
@@ -138,6 +142,7 @@ func (c *Cluster) runLoop(res *Result) {
 		}
 		if c.liveness.active && c.tickLiveness() {
 			res.Liveness = LivenessChecked
+			res.RecoveryTicks = c.now - c.liveness.since
 			c.finishPass(res)
 			return
 		}

@@ -88,8 +88,10 @@ type Summary struct {
 	Unrecoverable uint64
 	// Assisted counts runs the harness helped at least once (sim.Assist);
 	// Unchecked, passing runs whose liveness was not judged.
-	Assisted     uint64
-	Unchecked    uint64
+	Assisted  uint64
+	Unchecked uint64
+	// Recovery holds, per run whose core converged, its RecoveryTicks.
+	Recovery     Recovery
 	Failed       map[sim.Verdict]uint64
 	Errors       uint64
 	Events       uint64
@@ -228,6 +230,9 @@ func (s *Summary) add(o Outcome) {
 	}
 	if len(o.Result.Assists) > 0 {
 		s.Assisted++
+	}
+	if o.Result.RecoveryTicks > 0 {
+		s.Recovery.ticks = append(s.Recovery.ticks, o.Result.RecoveryTicks)
 	}
 	s.Marks.Add(&o.Result.Marks)
 	s.MarksFirst.Add(o.Seed, &o.Result.Marks)

@@ -48,6 +48,9 @@ type runJSON struct {
 	// Liveness is checked when the liveness phase judged the run, unchecked
 	// when it was skipped or too short to judge (a pass proves safety only).
 	Liveness string `json:"liveness"`
+	// RecoveryTicks: ticks from the start of the liveness phase to the
+	// core's convergence (0 if it did not converge or was not judged).
+	RecoveryTicks uint64 `json:"recovery_ticks"`
 	// Assists lists every intervention of the harness in the run (never
 	// null): a pass with assists was helped, and says how.
 	Assists []sim.Assist `json:"assists"`
@@ -124,6 +127,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 		Linearizability:       res.Linearizability,
 		LinearizabilityDetail: res.LinearizabilityDetail,
 		Liveness:              res.Liveness,
+		RecoveryTicks:         res.RecoveryTicks,
 		Assists:               append([]sim.Assist{}, res.Assists...),
 		Stats: statsJSON{
 			Requests:       res.Stats.Requests,
@@ -204,7 +208,7 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 		{"verdict", string(res.Verdict)},
 		{"invariant", orNone(res.Invariant)},
 		{"evidence", orNone(res.Evidence)},
-		{"liveness", orNone(res.Liveness)},
+		{"liveness", livenessText(res)},
 		{"assists", assistsText(res.Assists)},
 		{"ticks", fmt.Sprint(res.Ticks)},
 		{"events", fmt.Sprint(res.Events)},
@@ -236,6 +240,15 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// livenessText is the run table's liveness cell: the judgement and, for a
+// core that converged, how long it took.
+func livenessText(res sim.Result) string {
+	if res.RecoveryTicks > 0 {
+		return fmt.Sprintf("%s (converged %d ticks into the phase)", res.Liveness, res.RecoveryTicks)
+	}
+	return orNone(res.Liveness)
 }
 
 // assistsText is the run table's one cell for the harness's interventions.

@@ -314,8 +314,11 @@ type sweepJSON struct {
 	Unrecoverable    uint64     `json:"unrecoverable"`
 	// Assisted: runs the harness helped at least once (each run's assists);
 	// Unchecked: passing runs whose liveness phase judged nothing.
-	Assisted       uint64        `json:"assisted"`
-	Unchecked      uint64        `json:"unchecked"`
+	Assisted  uint64 `json:"assisted"`
+	Unchecked uint64 `json:"unchecked"`
+	// RecoveryTicks: ticks from the start of the liveness phase to the
+	// core's convergence, over the runs that converged.
+	RecoveryTicks  recoveryJSON  `json:"recovery_ticks"`
 	Errors         uint64        `json:"errors"`
 	Events         uint64        `json:"events"`
 	CommittedAvg   float64       `json:"ops_committed_avg"`
@@ -339,6 +342,17 @@ type sweepJSON struct {
 	// (marks.Mark.Never), with the runs that reached it and the first of
 	// them: a reached one is a finding, not coverage.
 	MarksNever []neverMarkJSON `json:"marks_never,omitempty"`
+}
+
+type recoveryJSON struct {
+	Runs int    `json:"runs"`
+	P50  uint64 `json:"p50"`
+	P99  uint64 `json:"p99"`
+	Max  uint64 `json:"max"`
+}
+
+func newRecoveryJSON(r *sweep.Recovery) recoveryJSON {
+	return recoveryJSON{Runs: r.Runs(), P50: r.Percentile(50), P99: r.Percentile(99), Max: r.Max()}
 }
 
 type neverMarkJSON struct {
@@ -400,6 +414,7 @@ func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
 		Jobs:           jobs,
 		Range:          sweepRangeOut{First: rng.First, FirstHex: seedHex(rng.First), Count: rng.Count, Shard: rng.Shard, Shards: max(rng.ShardN, 1)},
 		Exercised:      exercisedJSON(sum.Coverage),
+		RecoveryTicks:  newRecoveryJSON(&sum.Recovery),
 	}
 	out.LinearizabilityUnknown = sum.LinearizabilityUnknown
 	if sum.FirstFailure != nil {
@@ -434,6 +449,8 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 		{"passed", fmt.Sprintf("%d (%d unrecoverable)", sum.Passed, sum.Unrecoverable)},
 		{"assisted by the harness", share(sum.Assisted, sum.Runs)},
 		{"liveness unchecked", share(sum.Unchecked, sum.Runs)},
+		{"recovery ticks p50 / p99 / max", fmt.Sprintf("%d / %d / %d (%d runs converged)",
+			sum.Recovery.Percentile(50), sum.Recovery.Percentile(99), sum.Recovery.Max(), sum.Recovery.Runs())},
 		{"linearizability unknown", fmt.Sprint(sum.LinearizabilityUnknown)},
 		{"failed: safety", fmt.Sprint(sum.Failed[sim.VerdictSafety])},
 		{"failed: liveness", fmt.Sprint(sum.Failed[sim.VerdictLiveness])},
