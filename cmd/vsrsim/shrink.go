@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"vsrsim/outcome"
 	"vsrsim/prng"
 	"vsrsim/scenarios"
 	"vsrsim/shrink"
 	"vsrsim/sim"
-	"vsrsim/sim/check"
 	"vsrsim/verify"
 )
 
@@ -107,7 +107,7 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 		return internalErrorf("%v", err)
 	}
 	run := func(c sim.Config) (sim.Result, error) { return sim.Run(c, nil) }
-	if target.Invariant == check.InvLinearizable {
+	if target.Invariant == outcome.InvLinearizable {
 		run = func(c sim.Config) (sim.Result, error) { return verify.Run(c, nil) }
 	}
 	out, err := shrink.Shrink(script, shrink.Options{

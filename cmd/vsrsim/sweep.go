@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"vsrsim/marks"
+	"vsrsim/outcome"
 	"vsrsim/prng"
 	"vsrsim/sim"
-	"vsrsim/sim/check"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )
@@ -27,10 +27,6 @@ const (
 	sweepCountMax = 1 << 32
 	sweepJobsMax  = 1024
 )
-
-// exitInterrupted is the shell's code for a run stopped by SIGINT, used when a
-// sweep is interrupted before it found anything.
-const exitInterrupted = 130
 
 type sweepOptions struct {
 	run         *runOptions
@@ -234,7 +230,7 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		if failures != nil && writeErr == nil {
 			writeErr = writeJSON(failures, rec)
 		}
-		if o.linHTMLDir != "" && out.Result.Invariant == check.InvLinearizable && writeErr == nil {
+		if o.linHTMLDir != "" && out.Result.Invariant == outcome.InvLinearizable && writeErr == nil {
 			writeErr = writeLinearizabilityPage(o.linHTMLDir, &out.Result)
 		}
 		progress.clear()
@@ -280,16 +276,14 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	return silentExit(sweepExitCode(sum))
 }
 
-// sweepExitCode is the code of the most severe finding: safety, then crash,
-// then liveness; 130 for an interrupted sweep that found nothing.
+// sweepExitCode is the code of the most severe finding (outcome's order:
+// safety, then crash, then liveness); 130 for an interrupted sweep that found
+// nothing.
 func sweepExitCode(sum sweep.Summary) int {
+	if v, ok := outcome.Worst(func(v string) uint64 { return sum.Failed[sim.Verdict(v)] }); ok {
+		return outcome.ExitCode(v)
+	}
 	switch {
-	case sum.Failed[sim.VerdictSafety] > 0:
-		return exitSafety
-	case sum.Failed[sim.VerdictCrash] > 0:
-		return exitCrash
-	case sum.Failed[sim.VerdictLiveness] > 0:
-		return exitLiveness
 	case sum.Errors > 0:
 		return exitSoftware
 	case sum.Interrupted:
