@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"vsrsim/outcome"
-	"vsrsim/prng"
 	"vsrsim/scenarios"
 	"vsrsim/shrink"
 	"vsrsim/sim"
@@ -75,7 +74,7 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 		return usageErrorf("--max-runs, --jobs, --seeds-per-candidate and --start-seeds must be 1 or more")
 	}
 	if len(args) == 1 {
-		if o.run.seed.value != "" {
+		if o.run.seed.set {
 			return usageErrorf("give --seed or FAILURES.jsonl, not both")
 		}
 		if err := o.fromFailures(args[0]); err != nil {
@@ -84,15 +83,12 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 	} else if o.line != 0 {
 		return usageErrorf("--line goes with FAILURES.jsonl")
 	}
-	if o.run.seed.value == "" {
-		return usageErrorf("give --seed SEED or FAILURES.jsonl --line K")
+	seed, err := o.run.runSeed("give --seed SEED or FAILURES.jsonl --line K")
+	if err != nil {
+		return err
 	}
 	if o.run.scenario.value != "" {
 		return usageErrorf("--scenario: a named scenario is a Go script and cannot be shrunk; shrink a swarm seed or a --scenario-file")
-	}
-	seed, err := prng.ParseSeed(o.run.seed.value)
-	if err != nil {
-		return usageErrorf("--seed: %v", err)
 	}
 	cfg, err := o.run.config(seed)
 	if err != nil {
