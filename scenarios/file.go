@@ -28,6 +28,10 @@ import (
 // A run starts from sim.DefaultConfig without random crashes or partitions;
 // random loss, replay, reorder and clogs stay on unless the file turns them
 // off. Actions at one tick run in file order.
+//
+// The syntax is scenarios/vsrfile's; this package hands it the simulator's
+// grammar (setting keys and values, network settings, message kinds) and
+// reads the tree into a run.
 type File struct {
 	Name     string
 	Expect   sim.Verdict // "" if the file names none

@@ -18,16 +18,15 @@ import (
 // The network's per-packet faults (loss, replay, reorder, corruption) have no
 // action form and stay as rates under the same seed; the source protocol and
 // the links the liveness phase began with down are settings. header lines are
-// written first, as comments.
+// written first, as comments, then the run's seed. The file is built as a
+// vsrfile tree and formatted.
 //
 // The network draws partitions, clogs and packet fates from one stream, so a
 // run whose seed drew random partitions or clogs replays with other packet
 // fates; crashes, restarts, aimed faults and the liveness core replay exactly.
 func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
 	f := &vsrfile.File{}
-	for _, h := range header {
-		f.Comments = append(f.Comments, " "+h)
-	}
+	f.SetComments(header)
 	f.SetSeed(cfg.Seed)
 	for _, s := range recordSettings(cfg, rec) {
 		f.Header = append(f.Header, &s)

@@ -128,10 +128,7 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 		fmt.Sprintf("replay: vsrsim run --seed %d%s --scenario-file %s", out.Seed, bugs, shellQuote(o.out)),
 	}, verdictHeader(out.Result)...)
 	small := out.Script.Clone()
-	small.Comments = nil
-	for _, h := range header {
-		small.Comments = append(small.Comments, " "+h)
-	}
+	small.SetComments(header)
 	small.SetSeed(out.Seed)
 	if err := os.WriteFile(o.out, vsrfile.Format(small), 0o644); err != nil {
 		return internalErrorf("-o: %v", errUnwrapPath(err))

@@ -182,6 +182,17 @@ func (f *File) ClearSeed() {
 	f.Header = slices.DeleteFunc(slices.Clone(f.Header), func(it Item) bool { _, ok := it.(*Seed); return ok })
 }
 
+// SetComments replaces f's leading comments by lines, each written "# LINE".
+func (f *File) SetComments(lines []string) {
+	f.Comments = nil
+	for _, l := range lines {
+		if l != "" {
+			l = " " + l
+		}
+		f.Comments = append(f.Comments, l)
+	}
+}
+
 // Lookup is the setting of key (`network KEY` or KEY).
 func (f *File) Lookup(key string) (*Setting, bool) {
 	for _, it := range f.Header {

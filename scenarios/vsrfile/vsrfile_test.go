@@ -158,9 +158,10 @@ func TestEdit(t *testing.T) {
 	g.ClearSeed()
 	assert.Equal(t, "network loss 0\nat 1 heal\n", string(Format(g)))
 	g.SetSeed(9)
+	g.SetComments([]string{"head", ""})
 	s, ok := g.Lookup("loss")
 	assert.True(t, ok)
 	assert.Equal(t, []string{"0"}, s.Args)
-	assert.Equal(t, "seed 9\nnetwork loss 0\nat 1 heal\n", string(Format(g)))
+	assert.Equal(t, "# head\n#\nseed 9\nnetwork loss 0\nat 1 heal\n", string(Format(g)))
 	assert.Equal(t, "seed 3\nloss 1/2\nreplicas 5\nat 1 heal\n", string(Format(f)), "the clone's edits leave f")
 }
