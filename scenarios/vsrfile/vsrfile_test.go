@@ -165,3 +165,18 @@ func TestEdit(t *testing.T) {
 	assert.Equal(t, "# head\n#\nseed 9\nnetwork loss 0\nat 1 heal\n", string(Format(g)))
 	assert.Equal(t, "seed 3\nloss 1/2\nreplicas 5\nat 1 heal\n", string(Format(f)), "the clone's edits leave f")
 }
+
+// TestRecordedFormatsToItself: the recordings in seeds/recorded, written by
+// hand before this package, are what Format writes of them, byte for byte.
+func TestRecordedFormatsToItself(t *testing.T) {
+	paths, err := filepath.Glob("../../seeds/recorded/*.vsr")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		f, err := Parse(data)
+		require.NoError(t, err, p)
+		assert.Equal(t, string(data), string(Format(f)), p)
+	}
+}
