@@ -9,6 +9,7 @@ import (
 
 	"vsrsim/packetsim"
 	"vsrsim/prng"
+	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
 )
 
@@ -42,7 +43,7 @@ func (f *File) Apply(cfg *sim.Config) error {
 	cfg.Expect = slices.Clone(f.checks)
 	for _, a := range f.actions {
 		if err := a.check(cfg); err != nil {
-			return fileError(f.Name, a.line, "%v", err)
+			return fileError(f.Name, a.Line, "%v", err)
 		}
 	}
 	cfg.Script = &fileScript{file: f}
@@ -51,22 +52,22 @@ func (f *File) Apply(cfg *sim.Config) error {
 
 // check refuses an action the cluster cfg gives cannot run.
 func (a *action) check(cfg *sim.Config) error {
-	if a.at > cfg.FaultTicks {
-		return fmt.Errorf("tick %d is after the fault phase (ticks %d)", a.at, cfg.FaultTicks)
+	if a.At > cfg.FaultTicks {
+		return fmt.Errorf("tick %d is after the fault phase (ticks %d)", a.At, cfg.FaultTicks)
 	}
-	all := slices.Concat(a.targets, a.from, a.to, a.delay[:])
-	for _, s := range a.sides {
+	all := slices.Concat(a.Targets, a.From, a.To, a.Delay[:])
+	for _, s := range a.Sides {
 		all = append(all, s...)
 	}
 	for _, t := range all {
-		if t.kind == 0 {
+		if t.Kind == 0 {
 			continue // an unused delay end
 		}
-		if err := t.check(cfg.Replicas, cfg.Clients); err != nil {
+		if err := checkTarget(t, cfg.Replicas, cfg.Clients); err != nil {
 			return err
 		}
 	}
-	if a.verb == "network" {
+	if a.Verb == vsrfile.Network {
 		net := cfg.Network
 		a.net.Apply(&net)
 		net.Nodes, net.Replicas = cfg.Replicas+cfg.Clients, cfg.Replicas

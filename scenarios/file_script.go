@@ -6,6 +6,7 @@ import (
 
 	"vsrsim/packetsim"
 	"vsrsim/replica"
+	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
 )
 
@@ -37,26 +38,26 @@ func (s *fileScript) init(c *sim.Cluster) {
 
 func (s *fileScript) At(c *sim.Cluster, tick uint64) {
 	s.init(c)
-	for s.next < len(s.file.actions) && s.file.actions[s.next].at <= tick {
+	for s.next < len(s.file.actions) && s.file.actions[s.next].At <= tick {
 		s.run(c, &s.file.actions[s.next])
 		s.next++
 	}
 }
 
 func (s *fileScript) note(c *sim.Cluster, a *action, format string, args ...any) {
-	c.Note(fmt.Sprintf("%s:%d: ", s.file.Name, a.line) + fmt.Sprintf(format, args...))
+	c.Note(fmt.Sprintf("%s:%d: ", s.file.Name, a.Line) + fmt.Sprintf(format, args...))
 }
 
 // resolve names the nodes of ts now. A role is noted in the trace with the
 // replica it named; if no replica is Normal the action is skipped with a note.
-func (s *fileScript) resolve(c *sim.Cluster, a *action, ts []target) ([]int, bool) {
+func (s *fileScript) resolve(c *sim.Cluster, a *action, ts []vsrfile.Target) ([]int, bool) {
 	nodes, ok := resolve(c, ts)
-	if !slices.ContainsFunc(ts, target.role) {
+	if !slices.ContainsFunc(ts, vsrfile.Target.Role) {
 		return nodes, true
 	}
 	p, _ := primaryNow(c)
 	if !ok {
-		s.note(c, a, "%s skipped: no replica is normal, so no role resolves", a.verb)
+		s.note(c, a, "%s skipped: no replica is normal, so no role resolves", a.Verb)
 		return nil, false
 	}
 	s.note(c, a, "primary is r%d", p)
@@ -65,17 +66,17 @@ func (s *fileScript) resolve(c *sim.Cluster, a *action, ts []target) ([]int, boo
 
 func (s *fileScript) run(c *sim.Cluster, a *action) {
 	net := c.Network()
-	switch a.verb {
+	switch a.Verb {
 	case "crash", "restart":
-		nodes, ok := s.resolve(c, a, a.targets)
+		nodes, ok := s.resolve(c, a, a.Targets)
 		if !ok {
 			return
 		}
 		for _, i := range nodes {
 			switch {
-			case a.verb == "crash" && !c.Alive(i):
+			case a.Verb == "crash" && !c.Alive(i):
 				s.note(c, a, "r%d is already down", i)
-			case a.verb == "crash":
+			case a.Verb == "crash":
 				c.Crash(i)
 			case c.Alive(i):
 				s.note(c, a, "r%d is already up", i)
@@ -92,8 +93,8 @@ func (s *fileScript) run(c *sim.Cluster, a *action) {
 		clear(s.held)
 		clear(s.drop)
 	case "cut", "uncut", "hold", "release", "drop", "pass":
-		from, ok1 := s.resolve(c, a, a.from)
-		to, ok2 := s.resolve(c, a, a.to)
+		from, ok1 := s.resolve(c, a, a.From)
+		to, ok2 := s.resolve(c, a, a.To)
 		if !ok1 || !ok2 {
 			return
 		}
@@ -106,19 +107,19 @@ func (s *fileScript) run(c *sim.Cluster, a *action) {
 		}
 	case "extra-delay":
 		var ends [2]int
-		for i, t := range a.delay {
-			if t.kind == tAllReplicas {
+		for i, t := range a.Delay {
+			if t.Kind == vsrfile.AllReplicas {
 				ends[i] = packetsim.AnyNode
 				continue
 			}
-			nodes, ok := s.resolve(c, a, []target{t})
+			nodes, ok := s.resolve(c, a, []vsrfile.Target{t})
 			if !ok || len(nodes) != 1 {
 				return
 			}
 			ends[i] = nodes[0]
 		}
 		// No randomness: a zero delay replays the run without it.
-		net.SetExtraDelay(ends[0], ends[1], a.ticks)
+		net.SetExtraDelay(ends[0], ends[1], a.Ticks)
 	case "network":
 		opts := net.Options()
 		a.net.Apply(&opts)
@@ -126,7 +127,7 @@ func (s *fileScript) run(c *sim.Cluster, a *action) {
 			s.note(c, a, "network %s refused: %v", a.net.Key, err)
 		}
 	case "note":
-		c.Note(a.text)
+		c.Note(a.Text)
 	}
 }
 
@@ -134,9 +135,9 @@ func (s *fileScript) run(c *sim.Cluster, a *action) {
 func (s *fileScript) link(c *sim.Cluster, a *action, x, y int) {
 	net := c.Network()
 	l := x*s.nodes + y
-	switch a.verb {
+	switch a.Verb {
 	case "cut", "uncut":
-		s.cut[l] = a.verb == "cut"
+		s.cut[l] = a.Verb == "cut"
 		net.SetLinkDown(x, y, s.cut[l] || s.parted[l])
 	case "hold":
 		s.held[l] = true
@@ -161,14 +162,14 @@ func (s *fileScript) link(c *sim.Cluster, a *action, x, y int) {
 // stand for the replicas (clients) no other side names. A role that resolves
 // to a node another side names skips the action with a note.
 func (s *fileScript) partition(c *sim.Cluster, a *action) {
-	sides := make([][]int, len(a.sides))
+	sides := make([][]int, len(a.Sides))
 	side := make([]int, s.nodes) // side+1 of each node, 0 for none
-	for k, ts := range a.sides {
+	for k, ts := range a.Sides {
 		for _, t := range ts {
-			if t.kind == tAllReplicas || t.kind == tAllClients {
+			if t.Kind == vsrfile.AllReplicas || t.Kind == vsrfile.AllClients {
 				continue
 			}
-			nodes, ok := s.resolve(c, a, []target{t})
+			nodes, ok := s.resolve(c, a, []vsrfile.Target{t})
 			if !ok {
 				return
 			}
@@ -185,13 +186,13 @@ func (s *fileScript) partition(c *sim.Cluster, a *action) {
 		}
 	}
 	replicas := c.Config().Replicas
-	for k, ts := range a.sides {
+	for k, ts := range a.Sides {
 		for _, t := range ts {
-			if t.kind != tAllReplicas && t.kind != tAllClients {
+			if t.Kind != vsrfile.AllReplicas && t.Kind != vsrfile.AllClients {
 				continue
 			}
 			lo, hi := 0, replicas
-			if t.kind == tAllClients {
+			if t.Kind == vsrfile.AllClients {
 				lo, hi = replicas, s.nodes
 			}
 			for i := lo; i < hi; i++ {

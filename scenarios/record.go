@@ -7,6 +7,7 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
 )
 
@@ -17,18 +18,33 @@ import (
 // The network's per-packet faults (loss, replay, reorder, corruption) have no
 // action form and stay as rates under the same seed; the source protocol and
 // the links the liveness phase began with down are settings. header lines are
-// written first, as comments.
+// written first, as comments, then the run's seed. The file is built as a
+// vsrfile tree and formatted.
 //
 // The network draws partitions, clogs and packet fates from one stream, so a
 // run whose seed drew random partitions or clogs replays with other packet
 // fates; crashes, restarts, aimed faults and the liveness core replay exactly.
 func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
-	var b strings.Builder
-	for _, h := range header {
-		fmt.Fprintf(&b, "# %s\n", h)
+	f := &vsrfile.File{}
+	f.SetComments(header)
+	f.SetSeed(cfg.Seed)
+	for _, s := range recordSettings(cfg, rec) {
+		f.Header = append(f.Header, &s)
 	}
-	n := &cfg.Network
-	set := func(key string, value any) { fmt.Fprintf(&b, "%s %v\n", key, value) }
+	for _, d := range cfg.ExtraDelays {
+		f.Actions = append(f.Actions, vsrfile.Action{At: 0, Verb: vsrfile.ExtraDelay,
+			Delay: [2]vsrfile.Target{delayEnd(d.From), delayEnd(d.To)}, Ticks: d.Ticks})
+	}
+	f.Actions = append(f.Actions, recordFaults(cfg, rec.Faults)...)
+	return vsrfile.Format(f)
+}
+
+// recordSettings are the settings the seed drew, each set once.
+func recordSettings(cfg *sim.Config, rec *sim.Recording) []vsrfile.Setting {
+	var out []vsrfile.Setting
+	set := func(key string, value any) {
+		out = append(out, vsrfile.Setting{Key: key, Args: strings.Fields(fmt.Sprint(value))})
+	}
 	set("replicas", cfg.Replicas)
 	set("clients", cfg.Clients)
 	set("topology", cfg.Topology)
@@ -45,7 +61,22 @@ func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
 	if rec.Core != nil {
 		set("core", strings.Trim(fmt.Sprint(rec.Core), "[]"))
 	}
-	var liveness []string // one line: a setting is set once
+	if lv := recordLiveness(rec); lv != nil {
+		set("liveness", strings.Join(lv, " "))
+	}
+	if cfg.RequestQueue != 0 {
+		set("request-queue", cfg.RequestQueue)
+	}
+	if cfg.Protocol != (replica.Protocol{}) {
+		set("protocol", sim.ProtocolSetting(cfg.Protocol))
+	}
+	return append(out, recordNetwork(&cfg.Network)...)
+}
+
+// recordLiveness is the one liveness line (a setting is set once): the links
+// the liveness phase began with down, and the replicas it cut off.
+func recordLiveness(rec *sim.Recording) []string {
+	var liveness []string
 	if len(rec.LivenessCuts) > 0 {
 		liveness = append(liveness, "cut")
 		for _, l := range rec.LivenessCuts {
@@ -55,59 +86,62 @@ func Record(cfg *sim.Config, rec *sim.Recording, header []string) []byte {
 	if len(rec.Isolated) > 0 {
 		liveness = append(liveness, "isolate", strings.Trim(fmt.Sprint(rec.Isolated), "[]"))
 	}
-	if liveness != nil {
-		set("liveness", strings.Join(liveness, " "))
+	return liveness
+}
+
+// recordNetwork are the network's settings, its random clogs off (the
+// recording holds the clogs the run drew).
+func recordNetwork(n *packetsim.Options) []vsrfile.Setting {
+	var out []vsrfile.Setting
+	set := func(key string, args ...string) {
+		out = append(out, vsrfile.Setting{Network: true, Key: key, Args: args})
 	}
-	if cfg.RequestQueue != 0 {
-		set("request-queue", cfg.RequestQueue)
-	}
-	if cfg.Protocol != (replica.Protocol{}) {
-		set("protocol", sim.ProtocolSetting(cfg.Protocol))
-	}
-	set("network delay", fmt.Sprintf("min=%d mean=%d", n.DelayMinTicks, n.DelayMeanTicks))
-	set("network loss", ratio(n.Loss))
-	set("network replay", ratio(n.Replay))
-	set("network reorder", fmt.Sprintf("%s max=%d", ratio(n.Reorder), max(n.ReorderMaxTicks, 1)))
-	set("network link-capacity", n.LinkCapacity)
+	set("delay", fmt.Sprintf("min=%d", n.DelayMinTicks), fmt.Sprintf("mean=%d", n.DelayMeanTicks))
+	set("loss", ratio(n.Loss))
+	set("replay", ratio(n.Replay))
+	set("reorder", ratio(n.Reorder), fmt.Sprintf("max=%d", max(n.ReorderMaxTicks, 1)))
+	set("link-capacity", fmt.Sprint(n.LinkCapacity))
 	if !n.Corrupt.Zero() && n.CorruptDelivered {
-		set("network corrupt", ratio(n.Corrupt)+" delivered")
+		set("corrupt", ratio(n.Corrupt), "delivered")
 	} else if !n.Corrupt.Zero() {
-		set("network corrupt", ratio(n.Corrupt))
+		set("corrupt", ratio(n.Corrupt))
 	}
-	set("network clog", "off")
-	for _, d := range cfg.ExtraDelays {
-		fmt.Fprintf(&b, "at 0 extra-delay %s:%s=%d\n", delayEnd(d.From), delayEnd(d.To), d.Ticks)
-	}
-	node := func(i int) string {
+	set("clog", "off")
+	return out
+}
+
+// recordFaults are the faults a run injected as actions: one line for the
+// links a fault took from one node at one tick.
+func recordFaults(cfg *sim.Config, faults []sim.RecordedFault) []vsrfile.Action {
+	node := func(i int) vsrfile.Target {
 		if i >= cfg.Replicas {
-			return fmt.Sprintf("c%d", i-cfg.Replicas)
+			return vsrfile.Target{Kind: vsrfile.Client, N: i - cfg.Replicas}
 		}
-		return fmt.Sprint(i)
+		return vsrfile.Target{Kind: vsrfile.Replica, N: i}
 	}
-	verbs := map[string]string{"cut": "cut", "uncut": "uncut", "clog": "hold", "unclog": "release"}
-	faults := rec.Faults
+	verbs := map[string]vsrfile.Verb{"cut": vsrfile.Cut, "uncut": vsrfile.Uncut, "clog": vsrfile.Hold, "unclog": vsrfile.Release}
+	var out []vsrfile.Action
 	for i := 0; i < len(faults); {
 		f := faults[i]
-		if f.Verb == "note" {
-			fmt.Fprintf(&b, "at %d note %s\n", f.Tick, f.Text)
+		switch f.Verb {
+		case "note":
+			out = append(out, vsrfile.Action{At: f.Tick, Verb: vsrfile.Note, Text: f.Text})
+			i++
+			continue
+		case "crash", "restart":
+			out = append(out, vsrfile.Action{At: f.Tick, Verb: vsrfile.Verb(f.Verb), Targets: []vsrfile.Target{node(f.Node)}})
 			i++
 			continue
 		}
-		if f.Verb == "crash" || f.Verb == "restart" {
-			fmt.Fprintf(&b, "at %d %s %d\n", f.Tick, f.Verb, f.Node)
-			i++
-			continue
-		}
-		// One line for the links a fault took from one replica at one tick.
-		var to []string
+		a := vsrfile.Action{At: f.Tick, Verb: verbs[f.Verb], From: []vsrfile.Target{node(f.From)}}
 		j := i
 		for ; j < len(faults) && faults[j].Tick == f.Tick && faults[j].Verb == f.Verb && faults[j].From == f.From; j++ {
-			to = append(to, node(faults[j].To))
+			a.To = append(a.To, node(faults[j].To))
 		}
-		fmt.Fprintf(&b, "at %d %s %s -> %s\n", f.Tick, verbs[f.Verb], node(f.From), strings.Join(to, " "))
+		out = append(out, a)
 		i = j
 	}
-	return []byte(b.String())
+	return out
 }
 
 func ratio(r prng.Ratio) string {
@@ -117,11 +151,11 @@ func ratio(r prng.Ratio) string {
 	return fmt.Sprintf("%d/%d", min(r.Num, r.Den), r.Den)
 }
 
-func delayEnd(i int) string {
+func delayEnd(i int) vsrfile.Target {
 	if i == packetsim.AnyNode {
-		return "*"
+		return vsrfile.Target{Kind: vsrfile.AllReplicas}
 	}
-	return fmt.Sprint(i)
+	return vsrfile.Target{Kind: vsrfile.Replica, N: i}
 }
 
 // RecordRun runs a swarm configuration with a recording and returns its

@@ -31,6 +31,7 @@ import (
 	"strconv"
 	"strings"
 
+	"vsrsim/outcome"
 	"vsrsim/prng"
 	"vsrsim/sim"
 )
@@ -64,13 +65,9 @@ func (c Case) Drifts(verdict sim.Verdict, hash string) bool {
 // Where names the case as FILE:LINE.
 func (c Case) Where() string { return fmt.Sprintf("%s:%d", c.File, c.Line) }
 
-var verdicts = []sim.Verdict{sim.VerdictPass, sim.VerdictSafety, sim.VerdictLiveness, sim.VerdictCrash, sim.VerdictUnrecoverable}
-
 func parseVerdict(s string) (sim.Verdict, error) {
-	for _, v := range verdicts {
-		if string(v) == s {
-			return v, nil
-		}
+	if outcome.Known(s) {
+		return sim.Verdict(s), nil
 	}
 	return "", fmt.Errorf("unknown verdict %q (want pass, safety, liveness, crash or unrecoverable)", s)
 }

@@ -6,6 +6,7 @@ import (
 
 	"vsrsim/replica"
 	"vsrsim/scenarios"
+	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
 )
 
@@ -42,8 +43,8 @@ type evaluator struct {
 
 // config builds the run of a candidate under a seed; a candidate the
 // scenarios package refuses (a target the cluster lacks, say) gives an error.
-func (e *evaluator) config(s *Script, seed uint64) (sim.Config, error) {
-	f, err := scenarios.ParseFile(fileName, bytes.NewReader(s.Render(nil)))
+func (e *evaluator) config(s *vsrfile.File, seed uint64) (sim.Config, error) {
+	f, err := scenarios.ParseFile(fileName, bytes.NewReader(vsrfile.Format(s)))
 	if err != nil {
 		return sim.Config{}, err
 	}
@@ -57,7 +58,7 @@ func (e *evaluator) config(s *Script, seed uint64) (sim.Config, error) {
 
 // try runs s under each seed in order until one fails as the target does,
 // and, if the run has bug switches, does not fail so without them.
-func (e *evaluator) try(s *Script, seeds []uint64) trial {
+func (e *evaluator) try(s *vsrfile.File, seeds []uint64) trial {
 	t := trial{}
 	for _, seed := range seeds {
 		cfg, err := e.config(s, seed)
@@ -91,7 +92,7 @@ func (e *evaluator) try(s *Script, seeds []uint64) trial {
 // caller reads the trials in order, so what it keeps does not depend on
 // jobs; a trial past the first success is work thrown away.
 // It also stops once the runs of the trials so far reach budget.
-func (e *evaluator) trialsOf(cands []*Script, seeds func(int) []uint64, jobs, budget int) []trial {
+func (e *evaluator) trialsOf(cands []*vsrfile.File, seeds func(int) []uint64, jobs, budget int) []trial {
 	out := make([]trial, len(cands))
 	used := 0
 	for lo := 0; lo < len(cands); lo += jobs {

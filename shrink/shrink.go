@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"vsrsim/replica"
+	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
 )
 
@@ -57,7 +58,7 @@ func (s Size) String() string {
 
 // Outcome is a finished search.
 type Outcome struct {
-	Script         *Script
+	Script         *vsrfile.File
 	Seed           uint64 // the seed the smallest script fails under
 	Result         sim.Result
 	Before, After  Size
@@ -71,7 +72,7 @@ var ErrPasses = errors.New("the run passes: nothing to shrink")
 type search struct {
 	opts   Options
 	eval   evaluator
-	cur    *Script
+	cur    *vsrfile.File
 	seed   uint64
 	res    sim.Result
 	runs   int
@@ -80,13 +81,14 @@ type search struct {
 }
 
 // Shrink searches from src.
-func Shrink(src *Script, opts Options) (Outcome, error) {
+func Shrink(src *vsrfile.File, opts Options) (Outcome, error) {
 	opts.StartSeeds = max(opts.StartSeeds, 1)
 	opts.SeedsPerCandidate = max(opts.SeedsPerCandidate, 1)
 	opts.Jobs = max(opts.Jobs, 1)
 	if opts.Run == nil {
 		opts.Run = func(c sim.Config) (sim.Result, error) { return sim.Run(c, nil) }
 	}
+	src = source(src)
 	s := &search{opts: opts, eval: evaluator{bugs: opts.Bugs, target: opts.Target, run: opts.Run}, cur: src}
 	if _, err := s.eval.config(src, opts.Seed); err != nil {
 		return Outcome{}, err
@@ -132,7 +134,7 @@ func seedsFrom(seed uint64, n int) []uint64 {
 
 // first tries cands in order and keeps the first that fails as the target
 // does; it reports whether one did.
-func (s *search) first(cands []*Script) bool {
+func (s *search) first(cands []*vsrfile.File) bool {
 	if len(cands) == 0 || s.broke {
 		return false
 	}
@@ -163,7 +165,7 @@ func (s *search) progress() {
 }
 
 // size reads a script's size from the configuration it gives.
-func (s *search) size(sc *Script) Size {
+func (s *search) size(sc *vsrfile.File) Size {
 	cfg, err := s.eval.config(sc, s.opts.Seed)
 	if err != nil {
 		return Size{Actions: len(sc.Actions)}
@@ -193,25 +195,25 @@ func (s *search) quiet() bool {
 	}
 	// Corruption is off unless a file sets it: no line to add.
 	offAbsent := map[string]bool{"network corrupt": true}
-	all := s.cur.clone()
-	var one, half []*Script
+	all := s.cur.Clone()
+	var one, half []*vsrfile.File
 	for _, z := range zero {
-		v, ok := s.cur.get(z.key)
+		v, ok := get(s.cur, z.key)
 		if (ok && v == z.value) || (!ok && offAbsent[z.key]) {
 			continue
 		}
-		all.set(z.key, z.value)
-		c := s.cur.clone()
-		c.set(z.key, z.value)
+		set(all, z.key, z.value)
+		c := s.cur.Clone()
+		set(c, z.key, z.value)
 		one = append(one, c)
 		if h, ok := halve(v); ok {
-			c := s.cur.clone()
-			c.set(z.key, h)
+			c := s.cur.Clone()
+			set(c, z.key, h)
 			half = append(half, c)
 		}
 	}
 	if len(one) > 1 {
-		one = append([]*Script{all}, one...)
+		one = append([]*vsrfile.File{all}, one...)
 	}
 	return s.first(append(one, half...))
 }
@@ -220,10 +222,10 @@ func (s *search) quiet() bool {
 // trace notes): they change no behaviour, so the search need not spend runs
 // on them, and a kept file without them fails as the source did.
 func (s *search) dropNotes() {
-	c := s.cur.clone()
-	c.Actions = slices.DeleteFunc(c.Actions, func(a Action) bool { return strings.HasPrefix(a.Body, "note ") })
+	c := s.cur.Clone()
+	c.Actions = slices.DeleteFunc(c.Actions, func(a vsrfile.Action) bool { return a.Verb == vsrfile.Note && a.Text != "" })
 	if len(c.Actions) < len(s.cur.Actions) {
-		s.first([]*Script{c})
+		s.first([]*vsrfile.File{c})
 	}
 }
 
@@ -231,11 +233,11 @@ func (s *search) dropNotes() {
 // replicas off through the liveness phase, each on its own: a failure that
 // needs neither is one the robust protocol and a healed network show.
 func (s *search) robust() bool {
-	var cands []*Script
+	var cands []*vsrfile.File
 	for _, key := range []string{"protocol", "liveness"} {
-		if _, ok := s.cur.get(key); ok {
-			c := s.cur.clone()
-			c.del(key)
+		if _, ok := get(s.cur, key); ok {
+			c := s.cur.Clone()
+			del(c, key)
 			cands = append(cands, c)
 		}
 	}
@@ -263,10 +265,10 @@ func halve(v string) (string, bool) {
 // replicas tries every smaller cluster, smallest first.
 func (s *search) replicas() bool {
 	size := s.size(s.cur)
-	var cands []*Script
+	var cands []*vsrfile.File
 	for r := 1; r < size.Replicas; r++ {
-		c := s.cur.without(r, size.Clients)
-		c.set("replicas", strconv.Itoa(r))
+		c := without(s.cur, r, size.Clients)
+		set(c, "replicas", strconv.Itoa(r))
 		cands = append(cands, c)
 	}
 	return s.first(cands)
@@ -275,10 +277,10 @@ func (s *search) replicas() bool {
 // clients tries fewer clients, fewest first.
 func (s *search) clients() bool {
 	size := s.size(s.cur)
-	var cands []*Script
+	var cands []*vsrfile.File
 	for n := 1; n < size.Clients; n++ {
-		c := s.cur.without(size.Replicas, n)
-		c.set("clients", strconv.Itoa(n))
+		c := without(s.cur, size.Replicas, n)
+		set(c, "clients", strconv.Itoa(n))
 		cands = append(cands, c)
 	}
 	return s.first(cands)
@@ -292,10 +294,10 @@ func (s *search) ddmin() bool {
 	for len(s.cur.Actions) > 0 && !s.broke {
 		acts := s.cur.Actions
 		n = min(n, len(acts))
-		var cands []*Script
+		var cands []*vsrfile.File
 		for k := 0; k < n; k++ {
 			lo, hi := k*len(acts)/n, (k+1)*len(acts)/n
-			c := s.cur.clone()
+			c := s.cur.Clone()
 			c.Actions = append(c.Actions[:lo:lo], acts[hi:]...)
 			cands = append(cands, c)
 		}
@@ -320,14 +322,14 @@ func (s *search) earlier() bool {
 	if len(acts) == 0 {
 		return false
 	}
-	shift := func(d uint64, from int) *Script {
-		c := s.cur.clone()
+	shift := func(d uint64, from int) *vsrfile.File {
+		c := s.cur.Clone()
 		for i := from; i < len(c.Actions); i++ {
 			c.Actions[i].At -= d
 		}
 		return c
 	}
-	var cands []*Script
+	var cands []*vsrfile.File
 	for d := acts[0].At - min(acts[0].At, 1); d > 0 && len(cands) < 6; d /= 2 {
 		cands = append(cands, shift(d, 0))
 	}
@@ -349,20 +351,20 @@ func (s *search) ticks() bool {
 	if n := len(s.cur.Actions); n > 0 {
 		last = max(s.cur.Actions[n-1].At, 1)
 	}
-	var cands []*Script
+	var cands []*vsrfile.File
 	for _, t := range []uint64{last, last + (size.Ticks-last)/8, last + (size.Ticks-last)/2} {
 		if t >= size.Ticks || (len(cands) > 0 && t == lastTicks(cands)) {
 			continue
 		}
-		c := s.cur.clone()
-		c.set("ticks", strconv.FormatUint(t, 10))
+		c := s.cur.Clone()
+		set(c, "ticks", strconv.FormatUint(t, 10))
 		cands = append(cands, c)
 	}
 	return s.first(cands)
 }
 
-func lastTicks(cands []*Script) uint64 {
-	v, _ := cands[len(cands)-1].get("ticks")
+func lastTicks(cands []*vsrfile.File) uint64 {
+	v, _ := get(cands[len(cands)-1], "ticks")
 	t, _ := strconv.ParseUint(v, 10, 64)
 	return t
 }

@@ -1,28 +1,43 @@
 package shrink
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
 )
 
-func TestParseRender(t *testing.T) {
-	src := "# a comment\nreplicas 5\nloss 1/20\nat 300 crash 1 # why\nexpect liveness\nat 100 cut 0 -> 1\n"
-	s, err := Parse([]byte(src))
+// parse reads a scenario file's syntax.
+func parse(t *testing.T, text string) *vsrfile.File {
+	t.Helper()
+	f, err := vsrfile.Parse([]byte(text))
 	require.NoError(t, err)
-	assert.Equal(t, "# h\nreplicas 5\nloss 1/20\nexpect liveness\nat 100 cut 0 -> 1\nat 300 crash 1\n", string(s.Render([]string{"h"})))
-	v, ok := s.get("network loss")
-	assert.True(t, ok)
-	assert.Equal(t, "1/20", v, "a network setting given bare is found under its network key")
-	s.set("network loss", "0")
-	assert.Contains(t, string(s.Render(nil)), "\nnetwork loss 0\n")
-	assert.NotContains(t, string(s.Render(nil)), "1/20", "set replaces")
+	return f
+}
 
-	_, err = Parse([]byte("at x crash 1\n"))
-	assert.Error(t, err)
+// body is an action as a file writes it, without its tick.
+func body(a vsrfile.Action) string {
+	f := vsrfile.Format(&vsrfile.File{Actions: []vsrfile.Action{a}})
+	_, rest, _ := strings.Cut(strings.TrimSuffix(string(f), "\n")[len("at "):], " ")
+	return rest
+}
+
+// TestEdits: a network setting given bare is found under its network key,
+// and set replaces it, last, in the network form.
+func TestEdits(t *testing.T) {
+	s := parse(t, "# a comment\nseed 3\nreplicas 5\nloss 1/20\nat 300 crash 1 # why\nexpect liveness\nat 100 cut 0 -> 1\n")
+	v, ok := get(s, "network loss")
+	assert.True(t, ok)
+	assert.Equal(t, "1/20", v)
+	c := source(s)
+	set(c, "network loss", "0")
+	assert.Equal(t, "replicas 5\nexpect liveness\nnetwork loss 0\nat 100 cut 0 -> 1\nat 300 crash 1\n", string(vsrfile.Format(c)),
+		"the search's tree has no comments or seed")
+	assert.Contains(t, string(vsrfile.Format(s)), "\nloss 1/20\n", "the source is untouched")
 }
 
 // TestWithout: a smaller cluster drops the targets it lacks, and an action
@@ -43,17 +58,16 @@ func TestWithout(t *testing.T) {
 		{"cut c0 c2 -> 1", "cut c0 -> 1"},
 		{"note r4 is slow", "note r4 is slow"},
 	} {
-		s, err := Parse([]byte("core 0 3\nat 5 " + tc.in + "\n"))
-		require.NoError(t, err)
-		got := s.without(3, 2)
-		core, _ := got.get("core")
+		s := parse(t, "core 0 3\nat 5 "+tc.in+"\n")
+		got := without(s, 3, 2)
+		core, _ := get(got, "core")
 		assert.Equal(t, "0", core)
 		if tc.want == "" {
 			assert.Empty(t, got.Actions, tc.in)
 			continue
 		}
 		require.Len(t, got.Actions, 1, tc.in)
-		assert.Equal(t, tc.want, got.Actions[0].Body, tc.in)
+		assert.Equal(t, tc.want, body(got.Actions[0]), tc.in)
 	}
 }
 
@@ -82,13 +96,12 @@ func (c *crashSink) Record(r *sim.Record) error {
 func TestShrinkKeepsWhatFails(t *testing.T) {
 	src := "replicas 5\nclients 3\nticks 3000\nliveness-ticks 0\nloss 1/50\n" +
 		"at 100 crash 0\nat 400 restart 0\nat 900 crash 1\nat 1000 crash 2\nat 1200 restart 2\nat 2000 cut 0 -> 1\n"
-	s, err := Parse([]byte(src))
-	require.NoError(t, err)
+	s := parse(t, src)
 	out, err := Shrink(s, Options{Seed: 1, MaxRuns: 500, Run: crashOf})
 	require.NoError(t, err)
 	assert.Equal(t, Size{Actions: 6, Ticks: 3000, Replicas: 5, Clients: 3}, out.Before)
 	require.Len(t, out.Script.Actions, 1)
-	assert.Equal(t, "crash 1", out.Script.Actions[0].Body, "the one action the failure needs")
+	assert.Equal(t, "crash 1", body(out.Script.Actions[0]), "the one action the failure needs")
 	assert.InDelta(t, 200, out.Script.Actions[0].At, 20, "moved close to the earliest tick that fails")
 	assert.Equal(t, Size{Actions: 1, Ticks: out.Script.Actions[0].At, Replicas: 3, Clients: 1}, out.After)
 	assert.False(t, out.BudgetExceeded)
@@ -100,8 +113,7 @@ func TestShrinkKeepsWhatFails(t *testing.T) {
 
 // TestShrinkBudget: the search stops at MaxRuns and says so.
 func TestShrinkBudget(t *testing.T) {
-	s, err := Parse([]byte("replicas 5\nticks 3000\nliveness-ticks 0\nat 900 crash 1\nat 1000 crash 2\n"))
-	require.NoError(t, err)
+	s := parse(t, "replicas 5\nticks 3000\nliveness-ticks 0\nat 900 crash 1\nat 1000 crash 2\n")
 	out, err := Shrink(s, Options{Seed: 1, MaxRuns: 3, Run: crashOf})
 	require.NoError(t, err)
 	assert.True(t, out.BudgetExceeded)
@@ -134,13 +146,12 @@ func TestShrinkRobust(t *testing.T) {
 		protocol bool
 	}{{"needs neither", crashOf, false}, {"needs the source protocol", needsSource, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := Parse([]byte(src))
-			require.NoError(t, err)
+			s := parse(t, src)
 			out, err := Shrink(s, Options{Seed: 1, MaxRuns: 500, Run: tc.run})
 			require.NoError(t, err)
-			_, protocol := out.Script.get("protocol")
-			_, liveness := out.Script.get("liveness")
-			_, corrupt := out.Script.get("network corrupt")
+			_, protocol := get(out.Script, "protocol")
+			_, liveness := get(out.Script, "liveness")
+			_, corrupt := get(out.Script, "network corrupt")
 			assert.Equal(t, tc.protocol, protocol)
 			assert.False(t, liveness)
 			assert.False(t, corrupt)
@@ -157,9 +168,7 @@ func TestWithoutLivenessCut(t *testing.T) {
 		"keep-faults cut 2->3": "keep-faults",
 		"keep-faults":          "keep-faults",
 	} {
-		s, err := Parse([]byte("liveness " + in + "\n"))
-		require.NoError(t, err)
-		got, ok := s.without(3, 2).get("liveness")
+		got, ok := get(without(parse(t, "liveness "+in+"\n"), 3, 2), "liveness")
 		assert.Equal(t, want != "", ok, in)
 		assert.Equal(t, want, got, in)
 	}

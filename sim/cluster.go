@@ -57,7 +57,6 @@ type Cluster struct {
 	deliverFn func(*packetsim.Delivery[replica.Message])
 	liveness  livenessState
 	failure   *check.Failure
-	verdict   Verdict
 	assists   []Assist
 	watch     []watch
 	expect    expectState
@@ -240,7 +239,6 @@ func (c *Cluster) step() {
 	c.tickClients()
 	if f := c.checker.Failed(); f != nil && c.failure == nil {
 		c.failure = f
-		c.verdict = VerdictSafety
 	}
 }
 

@@ -41,7 +41,7 @@ var randV2Seeded = map[string]bool{
 
 // deterministicDirs are the package directories checked, relative to the
 // module root. "sim" means the top-level directory only.
-var deterministicDirs = []string{"sim", "prng", "queue", "sim/check", "replica", "packetsim", "disksim", "scenarios", "marks"}
+var deterministicDirs = []string{"sim", "prng", "queue", "sim/check", "replica", "packetsim", "disksim", "scenarios", "scenarios/vsrfile", "outcome", "marks"}
 
 func moduleRoot(t *testing.T) string {
 	t.Helper()

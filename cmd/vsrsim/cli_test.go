@@ -42,12 +42,12 @@ func buildAndRun(m *testing.M) int {
 	return m.Run()
 }
 
-type outcome struct {
+type cliResult struct {
 	code           int
 	stdout, stderr string
 }
 
-func vsrsim(t *testing.T, args ...string) outcome {
+func vsrsim(t *testing.T, args ...string) cliResult {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	var stdout, stderr bytes.Buffer
@@ -59,7 +59,7 @@ func vsrsim(t *testing.T, args ...string) outcome {
 		require.True(t, errors.As(err, &exit), "running vsrsim %v: %v", args, err)
 		code = exit.ExitCode()
 	}
-	return outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	return cliResult{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
 // runJSONOf runs vsrsim with -o json and decodes the one object it must print.

@@ -117,14 +117,14 @@ func expandK8s(args []string, env map[string]string) []string {
 // runCancelled runs the CLI in-process with its context already cancelled. A
 // sweep parses and validates every flag and opens its output files, then
 // finds itself interrupted before its first seed; other commands run whole.
-func runCancelled(args []string) outcome {
+func runCancelled(args []string) cliResult {
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	root := newRootCmd(&stdout, &stderr)
 	root.SetArgs(args)
 	code := reportError(root.ExecuteContext(ctx), &stderr)
-	return outcome{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	return cliResult{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
 // TestK8sJobRunsAValidShard: for the first, second and last completion index,

@@ -6,40 +6,25 @@ import (
 	"io"
 	"strings"
 
+	"vsrsim/outcome"
 	"vsrsim/sim"
 )
 
-// Exit codes. A failing verdict has its own code so a script can tell a safety
-// finding from a stall without parsing output. 64, 65 and 70 are the BSD
-// sysexits values, which shells and CI already know. 2 is never used: the Go
-// runtime exits 2 on an unrecovered panic, so 2 must keep meaning "the binary
-// itself broke".
+// Exit codes: outcome's table, the one every command exits by.
 const (
-	exitPass     = 0  // pass, and unrecoverable: the fault mix, not the protocol, lost the data
-	exitSafety   = 1  // a safety invariant (or linearizability) failed
-	exitLiveness = 3  // the core did not converge, or committed too little
-	exitCrash    = 4  // a replica assertion fired, or the run exceeded its event bound
-	exitUsage    = 64 // EX_USAGE: bad flags or arguments
-	exitDataErr  = 65 // EX_DATAERR: a malformed input file (seed lists)
-	exitSoftware = 70 // EX_SOFTWARE: an internal error, a panic, or a failed write
+	exitPass        = outcome.ExitPass
+	exitSafety      = outcome.ExitSafety
+	exitLiveness    = outcome.ExitLiveness
+	exitCrash       = outcome.ExitCrash
+	exitUsage       = outcome.ExitUsage
+	exitDataErr     = outcome.ExitDataErr
+	exitSoftware    = outcome.ExitSoftware
+	exitDrift       = outcome.ExitDrift
+	exitInterrupted = outcome.ExitInterrupted
 )
 
 // verdictExitCode maps a verdict to the process exit code.
-func verdictExitCode(v sim.Verdict) int {
-	switch v {
-	case sim.VerdictPass, sim.VerdictUnrecoverable:
-		return exitPass
-	case sim.VerdictSafety:
-		return exitSafety
-	case sim.VerdictLiveness:
-		return exitLiveness
-	case sim.VerdictCrash:
-		return exitCrash
-	}
-	// A verdict this binary does not know is a bug between sim and the CLI,
-	// not a pass.
-	return exitSoftware
-}
+func verdictExitCode(v sim.Verdict) int { return outcome.ExitCode(string(v)) }
 
 // exitError carries an exit code out of a command. err nil means the command
 // already said everything (a failing verdict): exit quietly.

@@ -14,10 +14,6 @@ import (
 	"vsrsim/sim"
 )
 
-// exitDrift is replay's code for a record that no longer gives its pinned
-// verdict or trace hash.
-const exitDrift = 1
-
 type replayOptions struct {
 	trace  string
 	line   int

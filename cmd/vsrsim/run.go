@@ -59,7 +59,8 @@ internal error (including a failed trace write).`,
 		Example: `  vsrsim run --seed 42
   vsrsim run --seed 42 --scenario hollow-op --bug narrow-repair-under-commit-lag
   vsrsim run --seed 0x2a --replicas 5 --extra-delay '*:0=40' -o json
-  vsrsim run --seed "$(git rev-parse HEAD)" --trace run.ndjson`,
+  vsrsim run --seed "$(git rev-parse HEAD)" --trace run.ndjson
+  vsrsim run --scenario-file recorded.vsr   # the seed its seed line names`,
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -68,13 +69,12 @@ internal error (including a failed trace write).`,
 		},
 	}
 	f := cmd.Flags()
-	f.Var(&o.seed, "seed", "run seed: decimal u64, 0x hex u64, or a 40-hex commit hash (required)")
+	f.Var(&o.seed, "seed", "run seed: decimal u64, 0x hex u64, or a 40-hex commit hash (required unless --scenario-file has a seed line)")
 	o.addShapeFlags(cmd)
 	f.StringVar(&o.trace, "trace", "", "write the NDJSON trace to `FILE` (- for stdout; the report then goes to stderr)")
 	o.artifacts.addFlags(cmd)
 	f.StringVar(&o.record, "record", "", "write the run's faults as a scenario file to `FILE` (a swarm run only; docs/triage.md)")
 	f.VarP(o.output, "output", "o", "output format")
-	_ = cmd.MarkFlagRequired("seed")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("seed", cobra.NoFileCompletions)
 	return cmd
@@ -108,14 +108,37 @@ func (o *runOptions) addShapeFlags(cmd *cobra.Command) {
 	}
 }
 
+// runSeed is the seed a run takes: --seed, else the `seed N` line of the
+// --scenario-file; missing is the usage error when neither gives one.
+func (o *runOptions) runSeed(missing string) (uint64, error) {
+	if o.seed.set {
+		seed, err := prng.ParseSeed(o.seed.value)
+		if err != nil {
+			return 0, usageErrorf("--seed: %v", err)
+		}
+		return seed, nil
+	}
+	if o.scenarioFile.value == "" {
+		return 0, usageErrorf("%s", missing)
+	}
+	file, err := readScenarioFile(o.scenarioFile.value)
+	if err != nil {
+		return 0, err
+	}
+	if seed, ok := file.Seed(); ok {
+		return seed, nil
+	}
+	return 0, usageErrorf("%s (%s has no seed line)", missing, o.scenarioFile.value)
+}
+
 func (o *runOptions) changed(name string) bool {
 	return o.flags != nil && o.flags.Changed(name)
 }
 
 func (o *runOptions) run(stdout, stderr io.Writer) error {
-	seed, err := prng.ParseSeed(o.seed.value)
+	seed, err := o.runSeed(`required flag(s) "seed" not set`)
 	if err != nil {
-		return usageErrorf("--seed: %v", err)
+		return err
 	}
 	cfg, err := o.config(seed)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,4 +46,40 @@ func TestScenarioFile(t *testing.T) {
 
 	sw := vsrsim(t, "sweep", "--seeds", "1-3", "--scenario-file", example)
 	require.Equal(t, 0, sw.code, sw.stderr)
+}
+
+// TestRecordedSeed: a recording carries its seed, and the file run alone
+// reproduces the run's verdict and, as every recorded swarm seed does today
+// (scenarios.TestRecordReplaysVerdict), its trace hash; --seed overrides the
+// file's, and a sweep of the file starts from it.
+func TestRecordedSeed(t *testing.T) {
+	for _, tc := range []struct {
+		seed string
+		code int
+		bugs []string
+	}{
+		{"5", exitPass, nil},
+		{"0x26", exitLiveness, []string{"--bug", "transfer-rewinds-sequencer"}},
+	} {
+		path := filepath.Join(t.TempDir(), "rec.vsr")
+		_, orig := runJSONOf(t, tc.code, append([]string{"run", "--seed", tc.seed, "--record", path}, tc.bugs...)...)
+		_, again := runJSONOf(t, tc.code, append([]string{"run", "--scenario-file", path}, tc.bugs...)...)
+		assert.Equal(t, orig.Seed, again.Seed, tc.seed)
+		assert.Equal(t, orig.Verdict, again.Verdict, tc.seed)
+		assert.Equal(t, orig.TraceHash, again.TraceHash, tc.seed)
+		assert.Contains(t, again.Replay, "--seed "+strconv.FormatUint(orig.Seed, 10), "the replay names the seed it took")
+	}
+	path := filepath.Join(t.TempDir(), "rec.vsr")
+	runJSONOf(t, exitPass, "run", "--seed", "5", "--record", path)
+	_, other := runJSONOf(t, exitPass, "run", "--seed", "6", "--scenario-file", path)
+	assert.Equal(t, uint64(6), other.Seed, "--seed overrides the file's")
+	sw := vsrsim(t, "sweep", "--count", "2", "--all", "--scenario-file", path, "-o", "json")
+	require.Equal(t, 0, sw.code, sw.stderr)
+	assert.Contains(t, sw.stdout, `"seed":5,`)
+	assert.Contains(t, sw.stdout, `"seed":6,`)
+
+	noSeed := filepath.Join("..", "..", "scenarios", "testdata", "partition-heal.vsr")
+	out := vsrsim(t, "run", "--scenario-file", noSeed)
+	assert.Equal(t, exitUsage, out.code)
+	assert.Contains(t, out.stderr, "has no seed line")
 }

@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"vsrsim/prng"
+	"vsrsim/outcome"
 	"vsrsim/scenarios"
+	"vsrsim/scenarios/vsrfile"
 	"vsrsim/shrink"
 	"vsrsim/sim"
-	"vsrsim/sim/check"
 	"vsrsim/verify"
 )
 
@@ -75,7 +75,7 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 		return usageErrorf("--max-runs, --jobs, --seeds-per-candidate and --start-seeds must be 1 or more")
 	}
 	if len(args) == 1 {
-		if o.run.seed.value != "" {
+		if o.run.seed.set {
 			return usageErrorf("give --seed or FAILURES.jsonl, not both")
 		}
 		if err := o.fromFailures(args[0]); err != nil {
@@ -84,30 +84,23 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 	} else if o.line != 0 {
 		return usageErrorf("--line goes with FAILURES.jsonl")
 	}
-	if o.run.seed.value == "" {
-		return usageErrorf("give --seed SEED or FAILURES.jsonl --line K")
+	seed, err := o.run.runSeed("give --seed SEED or FAILURES.jsonl --line K")
+	if err != nil {
+		return err
 	}
 	if o.run.scenario.value != "" {
 		return usageErrorf("--scenario: a named scenario is a Go script and cannot be shrunk; shrink a swarm seed or a --scenario-file")
-	}
-	seed, err := prng.ParseSeed(o.run.seed.value)
-	if err != nil {
-		return usageErrorf("--seed: %v", err)
 	}
 	cfg, err := o.run.config(seed)
 	if err != nil {
 		return err
 	}
-	src, target, before, err := o.source(cfg, seed)
+	script, target, before, err := o.source(cfg, seed)
 	if err != nil {
 		return err
 	}
-	script, err := shrink.Parse(src)
-	if err != nil {
-		return internalErrorf("%v", err)
-	}
 	run := func(c sim.Config) (sim.Result, error) { return sim.Run(c, nil) }
-	if target.Invariant == check.InvLinearizable {
+	if target.Invariant == outcome.InvLinearizable {
 		run = func(c sim.Config) (sim.Result, error) { return verify.Run(c, nil) }
 	}
 	out, err := shrink.Shrink(script, shrink.Options{
@@ -134,7 +127,10 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 		"shrunk: " + summary,
 		fmt.Sprintf("replay: vsrsim run --seed %d%s --scenario-file %s", out.Seed, bugs, shellQuote(o.out)),
 	}, verdictHeader(out.Result)...)
-	if err := os.WriteFile(o.out, out.Script.Render(header), 0o644); err != nil {
+	small := out.Script.Clone()
+	small.SetComments(header)
+	small.SetSeed(out.Seed)
+	if err := os.WriteFile(o.out, vsrfile.Format(small), 0o644); err != nil {
 		return internalErrorf("-o: %v", errUnwrapPath(err))
 	}
 	fmt.Fprintln(stderr, summary)
@@ -143,38 +139,33 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 
 // source is the scenario file the search starts from, the failure it must
 // keep, and its size as the run had it.
-func (o *shrinkOptions) source(cfg sim.Config, seed uint64) ([]byte, shrink.Target, shrink.Size, error) {
-	if path := o.run.scenarioFile.value; path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
+func (o *shrinkOptions) source(cfg sim.Config, seed uint64) (*vsrfile.File, shrink.Target, shrink.Size, error) {
+	var res sim.Result
+	var data []byte
+	var err error
+	path := o.run.scenarioFile.value
+	if path != "" {
+		if data, err = os.ReadFile(path); err != nil {
 			return nil, shrink.Target{}, shrink.Size{}, dataErrorf("%s: %v", path, errUnwrapPath(err))
 		}
-		res, err := verify.Run(cfg, nil)
-		if err != nil {
-			return nil, shrink.Target{}, shrink.Size{}, internalErrorf("%v", err)
-		}
-		if !res.Verdict.Failed() {
-			return nil, shrink.Target{}, shrink.Size{}, usageErrorf("seed %d passes with %s: nothing to shrink", seed, path)
-		}
-		script, err := shrink.Parse(data)
-		if err != nil {
-			return nil, shrink.Target{}, shrink.Size{}, dataErrorf("%s: %v", path, err)
-		}
-		return data, shrink.Target{Verdict: res.Verdict, Invariant: res.Invariant}, shrink.Size{
-			Actions: len(script.Actions), Ticks: cfg.FaultTicks, Replicas: cfg.Replicas, Clients: cfg.Clients}, nil
+		res, err = verify.Run(cfg, nil)
+	} else {
+		res, data, err = scenarios.RecordRun(cfg, nil, func(c sim.Config) (sim.Result, error) { return verify.Run(c, nil) })
 	}
-	res, data, err := scenarios.RecordRun(cfg, nil, func(c sim.Config) (sim.Result, error) { return verify.Run(c, nil) })
 	if err != nil {
 		return nil, shrink.Target{}, shrink.Size{}, internalErrorf("%v", err)
 	}
-	if !res.Verdict.Failed() {
+	switch {
+	case !res.Verdict.Failed() && path != "":
+		return nil, shrink.Target{}, shrink.Size{}, usageErrorf("seed %d passes with %s: nothing to shrink", seed, path)
+	case !res.Verdict.Failed():
 		return nil, shrink.Target{}, shrink.Size{}, usageErrorf("seed %d passes (verdict %s): nothing to shrink", seed, res.Verdict)
 	}
-	script, err := shrink.Parse(data)
+	script, err := vsrfile.Parse(data)
 	if err != nil {
-		return nil, shrink.Target{}, shrink.Size{}, internalErrorf("%v", err)
+		return nil, shrink.Target{}, shrink.Size{}, dataErrorf("%s: %v", path, err)
 	}
-	return data, shrink.Target{Verdict: res.Verdict, Invariant: res.Invariant}, shrink.Size{
+	return script, shrink.Target{Verdict: res.Verdict, Invariant: res.Invariant}, shrink.Size{
 		Actions: len(script.Actions), Ticks: cfg.FaultTicks, Replicas: cfg.Replicas, Clients: cfg.Clients}, nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,16 @@ func TestShrinkDeterministic(t *testing.T) {
 	require.NotEmpty(t, replay)
 	_, res := runJSONOf(t, exitLiveness, shellWords(t, replay)[1:]...)
 	assert.Equal(t, "liveness", res.Invariant)
+
+	// The file carries the seed it fails under: run and shrink take it.
+	small := filepath.Join(dir1, "small.vsr")
+	assert.Contains(t, string(a), fmt.Sprintf("\nseed %d\n", res.Seed))
+	_, alone := runJSONOf(t, exitLiveness, "run", "--scenario-file", small, "--bug", "narrow-repair-under-commit-lag")
+	assert.Equal(t, res.Seed, alone.Seed)
+	assert.Equal(t, res.TraceHash, alone.TraceHash)
+	again := vsrsim(t, "shrink", "--scenario-file", small, "--bug", "narrow-repair-under-commit-lag", "--max-runs", "5",
+		"-o", filepath.Join(dir1, "again.vsr"))
+	require.Equal(t, 0, again.code, again.stderr)
 }
 
 // TestShrinkRefuses: a passing seed, a named scenario and missing inputs are

@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"vsrsim/marks"
+	"vsrsim/outcome"
 	"vsrsim/prng"
 	"vsrsim/sim"
-	"vsrsim/sim/check"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )
@@ -27,10 +27,6 @@ const (
 	sweepCountMax = 1 << 32
 	sweepJobsMax  = 1024
 )
-
-// exitInterrupted is the shell's code for a run stopped by SIGINT, used when a
-// sweep is interrupted before it found anything.
-const exitInterrupted = 130
 
 type sweepOptions struct {
 	run         *runOptions
@@ -83,7 +79,7 @@ file, 70 an internal error (such as a failed write of --failures).`,
 	f := cmd.Flags()
 	f.StringVar(&o.seeds, "seeds", "", "inclusive seed range `A-B` (each a seed as --seed takes it)")
 	f.Uint64Var(&o.count, "count", 100, "number of seeds, from --start")
-	f.StringVar(&o.start, "start", "1", "first seed (decimal, 0x hex, or a 40-hex commit hash)")
+	f.StringVar(&o.start, "start", "1", "first seed (decimal, 0x hex, or a 40-hex commit hash; default the --scenario-file's seed line if it has one, else 1)")
 	f.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "parallel workers, each running one seed at a time")
 	f.StringVar(&o.shard, "shard", "", "run shard `I/N` of the range (0 <= I < N)")
 	f.IntVar(&o.maxFailures, "max-failures", 0, "stop after this many failures (0: never)")
@@ -99,6 +95,21 @@ file, 70 an internal error (such as a failed write of --failures).`,
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
 	return cmd
+}
+
+// startText is --start, or, if it was not given, the seed line of the
+// --scenario-file (a file without one, or unreadable, leaves the default; the
+// run's configuration reports a bad file).
+func (o *sweepOptions) startText(flags interface{ Changed(string) bool }) string {
+	if flags.Changed("start") || o.run.scenarioFile.value == "" {
+		return o.start
+	}
+	if file, err := readScenarioFile(o.run.scenarioFile.value); err == nil {
+		if seed, ok := file.Seed(); ok {
+			return strconv.FormatUint(seed, 10)
+		}
+	}
+	return o.start
 }
 
 // parseRange turns the seed flags into a sweep range; every error is a usage
@@ -129,7 +140,7 @@ func (o *sweepOptions) parseRange(flags interface{ Changed(string) bool }) (swee
 		}
 		r.First, r.Count = first, last-first+1
 	} else {
-		first, err := prng.ParseSeed(o.start)
+		first, err := prng.ParseSeed(o.startText(flags))
 		if err != nil {
 			return r, usageErrorf("--start: %v", err)
 		}
@@ -234,7 +245,7 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		if failures != nil && writeErr == nil {
 			writeErr = writeJSON(failures, rec)
 		}
-		if o.linHTMLDir != "" && out.Result.Invariant == check.InvLinearizable && writeErr == nil {
+		if o.linHTMLDir != "" && out.Result.Invariant == outcome.InvLinearizable && writeErr == nil {
 			writeErr = writeLinearizabilityPage(o.linHTMLDir, &out.Result)
 		}
 		progress.clear()
@@ -280,16 +291,14 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	return silentExit(sweepExitCode(sum))
 }
 
-// sweepExitCode is the code of the most severe finding: safety, then crash,
-// then liveness; 130 for an interrupted sweep that found nothing.
+// sweepExitCode is the code of the most severe finding (outcome's order:
+// safety, then crash, then liveness); 130 for an interrupted sweep that found
+// nothing.
 func sweepExitCode(sum sweep.Summary) int {
+	if v, ok := outcome.Worst(func(v string) uint64 { return sum.Failed[sim.Verdict(v)] }); ok {
+		return outcome.ExitCode(v)
+	}
 	switch {
-	case sum.Failed[sim.VerdictSafety] > 0:
-		return exitSafety
-	case sum.Failed[sim.VerdictCrash] > 0:
-		return exitCrash
-	case sum.Failed[sim.VerdictLiveness] > 0:
-		return exitLiveness
 	case sum.Errors > 0:
 		return exitSoftware
 	case sum.Interrupted:

@@ -1,0 +1,53 @@
+package outcome_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"vsrsim/outcome"
+	"vsrsim/sim"
+	"vsrsim/sim/check"
+)
+
+// TestTableMatchesSim: the table's names are sim's, its findings are the
+// verdicts sim calls failed, and every verdict sim gives has a row.
+func TestTableMatchesSim(t *testing.T) {
+	names := map[sim.Verdict]string{
+		sim.VerdictPass: outcome.Pass, sim.VerdictSafety: outcome.Safety, sim.VerdictLiveness: outcome.Liveness,
+		sim.VerdictCrash: outcome.Crash, sim.VerdictUnrecoverable: outcome.Unrecoverable,
+	}
+	for v, name := range names {
+		assert.Equal(t, string(v), name)
+		assert.True(t, outcome.Known(name), name)
+	}
+	assert.Len(t, outcome.Table, len(names))
+	for _, r := range outcome.Table {
+		assert.Equal(t, sim.Verdict(r.Verdict).Failed(), r.Failed, r.Verdict)
+	}
+	assert.Equal(t, check.InvLinearizable, outcome.InvLinearizable)
+}
+
+func TestExitCode(t *testing.T) {
+	for v, code := range map[string]int{"pass": 0, "unrecoverable": 0, "safety": 1, "liveness": 3, "crash": 4, "bogus": 70} {
+		assert.Equal(t, code, outcome.ExitCode(v), v)
+	}
+}
+
+// TestWorst: safety, then crash, then liveness.
+func TestWorst(t *testing.T) {
+	count := func(m map[string]uint64) func(string) uint64 { return func(v string) uint64 { return m[v] } }
+	for _, tc := range []struct {
+		counts map[string]uint64
+		want   string
+	}{
+		{map[string]uint64{"liveness": 3, "crash": 1, "safety": 1}, "safety"},
+		{map[string]uint64{"liveness": 3, "crash": 1}, "crash"},
+		{map[string]uint64{"liveness": 3, "pass": 9}, "liveness"},
+		{map[string]uint64{"pass": 9, "unrecoverable": 2}, ""},
+	} {
+		got, ok := outcome.Worst(count(tc.counts))
+		assert.Equal(t, tc.want, got)
+		assert.Equal(t, tc.want != "", ok)
+	}
+}
