@@ -145,8 +145,22 @@ func (o Options) withDefaults() Options {
 func (o Options) Validate() error { return o.withDefaults().validate() }
 
 // validate reports the first nonsense in o (after defaults) as a one-line
-// error.
+// error. The checks run in a fixed order, so that the error an Options with
+// several faults gets does not change.
 func (o Options) validate() error {
+	checks := [...]func(Options) error{
+		Options.checkSizes, Options.checkRatios, Options.checkTicks, Options.checkRateParams, Options.checkPartitions,
+	}
+	for _, check := range checks {
+		if err := check(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSizes checks the node counts and the bounds on packets in flight.
+func (o Options) checkSizes() error {
 	if o.Nodes < 1 {
 		return fmt.Errorf("packetsim: Nodes is %d, want at least 1", o.Nodes)
 	}
@@ -159,6 +173,12 @@ func (o Options) validate() error {
 	if o.QueueLimit < 0 {
 		return fmt.Errorf("packetsim: QueueLimit is %d, want >= 0", o.QueueLimit)
 	}
+	return nil
+}
+
+// checkRatios checks that every chance is a probability: no zero
+// denominator under a nonzero numerator, and not above 1.
+func (o Options) checkRatios() error {
 	ratios := [...]struct {
 		name string
 		r    prng.Ratio
@@ -174,6 +194,11 @@ func (o Options) validate() error {
 			return fmt.Errorf("packetsim: %s is %d/%d, above 1", x.name, x.r.Num, x.r.Den)
 		}
 	}
+	return nil
+}
+
+// checkTicks checks every duration against ticksMax.
+func (o Options) checkTicks() error {
 	ticks := [...]struct {
 		name string
 		v    uint64
@@ -187,12 +212,24 @@ func (o Options) validate() error {
 			return fmt.Errorf("packetsim: %s is %d, above the limit %d", x.name, x.v, uint64(ticksMax))
 		}
 	}
+	return nil
+}
+
+// checkRateParams checks that a fault that is set has the duration it draws
+// from: a zero one would make the fault a no-op while it looks on.
+func (o Options) checkRateParams() error {
 	if !o.Reorder.Zero() && o.ReorderMaxTicks == 0 {
 		return fmt.Errorf("packetsim: Reorder is set but ReorderMaxTicks is 0")
 	}
 	if !o.Clog.Zero() && o.ClogMeanTicks == 0 {
 		return fmt.Errorf("packetsim: Clog is set but ClogMeanTicks is 0")
 	}
+	return nil
+}
+
+// checkPartitions checks the partition shape: known mode and symmetry, a
+// chance only with a mode, and a mode only with replicas to split.
+func (o Options) checkPartitions() error {
 	if o.PartitionMode >= partitionModeCount {
 		return fmt.Errorf("packetsim: unknown PartitionMode %d", uint8(o.PartitionMode))
 	}

@@ -65,69 +65,98 @@ func (s *fileScript) resolve(c *sim.Cluster, a *action, ts []vsrfile.Target) ([]
 }
 
 func (s *fileScript) run(c *sim.Cluster, a *action) {
-	net := c.Network()
 	switch a.Verb {
 	case "crash", "restart":
-		nodes, ok := s.resolve(c, a, a.Targets)
-		if !ok {
-			return
-		}
-		for _, i := range nodes {
-			switch {
-			case a.Verb == "crash" && !c.Alive(i):
-				s.note(c, a, "r%d is already down", i)
-			case a.Verb == "crash":
-				c.Crash(i)
-			case c.Alive(i):
-				s.note(c, a, "r%d is already up", i)
-			default:
-				c.Restart(i)
-			}
-		}
+		s.crashOrRestart(c, a)
 	case "partition":
 		s.partition(c, a)
 	case "heal":
-		net.HealAll()
-		clear(s.cut)
-		clear(s.parted)
-		clear(s.held)
-		clear(s.drop)
+		s.heal(c)
 	case "cut", "uncut", "hold", "release", "drop", "pass":
-		from, ok1 := s.resolve(c, a, a.From)
-		to, ok2 := s.resolve(c, a, a.To)
-		if !ok1 || !ok2 {
-			return
-		}
-		for _, x := range from {
-			for _, y := range to {
-				if x != y {
-					s.link(c, a, x, y)
-				}
-			}
-		}
+		s.links(c, a)
 	case "extra-delay":
-		var ends [2]int
-		for i, t := range a.Delay {
-			if t.Kind == vsrfile.AllReplicas {
-				ends[i] = packetsim.AnyNode
-				continue
-			}
-			nodes, ok := s.resolve(c, a, []vsrfile.Target{t})
-			if !ok || len(nodes) != 1 {
-				return
-			}
-			ends[i] = nodes[0]
-		}
-		// No randomness: a zero delay replays the run without it.
-		net.SetExtraDelay(ends[0], ends[1], a.Ticks)
+		s.extraDelay(c, a)
 	case "network":
-		opts := net.Options()
-		a.net.Apply(&opts)
-		if err := net.SetOptions(opts); err != nil {
-			s.note(c, a, "network %s refused: %v", a.net.Key, err)
-		}
+		s.network(c, a)
 	case "note":
 		c.Note(a.Text)
+	}
+}
+
+// crashOrRestart crashes or restarts each node the action names; one already
+// in the state asked for is noted, not touched.
+func (s *fileScript) crashOrRestart(c *sim.Cluster, a *action) {
+	nodes, ok := s.resolve(c, a, a.Targets)
+	if !ok {
+		return
+	}
+	for _, i := range nodes {
+		switch {
+		case a.Verb == "crash" && !c.Alive(i):
+			s.note(c, a, "r%d is already down", i)
+		case a.Verb == "crash":
+			c.Crash(i)
+		case c.Alive(i):
+			s.note(c, a, "r%d is already up", i)
+		default:
+			c.Restart(i)
+		}
+	}
+}
+
+// heal lifts every fault on the network, and forgets the file's own.
+func (s *fileScript) heal(c *sim.Cluster) {
+	c.Network().HealAll()
+	clear(s.cut)
+	clear(s.parted)
+	clear(s.held)
+	clear(s.drop)
+}
+
+// links applies a directed-link action to every link from a From node to a
+// To node, but a node's link to itself.
+func (s *fileScript) links(c *sim.Cluster, a *action) {
+	from, ok1 := s.resolve(c, a, a.From)
+	to, ok2 := s.resolve(c, a, a.To)
+	if !ok1 || !ok2 {
+		return
+	}
+	for _, x := range from {
+		for _, y := range to {
+			if x != y {
+				s.link(c, a, x, y)
+			}
+		}
+	}
+}
+
+// extraDelay sets the extra delay between two ends, each one node or every
+// replica; an end that does not resolve to one node skips the action.
+func (s *fileScript) extraDelay(c *sim.Cluster, a *action) {
+	var ends [2]int
+	for i, t := range a.Delay {
+		if t.Kind == vsrfile.AllReplicas {
+			ends[i] = packetsim.AnyNode
+			continue
+		}
+		nodes, ok := s.resolve(c, a, []vsrfile.Target{t})
+		if !ok || len(nodes) != 1 {
+			return
+		}
+		ends[i] = nodes[0]
+	}
+	// No randomness: a zero delay replays the run without it.
+	c.Network().SetExtraDelay(ends[0], ends[1], a.Ticks)
+}
+
+// network changes one network option; a value the network refuses is noted
+// and the options stay as they were.
+func (s *fileScript) network(c *sim.Cluster, a *action) {
+	net := c.Network()
+	opts := net.Options()
+	a.net.Apply(&opts)
+	if err := net.SetOptions(opts); err != nil {
+		s.note(c, a, "network %s refused: %v", a.net.Key, err)
 	}
 }
 
@@ -162,33 +191,62 @@ func (s *fileScript) link(c *sim.Cluster, a *action, x, y int) {
 // stand for the replicas (clients) no other side names. A role that resolves
 // to a node another side names skips the action with a note.
 func (s *fileScript) partition(c *sim.Cluster, a *action) {
-	sides := make([][]int, len(a.Sides))
 	side := make([]int, s.nodes) // side+1 of each node, 0 for none
+	// The named nodes first, so that a wildcard on an earlier side cannot
+	// take a node a later side names.
+	if !s.placeNamed(c, a, side) {
+		return
+	}
+	s.placeRest(c, a, side)
+	for x := 0; x < s.nodes; x++ {
+		for y := 0; y < s.nodes; y++ {
+			l := x*s.nodes + y
+			parted := side[x] != 0 && side[y] != 0 && side[x] != side[y]
+			if parted != s.parted[l] {
+				s.parted[l] = parted
+				c.Network().SetLinkDown(x, y, s.cut[l] || parted)
+			}
+		}
+	}
+}
+
+// isWildcard says whether t stands for the replicas or clients no side names.
+func isWildcard(t vsrfile.Target) bool {
+	return t.Kind == vsrfile.AllReplicas || t.Kind == vsrfile.AllClients
+}
+
+// placeNamed puts each node a side names on that side (side[i] = k+1). It
+// reports false, having noted why, if a target does not resolve or a node
+// would be on two sides: the partition is then skipped.
+func (s *fileScript) placeNamed(c *sim.Cluster, a *action, side []int) bool {
 	for k, ts := range a.Sides {
 		for _, t := range ts {
-			if t.Kind == vsrfile.AllReplicas || t.Kind == vsrfile.AllClients {
+			if isWildcard(t) {
 				continue
 			}
 			nodes, ok := s.resolve(c, a, []vsrfile.Target{t})
 			if !ok {
-				return
+				return false
 			}
 			for _, i := range nodes {
 				if side[i] != 0 && side[i] != k+1 {
 					s.note(c, a, "partition skipped: r%d would be on two sides", i)
-					return
+					return false
 				}
-				if side[i] == 0 {
-					side[i] = k + 1
-					sides[k] = append(sides[k], i)
-				}
+				side[i] = k + 1
 			}
 		}
 	}
+	return true
+}
+
+// placeRest puts every replica (client) no side names yet on the first side
+// whose "*" ("clients") stands for it.
+func (s *fileScript) placeRest(c *sim.Cluster, a *action, side []int) {
 	replicas := c.Config().Replicas
 	for k, ts := range a.Sides {
 		for _, t := range ts {
-			if t.Kind != vsrfile.AllReplicas && t.Kind != vsrfile.AllClients {
+			if !isWildcard(t) {
 				continue
 			}
 			lo, hi := 0, replicas
@@ -198,18 +256,7 @@ func (s *fileScript) partition(c *sim.Cluster, a *action) {
 			for i := lo; i < hi; i++ {
 				if side[i] == 0 {
 					side[i] = k + 1
-					sides[k] = append(sides[k], i)
 				}
-			}
-		}
-	}
-	for x := 0; x < s.nodes; x++ {
-		for y := 0; y < s.nodes; y++ {
-			l := x*s.nodes + y
-			parted := side[x] != 0 && side[y] != 0 && side[x] != side[y]
-			if parted != s.parted[l] {
-				s.parted[l] = parted
-				c.Network().SetLinkDown(x, y, s.cut[l] || parted)
 			}
 		}
 	}

@@ -63,20 +63,7 @@ func newRestartBeforeRepair() sim.Script {
 	return newScript(
 		step{do: do(
 			note(name+": r2 falls behind while r0 and r1 write"),
-			dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
-				if to != 2 {
-					return false
-				}
-				switch m.Command {
-				case replica.CmdPrepare, replica.CmdRepairPrepare, replica.CmdRangeEvicted, replica.CmdRepairDone:
-					if s.ops["T"] != 0 && !s.flags["restarted"] && m.Command != replica.CmdPrepare {
-						return true // repair never fetches T+1..H before the restart
-					}
-					info, ok := c.Info(0)
-					return ok && info.CommitMin < restartLead
-				}
-				return false
-			}),
+			dropIf(restartStarvesR2),
 			holdFirstOffer(name),
 			keepOutOfNewerViews("restarted"), // until its post-restart vote
 			func(c *sim.Cluster, s *script) {
@@ -87,24 +74,8 @@ func newRestartBeforeRepair() sim.Script {
 				})
 			},
 		)},
-		step{when: func(c *sim.Cluster, s *script) bool {
-			// The cut waits for r1 to know every op r0 prepared committed:
-			// view 1 then starts with nothing uncommitted, and r2 can ack its
-			// new ops without the bodies below.
-			p, ok0 := c.Info(0)
-			b, ok1 := c.Info(1)
-			return ok0 && ok1 && s.ops["T"] != 0 && p.CommitMin >= s.ops["T"]+restartGap &&
-				p.Sequencer == p.CommitMax && b.Sequencer == p.Sequencer && b.CommitMax == p.Sequencer
-		}, do: do(note(name+": r0 and r1 are cut apart"), cut(true, []int{0}, []int{1}))},
-		step{when: func(c *sim.Cluster, _ *script) bool { return inView(c, 2, 1) },
-			do: func(c *sim.Cluster, s *script) {
-				info, _ := c.Info(2)
-				s.ops["H"] = info.Sequencer
-				c.Note(fmt.Sprintf("%s: r2 adopted view 1 with head %d commit %d; the offer of T=%d reaches it",
-					name, info.Sequencer, info.CommitMax, s.ops["T"]))
-				s.flags["offer-released"] = true
-				c.Inject(replica.StateTransferOffer{SnapshotOp: s.ops["T"]}.Message().Routed(0, 2, 0))
-			}},
+		step{when: restartReadyToCut, do: do(note(name+": r0 and r1 are cut apart"), cut(true, []int{0}, []int{1}))},
+		step{when: func(c *sim.Cluster, _ *script) bool { return inView(c, 2, 1) }, do: restartReleaseOffer},
 		step{when: flag("installed"), do: note(name + ": r2 installed the transfer; repair has fetched nothing above it")},
 		step{when: func(c *sim.Cluster, s *script) bool {
 			info, ok := c.Info(1)
@@ -113,4 +84,45 @@ func newRestartBeforeRepair() sim.Script {
 		step{when: afterTicks(20), do: do(note(name+": r2 restarts from its journal"), restart(2),
 			func(_ *sim.Cluster, s *script) { s.flags["restarted"] = true })},
 	)
+}
+
+// restartStarvesR2 drops the prepares and repairs that would reach r2 while
+// r0 commits the lead (step 1), and, once r0 offered its transfer, every
+// repair until r2 restarts (step 3).
+func restartStarvesR2(c *sim.Cluster, s *script, _, to int, m *replica.Message) bool {
+	if to != 2 {
+		return false
+	}
+	switch m.Command {
+	case replica.CmdPrepare, replica.CmdRepairPrepare, replica.CmdRangeEvicted, replica.CmdRepairDone:
+		if s.ops["T"] != 0 && !s.flags["restarted"] && m.Command != replica.CmdPrepare {
+			return true // repair never fetches T+1..H before the restart
+		}
+		info, ok := c.Info(0)
+		return ok && info.CommitMin < restartLead
+	}
+	return false
+}
+
+// restartReadyToCut holds once r0 committed T+gap and r1 knows every op r0
+// prepared is committed (step 2).
+func restartReadyToCut(c *sim.Cluster, s *script) bool {
+	// The cut waits for r1 to know every op r0 prepared committed:
+	// view 1 then starts with nothing uncommitted, and r2 can ack its
+	// new ops without the bodies below.
+	p, ok0 := c.Info(0)
+	b, ok1 := c.Info(1)
+	return ok0 && ok1 && s.ops["T"] != 0 && p.CommitMin >= s.ops["T"]+restartGap &&
+		p.Sequencer == p.CommitMax && b.Sequencer == p.Sequencer && b.CommitMax == p.Sequencer
+}
+
+// restartReleaseOffer records r2's adopted head H and lets the held offer of
+// T reach it (step 3).
+func restartReleaseOffer(c *sim.Cluster, s *script) {
+	info, _ := c.Info(2)
+	s.ops["H"] = info.Sequencer
+	c.Note(fmt.Sprintf("restart-before-repair: r2 adopted view 1 with head %d commit %d; the offer of T=%d reaches it",
+		info.Sequencer, info.CommitMax, s.ops["T"]))
+	s.flags["offer-released"] = true
+	c.Inject(replica.StateTransferOffer{SnapshotOp: s.ops["T"]}.Message().Routed(0, 2, 0))
 }

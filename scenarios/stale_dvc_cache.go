@@ -53,31 +53,8 @@ func staleDVCCacheScript() sim.Script {
 	return newScript(
 		step{do: do(
 			note(fmt.Sprintf("stale-dvc-cache: op %d reaches r0 only", k)),
-			dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
-				if c.Now() > c.Config().FaultTicks || from != 0 {
-					return false
-				}
-				switch m.Command {
-				case replica.CmdPrepare:
-					return m.Prepare().Header.Op >= k
-				case replica.CmdCommit:
-					// Nobody else learns that k committed; and once r0 is
-					// silent its view-0 heartbeats stop.
-					return m.Commit().Commit >= k || (m.View == 0 && s.flags["silent"])
-				case replica.CmdRepairPrepare:
-					return m.RepairPrepare().Header.Op == k && !s.flags["release"]
-				case replica.CmdReply:
-					// No client learns that k (or anything after it)
-					// committed: the ack quorum alone must convict.
-					return m.Reply().Op >= k
-				}
-				return false
-			}),
-			dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
-				// Until r0 leads a view, no other view change completes.
-				return m.Command == replica.CmdDoViewChange && !s.flags["settled"] &&
-					(m.View == 0 || replica.PrimaryOf(m.View, c.Config().Replicas) != 0)
-			}),
+			dropIf(staleDVCKeepsOpOnR0),
+			dropIf(staleDVCHoldsViewChange),
 			func(c *sim.Cluster, s *script) {
 				c.Watch(func(e *replica.Event) {
 					if e.Kind == replica.EvPrimaryCommit && e.Replica == 0 && e.Op == k {
@@ -88,22 +65,63 @@ func staleDVCCacheScript() sim.Script {
 		)},
 		step{when: all(journaled(0, k), committed(1, k-1), committed(2, k-1)),
 			do: do(note("stale-dvc-cache: r0 goes silent"), func(_ *sim.Cluster, s *script) { s.flags["silent"] = true })},
-		step{when: func(c *sim.Cluster, _ *script) bool {
-			p, ok := c.Info(0)
-			return ok && p.Primary && p.View > 0 && p.Status == replica.StatusNormal &&
-				inView(c, 1, p.View) && inView(c, 2, p.View)
-		}, do: func(c *sim.Cluster, s *script) {
-			s.flags["settled"] = true
-			p, _ := c.Info(0)
-			s.ops["view"] = p.View
-			c.Note(fmt.Sprintf("stale-dvc-cache: r0 leads view %d with op %d uncommitted; a straggling StartViewChange(%d) reaches r1 and r2", p.View, k, p.View))
-			c.Inject(replica.StartViewChange{}.Message().Routed(2, 1, p.View))
-			c.Inject(replica.StartViewChange{}.Message().Routed(1, 2, p.View))
-		}},
+		step{when: staleDVCR0Leads, do: staleDVCStraggle},
 		step{when: afterTicks(20), do: do(note(fmt.Sprintf("stale-dvc-cache: r1 and r2 may repair op %d", k)), func(_ *sim.Cluster, s *script) {
 			s.flags["release"] = true
 		})},
 		step{when: all(flag("k-committed"), journaled(1, k), journaled(2, k)),
 			do: do(note(fmt.Sprintf("stale-dvc-cache: r0 crashes right after it commits op %d (its reply is lost)", k)), crash(0))},
 	)
+}
+
+// staleDVCKeepsOpOnR0 drops what r0 sends during the fault phase that would
+// let another node learn op k, or its commit, before the script allows it
+// (steps 1, 2 and 4).
+func staleDVCKeepsOpOnR0(c *sim.Cluster, s *script, from, _ int, m *replica.Message) bool {
+	const k = staleDVCOp
+	if c.Now() > c.Config().FaultTicks || from != 0 {
+		return false
+	}
+	switch m.Command {
+	case replica.CmdPrepare:
+		return m.Prepare().Header.Op >= k
+	case replica.CmdCommit:
+		// Nobody else learns that k committed; and once r0 is
+		// silent its view-0 heartbeats stop.
+		return m.Commit().Commit >= k || (m.View == 0 && s.flags["silent"])
+	case replica.CmdRepairPrepare:
+		return m.RepairPrepare().Header.Op == k && !s.flags["release"]
+	case replica.CmdReply:
+		// No client learns that k (or anything after it)
+		// committed: the ack quorum alone must convict.
+		return m.Reply().Op >= k
+	}
+	return false
+}
+
+// staleDVCHoldsViewChange drops every DoViewChange but those for a view r0
+// leads, until r0 leads one (step 2).
+func staleDVCHoldsViewChange(c *sim.Cluster, s *script, _, _ int, m *replica.Message) bool {
+	// Until r0 leads a view, no other view change completes.
+	return m.Command == replica.CmdDoViewChange && !s.flags["settled"] &&
+		(m.View == 0 || replica.PrimaryOf(m.View, c.Config().Replicas) != 0)
+}
+
+// staleDVCR0Leads holds once r0 is the Normal primary of a view after 0 and
+// r1 and r2 are in it.
+func staleDVCR0Leads(c *sim.Cluster, _ *script) bool {
+	p, ok := c.Info(0)
+	return ok && p.Primary && p.View > 0 && p.Status == replica.StatusNormal &&
+		inView(c, 1, p.View) && inView(c, 2, p.View)
+}
+
+// staleDVCStraggle delivers a late StartViewChange of r0's view to r1 and r2,
+// so that each builds and caches its vote (step 3).
+func staleDVCStraggle(c *sim.Cluster, s *script) {
+	s.flags["settled"] = true
+	p, _ := c.Info(0)
+	s.ops["view"] = p.View
+	c.Note(fmt.Sprintf("stale-dvc-cache: r0 leads view %d with op %d uncommitted; a straggling StartViewChange(%d) reaches r1 and r2", p.View, staleDVCOp, p.View))
+	c.Inject(replica.StartViewChange{}.Message().Routed(2, 1, p.View))
+	c.Inject(replica.StartViewChange{}.Message().Routed(1, 2, p.View))
 }

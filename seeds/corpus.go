@@ -233,29 +233,39 @@ func parseText(text string) (Case, error) {
 			return Case{}, err
 		}
 	}
-	c.Args = []string{"--seed", strconv.FormatUint(seed, 10)}
-	if f[0] != "-" {
-		c.Args = append(c.Args, "--scenario", f[0])
-	}
-	if f[2] != "-" {
-		for _, b := range strings.Split(f[2], ",") {
-			if b == "" {
-				return Case{}, fmt.Errorf("empty bug name in %q", f[2])
-			}
-			c.Args = append(c.Args, "--bug", b)
-		}
-	}
-	for _, kv := range f[5:] {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || !slices.Contains(shapeKeys, k) || v == "" {
-			return Case{}, fmt.Errorf("override %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(shapeKeys, ", "))
-		}
-		c.Args = append(c.Args, "--"+k, v)
+	if c.Args, err = textArgs(seed, f); err != nil {
+		return Case{}, err
 	}
 	if _, c.Shape, err = ParseArgs(c.Args); err != nil {
 		return Case{}, err
 	}
 	return c, nil
+}
+
+// textArgs turns the columns of a text line (SCENARIO SEED BUGS VERDICT
+// TRACE_HASH [KEY=VALUE]...) into the run flags that replay it; "-" in the
+// scenario or bugs column means none.
+func textArgs(seed uint64, f []string) ([]string, error) {
+	args := []string{"--seed", strconv.FormatUint(seed, 10)}
+	if f[0] != "-" {
+		args = append(args, "--scenario", f[0])
+	}
+	if f[2] != "-" {
+		for _, b := range strings.Split(f[2], ",") {
+			if b == "" {
+				return nil, fmt.Errorf("empty bug name in %q", f[2])
+			}
+			args = append(args, "--bug", b)
+		}
+	}
+	for _, kv := range f[5:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || !slices.Contains(shapeKeys, k) || v == "" {
+			return nil, fmt.Errorf("override %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(shapeKeys, ", "))
+		}
+		args = append(args, "--"+k, v)
+	}
+	return args, nil
 }
 
 // clip shortens an input echoed in an error to keep the error one short line.

@@ -102,28 +102,9 @@ func (o *replayOptions) replay(path string, stdout, stderr io.Writer) error {
 	if o.pin && o.update {
 		return usageErrorf("--pin and --update do not go together")
 	}
-	data, err := os.ReadFile(path)
+	data, cases, err := o.loadCases(path)
 	if err != nil {
-		return dataErrorf("%s: %v", path, errUnwrapPath(err))
-	}
-	cases, err := seeds.Parse(path, bytes.NewReader(data))
-	if err != nil {
-		return dataErrorf("%v", err)
-	}
-	if o.line != 0 {
-		var picked []seeds.Case
-		for _, c := range cases {
-			if c.Line == o.line {
-				picked = append(picked, c)
-			}
-		}
-		if len(picked) == 0 {
-			return usageErrorf("--line %d: %s has no case on that line", o.line, path)
-		}
-		cases = picked
-	}
-	if o.trace != "" && len(cases) != 1 {
-		return usageErrorf("--trace needs exactly one case; %s has %d (pick one with --line)", path, len(cases))
+		return err
 	}
 	// Check every case before running any: a typo on line 40 should not
 	// cost the runs of lines 1..39.
@@ -135,31 +116,13 @@ func (o *replayOptions) replay(path string, stdout, stderr io.Writer) error {
 		}
 		runs[i] = caseRun{c: c, opts: opts, cfg: cfg}
 	}
-	trace, err := o.artifacts.open(o.trace, stdout)
-	if err != nil {
-		return err
-	}
 	report := stdout
 	if o.trace == "-" {
 		report = stderr
 	}
-	drift := 0
-	for i := range runs {
-		r := &runs[i]
-		outs := &opened{}
-		if i == 0 {
-			outs = trace
-		}
-		if r.res, err = outs.simulate(r.cfg, r.opts.describe(r.cfg)); err != nil {
-			return err
-		}
-		r.drifts = r.c.Drifts(r.res.Verdict, r.res.TraceHash)
-		if r.drifts {
-			drift++
-		}
-		if err := o.report(report, r); err != nil {
-			return internalErrorf("writing output: %v", err)
-		}
+	drift, err := o.runCases(runs, stdout, report)
+	if err != nil {
+		return err
 	}
 	if o.update {
 		if err := updateCorpus(path, data, runs); err != nil {
@@ -175,6 +138,64 @@ func (o *replayOptions) replay(path string, stdout, stderr io.Writer) error {
 		return silentExit(exitDrift)
 	}
 	return nil
+}
+
+// loadCases reads and parses the corpus file, keeps the case --line picks,
+// and checks that --trace has exactly one case to trace. It returns the
+// file's bytes too, for --update to rewrite.
+func (o *replayOptions) loadCases(path string) ([]byte, []seeds.Case, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, dataErrorf("%s: %v", path, errUnwrapPath(err))
+	}
+	cases, err := seeds.Parse(path, bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, dataErrorf("%v", err)
+	}
+	if o.line != 0 {
+		var picked []seeds.Case
+		for _, c := range cases {
+			if c.Line == o.line {
+				picked = append(picked, c)
+			}
+		}
+		if len(picked) == 0 {
+			return nil, nil, usageErrorf("--line %d: %s has no case on that line", o.line, path)
+		}
+		cases = picked
+	}
+	if o.trace != "" && len(cases) != 1 {
+		return nil, nil, usageErrorf("--trace needs exactly one case; %s has %d (pick one with --line)", path, len(cases))
+	}
+	return data, cases, nil
+}
+
+// runCases runs each case, reports it to report as it ends, and returns how
+// many drifted. Only the first case writes the artifacts (--trace and the
+// like); loadCases saw to it that a trace has one case.
+func (o *replayOptions) runCases(runs []caseRun, stdout, report io.Writer) (drift int, err error) {
+	trace, err := o.artifacts.open(o.trace, stdout)
+	if err != nil {
+		return 0, err
+	}
+	for i := range runs {
+		r := &runs[i]
+		outs := &opened{}
+		if i == 0 {
+			outs = trace
+		}
+		if r.res, err = outs.simulate(r.cfg, r.opts.describe(r.cfg)); err != nil {
+			return drift, err
+		}
+		r.drifts = r.c.Drifts(r.res.Verdict, r.res.TraceHash)
+		if r.drifts {
+			drift++
+		}
+		if err := o.report(report, r); err != nil {
+			return drift, internalErrorf("writing output: %v", err)
+		}
+	}
+	return drift, nil
 }
 
 func errUnwrapPath(err error) error {

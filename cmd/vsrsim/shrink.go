@@ -68,28 +68,9 @@ malformed input file, 70 an internal error.`,
 }
 
 func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
-	if strings.TrimSpace(o.out) == "" || o.out == "-" {
-		return usageErrorf("-o: give a file name")
-	}
-	if o.maxRuns < 1 || o.jobs < 1 || o.perCand < 1 || o.startMax < 1 {
-		return usageErrorf("--max-runs, --jobs, --seeds-per-candidate and --start-seeds must be 1 or more")
-	}
-	if len(args) == 1 {
-		if o.run.seed.set {
-			return usageErrorf("give --seed or FAILURES.jsonl, not both")
-		}
-		if err := o.fromFailures(args[0]); err != nil {
-			return err
-		}
-	} else if o.line != 0 {
-		return usageErrorf("--line goes with FAILURES.jsonl")
-	}
-	seed, err := o.run.runSeed("give --seed SEED or FAILURES.jsonl --line K")
+	seed, err := o.failingSeed(args)
 	if err != nil {
 		return err
-	}
-	if o.run.scenario.value != "" {
-		return usageErrorf("--scenario: a named scenario is a Go script and cannot be shrunk; shrink a swarm seed or a --scenario-file")
 	}
 	cfg, err := o.run.config(seed)
 	if err != nil {
@@ -99,6 +80,53 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	out, err := o.search(script, cfg, seed, target, stderr)
+	if err != nil {
+		return err
+	}
+	summary := fmt.Sprintf("%s -> %s in %s runs", sizeText(before), sizeText(out.After), thousands(out.Runs))
+	if out.BudgetExceeded {
+		summary += " (stopped at --max-runs)"
+	}
+	if err := o.write(out, cfg, seed, summary); err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr, summary)
+	return nil
+}
+
+// failingSeed checks the flags and returns the seed of the run to shrink,
+// from --seed or from the failures file's line --line.
+func (o *shrinkOptions) failingSeed(args []string) (uint64, error) {
+	if strings.TrimSpace(o.out) == "" || o.out == "-" {
+		return 0, usageErrorf("-o: give a file name")
+	}
+	if o.maxRuns < 1 || o.jobs < 1 || o.perCand < 1 || o.startMax < 1 {
+		return 0, usageErrorf("--max-runs, --jobs, --seeds-per-candidate and --start-seeds must be 1 or more")
+	}
+	if len(args) == 1 {
+		if o.run.seed.set {
+			return 0, usageErrorf("give --seed or FAILURES.jsonl, not both")
+		}
+		if err := o.fromFailures(args[0]); err != nil {
+			return 0, err
+		}
+	} else if o.line != 0 {
+		return 0, usageErrorf("--line goes with FAILURES.jsonl")
+	}
+	seed, err := o.run.runSeed("give --seed SEED or FAILURES.jsonl --line K")
+	if err != nil {
+		return 0, err
+	}
+	if o.run.scenario.value != "" {
+		return 0, usageErrorf("--scenario: a named scenario is a Go script and cannot be shrunk; shrink a swarm seed or a --scenario-file")
+	}
+	return seed, nil
+}
+
+// search shrinks script while it keeps failing as target. A linearizability
+// target needs the checker's run; any other, the plain one, which is faster.
+func (o *shrinkOptions) search(script *vsrfile.File, cfg sim.Config, seed uint64, target shrink.Target, stderr io.Writer) (shrink.Outcome, error) {
 	run := func(c sim.Config) (sim.Result, error) { return sim.Run(c, nil) }
 	if target.Invariant == outcome.InvLinearizable {
 		run = func(c sim.Config) (sim.Result, error) { return verify.Run(c, nil) }
@@ -108,15 +136,17 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 		MaxRuns: o.maxRuns, Jobs: o.jobs, Run: run, Progress: stderr,
 	})
 	if errors.Is(err, shrink.ErrPasses) {
-		return usageErrorf("seed %d passes: nothing to shrink", seed)
+		return out, usageErrorf("seed %d passes: nothing to shrink", seed)
 	}
 	if err != nil {
-		return usageErrorf("%v", err)
+		return out, usageErrorf("%v", err)
 	}
-	summary := fmt.Sprintf("%s -> %s in %s runs", sizeText(before), sizeText(out.After), thousands(out.Runs))
-	if out.BudgetExceeded {
-		summary += " (stopped at --max-runs)"
-	}
+	return out, nil
+}
+
+// write saves the shrunk file to -o, its header saying where it came from,
+// how much it shrank and how to replay it.
+func (o *shrinkOptions) write(out shrink.Outcome, cfg sim.Config, seed uint64, summary string) error {
 	bugs := ""
 	for _, b := range cfg.Bugs.Names() {
 		bugs += " --bug " + b
@@ -133,7 +163,6 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 	if err := os.WriteFile(o.out, vsrfile.Format(small), 0o644); err != nil {
 		return internalErrorf("-o: %v", errUnwrapPath(err))
 	}
-	fmt.Fprintln(stderr, summary)
 	return nil
 }
 

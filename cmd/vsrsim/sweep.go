@@ -116,50 +116,17 @@ func (o *sweepOptions) startText(flags interface{ Changed(string) bool }) string
 // error.
 func (o *sweepOptions) parseRange(flags interface{ Changed(string) bool }) (sweep.Range, error) {
 	var r sweep.Range
+	var err error
 	if o.seeds != "" {
-		if flags.Changed("count") || flags.Changed("start") {
-			return r, usageErrorf("--seeds: give either --seeds or --count/--start, not both")
-		}
-		a, b, ok := strings.Cut(o.seeds, "-")
-		if !ok {
-			return r, usageErrorf("--seeds %q: want A-B", o.seeds)
-		}
-		first, err := prng.ParseSeed(a)
-		if err != nil {
-			return r, usageErrorf("--seeds: %v", err)
-		}
-		last, err := prng.ParseSeed(b)
-		if err != nil {
-			return r, usageErrorf("--seeds: %v", err)
-		}
-		if last < first {
-			return r, usageErrorf("--seeds %s: the range ends before it starts", o.seeds)
-		}
-		if last-first == ^uint64(0) {
-			return r, usageErrorf("--seeds %s: the range is too large", o.seeds)
-		}
-		r.First, r.Count = first, last-first+1
+		r.First, r.Count, err = o.parseSeeds(flags)
 	} else {
-		first, err := prng.ParseSeed(o.startText(flags))
-		if err != nil {
-			return r, usageErrorf("--start: %v", err)
-		}
-		if o.count == 0 || o.count > sweepCountMax {
-			return r, usageErrorf("--count %d: must be 1..%d", o.count, uint64(sweepCountMax))
-		}
-		if first+(o.count-1) < first {
-			return r, usageErrorf("--start %s --count %d: the range runs past the last seed, 2^64-1", o.start, o.count)
-		}
-		r.First, r.Count = first, o.count
+		r.First, r.Count, err = o.parseStartCount(flags)
 	}
-	if o.shard != "" {
-		i, n, ok := strings.Cut(o.shard, "/")
-		si, err1 := strconv.ParseUint(i, 10, 64)
-		sn, err2 := strconv.ParseUint(n, 10, 64)
-		if !ok || err1 != nil || err2 != nil || sn == 0 {
-			return r, usageErrorf("--shard %q: want I/N with 0 <= I < N", o.shard)
-		}
-		r.Shard, r.ShardN = si, sn
+	if err != nil {
+		return r, err
+	}
+	if r.Shard, r.ShardN, err = o.parseShard(); err != nil {
+		return r, err
 	}
 	if err := r.Validate(); err != nil {
 		return r, usageErrorf("--shard: %v", err)
@@ -171,39 +138,79 @@ func (o *sweepOptions) parseRange(flags interface{ Changed(string) bool }) (swee
 	return r, nil
 }
 
+// parseSeeds reads --seeds A-B, which excludes --count and --start, as a
+// first seed and a count.
+func (o *sweepOptions) parseSeeds(flags interface{ Changed(string) bool }) (first, count uint64, err error) {
+	if flags.Changed("count") || flags.Changed("start") {
+		return 0, 0, usageErrorf("--seeds: give either --seeds or --count/--start, not both")
+	}
+	a, b, ok := strings.Cut(o.seeds, "-")
+	if !ok {
+		return 0, 0, usageErrorf("--seeds %q: want A-B", o.seeds)
+	}
+	if first, err = prng.ParseSeed(a); err != nil {
+		return 0, 0, usageErrorf("--seeds: %v", err)
+	}
+	last, err := prng.ParseSeed(b)
+	if err != nil {
+		return 0, 0, usageErrorf("--seeds: %v", err)
+	}
+	if last < first {
+		return 0, 0, usageErrorf("--seeds %s: the range ends before it starts", o.seeds)
+	}
+	// The whole seed space has 2^64 seeds, one more than a count can hold.
+	if last-first == ^uint64(0) {
+		return 0, 0, usageErrorf("--seeds %s: the range is too large", o.seeds)
+	}
+	return first, last - first + 1, nil
+}
+
+// parseStartCount reads --start (or the scenario file's seed) and --count as
+// a first seed and a count.
+func (o *sweepOptions) parseStartCount(flags interface{ Changed(string) bool }) (first, count uint64, err error) {
+	if first, err = prng.ParseSeed(o.startText(flags)); err != nil {
+		return 0, 0, usageErrorf("--start: %v", err)
+	}
+	if o.count == 0 || o.count > sweepCountMax {
+		return 0, 0, usageErrorf("--count %d: must be 1..%d", o.count, uint64(sweepCountMax))
+	}
+	if first+(o.count-1) < first {
+		return 0, 0, usageErrorf("--start %s --count %d: the range runs past the last seed, 2^64-1", o.start, o.count)
+	}
+	return first, o.count, nil
+}
+
+// parseShard reads --shard I/N; without it the range is one whole shard
+// (0, 0). That I < N is the range's own check.
+func (o *sweepOptions) parseShard() (shard, shards uint64, err error) {
+	if o.shard == "" {
+		return 0, 0, nil
+	}
+	i, n, ok := strings.Cut(o.shard, "/")
+	si, err1 := strconv.ParseUint(i, 10, 64)
+	sn, err2 := strconv.ParseUint(n, 10, 64)
+	if !ok || err1 != nil || err2 != nil || sn == 0 {
+		return 0, 0, usageErrorf("--shard %q: want I/N with 0 <= I < N", o.shard)
+	}
+	return si, sn, nil
+}
+
 func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) error {
-	rng, err := o.parseRange(o.flags)
+	rng, err := o.check()
 	if err != nil {
 		return err
 	}
-	if o.jobs < 1 || o.jobs > sweepJobsMax {
-		return usageErrorf("--jobs %d: must be 1..%d", o.jobs, sweepJobsMax)
-	}
-	if o.maxFailures < 0 {
-		return usageErrorf("--max-failures must be 0 or more, got %d", o.maxFailures)
-	}
-	// Every seed shares the flags: a configuration error shows on the first.
-	if _, err := o.run.config(rng.Seed(0)); err != nil {
-		return err
-	}
-	if o.linHTMLDir != "" {
-		if st, err := os.Stat(o.linHTMLDir); err != nil || !st.IsDir() {
-			return usageErrorf("--linearizability-html-dir %s: not a directory", o.linHTMLDir)
-		}
-	}
-	var failures *os.File
+	sink := &sweepSink{o: o, stdout: stdout, stderr: stderr, asJSON: o.output.value == "json"}
 	if o.failures != "" {
-		if failures, err = os.OpenFile(o.failures, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
+		if sink.failures, err = os.OpenFile(o.failures, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
 			return internalErrorf("--failures: %v", err)
 		}
-		defer failures.Close()
+		defer sink.failures.Close()
 	}
-	junit, err := openJUnit(o.junit)
-	if err != nil {
+	if sink.junit, err = openJUnit(o.junit); err != nil {
 		return err
 	}
-	asJSON := o.output.value == "json"
-	progress := newProgress(stderr, rng.Len())
+	sink.progress = newProgress(stderr, rng.Len())
 
 	run := func(seed uint64) (sim.Result, error) {
 		cfg, err := o.run.config(seed)
@@ -212,83 +219,133 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		}
 		return verify.Run(cfg, nil)
 	}
-	var writeErr error
-	deliver := func(out sweep.Outcome) {
-		progress.step(out.Failed())
-		if out.Err != nil {
-			progress.clear()
-			fmt.Fprintf(stderr, "vsrsim: seed %d: %s\n", out.Seed, oneLine(out.Err.Error()))
-			junit.add(out, nil)
-			return
-		}
-		if !out.Failed() && !o.all {
-			return
-		}
-		cfg, _ := o.run.config(out.Seed)
-		rec := newRunJSON(out.Result, cfg.Describe(), o.run.replay(out.Seed))
-		junit.add(out, &rec)
-		if !out.Failed() {
-			progress.clear()
-			if asJSON {
-				if err := writeJSON(stdout, rec); err != nil && writeErr == nil {
-					writeErr = err
-				}
-			} else {
-				rule := ""
-				if rec.Rule != "" {
-					rule = " (rule " + rec.Rule + ")"
-				}
-				fmt.Fprintf(stdout, "%s seed %d%s\n", strings.ToUpper(string(out.Result.Verdict)), out.Seed, rule)
-			}
-			return
-		}
-		if failures != nil && writeErr == nil {
-			writeErr = writeJSON(failures, rec)
-		}
-		if o.linHTMLDir != "" && out.Result.Invariant == outcome.InvLinearizable && writeErr == nil {
-			writeErr = writeLinearizabilityPage(o.linHTMLDir, &out.Result)
-		}
-		progress.clear()
-		if asJSON {
-			if err := writeJSON(stdout, rec); err != nil && writeErr == nil {
-				writeErr = err
-			}
-		} else {
-			fmt.Fprintf(stdout, "FAIL seed %d %s %s: %s\n  replay: %s\n", out.Seed, out.Result.Verdict,
-				out.Result.Invariant, oneLine(out.Result.Evidence), rec.Replay)
-		}
-	}
-	sum := sweep.Run(ctx, sweep.Options{Range: rng, Jobs: o.jobs, MaxFailures: o.maxFailures}, run, deliver)
-	progress.clear()
-	if err := junit.finish(sum, rng, o.jobs); err != nil {
+	sum := sweep.Run(ctx, sweep.Options{Range: rng, Jobs: o.jobs, MaxFailures: o.maxFailures}, run, sink.deliver)
+	sink.progress.clear()
+	if err := sink.junit.finish(sum, rng, o.jobs); err != nil {
 		return internalErrorf("--junit: %v", err)
 	}
-	if writeErr != nil {
-		return internalErrorf("writing failures: %v", writeErr)
+	if sink.writeErr != nil {
+		return internalErrorf("writing failures: %v", sink.writeErr)
 	}
-	if asJSON {
-		out := newSweepJSON(sum, rng, o.jobs)
-		if o.marks {
-			out.Marks = sum.Marks.Map()
-			out.MarksNever = neverJSON(&sum)
-		}
-		err = writeJSON(stdout, out)
-	} else {
-		err = writeSweepTable(stdout, sum, rng, o.jobs)
-		if err == nil && o.marks {
-			err = writeMarksTable(stdout, &sum)
-		}
-		if err == nil && o.marks {
-			err = writeNeverTable(stdout, &sum)
-		}
-	}
-	if err != nil {
+	if err := o.writeSummary(stdout, sum, rng); err != nil {
 		return internalErrorf("writing output: %v", err)
 	}
 	if sum.Interrupted {
 		fmt.Fprintf(stderr, "vsrsim: interrupted after %d of %d runs\n", sum.Runs, rng.Len())
 	}
 	return silentExit(sweepExitCode(sum))
+}
+
+// check validates every flag before the first seed runs, and returns the
+// range to sweep.
+func (o *sweepOptions) check() (sweep.Range, error) {
+	rng, err := o.parseRange(o.flags)
+	if err != nil {
+		return rng, err
+	}
+	if o.jobs < 1 || o.jobs > sweepJobsMax {
+		return rng, usageErrorf("--jobs %d: must be 1..%d", o.jobs, sweepJobsMax)
+	}
+	if o.maxFailures < 0 {
+		return rng, usageErrorf("--max-failures must be 0 or more, got %d", o.maxFailures)
+	}
+	// Every seed shares the flags: a configuration error shows on the first.
+	if _, err := o.run.config(rng.Seed(0)); err != nil {
+		return rng, err
+	}
+	if o.linHTMLDir != "" {
+		if st, err := os.Stat(o.linHTMLDir); err != nil || !st.IsDir() {
+			return rng, usageErrorf("--linearizability-html-dir %s: not a directory", o.linHTMLDir)
+		}
+	}
+	return rng, nil
+}
+
+// sweepSink takes the sweep's outcomes, in seed order: it prints each one
+// the flags ask for, keeps each failure in --failures and
+// --linearizability-html-dir, and adds each to the JUnit report.
+type sweepSink struct {
+	o              *sweepOptions
+	stdout, stderr io.Writer
+	asJSON         bool
+	progress       *progress
+	failures       *os.File // nil without --failures
+	junit          *junitReport
+	// writeErr is the first failed write; after it no more failures are
+	// kept, since the files would miss one, but the sweep runs on.
+	writeErr error
+}
+
+func (s *sweepSink) deliver(out sweep.Outcome) {
+	s.progress.step(out.Failed())
+	if out.Err != nil {
+		s.progress.clear()
+		fmt.Fprintf(s.stderr, "vsrsim: seed %d: %s\n", out.Seed, oneLine(out.Err.Error()))
+		s.junit.add(out, nil)
+		return
+	}
+	if !out.Failed() && !s.o.all {
+		return
+	}
+	cfg, _ := s.o.run.config(out.Seed)
+	rec := newRunJSON(out.Result, cfg.Describe(), s.o.run.replay(out.Seed))
+	s.junit.add(out, &rec)
+	if out.Failed() {
+		s.keepFailure(out, &rec)
+	}
+	s.progress.clear()
+	s.print(out, &rec)
+}
+
+// keepFailure appends a failure to --failures and writes its porcupine page
+// for a linearizability failure.
+func (s *sweepSink) keepFailure(out sweep.Outcome, rec *runJSON) {
+	if s.failures != nil && s.writeErr == nil {
+		s.writeErr = writeJSON(s.failures, *rec)
+	}
+	if s.o.linHTMLDir != "" && out.Result.Invariant == outcome.InvLinearizable && s.writeErr == nil {
+		s.writeErr = writeLinearizabilityPage(s.o.linHTMLDir, &out.Result)
+	}
+}
+
+// print writes one run to stdout: its record with -o json, else one line
+// for a pass (with --all) and two for a failure, the second how to replay it.
+func (s *sweepSink) print(out sweep.Outcome, rec *runJSON) {
+	switch {
+	case s.asJSON:
+		if err := writeJSON(s.stdout, *rec); err != nil && s.writeErr == nil {
+			s.writeErr = err
+		}
+	case out.Failed():
+		fmt.Fprintf(s.stdout, "FAIL seed %d %s %s: %s\n  replay: %s\n", out.Seed, out.Result.Verdict,
+			out.Result.Invariant, oneLine(out.Result.Evidence), rec.Replay)
+	default:
+		rule := ""
+		if rec.Rule != "" {
+			rule = " (rule " + rec.Rule + ")"
+		}
+		fmt.Fprintf(s.stdout, "%s seed %d%s\n", strings.ToUpper(string(out.Result.Verdict)), out.Seed, rule)
+	}
+}
+
+// writeSummary ends the sweep's output: the summary object with -o json,
+// else the summary table, and with --marks the coverage and never-mark tables.
+func (o *sweepOptions) writeSummary(w io.Writer, sum sweep.Summary, rng sweep.Range) error {
+	if o.output.value == "json" {
+		out := newSweepJSON(sum, rng, o.jobs)
+		if o.marks {
+			out.Marks = sum.Marks.Map()
+			out.MarksNever = neverJSON(&sum)
+		}
+		return writeJSON(w, out)
+	}
+	if err := writeSweepTable(w, sum, rng, o.jobs); err != nil || !o.marks {
+		return err
+	}
+	if err := writeMarksTable(w, &sum); err != nil {
+		return err
+	}
+	return writeNeverTable(w, &sum)
 }
 
 // sweepExitCode is the code of the most severe finding (outcome's order:

@@ -83,8 +83,17 @@ type opLoss struct {
 // holds (a down replica's write-ahead journal still holds its copy) and that
 // no live replica has applied (so none holds a state that covers it).
 func (c *Checker) lostOp() (opLoss, bool) {
-	covered := uint64(0)
-	avail := uint16(0)
+	covered, avail := c.survivors()
+	if l, ok := c.lostCommitted(covered, avail); ok {
+		return l, true
+	}
+	return c.lostAcked(covered, avail)
+}
+
+// survivors returns the highest op a live replica applied, which covers
+// every op up to it, and the replicas whose journal copies still count: the
+// live ones, and with write-ahead journals the down ones too.
+func (c *Checker) survivors() (covered uint64, avail uint16) {
 	for i := range c.replicas {
 		if r := &c.replicas[i]; r.up || c.wal {
 			avail |= 1 << uint(i)
@@ -93,29 +102,43 @@ func (c *Checker) lostOp() (opLoss, bool) {
 			covered = max(covered, r.applied)
 		}
 	}
-	find := func(op, sum uint64) *bodySet {
-		if op < uint64(len(c.bodies)) {
-			for k := range c.bodies[op] {
-				if b := &c.bodies[op][k]; b.checksum == sum {
-					return b
-				}
+	return covered, avail
+}
+
+// findBody returns the record of (op, sum), or nil if no replica ever held it.
+func (c *Checker) findBody(op, sum uint64) *bodySet {
+	if op < uint64(len(c.bodies)) {
+		for k := range c.bodies[op] {
+			if b := &c.bodies[op][k]; b.checksum == sum {
+				return b
 			}
 		}
-		return nil
 	}
+	return nil
+}
+
+// lostCommitted returns the first committed op above covered that no
+// replica in avail holds.
+func (c *Checker) lostCommitted(covered uint64, avail uint16) (opLoss, bool) {
 	for op := covered + 1; op <= c.top; op++ {
 		sum := c.committed[op].checksum
-		if b := find(op, sum); b == nil || b.holders&avail == 0 {
+		if b := c.findBody(op, sum); b == nil || b.holders&avail == 0 {
 			return c.judgeLoss(op, sum, true, b), true
 		}
 	}
+	return opLoss{}, false
+}
+
+// lostAcked returns the first op above the commit point and covered that a
+// replication quorum acked and no replica in avail holds.
+func (c *Checker) lostAcked(covered uint64, avail uint16) (opLoss, bool) {
 	for op := max(covered, c.top) + 1; op < uint64(len(c.acks)); op++ {
 		for k := range c.acks[op] {
 			s := &c.acks[op][k]
 			if popcount(c.countedAcks(s)) < c.qRep {
 				continue
 			}
-			b := find(op, s.checksum)
+			b := c.findBody(op, s.checksum)
 			if b != nil && b.holders&avail != 0 {
 				continue
 			}

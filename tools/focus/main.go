@@ -31,36 +31,14 @@ func main() {
 	want := flag.String("marks", "", "comma-separated marks to report (empty: every mark; none: no mark)")
 	flag.Parse()
 
-	in := map[uint64]bool{}
-	for _, f := range strings.Split(*slots, ",") {
-		if f == "" {
-			continue
-		}
-		k, err := strconv.ParseUint(f, 10, 64)
-		if err != nil {
-			fail("bad slice %q", f)
-		}
-		in[k] = true
-	}
+	in := parseSlices(*slots)
 	if *name != "" && !slices.Contains(sim.FocusNames(), *name) {
 		fail("unknown focus %q (want one of %s)", *name, strings.Join(sim.FocusNames(), ", "))
 	}
-	var seeds []uint64
-	for seed := uint64(1); seed <= *limit; seed++ {
-		f, _ := sim.SeedFocus(seed)
-		switch {
-		case *name != "" && f == *name, *name == "" && (len(in) == 0 || in[sim.FocusSlice(seed)]):
-			seeds = append(seeds, seed)
-		}
-	}
-	var bugs replica.Bugs
-	if *bug != "" {
-		b, err := replica.ParseBugs([]string{*bug})
-		if err != nil {
-			fail("%v", err)
-		}
-		bugs = b
-	}
+	seeds := focusSeeds(*name, in, *limit)
+	bugs := parseBug(*bug)
+
+	// The sweep runs indexes into seeds, which need not be contiguous.
 	run := func(i uint64) (sim.Result, error) {
 		cfg := sim.SwarmConfig(seeds[i])
 		cfg.Bugs = bugs
@@ -78,8 +56,56 @@ func main() {
 	for _, f := range failures {
 		fmt.Println("  " + f)
 	}
+	printMarks(&sum, seeds, *want)
+}
+
+// parseSlices reads -slices as a set of focus slices, empty if -slices is.
+func parseSlices(slots string) map[uint64]bool {
+	in := map[uint64]bool{}
+	for _, f := range strings.Split(slots, ",") {
+		if f == "" {
+			continue
+		}
+		k, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			fail("bad slice %q", f)
+		}
+		in[k] = true
+	}
+	return in
+}
+
+// focusSeeds lists the swarm seeds 1..limit to sweep: those of focus name if
+// it is given, else those in the slices in, else every one.
+func focusSeeds(name string, in map[uint64]bool, limit uint64) []uint64 {
+	var seeds []uint64
+	for seed := uint64(1); seed <= limit; seed++ {
+		f, _ := sim.SeedFocus(seed)
+		switch {
+		case name != "" && f == name, name == "" && (len(in) == 0 || in[sim.FocusSlice(seed)]):
+			seeds = append(seeds, seed)
+		}
+	}
+	return seeds
+}
+
+// parseBug reads -bug: no switch, or the one it names.
+func parseBug(bug string) replica.Bugs {
+	if bug == "" {
+		return replica.Bugs{}
+	}
+	bugs, err := replica.ParseBugs([]string{bug})
+	if err != nil {
+		fail("%v", err)
+	}
+	return bugs
+}
+
+// printMarks prints, for each mark -marks asks for, how many runs reached
+// it and the first seed that did (0 for none).
+func printMarks(sum *sweep.Summary, seeds []uint64, want string) {
 	for m := marks.Mark(0); m < marks.Count; m++ {
-		if *want != "" && !slices.Contains(strings.Split(*want, ","), m.String()) {
+		if want != "" && !slices.Contains(strings.Split(want, ","), m.String()) {
 			continue
 		}
 		first, _ := sum.MarksFirst.First(m)

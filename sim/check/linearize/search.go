@@ -118,7 +118,15 @@ type frame struct {
 
 // key searches the operations history[idx...] of one key.
 func (s *searcher) key(history []check.HistoryOp, idx []int32) searchResult {
-	n := len(idx)
+	s.loadEvents(history, idx)
+	s.buildList(len(idx))
+	s.resetMemo(len(idx))
+	return s.walk()
+}
+
+// loadEvents numbers the key's operations in call order and lists their
+// calls and returns by time.
+func (s *searcher) loadEvents(history []check.HistoryOp, idx []int32) {
 	// Operations are numbered in call order, so that the linearized set is
 	// all of them below s.lo and a few above: its window is what the memo
 	// keeps.
@@ -134,18 +142,27 @@ func (s *searcher) key(history []check.HistoryOp, idx []int32) searchResult {
 		}
 		s.events = append(s.events, event{h.Call, true, int32(i)}, event{ret, false, int32(i)})
 	}
-	slices.SortFunc(s.events, func(a, b event) int {
-		if c := cmp.Compare(a.time, b.time); c != 0 {
-			return c
+	slices.SortFunc(s.events, compareEvents)
+}
+
+// compareEvents orders events by time, a call before a return at the same
+// tick (as porcupine does), then by operation.
+func compareEvents(a, b event) int {
+	if c := cmp.Compare(a.time, b.time); c != 0 {
+		return c
+	}
+	if a.isCall != b.isCall {
+		if a.isCall {
+			return -1
 		}
-		if a.isCall != b.isCall {
-			if a.isCall {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.op, b.op)
-	})
+		return 1
+	}
+	return cmp.Compare(a.op, b.op)
+}
+
+// buildList links the n operations' events, in order, as nodes 1..2n after
+// the head, each call node matched to its return node.
+func (s *searcher) buildList(n int) {
 	nodes := 2*n + 1
 	s.next = resize(s.next, nodes)
 	s.prev = resize(s.prev, nodes)
@@ -168,7 +185,10 @@ func (s *searcher) key(history []check.HistoryOp, idx []int32) searchResult {
 	}
 	s.next[nodes-1] = -1
 	s.stack = s.stack[:0]
+}
 
+// resetMemo empties the linearized set, sized for n operations, and the memo.
+func (s *searcher) resetMemo(n int) {
 	words := (n + 63) / 64
 	s.set = resize(s.set, words)
 	clear(s.set)
@@ -179,7 +199,12 @@ func (s *searcher) key(history []check.HistoryOp, idx []int32) searchResult {
 	clear(s.memo)
 	s.memos = s.memos[:0]
 	s.arena = s.arena[:0]
+}
 
+// walk runs the search over the list: it linearizes the first call it can,
+// and backtracks on reaching a return, until the list is empty (searchOK),
+// there is nothing left to undo (searchIllegal) or the budget is spent.
+func (s *searcher) walk() searchResult {
 	state := uint64(0)
 	entry := s.next[0]
 	for s.next[0] != -1 {
