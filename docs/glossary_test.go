@@ -13,6 +13,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // glossaryEntry is a glossary line: "- `name`: ..." or "- `name` (...): ...".
@@ -105,7 +106,7 @@ func TestGlossary(t *testing.T) {
 		{"Bug switches", "replica.BugCatalog", bugs},
 		{"Protocol options", "the protocol setting (sim.ProtocolSetting)", protocolWords(t)},
 		{"Planted defects", "tools/mutants/*.patch", plantedDefects(t)},
-		{"Swarm foci", "sim.FocusNames", sim.FocusNames()},
+		{"Swarm foci", "swarm.FocusNames", swarm.FocusNames()},
 		{"Coverage marks", "marks.Mark", marksList},
 		{"Scenarios", "scenarios.All", scenarioNames},
 	}

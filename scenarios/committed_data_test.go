@@ -8,6 +8,7 @@ import (
 
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 	"vsrsim/verify"
 )
 
@@ -51,7 +52,7 @@ func (w *pruneWatch) committedPrunes() []replica.Event {
 // replica prunes a committed op and the run passes.
 func TestCommittedBodyNeverPruned(t *testing.T) {
 	for _, seed := range []uint64{1499, 13210} {
-		cfg := sim.SwarmConfig(seed)
+		cfg := swarm.Config(seed)
 		w := &pruneWatch{committed: map[uint64]uint64{}}
 		cfg.Script = w
 		res, err := verify.Run(cfg, nil)

@@ -10,6 +10,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // replayRecorded records a swarm seed and replays the file under the same
@@ -18,7 +19,7 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 	t.Helper()
 	b, err := replica.ParseBugs(bugs)
 	require.NoError(t, err)
-	cfg := sim.SwarmConfig(seed)
+	cfg := swarm.Config(seed)
 	cfg.Bugs = b
 	orig, data, err := scenarios.RecordRun(cfg, nil, func(c sim.Config) (sim.Result, error) { return sim.Run(c, nil) })
 	require.NoError(t, err)

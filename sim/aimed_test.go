@@ -10,6 +10,7 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // aimedConfig is a short run with frequent aimed faults.
@@ -65,7 +66,7 @@ func TestSwarmWidening(t *testing.T) {
 	count := map[string]int{}
 	const seeds = 300
 	for seed := uint64(1); seed <= seeds; seed++ {
-		c := sim.SwarmConfig(seed)
+		c := swarm.Config(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		for name, on := range map[string]bool{
 			"corrupt":      !c.Network.Corrupt.Zero(),

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // BenchmarkRunDefault runs whole default-configuration simulations (fault
@@ -16,7 +17,7 @@ func BenchmarkRunDefault(b *testing.B) {
 // BenchmarkRunSwarm runs swarm seeds: each draws its own cluster and faults,
 // so this is the mix a sweep sees.
 func BenchmarkRunSwarm(b *testing.B) {
-	benchRuns(b, sim.SwarmConfig)
+	benchRuns(b, swarm.Config)
 }
 
 func benchRuns(b *testing.B, config func(uint64) sim.Config) {

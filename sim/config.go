@@ -79,7 +79,7 @@ type Config struct {
 	// converge on its own members' votes alone.
 	BareCore bool
 	// Focus names the swarm focus whose slice the seed fell in
-	// (sim/swarm_focus.go), or is empty; it only describes the run.
+	// (sim/swarm/focus.go), or is empty; it only describes the run.
 	Focus       string
 	CommitFloor uint64 // a passing run must commit at least this many ops
 	// LivenessWorkload keeps clients issuing requests through the liveness

@@ -245,7 +245,7 @@ func (o *Override) Apply(cfg *Config) error {
 			return checkExtraDelay(d, cfg.Replicas) != nil
 		})
 		if cfg.Replicas < 2 {
-			// A partition needs two sides (SwarmConfig's own rule).
+			// A partition needs two sides (swarm.Config's own rule).
 			cfg.Network.PartitionMode = packetsim.PartitionNone
 			cfg.Network.PartitionChance = prng.Ratio{}
 		}

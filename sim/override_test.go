@@ -9,6 +9,7 @@ import (
 	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // TestOverrideSetErrors: a malformed value is refused by Set, one line.
@@ -55,7 +56,7 @@ func TestOverrideApply(t *testing.T) {
 	} {
 		require.NoError(t, o.Set(kv[0], kv[1]), kv[0])
 	}
-	cfg := sim.SwarmConfig(3)
+	cfg := swarm.Config(3)
 	require.NoError(t, o.Apply(&cfg))
 	assert.Equal(t, 5, cfg.Replicas)
 	assert.Equal(t, 2, cfg.Clients)

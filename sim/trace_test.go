@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // traceLine is the structured part of an NDJSON event line.
@@ -113,9 +114,9 @@ func (r *recorder) Record(rec *sim.Record) error {
 // TestTraceObserverKeepsHash: a writer, an observer, or both see the same run;
 // the hash covers the run, not how it is watched.
 func TestTraceObserverKeepsHash(t *testing.T) {
-	plain, err := sim.Run(sim.SwarmConfig(11), nil)
+	plain, err := sim.Run(swarm.Config(11), nil)
 	require.NoError(t, err)
-	cfg := sim.SwarmConfig(11)
+	cfg := swarm.Config(11)
 	rec := &recorder{}
 	cfg.Observer = rec
 	var buf bytes.Buffer

@@ -15,6 +15,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // runOptions are the flags that shape a run. A sweep builds the same options
@@ -233,7 +234,7 @@ func (o *runOptions) config(seed uint64) (sim.Config, error) {
 		cfg = sim.DefaultConfig(seed)
 		s.Apply(&cfg)
 	} else {
-		cfg = sim.SwarmConfig(seed)
+		cfg = swarm.Config(seed)
 	}
 	bugs, err := replica.ParseBugs(o.bugs)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Command focus sweeps only the swarm seeds of chosen focus slices
-// (sim/swarm_focus.go): how often a focus's seeds reach the marks it exists
+// (sim/swarm/focus.go): how often a focus's seeds reach the marks it exists
 // for, whether any fails with every fix on, and how soon a bug switch fails
 // in them. A development tool: a focus is tuned with it, then measured over
 // the whole swarm by `vsrsim sweep --marks` and `make detect`.
@@ -18,12 +18,13 @@ import (
 	"vsrsim/marks"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )
 
 func main() {
-	name := flag.String("focus", "", "sweep the seeds of focus `NAME` ("+strings.Join(sim.FocusNames(), ", ")+")")
+	name := flag.String("focus", "", "sweep the seeds of focus `NAME` ("+strings.Join(swarm.FocusNames(), ", ")+")")
 	slots := flag.String("slices", "", "comma-separated focus slices `K,K` (empty, and no -focus: every seed)")
 	limit := flag.Uint64("seeds", 2000, "consider swarm seeds 1..`N`")
 	jobs := flag.Int("jobs", runtime.NumCPU(), "parallel workers")
@@ -42,14 +43,14 @@ func main() {
 		}
 		in[k] = true
 	}
-	if *name != "" && !slices.Contains(sim.FocusNames(), *name) {
-		fail("unknown focus %q (want one of %s)", *name, strings.Join(sim.FocusNames(), ", "))
+	if *name != "" && !slices.Contains(swarm.FocusNames(), *name) {
+		fail("unknown focus %q (want one of %s)", *name, strings.Join(swarm.FocusNames(), ", "))
 	}
 	var seeds []uint64
 	for seed := uint64(1); seed <= *limit; seed++ {
-		f, _ := sim.SeedFocus(seed)
+		f, _ := swarm.SeedFocus(seed)
 		switch {
-		case *name != "" && f == *name, *name == "" && (len(in) == 0 || in[sim.FocusSlice(seed)]):
+		case *name != "" && f == *name, *name == "" && (len(in) == 0 || in[swarm.FocusSlice(seed)]):
 			seeds = append(seeds, seed)
 		}
 	}
@@ -62,7 +63,7 @@ func main() {
 		bugs = b
 	}
 	run := func(i uint64) (sim.Result, error) {
-		cfg := sim.SwarmConfig(seeds[i])
+		cfg := swarm.Config(seeds[i])
 		cfg.Bugs = bugs
 		return verify.Run(cfg, nil)
 	}

@@ -1,9 +1,10 @@
-package sim
+package swarm
 
 import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // focusReassignedRepair draws the conditions under which a repair answer
@@ -26,7 +27,7 @@ import (
 // stays drawn: a star reaches it as often as a chain. Five replicas in two
 // slices, three in the third; both sizes reach it in about a third of their
 // seeds.
-func focusReassignedRepair(s *prng.Stream, c *Config, slice uint64) {
+func focusReassignedRepair(s *prng.Stream, c *sim.Config, slice uint64) {
 	c.Replicas = 5
 	if slice == 2 {
 		c.Replicas = 3

@@ -1,9 +1,10 @@
-package sim
+package swarm
 
 import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // focusTransferMutants draws the conditions under which two state-transfer
@@ -14,7 +15,7 @@ import (
 // another on a small ring under a fast workload: a backup pulls a checkpoint
 // over a slow link while a peer that has just restarted or installed a newer
 // one answers its repair with RangeEvicted above the checkpoint it pinned.
-func focusTransferMutants(s *prng.Stream, c *Config, slice uint64) {
+func focusTransferMutants(s *prng.Stream, c *sim.Config, slice uint64) {
 	c.Replicas = 3
 	c.ExtraDelays = nil
 	// A calm network: the cluster must commit fast enough to outrun a
@@ -29,7 +30,7 @@ func focusTransferMutants(s *prng.Stream, c *Config, slice uint64) {
 	n.PartitionMode = packetsim.PartitionNone
 	n.PartitionChance = prng.Ratio{}
 	c.BurstChance = prng.Ratio{}
-	c.Aimed = AimedFaults{}
+	c.Aimed = sim.AimedFaults{}
 	// The primary sends each prepare to every backup itself: in a chain the
 	// slow link would slow every commit, not one backup's catch-up.
 	c.Topology = replica.TopologyStar
@@ -52,7 +53,7 @@ func focusTransferMutants(s *prng.Stream, c *Config, slice uint64) {
 	// time out and rotate to a peer that may have just restarted or
 	// installed a newer checkpoint, whose RangeEvicted then sets the floor.
 	lag := 1 + int(s.Uint64N(uint64(c.Replicas-1)))
-	c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{From: 0, To: lag, Ticks: s.Range(120, 400)})
+	c.ExtraDelays = append(c.ExtraDelays, sim.ExtraDelay{From: 0, To: lag, Ticks: s.Range(120, 400)})
 	// Every replica in the core: a laggard that never catches up fails.
 	c.Core = nil
 	for i := 0; i < c.Replicas; i++ {
@@ -71,7 +72,7 @@ func focusTransferMutants(s *prng.Stream, c *Config, slice uint64) {
 // backup cut off the primary's commits stop at its offer, and the backup
 // installs at the very commit point it knows, with its DoViewChange cache tag
 // unchanged, while view changes start around it.
-func stallPrimary(s *prng.Stream, c *Config) {
+func stallPrimary(s *prng.Stream, c *sim.Config) {
 	a := &c.Aimed
 	a.LinkChance = prng.Ratio{Num: 1, Den: uint32(s.Range(200, 1500))}
 	a.LinkMeanTicks = s.Range(100, 1000)

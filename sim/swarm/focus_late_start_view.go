@@ -1,8 +1,9 @@
-package sim
+package swarm
 
 import (
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // focusLateStartView draws the conditions under which a StartView reaches a
@@ -27,7 +28,7 @@ import (
 //     down, and a busy workload keeps ops committing through it all.
 //
 // Every protocol option stays as drawn.
-func focusLateStartView(s *prng.Stream, c *Config, slice uint64) {
+func focusLateStartView(s *prng.Stream, c *sim.Config, slice uint64) {
 	c.Durability = replica.DurabilityMemory
 	// Only raised: the earlier draws' extra delays name replicas below the
 	// drawn count.

@@ -1,9 +1,10 @@
-package sim
+package swarm
 
 import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // focusTransferRace draws the conditions under which a state transfer races
@@ -17,7 +18,7 @@ import (
 // than the asker's state (raceStaleOfferer); slice 2 a laggard that falls
 // behind again and again through crashes of write-ahead journals
 // (raceSlowLaggard), where the stale guard's defect shows.
-func focusTransferRace(s *prng.Stream, c *Config, slice uint64) {
+func focusTransferRace(s *prng.Stream, c *sim.Config, slice uint64) {
 	c.Replicas = max(c.Replicas, 3)
 	c.Topology = replica.TopologyStar
 	c.Durability = replica.DurabilityMemory
@@ -39,7 +40,7 @@ func focusTransferRace(s *prng.Stream, c *Config, slice uint64) {
 	n.PartitionChance = prng.Ratio{}
 	n.Clog = prng.Ratio{}
 
-	c.Aimed = AimedFaults{}
+	c.Aimed = sim.AimedFaults{}
 	if slice == 2 {
 		raceSlowLaggard(s, c)
 	} else {
@@ -51,13 +52,13 @@ func focusTransferRace(s *prng.Stream, c *Config, slice uint64) {
 // raceSlowLaggard: write-ahead journals, crashes with long restarts, and one
 // backup behind a slow inbound link, so it falls behind again and again and
 // its pulls lag.
-func raceSlowLaggard(s *prng.Stream, c *Config) {
+func raceSlowLaggard(s *prng.Stream, c *sim.Config) {
 	c.Durability = replica.DurabilityWAL
 	c.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(1000, 3000))}
 	c.RestartMeanTicks = s.Range(300, 1500)
 	// Never replica 0, the first view's primary: the laggard is a backup.
 	lag := 1 + int(s.Uint64N(uint64(c.Replicas-1)))
-	c.ExtraDelays = []ExtraDelay{{From: packetsim.AnyNode, To: lag, Ticks: s.Range(150, 500)}}
+	c.ExtraDelays = []sim.ExtraDelay{{From: packetsim.AnyNode, To: lag, Ticks: s.Range(150, 500)}}
 }
 
 // raceStaleOfferer draws a peer whose offer is older than the state of the
@@ -74,7 +75,7 @@ func raceSlowLaggard(s *prng.Stream, c *Config) {
 // asker), so its offer reaches the gate unpinned and is refused as not
 // newer. In slice 1 it also catches up now and then, so some of its offers
 // are newer and the laggard pulls from it.
-func raceStaleOfferer(s *prng.Stream, c *Config, slice uint64) {
+func raceStaleOfferer(s *prng.Stream, c *sim.Config, slice uint64) {
 	c.Replicas = 5
 	c.Protocol.SVCQuorumOff = false
 	c.CrashChance = prng.Ratio{}
@@ -88,7 +89,7 @@ func raceStaleOfferer(s *prng.Stream, c *Config, slice uint64) {
 	if slice == 1 {
 		slower = slow + s.Range(200, 3000)
 	}
-	c.ExtraDelays = []ExtraDelay{
+	c.ExtraDelays = []sim.ExtraDelay{
 		{From: 0, To: lag, Ticks: slow},
 		{From: 0, To: stale, Ticks: slower},
 	}

@@ -1,4 +1,4 @@
-package sim
+package swarm
 
 import (
 	"testing"
@@ -9,10 +9,11 @@ import (
 	"vsrsim/marks"
 	"vsrsim/packetsim"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // amnesiacVoteSeeds lists the first swarm seeds whose focus slice is the
-// amnesiac vote's (slices 9-11 of sim/swarm_focus.go), with the slice's
+// amnesiac vote's (slices 9-11 of sim/swarm/focus.go), with the slice's
 // index within the focus.
 func amnesiacVoteSeeds(count int) (seeds, slices []uint64) {
 	return FocusSeeds("amnesiac-vote", count, 0)
@@ -27,7 +28,7 @@ func TestFocusAmnesiacVoteDraws(t *testing.T) {
 	seen := map[uint64]int{}
 	backoffOff := 0
 	for i, seed := range seeds {
-		c := SwarmConfig(seed)
+		c := Config(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		seen[slices[i]]++
 		assert.Equal(t, replicas[slices[i]], c.Replicas, "seed %d", seed)
@@ -58,9 +59,9 @@ func TestFocusAmnesiacVoteReachesMergeUnsure(t *testing.T) {
 	reached := 0
 	bySlice := map[uint64]int{}
 	for i, seed := range seeds {
-		res, err := Run(SwarmConfig(seed), nil)
+		res, err := sim.Run(Config(seed), nil)
 		require.NoError(t, err, "seed %d", seed)
-		assert.Equal(t, VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
+		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		if res.Marks[marks.MergeUnsure] > 0 {
 			reached++
 			bySlice[slices[i]]++

@@ -1,4 +1,4 @@
-package sim
+package swarm
 
 import (
 	"testing"
@@ -8,10 +8,11 @@ import (
 
 	"vsrsim/packetsim"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // restartBeforeRepairSeeds lists the swarm seeds up to limit whose focus
-// slice is restart-before-repair's (slices 18-20 of sim/swarm_focus.go), with
+// slice is restart-before-repair's (slices 18-20 of sim/swarm/focus.go), with
 // the slice's index within the focus.
 func restartBeforeRepairSeeds(limit uint64) (seeds, slices []uint64) {
 	return FocusSeeds("restart-before-repair", 0, limit)
@@ -27,7 +28,7 @@ func TestFocusRestartBeforeRepairDraws(t *testing.T) {
 	replicas := map[uint64]int{0: 3, 1: 5, 2: 3}
 	seen := map[uint64]int{}
 	for i, seed := range seeds {
-		c := SwarmConfig(seed)
+		c := Config(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		seen[slices[i]]++
 		assert.Equal(t, replicas[slices[i]], c.Replicas, "seed %d", seed)
@@ -59,15 +60,15 @@ func TestFocusRestartBeforeRepairFindsSwitch(t *testing.T) {
 	for _, seed := range []uint64{161, 286, 420} {
 		f, _ := SeedFocus(seed)
 		require.Equal(t, "restart-before-repair", f, "seed %d", seed)
-		c := SwarmConfig(seed)
-		res, err := Run(c, nil)
+		c := Config(seed)
+		res, err := sim.Run(c, nil)
 		require.NoError(t, err, "seed %d", seed)
-		assert.Equal(t, VerdictPass, res.Verdict, "seed %d without the switch: %s", seed, res.Evidence)
+		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d without the switch: %s", seed, res.Evidence)
 
 		c.Bugs.RestartSkipsAdoptedHead = true
-		res, err = Run(c, nil)
+		res, err = sim.Run(c, nil)
 		require.NoError(t, err, "seed %d", seed)
-		assert.Equal(t, VerdictSafety, res.Verdict, "seed %d with the switch: %s", seed, res.Evidence)
+		assert.Equal(t, sim.VerdictSafety, res.Verdict, "seed %d with the switch: %s", seed, res.Evidence)
 		assert.Contains(t, res.Evidence, "truncation dropped", "seed %d", seed)
 	}
 }
@@ -79,11 +80,11 @@ func TestFocusRestartBeforeRepairFindsSwitchOften(t *testing.T) {
 	require.NotEmpty(t, seeds)
 	safety := 0
 	for _, seed := range seeds {
-		c := SwarmConfig(seed)
+		c := Config(seed)
 		c.Bugs.RestartSkipsAdoptedHead = true
-		res, err := Run(c, nil)
+		res, err := sim.Run(c, nil)
 		require.NoError(t, err, "seed %d", seed)
-		if res.Verdict == VerdictSafety {
+		if res.Verdict == sim.VerdictSafety {
 			safety++
 		}
 	}

@@ -1,4 +1,4 @@
-package sim_test
+package swarm_test
 
 import (
 	"testing"
@@ -9,12 +9,13 @@ import (
 	"vsrsim/marks"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // lateStartViewSeeds are the first n swarm seeds that fall in the late
-// StartView focus's slices (sim/swarm_focus.go: slices 3, 4 and 5).
+// StartView focus's slices (sim/swarm/focus.go: slices 3, 4 and 5).
 func lateStartViewSeeds(n int) []uint64 {
-	seeds, _ := sim.FocusSeeds("late-start-view", n, 0)
+	seeds, _ := swarm.FocusSeeds("late-start-view", n, 0)
 	return seeds
 }
 
@@ -23,7 +24,7 @@ func lateStartViewSeeds(n int) []uint64 {
 // packets held for longer than a replica's life between crashes.
 func TestFocusLateStartViewDraws(t *testing.T) {
 	for _, seed := range lateStartViewSeeds(60) {
-		c := sim.SwarmConfig(seed)
+		c := swarm.Config(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		assert.Equal(t, replica.DurabilityMemory, c.Durability, "seed %d", seed)
 		assert.GreaterOrEqual(t, c.Replicas, 5, "seed %d", seed)
@@ -42,7 +43,7 @@ func TestFocusLateStartViewReachesMark(t *testing.T) {
 	}
 	reached := 0
 	for _, seed := range lateStartViewSeeds(24) {
-		res, err := sim.Run(sim.SwarmConfig(seed), nil)
+		res, err := sim.Run(swarm.Config(seed), nil)
 		require.NoError(t, err, "seed %d", seed)
 		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		if res.Marks[marks.DropBelowCommit] > 0 {

@@ -1,9 +1,10 @@
-package sim
+package swarm
 
 import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // focusRestartBeforeRepair draws the conditions of restart-before-repair
@@ -26,7 +27,7 @@ import (
 //   - A long fault phase: each view change is one more chance.
 //
 // Slices 0 and 2 draw three replicas, slice 1 five.
-func focusRestartBeforeRepair(s *prng.Stream, c *Config, slice uint64) {
+func focusRestartBeforeRepair(s *prng.Stream, c *sim.Config, slice uint64) {
 	c.Durability = replica.DurabilityWAL
 	c.Replicas = 3
 	if slice == 1 {
@@ -39,7 +40,7 @@ func focusRestartBeforeRepair(s *prng.Stream, c *Config, slice uint64) {
 			kept = append(kept, d)
 		}
 	}
-	c.ExtraDelays = append(kept, ExtraDelay{
+	c.ExtraDelays = append(kept, sim.ExtraDelay{
 		From: int(s.Uint64N(uint64(c.Replicas))), To: packetsim.AnyNode, Ticks: s.Range(50, 300)})
 
 	c.FaultTicks = s.Range(30000, 60000)

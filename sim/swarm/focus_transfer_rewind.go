@@ -1,9 +1,10 @@
-package sim
+package swarm
 
 import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // focusTransferRewind draws the conditions of transfer-rewind
@@ -29,7 +30,7 @@ import (
 // Slice 0 keeps the robust protocol on a star; slice 1 keeps the seed's
 // drawn topology; slice 2 runs the source protocol (the scenario models it)
 // with a bare liveness core.
-func focusTransferRewind(s *prng.Stream, c *Config, slice uint64) {
+func focusTransferRewind(s *prng.Stream, c *sim.Config, slice uint64) {
 	c.Replicas = 3
 	c.ExtraDelays = nil
 	c.Durability = replica.DurabilityMemory
@@ -65,7 +66,7 @@ func focusTransferRewind(s *prng.Stream, c *Config, slice uint64) {
 	// enough to fall past the ring.
 	c.CrashChance = prng.Ratio{}
 	c.RestartMeanTicks = s.Range(1000, 3000)
-	c.Aimed = AimedFaults{
+	c.Aimed = sim.AimedFaults{
 		CrashChance: prng.Ratio{Num: 1, Den: uint32(s.Range(50, 250))},
 		CrashPeers:  true,
 	}

@@ -1,4 +1,4 @@
-package sim
+package swarm
 
 import (
 	"testing"
@@ -14,7 +14,7 @@ func TestSwarmDetectLaggard(t *testing.T) {
 	const seeds = 400
 	laggards, bare := 0, 0
 	for seed := uint64(1); seed <= seeds; seed++ {
-		c := SwarmConfig(seed)
+		c := Config(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		if c.Replicas != 3 || c.JournalSlots != 64 || !c.Protocol.SVCQuorumOff || c.Aimed.LinkMeanTicks < 30 || c.RestartMeanTicks < 500 {
 			continue

@@ -1,11 +1,9 @@
-package sim
+package swarm
 
 import (
-	"fmt"
-
-	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // reach draws, from its own stream, the conditions under which runs take the
@@ -15,7 +13,7 @@ import (
 // commits, amnesiac restarts in the middle of view changes. It draws
 // conditions, never a sequence of events, and runs after every draw of
 // StreamSwarm, so no earlier draw moves; its own draws are append-only too.
-func reach(seed uint64, c *Config) {
+func reach(seed uint64, c *sim.Config) {
 	s := prng.New(seed, prng.StreamSwarmReach)
 	n := &c.Network
 
@@ -86,7 +84,7 @@ func reach(seed uint64, c *Config) {
 			// to its last life's probes while it recovers again.
 			c.RestartMeanTicks = min(c.RestartMeanTicks, s.Range(50, 400))
 		}
-		c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{From: from, To: to, Ticks: s.Range(1000, 3500)})
+		c.ExtraDelays = append(c.ExtraDelays, sim.ExtraDelay{From: from, To: to, Ticks: s.Range(1000, 3500)})
 		// The replica lags, so crashes aimed at repair find it.
 		if c.Aimed.CrashChance.Zero() {
 			c.Aimed.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(500, 3000))}
@@ -125,20 +123,4 @@ func reach(seed uint64, c *Config) {
 		n.Reorder = prng.Ratio{Num: 1, Den: uint32(s.Range(4, 12))}
 		n.ReorderMaxTicks = max(n.ReorderMaxTicks, s.Range(500, 1500))
 	}
-}
-
-// corruptString describes corruption for the option dump: delivered damaged
-// packets reach the replicas' checksums, dropped ones never do.
-func corruptString(n *packetsim.Options) string {
-	if n.CorruptDelivered && !n.Corrupt.Zero() {
-		return ratioString(n.Corrupt) + " delivered"
-	}
-	return ratioString(n.Corrupt)
-}
-
-func requestQueueString(q int) string {
-	if q == 0 {
-		q = replica.RequestQueueMax
-	}
-	return fmt.Sprint(q)
 }

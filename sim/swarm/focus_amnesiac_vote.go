@@ -1,9 +1,10 @@
-package sim
+package swarm
 
 import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // focusAmnesiacVote draws the conditions under which a replica that lost its
@@ -20,7 +21,7 @@ import (
 // spend the cluster's budget of replicas down that the aimed crashes need.
 // Slices 0 and 1 draw five replicas (the shape reaches the mark in about two
 // seeds of five), slice 2 three (one in four).
-func focusAmnesiacVote(s *prng.Stream, c *Config, slice uint64) {
+func focusAmnesiacVote(s *prng.Stream, c *sim.Config, slice uint64) {
 	c.Durability = replica.DurabilityMemory
 	c.Replicas = 5
 	if slice == 2 {
@@ -42,7 +43,7 @@ func focusAmnesiacVote(s *prng.Stream, c *Config, slice uint64) {
 	n.Loss = prng.Ratio{Num: 1, Den: uint32(s.Range(8, 30))}
 	// The earlier draws' slow links named replicas of another cluster size;
 	// the straggler replaces them.
-	c.ExtraDelays = []ExtraDelay{{
+	c.ExtraDelays = []sim.ExtraDelay{{
 		From: int(s.Uint64N(uint64(c.Replicas))), To: packetsim.AnyNode, Ticks: s.Range(100, 400)}}
 
 	// The robust protocol in most seeds; without backoff in some, which

@@ -1,22 +1,20 @@
-package sim
+package swarm
 
 import (
-	"fmt"
-	"strings"
-
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
-// SwarmConfig draws a run's whole configuration from the seed's swarm stream,
+// Config draws a run's whole configuration from the seed's swarm stream,
 // as TigerBeetle's VOPR does: cluster shape, journal, network faults, crash
 // rates, extra delays and workload. Several draws come out zero so that each
 // fault is off for some seeds. The draw order is append-only: add new draws at
 // the end, or every seed's configuration shifts.
-func SwarmConfig(seed uint64) Config {
+func Config(seed uint64) sim.Config {
 	s := prng.New(seed, prng.StreamSwarm)
-	c := DefaultConfig(seed)
+	c := sim.DefaultConfig(seed)
 	off := func(oneIn uint64) bool { return s.Uint64N(oneIn) == 0 }
 	ratio := func(den uint64, offOneIn uint64) prng.Ratio {
 		if off(offOneIn) {
@@ -85,14 +83,14 @@ func SwarmConfig(seed uint64) Config {
 		if from == to {
 			continue
 		}
-		c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{From: from, To: to, Ticks: s.Range(1, 300)})
+		c.ExtraDelays = append(c.ExtraDelays, sim.ExtraDelay{From: from, To: to, Ticks: s.Range(1, 300)})
 	}
 	// A straggler: one replica whose every outbound packet arrives later than
 	// a view-change timeout (latency alone). This is the shape that makes
 	// escalation without a hold, and votes built from a stale cache, visible
 	// to a sweep with no script.
 	if c.Replicas >= 3 && s.Uint64N(4) == 0 {
-		c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{
+		c.ExtraDelays = append(c.ExtraDelays, sim.ExtraDelay{
 			From: int(s.Uint64N(uint64(c.Replicas))), To: packetsim.AnyNode, Ticks: s.Range(400, 900)})
 	}
 	// A storm: view changes, restarts and lagging replicas several times as
@@ -118,7 +116,7 @@ func SwarmConfig(seed uint64) Config {
 
 // widen draws the faults that reach the protocol's rarer branches
 // (docs/marks.md), after every earlier draw so those stay where they were.
-func widen(s *prng.Stream, c *Config) {
+func widen(s *prng.Stream, c *sim.Config) {
 	n := &c.Network
 	// Damaged packets, so the receivers' checksum checks run.
 	if s.Uint64N(3) == 0 {
@@ -158,7 +156,7 @@ func widen(s *prng.Stream, c *Config) {
 				to = int(s.Uint64N(uint64(c.Replicas)))
 			}
 			if from != to {
-				c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{From: from, To: to, Ticks: s.Range(c.RestartMeanTicks/2, 2*c.RestartMeanTicks)})
+				c.ExtraDelays = append(c.ExtraDelays, sim.ExtraDelay{From: from, To: to, Ticks: s.Range(c.RestartMeanTicks/2, 2*c.RestartMeanTicks)})
 			}
 		}
 	}
@@ -179,99 +177,11 @@ func widen(s *prng.Stream, c *Config) {
 	// replica: in half of those seeds one replica straggles just past the
 	// view-change status timeout, and directed cuts make replicas time out.
 	if p.SVCQuorumOff && c.Replicas >= 3 && s.Bool() {
-		c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{
+		c.ExtraDelays = append(c.ExtraDelays, sim.ExtraDelay{
 			From: int(s.Uint64N(uint64(c.Replicas))), To: packetsim.AnyNode, Ticks: s.Range(550, 800)})
 		if a.LinkChance.Zero() {
 			a.LinkChance = prng.Ratio{Num: 1, Den: uint32(s.Range(500, 3000))}
 			a.LinkMeanTicks = s.Range(100, 1000)
 		}
 	}
-}
-
-// Describe lists the options a run drew, one "name value" per field, in a fixed
-// order, so a reader sees the fault mix without re-running. A fault that is off
-// reads "off" alone: its other parameters do nothing in this run.
-func (c *Config) Describe() []Option {
-	n := &c.Network
-	links, aimedCrash := aimedString(&c.Aimed)
-	opts := []Option{
-		{Name: "replicas", Value: fmt.Sprint(c.Replicas)},
-		{Name: "clients", Value: fmt.Sprint(c.Clients)},
-		{Name: "topology", Value: c.Topology.String()},
-		{Name: "journal", Value: c.Durability.String()},
-		{Name: "journal_slots", Value: fmt.Sprint(c.JournalSlots)},
-		{Name: "checkpoint_interval", Value: fmt.Sprint(replica.CheckpointEvery(c.CheckpointInterval, c.JournalSlots))},
-		// The network adds an exponential draw to the minimum, so "mean" is
-		// the mean above it, not of the whole delay.
-		{Name: "delay", Value: fmt.Sprintf("%d + exponential(mean %d) ticks", n.DelayMinTicks, n.DelayMeanTicks)},
-		{Name: "loss", Value: ratioString(n.Loss)},
-		{Name: "replay", Value: ratioString(n.Replay)},
-		{Name: "reorder", Value: onOff(n.Reorder, fmt.Sprintf(" up to +%d ticks", n.ReorderMaxTicks))},
-		{Name: "link_capacity", Value: fmt.Sprint(n.LinkCapacity)},
-		{Name: "clog", Value: onOff(n.Clog, fmt.Sprintf(" mean=%d ticks", n.ClogMeanTicks))},
-		{Name: "partition", Value: partitionString(n)},
-		{Name: "crash", Value: onOff(c.CrashChance, fmt.Sprintf(" restart_mean=%d ticks", c.RestartMeanTicks))},
-		{Name: "corrupt", Value: corruptString(n)},
-		{Name: "link_faults", Value: links},
-		{Name: "aimed_crash", Value: aimedCrash},
-		{Name: "liveness_keep_faults", Value: fmt.Sprint(c.LivenessKeepFaults)},
-		{Name: "bare_core", Value: fmt.Sprint(c.BareCore)},
-		{Name: "protocol", Value: ProtocolSetting(c.Protocol)},
-		{Name: "workload", Value: fmt.Sprintf("think_mean=%d burst=%s", c.RequestMeanTicks, ratioString(c.BurstChance))},
-		{Name: "request_queue", Value: requestQueueString(c.RequestQueue)},
-		{Name: "ticks", Value: fmt.Sprintf("faults=%d liveness=%d", c.FaultTicks, c.LivenessTicks)},
-	}
-	var extra []string
-	for _, d := range c.ExtraDelays {
-		extra = append(extra, fmt.Sprintf("%s:%s=%d", nodeOrAny(d.From), nodeOrAny(d.To), d.Ticks))
-	}
-	if len(extra) == 0 {
-		extra = []string{"none"}
-	}
-	opts = append(opts, Option{Name: "extra_delay", Value: strings.Join(extra, ",")})
-	if c.Focus != "" {
-		opts = append(opts, Option{Name: "focus", Value: c.Focus})
-	}
-	bugs := c.Bugs.Names()
-	if len(bugs) == 0 {
-		bugs = []string{"none"}
-	}
-	return append(opts, Option{Name: "bugs", Value: strings.Join(bugs, ",")})
-}
-
-// Option is one drawn option, for the run's option dump.
-type Option struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-	// Flag names the command-line flag that set the value; empty when the
-	// seed or the scenario chose it.
-	Flag string `json:"flag,omitempty"`
-}
-
-func onOff(r prng.Ratio, params string) string {
-	if r.Zero() {
-		return "off"
-	}
-	return ratioString(r) + params
-}
-
-func partitionString(n *packetsim.Options) string {
-	if n.PartitionMode == packetsim.PartitionNone || n.PartitionChance.Zero() {
-		return "off"
-	}
-	return fmt.Sprintf("%s %s chance=%s heal=%s", n.PartitionMode, n.PartitionSymmetry, ratioString(n.PartitionChance), ratioString(n.HealChance))
-}
-
-func ratioString(r prng.Ratio) string {
-	if r.Zero() {
-		return "off"
-	}
-	return fmt.Sprintf("%d/%d", r.Num, r.Den)
-}
-
-func nodeOrAny(id int) string {
-	if id == packetsim.AnyNode {
-		return "*"
-	}
-	return fmt.Sprint(id)
 }

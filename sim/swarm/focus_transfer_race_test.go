@@ -1,4 +1,4 @@
-package sim_test
+package swarm_test
 
 import (
 	"testing"
@@ -10,12 +10,13 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // raceSeeds returns the first count swarm seeds that fall in the
 // transfer-race focus (slices 0, 1 and 2), with their slice.
 func raceSeeds(count int) (seeds, slices []uint64) {
-	return sim.FocusSeeds("transfer-race", count, 0)
+	return swarm.FocusSeeds("transfer-race", count, 0)
 }
 
 // Every seed of the focus draws a busy 64-slot cluster with damaged packets
@@ -26,7 +27,7 @@ func raceSeeds(count int) (seeds, slices []uint64) {
 func TestFocusTransferRaceDraws(t *testing.T) {
 	seeds, slices := raceSeeds(60)
 	for i, seed := range seeds {
-		c := sim.SwarmConfig(seed)
+		c := swarm.Config(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		want := replica.DurabilityMemory
 		if slices[i] == 2 {
@@ -75,7 +76,7 @@ func TestFocusTransferRaceReachesMarks(t *testing.T) {
 	seeds, _ := raceSeeds(16)
 	var runs marks.Runs
 	for _, seed := range seeds {
-		res, err := sim.Run(sim.SwarmConfig(seed), nil)
+		res, err := sim.Run(swarm.Config(seed), nil)
 		require.NoError(t, err, "seed %d", seed)
 		assert.Contains(t, []sim.Verdict{sim.VerdictPass, sim.VerdictUnrecoverable}, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		runs.Add(&res.Marks)

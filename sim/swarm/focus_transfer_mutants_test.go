@@ -1,4 +1,4 @@
-package sim
+package swarm
 
 import (
 	"testing"
@@ -19,7 +19,7 @@ func TestFocusTransferMutants(t *testing.T) {
 	for i, seed := range seeds {
 		k := slices[i]
 		seen[k]++
-		c := SwarmConfig(seed)
+		c := Config(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		assert.Equal(t, 3, c.Replicas, "seed %d", seed)
 		assert.Equal(t, 64, c.JournalSlots, "seed %d", seed)

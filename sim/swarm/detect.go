@@ -1,9 +1,10 @@
-package sim
+package swarm
 
 import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // widenDetect draws, from the seed's own detect stream so that no earlier
@@ -11,7 +12,7 @@ import (
 // defects a sweep was slow to find can form (docs/detection.md,
 // docs/mutants.md). Each is a condition (a cluster shape, a rate, a slow or
 // cut link), never a sequence of events.
-func widenDetect(seed uint64, c *Config) {
+func widenDetect(seed uint64, c *sim.Config) {
 	s := prng.New(seed, prng.StreamSwarmDetect)
 	if c.Replicas == 3 && s.Uint64N(4) != 0 {
 		laggard(s, c)
@@ -29,7 +30,7 @@ func widenDetect(seed uint64, c *Config) {
 // repair: a write-ahead replica that restarts between adopting a view and
 // repairing it then votes in the view change that follows
 // (restart-before-repair), rather than once in thousands of seeds.
-func crashPrimaryOverLaggard(s *prng.Stream, c *Config) {
+func crashPrimaryOverLaggard(s *prng.Stream, c *sim.Config) {
 	c.Aimed.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(150, 800))}
 	c.Aimed.CrashPeers = true
 	c.RestartMeanTicks = s.Range(200, 1200)
@@ -43,7 +44,7 @@ func crashPrimaryOverLaggard(s *prng.Stream, c *Config) {
 // while another replica transfers, so the view change after an install needs
 // a vote from a replica that adopted a view above the checkpoint it
 // installed (transfer-rewind), in a core of three out of five.
-func forgetfulFive(s *prng.Stream, c *Config) {
+func forgetfulFive(s *prng.Stream, c *sim.Config) {
 	c.JournalSlots = 64
 	c.CheckpointInterval = s.Range(8, 32)
 	c.RequestMeanTicks = s.Range(2, 30)
@@ -59,7 +60,7 @@ func forgetfulFive(s *prng.Stream, c *Config) {
 // serve and needs a state transfer; long directed cuts and a link as slow as
 // a restart, so an offer or a view's StartView lands late; and crashes aimed
 // at the replicas in the middle of transfer or repair.
-func laggard(s *prng.Stream, c *Config) {
+func laggard(s *prng.Stream, c *sim.Config) {
 	if c.Replicas != 3 {
 		c.Replicas = 3
 		kept := c.ExtraDelays[:0]
@@ -97,7 +98,7 @@ func laggard(s *prng.Stream, c *Config) {
 	if s.Bool() {
 		to = packetsim.AnyNode
 	}
-	c.ExtraDelays = append(c.ExtraDelays, ExtraDelay{From: from, To: to, Ticks: s.Range(200, 3000)})
+	c.ExtraDelays = append(c.ExtraDelays, sim.ExtraDelay{From: from, To: to, Ticks: s.Range(200, 3000)})
 	if s.Uint64N(4) != 0 {
 		c.Durability = replica.DurabilityWAL
 	}

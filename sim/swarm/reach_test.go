@@ -1,4 +1,4 @@
-package sim_test
+package swarm_test
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 
 	"vsrsim/marks"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // The reach draws take a small range of swarm seeds through the branches
@@ -22,7 +23,7 @@ func TestSwarmReachesMarks(t *testing.T) {
 	}
 	var runs marks.Runs
 	for seed := uint64(1); seed <= 200; seed++ {
-		res, err := sim.Run(sim.SwarmConfig(seed), nil)
+		res, err := sim.Run(swarm.Config(seed), nil)
 		require.NoError(t, err, "seed %d", seed)
 		assert.Contains(t, []sim.Verdict{sim.VerdictPass, sim.VerdictUnrecoverable}, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		runs.Add(&res.Marks)
@@ -41,7 +42,7 @@ func TestSwarmReachDraws(t *testing.T) {
 	const seeds = 300
 	count := map[string]int{}
 	for seed := uint64(1); seed <= seeds; seed++ {
-		c := sim.SwarmConfig(seed)
+		c := swarm.Config(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		for name, on := range map[string]bool{
 			"delivered": c.Network.CorruptDelivered,

@@ -1,4 +1,4 @@
-package sim
+package swarm
 
 import (
 	"testing"
@@ -11,7 +11,7 @@ import (
 func TestFocusNamedInOptions(t *testing.T) {
 	named := map[string]int{}
 	for seed := uint64(1); seed <= 600; seed++ {
-		c := SwarmConfig(seed)
+		c := Config(seed)
 		k := FocusSlice(seed)
 		var dumped string
 		for _, o := range c.Describe() {

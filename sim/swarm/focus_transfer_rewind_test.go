@@ -1,4 +1,4 @@
-package sim
+package swarm
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // inTransferRewindFocus reports whether a seed falls in one of the slices
@@ -29,7 +30,7 @@ func TestFocusTransferRewindDraw(t *testing.T) {
 			continue
 		}
 		seen[slice]++
-		c := SwarmConfig(seed)
+		c := Config(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		assert.Equal(t, 3, c.Replicas, "seed %d", seed)
 		assert.Equal(t, replica.DurabilityMemory, c.Durability, "seed %d", seed)
@@ -54,17 +55,17 @@ func TestFocusTransferRewindFinds(t *testing.T) {
 	for _, seed := range []uint64{38, 124, 43} {
 		_, ok := inTransferRewindFocus(seed)
 		require.True(t, ok, "seed %d is outside the focus", seed)
-		c := SwarmConfig(seed)
-		res, err := Run(c, nil)
+		c := Config(seed)
+		res, err := sim.Run(c, nil)
 		require.NoError(t, err, "seed %d", seed)
-		assert.Equal(t, VerdictPass, res.Verdict, "seed %d without the switch: %s", seed, res.Evidence)
+		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d without the switch: %s", seed, res.Evidence)
 
 		bugs, err := replica.ParseBugs([]string{"transfer-rewinds-sequencer"})
 		require.NoError(t, err)
 		c.Bugs = bugs
-		res, err = Run(c, nil)
+		res, err = sim.Run(c, nil)
 		require.NoError(t, err, "seed %d", seed)
-		assert.Equal(t, VerdictLiveness, res.Verdict, "seed %d with the switch", seed)
+		assert.Equal(t, sim.VerdictLiveness, res.Verdict, "seed %d with the switch", seed)
 		assert.Contains(t, res.Evidence, "DoViewChange votes dropped as unreadable", "seed %d", seed)
 	}
 }

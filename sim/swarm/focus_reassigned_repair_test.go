@@ -1,4 +1,4 @@
-package sim_test
+package swarm_test
 
 import (
 	"testing"
@@ -9,12 +9,13 @@ import (
 	"vsrsim/marks"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // reassignedRepairSeeds are the swarm seeds of 1..limit whose focus slice is
-// the reassigned-repair focus's (slices 6, 7 and 8 of sim/swarm_focus.go).
+// the reassigned-repair focus's (slices 6, 7 and 8 of sim/swarm/focus.go).
 func reassignedRepairSeeds(limit uint64) []uint64 {
-	seeds, _ := sim.FocusSeeds("reassigned-repair", 0, limit)
+	seeds, _ := swarm.FocusSeeds("reassigned-repair", 0, limit)
 	return seeds
 }
 
@@ -25,7 +26,7 @@ func TestFocusReassignedRepairDraw(t *testing.T) {
 	require.Greater(t, len(seeds), 60, "the focus owns three slices of 64")
 	sizes := map[int]int{}
 	for _, seed := range seeds {
-		c := sim.SwarmConfig(seed)
+		c := swarm.Config(seed)
 		require.NoError(t, c.Validate(), "seed %d", seed)
 		sizes[c.Replicas]++
 		assert.Equal(t, replica.DurabilityWAL, c.Durability, "seed %d", seed)
@@ -51,7 +52,7 @@ func TestFocusReassignedRepairReachesMark(t *testing.T) {
 	require.NotEmpty(t, seeds)
 	reached := 0
 	for _, seed := range seeds {
-		res, err := sim.Run(sim.SwarmConfig(seed), nil)
+		res, err := sim.Run(swarm.Config(seed), nil)
 		require.NoError(t, err, "seed %d", seed)
 		assert.Contains(t, []sim.Verdict{sim.VerdictPass, sim.VerdictUnrecoverable}, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		assert.Equal(t, res.Marks[marks.RepairBodyMismatch], res.Marks[marks.DropHeaderMismatch],

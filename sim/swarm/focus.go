@@ -1,6 +1,10 @@
-package sim
+package swarm
 
-import "vsrsim/prng"
+import (
+	"vsrsim/prng"
+
+	"vsrsim/sim"
+)
 
 // focusSlices is how many slices the focus stream cuts the seed space into.
 // Most slices have no focus: their seeds keep every earlier draw. Each focus
@@ -18,7 +22,7 @@ func FocusSlice(seed uint64) uint64 {
 
 // focus runs after every other swarm draw, from its own stream, so a seed
 // outside every focus slice draws exactly what it drew before.
-func focus(seed uint64, c *Config) {
+func focus(seed uint64, c *sim.Config) {
 	s := prng.New(seed, prng.StreamSwarmFocus)
 	k := s.Uint64N(focusSlices)
 	if k >= uint64(len(foci))*slicesEach {
@@ -36,7 +40,7 @@ const slicesEach = 3
 // ones at the end, or every focus seed moves.
 var foci = []struct {
 	name string
-	draw func(s *prng.Stream, c *Config, slice uint64)
+	draw func(s *prng.Stream, c *sim.Config, slice uint64)
 }{
 	{"transfer-race", focusTransferRace},
 	{"late-start-view", focusLateStartView},
