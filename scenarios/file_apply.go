@@ -11,6 +11,7 @@ import (
 	"vsrsim/prng"
 	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 )
 
 // Apply shapes cfg for the file: random crashes and partitions off, its
@@ -24,7 +25,7 @@ func (f *File) Apply(cfg *sim.Config) error {
 	cfg.Network.PartitionChance = prng.Ratio{}
 	cfg.ExtraDelays = nil
 	if err := f.override.Apply(cfg); err != nil {
-		var oe *sim.OverrideError
+		var oe *settings.Error
 		if errors.As(err, &oe) {
 			for _, s := range f.settings {
 				if s.key == oe.Key {

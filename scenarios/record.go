@@ -9,6 +9,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 )
 
 // Record writes a swarm run as an explicit scenario file: the settings the
@@ -68,7 +69,7 @@ func recordSettings(cfg *sim.Config, rec *sim.Recording) []vsrfile.Setting {
 		set("request-queue", cfg.RequestQueue)
 	}
 	if cfg.Protocol != (replica.Protocol{}) {
-		set("protocol", sim.ProtocolSetting(cfg.Protocol))
+		set("protocol", settings.Protocol(cfg.Protocol))
 	}
 	return append(out, recordNetwork(&cfg.Network)...)
 }

@@ -436,18 +436,3 @@ func (c *Cluster) isolate(i int) {
 		}
 	}
 }
-
-// aimedString describes the link faults for the option dump.
-func aimedString(a *AimedFaults) (links, crash string) {
-	links = "off"
-	if !a.LinkChance.Zero() {
-		links = fmt.Sprintf("%s mean=%d ticks", ratioString(a.LinkChance), a.LinkMeanTicks)
-		if a.ClientLinks {
-			links += " clients"
-		}
-		if a.AimPrimary {
-			links += " aim-primary"
-		}
-	}
-	return links, ratioString(a.CrashChance)
-}

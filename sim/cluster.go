@@ -100,7 +100,7 @@ func newCluster(cfg Config, trace *Trace, spare *Spare) (*Cluster, error) {
 	}
 	for i := 0; i < n; i++ {
 		c.jitter[i] = prng.ReplicaJitter(cfg.Seed, i)
-		r, err := replica.New(cfg.replicaOptions(i), c.jitter[i])
+		r, err := replica.New(cfg.ReplicaOptions(i), c.jitter[i])
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +177,7 @@ func (c *Cluster) Restart(i int) {
 		return
 	}
 	d := c.durable[i]
-	r, err := replica.Restart(c.cfg.replicaOptions(i), c.jitter[i], d)
+	r, err := replica.Restart(c.cfg.ReplicaOptions(i), c.jitter[i], d)
 	if err != nil {
 		panic(err)
 	}

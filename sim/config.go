@@ -219,7 +219,8 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-func (c *Config) replicaOptions(id int) replica.Options {
+// ReplicaOptions are the options of replica id in the cluster c gives.
+func (c *Config) ReplicaOptions(id int) replica.Options {
 	o := replica.DefaultOptions(id, c.Replicas)
 	o.Topology = c.Topology
 	o.Durability = c.Durability
@@ -231,4 +232,13 @@ func (c *Config) replicaOptions(id int) replica.Options {
 	o.RequestQueue = c.RequestQueue
 	o.Spare = c.Spare
 	return o
+}
+
+// Option is one drawn option, for the run's option dump.
+type Option struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// Flag names the command-line flag that set the value; empty when the
+	// seed or the scenario chose it.
+	Flag string `json:"flag,omitempty"`
 }

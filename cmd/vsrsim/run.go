@@ -15,6 +15,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 	"vsrsim/sim/swarm"
 )
 
@@ -25,9 +26,9 @@ type runOptions struct {
 	scenario     onceFlag
 	scenarioFile onceFlag
 	bugs         []string
-	// override holds the cluster flags the user gave; sim.Override parses
+	// override holds the cluster flags the user gave; settings.Override parses
 	// and checks them, as it does scenario-file settings and corpus lines.
-	override  sim.Override
+	override  settings.Override
 	trace     string
 	record    string
 	output    *enumFlag
@@ -88,16 +89,8 @@ func (o *runOptions) addShapeFlags(cmd *cobra.Command) {
 	f.Var(&o.scenario, "scenario", "named scenario to run (see vsrsim list)")
 	f.Var(&o.scenarioFile, "scenario-file", "run the timed script in `FILE` (docs/scenario-files.md)")
 	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
-	for _, fl := range []struct{ key, typ, usage string }{
-		{"replicas", "int", "number of replicas (overrides the seed's draw)"},
-		{"clients", "int", "number of clients (overrides the seed's draw)"},
-		{"ticks", "uint", fmt.Sprintf("ticks of the fault phase, 0..%d (the liveness phase follows)", sim.TicksMax)},
-		{"extra-delay", "FROM:TO=TICKS", "extra delay on a directed link, FROM and TO a replica or * (repeatable; replaces the drawn ones)"},
-		{"journal", "wal|memory", "journal durability: wal survives a restart, memory comes back empty"},
-		{"journal-slots", "int", fmt.Sprintf("journal capacity in ops, %d..%d", sim.JournalSlotsMin, replica.JournalSlotsMax)},
-		{"topology", "chain|star", "how the primary replicates prepares"},
-	} {
-		f.Var(&overrideFlag{o: &o.override, key: fl.key, typ: fl.typ}, fl.key, fl.usage)
+	for _, fl := range settings.Flags() {
+		f.Var(&overrideFlag{o: &o.override, key: fl.Key, typ: fl.Form}, fl.Key, fl.Usage)
 	}
 
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeScenarios)
@@ -200,7 +193,7 @@ var optionFlags = map[string]string{
 // describe is the option dump of cfg with each value a flag set marked, so a
 // reader can tell the seed's draw from the user's override.
 func (o *runOptions) describe(cfg sim.Config) []sim.Option {
-	options := cfg.Describe()
+	options := settings.Describe(&cfg)
 	for i := range options {
 		if name := optionFlags[options[i].Name]; name != "" && o.changed(name) {
 			options[i].Flag = "--" + name

@@ -18,6 +18,7 @@ import (
 	"vsrsim/outcome"
 	"vsrsim/prng"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )
@@ -225,7 +226,7 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 			return
 		}
 		cfg, _ := o.run.config(out.Seed)
-		rec := newRunJSON(out.Result, cfg.Describe(), o.run.replay(out.Seed))
+		rec := newRunJSON(out.Result, settings.Describe(&cfg), o.run.replay(out.Seed))
 		junit.add(out, &rec)
 		if !out.Failed() {
 			progress.clear()

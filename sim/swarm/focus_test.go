@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"vsrsim/sim/settings"
 )
 
 // A seed's focus is named in its option dump, and only a focus seed has one;
@@ -14,7 +16,7 @@ func TestFocusNamedInOptions(t *testing.T) {
 		c := Config(seed)
 		k := FocusSlice(seed)
 		var dumped string
-		for _, o := range c.Describe() {
+		for _, o := range settings.Describe(&c) {
 			if o.Name == "focus" {
 				dumped = o.Value
 			}

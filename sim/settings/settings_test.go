@@ -1,4 +1,4 @@
-package sim_test
+package settings_test
 
 import (
 	"testing"
@@ -9,6 +9,7 @@ import (
 	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 	"vsrsim/sim/swarm"
 )
 
@@ -35,7 +36,7 @@ func TestOverrideSetErrors(t *testing.T) {
 		{"link-capacity", "0", "want 1.."},
 		{"colour", "red", `unknown setting "colour"`},
 	} {
-		var o sim.Override
+		var o settings.Override
 		err := o.Set(tc.key, tc.value)
 		if assert.Error(t, err, tc.key) {
 			assert.Contains(t, err.Error(), tc.want, tc.key)
@@ -46,7 +47,7 @@ func TestOverrideSetErrors(t *testing.T) {
 // TestOverrideApply: each key lands in its field; settings are checked against
 // the cluster the override gives.
 func TestOverrideApply(t *testing.T) {
-	var o sim.Override
+	var o settings.Override
 	for _, kv := range [][2]string{
 		{"replicas", "5"}, {"clients", "2"}, {"ticks", "900"}, {"journal", "memory"},
 		{"journal-slots", "64"}, {"topology", "star"}, {"checkpoint-interval", "16"},
@@ -79,7 +80,7 @@ func TestOverrideApply(t *testing.T) {
 	assert.Equal(t, 32, cfg.Network.LinkCapacity)
 	assert.Equal(t, []sim.ExtraDelay{{From: 4, To: -1, Ticks: 10}}, cfg.ExtraDelays)
 
-	var off sim.Override
+	var off settings.Override
 	require.NoError(t, off.Set("workload", "off"))
 	cfg = sim.DefaultConfig(1)
 	require.NoError(t, off.Apply(&cfg))
@@ -99,13 +100,13 @@ func TestOverrideApplyErrors(t *testing.T) {
 		{[][2]string{{"ticks", "0"}, {"liveness-ticks", "0"}}, "ticks", "a run needs ticks"},
 		{[][2]string{{"replicas", "3"}, {"liveness", "cut 0->1 isolate 3"}}, "liveness", "isolate 3: no such replica"},
 	} {
-		var o sim.Override
+		var o settings.Override
 		for _, kv := range tc.set {
 			require.NoError(t, o.Set(kv[0], kv[1]))
 		}
 		cfg := sim.DefaultConfig(1)
 		err := o.Apply(&cfg)
-		var oe *sim.OverrideError
+		var oe *settings.Error
 		if assert.ErrorAs(t, err, &oe, "%v", tc.set) {
 			assert.Equal(t, tc.key, oe.Key)
 			assert.Contains(t, err.Error(), tc.wantErr)
@@ -116,7 +117,7 @@ func TestOverrideApplyErrors(t *testing.T) {
 // TestOverrideSetBounds: a value outside its bound is refused as it is set,
 // with the one message flags and files share.
 func TestOverrideSetBounds(t *testing.T) {
-	var o sim.Override
+	var o settings.Override
 	assert.EqualError(t, o.Set("journal-slots", "3"), "journal-slots 3: must be 64..65536")
 	assert.EqualError(t, o.Set("ticks", "18446744073709551615"), "ticks 18446744073709551615: must be 0..1000000")
 	assert.Error(t, o.Set("extra-delay", "1:1=5"), "a replica delaying itself")
@@ -125,7 +126,7 @@ func TestOverrideSetBounds(t *testing.T) {
 // TestOverrideReplicasDropsDrawnDelays: a drawn extra delay naming a replica
 // the overridden cluster lacks goes, and one replica turns partitions off.
 func TestOverrideReplicasDropsDrawnDelays(t *testing.T) {
-	var o sim.Override
+	var o settings.Override
 	require.NoError(t, o.Set("replicas", "1"))
 	cfg := sim.DefaultConfig(1)
 	cfg.ExtraDelays = []sim.ExtraDelay{{From: 2, To: 0, Ticks: 5}, {From: 0, To: -1, Ticks: 5}}
@@ -139,12 +140,12 @@ func TestParseRatio(t *testing.T) {
 		"1/100": {Num: 1, Den: 100}, "0": {}, "0.5": {Num: 500000, Den: 1000000},
 		"1%": {Num: 10000, Den: 1000000}, "0/7": {Num: 0, Den: 7},
 	} {
-		got, err := sim.ParseRatio(in)
+		got, err := settings.ParseRatio(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
 	for _, in := range []string{"", "x", "1/0", "3/2", "1.5", "-0.1", "1e-3", "NaN", "%"} {
-		_, err := sim.ParseRatio(in)
+		_, err := settings.ParseRatio(in)
 		assert.Error(t, err, in)
 	}
 }

@@ -1,4 +1,4 @@
-package sim_test
+package settings_test
 
 import (
 	"reflect"
@@ -10,6 +10,7 @@ import (
 	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 )
 
 // TestRecordSettingsApply: the settings a recorded swarm run needs (packet
@@ -51,7 +52,7 @@ func TestRecordSettingsApply(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var o sim.Override
+			var o settings.Override
 			for _, kv := range tc.set {
 				require.NoError(t, o.Set(kv[0], kv[1]))
 			}
@@ -75,16 +76,16 @@ func TestRecordSettingsErrors(t *testing.T) {
 		{"liveness", "cut 1->1", `liveness cut: "1->1"`},
 		{"liveness", "cut 1-2", `liveness cut: "1-2"`},
 	} {
-		var o sim.Override
+		var o settings.Override
 		err := o.Set(tc.key, tc.value)
 		if assert.Error(t, err, "%s %s", tc.key, tc.value) {
 			assert.Contains(t, err.Error(), tc.want, "%s %s", tc.key, tc.value)
 		}
 	}
-	var o sim.Override
+	var o settings.Override
 	require.NoError(t, o.Set("liveness", "cut 0->3"))
 	cfg := sim.DefaultConfig(1)
-	var oe *sim.OverrideError
+	var oe *settings.Error
 	if assert.ErrorAs(t, o.Apply(&cfg), &oe) {
 		assert.Equal(t, "liveness", oe.Key)
 	}
@@ -104,10 +105,10 @@ func TestProtocolSettingRoundTrip(t *testing.T) {
 			require.Equal(t, reflect.Bool, fields.Field(i).Type.Kind(), fields.Field(i).Name)
 			v.Field(i).SetBool(mask&(1<<i) != 0)
 		}
-		var o sim.Override
-		require.NoError(t, o.Set("protocol", sim.ProtocolSetting(p)))
+		var o settings.Override
+		require.NoError(t, o.Set("protocol", settings.Protocol(p)))
 		cfg := sim.DefaultConfig(1)
 		require.NoError(t, o.Apply(&cfg))
-		assert.Equal(t, p, cfg.Protocol, sim.ProtocolSetting(p))
+		assert.Equal(t, p, cfg.Protocol, settings.Protocol(p))
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package settings
 
 import (
 	"fmt"
@@ -7,15 +7,16 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
 // Describe lists the options a run drew, one "name value" per field, in a fixed
 // order, so a reader sees the fault mix without re-running. A fault that is off
 // reads "off" alone: its other parameters do nothing in this run.
-func (c *Config) Describe() []Option {
+func Describe(c *sim.Config) []sim.Option {
 	n := &c.Network
 	links, aimedCrash := aimedString(&c.Aimed)
-	opts := []Option{
+	opts := []sim.Option{
 		{Name: "replicas", Value: fmt.Sprint(c.Replicas)},
 		{Name: "clients", Value: fmt.Sprint(c.Clients)},
 		{Name: "topology", Value: c.Topology.String()},
@@ -37,7 +38,7 @@ func (c *Config) Describe() []Option {
 		{Name: "aimed_crash", Value: aimedCrash},
 		{Name: "liveness_keep_faults", Value: fmt.Sprint(c.LivenessKeepFaults)},
 		{Name: "bare_core", Value: fmt.Sprint(c.BareCore)},
-		{Name: "protocol", Value: ProtocolSetting(c.Protocol)},
+		{Name: "protocol", Value: Protocol(c.Protocol)},
 		{Name: "workload", Value: fmt.Sprintf("think_mean=%d burst=%s", c.RequestMeanTicks, ratioString(c.BurstChance))},
 		{Name: "request_queue", Value: requestQueueString(c.RequestQueue)},
 		{Name: "ticks", Value: fmt.Sprintf("faults=%d liveness=%d", c.FaultTicks, c.LivenessTicks)},
@@ -49,24 +50,15 @@ func (c *Config) Describe() []Option {
 	if len(extra) == 0 {
 		extra = []string{"none"}
 	}
-	opts = append(opts, Option{Name: "extra_delay", Value: strings.Join(extra, ",")})
+	opts = append(opts, sim.Option{Name: "extra_delay", Value: strings.Join(extra, ",")})
 	if c.Focus != "" {
-		opts = append(opts, Option{Name: "focus", Value: c.Focus})
+		opts = append(opts, sim.Option{Name: "focus", Value: c.Focus})
 	}
 	bugs := c.Bugs.Names()
 	if len(bugs) == 0 {
 		bugs = []string{"none"}
 	}
-	return append(opts, Option{Name: "bugs", Value: strings.Join(bugs, ",")})
-}
-
-// Option is one drawn option, for the run's option dump.
-type Option struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-	// Flag names the command-line flag that set the value; empty when the
-	// seed or the scenario chose it.
-	Flag string `json:"flag,omitempty"`
+	return append(opts, sim.Option{Name: "bugs", Value: strings.Join(bugs, ",")})
 }
 
 func onOff(r prng.Ratio, params string) string {
@@ -111,4 +103,19 @@ func requestQueueString(q int) string {
 		q = replica.RequestQueueMax
 	}
 	return fmt.Sprint(q)
+}
+
+// aimedString describes the link faults for the option dump.
+func aimedString(a *sim.AimedFaults) (links, crash string) {
+	links = "off"
+	if !a.LinkChance.Zero() {
+		links = fmt.Sprintf("%s mean=%d ticks", ratioString(a.LinkChance), a.LinkMeanTicks)
+		if a.ClientLinks {
+			links += " clients"
+		}
+		if a.AimPrimary {
+			links += " aim-primary"
+		}
+	}
+	return links, ratioString(a.CrashChance)
 }

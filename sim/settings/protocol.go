@@ -1,8 +1,7 @@
-package sim
+package settings
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"vsrsim/replica"
@@ -63,9 +62,9 @@ func mergeProtocol(a, b replica.Protocol) replica.Protocol {
 	return a
 }
 
-// ProtocolSetting is p as a `protocol` setting's value: "robust", or the
+// Protocol is p as a `protocol` setting's value: "robust", or the
 // names of the mechanisms it turns off (or, source-transfer, models).
-func ProtocolSetting(p replica.Protocol) string {
+func Protocol(p replica.Protocol) string {
 	var on []string
 	for _, sw := range protocolSwitches {
 		if *sw.field(&p) {
@@ -76,15 +75,4 @@ func ProtocolSetting(p replica.Protocol) string {
 		return "robust"
 	}
 	return strings.Join(on, ",")
-}
-
-// parseLink reads FROM->TO between replica indexes.
-func parseLink(s string) (Link, error) {
-	a, b, ok := strings.Cut(s, "->")
-	from, err1 := strconv.Atoi(a)
-	to, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || from < 0 || to < 0 || from == to || max(from, to) >= replica.ReplicasMax {
-		return Link{}, fmt.Errorf("%q: want FROM->TO, two replica indexes", s)
-	}
-	return Link{from, to}, nil
 }

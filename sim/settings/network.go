@@ -1,4 +1,4 @@
-package sim
+package settings
 
 import (
 	"fmt"
@@ -14,6 +14,16 @@ import (
 // the run or at a tick: loss P, replay P, reorder P max=N, clog off|mean=N,
 // delay min=N mean=N, link-capacity N, quiet, corrupt P [delivered].
 var NetSettingKeys = []string{"loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet", "corrupt"}
+
+// networkRows are the table's rows of the network settings. Set adds each
+// to a list that Apply applies in the order given.
+func networkRows() []Setting {
+	rows := make([]Setting, len(NetSettingKeys))
+	for i, key := range NetSettingKeys {
+		rows[i] = Setting{Key: key, Usage: "the network's " + key + " (docs/scenario-files.md)", parse: parseNetwork}
+	}
+	return rows
+}
 
 // NetSetting is one network setting. It draws nothing, so applying it at a
 // tick changes only the draws of packets submitted later.
@@ -34,69 +44,110 @@ func ParseNetSetting(w []string) (NetSetting, error) {
 		return NetSetting{}, fmt.Errorf("want a network setting (%s)", strings.Join(NetSettingKeys, ", "))
 	}
 	s := NetSetting{Key: w[0]}
-	args := w[1:]
-	want := func(form string) error { return fmt.Errorf("want: %s %s", s.Key, form) }
-	var err error
-	switch s.Key {
-	case "loss", "replay", "corrupt":
-		if s.Key == "corrupt" && len(args) == 2 && args[1] == "delivered" {
-			s.Delivered, args = true, args[:1]
-		}
-		if len(args) != 1 {
-			if s.Key == "corrupt" {
-				return s, want("P [delivered] (a probability: 1/100, 0.01 or 1%)")
-			}
-			return s, want("P (a probability: 1/100, 0.01 or 1%)")
-		}
-		s.Ratio, err = ParseRatio(args[0])
-	case "reorder":
-		if len(args) != 2 {
-			return s, want("P max=TICKS")
-		}
-		if s.Ratio, err = ParseRatio(args[0]); err == nil {
-			s.N, err = keyNumber(args[1], "max")
-		}
-		if err == nil && s.N == 0 && !s.Ratio.Zero() {
-			err = fmt.Errorf("reorder max must be positive")
-		}
-	case "clog":
-		switch {
-		case len(args) == 1 && args[0] == "off":
-			s.Off = true
-		case len(args) == 1:
-			s.N, err = keyNumber(args[0], "mean")
-			if err == nil && s.N == 0 {
-				err = fmt.Errorf("clog mean must be positive")
-			}
-		default:
-			return s, want("off | mean=TICKS")
-		}
-	case "delay":
-		if len(args) != 2 {
-			return s, want("min=TICKS mean=TICKS")
-		}
-		if s.N, err = keyNumber(args[0], "min"); err == nil {
-			s.Mean, err = keyNumber(args[1], "mean")
-		}
-	case "link-capacity":
-		if len(args) != 1 {
-			return s, want("PACKETS")
-		}
-		s.N, err = strconv.ParseUint(args[0], 10, 64)
-		if err != nil || s.N == 0 || s.N > 1<<20 {
-			err = fmt.Errorf("link-capacity %q: want 1..%d packets", args[0], 1<<20)
-		}
-	case "quiet":
-		if len(args) != 0 {
-			return s, want("(no arguments)")
-		}
-	default:
+	read, ok := netReaders[s.Key]
+	if !ok {
 		return s, fmt.Errorf("unknown network setting %q (want %s)", s.Key, strings.Join(NetSettingKeys, ", "))
 	}
-	if err != nil {
-		return s, fmt.Errorf("%s: %v", s.Key, err)
+	if err := read(&s, w[1:]); err != nil {
+		return s, err
 	}
 	return s, nil
+}
+
+// netReaders read each network setting's arguments. An error of a form is
+// returned whole; one of a value is prefixed with the key (netValue).
+var netReaders = map[string]func(s *NetSetting, args []string) error{
+	"loss":          readChance,
+	"replay":        readChance,
+	"corrupt":       readChance,
+	"reorder":       readReorder,
+	"clog":          readClog,
+	"delay":         readDelay,
+	"link-capacity": readLinkCapacity,
+	"quiet": func(s *NetSetting, args []string) error {
+		if len(args) != 0 {
+			return s.want("(no arguments)")
+		}
+		return nil
+	},
+}
+
+func (s *NetSetting) want(form string) error { return fmt.Errorf("want: %s %s", s.Key, form) }
+
+// netValue prefixes an error in a setting's value with its key.
+func (s *NetSetting) netValue(err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %v", s.Key, err)
+	}
+	return nil
+}
+
+func readChance(s *NetSetting, args []string) error {
+	if s.Key == "corrupt" && len(args) == 2 && args[1] == "delivered" {
+		s.Delivered, args = true, args[:1]
+	}
+	if len(args) != 1 {
+		if s.Key == "corrupt" {
+			return s.want("P [delivered] (a probability: 1/100, 0.01 or 1%)")
+		}
+		return s.want("P (a probability: 1/100, 0.01 or 1%)")
+	}
+	var err error
+	s.Ratio, err = ParseRatio(args[0])
+	return s.netValue(err)
+}
+
+func readReorder(s *NetSetting, args []string) error {
+	if len(args) != 2 {
+		return s.want("P max=TICKS")
+	}
+	var err error
+	if s.Ratio, err = ParseRatio(args[0]); err == nil {
+		s.N, err = keyNumber(args[1], "max")
+	}
+	if err == nil && s.N == 0 && !s.Ratio.Zero() {
+		err = fmt.Errorf("reorder max must be positive")
+	}
+	return s.netValue(err)
+}
+
+func readClog(s *NetSetting, args []string) error {
+	if len(args) != 1 {
+		return s.want("off | mean=TICKS")
+	}
+	if args[0] == "off" {
+		s.Off = true
+		return nil
+	}
+	var err error
+	s.N, err = keyNumber(args[0], "mean")
+	if err == nil && s.N == 0 {
+		err = fmt.Errorf("clog mean must be positive")
+	}
+	return s.netValue(err)
+}
+
+func readDelay(s *NetSetting, args []string) error {
+	if len(args) != 2 {
+		return s.want("min=TICKS mean=TICKS")
+	}
+	var err error
+	if s.N, err = keyNumber(args[0], "min"); err == nil {
+		s.Mean, err = keyNumber(args[1], "mean")
+	}
+	return s.netValue(err)
+}
+
+func readLinkCapacity(s *NetSetting, args []string) error {
+	if len(args) != 1 {
+		return s.want("PACKETS")
+	}
+	var err error
+	s.N, err = strconv.ParseUint(args[0], 10, 64)
+	if err != nil || s.N == 0 || s.N > 1<<20 {
+		err = fmt.Errorf("link-capacity %q: want 1..%d packets", args[0], 1<<20)
+	}
+	return s.netValue(err)
 }
 
 // keyNumber reads KEY=N.
