@@ -54,8 +54,7 @@ func TestCommittedBodyNeverPruned(t *testing.T) {
 	for _, seed := range []uint64{1499, 13210} {
 		cfg := swarm.Config(seed)
 		w := &pruneWatch{committed: map[uint64]uint64{}}
-		cfg.Script = w
-		res, err := verify.Run(cfg, nil)
+		res, err := verify.Run(cfg, sim.Attach{Script: w})
 		require.NoError(t, err)
 		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s %s", seed, res.Invariant, res.Evidence)
 		assert.Empty(t, w.committedPrunes(), "seed %d: committed ops pruned", seed)

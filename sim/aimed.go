@@ -261,8 +261,8 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 	st.active = nil
 	clear(st.down)
 	slices.Sort(st.kept)
-	if c.cfg.Recording != nil {
-		c.cfg.Recording.livenessStart(c)
+	if c.recording != nil {
+		c.recording.livenessStart(c)
 	}
 }
 
@@ -335,7 +335,7 @@ func (c *Cluster) stragglersInLiveness() {
 		}
 		c.assist(sg.replica, rule, sg.cause)
 		st.kept = slices.DeleteFunc(st.kept, func(i int) bool { return i == sg.replica })
-		if r := c.cfg.Recording; r != nil {
+		if r := c.recording; r != nil {
 			r.Isolated = append(r.Isolated, sg.replica)
 		}
 	}

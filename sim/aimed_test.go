@@ -29,9 +29,9 @@ func aimedConfig(seed uint64) sim.Config {
 // and the run is still deterministic and passes.
 func TestAimedFaults(t *testing.T) {
 	var trace bytes.Buffer
-	res, err := sim.Run(aimedConfig(11), &trace)
+	res, err := sim.Run(aimedConfig(11), sim.Attach{Trace: &trace})
 	require.NoError(t, err)
-	again, err := sim.Run(aimedConfig(11), nil)
+	again, err := sim.Run(aimedConfig(11), sim.Attach{})
 	require.NoError(t, err)
 	assert.Equal(t, res.TraceHash, again.TraceHash)
 	assert.Equal(t, sim.VerdictPass, res.Verdict, res.Evidence)
@@ -51,7 +51,7 @@ func TestAimedKeepFaultsCore(t *testing.T) {
 		c.Replicas = 5
 		c.Core = []int{0, 1, 2}
 		c.LivenessKeepFaults = true
-		res, err := sim.Run(c, nil)
+		res, err := sim.Run(c, sim.Attach{})
 		require.NoError(t, err)
 		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		if res.Verdict == sim.VerdictPass {

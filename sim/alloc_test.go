@@ -23,7 +23,7 @@ func TestRunAllocationsFlat(t *testing.T) {
 	assert.Less(t, perEvent, 0.001, "%.0f allocations over %d events, %.0f over %d", shortAllocs, shortEvents, longAllocs, longEvents)
 }
 
-// TestRunAllocationsOnSpare: a sweep worker's run (sim.RunFrom on the Spare
+// TestRunAllocationsOnSpare: a sweep worker's run (sim.Run with the Spare
 // its earlier runs left) allocates under half of what a fresh run does, and
 // stretching it eightfold adds under one allocation per two thousand events
 // (the client history's and the oracle's amortized growth).
@@ -52,7 +52,7 @@ func measureSteadyRun(t *testing.T, ticks uint64, spare *sim.Spare) (allocs floa
 	cfg.Network.PartitionMode, cfg.Network.PartitionChance = packetsim.PartitionNone, prng.Ratio{}
 	cfg.Network.Clog = prng.Ratio{}
 	allocs = testing.AllocsPerRun(1, func() {
-		res, err := sim.RunFrom(cfg, nil, spare)
+		res, err := sim.Run(cfg, sim.Attach{Trace: nil, Spare: spare})
 		require.NoError(t, err)
 		require.Equal(t, sim.VerdictPass, res.Verdict)
 		events = res.Events

@@ -26,7 +26,7 @@ func benchRuns(b *testing.B, config func(uint64) sim.Config) {
 	seed := uint64(0)
 	for b.Loop() {
 		seed++
-		res, err := sim.Run(config(seed), nil)
+		res, err := sim.Run(config(seed), sim.Attach{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -46,7 +46,7 @@ func BenchmarkRunTraced(b *testing.B) {
 	seed := uint64(0)
 	for b.Loop() {
 		seed++
-		res, err := sim.Run(sim.DefaultConfig(seed), io.Discard)
+		res, err := sim.Run(sim.DefaultConfig(seed), sim.Attach{Trace: io.Discard})
 		if err != nil {
 			b.Fatal(err)
 		}

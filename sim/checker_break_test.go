@@ -24,18 +24,17 @@ func (f scriptFunc) At(c *Cluster, tick uint64) { f(c, tick) }
 
 // breakConfig is DefaultConfig shortened, without crashes, so the forged
 // fault is the only one that matters.
-func breakConfig(seed uint64, s Script) Config {
+func breakConfig(seed uint64) Config {
 	cfg := DefaultConfig(seed)
 	cfg.FaultTicks = 3000
 	cfg.LivenessTicks = 6000
 	cfg.CrashChance.Num = 0
-	cfg.Script = s
 	return cfg
 }
 
-func runBreak(t *testing.T, cfg Config) Result {
+func runBreak(t *testing.T, cfg Config, script Script) Result {
 	t.Helper()
-	res, err := Run(cfg, nil)
+	res, err := Run(cfg, Attach{Script: script})
 	require.NoError(t, err)
 	t.Logf("verdict=%s invariant=%s evidence=%s", res.Verdict, res.Invariant, res.Evidence)
 	return res
@@ -56,7 +55,7 @@ func TestBreakAgreementForgedCommit(t *testing.T) {
 		// Replica 1 applies the committed op with another checksum.
 		c.checker.Apply(tick, 1, op, sum^0xbad, 0, 0)
 	})
-	res := runBreak(t, breakConfig(11, script))
+	res := runBreak(t, breakConfig(11), script)
 	require.NotZero(t, forgedOp, "the script never ran")
 	assert.Equal(t, VerdictSafety, res.Verdict)
 	assert.True(t, res.Verdict.Failed())
@@ -81,9 +80,9 @@ func TestBreakCommitWithoutQuorum(t *testing.T) {
 		c.checker.OwnAck(0, 0, op, 0xf00d, parent)
 		c.checker.PrimaryCommit(tick, 0, 0, op, 0xf00d, parent, check.NoClient, 0)
 	})
-	cfg := breakConfig(21, script)
+	cfg := breakConfig(21)
 	cfg.Network.PartitionChance.Num = 0
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.NotZero(t, forgedOp)
 	assert.Equal(t, VerdictSafety, res.Verdict)
 	assert.Equal(t, check.InvCommitQuorum, res.Invariant)
@@ -117,7 +116,7 @@ func TestBreakCommittedOpLostReplyDropped(t *testing.T) {
 		forgedOp = op
 		c.checker.Dropped(tick, 1, check.DropMergeTruncate, info.View+1, op, sum, 2)
 	})
-	res := runBreak(t, breakConfig(12, script))
+	res := runBreak(t, breakConfig(12), script)
 	require.NotZero(t, forgedOp)
 	assert.Equal(t, VerdictSafety, res.Verdict)
 	assert.Equal(t, check.InvDurability, res.Invariant)
@@ -141,9 +140,9 @@ func TestBreakAckedDurability(t *testing.T) {
 		c.checker.AckDelivered(0, 1, 0, 0, op, 0xacc, parent)
 		c.checker.Dropped(tick, 2, check.DropMergeTruncate, 1, op, 0xacc, 2)
 	})
-	cfg := breakConfig(22, script)
+	cfg := breakConfig(22)
 	cfg.Network.PartitionChance.Num = 0
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.NotZero(t, forgedOp)
 	assert.Equal(t, check.InvAckedDurability, res.Invariant)
 	assert.Contains(t, res.Evidence, fmt.Sprintf("merge dropped op %d csum=0acc (2 nacks), but r0,r1 acked it in view 0", forgedOp))
@@ -173,7 +172,7 @@ func TestBreakClientResultForgedReply(t *testing.T) {
 		forged++
 		c.Inject(replica.Reply{Client: uint64(client), Request: cl.request, Op: top, Result: forgedResult}.Message().Routed(0, client, 0))
 	})
-	res := runBreak(t, breakConfig(13, script))
+	res := runBreak(t, breakConfig(13), script)
 	require.NotZero(t, forged)
 	assert.Equal(t, VerdictSafety, res.Verdict)
 	assert.Equal(t, check.InvClientResult, res.Invariant)
@@ -194,9 +193,9 @@ func TestBreakLivenessAllLinksCut(t *testing.T) {
 			c.Network().SetLinkDown(packetsim.AnyNode, packetsim.AnyNode, true)
 		}
 	})
-	cfg := breakConfig(14, script)
+	cfg := breakConfig(14)
 	cfg.Core = []int{0, 1, 2}
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.NotZero(t, cutFrom, "nothing committed before the cut")
 	assert.Equal(t, VerdictLiveness, res.Verdict)
 	assert.Equal(t, "liveness", res.Invariant)
@@ -220,9 +219,9 @@ func TestBreakLivenessUnrecoverable(t *testing.T) {
 			crashed = true
 		}
 	})
-	cfg := breakConfig(15, script)
+	cfg := breakConfig(15)
 	cfg.Core = []int{2}
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.True(t, crashed)
 	assert.Equal(t, VerdictUnrecoverable, res.Verdict)
 	assert.False(t, res.Verdict.Failed(), "unrecoverable is not a finding")
@@ -246,9 +245,9 @@ func TestBreakNoVoters(t *testing.T) {
 			c.Restart(1)
 		}
 	})
-	cfg := breakConfig(16, script)
+	cfg := breakConfig(16)
 	cfg.Durability = replica.DurabilityMemory
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.NotZero(t, crashedAt)
 	assert.Equal(t, VerdictUnrecoverable, res.Verdict)
 	assert.Equal(t, check.RuleNoVoters, res.Rule)
@@ -303,9 +302,9 @@ func TestBreakForgedIntoRealRuns(t *testing.T) {
 				tc.forge(c, tick)
 				forged = c.checker.Failed() != nil
 			})
-			cfg := breakConfig(31, script)
+			cfg := breakConfig(31)
 			cfg.Network.PartitionChance.Num = 0
-			res := runBreak(t, cfg)
+			res := runBreak(t, cfg, script)
 			require.True(t, forged, "the forgery never fired")
 			assert.Equal(t, VerdictSafety, res.Verdict)
 			assert.Equal(t, tc.invariant, res.Invariant)

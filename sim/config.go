@@ -36,7 +36,8 @@ type ExtraDelay struct {
 	Ticks    uint64
 }
 
-// Config is everything one run needs besides its seed's draws.
+// Config is everything one run needs besides its seed's draws: data only.
+// What a run carries besides (a script, observers, memory) is an Attach.
 type Config struct {
 	Seed     uint64
 	Scenario string
@@ -97,22 +98,6 @@ type Config struct {
 	LivenessIsolate []int
 
 	EventsMax uint64 // bound on trace lines; past it the run is a crash
-
-	Script Script // optional scenario script
-
-	// Observer, if set, receives every trace record as it is made (triage
-	// outputs built from the run's own events). It observes only: the run and
-	// its trace hash are the same without it.
-	Observer Sink
-
-	// Recording, if set, collects the faults the run injects at random
-	// (sim/record.go). It observes only, like Observer.
-	Recording *Recording
-
-	// Spare, if set, is memory earlier runs left for this one (replica.Spare;
-	// one run at a time). It changes nothing a run does: verify.Run gives each
-	// run of a sweep one, so a worker's runs reuse their journals.
-	Spare *replica.Spare
 
 	// Expect are progress checks the run makes (sim/expect.go).
 	Expect []Expectation
@@ -230,7 +215,6 @@ func (c *Config) ReplicaOptions(id int) replica.Options {
 	o.Protocol = c.Protocol
 	o.Bugs = c.Bugs
 	o.RequestQueue = c.RequestQueue
-	o.Spare = c.Spare
 	return o
 }
 

@@ -42,7 +42,7 @@ func TestConfigValidate(t *testing.T) {
 				assert.Contains(t, err.Error(), tc.want)
 				assert.False(t, strings.Contains(err.Error(), "\n"), "one line")
 			}
-			_, runErr := sim.Run(cfg, nil)
+			_, runErr := sim.Run(cfg, sim.Attach{})
 			assert.Error(t, runErr, "Run refuses it too")
 		})
 	}

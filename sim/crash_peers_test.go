@@ -18,7 +18,7 @@ func TestCrashPeersHitsThePrimary(t *testing.T) {
 		cfg.Replicas = 3
 		cfg.CrashChance = prng.Ratio{}
 		cfg.Aimed.CrashPeers = peers
-		c, err := newCluster(cfg, newTrace(nil, nil, cfg.Replicas, nil), nil)
+		c, err := newCluster(cfg, Attach{}, newTrace(nil, nil, cfg.Replicas, nil))
 		require.NoError(t, err)
 		c.initExpect()
 		c.aimed.rng = prng.New(cfg.Seed, prng.StreamAimed)

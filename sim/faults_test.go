@@ -35,8 +35,7 @@ func TestCrashesKeepAViewChangeQuorum(t *testing.T) {
 				cfg.CrashChance = prng.Ratio{Num: 1, Den: 200}
 				cfg.RestartMeanTicks = 800
 				w := &downWatch{}
-				cfg.Script = w
-				_, err := Run(cfg, nil)
+				_, err := Run(cfg, Attach{Script: w})
 				require.NoError(t, err)
 				most = max(most, w.most)
 			}
@@ -52,8 +51,7 @@ func TestCrashesKeepAViewChangeQuorum(t *testing.T) {
 		cfg.RestartMeanTicks = 800
 		cfg.CrashesUnbounded = true
 		w := &downWatch{}
-		cfg.Script = w
-		_, err := Run(cfg, nil)
+		_, err := Run(cfg, Attach{Script: w})
 		require.NoError(t, err)
 		assert.Greater(t, w.most, cfg.Replicas-replica.QuorumViewChange(cfg.Replicas))
 	})

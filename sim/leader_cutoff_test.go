@@ -35,7 +35,7 @@ func TestLeaderCutOffOnlyWhenItSpeaksLate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := DefaultConfig(1)
 			cfg.Replicas = 4
-			c, err := newCluster(cfg, newTrace(nil, nil, cfg.Replicas, nil), nil)
+			c, err := newCluster(cfg, Attach{}, newTrace(nil, nil, cfg.Replicas, nil))
 			require.NoError(t, err)
 			require.True(t, c.replicas[0].Info().Primary, "r0 leads view 0")
 			c.liveness = livenessState{active: true, core: []int{1, 2}}

@@ -21,8 +21,8 @@ func (c *Cluster) startLiveness() {
 		core = c.drawCore()
 	}
 	c.liveness = livenessState{active: true, core: core, since: c.now}
-	if c.cfg.Recording != nil {
-		c.cfg.Recording.Core = append([]int(nil), core...)
+	if c.recording != nil {
+		c.recording.Core = append([]int(nil), core...)
 	}
 	c.net.SetFaultsEnabled(false)
 	c.net.HealAll()
@@ -39,7 +39,7 @@ func (c *Cluster) startLiveness() {
 			c.net.SetExtraDelay(j, i, 0)
 		}
 	}
-	if s, ok := c.cfg.Script.(LivenessStarter); ok {
+	if s, ok := c.script.(LivenessStarter); ok {
 		s.LivenessStart(c, core)
 	}
 	// The clients keep asking until the healed core has served a request

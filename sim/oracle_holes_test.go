@@ -22,7 +22,7 @@ import (
 func holeRun(t *testing.T, seed uint64, durability replica.Durability, plant func(c *Cluster, tick uint64) bool) Result {
 	t.Helper()
 	planted := false
-	cfg := breakConfig(seed, scriptFunc(func(c *Cluster, tick uint64) {
+	script := scriptFunc(func(c *Cluster, tick uint64) {
 		if planted || c.checker.CommittedMax() < 5 {
 			return
 		}
@@ -30,10 +30,11 @@ func holeRun(t *testing.T, seed uint64, durability replica.Durability, plant fun
 			return
 		}
 		planted = plant(c, tick)
-	}))
+	})
+	cfg := breakConfig(seed)
 	cfg.Durability = durability
 	cfg.Network.PartitionChance.Num = 0
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.True(t, planted, "the plant never ran")
 	return res
 }
@@ -128,7 +129,7 @@ func TestNothingJudgedIsNothingPassed(t *testing.T) {
 			cfg := DefaultConfig(5)
 			cfg.FaultTicks = 2000
 			cfg.LivenessTicks = tc.liveness
-			res, err := Run(cfg, nil)
+			res, err := Run(cfg, Attach{})
 			require.NoError(t, err)
 			assert.Equal(t, VerdictPass, res.Verdict, res.Evidence)
 			assert.Equal(t, tc.want, res.Liveness)
@@ -144,12 +145,12 @@ func TestLivenessAsksForANewRequest(t *testing.T) {
 	cfg.FaultTicks = 2000
 	cfg.WorkloadOff = true
 	before := ^uint64(0)
-	cfg.Script = scriptFunc(func(c *Cluster, tick uint64) {
+	script := scriptFunc(func(c *Cluster, tick uint64) {
 		if tick == cfg.FaultTicks+1 {
 			before = c.stats.Requests // the phase begins later this tick
 		}
 	})
-	res, err := Run(cfg, nil)
+	res, err := Run(cfg, Attach{Script: script})
 	require.NoError(t, err)
 	assert.Equal(t, VerdictPass, res.Verdict, res.Evidence)
 	assert.Equal(t, LivenessChecked, res.Liveness)

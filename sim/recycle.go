@@ -42,15 +42,25 @@ func (c *Cluster) release(spare *Spare) {
 }
 
 // Spare is the memory a finished run leaves for the next run of the same
-// worker (RunFrom): the replicas' journals, the network's packet pool and
+// worker (Attach.Spare): the replicas' journals, the network's packet pool and
 // queue, the trace, the oracle's records. One run at a time, and, like replica.Spare, it changes
 // nothing a run does: what comes back is cleared.
 type Spare struct {
-	// Replica is lent to the run as Config.Spare unless the config sets one.
+	// Replica is lent to the run's replicas (replica.Options.Spare).
 	Replica replica.Spare
 	net     packetsim.Spare[replica.Message]
 	trace   *Trace
 	checker *check.Checker
+}
+
+// replicaOptions are replica i's options, lent the spare's journals if the
+// run has a spare.
+func (c *Cluster) replicaOptions(i int) replica.Options {
+	o := c.cfg.ReplicaOptions(i)
+	if c.spare != nil {
+		o.Spare = &c.spare.Replica
+	}
+	return o
 }
 
 // takeChecker returns the oracle spare holds, if any, and forgets it.

@@ -68,21 +68,35 @@ type Result struct {
 	Tail    []string // the last trace lines, for triage
 }
 
-// Run executes one simulation to its verdict. trace, if not nil, receives the
-// NDJSON trace. A replica panic is caught and reported as a crash verdict; an
-// invalid configuration is returned as an error.
-func Run(cfg Config, trace io.Writer) (Result, error) {
-	return RunFrom(cfg, trace, nil)
+// Attach is what a run carries besides its configuration: a script, outputs
+// and observers, memory. None of it is data of the run; every field may be
+// left empty.
+type Attach struct {
+	// Trace, if set, receives the NDJSON trace.
+	Trace io.Writer
+	// Script, if set, drives a scenario over virtual time.
+	Script Script
+	// Observer, if set, receives every trace record as it is made (triage
+	// outputs built from the run's own events). It observes only: the run and
+	// its trace hash are the same without it.
+	Observer Sink
+	// Recording, if set, collects the faults the run injects at random
+	// (sim/faultrecord.go). It observes only, like Observer.
+	Recording *Recording
+	// Spare, if set, is memory earlier runs left for this one, and the run
+	// leaves its own there for the next (one run at a time). It changes
+	// nothing a run does: verify.Run gives each run of a sweep one, so a
+	// worker's runs reuse their journals.
+	Spare *Spare
 }
 
-// RunFrom is Run with the memory of spare, if not nil: a finished run leaves
-// its own there for the next.
-func RunFrom(cfg Config, trace io.Writer, spare *Spare) (Result, error) {
-	if spare != nil && cfg.Spare == nil {
-		cfg.Spare = &spare.Replica
-	}
-	t := newTrace(trace, cfg.Observer, cfg.Replicas, spare)
-	c, err := newCluster(cfg, t, spare)
+// Run executes one simulation to its verdict, with what at attaches. A
+// replica panic is caught and reported as a crash verdict; an invalid
+// configuration is returned as an error.
+func Run(cfg Config, at Attach) (Result, error) {
+	spare := at.Spare
+	t := newTrace(at.Trace, at.Observer, cfg.Replicas, spare)
+	c, err := newCluster(cfg, at, t)
 	if err != nil {
 		return Result{}, err
 	}

@@ -42,11 +42,11 @@ func TestStragglerOutsideTheCoreStays(t *testing.T) {
 	stalled := 0
 	for seed := uint64(1); seed <= seeds; seed++ {
 		var trace strings.Builder
-		res, err := sim.Run(stragglerConfig(seed), &trace)
+		res, err := sim.Run(stragglerConfig(seed), sim.Attach{Trace: &trace})
 		require.NoError(t, err)
 		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		assert.NotContains(t, trace.String(), "outside the core of a source protocol: cut off", "seed %d", seed)
-		bad, err := sim.Run(stragglerConfig(seed, "escalate-without-hold"), nil)
+		bad, err := sim.Run(stragglerConfig(seed, "escalate-without-hold"), sim.Attach{})
 		require.NoError(t, err)
 		if bad.Verdict == sim.VerdictLiveness {
 			stalled++

@@ -55,7 +55,7 @@ func decodeTrace(t *testing.T, data []byte) []traceLine {
 // same message, so a send can be followed to its fate.
 func TestTraceStructuredFields(t *testing.T) {
 	var buf bytes.Buffer
-	res, err := sim.Run(sim.DefaultConfig(3), &buf)
+	res, err := sim.Run(sim.DefaultConfig(3), sim.Attach{Trace: &buf})
 	require.NoError(t, err)
 	lines := decodeTrace(t, buf.Bytes())
 	require.Len(t, lines, int(res.Events))
@@ -114,13 +114,12 @@ func (r *recorder) Record(rec *sim.Record) error {
 // TestTraceObserverKeepsHash: a writer, an observer, or both see the same run;
 // the hash covers the run, not how it is watched.
 func TestTraceObserverKeepsHash(t *testing.T) {
-	plain, err := sim.Run(swarm.Config(11), nil)
+	plain, err := sim.Run(swarm.Config(11), sim.Attach{})
 	require.NoError(t, err)
 	cfg := swarm.Config(11)
 	rec := &recorder{}
-	cfg.Observer = rec
 	var buf bytes.Buffer
-	watched, err := sim.Run(cfg, &buf)
+	watched, err := sim.Run(cfg, sim.Attach{Trace: &buf, Observer: rec})
 	require.NoError(t, err)
 	assert.Equal(t, plain.TraceHash, watched.TraceHash)
 	assert.Equal(t, plain.Verdict, watched.Verdict)
@@ -130,7 +129,7 @@ func TestTraceObserverKeepsHash(t *testing.T) {
 
 func TestTraceFilter(t *testing.T) {
 	var buf bytes.Buffer
-	_, err := sim.Run(sim.DefaultConfig(3), &buf)
+	_, err := sim.Run(sim.DefaultConfig(3), sim.Attach{Trace: &buf})
 	require.NoError(t, err)
 	all := decodeTrace(t, buf.Bytes())
 
@@ -154,8 +153,7 @@ func TestTraceFilter(t *testing.T) {
 			require.NoError(t, err)
 			var out bytes.Buffer
 			cfg := sim.DefaultConfig(3)
-			cfg.Observer = sim.NewNDJSON(&out, f)
-			_, err = sim.Run(cfg, nil)
+			_, err = sim.Run(cfg, sim.Attach{Observer: sim.NewNDJSON(&out, f)})
 			require.NoError(t, err)
 			var want []string
 			for _, l := range all {
@@ -195,13 +193,13 @@ func TestTracedRunAllocations(t *testing.T) {
 	cfg := sim.DefaultConfig(5)
 	run := func(w io.Writer) func() {
 		return func() {
-			_, err := sim.Run(cfg, w)
+			_, err := sim.Run(cfg, sim.Attach{Trace: w})
 			require.NoError(t, err)
 		}
 	}
 	plain := testing.AllocsPerRun(3, run(nil))
 	traced := testing.AllocsPerRun(3, run(io.Discard))
-	res, err := sim.Run(cfg, nil)
+	res, err := sim.Run(cfg, sim.Attach{})
 	require.NoError(t, err)
 	require.Greater(t, res.Events, uint64(1000))
 	assert.LessOrEqual(t, traced, plain+10, "allocations: %v untraced, %v traced over %d events", plain, traced, res.Events)
@@ -215,7 +213,7 @@ func TestTraceTailIsTheLastLines(t *testing.T) {
 		cfg := sim.DefaultConfig(seed)
 		cfg.CommitFloor = 1 << 40 // unreachable: the run fails and reports its tail
 		var buf bytes.Buffer
-		res, err := sim.Run(cfg, &buf)
+		res, err := sim.Run(cfg, sim.Attach{Trace: &buf})
 		require.NoError(t, err)
 		require.True(t, res.Verdict.Failed(), "seed %d: %s", seed, res.Verdict)
 		lines := decodeTrace(t, buf.Bytes())

@@ -141,7 +141,7 @@ func (s sinks) Record(r *sim.Record) error {
 // simulate runs cfg through verify.Run and writes every opened output; options
 // is the run's option dump, for the trace header. Output I/O failures are
 // internal errors: the run itself was fine, its record was not.
-func (op *opened) simulate(cfg sim.Config, options []sim.Option) (sim.Result, error) {
+func (op *opened) simulate(cfg sim.Config, at sim.Attach, options []sim.Option) (sim.Result, error) {
 	var all sinks
 	var nd *sim.NDJSON
 	var err error
@@ -156,11 +156,11 @@ func (op *opened) simulate(cfg sim.Config, options []sim.Option) (sim.Result, er
 		all = append(all, col)
 	}
 	if len(all) > 0 {
-		cfg.Observer = all
+		at.Observer = all
 	}
 	var res sim.Result
 	if err == nil {
-		res, err = verify.Run(cfg, nil)
+		res, err = verify.Run(cfg, at)
 	}
 	if nd != nil {
 		// The trailer has the verdict after the linearizability check, which

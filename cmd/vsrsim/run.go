@@ -134,11 +134,11 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := o.config(seed)
+	cfg, at, err := o.config(seed)
 	if err != nil {
 		return err
 	}
-	if err := o.startRecord(&cfg); err != nil {
+	if err := o.startRecord(&at); err != nil {
 		return err
 	}
 	if err := outputPath("trace", o.trace, o.changed("trace")); err != nil {
@@ -164,12 +164,12 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		// the run is interrupted.
 		writeOptions(report, seed, options)
 	}
-	res, err := outs.simulate(cfg, options)
+	res, err := outs.simulate(cfg, at, options)
 	if err != nil {
 		return err
 	}
 	replay := o.replay(seed)
-	if err := o.writeRecord(&cfg, seed, res); err != nil {
+	if err := o.writeRecord(&cfg, at.Recording, seed, res); err != nil {
 		return err
 	}
 	if asJSON {
@@ -203,42 +203,44 @@ func (o *runOptions) describe(cfg sim.Config) []sim.Option {
 }
 
 // config builds the run's configuration: the scenario's or the seed's swarm
-// draw, then every flag the user set. A malformed scenario file is a data
-// error; any other error is a usage error.
-func (o *runOptions) config(seed uint64) (sim.Config, error) {
+// draw, then every flag the user set; and what the run attaches: a
+// scenario's script. A malformed scenario file is a data error; any other
+// error is a usage error.
+func (o *runOptions) config(seed uint64) (sim.Config, sim.Attach, error) {
 	var cfg sim.Config
+	var at sim.Attach
 	if o.scenario.value != "" && o.scenarioFile.value != "" {
-		return sim.Config{}, usageErrorf("--scenario and --scenario-file do not go together")
+		return sim.Config{}, sim.Attach{}, usageErrorf("--scenario and --scenario-file do not go together")
 	}
 	if o.scenarioFile.value != "" {
 		file, err := readScenarioFile(o.scenarioFile.value)
 		if err != nil {
-			return sim.Config{}, err
+			return sim.Config{}, sim.Attach{}, err
 		}
 		cfg = sim.DefaultConfig(seed)
-		if err := file.Apply(&cfg); err != nil {
-			return sim.Config{}, dataErrorf("%v", err)
+		if at.Script, err = file.Apply(&cfg); err != nil {
+			return sim.Config{}, sim.Attach{}, dataErrorf("%v", err)
 		}
 	} else if o.scenario.value != "" {
 		s, err := scenarios.Lookup(o.scenario.value)
 		if err != nil {
-			return sim.Config{}, usageErrorf("--scenario: %v", err)
+			return sim.Config{}, sim.Attach{}, usageErrorf("--scenario: %v", err)
 		}
 		cfg = sim.DefaultConfig(seed)
-		s.Apply(&cfg)
+		at.Script = s.Apply(&cfg)
 	} else {
 		cfg = swarm.Config(seed)
 	}
 	bugs, err := replica.ParseBugs(o.bugs)
 	if err != nil {
-		return sim.Config{}, usageErrorf("--bug: %v", err)
+		return sim.Config{}, sim.Attach{}, usageErrorf("--bug: %v", err)
 	}
 	cfg.Bugs = bugs
 
 	if err := o.override.Apply(&cfg); err != nil {
-		return sim.Config{}, usageErrorf("%s", flagError(err))
+		return sim.Config{}, sim.Attach{}, usageErrorf("%s", flagError(err))
 	}
-	return cfg, nil
+	return cfg, at, nil
 }
 
 // replay is the command line that reproduces the run: the seed in canonical

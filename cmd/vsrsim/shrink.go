@@ -91,17 +91,17 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 	if o.run.scenario.value != "" {
 		return usageErrorf("--scenario: a named scenario is a Go script and cannot be shrunk; shrink a swarm seed or a --scenario-file")
 	}
-	cfg, err := o.run.config(seed)
+	cfg, at, err := o.run.config(seed)
 	if err != nil {
 		return err
 	}
-	script, target, before, err := o.source(cfg, seed)
+	script, target, before, err := o.source(cfg, at, seed)
 	if err != nil {
 		return err
 	}
-	run := func(c sim.Config) (sim.Result, error) { return sim.Run(c, nil) }
+	run := sim.Run
 	if target.Invariant == outcome.InvLinearizable {
-		run = func(c sim.Config) (sim.Result, error) { return verify.Run(c, nil) }
+		run = verify.Run
 	}
 	out, err := shrink.Shrink(script, shrink.Options{
 		Seed: seed, Bugs: cfg.Bugs, Target: target, StartSeeds: o.startMax, SeedsPerCandidate: o.perCand,
@@ -139,7 +139,7 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 
 // source is the scenario file the search starts from, the failure it must
 // keep, and its size as the run had it.
-func (o *shrinkOptions) source(cfg sim.Config, seed uint64) (*vsrfile.File, shrink.Target, shrink.Size, error) {
+func (o *shrinkOptions) source(cfg sim.Config, at sim.Attach, seed uint64) (*vsrfile.File, shrink.Target, shrink.Size, error) {
 	var res sim.Result
 	var data []byte
 	var err error
@@ -148,9 +148,9 @@ func (o *shrinkOptions) source(cfg sim.Config, seed uint64) (*vsrfile.File, shri
 		if data, err = os.ReadFile(path); err != nil {
 			return nil, shrink.Target{}, shrink.Size{}, dataErrorf("%s: %v", path, errUnwrapPath(err))
 		}
-		res, err = verify.Run(cfg, nil)
+		res, err = verify.Run(cfg, at)
 	} else {
-		res, data, err = scenarios.RecordRun(cfg, nil, func(c sim.Config) (sim.Result, error) { return verify.Run(c, nil) })
+		res, data, err = scenarios.RecordRun(cfg, nil, verify.Run)
 	}
 	if err != nil {
 		return nil, shrink.Target{}, shrink.Size{}, internalErrorf("%v", err)

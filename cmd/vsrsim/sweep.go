@@ -184,7 +184,7 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		return usageErrorf("--max-failures must be 0 or more, got %d", o.maxFailures)
 	}
 	// Every seed shares the flags: a configuration error shows on the first.
-	if _, err := o.run.config(rng.Seed(0)); err != nil {
+	if _, _, err := o.run.config(rng.Seed(0)); err != nil {
 		return err
 	}
 	if o.linHTMLDir != "" {
@@ -207,11 +207,11 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	progress := newProgress(stderr, rng.Len())
 
 	run := func(seed uint64) (sim.Result, error) {
-		cfg, err := o.run.config(seed)
+		cfg, at, err := o.run.config(seed)
 		if err != nil {
 			return sim.Result{}, err
 		}
-		return verify.Run(cfg, nil)
+		return verify.Run(cfg, at)
 	}
 	var writeErr error
 	deliver := func(out sweep.Outcome) {
@@ -225,7 +225,7 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		if !out.Failed() && !o.all {
 			return
 		}
-		cfg, _ := o.run.config(out.Seed)
+		cfg, _, _ := o.run.config(out.Seed)
 		rec := newRunJSON(out.Result, settings.Describe(&cfg), o.run.replay(out.Seed))
 		junit.add(out, &rec)
 		if !out.Failed() {

@@ -59,7 +59,7 @@ func TestFocusAmnesiacVoteReachesMergeUnsure(t *testing.T) {
 	reached := 0
 	bySlice := map[uint64]int{}
 	for i, seed := range seeds {
-		res, err := sim.Run(Config(seed), nil)
+		res, err := sim.Run(Config(seed), sim.Attach{})
 		require.NoError(t, err, "seed %d", seed)
 		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		if res.Marks[marks.MergeUnsure] > 0 {

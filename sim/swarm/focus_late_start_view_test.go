@@ -43,7 +43,7 @@ func TestFocusLateStartViewReachesMark(t *testing.T) {
 	}
 	reached := 0
 	for _, seed := range lateStartViewSeeds(24) {
-		res, err := sim.Run(swarm.Config(seed), nil)
+		res, err := sim.Run(swarm.Config(seed), sim.Attach{})
 		require.NoError(t, err, "seed %d", seed)
 		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		if res.Marks[marks.DropBelowCommit] > 0 {

@@ -61,12 +61,12 @@ func TestFocusRestartBeforeRepairFindsSwitch(t *testing.T) {
 		f, _ := SeedFocus(seed)
 		require.Equal(t, "restart-before-repair", f, "seed %d", seed)
 		c := Config(seed)
-		res, err := sim.Run(c, nil)
+		res, err := sim.Run(c, sim.Attach{})
 		require.NoError(t, err, "seed %d", seed)
 		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d without the switch: %s", seed, res.Evidence)
 
 		c.Bugs.RestartSkipsAdoptedHead = true
-		res, err = sim.Run(c, nil)
+		res, err = sim.Run(c, sim.Attach{})
 		require.NoError(t, err, "seed %d", seed)
 		assert.Equal(t, sim.VerdictSafety, res.Verdict, "seed %d with the switch: %s", seed, res.Evidence)
 		assert.Contains(t, res.Evidence, "truncation dropped", "seed %d", seed)
@@ -82,7 +82,7 @@ func TestFocusRestartBeforeRepairFindsSwitchOften(t *testing.T) {
 	for _, seed := range seeds {
 		c := Config(seed)
 		c.Bugs.RestartSkipsAdoptedHead = true
-		res, err := sim.Run(c, nil)
+		res, err := sim.Run(c, sim.Attach{})
 		require.NoError(t, err, "seed %d", seed)
 		if res.Verdict == sim.VerdictSafety {
 			safety++

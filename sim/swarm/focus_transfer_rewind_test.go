@@ -56,14 +56,14 @@ func TestFocusTransferRewindFinds(t *testing.T) {
 		_, ok := inTransferRewindFocus(seed)
 		require.True(t, ok, "seed %d is outside the focus", seed)
 		c := Config(seed)
-		res, err := sim.Run(c, nil)
+		res, err := sim.Run(c, sim.Attach{})
 		require.NoError(t, err, "seed %d", seed)
 		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d without the switch: %s", seed, res.Evidence)
 
 		bugs, err := replica.ParseBugs([]string{"transfer-rewinds-sequencer"})
 		require.NoError(t, err)
 		c.Bugs = bugs
-		res, err = sim.Run(c, nil)
+		res, err = sim.Run(c, sim.Attach{})
 		require.NoError(t, err, "seed %d", seed)
 		assert.Equal(t, sim.VerdictLiveness, res.Verdict, "seed %d with the switch", seed)
 		assert.Contains(t, res.Evidence, "DoViewChange votes dropped as unreadable", "seed %d", seed)

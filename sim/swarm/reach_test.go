@@ -23,7 +23,7 @@ func TestSwarmReachesMarks(t *testing.T) {
 	}
 	var runs marks.Runs
 	for seed := uint64(1); seed <= 200; seed++ {
-		res, err := sim.Run(swarm.Config(seed), nil)
+		res, err := sim.Run(swarm.Config(seed), sim.Attach{})
 		require.NoError(t, err, "seed %d", seed)
 		assert.Contains(t, []sim.Verdict{sim.VerdictPass, sim.VerdictUnrecoverable}, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		runs.Add(&res.Marks)

@@ -51,7 +51,7 @@ func main() {
 		run := func(seed uint64) (sim.Result, error) {
 			cfg := swarm.Config(seed)
 			cfg.Bugs = bugs
-			return verify.Run(cfg, nil)
+			return verify.Run(cfg, sim.Attach{})
 		}
 		r := row{bug: b.Name, scenario: b.Scenario}
 		began := time.Now()

@@ -65,7 +65,7 @@ func main() {
 	run := func(i uint64) (sim.Result, error) {
 		cfg := swarm.Config(seeds[i])
 		cfg.Bugs = bugs
-		return verify.Run(cfg, nil)
+		return verify.Run(cfg, sim.Attach{})
 	}
 	var failures []string
 	sum := sweep.Run(context.Background(), sweep.Options{

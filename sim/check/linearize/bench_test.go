@@ -18,7 +18,7 @@ import (
 // history for comparison.
 func BenchmarkSearch(b *testing.B) {
 	for _, seed := range []uint64{1, 124, 766} {
-		res, err := sim.Run(swarm.Config(seed), nil)
+		res, err := sim.Run(swarm.Config(seed), sim.Attach{})
 		if err != nil {
 			b.Fatal(err)
 		}
