@@ -14,6 +14,7 @@ import (
 
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/sim/ndjson"
 	"vsrsim/verify"
 )
 
@@ -245,7 +246,7 @@ func runFile(t *testing.T, text string, probe func(c *sim.Cluster, tick uint64))
 		script = probed{script, probe}
 	}
 	var buf bytes.Buffer
-	res, err := sim.Run(cfg, sim.Attach{Trace: &buf, Script: script})
+	res, err := sim.Run(cfg, sim.Attach{Observer: ndjson.New(&buf, ndjson.Filter{}), Script: script})
 	require.NoError(t, err)
 	var lines []traceLine
 	sc := bufio.NewScanner(&buf)

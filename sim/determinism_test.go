@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/sim"
+	"vsrsim/sim/ndjson"
 	"vsrsim/sim/swarm"
 )
 
@@ -33,7 +34,11 @@ const (
 
 func runSwarm(t *testing.T, seed uint64, w io.Writer) sim.Result {
 	t.Helper()
-	res, err := sim.Run(swarm.Config(seed), sim.Attach{Trace: w})
+	var at sim.Attach
+	if w != nil {
+		at.Observer = ndjson.New(w, ndjson.Filter{})
+	}
+	res, err := sim.Run(swarm.Config(seed), at)
 	require.NoError(t, err, "seed %d", seed)
 	return res
 }
@@ -46,7 +51,7 @@ func TestDeterminismSameProcess(t *testing.T) {
 		b := runSwarm(t, seed, io.Discard) // writing the trace must not change it
 		// nor reusing the memory of earlier runs: journals, packet pool,
 		// queue, trace
-		recycled, err := sim.Run(swarm.Config(seed), sim.Attach{Trace: nil, Spare: spare})
+		recycled, err := sim.Run(swarm.Config(seed), sim.Attach{Spare: spare})
 		require.NoError(t, err)
 		assert.Equal(t, a.TraceHash, recycled.TraceHash, "seed %d: trace hash differs on recycled memory", seed)
 		assert.Equal(t, a.Stats, recycled.Stats, "seed %d: stats differ on recycled memory", seed)

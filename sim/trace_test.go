@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/sim"
+	"vsrsim/sim/ndjson"
 	"vsrsim/sim/swarm"
 )
 
@@ -55,7 +56,7 @@ func decodeTrace(t *testing.T, data []byte) []traceLine {
 // same message, so a send can be followed to its fate.
 func TestTraceStructuredFields(t *testing.T) {
 	var buf bytes.Buffer
-	res, err := sim.Run(sim.DefaultConfig(3), sim.Attach{Trace: &buf})
+	res, err := sim.Run(sim.DefaultConfig(3), sim.Attach{Observer: ndjson.New(&buf, ndjson.Filter{})})
 	require.NoError(t, err)
 	lines := decodeTrace(t, buf.Bytes())
 	require.Len(t, lines, int(res.Events))
@@ -111,15 +112,25 @@ func (r *recorder) Record(rec *sim.Record) error {
 	return nil
 }
 
-// TestTraceObserverKeepsHash: a writer, an observer, or both see the same run;
-// the hash covers the run, not how it is watched.
+// tee hands a record to two sinks.
+type tee [2]sim.Sink
+
+func (s tee) Record(r *sim.Record) error {
+	if err := s[0].Record(r); err != nil {
+		return err
+	}
+	return s[1].Record(r)
+}
+
+// TestTraceObserverKeepsHash: a trace file, an observer, or both see the same
+// run; the hash covers the run, not how it is watched.
 func TestTraceObserverKeepsHash(t *testing.T) {
 	plain, err := sim.Run(swarm.Config(11), sim.Attach{})
 	require.NoError(t, err)
 	cfg := swarm.Config(11)
 	rec := &recorder{}
 	var buf bytes.Buffer
-	watched, err := sim.Run(cfg, sim.Attach{Trace: &buf, Observer: rec})
+	watched, err := sim.Run(cfg, sim.Attach{Observer: tee{ndjson.New(&buf, ndjson.Filter{}), rec}})
 	require.NoError(t, err)
 	assert.Equal(t, plain.TraceHash, watched.TraceHash)
 	assert.Equal(t, plain.Verdict, watched.Verdict)
@@ -129,7 +140,7 @@ func TestTraceObserverKeepsHash(t *testing.T) {
 
 func TestTraceFilter(t *testing.T) {
 	var buf bytes.Buffer
-	_, err := sim.Run(sim.DefaultConfig(3), sim.Attach{Trace: &buf})
+	_, err := sim.Run(sim.DefaultConfig(3), sim.Attach{Observer: ndjson.New(&buf, ndjson.Filter{})})
 	require.NoError(t, err)
 	all := decodeTrace(t, buf.Bytes())
 
@@ -149,11 +160,11 @@ func TestTraceFilter(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.terms, " "), func(t *testing.T) {
-			f, err := sim.ParseTraceFilter(tt.terms)
+			f, err := ndjson.ParseFilter(tt.terms)
 			require.NoError(t, err)
 			var out bytes.Buffer
 			cfg := sim.DefaultConfig(3)
-			_, err = sim.Run(cfg, sim.Attach{Observer: sim.NewNDJSON(&out, f)})
+			_, err = sim.Run(cfg, sim.Attach{Observer: ndjson.New(&out, f)})
 			require.NoError(t, err)
 			var want []string
 			for _, l := range all {
@@ -181,7 +192,7 @@ func TestParseTraceFilterErrors(t *testing.T) {
 		{"op=9-3", "A <= B"},
 		{"view=3", `unknown key "view"`},
 	} {
-		_, err := sim.ParseTraceFilter([]string{tc.term})
+		_, err := ndjson.ParseFilter([]string{tc.term})
 		require.Error(t, err, tc.term)
 		assert.Contains(t, err.Error(), tc.want)
 	}
@@ -193,7 +204,11 @@ func TestTracedRunAllocations(t *testing.T) {
 	cfg := sim.DefaultConfig(5)
 	run := func(w io.Writer) func() {
 		return func() {
-			_, err := sim.Run(cfg, sim.Attach{Trace: w})
+			var at sim.Attach
+			if w != nil {
+				at.Observer = ndjson.New(w, ndjson.Filter{})
+			}
+			_, err := sim.Run(cfg, at)
 			require.NoError(t, err)
 		}
 	}
@@ -213,7 +228,7 @@ func TestTraceTailIsTheLastLines(t *testing.T) {
 		cfg := sim.DefaultConfig(seed)
 		cfg.CommitFloor = 1 << 40 // unreachable: the run fails and reports its tail
 		var buf bytes.Buffer
-		res, err := sim.Run(cfg, sim.Attach{Trace: &buf})
+		res, err := sim.Run(cfg, sim.Attach{Observer: ndjson.New(&buf, ndjson.Filter{})})
 		require.NoError(t, err)
 		require.True(t, res.Verdict.Failed(), "seed %d: %s", seed, res.Verdict)
 		lines := decodeTrace(t, buf.Bytes())

@@ -1,4 +1,4 @@
-package sim
+package ndjson
 
 import (
 	"fmt"
@@ -7,9 +7,10 @@ import (
 	"strings"
 
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
-// TraceFilter cuts noise from a written trace: it never touches the hash.
+// Filter cuts noise from a written trace: it never touches the hash.
 // Terms, each KEY=LIST:
 //
 //	kind=send,recv,status,-timeout,-Commit   line kinds, event kinds or message commands; "-" excludes
@@ -18,7 +19,7 @@ import (
 //
 // phase and note lines carry no replica or op and are kept for context unless
 // a kind term leaves them out.
-type TraceFilter struct {
+type Filter struct {
 	include, exclude []string
 	replicas         uint64 // bit set; 0 keeps every replica
 	opLo, opHi       uint64
@@ -29,20 +30,20 @@ type TraceFilter struct {
 // lineKinds are the kinds of trace line.
 var lineKinds = []string{"send", "recv", "drop", "event", "crash", "restart", "phase", "note"}
 
-// ParseTraceFilter reads --trace-filter terms; the error is one line.
-func ParseTraceFilter(terms []string) (TraceFilter, error) {
-	f := TraceFilter{terms: terms}
+// ParseFilter reads --trace-filter terms; the error is one line.
+func ParseFilter(terms []string) (Filter, error) {
+	f := Filter{terms: terms}
 	for _, term := range terms {
 		key, list, ok := strings.Cut(term, "=")
 		if !ok || list == "" {
-			return TraceFilter{}, fmt.Errorf("%q: want kind=LIST, replica=LIST or op=A-B", term)
+			return Filter{}, fmt.Errorf("%q: want kind=LIST, replica=LIST or op=A-B", term)
 		}
 		switch key {
 		case "kind":
 			for _, k := range strings.Split(list, ",") {
 				name, out := strings.CutPrefix(k, "-")
 				if !knownKind(name) {
-					return TraceFilter{}, fmt.Errorf("%q: unknown kind %q (want a line kind %s, an event kind such as status or timeout, or a message such as Prepare)",
+					return Filter{}, fmt.Errorf("%q: unknown kind %q (want a line kind %s, an event kind such as status or timeout, or a message such as Prepare)",
 						term, name, strings.Join(lineKinds, ", "))
 				}
 				if out {
@@ -55,7 +56,7 @@ func ParseTraceFilter(terms []string) (TraceFilter, error) {
 			for _, r := range strings.Split(list, ",") {
 				i, err := strconv.Atoi(r)
 				if err != nil || i < 0 || i >= replica.ReplicasMax {
-					return TraceFilter{}, fmt.Errorf("%q: %q is not a replica index 0..%d", term, r, replica.ReplicasMax-1)
+					return Filter{}, fmt.Errorf("%q: %q is not a replica index 0..%d", term, r, replica.ReplicasMax-1)
 				}
 				f.replicas |= 1 << uint(i)
 			}
@@ -67,11 +68,11 @@ func ParseTraceFilter(terms []string) (TraceFilter, error) {
 			lo, err1 := strconv.ParseUint(a, 10, 64)
 			hi, err2 := strconv.ParseUint(b, 10, 64)
 			if err1 != nil || err2 != nil || hi < lo {
-				return TraceFilter{}, fmt.Errorf("%q: want op=A-B with A <= B, or op=N", term)
+				return Filter{}, fmt.Errorf("%q: want op=A-B with A <= B, or op=N", term)
 			}
 			f.opLo, f.opHi, f.ops = lo, hi, true
 		default:
-			return TraceFilter{}, fmt.Errorf("%q: unknown key %q (want kind, replica or op)", term, key)
+			return Filter{}, fmt.Errorf("%q: unknown key %q (want kind, replica or op)", term, key)
 		}
 	}
 	return f, nil
@@ -95,10 +96,10 @@ func knownKind(name string) bool {
 }
 
 // String is the filter as its terms, for the trace header.
-func (f TraceFilter) String() string { return strings.Join(f.terms, " ") }
+func (f Filter) String() string { return strings.Join(f.terms, " ") }
 
 // Keep reports whether the filter keeps r.
-func (f *TraceFilter) Keep(r *Record) bool {
+func (f *Filter) Keep(r *sim.Record) bool {
 	if len(f.include) > 0 && !f.matches(f.include, r) {
 		return false
 	}
@@ -124,7 +125,7 @@ func (f *TraceFilter) Keep(r *Record) bool {
 	return true
 }
 
-func (f *TraceFilter) matches(names []string, r *Record) bool {
+func (f *Filter) matches(names []string, r *sim.Record) bool {
 	for _, n := range names {
 		switch {
 		case n == r.Kind:

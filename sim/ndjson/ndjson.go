@@ -1,4 +1,7 @@
-package sim
+// Package ndjson writes a run's trace as NDJSON, the trace file of `vsrsim run
+// --trace`: a sim.Sink, attached to a run as sim.Attach.Observer, with a
+// filter that cuts lines from the file and never touches the hash.
+package ndjson
 
 import (
 	"encoding/json"
@@ -7,26 +10,27 @@ import (
 	"unicode/utf8"
 
 	"vsrsim/replica"
+	"vsrsim/sim"
 )
 
-// NDJSON writes a run's trace as one JSON object per line: an optional header
+// Writer writes a run's trace as one JSON object per line: an optional header
 // (seed, scenario, bugs, options), one line per kept record with its
 // structured fields, and an optional trailer (verdict, evidence, trace hash).
 // A filter cuts lines from the file only; the hash always covers every line.
-type NDJSON struct {
+type Writer struct {
 	w       io.Writer
-	filter  TraceFilter
+	filter  Filter
 	buf     []byte
 	written uint64
 }
 
-// NewNDJSON writes records that pass filter to w.
-func NewNDJSON(w io.Writer, filter TraceFilter) *NDJSON {
-	return &NDJSON{w: w, filter: filter, buf: make([]byte, 0, 512)}
+// New writes records that pass filter to w.
+func New(w io.Writer, filter Filter) *Writer {
+	return &Writer{w: w, filter: filter, buf: make([]byte, 0, 512)}
 }
 
 // Record writes one line if the filter keeps it.
-func (n *NDJSON) Record(r *Record) error {
+func (n *Writer) Record(r *sim.Record) error {
 	if !n.filter.Keep(r) {
 		return nil
 	}
@@ -38,31 +42,31 @@ func (n *NDJSON) Record(r *Record) error {
 
 // traceHeader is the first line of a trace file.
 type traceHeader struct {
-	Kind     string   `json:"kind"` // "header"
-	Seed     uint64   `json:"seed"`
-	SeedHex  string   `json:"seed_hex"`
-	Scenario string   `json:"scenario"`
-	Bugs     []string `json:"bugs"`
-	Replicas int      `json:"replicas"`
-	Clients  int      `json:"clients"`
-	Options  []Option `json:"options"`
-	Filter   string   `json:"filter,omitempty"`
+	Kind     string       `json:"kind"` // "header"
+	Seed     uint64       `json:"seed"`
+	SeedHex  string       `json:"seed_hex"`
+	Scenario string       `json:"scenario"`
+	Bugs     []string     `json:"bugs"`
+	Replicas int          `json:"replicas"`
+	Clients  int          `json:"clients"`
+	Options  []sim.Option `json:"options"`
+	Filter   string       `json:"filter,omitempty"`
 }
 
 // traceTrailer is the last line of a trace file.
 type traceTrailer struct {
-	Kind      string  `json:"kind"` // "trailer"
-	Verdict   Verdict `json:"verdict"`
-	Invariant string  `json:"invariant"`
-	Evidence  string  `json:"evidence"`
-	TraceHash string  `json:"trace_hash"`
-	Ticks     uint64  `json:"ticks"`
-	Events    uint64  `json:"events"`
-	Written   uint64  `json:"lines_written"` // event lines in this file, after the filter
+	Kind      string      `json:"kind"` // "trailer"
+	Verdict   sim.Verdict `json:"verdict"`
+	Invariant string      `json:"invariant"`
+	Evidence  string      `json:"evidence"`
+	TraceHash string      `json:"trace_hash"`
+	Ticks     uint64      `json:"ticks"`
+	Events    uint64      `json:"events"`
+	Written   uint64      `json:"lines_written"` // event lines in this file, after the filter
 }
 
 // Header writes the header line; options is the run's option dump.
-func (n *NDJSON) Header(cfg *Config, options []Option) error {
+func (n *Writer) Header(cfg *sim.Config, options []sim.Option) error {
 	bugs := cfg.Bugs.Names()
 	if bugs == nil {
 		bugs = []string{}
@@ -75,14 +79,14 @@ func (n *NDJSON) Header(cfg *Config, options []Option) error {
 }
 
 // Trailer writes the trailer line for the run's final result.
-func (n *NDJSON) Trailer(res *Result) error {
+func (n *Writer) Trailer(res *sim.Result) error {
 	return n.writeJSON(traceTrailer{
 		Kind: "trailer", Verdict: res.Verdict, Invariant: res.Invariant, Evidence: res.Evidence,
 		TraceHash: res.TraceHash, Ticks: res.Ticks, Events: res.Events, Written: n.written,
 	})
 }
 
-func (n *NDJSON) writeJSON(v any) error {
+func (n *Writer) writeJSON(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -93,7 +97,7 @@ func (n *NDJSON) writeJSON(v any) error {
 
 // appendRecordJSON is one event line. It appends to b without allocating, so
 // a traced run costs no more allocations than an untraced one.
-func appendRecordJSON(b []byte, r *Record) []byte {
+func appendRecordJSON(b []byte, r *sim.Record) []byte {
 	b = append(b, `{"tick":`...)
 	b = strconv.AppendUint(b, r.Tick, 10)
 	b = appendStr(b, "kind", r.Kind)
@@ -111,16 +115,16 @@ func appendRecordJSON(b []byte, r *Record) []byte {
 	switch {
 	case r.Msg != nil:
 		m := r.Msg
-		f := messageFields(m)
+		f := sim.MessageFields(m)
 		b = appendStr(b, "msg", m.Command.String())
 		b = appendNum(b, "view", m.View)
-		b = appendOpt(b, "op", f.op, f.hasOp)
-		b = appendOpt(b, "commit", f.commit, f.hasCommit)
-		if f.hasSum {
-			b = appendHex(b, "checksum", f.checksum)
+		b = appendOpt(b, "op", f.Op, f.HasOp)
+		b = appendOpt(b, "commit", f.Commit, f.HasCommit)
+		if f.HasSum {
+			b = appendHex(b, "checksum", f.Checksum)
 		}
-		if f.hasParent {
-			b = appendHex(b, "parent", f.parent)
+		if f.HasParent {
+			b = appendHex(b, "parent", f.Parent)
 		}
 		b = appendNum(b, "packet", r.Packet)
 		if r.Kind == "drop" {
@@ -131,17 +135,17 @@ func appendRecordJSON(b []byte, r *Record) []byte {
 		}
 	case r.Event != nil:
 		e := r.Event
-		f := eventFields(e.Kind)
+		f := sim.EventFields(e.Kind)
 		b = appendStr(b, "event", e.Kind.String())
-		if f.view {
+		if f.View {
 			b = appendNum(b, "view", e.View)
 		}
-		b = appendOpt(b, "op", e.Op, f.op)
-		b = appendOpt(b, "commit", e.Commit, f.commit)
-		if f.checksum {
+		b = appendOpt(b, "op", e.Op, f.Op)
+		b = appendOpt(b, "commit", e.Commit, f.Commit)
+		if f.Checksum {
 			b = appendHex(b, "checksum", e.Checksum)
 		}
-		if f.parent {
+		if f.Parent {
 			b = appendHex(b, "parent", e.Parent)
 		}
 		if e.Kind == replica.EvStatus {
