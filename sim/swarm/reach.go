@@ -15,8 +15,19 @@ import (
 // StreamSwarm, so no earlier draw moves; its own draws are append-only too.
 func reach(seed uint64, c *sim.Config) {
 	s := prng.New(seed, prng.StreamSwarmReach)
-	n := &c.Network
+	// In this order: each draws after the one before.
+	reachDamage(s, c)
+	reachQueue(s, c)
+	reachLatePackets(s, c)
+	reachRestartStorms(s, c)
+	reachSlowLink(s, c)
+	reachAmnesiac(s, c)
+	reachReorderFive(s, c)
+}
 
+// reachDamage draws damaged packets delivered.
+func reachDamage(s *prng.Stream, c *sim.Config) {
+	n := &c.Network
 	// Damaged packets delivered: the harness damages what a checksum
 	// covers (damage), so the replicas' own checks run; often enough that a
 	// state transfer's four chunks meet one.
@@ -41,7 +52,10 @@ func reach(seed uint64, c *sim.Config) {
 			}
 		}
 	}
+}
 
+// reachQueue draws a small request queue.
+func reachQueue(s *prng.Stream, c *sim.Config) {
 	// A small request queue with more clients than it holds: requests that
 	// arrive while the primary waits on commit lag overflow it, and their
 	// clients retry until served.
@@ -49,7 +63,11 @@ func reach(seed uint64, c *sim.Config) {
 		c.RequestQueue = int(s.Range(1, 3))
 		c.Clients = max(c.Clients, int(s.Range(4, 12)))
 	}
+}
 
+// reachLatePackets draws packets that outlive a restart.
+func reachLatePackets(s *prng.Stream, c *sim.Config) {
+	n := &c.Network
 	// Packets that outlive a restart: restarts short and a share of the
 	// packets reordered by up to a few restart times, so an ack of a
 	// replica's earlier life arrives after it came back, while its op may
@@ -61,14 +79,20 @@ func reach(seed uint64, c *sim.Config) {
 		n.Reorder = prng.Ratio{Num: 1, Den: uint32(s.Range(3, 30))}
 		n.ReorderMaxTicks = s.Range(c.RestartMeanTicks, 4*c.RestartMeanTicks)
 	}
+}
 
+// reachRestartStorms draws restart storms.
+func reachRestartStorms(s *prng.Stream, c *sim.Config) {
 	// Restart storms: many short crashes of replicas that keep their
 	// journal, so acks of an earlier incarnation meet a live pipeline.
 	if c.Durability == replica.DurabilityWAL && !c.CrashChance.Zero() && s.Bool() {
 		c.CrashChance.Den = min(c.CrashChance.Den, uint32(s.Range(400, 1500)))
 		c.RestartMeanTicks = min(c.RestartMeanTicks, s.Range(50, 300))
 	}
+}
 
+// reachSlowLink draws one link slower than a checkpoint's worth of commits.
+func reachSlowLink(s *prng.Stream, c *sim.Config) {
 	// One link slower than a checkpoint's worth of commits, into a replica
 	// that restarts: answers to its earlier probes (StartViews, offers)
 	// arrive after it has applied past them, or after it restarted again.
@@ -90,7 +114,10 @@ func reach(seed uint64, c *sim.Config) {
 			c.Aimed.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(500, 3000))}
 		}
 	}
+}
 
+// reachAmnesiac draws amnesiac restarts in the middle of view changes.
+func reachAmnesiac(s *prng.Stream, c *sim.Config) {
 	// Amnesiac restarts in the middle of view changes: crashes aimed at the
 	// primary (or a replica repairing) of a memory journal, back soon, so
 	// votes weigh ops a restarted replica may have acked before it forgot
@@ -102,7 +129,11 @@ func reach(seed uint64, c *sim.Config) {
 		}
 		c.RestartMeanTicks = min(c.RestartMeanTicks, s.Range(50, 500))
 	}
+}
 
+// reachReorderFive draws packets that outlive a view change in a busy cluster.
+func reachReorderFive(s *prng.Stream, c *sim.Config) {
+	n := &c.Network
 	// Seeds whose small journal and damaged packets make state transfers
 	// meet damaged chunks (drop-chunk-corrupt): short restarts there would
 	// let repair replace those transfers, so the draws below leave them be.

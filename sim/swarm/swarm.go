@@ -15,14 +15,30 @@ import (
 func Config(seed uint64) sim.Config {
 	s := prng.New(seed, prng.StreamSwarm)
 	c := sim.DefaultConfig(seed)
-	off := func(oneIn uint64) bool { return s.Uint64N(oneIn) == 0 }
-	ratio := func(den uint64, offOneIn uint64) prng.Ratio {
-		if off(offOneIn) {
-			return prng.Ratio{}
-		}
-		return prng.Ratio{Num: 1, Den: uint32(s.Range(den/4, den))}
-	}
+	// In this order: each draws after the one before.
+	drawCluster(s, &c)
+	drawNetwork(s, &c)
+	drawFaults(s, &c)
+	drawExtraDelays(s, &c)
+	drawStorm(s, &c)
+	widen(s, &c)
+	reach(seed, &c)
+	widenDetect(seed, &c)
+	focus(seed, &c)
+	return c
+}
 
+// ratio draws a chance of one in den/4..den, off in one seed in offOneIn.
+func ratio(s *prng.Stream, den uint64, offOneIn uint64) prng.Ratio {
+	if s.Uint64N(offOneIn) == 0 {
+		return prng.Ratio{}
+	}
+	return prng.Ratio{Num: 1, Den: uint32(s.Range(den/4, den))}
+}
+
+// drawCluster draws the cluster's shape: replicas, clients, topology and
+// journal.
+func drawCluster(s *prng.Stream, c *sim.Config) {
 	switch r := s.Uint64N(10); {
 	case r < 5:
 		c.Replicas = 3
@@ -45,22 +61,25 @@ func Config(seed uint64) sim.Config {
 		c.JournalSlots = 1024
 		c.CheckpointInterval = s.Range(32, 256)
 	}
+}
 
+// drawNetwork draws the network's delays and faults.
+func drawNetwork(s *prng.Stream, c *sim.Config) {
 	n := &c.Network
 	n.DelayMinTicks = s.Range(0, 3)
 	n.DelayMeanTicks = s.Range(0, 10)
-	n.Loss = ratio(50, 4)
-	n.Replay = ratio(200, 3)
-	n.Reorder = ratio(50, 3)
+	n.Loss = ratio(s, 50, 4)
+	n.Replay = ratio(s, 200, 3)
+	n.Reorder = ratio(s, 50, 3)
 	n.ReorderMaxTicks = s.Range(1, 30)
 	n.LinkCapacity = int(s.Range(32, 256))
-	n.Clog = ratio(50000, 2)
+	n.Clog = ratio(s, 50000, 2)
 	n.ClogMeanTicks = s.Range(20, 400)
 	n.PartitionMode = packetsim.PartitionMode(s.Uint64N(4))
 	if s.Bool() {
 		n.PartitionSymmetry = packetsim.Asymmetric
 	}
-	n.PartitionChance = ratio(5000, 1<<62)
+	n.PartitionChance = ratio(s, 5000, 1<<62)
 	n.HealChance = prng.Ratio{Num: 1, Den: uint32(s.Range(100, 1000))}
 	n.PartitionStabilityTicks = s.Range(100, 1000)
 	n.HealStabilityTicks = s.Range(200, 2000)
@@ -68,14 +87,20 @@ func Config(seed uint64) sim.Config {
 		n.PartitionMode = packetsim.PartitionNone
 		n.PartitionChance = prng.Ratio{}
 	}
+}
 
+// drawFaults draws the fault phase's length, crashes and workload.
+func drawFaults(s *prng.Stream, c *sim.Config) {
 	c.FaultTicks = s.Range(5000, 20000)
-	c.CrashChance = ratio(10000, 3)
+	c.CrashChance = ratio(s, 10000, 3)
 	c.RestartMeanTicks = s.Range(100, 2000)
 
 	c.RequestMeanTicks = s.Range(5, 100)
-	c.BurstChance = ratio(10, 3)
+	c.BurstChance = ratio(s, 10, 3)
+}
 
+// drawExtraDelays draws a few slow links and, in some seeds, a straggler.
+func drawExtraDelays(s *prng.Stream, c *sim.Config) {
 	extras := int(s.Uint64N(3))
 	for i := 0; i < extras && c.Replicas > 1; i++ {
 		from := int(s.Uint64N(uint64(c.Replicas)))
@@ -93,6 +118,11 @@ func Config(seed uint64) sim.Config {
 		c.ExtraDelays = append(c.ExtraDelays, sim.ExtraDelay{
 			From: int(s.Uint64N(uint64(c.Replicas))), To: packetsim.AnyNode, Ticks: s.Range(400, 900)})
 	}
+}
+
+// drawStorm draws, in half the seeds, a storm.
+func drawStorm(s *prng.Stream, c *sim.Config) {
+	n := &c.Network
 	// A storm: view changes, restarts and lagging replicas several times as
 	// often, with small journals, so transfers overlap view changes.
 	if s.Uint64N(2) == 0 {
@@ -107,11 +137,6 @@ func Config(seed uint64) sim.Config {
 			n.PartitionChance.Den = max(n.PartitionChance.Den/4, 300)
 		}
 	}
-	widen(s, &c)
-	reach(seed, &c)
-	widenDetect(seed, &c)
-	focus(seed, &c)
-	return c
 }
 
 // widen draws the faults that reach the protocol's rarer branches
@@ -122,6 +147,14 @@ func widen(s *prng.Stream, c *sim.Config) {
 	if s.Uint64N(3) == 0 {
 		n.Corrupt = prng.Ratio{Num: 1, Den: uint32(s.Range(100, 2000))}
 	}
+	// In this order: each draws after the one before.
+	widenAimed(s, c)
+	widenSlowLinks(s, c)
+	widenProtocol(s, c)
+}
+
+// widenAimed draws the aimed faults: directed cuts and crashes.
+func widenAimed(s *prng.Stream, c *sim.Config) {
 	// Directed cuts: one link one way, send-only and receive-only replicas,
 	// clients' links; in a burst seed, short and frequent and half of them
 	// at the primary, so view changes follow one another.
@@ -145,6 +178,10 @@ func widen(s *prng.Stream, c *sim.Config) {
 	if s.Uint64N(4) == 0 {
 		a.CrashChance = prng.Ratio{Num: 1, Den: uint32(s.Range(1000, 8000))}
 	}
+}
+
+// widenSlowLinks draws links as slow as a restart.
+func widenSlowLinks(s *prng.Stream, c *sim.Config) {
 	// Links as slow as a restart, so a message from a replica's earlier
 	// incarnation, or an offer made before a view change, can arrive while
 	// newer work is in flight.
@@ -160,6 +197,11 @@ func widen(s *prng.Stream, c *sim.Config) {
 			}
 		}
 	}
+}
+
+// widenProtocol draws the source mechanisms a run lacks.
+func widenProtocol(s *prng.Stream, c *sim.Config) {
+	a := &c.Aimed
 	// The mechanisms a modelled source lacks, off in some seeds: the robust
 	// protocol must not be the only one the swarm tests. A source lacked the
 	// liveness guards together, so they are also drawn off together.
