@@ -148,6 +148,16 @@ func DefaultConfig(seed uint64) Config {
 
 // Validate returns a one-line error for a configuration that cannot run.
 func (c *Config) Validate() error {
+	for _, check := range []func() error{c.validateShape, c.validateOptions, c.validateLinks, c.validateRun} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateShape checks the cluster's size, journal and phases.
+func (c *Config) validateShape() error {
 	if c.Replicas < 1 || c.Replicas > replica.ReplicasMax {
 		return fmt.Errorf("replicas must be 1..%d, got %d", replica.ReplicasMax, c.Replicas)
 	}
@@ -160,6 +170,11 @@ func (c *Config) Validate() error {
 	if c.FaultTicks > TicksMax || c.LivenessTicks > TicksMax {
 		return fmt.Errorf("ticks must be 0..%d per phase, got %d fault and %d liveness ticks", TicksMax, c.FaultTicks, c.LivenessTicks)
 	}
+	return nil
+}
+
+// validateOptions checks what the replicas and the network are given.
+func (c *Config) validateOptions() error {
 	o := replica.DefaultOptions(0, c.Replicas)
 	o.JournalSlots = c.JournalSlots
 	o.CheckpointInterval = c.CheckpointInterval
@@ -171,9 +186,12 @@ func (c *Config) Validate() error {
 	net := c.Network
 	net.Nodes = c.Replicas + c.Clients
 	net.Replicas = c.Replicas
-	if err := net.Validate(); err != nil {
-		return err
-	}
+	return net.Validate()
+}
+
+// validateLinks checks that the extra delays and the core name replicas the
+// cluster has.
+func (c *Config) validateLinks() error {
 	for _, d := range c.ExtraDelays {
 		if err := d.check(); err != nil {
 			return err
@@ -190,6 +208,11 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("core replica %d out of range", i)
 		}
 	}
+	return nil
+}
+
+// validateRun checks the run's expectations and bounds.
+func (c *Config) validateRun() error {
 	for _, e := range c.Expect {
 		if err := e.validate(c.FaultTicks + c.LivenessTicks); err != nil {
 			return err

@@ -38,44 +38,63 @@ func ParseFilter(terms []string) (Filter, error) {
 		if !ok || list == "" {
 			return Filter{}, fmt.Errorf("%q: want kind=LIST, replica=LIST or op=A-B", term)
 		}
-		switch key {
-		case "kind":
-			for _, k := range strings.Split(list, ",") {
-				name, out := strings.CutPrefix(k, "-")
-				if !knownKind(name) {
-					return Filter{}, fmt.Errorf("%q: unknown kind %q (want a line kind %s, an event kind such as status or timeout, or a message such as Prepare)",
-						term, name, strings.Join(lineKinds, ", "))
-				}
-				if out {
-					f.exclude = append(f.exclude, name)
-				} else {
-					f.include = append(f.include, name)
-				}
-			}
-		case "replica":
-			for _, r := range strings.Split(list, ",") {
-				i, err := strconv.Atoi(r)
-				if err != nil || i < 0 || i >= replica.ReplicasMax {
-					return Filter{}, fmt.Errorf("%q: %q is not a replica index 0..%d", term, r, replica.ReplicasMax-1)
-				}
-				f.replicas |= 1 << uint(i)
-			}
-		case "op":
-			a, b, isRange := strings.Cut(list, "-")
-			if !isRange {
-				b = a
-			}
-			lo, err1 := strconv.ParseUint(a, 10, 64)
-			hi, err2 := strconv.ParseUint(b, 10, 64)
-			if err1 != nil || err2 != nil || hi < lo {
-				return Filter{}, fmt.Errorf("%q: want op=A-B with A <= B, or op=N", term)
-			}
-			f.opLo, f.opHi, f.ops = lo, hi, true
-		default:
+		read, ok := filterTerms[key]
+		if !ok {
 			return Filter{}, fmt.Errorf("%q: unknown key %q (want kind, replica or op)", term, key)
+		}
+		if err := read(&f, list); err != nil {
+			return Filter{}, fmt.Errorf("%q: %w", term, err)
 		}
 	}
 	return f, nil
+}
+
+// filterTerms read the LIST of each key of a term.
+var filterTerms = map[string]func(f *Filter, list string) error{
+	"kind":    (*Filter).readKinds,
+	"replica": (*Filter).readReplicas,
+	"op":      (*Filter).readOps,
+}
+
+func (f *Filter) readKinds(list string) error {
+	for _, k := range strings.Split(list, ",") {
+		name, out := strings.CutPrefix(k, "-")
+		if !knownKind(name) {
+			return fmt.Errorf("unknown kind %q (want a line kind %s, an event kind such as status or timeout, or a message such as Prepare)",
+				name, strings.Join(lineKinds, ", "))
+		}
+		if out {
+			f.exclude = append(f.exclude, name)
+		} else {
+			f.include = append(f.include, name)
+		}
+	}
+	return nil
+}
+
+func (f *Filter) readReplicas(list string) error {
+	for _, r := range strings.Split(list, ",") {
+		i, err := strconv.Atoi(r)
+		if err != nil || i < 0 || i >= replica.ReplicasMax {
+			return fmt.Errorf("%q is not a replica index 0..%d", r, replica.ReplicasMax-1)
+		}
+		f.replicas |= 1 << uint(i)
+	}
+	return nil
+}
+
+func (f *Filter) readOps(list string) error {
+	a, b, isRange := strings.Cut(list, "-")
+	if !isRange {
+		b = a
+	}
+	lo, err1 := strconv.ParseUint(a, 10, 64)
+	hi, err2 := strconv.ParseUint(b, 10, 64)
+	if err1 != nil || err2 != nil || hi < lo {
+		return fmt.Errorf("want op=A-B with A <= B, or op=N")
+	}
+	f.opLo, f.opHi, f.ops = lo, hi, true
+	return nil
 }
 
 func knownKind(name string) bool {
@@ -109,20 +128,28 @@ func (f *Filter) Keep(r *sim.Record) bool {
 	if r.Kind == "phase" || r.Kind == "note" {
 		return true
 	}
-	if f.replicas != 0 {
-		i, ok := r.Replica()
-		p, okPeer := r.Peer()
-		if !(ok && f.replicas&(1<<uint(i)) != 0) && !(okPeer && f.replicas&(1<<uint(p)) != 0) {
-			return false
-		}
+	return f.keepReplica(r) && f.keepOp(r)
+}
+
+// keepReplica reports whether r is at or from a replica the filter names, or
+// the filter names none.
+func (f *Filter) keepReplica(r *sim.Record) bool {
+	if f.replicas == 0 {
+		return true
 	}
-	if f.ops {
-		op, ok := r.Op()
-		if !ok || op < f.opLo || op > f.opHi {
-			return false
-		}
+	i, ok := r.Replica()
+	p, okPeer := r.Peer()
+	return (ok && f.replicas&(1<<uint(i)) != 0) || (okPeer && f.replicas&(1<<uint(p)) != 0)
+}
+
+// keepOp reports whether r is about an op in the filter's range, or the
+// filter names none.
+func (f *Filter) keepOp(r *sim.Record) bool {
+	if !f.ops {
+		return true
 	}
-	return true
+	op, ok := r.Op()
+	return ok && op >= f.opLo && op <= f.opHi
 }
 
 func (f *Filter) matches(names []string, r *sim.Record) bool {

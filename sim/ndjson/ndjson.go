@@ -114,55 +114,58 @@ func appendRecordJSON(b []byte, r *sim.Record) []byte {
 	}
 	switch {
 	case r.Msg != nil:
-		m := r.Msg
-		f := sim.MessageFields(m)
-		b = appendStr(b, "msg", m.Command.String())
-		b = appendNum(b, "view", m.View)
-		b = appendOpt(b, "op", f.Op, f.HasOp)
-		b = appendOpt(b, "commit", f.Commit, f.HasCommit)
-		if f.HasSum {
-			b = appendHex(b, "checksum", f.Checksum)
-		}
-		if f.HasParent {
-			b = appendHex(b, "parent", f.Parent)
-		}
-		b = appendNum(b, "packet", r.Packet)
-		if r.Kind == "drop" {
-			b = appendStr(b, "reason", r.Drop.String())
-		}
-		if r.Dup {
-			b = append(b, `,"dup":true`...)
-		}
+		b = appendMsgJSON(b, r)
 	case r.Event != nil:
-		e := r.Event
-		f := sim.EventFields(e.Kind)
-		b = appendStr(b, "event", e.Kind.String())
-		if f.View {
-			b = appendNum(b, "view", e.View)
-		}
-		b = appendOpt(b, "op", e.Op, f.Op)
-		b = appendOpt(b, "commit", e.Commit, f.Commit)
-		if f.Checksum {
-			b = appendHex(b, "checksum", e.Checksum)
-		}
-		if f.Parent {
-			b = appendHex(b, "parent", e.Parent)
-		}
-		if e.Kind == replica.EvStatus {
-			b = appendStr(b, "status", e.Status.String())
-			b = appendNum(b, "log_view", e.LogView)
-		}
-		if e.Kind == replica.EvDrop {
-			b = appendStr(b, "msg", e.Command.String())
-		}
-		if e.Reason != replica.ReasonNone {
-			b = appendStr(b, "reason", e.Reason.String())
-		}
-		if e.Timer != "" {
-			b = appendStr(b, "reason", e.Timer)
-		}
+		b = appendEventJSON(b, r.Event)
 	}
 	return append(b, "}\n"...)
+}
+
+// appendMsgJSON is the fields of a line about a message.
+func appendMsgJSON(b []byte, r *sim.Record) []byte {
+	m := r.Msg
+	f := sim.MessageFields(m)
+	b = appendStr(b, "msg", m.Command.String())
+	b = appendNum(b, "view", m.View)
+	b = appendOpt(b, "op", f.Op, f.HasOp)
+	b = appendOpt(b, "commit", f.Commit, f.HasCommit)
+	b = appendHexOpt(b, "checksum", f.Checksum, f.HasSum)
+	b = appendHexOpt(b, "parent", f.Parent, f.HasParent)
+	b = appendNum(b, "packet", r.Packet)
+	if r.Kind == "drop" {
+		b = appendStr(b, "reason", r.Drop.String())
+	}
+	if r.Dup {
+		b = append(b, `,"dup":true`...)
+	}
+	return b
+}
+
+// appendEventJSON is the fields of a line about a replica's event.
+func appendEventJSON(b []byte, e *replica.Event) []byte {
+	f := sim.EventFields(e.Kind)
+	b = appendStr(b, "event", e.Kind.String())
+	if f.View {
+		b = appendNum(b, "view", e.View)
+	}
+	b = appendOpt(b, "op", e.Op, f.Op)
+	b = appendOpt(b, "commit", e.Commit, f.Commit)
+	b = appendHexOpt(b, "checksum", e.Checksum, f.Checksum)
+	b = appendHexOpt(b, "parent", e.Parent, f.Parent)
+	if e.Kind == replica.EvStatus {
+		b = appendStr(b, "status", e.Status.String())
+		b = appendNum(b, "log_view", e.LogView)
+	}
+	if e.Kind == replica.EvDrop {
+		b = appendStr(b, "msg", e.Command.String())
+	}
+	if e.Reason != replica.ReasonNone {
+		b = appendStr(b, "reason", e.Reason.String())
+	}
+	if e.Timer != "" {
+		b = appendStr(b, "reason", e.Timer)
+	}
+	return b
 }
 
 func appendNum(b []byte, name string, v uint64) []byte {
@@ -181,6 +184,14 @@ func appendOpt(b []byte, name string, v uint64, ok bool) []byte {
 
 // appendHex writes a 64-bit checksum as 16 hex digits in a string: a JSON
 // number would be rounded, and the canonical line's 4 digits are its tail.
+// appendHexOpt is appendHex if ok.
+func appendHexOpt(b []byte, name string, v uint64, ok bool) []byte {
+	if !ok {
+		return b
+	}
+	return appendHex(b, name, v)
+}
+
 func appendHex(b []byte, name string, v uint64) []byte {
 	const digits = "0123456789abcdef"
 	b = append(b, ',', '"')
