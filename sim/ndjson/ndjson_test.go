@@ -1,4 +1,4 @@
-package sim_test
+package ndjson_test
 
 import (
 	"bufio"
