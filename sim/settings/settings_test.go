@@ -149,3 +149,19 @@ func TestParseRatio(t *testing.T) {
 		assert.Error(t, err, in)
 	}
 }
+
+// TestTable: the keys keep their order (a file's error lists them, a replay
+// command gives its flags in it), the run flags are the seven they were, and
+// every row says what it does.
+func TestTable(t *testing.T) {
+	assert.Equal(t, []string{
+		"replicas", "clients", "ticks", "journal", "journal-slots", "topology", "extra-delay",
+		"checkpoint-interval", "liveness-ticks", "workload", "think", "core", "liveness", "burst", "protocol",
+		"request-queue", "loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet", "corrupt",
+	}, settings.Keys())
+	assert.Equal(t, []string{"replicas", "clients", "ticks", "journal", "journal-slots", "topology", "extra-delay"}, settings.FlagKeys())
+	for _, s := range settings.Flags() {
+		assert.NotEmpty(t, s.Form, s.Key)
+		assert.NotEmpty(t, s.Usage, s.Key)
+	}
+}
