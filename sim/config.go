@@ -2,7 +2,13 @@
 // cluster harness that drives replicas and clients over the packet simulator,
 // fault injection, the trace and its hash, and the run verdict. It is the only
 // package that owns time and randomness; nothing here reads a clock or starts a
-// goroutine.
+// goroutine. A run is a Config (data only) and an Attach (what it carries
+// besides: a script, an observer, a fault recording, spare memory).
+//
+// Around it, one job each, importing sim and never imported by it: sim/swarm
+// draws a seed's configuration, sim/settings applies what a user states on
+// top of one, sim/ndjson writes the trace file; sim/check, below it, is the
+// oracle.
 package sim
 
 import (
