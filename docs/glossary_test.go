@@ -12,7 +12,8 @@ import (
 	"vsrsim/marks"
 	"vsrsim/replica"
 	"vsrsim/scenarios"
-	"vsrsim/sim"
+	"vsrsim/sim/settings"
+	"vsrsim/sim/swarm"
 )
 
 // glossaryEntry is a glossary line: "- `name`: ..." or "- `name` (...): ...".
@@ -45,7 +46,7 @@ func readGlossary(t *testing.T) map[string][]string {
 	return sections
 }
 
-// protocolWords lists the `protocol` setting's words: sim.ProtocolSetting
+// protocolWords lists the `protocol` setting's words: settings.Protocol
 // names each option of replica.Protocol that is on, so with every one on
 // it names them all.
 func protocolWords(t *testing.T) []string {
@@ -58,7 +59,7 @@ func protocolWords(t *testing.T) []string {
 		}
 		v.Field(i).SetBool(true)
 	}
-	words := strings.Split(sim.ProtocolSetting(p), ",")
+	words := strings.Split(settings.Protocol(p), ",")
 	if len(words) != v.NumField() {
 		t.Errorf("replica.Protocol has %d options but the protocol setting names %d (%s)",
 			v.NumField(), len(words), strings.Join(words, ", "))
@@ -103,9 +104,9 @@ func TestGlossary(t *testing.T) {
 		names   []string
 	}{
 		{"Bug switches", "replica.BugCatalog", bugs},
-		{"Protocol options", "the protocol setting (sim.ProtocolSetting)", protocolWords(t)},
+		{"Protocol options", "the protocol setting (settings.Protocol)", protocolWords(t)},
 		{"Planted defects", "tools/mutants/*.patch", plantedDefects(t)},
-		{"Swarm foci", "sim.FocusNames", sim.FocusNames()},
+		{"Swarm foci", "swarm.FocusNames", swarm.FocusNames()},
 		{"Coverage marks", "marks.Mark", marksList},
 		{"Scenarios", "scenarios.All", scenarioNames},
 	}

@@ -30,13 +30,13 @@ const (
 	// the random ones off, keeps every packet's fate.
 	StreamWeather
 	// StreamSwarmReach draws the swarm's later widenings, aimed at the
-	// protocol's rarest branches (sim/swarm_reach.go), so they shift no
+	// protocol's rarest branches (sim/swarm/reach.go), so they shift no
 	// earlier swarm draw and none of StreamSwarmDetect's.
 	StreamSwarmReach
 	// StreamSwarmDetect draws the swarm's widenings aimed at the failure
-	// shapes and planted defects a sweep was slow to find (sim/swarm_detect.go).
+	// shapes and planted defects a sweep was slow to find (sim/swarm/detect.go).
 	StreamSwarmDetect
-	// StreamSwarmFocus picks a seed's focus slice (sim/swarm_focus.go) and
+	// StreamSwarmFocus picks a seed's focus slice (sim/swarm/focus.go) and
 	// draws that focus's conditions.
 	StreamSwarmFocus
 	// StreamDiskAtlas draws a cluster's storage fault atlas

@@ -45,8 +45,9 @@ func TestBehaviours(t *testing.T) {
 			var failed []string
 			for seed := uint64(1); seed <= *behaviourSeeds; seed++ {
 				cfg := sim.DefaultConfig(seed)
-				require.NoError(t, f.Apply(&cfg))
-				res, err := verify.Run(cfg, nil)
+				script, err := f.Apply(&cfg)
+				require.NoError(t, err)
+				res, err := verify.Run(cfg, sim.Attach{Script: script})
 				require.NoError(t, err)
 				if res.Verdict != f.Expect {
 					failed = append(failed, res.Evidence)

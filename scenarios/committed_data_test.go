@@ -8,6 +8,7 @@ import (
 
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 	"vsrsim/verify"
 )
 
@@ -51,10 +52,9 @@ func (w *pruneWatch) committedPrunes() []replica.Event {
 // replica prunes a committed op and the run passes.
 func TestCommittedBodyNeverPruned(t *testing.T) {
 	for _, seed := range []uint64{1499, 13210} {
-		cfg := sim.SwarmConfig(seed)
+		cfg := swarm.Config(seed)
 		w := &pruneWatch{committed: map[uint64]uint64{}}
-		cfg.Script = w
-		res, err := verify.Run(cfg, nil)
+		res, err := verify.Run(cfg, sim.Attach{Script: w})
 		require.NoError(t, err)
 		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s %s", seed, res.Invariant, res.Evidence)
 		assert.Empty(t, w.committedPrunes(), "seed %d: committed ops pruned", seed)

@@ -9,6 +9,7 @@ import (
 
 	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 )
 
 // File is a scenario written as plain text: settings, timed actions, progress
@@ -17,7 +18,7 @@ import (
 //
 //	# comment
 //	seed 7                # the run's seed when none is given
-//	replicas 3            # any sim.Override key but extra-delay
+//	replicas 3            # any settings.Override key but extra-delay
 //	network quiet         # or: quiet, loss 1/100, clog off, ...
 //	at 300 cut * -> primary
 //	at 900 heal
@@ -36,7 +37,7 @@ type File struct {
 	Name     string
 	Expect   sim.Verdict // "" if the file names none
 	tree     *vsrfile.File
-	override sim.Override
+	override settings.Override
 	settings []setting // key and line of each setting, for errors
 	checks   []sim.Expectation
 	actions  []action
@@ -50,8 +51,8 @@ type setting struct {
 // action is a file's action with what the simulator reads of its words.
 type action struct {
 	vsrfile.Action
-	kinds uint32         // drop, pass: bit per replica.Command
-	net   sim.NetSetting // network
+	kinds uint32              // drop, pass: bit per replica.Command
+	net   settings.NetSetting // network
 }
 
 // fileError is a malformed file: "NAME:LINE: problem".
@@ -90,7 +91,7 @@ func (f *File) Seed() (uint64, bool) { return f.tree.SeedValue() }
 
 // settingKeys are the settings a file may give: every override key but
 // extra-delay, which a file gives as a timed action.
-var settingKeys = slices.DeleteFunc(slices.Clone(sim.OverrideKeys), func(k string) bool { return k == "extra-delay" })
+var settingKeys = slices.DeleteFunc(slices.Clone(settings.Keys()), func(k string) bool { return k == "extra-delay" })
 
 // grammar is what the simulator says of a file's lines: its setting keys and
 // values (read into f.override as they come), network settings, message
@@ -98,7 +99,7 @@ var settingKeys = slices.DeleteFunc(slices.Clone(sim.OverrideKeys), func(k strin
 func (f *File) grammar() vsrfile.Grammar {
 	return vsrfile.Grammar{
 		SettingKeys: settingKeys,
-		NetworkKeys: sim.NetSettingKeys,
+		NetworkKeys: settings.NetSettingKeys,
 		Value: func(s *vsrfile.Setting) error {
 			if len(s.Args) == 0 && s.Key != "quiet" {
 				return fmt.Errorf("want: %s VALUE", s.Key)
@@ -106,7 +107,7 @@ func (f *File) grammar() vsrfile.Grammar {
 			return f.override.Set(s.Key, strings.Join(s.Args, " "))
 		},
 		NetSetting: func(w []string) error {
-			_, err := sim.ParseNetSetting(w)
+			_, err := settings.ParseNetSetting(w)
 			return err
 		},
 		Kind: func(k string) error {
@@ -139,7 +140,7 @@ func newAction(a vsrfile.Action) action {
 		out.kinds, _ = parseKinds(strings.Join(a.Kinds, ","))
 	}
 	if a.Verb == vsrfile.Network {
-		out.net, _ = sim.ParseNetSetting(a.Setting)
+		out.net, _ = settings.ParseNetSetting(a.Setting)
 	}
 	return out
 }

@@ -11,12 +11,14 @@ import (
 	"vsrsim/prng"
 	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 )
 
-// Apply shapes cfg for the file: random crashes and partitions off, its
-// settings, its checks, its script. Every setting and action is checked
-// against the cluster the settings give; an error names the file and line.
-func (f *File) Apply(cfg *sim.Config) error {
+// Apply shapes cfg for the file (random crashes and partitions off, its
+// settings, its checks) and returns its script, for sim.Attach.Script. Every
+// setting and action is checked against the cluster the settings give; an
+// error names the file and line.
+func (f *File) Apply(cfg *sim.Config) (sim.Script, error) {
 	base := filepath.Base(f.Name)
 	cfg.Scenario = "file:" + strings.TrimSuffix(base, filepath.Ext(base))
 	cfg.CrashChance = prng.Ratio{}
@@ -24,30 +26,29 @@ func (f *File) Apply(cfg *sim.Config) error {
 	cfg.Network.PartitionChance = prng.Ratio{}
 	cfg.ExtraDelays = nil
 	if err := f.override.Apply(cfg); err != nil {
-		var oe *sim.OverrideError
+		var oe *settings.Error
 		if errors.As(err, &oe) {
 			for _, s := range f.settings {
 				if s.key == oe.Key {
-					return fileError(f.Name, s.line, "%v", err)
+					return nil, fileError(f.Name, s.line, "%v", err)
 				}
 			}
 		}
-		return fmt.Errorf("%s: %v", f.Name, err)
+		return nil, fmt.Errorf("%s: %v", f.Name, err)
 	}
 	total := cfg.FaultTicks + cfg.LivenessTicks
 	for _, e := range f.checks {
 		if e.To > total {
-			return fmt.Errorf("%s: window ends at %d, after the run's last tick %d (ticks + liveness-ticks)", e.Where, e.To, total)
+			return nil, fmt.Errorf("%s: window ends at %d, after the run's last tick %d (ticks + liveness-ticks)", e.Where, e.To, total)
 		}
 	}
 	cfg.Expect = slices.Clone(f.checks)
 	for _, a := range f.actions {
 		if err := a.check(cfg); err != nil {
-			return fileError(f.Name, a.Line, "%v", err)
+			return nil, fileError(f.Name, a.Line, "%v", err)
 		}
 	}
-	cfg.Script = &fileScript{file: f}
-	return nil
+	return &fileScript{file: f}, nil
 }
 
 // check refuses an action the cluster cfg gives cannot run.

@@ -31,7 +31,7 @@ func FuzzParse(f *testing.F) {
 		file, err := scenarios.ParseFile("f.vsr", strings.NewReader(text))
 		if err == nil {
 			cfg := sim.DefaultConfig(1)
-			err = file.Apply(&cfg)
+			_, err = file.Apply(&cfg)
 		}
 		if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Fatalf("a refusal of two lines: %q", err)

@@ -14,6 +14,7 @@ import (
 
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/sim/ndjson"
 	"vsrsim/verify"
 )
 
@@ -46,7 +47,7 @@ func TestFileParse(t *testing.T) {
 		f, err := parseFile(t, line+"\n")
 		if assert.NoError(t, err, line) {
 			cfg := sim.DefaultConfig(1)
-			assert.NoError(t, f.Apply(&cfg), line)
+			assert.NoError(t, applyErr(f.Apply(&cfg)), line)
 		}
 	}
 }
@@ -133,7 +134,7 @@ func TestFileApplyErrors(t *testing.T) {
 		f, err := parseFile(t, tc.text)
 		if err == nil {
 			cfg := sim.DefaultConfig(1)
-			err = f.Apply(&cfg)
+			_, err = f.Apply(&cfg)
 		}
 		if assert.Error(t, err, tc.text) {
 			assert.Contains(t, err.Error(), tc.want, tc.text)
@@ -149,7 +150,7 @@ func TestFileSettings(t *testing.T) {
 		f, err := parseFile(t, text)
 		require.NoError(t, err)
 		cfg := sim.DefaultConfig(1)
-		require.NoError(t, f.Apply(&cfg))
+		require.NoError(t, applyErr(f.Apply(&cfg)))
 		return cfg
 	}
 	def := apply("replicas 3\n")
@@ -185,7 +186,7 @@ func TestFileExamples(t *testing.T) {
 		if strings.HasPrefix(filepath.Base(path), "bad-") {
 			if err == nil {
 				cfg := sim.DefaultConfig(1)
-				err = f.Apply(&cfg)
+				_, err = f.Apply(&cfg)
 			}
 			assert.Error(t, err, path)
 			continue
@@ -195,8 +196,9 @@ func TestFileExamples(t *testing.T) {
 		good++
 		for seed := uint64(1); seed <= 5; seed++ {
 			cfg := sim.DefaultConfig(seed)
-			require.NoError(t, f.Apply(&cfg))
-			res, err := verify.Run(cfg, nil)
+			script, err := f.Apply(&cfg)
+			require.NoError(t, err)
+			res, err := verify.Run(cfg, sim.Attach{Script: script})
 			require.NoError(t, err)
 			assert.Equal(t, f.Expect, res.Verdict, "%s seed %d: %s", path, seed, res.Evidence)
 		}
@@ -213,8 +215,9 @@ func TestFileZeroExtraDelayReplays(t *testing.T) {
 		f, err := parseFile(t, text)
 		require.NoError(t, err)
 		cfg := sim.DefaultConfig(4)
-		require.NoError(t, f.Apply(&cfg))
-		res, err := sim.Run(cfg, nil)
+		script, err := f.Apply(&cfg)
+		require.NoError(t, err)
+		res, err := sim.Run(cfg, sim.Attach{Script: script})
 		require.NoError(t, err)
 		return res.TraceHash
 	}
@@ -237,12 +240,13 @@ func runFile(t *testing.T, text string, probe func(c *sim.Cluster, tick uint64))
 	f, err := parseFile(t, text)
 	require.NoError(t, err)
 	cfg := sim.DefaultConfig(1)
-	require.NoError(t, f.Apply(&cfg))
+	script, err := f.Apply(&cfg)
+	require.NoError(t, err)
 	if probe != nil {
-		cfg.Script = probed{cfg.Script, probe}
+		script = probed{script, probe}
 	}
 	var buf bytes.Buffer
-	res, err := sim.Run(cfg, &buf)
+	res, err := sim.Run(cfg, sim.Attach{Observer: ndjson.New(&buf, ndjson.Filter{}), Script: script})
 	require.NoError(t, err)
 	var lines []traceLine
 	sc := bufio.NewScanner(&buf)

@@ -66,10 +66,10 @@ func TestAckAcrossRestart(t *testing.T) {
 	s, err := scenarios.Lookup("ack-across-restart")
 	require.NoError(t, err)
 	for seed := uint64(1); seed <= livenessSeeds; seed++ {
-		cfg := scenarioConfig(t, s, seed, nil)
-		l := &ackLedger{inner: cfg.Script, acks: map[[2]uint64]uint16{}}
-		cfg.Script = l
-		res, err := verify.Run(cfg, nil)
+		cfg, at := scenarioConfig(t, s, seed, nil)
+		l := &ackLedger{inner: at.Script, acks: map[[2]uint64]uint16{}}
+		at.Script = l
+		res, err := verify.Run(cfg, at)
 		require.NoError(t, err)
 		assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s %s", seed, res.Invariant, res.Evidence)
 		assert.Empty(t, l.short, "seed %d: primary commits without a quorum of current acks", seed)

@@ -43,7 +43,7 @@ func TestLivenessScenarios(t *testing.T) {
 			for seed := uint64(1); seed <= livenessSeeds; seed++ {
 				res := runScenario(t, s, seed, nil)
 				assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s %s", seed, res.Invariant, res.Evidence)
-				cfg := scenarioConfig(t, s, seed, nil)
+				cfg, _ := scenarioConfig(t, s, seed, nil)
 				served := servedIn(res, s.ServedAfter, cfg.FaultTicks)
 				assert.Positive(t, served, "seed %d: no client was served between tick %d and the end of the fault phase", seed, s.ServedAfter)
 			}
@@ -73,9 +73,9 @@ func TestLivenessNeedsItsMechanism(t *testing.T) {
 			s, err := scenarios.Lookup(tt.scenario)
 			require.NoError(t, err)
 			for seed := uint64(1); seed <= 10; seed++ {
-				cfg := scenarioConfig(t, s, seed, nil)
+				cfg, at := scenarioConfig(t, s, seed, nil)
 				cfg.Protocol = tt.off
-				res, err := verify.Run(cfg, nil)
+				res, err := verify.Run(cfg, at)
 				require.NoError(t, err)
 				served := servedIn(res, s.ServedAfter, cfg.FaultTicks)
 				assert.True(t, res.Verdict != sim.VerdictPass || served == 0,
@@ -94,7 +94,7 @@ func TestOneTickDelayRescuesNoStall(t *testing.T) {
 	s, err := scenarios.Lookup("backup-mute-to-new-primary")
 	require.NoError(t, err)
 	for seed := uint64(1); seed <= 5; seed++ {
-		cfg := scenarioConfig(t, s, seed, nil)
+		cfg, at := scenarioConfig(t, s, seed, nil)
 		cfg.Protocol = replica.Protocol{PushStartViewOff: true}
 		for from := 0; from < cfg.Replicas; from++ {
 			for to := 0; to < cfg.Replicas; to++ {
@@ -103,7 +103,7 @@ func TestOneTickDelayRescuesNoStall(t *testing.T) {
 				}
 			}
 		}
-		res, err := verify.Run(cfg, nil)
+		res, err := verify.Run(cfg, at)
 		require.NoError(t, err)
 		served := servedIn(res, s.ServedAfter, cfg.FaultTicks)
 		assert.True(t, res.Verdict != sim.VerdictPass || served == 0,

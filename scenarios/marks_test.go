@@ -95,8 +95,9 @@ func runBehaviour(t *testing.T, file string, seed uint64) sim.Result {
 	f, err := scenarios.ParseFile(path, strings.NewReader(string(data)))
 	require.NoError(t, err)
 	cfg := sim.DefaultConfig(seed)
-	require.NoError(t, f.Apply(&cfg))
-	res, err := verify.Run(cfg, nil)
+	script, err := f.Apply(&cfg)
+	require.NoError(t, err)
+	res, err := verify.Run(cfg, sim.Attach{Script: script})
 	require.NoError(t, err)
 	return res
 }

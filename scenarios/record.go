@@ -9,6 +9,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 )
 
 // Record writes a swarm run as an explicit scenario file: the settings the
@@ -68,7 +69,7 @@ func recordSettings(cfg *sim.Config, rec *sim.Recording) []vsrfile.Setting {
 		set("request-queue", cfg.RequestQueue)
 	}
 	if cfg.Protocol != (replica.Protocol{}) {
-		set("protocol", sim.ProtocolSetting(cfg.Protocol))
+		set("protocol", settings.Protocol(cfg.Protocol))
 	}
 	return append(out, recordNetwork(&cfg.Network)...)
 }
@@ -161,14 +162,14 @@ func delayEnd(i int) vsrfile.Target {
 // RecordRun runs a swarm configuration with a recording and returns its
 // result and the recorded file (header lines first). run is the simulation
 // to use (sim.Run, or one that adds the linearizability check).
-func RecordRun(cfg sim.Config, header []string, run func(sim.Config) (sim.Result, error)) (sim.Result, []byte, error) {
-	if cfg.Scenario != "" || cfg.Script != nil {
+func RecordRun(cfg sim.Config, header []string, run func(sim.Config, sim.Attach) (sim.Result, error)) (sim.Result, []byte, error) {
+	if cfg.Scenario != "" {
 		return sim.Result{}, nil, fmt.Errorf("only a swarm run (no scenario) can be recorded, not %q", cfg.Scenario)
 	}
-	cfg.Recording = &sim.Recording{}
-	res, err := run(cfg)
+	rec := &sim.Recording{}
+	res, err := run(cfg, sim.Attach{Recording: rec})
 	if err != nil {
 		return res, nil, err
 	}
-	return res, Record(&cfg, cfg.Recording, header), nil
+	return res, Record(&cfg, rec, header), nil
 }

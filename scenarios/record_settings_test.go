@@ -21,7 +21,7 @@ func TestFileParseRecordSettings(t *testing.T) {
 		f, err := parseFile(t, line+"\n")
 		if assert.NoError(t, err, line) {
 			cfg := sim.DefaultConfig(1)
-			assert.NoError(t, f.Apply(&cfg), line)
+			assert.NoError(t, applyErr(f.Apply(&cfg)), line)
 		}
 	}
 	for _, tc := range []struct{ text, want string }{
@@ -33,7 +33,7 @@ func TestFileParseRecordSettings(t *testing.T) {
 		f, err := parseFile(t, tc.text)
 		if err == nil {
 			cfg := sim.DefaultConfig(1)
-			err = f.Apply(&cfg)
+			_, err = f.Apply(&cfg)
 		}
 		if assert.Error(t, err, tc.text) {
 			assert.Contains(t, err.Error(), tc.want, tc.text)

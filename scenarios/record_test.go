@@ -10,6 +10,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 )
 
 // replayRecorded records a swarm seed and replays the file under the same
@@ -18,16 +19,17 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 	t.Helper()
 	b, err := replica.ParseBugs(bugs)
 	require.NoError(t, err)
-	cfg := sim.SwarmConfig(seed)
+	cfg := swarm.Config(seed)
 	cfg.Bugs = b
-	orig, data, err := scenarios.RecordRun(cfg, nil, func(c sim.Config) (sim.Result, error) { return sim.Run(c, nil) })
+	orig, data, err := scenarios.RecordRun(cfg, nil, sim.Run)
 	require.NoError(t, err)
 	f, err := scenarios.ParseFile("rec.vsr", bytes.NewReader(data))
 	require.NoError(t, err, "%s", data)
 	cfg = sim.DefaultConfig(seed)
 	cfg.Bugs = b
-	require.NoError(t, f.Apply(&cfg))
-	replay, err = sim.Run(cfg, nil)
+	script, err := f.Apply(&cfg)
+	require.NoError(t, err)
+	replay, err = sim.Run(cfg, sim.Attach{Script: script})
 	require.NoError(t, err)
 	return orig, replay
 }

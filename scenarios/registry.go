@@ -54,14 +54,16 @@ func Lookup(name string) (Scenario, error) {
 	return Scenario{}, fmt.Errorf("unknown scenario %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-// Apply shapes cfg for scenario s: the scenario's configuration and a fresh
-// script. Flags the user gave afterwards may still override fields.
-func (s Scenario) Apply(cfg *sim.Config) {
+// Apply shapes cfg for scenario s and returns a fresh script for the run
+// (sim.Attach.Script), nil if s has none. Flags the user gave afterwards may
+// still override fields.
+func (s Scenario) Apply(cfg *sim.Config) sim.Script {
 	cfg.Scenario = s.Name
 	if s.Configure != nil {
 		s.Configure(cfg)
 	}
 	if s.NewScript != nil {
-		cfg.Script = s.NewScript()
+		return s.NewScript()
 	}
+	return nil
 }

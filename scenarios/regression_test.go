@@ -40,8 +40,9 @@ func TestShrunkRegressionPasses(t *testing.T) {
 			require.NoError(t, err)
 			for _, seed := range tc.seeds {
 				cfg := sim.DefaultConfig(seed)
-				require.NoError(t, f.Apply(&cfg))
-				res, err := verify.Run(cfg, nil)
+				script, err := f.Apply(&cfg)
+				require.NoError(t, err)
+				res, err := verify.Run(cfg, sim.Attach{Script: script})
 				require.NoError(t, err)
 				assert.Equal(t, sim.VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
 			}

@@ -29,20 +29,25 @@ var mechanism = map[string]string{
 }
 
 // scenarioConfig is the configuration `vsrsim run --scenario S --seed N
-// --bug B...` runs.
-func scenarioConfig(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string) sim.Config {
+// --bug B...` runs, and the scenario's script attached.
+
+func scenarioConfig(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string) (sim.Config, sim.Attach) {
 	t.Helper()
 	cfg := sim.DefaultConfig(seed)
-	s.Apply(&cfg)
+	at := sim.Attach{Script: s.Apply(&cfg)}
 	b, err := replica.ParseBugs(bugs)
 	require.NoError(t, err)
 	cfg.Bugs = b
-	return cfg
+	return cfg, at
 }
+
+// applyErr is the error of a scenario file's Apply, for a test that runs no
+// script.
+func applyErr(_ sim.Script, err error) error { return err }
 
 func runScenario(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string) sim.Result {
 	t.Helper()
-	res, err := verify.Run(scenarioConfig(t, s, seed, bugs), nil)
+	res, err := verify.Run(scenarioConfig(t, s, seed, bugs))
 	require.NoError(t, err)
 	return res
 }

@@ -52,11 +52,11 @@ func TestStaleDVCCacheTruncatesAckedOp(t *testing.T) {
 			e.Kind == replica.EvJournalAppend || e.Kind == replica.EvCommit)
 	}
 	run := func(seed uint64, bugs []string) (sim.Result, *eventLog, *replyWatch) {
-		cfg := scenarioConfig(t, s, seed, bugs)
-		replies := &replyWatch{inner: cfg.Script, op: k}
+		cfg, at := scenarioConfig(t, s, seed, bugs)
+		replies := &replyWatch{inner: at.Script, op: k}
 		w := &eventLog{inner: replies, keep: keep}
-		cfg.Script = w
-		res, err := verify.Run(cfg, nil)
+		at.Script = w
+		res, err := verify.Run(cfg, at)
 		require.NoError(t, err)
 		return res, w, replies
 	}

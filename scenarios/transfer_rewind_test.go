@@ -65,10 +65,10 @@ func TestTransferBelowAdoptedHead(t *testing.T) {
 		{[]string{s.Bug}, sim.VerdictLiveness, false},
 	} {
 		for seed := uint64(1); seed <= 3; seed++ {
-			cfg := scenarioConfig(t, s, seed, tc.bugs)
-			w := &installWatch{inner: cfg.Script}
-			cfg.Script = w
-			res, err := verify.Run(cfg, nil)
+			cfg, at := scenarioConfig(t, s, seed, tc.bugs)
+			w := &installWatch{inner: at.Script}
+			at.Script = w
+			res, err := verify.Run(cfg, at)
 			require.NoError(t, err)
 			assert.Equal(t, tc.verdict, res.Verdict, "seed %d bugs %v: %s", seed, tc.bugs, res.Evidence)
 			require.NotNil(t, w.install, "seed %d: r2 installed a transfer", seed)

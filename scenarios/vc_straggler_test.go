@@ -18,9 +18,9 @@ func TestVCStragglerZeroDelayReplays(t *testing.T) {
 	s, err := scenarios.Lookup("vc-straggler")
 	require.NoError(t, err)
 	hash := func(seed uint64, bugs []string, script sim.Script) string {
-		cfg := scenarioConfig(t, s, seed, bugs)
-		cfg.Script = script
-		res, err := sim.Run(cfg, nil)
+		cfg, at := scenarioConfig(t, s, seed, bugs)
+		at.Script = script
+		res, err := sim.Run(cfg, at)
 		require.NoError(t, err)
 		return res.TraceHash
 	}

@@ -47,10 +47,10 @@ func (w *eventLog) of(kind replica.EventKind) []replica.Event {
 // keep accepted.
 func runLogged(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string, keep func(e *replica.Event) bool) (sim.Result, *eventLog) {
 	t.Helper()
-	cfg := scenarioConfig(t, s, seed, bugs)
-	w := &eventLog{inner: cfg.Script, keep: keep}
-	cfg.Script = w
-	res, err := verify.Run(cfg, nil)
+	cfg, at := scenarioConfig(t, s, seed, bugs)
+	w := &eventLog{inner: at.Script, keep: keep}
+	at.Script = w
+	res, err := verify.Run(cfg, at)
 	require.NoError(t, err)
 	return res, w
 }

@@ -16,7 +16,7 @@
 //
 // Parsing yields, per case, the arguments of the `vsrsim run` that reproduces
 // it, the run shape they give (parsed here, without the CLI, into the same
-// sim.Override the run flags produce), and the verdict and trace hash the run
+// settings.Override the run flags produce), and the verdict and trace hash the run
 // must give.
 package seeds
 
@@ -34,6 +34,7 @@ import (
 	"vsrsim/outcome"
 	"vsrsim/prng"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 )
 
 // Case is one pinned run.
@@ -87,11 +88,11 @@ type Shape struct {
 	Scenario     string // a named scenario, or ""
 	ScenarioFile string
 	Bugs         []string
-	Override     sim.Override
+	Override     settings.Override
 }
 
 // shapeKeys are the run flags a text line may set with KEY=VALUE.
-var shapeKeys = append([]string{"scenario-file"}, sim.FlagKeys...)
+var shapeKeys = append([]string{"scenario-file"}, settings.FlagKeys()...)
 
 // ParseArgs reads the flags of a `vsrsim run` command line (--flag VALUE or
 // --flag=VALUE) as the run command would: the seed and the run's shape.
@@ -123,7 +124,7 @@ func ParseArgs(args []string) (uint64, Shape, error) {
 		case "bug":
 			sh.Bugs = append(sh.Bugs, value)
 		default:
-			if !slices.Contains(sim.FlagKeys, key) {
+			if !slices.Contains(settings.FlagKeys(), key) {
 				return 0, sh, fmt.Errorf("unknown flag --%s", key)
 			}
 			err = sh.Override.Set(key, value)

@@ -38,22 +38,23 @@ type trial struct {
 type evaluator struct {
 	bugs   replica.Bugs
 	target Target
-	run    func(sim.Config) (sim.Result, error)
+	run    func(sim.Config, sim.Attach) (sim.Result, error)
 }
 
 // config builds the run of a candidate under a seed; a candidate the
 // scenarios package refuses (a target the cluster lacks, say) gives an error.
-func (e *evaluator) config(s *vsrfile.File, seed uint64) (sim.Config, error) {
+func (e *evaluator) config(s *vsrfile.File, seed uint64) (sim.Config, sim.Attach, error) {
 	f, err := scenarios.ParseFile(fileName, bytes.NewReader(vsrfile.Format(s)))
 	if err != nil {
-		return sim.Config{}, err
+		return sim.Config{}, sim.Attach{}, err
 	}
 	cfg := sim.DefaultConfig(seed)
 	cfg.Bugs = e.bugs
-	if err := f.Apply(&cfg); err != nil {
-		return sim.Config{}, err
+	script, err := f.Apply(&cfg)
+	if err != nil {
+		return sim.Config{}, sim.Attach{}, err
 	}
-	return cfg, nil
+	return cfg, sim.Attach{Script: script}, nil
 }
 
 // try runs s under each seed in order until one fails as the target does,
@@ -61,11 +62,11 @@ func (e *evaluator) config(s *vsrfile.File, seed uint64) (sim.Config, error) {
 func (e *evaluator) try(s *vsrfile.File, seeds []uint64) trial {
 	t := trial{}
 	for _, seed := range seeds {
-		cfg, err := e.config(s, seed)
+		cfg, at, err := e.config(s, seed)
 		if err != nil {
 			return t
 		}
-		res, err := e.run(cfg)
+		res, err := e.run(cfg, at)
 		t.runs++
 		if err != nil || !e.target.matches(res) {
 			continue
@@ -74,9 +75,9 @@ func (e *evaluator) try(s *vsrfile.File, seeds []uint64) trial {
 			// A failure the run has without its bug switches too is not the
 			// bug's: a file built on it would send triage elsewhere.
 			// A fresh configuration: a file's script keeps its place.
-			cfg, _ := e.config(s, seed)
+			cfg, at, _ := e.config(s, seed)
 			cfg.Bugs = replica.Bugs{}
-			clean, err := e.run(cfg)
+			clean, err := e.run(cfg, at)
 			t.runs++
 			if err != nil || e.target.matches(clean) {
 				continue

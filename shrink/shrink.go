@@ -39,7 +39,7 @@ type Options struct {
 	Jobs              int
 	// Run is the simulation (sim.Run, or one adding the linearizability
 	// check).
-	Run func(sim.Config) (sim.Result, error)
+	Run func(sim.Config, sim.Attach) (sim.Result, error)
 	// Progress, if set, gets a line per kept candidate.
 	Progress io.Writer
 }
@@ -86,16 +86,16 @@ func Shrink(src *vsrfile.File, opts Options) (Outcome, error) {
 	opts.SeedsPerCandidate = max(opts.SeedsPerCandidate, 1)
 	opts.Jobs = max(opts.Jobs, 1)
 	if opts.Run == nil {
-		opts.Run = func(c sim.Config) (sim.Result, error) { return sim.Run(c, nil) }
+		opts.Run = sim.Run
 	}
 	src = source(src)
 	s := &search{opts: opts, eval: evaluator{bugs: opts.Bugs, target: opts.Target, run: opts.Run}, cur: src}
-	if _, err := s.eval.config(src, opts.Seed); err != nil {
+	if _, _, err := s.eval.config(src, opts.Seed); err != nil {
 		return Outcome{}, err
 	}
 	if s.eval.target == (Target{}) {
-		cfg, _ := s.eval.config(src, opts.Seed)
-		res, err := opts.Run(cfg)
+		cfg, at, _ := s.eval.config(src, opts.Seed)
+		res, err := opts.Run(cfg, at)
 		if err != nil {
 			return Outcome{}, err
 		}
@@ -166,7 +166,7 @@ func (s *search) progress() {
 
 // size reads a script's size from the configuration it gives.
 func (s *search) size(sc *vsrfile.File) Size {
-	cfg, err := s.eval.config(sc, s.opts.Seed)
+	cfg, _, err := s.eval.config(sc, s.opts.Seed)
 	if err != nil {
 		return Size{Actions: len(sc.Actions)}
 	}

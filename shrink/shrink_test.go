@@ -74,10 +74,10 @@ func TestWithout(t *testing.T) {
 // crashOf fails a run, as a stand-in bug would, iff replica 1 crashes at or
 // after tick 200 with at least three replicas: the search must keep that
 // crash alone, and no more.
-func crashOf(cfg sim.Config) (sim.Result, error) {
+func crashOf(cfg sim.Config, at sim.Attach) (sim.Result, error) {
 	seen := &crashSink{}
-	cfg.Observer = seen
-	res, err := sim.Run(cfg, nil)
+	at.Observer = seen
+	res, err := sim.Run(cfg, at)
 	if err == nil && seen.crashed && cfg.Replicas >= 3 {
 		res.Verdict, res.Invariant = sim.VerdictSafety, "stand-in"
 	}
@@ -107,7 +107,7 @@ func TestShrinkKeepsWhatFails(t *testing.T) {
 	assert.False(t, out.BudgetExceeded)
 	assert.Equal(t, sim.VerdictSafety, out.Result.Verdict)
 
-	_, err = Shrink(s, Options{Seed: 1, MaxRuns: 500, Run: func(c sim.Config) (sim.Result, error) { return sim.Run(c, nil) }})
+	_, err = Shrink(s, Options{Seed: 1, MaxRuns: 500, Run: sim.Run})
 	assert.ErrorIs(t, err, ErrPasses)
 }
 
@@ -133,8 +133,8 @@ func TestHalve(t *testing.T) {
 // never set is not written as off.
 func TestShrinkRobust(t *testing.T) {
 	src := "replicas 3\nticks 3000\nliveness-ticks 0\nprotocol svc-quorum-off,backoff-off\nliveness cut 2->0 0->2\nat 900 crash 1\n"
-	needsSource := func(cfg sim.Config) (sim.Result, error) {
-		res, err := crashOf(cfg)
+	needsSource := func(cfg sim.Config, at sim.Attach) (sim.Result, error) {
+		res, err := crashOf(cfg, at)
 		if !cfg.Protocol.SVCQuorumOff {
 			res.Verdict, res.Invariant = sim.VerdictPass, ""
 		}
@@ -142,7 +142,7 @@ func TestShrinkRobust(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		run      func(sim.Config) (sim.Result, error)
+		run      func(sim.Config, sim.Attach) (sim.Result, error)
 		protocol bool
 	}{{"needs neither", crashOf, false}, {"needs the source protocol", needsSource, true}} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -118,7 +118,22 @@ func (c *Cluster) startLinkFault() {
 		kind = cutClient
 	}
 	nodes := c.nodes()
-	var links []int
+	links, x := c.cutLinks(kind, x)
+	until := c.now + 1 + st.rng.Exponential(a.LinkMeanTicks)
+	for _, l := range links {
+		if st.down[l] == 0 {
+			c.net.SetLinkDown(l/nodes, l%nodes, true)
+		}
+		st.down[l]++
+	}
+	st.active = append(st.active, linkFault{links: links, until: until})
+	c.noteRecorded(fmt.Sprintf("aimed %s cut at r%d until t=%d", cutKindNames[kind], x, until))
+}
+
+// cutLinks draws the links a cut of kind at replica x takes down, and the
+// replica it names (a one-way cut may name its other end).
+func (c *Cluster) cutLinks(kind, x int) (links []int, at int) {
+	st, n, nodes := &c.aimed, c.cfg.Replicas, c.nodes()
 	switch kind {
 	case cutOneWay:
 		y := (x + 1 + st.rng.IntN(n-1)) % n
@@ -144,15 +159,7 @@ func (c *Cluster) startLinkFault() {
 			links = append(links, x*nodes+k)
 		}
 	}
-	until := c.now + 1 + st.rng.Exponential(a.LinkMeanTicks)
-	for _, l := range links {
-		if st.down[l] == 0 {
-			c.net.SetLinkDown(l/nodes, l%nodes, true)
-		}
-		st.down[l]++
-	}
-	st.active = append(st.active, linkFault{links: links, until: until})
-	c.noteRecorded(fmt.Sprintf("aimed %s cut at r%d until t=%d", cutKindNames[kind], x, until))
+	return links, x
 }
 
 func (c *Cluster) releaseLinks(links []int) {
@@ -183,19 +190,7 @@ func (c *Cluster) currentPrimary() (int, bool) {
 // the middle of state transfer, else one in the middle of repair (commit lag),
 // else the primary: the moments a crash is most likely to find a defect.
 func (c *Cluster) crashAimed() {
-	victim := -1
-	for pass := 0; pass < 3 && victim < 0; pass++ {
-		for i, r := range c.replicas {
-			if r == nil {
-				continue
-			}
-			info := r.Info()
-			if (pass == 0 && info.Transferring) || (pass == 1 && info.CommitMin < info.CommitMax) || (pass == 2 && info.Primary) {
-				victim = i
-				break
-			}
-		}
-	}
+	victim := c.aimedVictim()
 	if p, ok := c.currentPrimary(); ok && c.cfg.Aimed.CrashPeers && victim >= 0 && victim != p {
 		victim = p
 	}
@@ -207,6 +202,23 @@ func (c *Cluster) crashAimed() {
 	c.restartAt[victim] = c.now + 1 + c.aimed.rng.Exponential(c.cfg.RestartMeanTicks)
 }
 
+// aimedVictim is the first live replica in the middle of state transfer,
+// else in the middle of repair, else the primary; -1 if none is.
+func (c *Cluster) aimedVictim() int {
+	for pass := 0; pass < 3; pass++ {
+		for i, r := range c.replicas {
+			if r == nil {
+				continue
+			}
+			info := r.Info()
+			if (pass == 0 && info.Transferring) || (pass == 1 && info.CommitMin < info.CommitMax) || (pass == 2 && info.Primary) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
 // aimedAtLiveness runs as the liveness phase starts, after the network
 // healed: the link faults end, except that with LivenessKeepFaults a replica
 // outside the core keeps its cut links among the replicas for good. It also
@@ -214,11 +226,29 @@ func (c *Cluster) crashAimed() {
 // link, which the liveness phase always keeps) for aimedInLiveness.
 func (c *Cluster) aimedAtLiveness(core []int) {
 	st := &c.aimed
-	nodes, n := c.nodes(), c.cfg.Replicas
-	outside := func(i int) bool { return i < n && !inCore(core, i) }
+	c.watchOutside(core)
+	st.recordedStragglers = len(c.cfg.LivenessIsolate) > 0
+	c.keepCuts(core)
+	st.active = nil
+	clear(st.down)
+	slices.Sort(st.kept)
+	if c.recording != nil {
+		c.recording.livenessStart(c)
+	}
+}
+
+// outsideCore reports whether i is a replica outside core.
+func (c *Cluster) outsideCore(core []int, i int) bool { return i < c.cfg.Replicas && !inCore(core, i) }
+
+// watchOutside lists the replicas outside the core that straggle (a
+// recorded run's cut-offs, in a source protocol's swarm run those that hear
+// late) and those that keep a slow link.
+func (c *Cluster) watchOutside(core []int) {
+	st := &c.aimed
+	n := c.cfg.Replicas
 	source := c.cfg.Protocol.SVCQuorumOff && c.cfg.Scenario == ""
 	for i := 0; i < n; i++ {
-		if !outside(i) {
+		if !c.outsideCore(core, i) {
 			continue
 		}
 		if slices.Contains(c.cfg.LivenessIsolate, i) {
@@ -232,37 +262,34 @@ func (c *Cluster) aimedAtLiveness(core []int) {
 			}
 		}
 	}
-	st.recordedStragglers = len(c.cfg.LivenessIsolate) > 0
-	for _, f := range st.active {
-		for _, l := range f.links {
-			from, to := l/nodes, l%nodes
-			if c.cfg.LivenessKeepFaults && from < n && to < n && (outside(from) || outside(to)) {
-				c.net.SetLinkDown(from, to, true)
-				st.keptLinks = append(st.keptLinks, l)
-				for _, i := range []int{from, to} {
-					if outside(i) && !slices.Contains(st.kept, i) {
-						st.kept = append(st.kept, i)
-					}
-				}
-			}
-		}
-	}
-	// A recorded run's cut-offs: its replicas outside the core are watched
-	// as the kept ones were, so one that comes to lead is cut off whole.
-	for _, l := range c.cfg.LivenessCuts {
-		c.net.SetLinkDown(l.From, l.To, true)
-		st.keptLinks = append(st.keptLinks, l.From*nodes+l.To)
-		for _, i := range []int{l.From, l.To} {
-			if outside(i) && !slices.Contains(st.kept, i) {
+}
+
+// keepCuts keeps down for good, with LivenessKeepFaults, the aimed cuts among
+// replicas that touch one outside the core, and a recorded run's cut-offs
+// (LivenessCuts): its replicas outside the core are watched as the kept ones
+// are, so one that comes to lead is cut off whole.
+func (c *Cluster) keepCuts(core []int) {
+	st := &c.aimed
+	nodes, n := c.nodes(), c.cfg.Replicas
+	keep := func(from, to int) {
+		c.net.SetLinkDown(from, to, true)
+		st.keptLinks = append(st.keptLinks, from*nodes+to)
+		for _, i := range []int{from, to} {
+			if c.outsideCore(core, i) && !slices.Contains(st.kept, i) {
 				st.kept = append(st.kept, i)
 			}
 		}
 	}
-	st.active = nil
-	clear(st.down)
-	slices.Sort(st.kept)
-	if c.cfg.Recording != nil {
-		c.cfg.Recording.livenessStart(c)
+	for _, f := range st.active {
+		for _, l := range f.links {
+			from, to := l/nodes, l%nodes
+			if c.cfg.LivenessKeepFaults && from < n && to < n && (c.outsideCore(core, from) || c.outsideCore(core, to)) {
+				keep(from, to)
+			}
+		}
+	}
+	for _, l := range c.cfg.LivenessCuts {
+		keep(l.From, l.To)
 	}
 }
 
@@ -335,7 +362,7 @@ func (c *Cluster) stragglersInLiveness() {
 		}
 		c.assist(sg.replica, rule, sg.cause)
 		st.kept = slices.DeleteFunc(st.kept, func(i int) bool { return i == sg.replica })
-		if r := c.cfg.Recording; r != nil {
+		if r := c.recording; r != nil {
 			r.Isolated = append(r.Isolated, sg.replica)
 		}
 	}
@@ -435,19 +462,4 @@ func (c *Cluster) isolate(i int) {
 			c.net.SetLinkDown(j, i, true)
 		}
 	}
-}
-
-// aimedString describes the link faults for the option dump.
-func aimedString(a *AimedFaults) (links, crash string) {
-	links = "off"
-	if !a.LinkChance.Zero() {
-		links = fmt.Sprintf("%s mean=%d ticks", ratioString(a.LinkChance), a.LinkMeanTicks)
-		if a.ClientLinks {
-			links += " clients"
-		}
-		if a.AimPrimary {
-			links += " aim-primary"
-		}
-	}
-	return links, ratioString(a.CrashChance)
 }

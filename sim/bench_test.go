@@ -4,7 +4,14 @@ import (
 	"io"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/packetsim"
+	"vsrsim/prng"
 	"vsrsim/sim"
+	"vsrsim/sim/ndjson"
+	"vsrsim/sim/swarm"
 )
 
 // BenchmarkRunDefault runs whole default-configuration simulations (fault
@@ -16,7 +23,7 @@ func BenchmarkRunDefault(b *testing.B) {
 // BenchmarkRunSwarm runs swarm seeds: each draws its own cluster and faults,
 // so this is the mix a sweep sees.
 func BenchmarkRunSwarm(b *testing.B) {
-	benchRuns(b, sim.SwarmConfig)
+	benchRuns(b, swarm.Config)
 }
 
 func benchRuns(b *testing.B, config func(uint64) sim.Config) {
@@ -25,7 +32,7 @@ func benchRuns(b *testing.B, config func(uint64) sim.Config) {
 	seed := uint64(0)
 	for b.Loop() {
 		seed++
-		res, err := sim.Run(config(seed), nil)
+		res, err := sim.Run(config(seed), sim.Attach{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -45,11 +52,60 @@ func BenchmarkRunTraced(b *testing.B) {
 	seed := uint64(0)
 	for b.Loop() {
 		seed++
-		res, err := sim.Run(sim.DefaultConfig(seed), io.Discard)
+		res, err := sim.Run(sim.DefaultConfig(seed), sim.Attach{Observer: ndjson.New(io.Discard, ndjson.Filter{})})
 		if err != nil {
 			b.Fatal(err)
 		}
 		events += res.Events
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// TestRunAllocationsFlat: a run's allocations are a setup cost, not a cost per
+// event. Stretching a run eightfold adds under one allocation per thousand
+// events: what is left is the amortized growth of the oracle's per-op record
+// and of the client history.
+func TestRunAllocationsFlat(t *testing.T) {
+	shortAllocs, shortEvents := measureSteadyRun(t, 10_000, nil)
+	longAllocs, longEvents := measureSteadyRun(t, 80_000, nil)
+	require.Greater(t, longEvents, 5*shortEvents)
+	perEvent := (longAllocs - shortAllocs) / float64(longEvents-shortEvents)
+	assert.Less(t, perEvent, 0.001, "%.0f allocations over %d events, %.0f over %d", shortAllocs, shortEvents, longAllocs, longEvents)
+}
+
+// TestRunAllocationsOnSpare: a sweep worker's run (sim.Run with the Spare
+// its earlier runs left) allocates under half of what a fresh run does, and
+// stretching it eightfold adds under one allocation per two thousand events
+// (the client history's and the oracle's amortized growth).
+func TestRunAllocationsOnSpare(t *testing.T) {
+	spare := &sim.Spare{}
+	measureSteadyRun(t, 80_000, spare) // warm: the spare grows to the longer run
+	fresh, _ := measureSteadyRun(t, 10_000, nil)
+	shortAllocs, shortEvents := measureSteadyRun(t, 10_000, spare)
+	longAllocs, longEvents := measureSteadyRun(t, 80_000, spare)
+	require.Greater(t, longEvents, 5*shortEvents)
+	assert.Less(t, shortAllocs, fresh/2, "a run on a warm spare: %.0f allocations, a fresh one %.0f", shortAllocs, fresh)
+	perEvent := (longAllocs - shortAllocs) / float64(longEvents-shortEvents)
+	assert.Less(t, perEvent, 0.0005, "%.0f allocations over %d events, %.0f over %d", shortAllocs, shortEvents, longAllocs, longEvents)
+}
+
+// measureSteadyRun counts the allocations of one passing run of ticks fault
+// ticks, on spare if not nil.
+func measureSteadyRun(t *testing.T, ticks uint64, spare *sim.Spare) (allocs float64, events uint64) {
+	t.Helper()
+	cfg := sim.DefaultConfig(3)
+	cfg.FaultTicks = ticks
+	// Crashes and partitions cost allocations per fault (a restart builds
+	// a replica, a view change its suffixes), not per event: this is the
+	// steady state between them, loss, replay and reordering still on.
+	cfg.CrashChance = prng.Ratio{}
+	cfg.Network.PartitionMode, cfg.Network.PartitionChance = packetsim.PartitionNone, prng.Ratio{}
+	cfg.Network.Clog = prng.Ratio{}
+	allocs = testing.AllocsPerRun(1, func() {
+		res, err := sim.Run(cfg, sim.Attach{Spare: spare})
+		require.NoError(t, err)
+		require.Equal(t, sim.VerdictPass, res.Verdict)
+		events = res.Events
+	})
+	return allocs, events
 }

@@ -24,18 +24,17 @@ func (f scriptFunc) At(c *Cluster, tick uint64) { f(c, tick) }
 
 // breakConfig is DefaultConfig shortened, without crashes, so the forged
 // fault is the only one that matters.
-func breakConfig(seed uint64, s Script) Config {
+func breakConfig(seed uint64) Config {
 	cfg := DefaultConfig(seed)
 	cfg.FaultTicks = 3000
 	cfg.LivenessTicks = 6000
 	cfg.CrashChance.Num = 0
-	cfg.Script = s
 	return cfg
 }
 
-func runBreak(t *testing.T, cfg Config) Result {
+func runBreak(t *testing.T, cfg Config, script Script) Result {
 	t.Helper()
-	res, err := Run(cfg, nil)
+	res, err := Run(cfg, Attach{Script: script})
 	require.NoError(t, err)
 	t.Logf("verdict=%s invariant=%s evidence=%s", res.Verdict, res.Invariant, res.Evidence)
 	return res
@@ -56,7 +55,7 @@ func TestBreakAgreementForgedCommit(t *testing.T) {
 		// Replica 1 applies the committed op with another checksum.
 		c.checker.Apply(tick, 1, op, sum^0xbad, 0, 0)
 	})
-	res := runBreak(t, breakConfig(11, script))
+	res := runBreak(t, breakConfig(11), script)
 	require.NotZero(t, forgedOp, "the script never ran")
 	assert.Equal(t, VerdictSafety, res.Verdict)
 	assert.True(t, res.Verdict.Failed())
@@ -81,9 +80,9 @@ func TestBreakCommitWithoutQuorum(t *testing.T) {
 		c.checker.OwnAck(0, 0, op, 0xf00d, parent)
 		c.checker.PrimaryCommit(tick, 0, 0, op, 0xf00d, parent, check.NoClient, 0)
 	})
-	cfg := breakConfig(21, script)
+	cfg := breakConfig(21)
 	cfg.Network.PartitionChance.Num = 0
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.NotZero(t, forgedOp)
 	assert.Equal(t, VerdictSafety, res.Verdict)
 	assert.Equal(t, check.InvCommitQuorum, res.Invariant)
@@ -117,7 +116,7 @@ func TestBreakCommittedOpLostReplyDropped(t *testing.T) {
 		forgedOp = op
 		c.checker.Dropped(tick, 1, check.DropMergeTruncate, info.View+1, op, sum, 2)
 	})
-	res := runBreak(t, breakConfig(12, script))
+	res := runBreak(t, breakConfig(12), script)
 	require.NotZero(t, forgedOp)
 	assert.Equal(t, VerdictSafety, res.Verdict)
 	assert.Equal(t, check.InvDurability, res.Invariant)
@@ -141,9 +140,9 @@ func TestBreakAckedDurability(t *testing.T) {
 		c.checker.AckDelivered(0, 1, 0, 0, op, 0xacc, parent)
 		c.checker.Dropped(tick, 2, check.DropMergeTruncate, 1, op, 0xacc, 2)
 	})
-	cfg := breakConfig(22, script)
+	cfg := breakConfig(22)
 	cfg.Network.PartitionChance.Num = 0
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.NotZero(t, forgedOp)
 	assert.Equal(t, check.InvAckedDurability, res.Invariant)
 	assert.Contains(t, res.Evidence, fmt.Sprintf("merge dropped op %d csum=0acc (2 nacks), but r0,r1 acked it in view 0", forgedOp))
@@ -173,7 +172,7 @@ func TestBreakClientResultForgedReply(t *testing.T) {
 		forged++
 		c.Inject(replica.Reply{Client: uint64(client), Request: cl.request, Op: top, Result: forgedResult}.Message().Routed(0, client, 0))
 	})
-	res := runBreak(t, breakConfig(13, script))
+	res := runBreak(t, breakConfig(13), script)
 	require.NotZero(t, forged)
 	assert.Equal(t, VerdictSafety, res.Verdict)
 	assert.Equal(t, check.InvClientResult, res.Invariant)
@@ -194,9 +193,9 @@ func TestBreakLivenessAllLinksCut(t *testing.T) {
 			c.Network().SetLinkDown(packetsim.AnyNode, packetsim.AnyNode, true)
 		}
 	})
-	cfg := breakConfig(14, script)
+	cfg := breakConfig(14)
 	cfg.Core = []int{0, 1, 2}
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.NotZero(t, cutFrom, "nothing committed before the cut")
 	assert.Equal(t, VerdictLiveness, res.Verdict)
 	assert.Equal(t, "liveness", res.Invariant)
@@ -220,9 +219,9 @@ func TestBreakLivenessUnrecoverable(t *testing.T) {
 			crashed = true
 		}
 	})
-	cfg := breakConfig(15, script)
+	cfg := breakConfig(15)
 	cfg.Core = []int{2}
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.True(t, crashed)
 	assert.Equal(t, VerdictUnrecoverable, res.Verdict)
 	assert.False(t, res.Verdict.Failed(), "unrecoverable is not a finding")
@@ -246,9 +245,9 @@ func TestBreakNoVoters(t *testing.T) {
 			c.Restart(1)
 		}
 	})
-	cfg := breakConfig(16, script)
+	cfg := breakConfig(16)
 	cfg.Durability = replica.DurabilityMemory
-	res := runBreak(t, cfg)
+	res := runBreak(t, cfg, script)
 	require.NotZero(t, crashedAt)
 	assert.Equal(t, VerdictUnrecoverable, res.Verdict)
 	assert.Equal(t, check.RuleNoVoters, res.Rule)
@@ -303,12 +302,160 @@ func TestBreakForgedIntoRealRuns(t *testing.T) {
 				tc.forge(c, tick)
 				forged = c.checker.Failed() != nil
 			})
-			cfg := breakConfig(31, script)
+			cfg := breakConfig(31)
 			cfg.Network.PartitionChance.Num = 0
-			res := runBreak(t, cfg)
+			res := runBreak(t, cfg, script)
 			require.True(t, forged, "the forgery never fired")
 			assert.Equal(t, VerdictSafety, res.Verdict)
 			assert.Equal(t, tc.invariant, res.Invariant)
 		})
 	}
+}
+
+// The oracle's former holes (issue 23), each planted into a real run at the
+// boundary the harness observes: an event a defective replica would report,
+// or a message it would send. Before the stricter rules each of these runs
+// passed; now each must fail with its rule. The correct replica's side is the
+// swarm: seeds 1..2000 pass with every rule on (docs/checkers.md).
+
+// holeRun runs breakConfig(seed) with plant called once per tick after the
+// cluster committed five ops while r0 leads view 0; plant reports whether it
+// planted.
+func holeRun(t *testing.T, seed uint64, durability replica.Durability, plant func(c *Cluster, tick uint64) bool) Result {
+	t.Helper()
+	planted := false
+	script := scriptFunc(func(c *Cluster, tick uint64) {
+		if planted || c.checker.CommittedMax() < 5 {
+			return
+		}
+		if info, ok := c.Info(0); !ok || !info.Primary || info.View != 0 {
+			return
+		}
+		planted = plant(c, tick)
+	})
+	cfg := breakConfig(seed)
+	cfg.Durability = durability
+	cfg.Network.PartitionChance.Num = 0
+	res := runBreak(t, cfg, script)
+	require.True(t, planted, "the plant never ran")
+	return res
+}
+
+// TestHoleSameViewCutOfACountedCopy: a backup whose ack the commit counted
+// re-adopts a late StartView of its own view and cuts the committed op. The
+// same-view allowance once excused it.
+func TestHoleSameViewCutOfACountedCopy(t *testing.T) {
+	res := holeRun(t, 41, replica.DurabilityWAL, func(c *Cluster, tick uint64) bool {
+		op := c.checker.CommittedMax()
+		sum, _ := c.checker.Committed(op)
+		// Chain topology: r1 is the backup r0's prepares reach first, so
+		// its ack is in every commit quorum of a healthy view 0.
+		c.report(1, &replica.Event{Kind: replica.EvJournalTruncate, Op: op, Checksum: sum, View: 0})
+		return true
+	})
+	assert.Equal(t, VerdictSafety, res.Verdict)
+	assert.Equal(t, check.InvDurability, res.Invariant)
+	assert.Contains(t, res.Evidence, "view-0 truncation dropped committed op")
+}
+
+// TestHoleMemoryFirstLifeAcks: on memory journals, a replica that never
+// restarted acks an op; the next view's merge cuts it. The first life's
+// acks were never counted as held, so acked_durability was off.
+func TestHoleMemoryFirstLifeAcks(t *testing.T) {
+	res := holeRun(t, 42, replica.DurabilityMemory, func(c *Cluster, tick uint64) bool {
+		op := c.checker.CommittedMax() + 1
+		parent, _ := c.checker.Committed(op - 1)
+		const sum = 0xacced
+		c.checker.OwnAck(0, 0, op, sum, parent)
+		ack := replica.PrepareOk{Op: op, Checksum: sum, Parent: parent}.Message().Routed(1, 0, 0)
+		c.reportSend(&ack)
+		c.reportDelivery(0, &ack)
+		c.report(2, &replica.Event{Kind: replica.EvMergeTruncate, Op: op, Checksum: sum, View: 1})
+		return true
+	})
+	assert.Equal(t, VerdictSafety, res.Verdict)
+	assert.Equal(t, check.InvAckedDurability, res.Invariant)
+	assert.Contains(t, res.Evidence, "acked it in view 0 and still hold it")
+}
+
+// TestHoleIncarnationZeroAfterRestart: a replica whose restart does not bump
+// its incarnation sends a PrepareOk stamped 0. A stamp of 0 was never judged.
+func TestHoleIncarnationZeroAfterRestart(t *testing.T) {
+	restarted := false
+	res := holeRun(t, 43, replica.DurabilityMemory, func(c *Cluster, tick uint64) bool {
+		if !restarted {
+			c.Crash(2)
+			c.Restart(2)
+			restarted = true
+			return false
+		}
+		ack := replica.PrepareOk{Op: 1, Checksum: 1}.Message().Routed(2, 0, 0)
+		c.Inject(ack)
+		return true
+	})
+	assert.Equal(t, VerdictSafety, res.Verdict)
+	assert.Equal(t, check.InvMonotonicity, res.Invariant)
+	assert.Contains(t, res.Evidence, "r2 stamped incarnation 0 after its restart")
+}
+
+// TestHoleTransferInstallsWrongState: a state transfer installs a state that
+// is not the committed one at its op. The install was taken on the
+// replica's word.
+func TestHoleTransferInstallsWrongState(t *testing.T) {
+	res := holeRun(t, 44, replica.DurabilityWAL, func(c *Cluster, tick uint64) bool {
+		op := c.checker.CommittedMax()
+		sum, _ := c.checker.Committed(op)
+		snap := &replica.Snapshot{Op: op, OpChecksum: sum}
+		snap.State.KV[3] = 0xbad
+		c.report(2, &replica.Event{Kind: replica.EvTransferInstall, Op: op, Checksum: sum, Installed: snap})
+		return true
+	})
+	assert.Equal(t, VerdictSafety, res.Verdict)
+	assert.Equal(t, check.InvCheckpoint, res.Invariant)
+	assert.Contains(t, res.Evidence, "the oracle's model there gives")
+}
+
+// TestNothingJudgedIsNothingPassed: a run whose liveness phase is skipped or
+// too short to judge says so.
+func TestNothingJudgedIsNothingPassed(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		liveness uint64
+		want     string
+	}{
+		{"no liveness phase", 0, LivenessUnchecked},
+		{"shorter than the stable window", 1000, LivenessUnchecked},
+		{"a full phase", 20000, LivenessChecked},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig(5)
+			cfg.FaultTicks = 2000
+			cfg.LivenessTicks = tc.liveness
+			res, err := Run(cfg, Attach{})
+			require.NoError(t, err)
+			assert.Equal(t, VerdictPass, res.Verdict, res.Evidence)
+			assert.Equal(t, tc.want, res.Liveness)
+		})
+	}
+}
+
+// TestLivenessAsksForANewRequest: the liveness phase serves at least one
+// request issued after it began, even in a run whose clients were quiet
+// before it.
+func TestLivenessAsksForANewRequest(t *testing.T) {
+	cfg := DefaultConfig(6)
+	cfg.FaultTicks = 2000
+	cfg.WorkloadOff = true
+	before := ^uint64(0)
+	script := scriptFunc(func(c *Cluster, tick uint64) {
+		if tick == cfg.FaultTicks+1 {
+			before = c.stats.Requests // the phase begins later this tick
+		}
+	})
+	res, err := Run(cfg, Attach{Script: script})
+	require.NoError(t, err)
+	assert.Equal(t, VerdictPass, res.Verdict, res.Evidence)
+	assert.Equal(t, LivenessChecked, res.Liveness)
+	assert.Zero(t, before, "no request before the phase")
+	assert.Positive(t, res.Stats.Replies, "the core served requests issued in the phase")
 }

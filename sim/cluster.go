@@ -34,6 +34,9 @@ type Stats struct {
 // stepped one tick at a time by a single thread.
 type Cluster struct {
 	cfg       Config
+	script    Script     // Attach.Script
+	recording *Recording // Attach.Recording
+	spare     *Spare     // Attach.Spare
 	now       uint64
 	replicas  []*replica.Replica
 	durable   []replica.Durable
@@ -63,16 +66,20 @@ type Cluster struct {
 	aimed     aimedState
 }
 
-func newCluster(cfg Config, trace *Trace, spare *Spare) (*Cluster, error) {
+func newCluster(cfg Config, at Attach, trace *Trace) (*Cluster, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	spare := at.Spare
 	n := cfg.Replicas
 	netOpts := cfg.Network
 	netOpts.Nodes = n + cfg.Clients
 	netOpts.Replicas = n
 	c := &Cluster{
 		cfg:       cfg,
+		spare:     spare,
+		script:    at.Script,
+		recording: at.Recording,
 		replicas:  make([]*replica.Replica, n),
 		durable:   make([]replica.Durable, n),
 		jitter:    make([]*prng.Stream, n),
@@ -100,7 +107,7 @@ func newCluster(cfg Config, trace *Trace, spare *Spare) (*Cluster, error) {
 	}
 	for i := 0; i < n; i++ {
 		c.jitter[i] = prng.ReplicaJitter(cfg.Seed, i)
-		r, err := replica.New(cfg.replicaOptions(i), c.jitter[i])
+		r, err := replica.New(c.replicaOptions(i), c.jitter[i])
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +184,7 @@ func (c *Cluster) Restart(i int) {
 		return
 	}
 	d := c.durable[i]
-	r, err := replica.Restart(c.cfg.replicaOptions(i), c.jitter[i], d)
+	r, err := replica.Restart(c.replicaOptions(i), c.jitter[i], d)
 	if err != nil {
 		panic(err)
 	}
@@ -205,8 +212,8 @@ func (c *Cluster) Note(text string) {
 
 // step runs one tick.
 func (c *Cluster) step() {
-	if c.cfg.Script != nil {
-		c.cfg.Script.At(c, c.now)
+	if c.script != nil {
+		c.script.At(c, c.now)
 	}
 	if c.now == c.cfg.FaultTicks+1 {
 		c.startLiveness()
@@ -218,8 +225,8 @@ func (c *Cluster) step() {
 		c.aimedInLiveness()
 	}
 	c.net.Tick(c.now)
-	if c.cfg.Recording != nil && !c.liveness.active {
-		c.cfg.Recording.links(c)
+	if c.recording != nil && !c.liveness.active {
+		c.recording.links(c)
 	}
 	c.net.Deliver(c.now, c.deliverFn)
 	for i, r := range c.replicas {
@@ -370,4 +377,12 @@ func (c *Cluster) notWholeAfterCrash(i int) int {
 		k++
 	}
 	return k
+}
+
+// LivenessStarter is a Script told when the liveness phase begins: after the
+// network is healed and the core chosen, before the core restarts. A scenario
+// file's script uses it to drop its scripted faults, or, with
+// LivenessKeepFaults, to put back those on links of replicas outside the core.
+type LivenessStarter interface {
+	LivenessStart(c *Cluster, core []int)
 }

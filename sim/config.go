@@ -2,11 +2,20 @@
 // cluster harness that drives replicas and clients over the packet simulator,
 // fault injection, the trace and its hash, and the run verdict. It is the only
 // package that owns time and randomness; nothing here reads a clock or starts a
-// goroutine.
+// goroutine. A run is a Config (data only) and an Attach (what it carries
+// besides: a script, an observer, a fault recording, spare memory).
+//
+// Around it, one job each, importing sim and never imported by it: sim/swarm
+// draws a seed's configuration, sim/settings applies what a user states on
+// top of one, sim/ndjson writes the trace file; sim/check, below it, is the
+// oracle.
 package sim
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"vsrsim/packetsim"
 	"vsrsim/prng"
@@ -36,7 +45,8 @@ type ExtraDelay struct {
 	Ticks    uint64
 }
 
-// Config is everything one run needs besides its seed's draws.
+// Config is everything one run needs besides its seed's draws: data only.
+// What a run carries besides (a script, observers, memory) is an Attach.
 type Config struct {
 	Seed     uint64
 	Scenario string
@@ -79,7 +89,7 @@ type Config struct {
 	// converge on its own members' votes alone.
 	BareCore bool
 	// Focus names the swarm focus whose slice the seed fell in
-	// (sim/swarm_focus.go), or is empty; it only describes the run.
+	// (sim/swarm/focus.go), or is empty; it only describes the run.
 	Focus       string
 	CommitFloor uint64 // a passing run must commit at least this many ops
 	// LivenessWorkload keeps clients issuing requests through the liveness
@@ -97,22 +107,6 @@ type Config struct {
 	LivenessIsolate []int
 
 	EventsMax uint64 // bound on trace lines; past it the run is a crash
-
-	Script Script // optional scenario script
-
-	// Observer, if set, receives every trace record as it is made (triage
-	// outputs built from the run's own events). It observes only: the run and
-	// its trace hash are the same without it.
-	Observer Sink
-
-	// Recording, if set, collects the faults the run injects at random
-	// (sim/record.go). It observes only, like Observer.
-	Recording *Recording
-
-	// Spare, if set, is memory earlier runs left for this one (replica.Spare;
-	// one run at a time). It changes nothing a run does: verify.Run gives each
-	// run of a sweep one, so a worker's runs reuse their journals.
-	Spare *replica.Spare
 
 	// Expect are progress checks the run makes (sim/expect.go).
 	Expect []Expectation
@@ -160,6 +154,16 @@ func DefaultConfig(seed uint64) Config {
 
 // Validate returns a one-line error for a configuration that cannot run.
 func (c *Config) Validate() error {
+	for _, check := range []func() error{c.validateShape, c.validateOptions, c.validateLinks, c.validateRun} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateShape checks the cluster's size, journal and phases.
+func (c *Config) validateShape() error {
 	if c.Replicas < 1 || c.Replicas > replica.ReplicasMax {
 		return fmt.Errorf("replicas must be 1..%d, got %d", replica.ReplicasMax, c.Replicas)
 	}
@@ -172,6 +176,11 @@ func (c *Config) Validate() error {
 	if c.FaultTicks > TicksMax || c.LivenessTicks > TicksMax {
 		return fmt.Errorf("ticks must be 0..%d per phase, got %d fault and %d liveness ticks", TicksMax, c.FaultTicks, c.LivenessTicks)
 	}
+	return nil
+}
+
+// validateOptions checks what the replicas and the network are given.
+func (c *Config) validateOptions() error {
 	o := replica.DefaultOptions(0, c.Replicas)
 	o.JournalSlots = c.JournalSlots
 	o.CheckpointInterval = c.CheckpointInterval
@@ -183,9 +192,12 @@ func (c *Config) Validate() error {
 	net := c.Network
 	net.Nodes = c.Replicas + c.Clients
 	net.Replicas = c.Replicas
-	if err := net.Validate(); err != nil {
-		return err
-	}
+	return net.Validate()
+}
+
+// validateLinks checks that the extra delays and the core name replicas the
+// cluster has.
+func (c *Config) validateLinks() error {
 	for _, d := range c.ExtraDelays {
 		if err := d.check(); err != nil {
 			return err
@@ -202,6 +214,11 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("core replica %d out of range", i)
 		}
 	}
+	return nil
+}
+
+// validateRun checks the run's expectations and bounds.
+func (c *Config) validateRun() error {
 	for _, e := range c.Expect {
 		if err := e.validate(c.FaultTicks + c.LivenessTicks); err != nil {
 			return err
@@ -219,7 +236,8 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-func (c *Config) replicaOptions(id int) replica.Options {
+// ReplicaOptions are the options of replica id in the cluster c gives.
+func (c *Config) ReplicaOptions(id int) replica.Options {
 	o := replica.DefaultOptions(id, c.Replicas)
 	o.Topology = c.Topology
 	o.Durability = c.Durability
@@ -229,6 +247,100 @@ func (c *Config) replicaOptions(id int) replica.Options {
 	o.Protocol = c.Protocol
 	o.Bugs = c.Bugs
 	o.RequestQueue = c.RequestQueue
-	o.Spare = c.Spare
 	return o
+}
+
+// Option is one drawn option, for the run's option dump.
+type Option struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	// Flag names the command-line flag that set the value; empty when the
+	// seed or the scenario chose it.
+	Flag string `json:"flag,omitempty"`
+}
+
+// ParseExtraDelay reads FROM:TO=TICKS, FROM and TO a replica index or "*" (every
+// replica). The CLI's --extra-delay and scenario files share it.
+func ParseExtraDelay(s string) (ExtraDelay, error) {
+	link, ticksText, ok := strings.Cut(strings.TrimSpace(s), "=")
+	if !ok {
+		return ExtraDelay{}, fmt.Errorf("%q: want FROM:TO=TICKS", s)
+	}
+	fromText, toText, ok := strings.Cut(link, ":")
+	if !ok {
+		return ExtraDelay{}, fmt.Errorf("%q: want FROM:TO=TICKS", s)
+	}
+	from, err := parseNode(fromText)
+	if err != nil {
+		return ExtraDelay{}, fmt.Errorf("%q: FROM %w", s, err)
+	}
+	to, err := parseNode(toText)
+	if err != nil {
+		return ExtraDelay{}, fmt.Errorf("%q: TO %w", s, err)
+	}
+	ticks, err := strconv.ParseUint(ticksText, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return ExtraDelay{}, fmt.Errorf("%q: %w", s, delayTooLong(ticksText))
+	}
+	if err != nil {
+		return ExtraDelay{}, fmt.Errorf("%q: TICKS %q is not a number of ticks", s, ticksText)
+	}
+	d := ExtraDelay{From: from, To: to, Ticks: ticks}
+	if err := d.check(); err != nil {
+		return ExtraDelay{}, fmt.Errorf("%q: %w", s, err)
+	}
+	return d, nil
+}
+
+// check holds the rules of one delay that do not depend on the cluster size;
+// ParseExtraDelay and Config.Validate share it so the flag, a scenario file and
+// a programmatic config get the same bound and the same words.
+func (d ExtraDelay) check() error {
+	if d.Ticks > ExtraDelayTicksMax {
+		return delayTooLong(strconv.FormatUint(d.Ticks, 10))
+	}
+	if d.From == d.To && d.From != packetsim.AnyNode {
+		return fmt.Errorf("extra delay %d:%d: a replica does not send to itself", d.From, d.To)
+	}
+	return nil
+}
+
+// ParseExtraDelayTicks reads the TICKS of an extra delay with the one bound
+// and the one message every input shares.
+func ParseExtraDelayTicks(text string) (uint64, error) {
+	ticks, err := strconv.ParseUint(text, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) || (err == nil && ticks > ExtraDelayTicksMax):
+		return 0, delayTooLong(text)
+	case err != nil:
+		return 0, fmt.Errorf("TICKS %q is not a number of ticks", text)
+	}
+	return ticks, nil
+}
+
+func delayTooLong(ticks string) error {
+	return fmt.Errorf("extra delay of %s ticks is above the maximum of %d", ticks, ExtraDelayTicksMax)
+}
+
+func parseNode(s string) (int, error) {
+	if s == "*" {
+		return packetsim.AnyNode, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a replica index or *", s)
+	}
+	return n, nil
+}
+
+// String is the FROM:TO=TICKS form ParseExtraDelay reads.
+func (d ExtraDelay) String() string {
+	return fmt.Sprintf("%s:%s=%d", formatNode(d.From), formatNode(d.To), d.Ticks)
+}
+
+func formatNode(n int) string {
+	if n == packetsim.AnyNode {
+		return "*"
+	}
+	return strconv.Itoa(n)
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/sim"
+	"vsrsim/sim/ndjson"
+	"vsrsim/sim/swarm"
 )
 
 // Determinism: a seed is a run. The same seed gives the same trace hash in
@@ -32,7 +34,11 @@ const (
 
 func runSwarm(t *testing.T, seed uint64, w io.Writer) sim.Result {
 	t.Helper()
-	res, err := sim.Run(sim.SwarmConfig(seed), w)
+	var at sim.Attach
+	if w != nil {
+		at.Observer = ndjson.New(w, ndjson.Filter{})
+	}
+	res, err := sim.Run(swarm.Config(seed), at)
 	require.NoError(t, err, "seed %d", seed)
 	return res
 }
@@ -45,7 +51,7 @@ func TestDeterminismSameProcess(t *testing.T) {
 		b := runSwarm(t, seed, io.Discard) // writing the trace must not change it
 		// nor reusing the memory of earlier runs: journals, packet pool,
 		// queue, trace
-		recycled, err := sim.RunFrom(sim.SwarmConfig(seed), nil, spare)
+		recycled, err := sim.Run(swarm.Config(seed), sim.Attach{Spare: spare})
 		require.NoError(t, err)
 		assert.Equal(t, a.TraceHash, recycled.TraceHash, "seed %d: trace hash differs on recycled memory", seed)
 		assert.Equal(t, a.Stats, recycled.Stats, "seed %d: stats differ on recycled memory", seed)

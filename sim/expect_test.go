@@ -35,7 +35,7 @@ func TestExpectations(t *testing.T) {
 			"expect view-change 10 2500 missed (t:3): no view change completed in ticks 10..2500"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := sim.Run(quietRun(2, tc.expect), nil)
+			res, err := sim.Run(quietRun(2, tc.expect), sim.Attach{})
 			require.NoError(t, err)
 			assert.Equal(t, tc.verdict, res.Verdict, res.Evidence)
 			assert.Contains(t, res.Evidence, tc.want)
@@ -51,8 +51,7 @@ func TestExpectations(t *testing.T) {
 // expectation sees.
 func TestExpectViewChangeSeen(t *testing.T) {
 	cfg := quietRun(2, sim.Expectation{Kind: sim.ExpectViewChange, From: 500, To: 2500, Where: "t:1"})
-	cfg.Script = crashAt{tick: 500, replica: 0}
-	res, err := sim.Run(cfg, nil)
+	res, err := sim.Run(cfg, sim.Attach{Script: crashAt{tick: 500, replica: 0}})
 	require.NoError(t, err)
 	assert.Equal(t, sim.VerdictPass, res.Verdict, res.Evidence)
 }

@@ -98,13 +98,13 @@ func pick(on bool, yes, no string) string {
 // action at the same tick.
 func (c *Cluster) noteRecorded(text string) {
 	c.Note(text)
-	if r := c.cfg.Recording; r != nil {
+	if r := c.recording; r != nil {
 		r.Faults = append(r.Faults, RecordedFault{Tick: c.now, Verb: "note", Text: text})
 	}
 }
 
 func (c *Cluster) recordNode(verb string, i int) {
-	if c.cfg.Recording != nil {
-		c.cfg.Recording.node(c.now, verb, i)
+	if c.recording != nil {
+		c.recording.node(c.now, verb, i)
 	}
 }

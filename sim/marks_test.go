@@ -36,9 +36,9 @@ func TestRunMarksEndToEnd(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a, err := sim.Run(tc.cfg(), nil)
+			a, err := sim.Run(tc.cfg(), sim.Attach{})
 			require.NoError(t, err)
-			b, err := sim.Run(tc.cfg(), nil)
+			b, err := sim.Run(tc.cfg(), sim.Attach{})
 			require.NoError(t, err)
 			markstest.AssertReached(t, &a.Marks, tc.want...)
 			assert.Equal(t, a.Marks, b.Marks, "marks differ between two runs of one seed")
@@ -50,11 +50,11 @@ func TestRunMarksEndToEnd(t *testing.T) {
 // Corruption is its own drop reason: a network with it drops packets as
 // corrupt and runs differently; one without it drops none so.
 func TestCorruptDropsPackets(t *testing.T) {
-	plain, err := sim.Run(sim.DefaultConfig(7), nil)
+	plain, err := sim.Run(sim.DefaultConfig(7), sim.Attach{})
 	require.NoError(t, err)
 	cfg := sim.DefaultConfig(7)
 	cfg.Network.Corrupt = prng.Ratio{Num: 1, Den: 20}
-	noisy, err := sim.Run(cfg, nil)
+	noisy, err := sim.Run(cfg, sim.Attach{})
 	require.NoError(t, err)
 	assert.Zero(t, plain.Stats.Network.Dropped[packetsim.Corrupt])
 	assert.NotZero(t, noisy.Stats.Network.Dropped[packetsim.Corrupt], "no packet was dropped as corrupt")

@@ -65,12 +65,33 @@ func (c *Cluster) clientIndex(node uint64) int {
 func (c *Cluster) report(i int, e *replica.Event) {
 	o := c.checker
 	switch e.Kind {
+	case replica.EvJournalAppend, replica.EvAck, replica.EvJournalTruncate, replica.EvMergeTruncate, replica.EvJournalPrune, replica.EvJournalEvict:
+		c.reportJournal(i, e)
 	case replica.EvPrimaryCommit:
 		o.PrimaryCommit(c.now, i, e.View, e.Op, e.Checksum, e.Parent, c.clientIndex(e.Client), e.Request)
 	case replica.EvCommit:
 		o.Apply(c.now, i, e.Op, e.Checksum, e.Parent, e.Result())
 	case replica.EvStatus:
 		o.Status(c.now, i, checkStatus(e.Status), e.View, e.LogView, e.Op, e.Commit)
+	case replica.EvCheckpoint:
+		o.Checkpoint(c.now, i, e.Op, e.StateChecksum())
+	case replica.EvTransferInstall:
+		o.Install(c.now, i, e.Op, e.Checksum, check.StateHash(e.Installed.State.KV[:]))
+	case replica.EvDrop:
+		o.ReplicaDropped(i, checkReason(e.Reason), e.Op, e.Commit, e.DropDetail())
+	case replica.EvOfferRefused:
+		o.OfferRefused(checkReason(e.Reason), e.Op, e.Guard())
+	case replica.EvViewEscalate:
+		o.Escalated(i)
+	case replica.EvHold:
+		o.Held()
+	}
+}
+
+// reportJournal hands the oracle one event of a replica's journal.
+func (c *Cluster) reportJournal(i int, e *replica.Event) {
+	o := c.checker
+	switch e.Kind {
 	case replica.EvJournalAppend:
 		o.Journaled(i, e.Op, e.Checksum)
 	case replica.EvAck:
@@ -81,20 +102,8 @@ func (c *Cluster) report(i int, e *replica.Event) {
 		o.Dropped(c.now, i, check.DropMergeTruncate, e.View, e.Op, e.Checksum, e.Nacks())
 	case replica.EvJournalPrune:
 		o.Dropped(c.now, i, check.DropPrune, e.View, e.Op, e.Checksum, 0)
-	case replica.EvCheckpoint:
-		o.Checkpoint(c.now, i, e.Op, e.StateChecksum())
-	case replica.EvTransferInstall:
-		o.Install(c.now, i, e.Op, e.Checksum, check.StateHash(e.Installed.State.KV[:]))
 	case replica.EvJournalEvict:
 		o.Evicted(i, e.Op, e.Checksum)
-	case replica.EvDrop:
-		o.ReplicaDropped(i, checkReason(e.Reason), e.Op, e.Commit, e.DropDetail())
-	case replica.EvOfferRefused:
-		o.OfferRefused(checkReason(e.Reason), e.Op, e.Guard())
-	case replica.EvViewEscalate:
-		o.Escalated(i)
-	case replica.EvHold:
-		o.Held()
 	}
 }
 

@@ -32,13 +32,15 @@ type Sink interface {
 	Record(r *Record) error
 }
 
-// Message fields a record can carry; which apply depends on the command.
-type msgFields struct {
-	op, commit, checksum, parent        uint64
-	hasOp, hasCommit, hasSum, hasParent bool
+// MsgFields are the numbers a record of a message can show; which apply
+// depends on the command.
+type MsgFields struct {
+	Op, Commit, Checksum, Parent        uint64
+	HasOp, HasCommit, HasSum, HasParent bool
 }
 
-func messageFields(m *replica.Message) (f msgFields) {
+// MessageFields are m's numbers a record can show.
+func MessageFields(m *replica.Message) (f MsgFields) {
 	switch m.Command {
 	case replica.CmdPrepare:
 		f.header(m.Prepare().Header)
@@ -46,73 +48,74 @@ func messageFields(m *replica.Message) (f msgFields) {
 		f.header(m.RepairPrepare().Header)
 	case replica.CmdPrepareOK:
 		p := m.PrepareOk()
-		f.op, f.checksum, f.parent = p.Op, p.Checksum, p.Parent
-		f.hasOp, f.hasSum, f.hasParent = true, true, true
+		f.Op, f.Checksum, f.Parent = p.Op, p.Checksum, p.Parent
+		f.HasOp, f.HasSum, f.HasParent = true, true, true
 	case replica.CmdReply:
-		f.op, f.hasOp = m.Reply().Op, true
+		f.Op, f.HasOp = m.Reply().Op, true
 	case replica.CmdRepairDone:
-		f.op, f.hasOp = m.RepairDone().Last, true
+		f.Op, f.HasOp = m.RepairDone().Last, true
 	case replica.CmdRangeEvicted:
-		f.op, f.hasOp = m.RangeEvicted().First, true
+		f.Op, f.HasOp = m.RangeEvicted().First, true
 	case replica.CmdRequestPrepares:
-		f.op, f.hasOp = m.RequestPrepares().From, true
+		f.Op, f.HasOp = m.RequestPrepares().From, true
 	case replica.CmdDoViewChange:
 		p := m.DoViewChange()
-		f.op, f.commit, f.hasOp, f.hasCommit = p.Op, p.Commit, true, true
+		f.Op, f.Commit, f.HasOp, f.HasCommit = p.Op, p.Commit, true, true
 	case replica.CmdStartView:
 		p := m.StartView()
-		f.op, f.commit, f.hasOp, f.hasCommit = p.Op, p.Commit, true, true
+		f.Op, f.Commit, f.HasOp, f.HasCommit = p.Op, p.Commit, true, true
 	case replica.CmdCommit:
-		f.commit, f.hasCommit = m.Commit().Commit, true
+		f.Commit, f.HasCommit = m.Commit().Commit, true
 	case replica.CmdStateTransferOffer:
-		f.commit, f.hasCommit = m.StateTransferOffer().SnapshotOp, true
+		f.Commit, f.HasCommit = m.StateTransferOffer().SnapshotOp, true
 	case replica.CmdRequestStateChunk:
-		f.commit, f.hasCommit = m.RequestStateChunk().SnapshotOp, true
+		f.Commit, f.HasCommit = m.RequestStateChunk().SnapshotOp, true
 	case replica.CmdStateChunk:
-		f.commit, f.hasCommit = m.StateChunk().SnapshotOp, true
+		f.Commit, f.HasCommit = m.StateChunk().SnapshotOp, true
 	}
 	return f
 }
 
 // header fills the fields of a message that carries a whole prepare header.
-func (f *msgFields) header(h replica.Header) {
-	f.op, f.checksum, f.parent, f.commit = h.Op, h.Checksum, h.Parent, h.Commit
-	f.hasOp, f.hasSum, f.hasParent, f.hasCommit = true, true, true, true
+func (f *MsgFields) header(h replica.Header) {
+	f.Op, f.Checksum, f.Parent, f.Commit = h.Op, h.Checksum, h.Parent, h.Commit
+	f.HasOp, f.HasSum, f.HasParent, f.HasCommit = true, true, true, true
 }
 
-// eventFields: which of an event's numbers mean something for its kind.
-type evFields struct {
-	view, op, commit, checksum, parent, peer bool
+// EvFields say which of an event's numbers mean something for its kind.
+type EvFields struct {
+	View, Op, Commit, Checksum, Parent, Peer bool
 }
 
-func eventFields(k replica.EventKind) evFields {
+// EventFields say which numbers of an event of kind k mean something.
+func EventFields(k replica.EventKind) EvFields {
 	switch k {
 	case replica.EvCommit, replica.EvJournalAppend, replica.EvJournalTruncate, replica.EvAck, replica.EvJournalPrune:
-		return evFields{op: true, checksum: true, parent: true}
+		return EvFields{Op: true, Checksum: true, Parent: true}
 	case replica.EvStatus:
-		return evFields{view: true, op: true, commit: true}
+		return EvFields{View: true, Op: true, Commit: true}
 	case replica.EvDrop:
-		return evFields{op: true, peer: true}
+		return EvFields{Op: true, Peer: true}
 	case replica.EvMergeTruncate:
-		return evFields{view: true, op: true, checksum: true}
+		return EvFields{View: true, Op: true, Checksum: true}
 	case replica.EvPrimaryCommit, replica.EvCheckpoint, replica.EvTransferInstall, replica.EvOfferRefused:
-		return evFields{op: true}
+		return EvFields{Op: true}
 	case replica.EvRepairRequest:
-		return evFields{op: true, peer: true}
+		return EvFields{Op: true, Peer: true}
 	case replica.EvHold, replica.EvViewEscalate:
-		return evFields{view: true}
+		return EvFields{View: true}
 	}
-	return evFields{}
+	return EvFields{}
 }
 
 // Op is the op number the record is about, if it has one.
 func (r *Record) Op() (uint64, bool) {
 	switch {
 	case r.Msg != nil:
-		f := messageFields(r.Msg)
-		return f.op, f.hasOp
+		f := MessageFields(r.Msg)
+		return f.Op, f.HasOp
 	case r.Event != nil:
-		return r.Event.Op, eventFields(r.Event.Kind).op
+		return r.Event.Op, EventFields(r.Event.Kind).Op
 	}
 	return 0, false
 }
@@ -147,7 +150,7 @@ func (r *Record) Peer() (int, bool) {
 		}
 		return at, at < r.Replicas
 	case r.Event != nil:
-		return r.Event.Peer, eventFields(r.Event.Kind).peer && r.Event.Peer < r.Replicas
+		return r.Event.Peer, EventFields(r.Event.Kind).Peer && r.Event.Peer < r.Replicas
 	}
 	return 0, false
 }

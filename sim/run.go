@@ -2,11 +2,12 @@ package sim
 
 import (
 	"fmt"
-	"io"
 	"strings"
 
 	"vsrsim/marks"
+	"vsrsim/packetsim"
 	"vsrsim/replica"
+	"vsrsim/sim/check"
 )
 
 // Verdict is a run's outcome.
@@ -68,21 +69,34 @@ type Result struct {
 	Tail    []string // the last trace lines, for triage
 }
 
-// Run executes one simulation to its verdict. trace, if not nil, receives the
-// NDJSON trace. A replica panic is caught and reported as a crash verdict; an
-// invalid configuration is returned as an error.
-func Run(cfg Config, trace io.Writer) (Result, error) {
-	return RunFrom(cfg, trace, nil)
+// Attach is what a run carries besides its configuration: a script, outputs
+// and observers, memory. None of it is data of the run; every field may be
+// left empty.
+type Attach struct {
+	// Script, if set, drives a scenario over virtual time.
+	Script Script
+	// Observer, if set, receives every trace record as it is made: the
+	// NDJSON trace file (sim/ndjson), triage outputs built from the run's own
+	// events. It observes only: the run and its trace hash are the same
+	// without it.
+	Observer Sink
+	// Recording, if set, collects the faults the run injects at random
+	// (sim/faultrecord.go). It observes only, like Observer.
+	Recording *Recording
+	// Spare, if set, is memory earlier runs left for this one, and the run
+	// leaves its own there for the next (one run at a time). It changes
+	// nothing a run does: verify.Run gives each run of a sweep one, so a
+	// worker's runs reuse their journals.
+	Spare *Spare
 }
 
-// RunFrom is Run with the memory of spare, if not nil: a finished run leaves
-// its own there for the next.
-func RunFrom(cfg Config, trace io.Writer, spare *Spare) (Result, error) {
-	if spare != nil && cfg.Spare == nil {
-		cfg.Spare = &spare.Replica
-	}
-	t := newTrace(trace, cfg.Observer, cfg.Replicas, spare)
-	c, err := newCluster(cfg, t, spare)
+// Run executes one simulation to its verdict, with what at attaches. A
+// replica panic is caught and reported as a crash verdict; an invalid
+// configuration is returned as an error.
+func Run(cfg Config, at Attach) (Result, error) {
+	spare := at.Spare
+	t := newTrace(at.Observer, cfg.Replicas, spare)
+	c, err := newCluster(cfg, at, t)
 	if err != nil {
 		return Result{}, err
 	}
@@ -203,4 +217,71 @@ func oneLine(s string) string {
 		s = s[:300] + "..."
 	}
 	return s
+}
+
+// Journal memory is most of what a run allocates. A finished run, and a
+// replica that crashes on a memory journal, hand theirs back (replica.Release)
+// for the replicas made next in this process: a sweep worker's next run, a
+// restart. It changes no run: recycled memory comes back cleared.
+
+// releaseCrashed recycles the journal of replica r, which just crashed, if its
+// durable state does not keep it.
+func (c *Cluster) releaseCrashed(r *replica.Replica) {
+	if c.cfg.Durability != replica.DurabilityWAL {
+		r.Release()
+	}
+}
+
+// release recycles every replica's journal, and into spare, if not nil, the
+// network's and the trace's memory; the cluster is finished. A restarted
+// replica shares its write-ahead journal with the Durable it came from, so
+// each journal is released once: a live replica's, or a crashed one's
+// Durable.
+func (c *Cluster) release(spare *Spare) {
+	if spare != nil {
+		c.net.Recycle(&spare.net)
+		spare.trace = c.trace
+		spare.checker = c.checker
+	}
+	for i, r := range c.replicas {
+		if r != nil {
+			r.Release()
+		} else {
+			c.durable[i].Release()
+		}
+		c.replicas[i] = nil
+		c.durable[i] = replica.Durable{}
+	}
+}
+
+// Spare is the memory a finished run leaves for the next run of the same
+// worker (Attach.Spare): the replicas' journals, the network's packet pool and
+// queue, the trace, the oracle's records. One run at a time, and, like replica.Spare, it changes
+// nothing a run does: what comes back is cleared.
+type Spare struct {
+	// Replica is lent to the run's replicas (replica.Options.Spare).
+	Replica replica.Spare
+	net     packetsim.Spare[replica.Message]
+	trace   *Trace
+	checker *check.Checker
+}
+
+// replicaOptions are replica i's options, lent the spare's journals if the
+// run has a spare.
+func (c *Cluster) replicaOptions(i int) replica.Options {
+	o := c.cfg.ReplicaOptions(i)
+	if c.spare != nil {
+		o.Spare = &c.spare.Replica
+	}
+	return o
+}
+
+// takeChecker returns the oracle spare holds, if any, and forgets it.
+func (s *Spare) takeChecker() *check.Checker {
+	if s == nil {
+		return nil
+	}
+	c := s.checker
+	s.checker = nil
+	return c
 }

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"io"
 	"strconv"
 
 	"vsrsim/packetsim"
@@ -62,10 +61,9 @@ type entry struct {
 
 const tailLines = 40
 
-// newTrace writes NDJSON lines to w, if it is not nil, and hands every record
-// to observer, if it is not nil.
+// newTrace hands every record to observer, if it is not nil.
 // A trace spare holds is cleared and reused.
-func newTrace(w io.Writer, observer Sink, replicas int, spare *Spare) *Trace {
+func newTrace(observer Sink, replicas int, spare *Spare) *Trace {
 	var t *Trace
 	if spare != nil && spare.trace != nil {
 		t, spare.trace = spare.trace, nil
@@ -73,30 +71,13 @@ func newTrace(w io.Writer, observer Sink, replicas int, spare *Spare) *Trace {
 	} else {
 		t = &Trace{hash: fnvOffset, replicas: replicas, buf: make([]byte, 0, 256)}
 	}
-	switch {
-	case w != nil && observer != nil:
-		t.sink = tee{NewNDJSON(w, TraceFilter{}), observer}
-	case w != nil:
-		t.sink = NewNDJSON(w, TraceFilter{})
-	case observer != nil:
-		t.sink = observer
-	}
+	t.sink = observer
 	t.rec = Record{Replicas: replicas, Node: -1}
 	return t
 }
 
 // fnvOffset seeds the hash (the FNV-1a offset basis, kept from the text hash).
 const fnvOffset = 14695981039346656037
-
-// tee hands a record to two sinks.
-type tee [2]Sink
-
-func (s tee) Record(r *Record) error {
-	if err := s[0].Record(r); err != nil {
-		return err
-	}
-	return s[1].Record(r)
-}
 
 // open hashes a line's tick and kind and returns its ring entry.
 func (t *Trace) open(tick uint64, kind lineKind, l *replica.Line) *entry {

@@ -79,8 +79,7 @@ func TestStateTransferConverges(t *testing.T) {
 		cfg.ThinkSteady = true
 		cfg.FaultTicks = 20_000
 		w := &transferWatch{lead: 500}
-		cfg.Script = w
-		res, err := Run(cfg, nil)
+		res, err := Run(cfg, Attach{Script: w})
 		require.NoError(t, err)
 		assert.Equal(t, VerdictPass, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		require.NotZero(t, w.healedAt, "seed %d: the others committed %d ops", seed, w.lead)
@@ -103,7 +102,7 @@ func TestSmallJournalSeeds(t *testing.T) {
 			cfg := DefaultConfig(seed)
 			cfg.JournalSlots = 64
 			cfg.Durability = d
-			res, err := Run(cfg, nil)
+			res, err := Run(cfg, Attach{})
 			require.NoError(t, err)
 			assert.False(t, res.Verdict.Failed(), "seed %d %s: %s %s", seed, d, res.Invariant, res.Evidence)
 			if res.Stats.StateTransfers > 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )
@@ -43,7 +44,7 @@ func BenchmarkSweepSwarm(b *testing.B) {
 			runtime.ReadMemStats(&mem0)
 			for b.Loop() {
 				s := sweep.Run(context.Background(), sweep.Options{Range: sweep.Range{First: first, Count: perIter}, Jobs: jobs},
-					func(seed uint64) (sim.Result, error) { return verify.Run(sim.SwarmConfig(seed), nil) },
+					func(seed uint64) (sim.Result, error) { return verify.Run(swarm.Config(seed), sim.Attach{}) },
 					func(sweep.Outcome) {})
 				first += perIter
 				sum.Runs += s.Runs

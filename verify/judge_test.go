@@ -22,20 +22,19 @@ func (s crashTwo) At(c *sim.Cluster, tick uint64) {
 	}
 }
 
-func unrecoverableConfig() sim.Config {
+func unrecoverableConfig() (sim.Config, sim.Attach) {
 	cfg := sim.DefaultConfig(15)
 	cfg.FaultTicks, cfg.LivenessTicks = 3000, 6000
 	cfg.CrashChance.Num = 0
 	cfg.Core = []int{2}
-	cfg.Script = crashTwo{at: 1500}
-	return cfg
+	return cfg, sim.Attach{Script: crashTwo{at: 1500}}
 }
 
 // TestRunChecksUnrecoverableRuns: the history of an unrecoverable run is
 // checked too, and found linearizable; forge one reply into it and the run is
 // a safety failure of linearizability, no longer unrecoverable.
 func TestRunChecksUnrecoverableRuns(t *testing.T) {
-	res, err := Run(unrecoverableConfig(), nil)
+	res, err := Run(unrecoverableConfig())
 	require.NoError(t, err)
 	require.Equal(t, sim.VerdictUnrecoverable, res.Verdict, res.Evidence)
 	require.NotEmpty(t, res.Rule)

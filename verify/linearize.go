@@ -5,7 +5,6 @@
 package verify
 
 import (
-	"io"
 	"sync"
 
 	"vsrsim/sim"
@@ -43,11 +42,13 @@ func putSpare(s *sim.Spare) {
 
 // Run executes one simulation and, if it passed or was unrecoverable, checks
 // linearizability. A history the search cannot settle leaves the verdict as
-// it is and says so.
-func Run(cfg sim.Config, trace io.Writer) (sim.Result, error) {
-	spare := takeSpare()
-	res, err := sim.RunFrom(cfg, trace, spare)
-	putSpare(spare)
+// it is and says so. The run is lent a spare unless at brings one.
+func Run(cfg sim.Config, at sim.Attach) (sim.Result, error) {
+	if at.Spare == nil {
+		at.Spare = takeSpare()
+		defer putSpare(at.Spare)
+	}
+	res, err := sim.Run(cfg, at)
 	if err != nil {
 		return res, err
 	}

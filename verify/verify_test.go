@@ -16,7 +16,7 @@ import (
 // the same history with one reply forged is not: the check can fire on a real
 // run's history.
 func TestRunChecksLinearizability(t *testing.T) {
-	res, err := verify.Run(sim.DefaultConfig(3), nil)
+	res, err := verify.Run(sim.DefaultConfig(3), sim.Attach{})
 	require.NoError(t, err)
 	require.Equal(t, sim.VerdictPass, res.Verdict, res.Evidence)
 	require.NotEmpty(t, res.History)

@@ -25,8 +25,7 @@ func busyRun(t *testing.T) (*viz.Collector, sim.Result) {
 	cfg.CrashChance = prng.Ratio{Num: 1, Den: 1500}
 	cfg.Network.Loss = prng.Ratio{Num: 1, Den: 20}
 	col := viz.NewCollector(cfg.Replicas, cfg.Clients)
-	cfg.Observer = col
-	res, err := sim.Run(cfg, nil)
+	res, err := sim.Run(cfg, sim.Attach{Observer: col})
 	require.NoError(t, err)
 	require.NotZero(t, res.Stats.Crashes, "the test needs a crash to draw")
 	require.NotZero(t, res.Stats.ViewChanges, "the test needs a view change to draw")

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"vsrsim/sim"
+	"vsrsim/sim/ndjson"
 	"vsrsim/verify"
 	"vsrsim/viz"
 )
@@ -46,7 +47,7 @@ func (a *artifactPaths) check(flags *pflag.FlagSet, trace string) error {
 	if len(a.traceFilter) > 0 && trace == "" {
 		return usageErrorf("--trace-filter needs --trace")
 	}
-	if _, err := sim.ParseTraceFilter(a.traceFilter); err != nil {
+	if _, err := ndjson.ParseFilter(a.traceFilter); err != nil {
 		return usageErrorf("--trace-filter %v", err)
 	}
 	for _, p := range a.pictureFlags() {
@@ -103,14 +104,14 @@ func (o *output) finish(err error) error {
 // opened holds what one run writes, opened up front.
 type opened struct {
 	trace    *output
-	filter   sim.TraceFilter
+	filter   ndjson.Filter
 	perfetto *output
 	timeline *output
 	linHTML  *output
 }
 
 func (a *artifactPaths) open(tracePath string, stdout io.Writer) (*opened, error) {
-	filter, err := sim.ParseTraceFilter(a.traceFilter)
+	filter, err := ndjson.ParseFilter(a.traceFilter)
 	if err != nil {
 		return nil, usageErrorf("--trace-filter %v", err)
 	}
@@ -141,12 +142,12 @@ func (s sinks) Record(r *sim.Record) error {
 // simulate runs cfg through verify.Run and writes every opened output; options
 // is the run's option dump, for the trace header. Output I/O failures are
 // internal errors: the run itself was fine, its record was not.
-func (op *opened) simulate(cfg sim.Config, options []sim.Option) (sim.Result, error) {
+func (op *opened) simulate(cfg sim.Config, at sim.Attach, options []sim.Option) (sim.Result, error) {
 	var all sinks
-	var nd *sim.NDJSON
+	var nd *ndjson.Writer
 	var err error
 	if op.trace != nil {
-		nd = sim.NewNDJSON(op.trace.w, op.filter)
+		nd = ndjson.New(op.trace.w, op.filter)
 		all = append(all, nd)
 		err = nd.Header(&cfg, options)
 	}
@@ -156,11 +157,11 @@ func (op *opened) simulate(cfg sim.Config, options []sim.Option) (sim.Result, er
 		all = append(all, col)
 	}
 	if len(all) > 0 {
-		cfg.Observer = all
+		at.Observer = all
 	}
 	var res sim.Result
 	if err == nil {
-		res, err = verify.Run(cfg, nil)
+		res, err = verify.Run(cfg, at)
 	}
 	if nd != nil {
 		// The trailer has the verdict after the linearizability check, which

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"vsrsim/sim"
+	"vsrsim/sim/settings"
 )
 
 // enumFlag is a string flag limited to a fixed set of words, so a bad value is
@@ -32,11 +32,11 @@ func (e *enumFlag) Set(s string) error {
 	return nil
 }
 
-// overrideFlag is a run flag that sets one sim.Override key, so a flag is
+// overrideFlag is a run flag that sets one settings.Override key, so a flag is
 // parsed exactly as the same setting in a scenario file or corpus line. A bad
 // value is a flag error (exit 64) at parse time.
 type overrideFlag struct {
-	o        *sim.Override
+	o        *settings.Override
 	key, typ string
 	values   []string
 }
@@ -55,7 +55,7 @@ func (f *overrideFlag) Set(s string) error {
 
 // flagError quotes the flag behind an override error as the user typed it.
 func flagError(err error) string {
-	var oe *sim.OverrideError
+	var oe *settings.Error
 	if errors.As(err, &oe) {
 		return "--" + oe.Error()
 	}

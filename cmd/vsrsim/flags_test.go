@@ -8,12 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 )
 
 // TestOverrideFlag: a flag sets its override key; the extra_delay line of the
 // option dump pastes back as one flag; a bad value fails at parse time.
 func TestOverrideFlag(t *testing.T) {
-	var o sim.Override
+	var o settings.Override
 	f := overrideFlag{o: &o, key: "extra-delay", typ: "FROM:TO=TICKS"}
 	require.NoError(t, f.Set("0:1=40,2:0=7"))
 	require.NoError(t, f.Set("*:1=3"))

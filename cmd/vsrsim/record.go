@@ -9,8 +9,9 @@ import (
 	"vsrsim/sim"
 )
 
-// startRecord arms cfg to collect its injected faults when --record is given.
-func (o *runOptions) startRecord(cfg *sim.Config) error {
+// startRecord arms the run to collect its injected faults when --record is
+// given.
+func (o *runOptions) startRecord(at *sim.Attach) error {
 	if o.record == "" || o.record == "-" {
 		if o.changed("record") {
 			return usageErrorf("--record: give a file name")
@@ -20,14 +21,14 @@ func (o *runOptions) startRecord(cfg *sim.Config) error {
 	if o.scenario.value != "" || o.scenarioFile.value != "" {
 		return usageErrorf("--record: only a swarm run (no --scenario or --scenario-file) can be recorded")
 	}
-	cfg.Recording = &sim.Recording{}
+	at.Recording = &sim.Recording{}
 	return nil
 }
 
 // writeRecord writes the recorded scenario file, with a header that says
 // where it came from and how to replay it.
-func (o *runOptions) writeRecord(cfg *sim.Config, seed uint64, res sim.Result) error {
-	if cfg.Recording == nil {
+func (o *runOptions) writeRecord(cfg *sim.Config, rec *sim.Recording, seed uint64, res sim.Result) error {
+	if rec == nil {
 		return nil
 	}
 	bugs := ""
@@ -38,7 +39,7 @@ func (o *runOptions) writeRecord(cfg *sim.Config, seed uint64, res sim.Result) e
 		fmt.Sprintf("recorded from: %s", o.replay(seed)),
 		fmt.Sprintf("replay: vsrsim run --seed %d%s --scenario-file %s", seed, bugs, shellQuote(o.record)),
 	}, verdictHeader(res)...)
-	data := scenarios.Record(cfg, cfg.Recording, header)
+	data := scenarios.Record(cfg, rec, header)
 	if err := os.WriteFile(o.record, data, 0o644); err != nil {
 		return internalErrorf("--record: %v", errUnwrapPath(err))
 	}

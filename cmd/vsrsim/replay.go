@@ -80,6 +80,7 @@ type caseRun struct {
 	opts   *runOptions
 	res    sim.Result
 	cfg    sim.Config
+	at     sim.Attach // the case's script, if any
 	drifts bool
 }
 
@@ -110,11 +111,11 @@ func (o *replayOptions) replay(path string, stdout, stderr io.Writer) error {
 	// cost the runs of lines 1..39.
 	runs := make([]caseRun, len(cases))
 	for i, c := range cases {
-		opts, cfg, err := caseConfig(c)
+		opts, cfg, at, err := caseConfig(c)
 		if err != nil {
 			return dataErrorf("%s: %v", c.Where(), err)
 		}
-		runs[i] = caseRun{c: c, opts: opts, cfg: cfg}
+		runs[i] = caseRun{c: c, opts: opts, cfg: cfg, at: at}
 	}
 	report := stdout
 	if o.trace == "-" {
@@ -184,7 +185,7 @@ func (o *replayOptions) runCases(runs []caseRun, stdout, report io.Writer) (drif
 		if i == 0 {
 			outs = trace
 		}
-		if r.res, err = outs.simulate(r.cfg, r.opts.describe(r.cfg)); err != nil {
+		if r.res, err = outs.simulate(r.cfg, r.at, r.opts.describe(r.cfg)); err != nil {
 			return drift, err
 		}
 		r.drifts = r.c.Drifts(r.res.Verdict, r.res.TraceHash)
@@ -207,18 +208,18 @@ func errUnwrapPath(err error) error {
 
 // caseConfig builds a case's run from the shape the corpus parsed, exactly
 // as `vsrsim run` would from the same flags.
-func caseConfig(c seeds.Case) (*runOptions, sim.Config, error) {
+func caseConfig(c seeds.Case) (*runOptions, sim.Config, sim.Attach, error) {
 	opts := newRunOptions()
 	opts.seed.value = strconv.FormatUint(c.Seed, 10)
 	opts.scenario.value = c.Shape.Scenario
 	opts.scenarioFile.value = c.Shape.ScenarioFile
 	opts.bugs = c.Shape.Bugs
 	opts.override = c.Shape.Override
-	cfg, err := opts.config(c.Seed)
+	cfg, at, err := opts.config(c.Seed)
 	if err != nil {
-		return nil, sim.Config{}, err
+		return nil, sim.Config{}, sim.Attach{}, err
 	}
-	return opts, cfg, nil
+	return opts, cfg, at, nil
 }
 
 func (o *replayOptions) report(w io.Writer, r *caseRun) error {

@@ -15,6 +15,8 @@ import (
 	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
+	"vsrsim/sim/swarm"
 )
 
 // runOptions are the flags that shape a run. A sweep builds the same options
@@ -24,9 +26,9 @@ type runOptions struct {
 	scenario     onceFlag
 	scenarioFile onceFlag
 	bugs         []string
-	// override holds the cluster flags the user gave; sim.Override parses
+	// override holds the cluster flags the user gave; settings.Override parses
 	// and checks them, as it does scenario-file settings and corpus lines.
-	override  sim.Override
+	override  settings.Override
 	trace     string
 	record    string
 	output    *enumFlag
@@ -87,16 +89,8 @@ func (o *runOptions) addShapeFlags(cmd *cobra.Command) {
 	f.Var(&o.scenario, "scenario", "named scenario to run (see vsrsim list)")
 	f.Var(&o.scenarioFile, "scenario-file", "run the timed script in `FILE` (docs/scenario-files.md)")
 	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
-	for _, fl := range []struct{ key, typ, usage string }{
-		{"replicas", "int", "number of replicas (overrides the seed's draw)"},
-		{"clients", "int", "number of clients (overrides the seed's draw)"},
-		{"ticks", "uint", fmt.Sprintf("ticks of the fault phase, 0..%d (the liveness phase follows)", sim.TicksMax)},
-		{"extra-delay", "FROM:TO=TICKS", "extra delay on a directed link, FROM and TO a replica or * (repeatable; replaces the drawn ones)"},
-		{"journal", "wal|memory", "journal durability: wal survives a restart, memory comes back empty"},
-		{"journal-slots", "int", fmt.Sprintf("journal capacity in ops, %d..%d", sim.JournalSlotsMin, replica.JournalSlotsMax)},
-		{"topology", "chain|star", "how the primary replicates prepares"},
-	} {
-		f.Var(&overrideFlag{o: &o.override, key: fl.key, typ: fl.typ}, fl.key, fl.usage)
+	for _, fl := range settings.Flags() {
+		f.Var(&overrideFlag{o: &o.override, key: fl.Key, typ: fl.Form}, fl.Key, fl.Usage)
 	}
 
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeScenarios)
@@ -140,11 +134,11 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := o.config(seed)
+	cfg, at, err := o.config(seed)
 	if err != nil {
 		return err
 	}
-	if err := o.startRecord(&cfg); err != nil {
+	if err := o.startRecord(&at); err != nil {
 		return err
 	}
 	if err := outputPath("trace", o.trace, o.changed("trace")); err != nil {
@@ -170,12 +164,12 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 		// the run is interrupted.
 		writeOptions(report, seed, options)
 	}
-	res, err := outs.simulate(cfg, options)
+	res, err := outs.simulate(cfg, at, options)
 	if err != nil {
 		return err
 	}
 	replay := o.replay(seed)
-	if err := o.writeRecord(&cfg, seed, res); err != nil {
+	if err := o.writeRecord(&cfg, at.Recording, seed, res); err != nil {
 		return err
 	}
 	if asJSON {
@@ -199,7 +193,7 @@ var optionFlags = map[string]string{
 // describe is the option dump of cfg with each value a flag set marked, so a
 // reader can tell the seed's draw from the user's override.
 func (o *runOptions) describe(cfg sim.Config) []sim.Option {
-	options := cfg.Describe()
+	options := settings.Describe(&cfg)
 	for i := range options {
 		if name := optionFlags[options[i].Name]; name != "" && o.changed(name) {
 			options[i].Flag = "--" + name
@@ -209,42 +203,44 @@ func (o *runOptions) describe(cfg sim.Config) []sim.Option {
 }
 
 // config builds the run's configuration: the scenario's or the seed's swarm
-// draw, then every flag the user set. A malformed scenario file is a data
-// error; any other error is a usage error.
-func (o *runOptions) config(seed uint64) (sim.Config, error) {
+// draw, then every flag the user set; and what the run attaches: a
+// scenario's script. A malformed scenario file is a data error; any other
+// error is a usage error.
+func (o *runOptions) config(seed uint64) (sim.Config, sim.Attach, error) {
 	var cfg sim.Config
+	var at sim.Attach
 	if o.scenario.value != "" && o.scenarioFile.value != "" {
-		return sim.Config{}, usageErrorf("--scenario and --scenario-file do not go together")
+		return sim.Config{}, sim.Attach{}, usageErrorf("--scenario and --scenario-file do not go together")
 	}
 	if o.scenarioFile.value != "" {
 		file, err := readScenarioFile(o.scenarioFile.value)
 		if err != nil {
-			return sim.Config{}, err
+			return sim.Config{}, sim.Attach{}, err
 		}
 		cfg = sim.DefaultConfig(seed)
-		if err := file.Apply(&cfg); err != nil {
-			return sim.Config{}, dataErrorf("%v", err)
+		if at.Script, err = file.Apply(&cfg); err != nil {
+			return sim.Config{}, sim.Attach{}, dataErrorf("%v", err)
 		}
 	} else if o.scenario.value != "" {
 		s, err := scenarios.Lookup(o.scenario.value)
 		if err != nil {
-			return sim.Config{}, usageErrorf("--scenario: %v", err)
+			return sim.Config{}, sim.Attach{}, usageErrorf("--scenario: %v", err)
 		}
 		cfg = sim.DefaultConfig(seed)
-		s.Apply(&cfg)
+		at.Script = s.Apply(&cfg)
 	} else {
-		cfg = sim.SwarmConfig(seed)
+		cfg = swarm.Config(seed)
 	}
 	bugs, err := replica.ParseBugs(o.bugs)
 	if err != nil {
-		return sim.Config{}, usageErrorf("--bug: %v", err)
+		return sim.Config{}, sim.Attach{}, usageErrorf("--bug: %v", err)
 	}
 	cfg.Bugs = bugs
 
 	if err := o.override.Apply(&cfg); err != nil {
-		return sim.Config{}, usageErrorf("%s", flagError(err))
+		return sim.Config{}, sim.Attach{}, usageErrorf("%s", flagError(err))
 	}
-	return cfg, nil
+	return cfg, at, nil
 }
 
 // replay is the command line that reproduces the run: the seed in canonical

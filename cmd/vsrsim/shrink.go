@@ -72,11 +72,11 @@ func (o *shrinkOptions) shrink(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := o.run.config(seed)
+	cfg, at, err := o.run.config(seed)
 	if err != nil {
 		return err
 	}
-	script, target, before, err := o.source(cfg, seed)
+	script, target, before, err := o.source(cfg, at, seed)
 	if err != nil {
 		return err
 	}
@@ -127,9 +127,9 @@ func (o *shrinkOptions) failingSeed(args []string) (uint64, error) {
 // search shrinks script while it keeps failing as target. A linearizability
 // target needs the checker's run; any other, the plain one, which is faster.
 func (o *shrinkOptions) search(script *vsrfile.File, cfg sim.Config, seed uint64, target shrink.Target, stderr io.Writer) (shrink.Outcome, error) {
-	run := func(c sim.Config) (sim.Result, error) { return sim.Run(c, nil) }
+	run := sim.Run
 	if target.Invariant == outcome.InvLinearizable {
-		run = func(c sim.Config) (sim.Result, error) { return verify.Run(c, nil) }
+		run = verify.Run
 	}
 	out, err := shrink.Shrink(script, shrink.Options{
 		Seed: seed, Bugs: cfg.Bugs, Target: target, StartSeeds: o.startMax, SeedsPerCandidate: o.perCand,
@@ -168,7 +168,7 @@ func (o *shrinkOptions) write(out shrink.Outcome, cfg sim.Config, seed uint64, s
 
 // source is the scenario file the search starts from, the failure it must
 // keep, and its size as the run had it.
-func (o *shrinkOptions) source(cfg sim.Config, seed uint64) (*vsrfile.File, shrink.Target, shrink.Size, error) {
+func (o *shrinkOptions) source(cfg sim.Config, at sim.Attach, seed uint64) (*vsrfile.File, shrink.Target, shrink.Size, error) {
 	var res sim.Result
 	var data []byte
 	var err error
@@ -177,9 +177,9 @@ func (o *shrinkOptions) source(cfg sim.Config, seed uint64) (*vsrfile.File, shri
 		if data, err = os.ReadFile(path); err != nil {
 			return nil, shrink.Target{}, shrink.Size{}, dataErrorf("%s: %v", path, errUnwrapPath(err))
 		}
-		res, err = verify.Run(cfg, nil)
+		res, err = verify.Run(cfg, at)
 	} else {
-		res, data, err = scenarios.RecordRun(cfg, nil, func(c sim.Config) (sim.Result, error) { return verify.Run(c, nil) })
+		res, data, err = scenarios.RecordRun(cfg, nil, verify.Run)
 	}
 	if err != nil {
 		return nil, shrink.Target{}, shrink.Size{}, internalErrorf("%v", err)

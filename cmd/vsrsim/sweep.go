@@ -18,6 +18,7 @@ import (
 	"vsrsim/outcome"
 	"vsrsim/prng"
 	"vsrsim/sim"
+	"vsrsim/sim/settings"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )
@@ -213,11 +214,11 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	sink.progress = newProgress(stderr, rng.Len())
 
 	run := func(seed uint64) (sim.Result, error) {
-		cfg, err := o.run.config(seed)
+		cfg, at, err := o.run.config(seed)
 		if err != nil {
 			return sim.Result{}, err
 		}
-		return verify.Run(cfg, nil)
+		return verify.Run(cfg, at)
 	}
 	sum := sweep.Run(ctx, sweep.Options{Range: rng, Jobs: o.jobs, MaxFailures: o.maxFailures}, run, sink.deliver)
 	sink.progress.clear()
@@ -250,7 +251,7 @@ func (o *sweepOptions) check() (sweep.Range, error) {
 		return rng, usageErrorf("--max-failures must be 0 or more, got %d", o.maxFailures)
 	}
 	// Every seed shares the flags: a configuration error shows on the first.
-	if _, err := o.run.config(rng.Seed(0)); err != nil {
+	if _, _, err := o.run.config(rng.Seed(0)); err != nil {
 		return rng, err
 	}
 	if o.linHTMLDir != "" {
@@ -287,8 +288,8 @@ func (s *sweepSink) deliver(out sweep.Outcome) {
 	if !out.Failed() && !s.o.all {
 		return
 	}
-	cfg, _ := s.o.run.config(out.Seed)
-	rec := newRunJSON(out.Result, cfg.Describe(), s.o.run.replay(out.Seed))
+	cfg, _, _ := s.o.run.config(out.Seed)
+	rec := newRunJSON(out.Result, settings.Describe(&cfg), s.o.run.replay(out.Seed))
 	s.junit.add(out, &rec)
 	if out.Failed() {
 		s.keepFailure(out, &rec)

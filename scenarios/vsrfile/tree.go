@@ -4,8 +4,8 @@
 // shrinker edits one.
 //
 // The package knows the shape of every line, but not which settings exist or
-// what their values mean: those belong to the simulator (sim.Override and
-// sim.NetSetting), which a caller hands in as a Grammar. So the dependency
+// what their values mean: those belong to the simulator (settings.Override and
+// settings.NetSetting), which a caller hands in as a Grammar. So the dependency
 // runs one way, scenarios -> vsrfile and scenarios -> sim, and neither the
 // syntax nor the simulator imports the other.
 package vsrfile

@@ -15,6 +15,7 @@ import (
 
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )
@@ -48,9 +49,9 @@ func main() {
 			os.Exit(70)
 		}
 		run := func(seed uint64) (sim.Result, error) {
-			cfg := sim.SwarmConfig(seed)
+			cfg := swarm.Config(seed)
 			cfg.Bugs = bugs
-			return verify.Run(cfg, nil)
+			return verify.Run(cfg, sim.Attach{})
 		}
 		r := row{bug: b.Name, scenario: b.Scenario}
 		began := time.Now()
@@ -93,12 +94,12 @@ links; half aimed at the primary, in bursts in some seeds), crashes aimed mid
 transfer, mid repair or at the primary, links as slow as a restart, the
 source protocol's missing guards (no StartViewChange quorum window, no
 abdication, no backoff) with a straggler in half of those seeds, and a liveness
-phase that keeps the cuts of replicas outside the core (sim/swarm.go, widen);
-then the reach draws (sim/swarm_reach.go): damaged packets delivered to the
+phase that keeps the cuts of replicas outside the core (sim/swarm/swarm.go, widen);
+then the reach draws (sim/swarm/reach.go): damaged packets delivered to the
 replicas' own checksums, small request queues, late packets with short
 restarts, links slower than a checkpoint's worth of commits, and amnesiac
 restarts aimed at the primary.
-Last (sim/swarm_detect.go), in three quarters of the three-replica seeds, the
+Last (sim/swarm/detect.go), in three quarters of the three-replica seeds, the
 conditions of the transfer shapes: the source protocol (in two thirds of
 them) on a 64-slot ring under
 a fast workload, restarts slower than the ring lasts, directed cuts, a slow
@@ -109,7 +110,7 @@ crashes often, with restarts as slow as a repair (restart-before-repair);
 and in half of the five-replica seeds that drew a write-ahead journal, the
 same ring and workload on memory journals with crashes aimed at the primary
 over a transferring replica (transfer-rewind in a core of three).
-Then the focus slices (sim/swarm_focus.go, docs/decisions.md D31): seven
+Then the focus slices (sim/swarm/focus.go, docs/decisions.md D31): seven
 foci own three of 64 slices of the seed space each and, in their seeds, draw
 the conditions of one rare mechanism; two aim at shapes here. The
 transfer-rewind focus runs three memory-journal replicas on a 64-slot ring

@@ -1,5 +1,5 @@
 // Command focus sweeps only the swarm seeds of chosen focus slices
-// (sim/swarm_focus.go): how often a focus's seeds reach the marks it exists
+// (sim/swarm/focus.go): how often a focus's seeds reach the marks it exists
 // for, whether any fails with every fix on, and how soon a bug switch fails
 // in them. A development tool: a focus is tuned with it, then measured over
 // the whole swarm by `vsrsim sweep --marks` and `make detect`.
@@ -18,12 +18,13 @@ import (
 	"vsrsim/marks"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/sim/swarm"
 	"vsrsim/sweep"
 	"vsrsim/verify"
 )
 
 func main() {
-	name := flag.String("focus", "", "sweep the seeds of focus `NAME` ("+strings.Join(sim.FocusNames(), ", ")+")")
+	name := flag.String("focus", "", "sweep the seeds of focus `NAME` ("+strings.Join(swarm.FocusNames(), ", ")+")")
 	slots := flag.String("slices", "", "comma-separated focus slices `K,K` (empty, and no -focus: every seed)")
 	limit := flag.Uint64("seeds", 2000, "consider swarm seeds 1..`N`")
 	jobs := flag.Int("jobs", runtime.NumCPU(), "parallel workers")
@@ -32,17 +33,17 @@ func main() {
 	flag.Parse()
 
 	in := parseSlices(*slots)
-	if *name != "" && !slices.Contains(sim.FocusNames(), *name) {
-		fail("unknown focus %q (want one of %s)", *name, strings.Join(sim.FocusNames(), ", "))
+	if *name != "" && !slices.Contains(swarm.FocusNames(), *name) {
+		fail("unknown focus %q (want one of %s)", *name, strings.Join(swarm.FocusNames(), ", "))
 	}
 	seeds := focusSeeds(*name, in, *limit)
 	bugs := parseBug(*bug)
 
 	// The sweep runs indexes into seeds, which need not be contiguous.
 	run := func(i uint64) (sim.Result, error) {
-		cfg := sim.SwarmConfig(seeds[i])
+		cfg := swarm.Config(seeds[i])
 		cfg.Bugs = bugs
-		return verify.Run(cfg, nil)
+		return verify.Run(cfg, sim.Attach{})
 	}
 	var failures []string
 	sum := sweep.Run(context.Background(), sweep.Options{
@@ -80,9 +81,9 @@ func parseSlices(slots string) map[uint64]bool {
 func focusSeeds(name string, in map[uint64]bool, limit uint64) []uint64 {
 	var seeds []uint64
 	for seed := uint64(1); seed <= limit; seed++ {
-		f, _ := sim.SeedFocus(seed)
+		f, _ := swarm.SeedFocus(seed)
 		switch {
-		case name != "" && f == name, name == "" && (len(in) == 0 || in[sim.FocusSlice(seed)]):
+		case name != "" && f == name, name == "" && (len(in) == 0 || in[swarm.FocusSlice(seed)]):
 			seeds = append(seeds, seed)
 		}
 	}

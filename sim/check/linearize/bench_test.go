@@ -8,6 +8,7 @@ import (
 
 	"vsrsim/sim"
 	"vsrsim/sim/check/linearize"
+	"vsrsim/sim/swarm"
 )
 
 // BenchmarkSearch checks real swarm histories: seed 1's (a short run), seed
@@ -17,7 +18,7 @@ import (
 // history for comparison.
 func BenchmarkSearch(b *testing.B) {
 	for _, seed := range []uint64{1, 124, 766} {
-		res, err := sim.Run(sim.SwarmConfig(seed), nil)
+		res, err := sim.Run(swarm.Config(seed), sim.Attach{})
 		if err != nil {
 			b.Fatal(err)
 		}
