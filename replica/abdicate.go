@@ -53,11 +53,11 @@ func (r *Replica) onAbdicateTimeout() {
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
 // its incarnation.
 func (r *Replica) onCommitOK(m *Envelope, p CommitOk) {
-	r.gateHeld(m.View == r.view && r.status == StatusNormal && r.isPrimary(), "commit_ok_gate_primary")
+	invariant(r.id, m.View == r.view && r.status == StatusNormal && r.isPrimary(), "commit_ok_gate_primary", detailGate)
 	if p.Incarnation > r.incarnations[m.From] {
 		r.learnIncarnation(m.From, p.Incarnation)
 	}
-	r.holds(r.incarnations[m.From] >= p.Incarnation, "commit_ok_incarnation_known")
+	invariant(r.id, r.incarnations[m.From] >= p.Incarnation, "commit_ok_incarnation_known", detailHolds)
 	r.learnCommitFromBackup(p)
 }
 
@@ -75,7 +75,7 @@ func (r *Replica) learnCommitFromBackup(p CommitOk) {
 	r.mark(marks.CommitFromBackup)
 	r.commitMax = c
 	r.due |= dueCommitWalk
-	r.holds(r.commitMax <= r.sequencer, "commit_from_backup_within_log")
+	invariant(r.id, r.commitMax <= r.sequencer, "commit_from_backup_within_log", detailHolds)
 }
 
 // pushStartView sends the view's StartView, unasked, to each backup this

@@ -327,19 +327,3 @@ func (r *Replica) ignoreChunk(m *Message) (Reason, uint64) {
 	}
 	return ReasonNone, 0
 }
-
-// holds asserts an invariant with no format arguments, so a hot path
-// boxes nothing.
-func (r *Replica) holds(ok bool, invariant string) {
-	if !ok {
-		panic(Violation{Replica: r.id, Invariant: invariant, Detail: "does not hold"})
-	}
-}
-
-// gateHeld asserts what the gate guaranteed a handler. It takes no format
-// arguments, so the hot path boxes nothing.
-func (r *Replica) gateHeld(ok bool, invariant string) {
-	if !ok {
-		panic(Violation{Replica: r.id, Invariant: invariant, Detail: "the gate let a message through that it refuses"})
-	}
-}

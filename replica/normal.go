@@ -14,9 +14,9 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 		r.send(r.primary(), p.Message().InView(m.View))
 		return
 	}
-	r.gateHeld(r.status == StatusNormal && r.isPrimary() && !r.transfer.active, "request_gate_primary")
+	invariant(r.id, r.status == StatusNormal && r.isPrimary() && !r.transfer.active, "request_gate_primary", detailGate)
 	entry := r.sm.Clients[r.clientIndex(p.Client)]
-	r.gateHeld(p.Request >= entry.Request, "request_gate_not_old")
+	invariant(r.id, p.Request >= entry.Request, "request_gate_not_old", detailGate)
 	if p.Request == entry.Request && entry.Request != 0 {
 		// Exactly once: answer from the client table, never re-execute.
 		r.mark(marks.ReplyFromClientTable)
@@ -47,8 +47,8 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 
 // prepare assigns the next op to a request and replicates it.
 func (r *Replica) prepare(m *Request) {
-	r.holds(len(r.pipeline) < PipelineMax, "prepare_pipeline_not_full")
-	r.holds(r.status == StatusNormal && r.isPrimary() && r.commitMin == r.commitMax, "prepare_on_applied_log")
+	invariant(r.id, len(r.pipeline) < PipelineMax, "prepare_pipeline_not_full", detailHolds)
+	invariant(r.id, r.status == StatusNormal && r.isPrimary() && r.commitMin == r.commitMax, "prepare_on_applied_log", detailHolds)
 	h := Header{
 		Op:        r.sequencer + 1,
 		View:      r.view,
@@ -64,7 +64,7 @@ func (r *Replica) prepare(m *Request) {
 	r.sequencer = h.Op
 	r.headSum = h.Checksum
 	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
-	r.holds(r.journal.has(h.Op, h.Checksum), "prepare_journaled")
+	invariant(r.id, r.journal.has(h.Op, h.Checksum), "prepare_journaled", detailHolds)
 	r.noteAck(&h)
 	r.replicate(h)
 	if !r.tPrepare.running {
@@ -91,9 +91,9 @@ func (r *Replica) replicate(h Header) {
 }
 
 func (r *Replica) onPrepare(m *Envelope, p Prepare) {
-	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "prepare_gate_backup")
+	invariant(r.id, m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "prepare_gate_backup", detailGate)
 	h := p.Header
-	r.gateHeld(h.Valid(), "prepare_gate_valid")
+	invariant(r.id, h.Valid(), "prepare_gate_valid", detailGate)
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
 	switch {
@@ -130,21 +130,21 @@ func (r *Replica) ack(h Header) {
 	if r.status != StatusNormal || r.transfer.active || r.isPrimary() {
 		return
 	}
-	r.holds(h.Op > 0 && r.journal.has(h.Op, h.Checksum), "ack_journaled")
+	invariant(r.id, h.Op > 0 && r.journal.has(h.Op, h.Checksum), "ack_journaled", detailHolds)
 	if r.headerOnlyBelow(h.Op) {
 		return
 	}
 	if h.Op > r.ackHead {
 		r.ackHead = h.Op
 	}
-	r.holds(r.ackHead >= h.Op, "ack_head_covers_ack")
+	invariant(r.id, r.ackHead >= h.Op, "ack_head_covers_ack", detailHolds)
 	r.noteAck(&h)
 	r.send(r.primary(), PrepareOk{Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Incarnation: r.incarnation}.Message())
 }
 
 func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
-	r.gateHeld(m.View == r.view && r.status == StatusNormal && r.isPrimary(), "prepare_ok_gate_primary")
-	r.gateHeld(p.Incarnation >= r.incarnations[m.From], "prepare_ok_gate_incarnation")
+	invariant(r.id, m.View == r.view && r.status == StatusNormal && r.isPrimary(), "prepare_ok_gate_primary", detailGate)
+	invariant(r.id, p.Incarnation >= r.incarnations[m.From], "prepare_ok_gate_incarnation", detailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
 	for i := range r.pipeline {
 		e := &r.pipeline[i]
@@ -163,7 +163,7 @@ func (r *Replica) learnIncarnation(i int, inc uint64) {
 	if inc <= r.incarnations[i] {
 		return
 	}
-	r.holds(i != r.id, "learn_incarnation_of_a_peer")
+	invariant(r.id, i != r.id, "learn_incarnation_of_a_peer", detailHolds)
 	r.incarnations[i] = inc
 	keep := ^uint16(1 << uint(i))
 	for k := range r.pipeline {
@@ -194,8 +194,8 @@ func (r *Replica) commitWalk() {
 		copy(r.pipeline, r.pipeline[1:])
 		r.pipeline = r.pipeline[:len(r.pipeline)-1]
 	}
-	r.holds(r.commitMax >= before, "commit_walk_monotonic")
-	r.holds(len(r.pipeline) == 0 || r.pipeline[0].header.Op > r.commitMax, "commit_walk_stops_at_first_unacked")
+	invariant(r.id, r.commitMax >= before, "commit_walk_monotonic", detailHolds)
+	invariant(r.id, len(r.pipeline) == 0 || r.pipeline[0].header.Op > r.commitMax, "commit_walk_stops_at_first_unacked", detailHolds)
 	if len(r.pipeline) == 0 {
 		r.tPrepare.stop()
 	} else if r.commitMax > before {
@@ -238,13 +238,13 @@ func (r *Replica) advanceCommitMax(commit uint64) {
 	if commit > r.commitMax {
 		r.commitMax = commit
 	}
-	r.holds(r.commitMax >= before && r.commitMax >= commit, "commit_max_advances")
+	invariant(r.id, r.commitMax >= before && r.commitMax >= commit, "commit_max_advances", detailHolds)
 }
 
 // commitUpTo applies ops in order up to commit_max, as far as the journal holds
 // them with an unbroken parent chain.
 func (r *Replica) commitUpTo() {
-	r.holds(r.commitMin <= r.commitMax, "commit_up_to_min_le_max")
+	invariant(r.id, r.commitMin <= r.commitMax, "commit_up_to_min_le_max", detailHolds)
 	for r.commitMin < r.commitMax {
 		h, ok := r.journal.get(r.commitMin + 1)
 		if !ok || h.Parent != r.commitSum {
@@ -255,7 +255,7 @@ func (r *Replica) commitUpTo() {
 	if r.commitMin == r.commitMax && len(r.requests) > 0 {
 		r.due |= dueDrain
 	}
-	r.holds(r.commitMin <= r.commitMax, "commit_up_to_min_le_max")
+	invariant(r.id, r.commitMin <= r.commitMax, "commit_up_to_min_le_max", detailHolds)
 }
 
 // checkPipeline asserts that every pipeline entry holds the primary's own
@@ -265,14 +265,14 @@ func (r *Replica) commitUpTo() {
 func (r *Replica) checkPipeline() {
 	for k := range r.pipeline {
 		e := &r.pipeline[k]
-		r.holds(e.acks&(1<<uint(r.id)) != 0, "pipeline_holds_own_ack")
+		invariant(r.id, e.acks&(1<<uint(r.id)) != 0, "pipeline_holds_own_ack", detailHolds)
 	}
 }
 
 func (r *Replica) apply(h Header) {
 	// Commit advances by exactly one op, onto the chain it extends.
-	r.holds(h.Op == r.commitMin+1, "apply_next_op")
-	r.holds(h.Parent == r.commitSum, "apply_chains")
+	invariant(r.id, h.Op == r.commitMin+1, "apply_next_op", detailHolds)
+	invariant(r.id, h.Parent == r.commitSum, "apply_chains", detailHolds)
 	result := r.sm.Apply(h.Body)
 	if idx := r.clientIndex(h.Client); h.Client != 0 && idx >= 0 && idx < ClientsMax {
 		r.sm.Clients[idx] = ClientEntry{Request: h.Request, Op: h.Op, Result: result}
@@ -287,7 +287,7 @@ func (r *Replica) apply(h Header) {
 	if r.commitMin > r.commitMax {
 		r.commitMax = r.commitMin
 	}
-	r.holds(r.sequencer >= r.commitMin && r.commitMax >= r.commitMin, "apply_head_ge_commit")
+	invariant(r.id, r.sequencer >= r.commitMin && r.commitMax >= r.commitMin, "apply_head_ge_commit", detailHolds)
 	r.emit(Event{Kind: EvCommit, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view, aux: result,
 		Client: h.Client, Request: h.Request})
 	if r.status == StatusNormal && r.isPrimary() && h.Client != 0 {
@@ -301,16 +301,16 @@ func (r *Replica) apply(h Header) {
 func (r *Replica) checkpoint() {
 	s := Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
-	r.holds(s.Op > 0 && s.OpChecksum != 0, "checkpoint_of_an_applied_op")
+	invariant(r.id, s.Op > 0 && s.OpChecksum != 0, "checkpoint_of_an_applied_op", detailHolds)
 	r.sb.Checkpoint = s
 	r.writeSuperblock()
-	r.holds(r.sb.Checkpoint.Op == r.commitMin, "checkpoint_at_commit_min")
+	invariant(r.id, r.sb.Checkpoint.Op == r.commitMin, "checkpoint_at_commit_min", detailHolds)
 	r.mark(marks.Checkpoint)
 	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, aux: s.StateChecksum})
 }
 
 func (r *Replica) onCommit(m *Envelope, p Commit) {
-	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "commit_gate_backup")
+	invariant(r.id, m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "commit_gate_backup", detailGate)
 	if !p.Abdicated {
 		r.heardFromPrimary()
 	}
@@ -320,7 +320,7 @@ func (r *Replica) onCommit(m *Envelope, p Commit) {
 	if r.commitMin > applied {
 		r.mark(marks.CommitCatchUp)
 	}
-	r.holds(r.commitMax >= p.Commit && r.commitMin <= r.commitMax, "commit_learns_commit_point")
+	invariant(r.id, r.commitMax >= p.Commit && r.commitMin <= r.commitMax, "commit_learns_commit_point", detailHolds)
 	if !r.opts.Protocol.AbdicationOff {
 		// The commit point's checksum lets a primary that lacks it (it was
 		// elected by votes that knew less) recognise it in its own log.

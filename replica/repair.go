@@ -131,8 +131,8 @@ func (r *Replica) repairKick() {
 }
 
 func (r *Replica) repairSend(peer int, from, to uint64) {
-	r.holds(peer != r.id && peer >= 0 && peer < r.n, "repair_asks_a_peer")
-	r.holds(from > 0 && from <= to, "repair_range_nonempty")
+	invariant(r.id, peer != r.id && peer >= 0 && peer < r.n, "repair_asks_a_peer", detailHolds)
+	invariant(r.id, from > 0 && from <= to, "repair_range_nonempty", detailHolds)
 	r.repair.active = true
 	r.repair.peer = peer
 	r.repair.from = from
@@ -199,7 +199,7 @@ func (r *Replica) onRepairTimeout() {
 
 func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
 	from, to := p.From, p.To
-	r.gateHeld(r.status != StatusRecovering && from != 0 && to >= from, "request_prepares_gate_range")
+	invariant(r.id, r.status != StatusRecovering && from != 0 && to >= from, "request_prepares_gate_range", detailGate)
 	if to-from+1 > RepairBatchMax {
 		to = from + RepairBatchMax - 1
 	}
@@ -230,7 +230,7 @@ func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
 		r.send(m.From, RepairPrepare{Header: h, Commit: r.commitMin}.Message())
 		last = op
 	}
-	r.holds(last == 0 || (last >= from && last <= to), "repair_serves_the_range")
+	invariant(r.id, last == 0 || (last >= from && last <= to), "repair_serves_the_range", detailHolds)
 	if last != 0 {
 		r.mark(marks.RepairServed)
 	}
@@ -249,8 +249,8 @@ func (r *Replica) firstRetained() uint64 {
 func (r *Replica) onRepairPrepare(m *Envelope, rp RepairPrepare) {
 	h := rp.Header
 	o := h.Op
-	r.gateHeld(r.status != StatusRecovering && h.Valid(), "repair_prepare_gate_valid")
-	r.gateHeld(o > r.commitMin && !r.journal.has(o, h.Checksum), "repair_prepare_gate_new")
+	invariant(r.id, r.status != StatusRecovering && h.Valid(), "repair_prepare_gate_valid", detailGate)
+	invariant(r.id, o > r.commitMin && !r.journal.has(o, h.Checksum), "repair_prepare_gate_new", detailGate)
 	switch r.repairVerdict(h, rp.Commit) {
 	case repairMismatch:
 		r.mark(marks.RepairBodyMismatch)
@@ -388,9 +388,9 @@ func (r *Replica) repairPut(h Header, m *Envelope) bool {
 }
 
 func (r *Replica) onRepairDone(m *Envelope) {
-	r.gateHeld(r.repair.active && m.From == r.repair.peer, "repair_done_gate_peer")
+	invariant(r.id, r.repair.active && m.From == r.repair.peer, "repair_done_gate_peer", detailGate)
 	r.repair.active = false
-	r.holds(r.repair.peer == m.From, "repair_done_by_the_session_peer")
+	invariant(r.id, r.repair.peer == m.From, "repair_done_by_the_session_peer", detailHolds)
 	if !r.repair.progress {
 		r.repair.stalls++ // this peer could not help: rotate
 		r.repair.unhelpful |= 1 << uint(m.From)
@@ -409,10 +409,10 @@ func (r *Replica) onRepairDone(m *Envelope) {
 // may hold it still (a backup that installed a checkpoint retains nothing
 // below it).
 func (r *Replica) onRangeEvicted(m *Envelope, p RangeEvicted) {
-	r.gateHeld(r.status != StatusRecovering && r.repair.active && m.From == r.repair.peer, "range_evicted_gate_peer")
+	invariant(r.id, r.status != StatusRecovering && r.repair.active && m.From == r.repair.peer, "range_evicted_gate_peer", detailGate)
 	r.repair.active = false
 	r.mark(marks.RepairRangeEvicted)
-	r.holds(r.repair.peer == m.From, "range_evicted_by_the_session_peer")
+	invariant(r.id, r.repair.peer == m.From, "range_evicted_by_the_session_peer", detailHolds)
 	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
 	r.repair.unhelpful |= 1 << uint(m.From)
 	if m.From != r.primary() && !again {

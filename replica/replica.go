@@ -9,8 +9,6 @@
 package replica
 
 import (
-	"fmt"
-
 	"vsrsim/marks"
 )
 
@@ -521,12 +519,6 @@ func (r *Replica) drop(m *Envelope, op uint64, reason Reason, aux uint64) {
 	r.emit(Event{Kind: EvDrop, Command: m.Command, Peer: m.From, Op: op, View: m.View, Reason: reason, aux: aux})
 }
 
-func (r *Replica) assert(ok bool, invariant string, format string, args ...any) {
-	if !ok {
-		panic(Violation{Replica: r.id, Invariant: invariant, Detail: fmt.Sprintf(format, args...)})
-	}
-}
-
 // headerAt returns the header this replica knows at op: journaled, adopted, or
 // the one it last committed.
 func (r *Replica) headerAt(op uint64) (Header, bool) {
@@ -546,7 +538,7 @@ func (r *Replica) journalPut(h Header, displace bool) bool {
 		return false
 	}
 	r.journalGen++
-	r.holds(r.journal.has(h.Op, h.Checksum), "journal_put_holds")
+	invariant(r.id, r.journal.has(h.Op, h.Checksum), "journal_put_holds", detailHolds)
 	r.emit(Event{Kind: EvJournalAppend, Op: h.Op, Checksum: h.Checksum, View: h.View})
 	if g := r.journal.gone; g.Checksum != 0 {
 		r.emit(Event{Kind: EvJournalEvict, Op: g.Op, Checksum: g.Checksum, View: g.View})
@@ -566,7 +558,7 @@ func (r *Replica) setStatus(to Status) {
 	case StatusRecovering:
 		allowed = to == StatusNormal
 	}
-	r.assert(allowed, "status_transition", "%s -> %s", from, to)
+	invariant(r.id, allowed, "status_transition", "status %d -> %d (0 normal, 1 view_change, 2 recovering)", uint64(from), uint64(to))
 	r.status = to
 	if to == StatusNormal {
 		r.rewoundCommit = 0
@@ -627,28 +619,14 @@ func (r *Replica) startNormalTimeouts() {
 
 // checkInvariants asserts the replica's own consistency after every step.
 func (r *Replica) checkInvariants() {
-	// Conditions first: assert's variadic arguments would box on every call,
-	// and this runs on every step.
-	if r.commitMin > r.commitMax {
-		r.assert(false, "commit_min_le_commit_max", "commit_min=%d commit_max=%d", r.commitMin, r.commitMax)
-	}
-	if r.logView > r.view {
-		r.assert(false, "log_view_le_view", "log_view=%d view=%d", r.logView, r.view)
-	}
-	if len(r.pipeline) > SuffixMax {
-		r.assert(false, "pipeline_bounded", "%d", len(r.pipeline))
-	}
-	if len(r.requests) > r.opts.requestQueue() {
-		r.assert(false, "request_queue_bounded", "%d", len(r.requests))
-	}
+	invariant(r.id, r.commitMin <= r.commitMax, "commit_min_le_commit_max", "commit_min=%d commit_max=%d", r.commitMin, r.commitMax)
+	invariant(r.id, r.logView <= r.view, "log_view_le_view", "log_view=%d view=%d", r.logView, r.view)
+	invariant(r.id, len(r.pipeline) <= SuffixMax, "pipeline_bounded", "%d", uint64(len(r.pipeline)))
+	invariant(r.id, len(r.requests) <= r.opts.requestQueue(), "request_queue_bounded", "%d", uint64(len(r.requests)))
 	// isPrimary divides: it goes last.
-	if r.status == StatusNormal && r.commitMax > r.sequencer && r.isPrimary() {
-		r.assert(false, "primary_head_ge_commit_max", "commit_max=%d sequencer=%d", r.commitMax, r.sequencer)
-	}
-	if r.due != 0 {
-		r.assert(false, "settled", "due %b after the driver ran", r.due)
-	}
-	if r.status == StatusNormal && r.commitMin > r.sequencer {
-		r.assert(false, "commit_min_le_sequencer", "commit_min=%d sequencer=%d", r.commitMin, r.sequencer)
-	}
+	invariant(r.id, r.status != StatusNormal || r.commitMax <= r.sequencer || !r.isPrimary(), "primary_head_ge_commit_max",
+		"commit_max=%d sequencer=%d", r.commitMax, r.sequencer)
+	invariant(r.id, r.due == 0, "settled", "due %b after the driver ran", uint64(r.due))
+	invariant(r.id, r.status != StatusNormal || r.commitMin <= r.sequencer, "commit_min_le_sequencer",
+		"commit_min=%d sequencer=%d", r.commitMin, r.sequencer)
 }

@@ -77,7 +77,7 @@ func (r *Replica) onTransferTimeout() {
 }
 
 func (r *Replica) onRequestStateTransfer(m *Envelope) {
-	r.gateHeld(r.status == StatusNormal && r.commitMin == r.commitMax, "request_state_transfer_gate_caught_up")
+	invariant(r.id, r.status == StatusNormal && r.commitMin == r.commitMax, "request_state_transfer_gate_caught_up", detailGate)
 	s := &Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
 	if len(r.offers) > 0 && r.offers[len(r.offers)-1].Op == s.Op {
@@ -89,13 +89,13 @@ func (r *Replica) onRequestStateTransfer(m *Envelope) {
 		}
 		r.offers = append(r.offers, s)
 	}
-	r.holds(len(r.offers) <= offerSnapshotsMax && r.offers[len(r.offers)-1].Op == r.commitMin, "offer_kept_at_commit_min")
+	invariant(r.id, len(r.offers) <= offerSnapshotsMax && r.offers[len(r.offers)-1].Op == r.commitMin, "offer_kept_at_commit_min", detailHolds)
 	r.send(m.From, StateTransferOffer{SnapshotOp: s.Op}.Message())
 }
 
 func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
-	r.gateHeld(r.transfer.active && !r.transfer.pinned && r.status == StatusNormal, "offer_gate_wanted")
-	r.gateHeld(p.SnapshotOp > r.commitMin, "offer_gate_newer")
+	invariant(r.id, r.transfer.active && !r.transfer.pinned && r.status == StatusNormal, "offer_gate_wanted", detailGate)
+	invariant(r.id, p.SnapshotOp > r.commitMin, "offer_gate_newer", detailGate)
 	r.transfer.pinned = true
 	r.transfer.unanswered = 0
 	r.transfer.peer = m.From
@@ -108,7 +108,7 @@ func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
 
 func (r *Replica) onRequestStateChunk(m *Envelope, p RequestStateChunk) {
 	s := r.offerAt(p.SnapshotOp)
-	r.gateHeld(s != nil && p.Chunk >= 0 && p.Chunk < SnapshotChunks, "state_chunk_gate_offer")
+	invariant(r.id, s != nil && p.Chunk >= 0 && p.Chunk < SnapshotChunks, "state_chunk_gate_offer", detailGate)
 	r.send(m.From, StateChunk{SnapshotOp: s.Op, Chunk: p.Chunk, Snapshot: s}.Message())
 }
 
@@ -124,14 +124,14 @@ func (r *Replica) offerAt(op uint64) *Snapshot {
 
 func (r *Replica) onStateChunk(m *Envelope, p StateChunk) {
 	t := &r.transfer
-	r.gateHeld(t.active && t.pinned && p.SnapshotOp == t.commitOp && p.Chunk == t.next && p.Snapshot != nil, "state_chunk_gate_wanted")
+	invariant(r.id, t.active && t.pinned && p.SnapshotOp == t.commitOp && p.Chunk == t.next && p.Snapshot != nil, "state_chunk_gate_wanted", detailGate)
 	t.snapshot = p.Snapshot
 	t.next++
 	t.stalls = 0
 	if t.next == SnapshotChunks {
 		r.installTransfer()
 	}
-	r.holds(r.transfer.next < SnapshotChunks || !r.transfer.pinned, "state_chunk_pull_bounded")
+	invariant(r.id, r.transfer.next < SnapshotChunks || !r.transfer.pinned, "state_chunk_pull_bounded", detailHolds)
 }
 
 // Offer refusals: the fixed guard's and the defect's have their own reasons,
@@ -230,7 +230,7 @@ func (r *Replica) installTransfer() {
 			r.headSum = s.OpChecksum
 		}
 	}
-	r.holds(r.commitMin == s.Op && r.commitMax >= s.Op, "install_at_snapshot")
+	invariant(r.id, r.commitMin == s.Op && r.commitMax >= s.Op, "install_at_snapshot", detailHolds)
 	r.sb.Checkpoint = *s
 	r.writeSuperblock()
 	r.repairFloor = 0

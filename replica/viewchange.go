@@ -5,8 +5,8 @@ import "vsrsim/marks"
 // View change (VRR section 4.2; protocol.md "View change").
 
 func (r *Replica) startViewChange(v uint64) {
-	r.assert(v > r.view || (v == r.view && r.status == StatusNormal), "view_change_forward",
-		"view %d -> %d status %s", r.view, v, r.status)
+	invariant(r.id, v > r.view || (v == r.view && r.status == StatusNormal), "view_change_forward",
+		"view %d -> %d status %d", r.view, v, uint64(r.status))
 	if r.status == StatusViewChange && !r.opts.Protocol.SVCQuorumOff {
 		r.vcRounds++
 	}
@@ -34,13 +34,13 @@ func (r *Replica) startViewChange(v uint64) {
 	r.abdicated = false
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.retry(r.jitter, r.vcRounds)
-	r.holds(r.status == StatusViewChange && r.view == v && len(r.pipeline) == 0, "start_view_change_entered")
+	invariant(r.id, r.status == StatusViewChange && r.view == v && len(r.pipeline) == 0, "start_view_change_entered", detailHolds)
 	r.sendAll(StartViewChange{}.Message().InView(v))
 	r.maybeSendDoViewChange()
 }
 
 func (r *Replica) onStartViewChange(m *Envelope, p StartViewChange) {
-	r.gateHeld(r.status != StatusRecovering && m.View >= r.view, "start_view_change_gate_view")
+	invariant(r.id, r.status != StatusRecovering && m.View >= r.view, "start_view_change_gate_view", detailGate)
 	if p.Leave {
 		r.onLeave(m)
 		return
@@ -242,7 +242,7 @@ func (r *Replica) dropUnreadable(from int, view uint64, m DoViewChange) {
 }
 
 func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
-	r.gateHeld(r.status != StatusRecovering && m.View >= r.view, "do_view_change_gate_view")
+	invariant(r.id, r.status != StatusRecovering && m.View >= r.view, "do_view_change_gate_view", detailGate)
 	if m.View > r.view {
 		r.startViewChange(m.View)
 	}
@@ -267,8 +267,8 @@ func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
 }
 
 func (r *Replica) recordDoViewChange(from int, view uint64, m DoViewChange) {
-	r.holds(from >= 0 && from < r.n && view == r.view, "vote_of_this_view")
-	r.holds(suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable")
+	invariant(r.id, from >= 0 && from < r.n && view == r.view, "vote_of_this_view", detailHolds)
+	invariant(r.id, suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable", detailHolds)
 	s := make([]SuffixEntry, len(m.Suffix))
 	copy(s, m.Suffix)
 	r.dvcs[from] = dvcVote{valid: true, logView: m.LogView, op: m.Op, commit: m.Commit, suffix: s}
@@ -304,14 +304,15 @@ func (r *Replica) tryMerge() {
 	res := mergeVotes(r.dvcs[:r.n])
 	// The merge's commit inference is only as good as the pipeline bound:
 	// assert it on the head's header.
-	if h, ok := r.voteHeader(res.votedHead); ok && h.Parent != 0 && h.Op > h.Commit+PipelineMax {
-		r.assert(false, "pipeline_bound", "head op %d carries commit %d, more than %d below", h.Op, h.Commit, PipelineMax)
+	if h, ok := r.voteHeader(res.votedHead); ok && h.Parent != 0 {
+		invariant(r.id, h.Op <= h.Commit+PipelineMax, "pipeline_bound", "head op %d carries commit %d, more than %d below",
+			h.Op, h.Commit, PipelineMax)
 	}
 	if !res.ready {
 		return // wait for more votes
 	}
-	r.assert(res.head >= res.commit && uint64(len(res.log)) == res.head-res.commit, "merge_log_span",
-		"commit %d head %d log %d", res.commit, res.head, len(res.log))
+	invariant(r.id, res.head >= res.commit && uint64(len(res.log)) == res.head-res.commit, "merge_log_span",
+		"commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	r.markMerge(&res)
 	for _, h := range res.truncated {
 		r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: h.Op, Checksum: h.Checksum, aux: uint64(res.truncateNacks)})
@@ -355,7 +356,7 @@ func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 			r.adopted.put(h)
 		}
 	} else {
-		r.assert(head == 0, "merge_head_known", "no vote describes head %d", head)
+		invariant(r.id, head == 0, "merge_head_known", "no vote describes head %d", head)
 		r.headSum = genesisChecksum
 	}
 	r.pruneUnchained(commit + 1)
@@ -366,7 +367,7 @@ func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 		r.pruneChainFrom(commit, 0) // no vote vouches for anything below
 	}
 	r.reclaim(commit, true)
-	r.holds(r.sequencer == head && r.commitMax >= commit, "install_canonical_head")
+	invariant(r.id, r.sequencer == head && r.commitMax >= commit, "install_canonical_head", detailHolds)
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
@@ -488,8 +489,9 @@ func (r *Replica) discard(j Header, foreign bool) {
 		r.aside.put(j)
 		r.emit(Event{Kind: EvJournalSetAside, Op: j.Op, Checksum: j.Checksum})
 	}
-	if _, kept := r.aside.get(j.Op); !foreign && j.Op <= r.commitMax && j.Op > r.sb.Checkpoint.Op && !kept {
-		r.assert(false, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.commitMax)
+	if !foreign && j.Op <= r.commitMax && j.Op > r.sb.Checkpoint.Op {
+		_, kept := r.aside.get(j.Op)
+		invariant(r.id, kept, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.commitMax)
 	}
 }
 
@@ -525,7 +527,7 @@ func (r *Replica) journalRemove(op uint64) {
 		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
 	}
 	_, still := r.journal.get(op)
-	r.holds(!still, "journal_remove_removes")
+	invariant(r.id, !still, "journal_remove_removes", detailHolds)
 }
 
 func (r *Replica) truncateJournalAbove(op uint64) {
@@ -557,8 +559,8 @@ func (r *Replica) startView() {
 	r.pipeline = r.pipeline[:0]
 	for op := r.commitMax + 1; op <= r.sequencer; op++ {
 		h, ok := r.journal.get(op)
-		r.holds(ok, "primary_holds_uncommitted")
-		r.holds(len(r.pipeline) < cap(r.pipeline), "pipeline_capacity")
+		invariant(r.id, ok, "primary_holds_uncommitted", detailHolds)
+		invariant(r.id, len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", detailHolds)
 		r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
 		// The primary's own ack in the new view is reported like any other:
 		// the oracle counts it toward the op's quorum in this view.
@@ -576,7 +578,7 @@ func (r *Replica) startView() {
 	r.startNormalTimeouts()
 	r.onCommitTimeout()
 	r.due |= dueCommitWalk // the new view's pipeline may hold a quorum already
-	r.holds(r.status == StatusNormal && r.logView == r.view && r.isPrimary(), "start_view_primary_normal")
+	invariant(r.id, r.status == StatusNormal && r.logView == r.view && r.isPrimary(), "start_view_primary_normal", detailHolds)
 	r.checkPipeline()
 }
 
@@ -593,9 +595,9 @@ func (r *Replica) sendStartView(to int, nonce uint64) {
 }
 
 func (r *Replica) onStartView(m *Envelope, p StartView) {
-	r.gateHeld(m.View >= r.view && m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary")
+	invariant(r.id, m.View >= r.view && m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary", detailGate)
 	r.adoptStartView(m.View, p)
-	r.holds(r.status == StatusNormal && r.view == m.View && r.logView == m.View, "adopt_start_view_normal")
+	invariant(r.id, r.status == StatusNormal && r.view == m.View && r.logView == m.View, "adopt_start_view_normal", detailHolds)
 }
 
 // adoptStartView adopts the primary's log. The sequencer jumps to the announced
@@ -662,7 +664,7 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 
 func (r *Replica) onRequestStartView(m *Envelope, p RequestStartView) {
 	r.learnIncarnation(m.From, p.Incarnation)
-	r.holds(r.incarnations[m.From] >= p.Incarnation, "probe_incarnation_known")
+	invariant(r.id, r.incarnations[m.From] >= p.Incarnation, "probe_incarnation_known", detailHolds)
 	if m.View > r.view && r.status != StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.

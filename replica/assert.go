@@ -1,0 +1,45 @@
+package replica
+
+import "fmt"
+
+// The replica's one assertion. An assertion turns a correctness bug into a
+// crash the simulator reports by the invariant's name (the panic value is a
+// Violation), so a run never carries on from a state the protocol forbids.
+// Assertions are always on: a passing one costs a compare and a branch, and
+// formats nothing.
+//
+// The gate's ignore predicates are not assertions: a message they refuse is a
+// fault of the network or a peer, dropped with a reason; a handler then asserts
+// what its predicate guaranteed, and a failure there is the replica's bug.
+
+// Details of a Violation whose assertion names no numbers.
+const (
+	detailHolds   = "does not hold"
+	detailGate    = "the gate let a message through that it refuses"
+	detailStorage = "journal storage"
+)
+
+// storage stands for the replica in an assertion of the journal or a ring,
+// which know no replica id; the harness still reports the invariant by name.
+const storage = -1
+
+// invariant panics with a Violation of the invariant name at replica
+// (storage: -1) unless ok. detail is a constant, or a format whose %d or %b verbs take values: the
+// numbers travel unboxed and are formatted only when the assertion fails, so a
+// hot path allocates nothing.
+func invariant(replica int, ok bool, name, detail string, values ...uint64) {
+	if !ok {
+		violate(replica, name, detail, values)
+	}
+}
+
+func violate(replica int, name, detail string, values []uint64) {
+	if len(values) > 0 {
+		args := make([]any, len(values))
+		for i, v := range values {
+			args[i] = v
+		}
+		detail = fmt.Sprintf(detail, args...)
+	}
+	panic(Violation{Replica: replica, Invariant: name, Detail: detail})
+}
