@@ -488,64 +488,6 @@ func (r *Replica) clientIndex(c uint64) int {
 	return int(c) - r.n
 }
 
-func (r *Replica) send(to int, m Message) {
-	m.From = r.id
-	m.To = to
-	if m.View == 0 {
-		m.View = r.view
-	}
-	r.out.Messages = append(r.out.Messages, m)
-}
-
-func (r *Replica) sendAll(m Message) {
-	for i := 0; i < r.n; i++ {
-		if i != r.id {
-			r.send(i, m)
-		}
-	}
-}
-
-func (r *Replica) emit(e Event) {
-	e.Replica = r.id
-	r.out.Events = append(r.out.Events, e)
-}
-
-// mark counts a pass through a named branch (docs/marks.md).
-func (r *Replica) mark(m marks.Mark) { r.out.Marks.Hit(m) }
-
-// drop records that the replica refused m; op is the op the message names.
-func (r *Replica) drop(m *Envelope, op uint64, reason Reason, aux uint64) {
-	r.markReason(reason)
-	r.emit(Event{Kind: EvDrop, Command: m.Command, Peer: m.From, Op: op, View: m.View, Reason: reason, aux: aux})
-}
-
-// headerAt returns the header this replica knows at op: journaled, adopted, or
-// the one it last committed.
-func (r *Replica) headerAt(op uint64) (Header, bool) {
-	if h, ok := r.journal.get(op); ok {
-		return h, true
-	}
-	if h, ok := r.adopted.get(op); ok {
-		return h, true
-	}
-	return Header{}, false
-}
-
-// journalPut journals h and bumps the journal generation that tags the cached
-// DoViewChange suffix.
-func (r *Replica) journalPut(h Header, displace bool) bool {
-	if !r.journal.put(h, displace) {
-		return false
-	}
-	r.journalGen++
-	invariant(r.id, r.journal.has(h.Op, h.Checksum), "journal_put_holds", detailHolds)
-	r.emit(Event{Kind: EvJournalAppend, Op: h.Op, Checksum: h.Checksum, View: h.View})
-	if g := r.journal.gone; g.Checksum != 0 {
-		r.emit(Event{Kind: EvJournalEvict, Op: g.Op, Checksum: g.Checksum, View: g.View})
-	}
-	return true
-}
-
 // setStatus is the one place status changes; it asserts the allowed moves.
 func (r *Replica) setStatus(to Status) {
 	from := r.status

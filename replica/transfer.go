@@ -198,18 +198,11 @@ func (r *Replica) installTransfer() {
 		t.snapshot = nil
 		return
 	}
-	// The checkpoint replaces every op up to it; journaled ops above it stay,
-	// and repair fetches what is missing. The source's install replaces the
-	// whole journal (the guard above protected what it acked).
 	r.mark(marks.TransferInstall)
 	if s.Op < r.commitMax {
 		r.mark(marks.TransferInstallBelowCommit)
 	}
-	r.journal.dropThrough(s.Op)
-	if r.opts.Protocol.SourceTransfer {
-		r.truncateJournalAbove(s.Op)
-	}
-	r.journalFloor = s.Op + 1
+	r.journalInstall(s.Op)
 	r.sm = s.State
 	r.commitMin = s.Op
 	r.commitSum = s.OpChecksum

@@ -226,21 +226,6 @@ func suffixGap(commit uint64, s []SuffixEntry) (lo, hi uint64, ok bool) {
 	return commit + 1, bottom - 1, true
 }
 
-// dropUnreadable drops an unreadable vote whole. One whose window also leaves
-// a gap above its commit point gets its own reason, with the vote's commit and
-// the window's bottom: a readable vote's gap lies more than a window below the
-// head it announces, where the pipeline bound proves every op committed (see
-// tryMerge), but this vote announces a head below its window, so nothing
-// places the ops in the gap.
-func (r *Replica) dropUnreadable(from int, view uint64, m DoViewChange) {
-	e := Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: from, Op: m.Op, View: view, Reason: ReasonDVCUnreadable, aux: m.Op}
-	if lo, _, ok := suffixGap(m.Commit, m.Suffix); ok {
-		e.Reason, e.Commit, e.aux = ReasonDVCGap, lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
-	}
-	r.markReason(e.Reason)
-	r.emit(e)
-}
-
 func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
 	invariant(r.id, r.status != StatusRecovering && m.View >= r.view, "do_view_change_gate_view", detailGate)
 	if m.View > r.view {
@@ -388,13 +373,6 @@ func (r *Replica) voteHeader(op uint64) (Header, bool) {
 	return best, found
 }
 
-// clearAdopted forgets headers adopted in older views: the new view's headers
-// replace them, and committed ops below them are verified by their server.
-func (r *Replica) clearAdopted() {
-	r.adopted.clear()
-	r.journalGen++ // the suffix is built from adopted headers too
-}
-
 // verifyBelowSuffix checks the journal below a StartView's headers against
 // them: the lowest header the primary sent anchors the hash chain, and every
 // journal entry down to commit_min must chain to it. Only the message is
@@ -416,125 +394,6 @@ func (r *Replica) verifyBelowSuffix(suffix []SuffixEntry) {
 		return
 	}
 	r.pruneChainFrom(r.commitMax, 0)
-}
-
-// pruneUnchained removes journal entries below bottom that do not chain to the
-// canonical header at bottom: leftovers of an older view that no suffix
-// described. Repair fetches the canonical ones again.
-func (r *Replica) pruneUnchained(bottom uint64) {
-	var h Header
-	for ; bottom <= r.knownHead() && bottom > r.commitMin; bottom++ {
-		var ok bool
-		if h, ok = r.headerAt(bottom); ok && h.Parent != 0 {
-			break
-		}
-	}
-	if h.Parent == 0 || bottom > r.knownHead() || bottom <= r.commitMin {
-		return
-	}
-	r.pruneChainFrom(bottom-1, h.Parent)
-}
-
-// pruneChainFrom walks the journal down from op, where the canonical op has
-// checksum expect, to commit_min: entries that chain on are kept. The first
-// that does not is an older view's leftover when the chain named another
-// checksum there, and goes. Below a break nothing vouches for an entry: above
-// the commit point it goes; at or below it, it may be the last copy of a
-// committed op, so its body is set aside, out of the journal, until the chain
-// vouches for it again (reclaim) or repair fetches the canonical op.
-// Without this, an older view's leftover that links to our commit point would
-// pass the commit walk's parent check: a fork links to the same parent.
-func (r *Replica) pruneChainFrom(top, expect uint64) {
-	broken := false
-	for op := top; op > r.commitMin && op <= top; op-- {
-		j, ok := r.journal.get(op)
-		if !broken {
-			if ok && j.Checksum == expect {
-				expect = j.Parent
-				continue
-			}
-			if !ok {
-				if a, ok := r.adopted.get(op); ok && a.Checksum == expect {
-					expect = a.Parent
-					continue
-				}
-			}
-			broken = true
-			if ok && expect != 0 {
-				r.discard(j, true) // the chain names another op here
-				continue
-			}
-		}
-		if ok {
-			r.discard(j, false)
-		}
-	}
-}
-
-// discard takes entry j out of the journal. foreign says the canonical log
-// holds another op at j's slot. A committed op's body is never thrown away
-// unless a checkpoint covers it: an unproven entry at or below the commit
-// point is set aside instead.
-func (r *Replica) discard(j Header, foreign bool) {
-	switch {
-	case j.Op > r.commitMax:
-		r.journalRemove(j.Op)
-	case foreign:
-		r.journal.remove(j.Op)
-		r.journalGen++
-		r.emit(Event{Kind: EvJournalPrune, Op: j.Op, Checksum: j.Checksum, View: r.view})
-	default:
-		r.journal.remove(j.Op)
-		r.journalGen++
-		r.aside.put(j)
-		r.emit(Event{Kind: EvJournalSetAside, Op: j.Op, Checksum: j.Checksum})
-	}
-	if !foreign && j.Op <= r.commitMax && j.Op > r.sb.Checkpoint.Op {
-		_, kept := r.aside.get(j.Op)
-		invariant(r.id, kept, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.commitMax)
-	}
-}
-
-// reclaim moves set-aside bodies back into the journal as soon as something
-// vouches for them (an adopted header, the commit anchor, or the journaled op
-// above naming them as parent), walking down from top. With all set, it looks
-// at every op down to commit_min; otherwise it stops at the first op it cannot
-// reclaim.
-func (r *Replica) reclaim(top uint64, all bool) {
-	if top > r.commitMax {
-		top = r.commitMax
-	}
-	for op := top; op > r.commitMin; op-- {
-		h, ok := r.aside.get(op)
-		if ok && !r.journal.has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
-			r.aside.remove(op)
-			if j, held := r.journal.get(op); held && j.Checksum != h.Checksum {
-				r.journalRemove(op)
-			}
-			if r.journalPut(h, false) {
-				continue
-			}
-		}
-		if !all {
-			return
-		}
-	}
-}
-
-func (r *Replica) journalRemove(op uint64) {
-	if h, ok := r.journal.remove(op); ok {
-		r.journalGen++
-		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
-	}
-	_, still := r.journal.get(op)
-	invariant(r.id, !still, "journal_remove_removes", detailHolds)
-}
-
-func (r *Replica) truncateJournalAbove(op uint64) {
-	r.journal.truncateAbove(op, func(h Header) {
-		r.journalGen++
-		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
-	})
 }
 
 // tryStartView starts the view once the primary-elect holds every uncommitted
