@@ -69,13 +69,13 @@ func (r *Replica) onCommitOK(m *Envelope, p CommitOk) {
 // acks of ops its only other live backup applied before it lost its journal.
 func (r *Replica) learnCommitFromBackup(p CommitOk) {
 	c := p.Commit
-	if c <= r.commitMax || c > r.sequencer || !r.journal.has(c, p.Checksum) {
+	if c <= r.wm.commitMax || c > r.wm.sequencer || !r.journal.has(c, p.Checksum) {
 		return
 	}
 	r.mark(marks.CommitFromBackup)
-	r.commitMax = c
+	r.wm.commitMax = c
 	r.due |= dueCommitWalk
-	invariant(r.id, r.commitMax <= r.sequencer, "commit_from_backup_within_log", detailHolds)
+	invariant(r.id, r.wm.commitMax <= r.wm.sequencer, "commit_from_backup_within_log", detailHolds)
 }
 
 // pushStartView sends the view's StartView, unasked, to each backup this

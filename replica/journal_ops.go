@@ -47,7 +47,7 @@ func (r *Replica) clearAdopted() {
 // point is set aside instead.
 func (r *Replica) discard(j Header, foreign bool) {
 	switch {
-	case j.Op > r.commitMax:
+	case j.Op > r.wm.commitMax:
 		r.journalRemove(j.Op)
 	case foreign:
 		r.journal.remove(j.Op)
@@ -59,9 +59,9 @@ func (r *Replica) discard(j Header, foreign bool) {
 		r.aside.put(j)
 		r.emit(Event{Kind: EvJournalSetAside, Op: j.Op, Checksum: j.Checksum})
 	}
-	if !foreign && j.Op <= r.commitMax && j.Op > r.sb.Checkpoint.Op {
+	if !foreign && j.Op <= r.wm.commitMax && j.Op > r.sb.Checkpoint.Op {
 		_, kept := r.aside.get(j.Op)
-		invariant(r.id, kept, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.commitMax)
+		invariant(r.id, kept, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.wm.commitMax)
 	}
 }
 
@@ -71,10 +71,10 @@ func (r *Replica) discard(j Header, foreign bool) {
 // at every op down to commit_min; otherwise it stops at the first op it cannot
 // reclaim.
 func (r *Replica) reclaim(top uint64, all bool) {
-	if top > r.commitMax {
-		top = r.commitMax
+	if top > r.wm.commitMax {
+		top = r.wm.commitMax
 	}
-	for op := top; op > r.commitMin; op-- {
+	for op := top; op > r.wm.commitMin; op-- {
 		h, ok := r.aside.get(op)
 		if ok && !r.journal.has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
 			r.aside.remove(op)
@@ -112,13 +112,13 @@ func (r *Replica) truncateJournalAbove(op uint64) {
 // described. Repair fetches the canonical ones again.
 func (r *Replica) pruneUnchained(bottom uint64) {
 	var h Header
-	for ; bottom <= r.knownHead() && bottom > r.commitMin; bottom++ {
+	for ; bottom <= r.knownHead() && bottom > r.wm.commitMin; bottom++ {
 		var ok bool
 		if h, ok = r.headerAt(bottom); ok && h.Parent != 0 {
 			break
 		}
 	}
-	if h.Parent == 0 || bottom > r.knownHead() || bottom <= r.commitMin {
+	if h.Parent == 0 || bottom > r.knownHead() || bottom <= r.wm.commitMin {
 		return
 	}
 	r.pruneChainFrom(bottom-1, h.Parent)
@@ -135,7 +135,7 @@ func (r *Replica) pruneUnchained(bottom uint64) {
 // pass the commit walk's parent check: a fork links to the same parent.
 func (r *Replica) pruneChainFrom(top, expect uint64) {
 	broken := false
-	for op := top; op > r.commitMin && op <= top; op-- {
+	for op := top; op > r.wm.commitMin && op <= top; op-- {
 		j, ok := r.journal.get(op)
 		if !broken {
 			if ok && j.Checksum == expect {

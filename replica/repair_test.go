@@ -204,7 +204,7 @@ func TestRepairVerifiesDownTheChain(t *testing.T) {
 		r.journalPut(hs[op], true)
 		r.apply(hs[op])
 	}
-	r.commitMax = 8
+	r.wm.commitMax = 8
 	r.commitAnchor = Header{Op: 8, Checksum: hs[8].Checksum}
 	repair := func(h Header) {
 		r.Step(msg(RepairPrepare{Header: h, Commit: 0}, 2, 1, 0), out)
@@ -212,11 +212,11 @@ func TestRepairVerifiesDownTheChain(t *testing.T) {
 
 	repair(fork)
 	assert.False(t, r.journal.has(6, fork.Checksum), "a fork linking to commit_min is not canonical")
-	assert.Equal(t, uint64(5), r.commitMin)
+	assert.Equal(t, uint64(5), r.wm.commitMin)
 
 	for op := 6; op <= 8; op++ { // bottom-up: nothing vouches until op 8
 		repair(hs[op])
 	}
-	assert.Equal(t, uint64(8), r.commitMin, "op 8 vouched by the anchor lets 7 and 6 in")
-	assert.Equal(t, hs[8].Checksum, r.commitSum)
+	assert.Equal(t, uint64(8), r.wm.commitMin, "op 8 vouched by the anchor lets 7 and 6 in")
+	assert.Equal(t, hs[8].Checksum, r.wm.commitSum)
 }

@@ -118,11 +118,7 @@ type Replica struct {
 	status      Status
 	view        uint64
 	logView     uint64
-	sequencer   uint64
-	headSum     uint64 // checksum of the header at sequencer
-	commitMin   uint64
-	commitMax   uint64
-	commitSum   uint64 // checksum of the prepare at commitMin
+	wm          watermarks
 	journal     *journal
 	adopted     ring // headers known from a StartView or merge, bodies maybe not held
 	aside       ring // committed-range bodies a chain walk could not vouch for (see pruneChainFrom)
@@ -211,8 +207,8 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 	r := newReplica(opts, jitter)
 	r.journal = newJournal(opts.JournalSlots, opts.Spare)
 	r.sb.Checkpoint = genesisSnapshot()
-	r.commitSum = r.sb.Checkpoint.OpChecksum
-	r.headSum = r.commitSum
+	r.wm.commitSum = r.sb.Checkpoint.OpChecksum
+	r.wm.headSum = r.wm.commitSum
 	r.status = StatusNormal
 	r.startNormalTimeouts()
 	return r, nil
@@ -232,27 +228,27 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.incarnation = r.sb.Incarnation
 	r.view = r.sb.View
 	r.logView = r.sb.LogView
-	r.commitMax = r.sb.CommitMax
+	r.wm.commitMax = r.sb.CommitMax
 	cp := r.sb.Checkpoint
 	r.sm = cp.State
-	r.commitMin = cp.Op
-	r.commitSum = cp.OpChecksum
-	r.sequencer = cp.Op
-	r.headSum = cp.OpChecksum
-	if r.commitMax < r.commitMin {
-		r.commitMax = r.commitMin
+	r.wm.commitMin = cp.Op
+	r.wm.commitSum = cp.OpChecksum
+	r.wm.sequencer = cp.Op
+	r.wm.headSum = cp.OpChecksum
+	if r.wm.commitMax < r.wm.commitMin {
+		r.wm.commitMax = r.wm.commitMin
 	}
 	if opts.Durability == DurabilityWAL && d.journal != nil {
 		r.journal = d.journal
 		// Walk the surviving journal up from the checkpoint: the head is the end
 		// of the chain that links to what we have applied.
 		for {
-			h, ok := r.journal.get(r.sequencer + 1)
-			if !ok || h.Parent != r.headSum {
+			h, ok := r.journal.get(r.wm.sequencer + 1)
+			if !ok || h.Parent != r.wm.headSum {
 				break
 			}
-			r.sequencer = h.Op
-			r.headSum = h.Checksum
+			r.wm.sequencer = h.Op
+			r.wm.headSum = h.Checksum
 		}
 		// Entries above a gap stay: this replica may have acked them, and
 		// the view it adopts next decides which of them are canonical.
@@ -262,18 +258,18 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 			r.adoptedHead = v.adoptedHead
 			r.commitAnchor = v.anchor
 			switch {
-			case v.sequencer <= r.sequencer:
+			case v.sequencer <= r.wm.sequencer:
 			case opts.Bugs.RestartSkipsAdoptedHead:
 				// The defect takes the chained prefix for the whole adopted
 				// view: the head above it, and every op acked past the gap,
 				// drop out of the next vote.
-				r.adoptedHead = min(r.adoptedHead, r.sequencer)
+				r.adoptedHead = min(r.adoptedHead, r.wm.sequencer)
 			default:
 				// The head of an adopted view whose bodies were still being
 				// repaired (after a transfer install below it, say): the log
 				// reaches it although the chain has a gap.
-				r.sequencer = v.sequencer
-				r.headSum = v.headSum
+				r.wm.sequencer = v.sequencer
+				r.wm.headSum = v.headSum
 			}
 		}
 		r.rejoin()
@@ -335,7 +331,7 @@ func (r *Replica) beginRestarted() {
 func (r *Replica) resume() {
 	r.announce = false
 	r.mark(marks.RestartWAL)
-	r.emit(Event{Kind: EvStatus, Status: r.status, View: r.view, LogView: r.logView, Op: r.sequencer, Commit: r.commitMax})
+	r.emit(Event{Kind: EvStatus, Status: r.status, View: r.view, LogView: r.logView, Op: r.wm.sequencer, Commit: r.wm.commitMax})
 	if r.status == StatusViewChange {
 		r.sendAll(StartViewChange{}.Message())
 	}
@@ -399,7 +395,7 @@ func (r *Replica) Durable() Durable {
 	if r.opts.Durability == DurabilityWAL {
 		d.journal = r.journal
 		d.view = &viewHeaders{adopted: r.adopted, aside: r.aside, adoptedHead: r.adoptedHead,
-			sequencer: r.sequencer, headSum: r.headSum, anchor: r.commitAnchor}
+			sequencer: r.wm.sequencer, headSum: r.wm.headSum, anchor: r.commitAnchor}
 	}
 	return d
 }
@@ -505,7 +501,7 @@ func (r *Replica) setStatus(to Status) {
 	if to == StatusNormal {
 		r.rewoundCommit = 0
 	}
-	r.emit(Event{Kind: EvStatus, Status: to, View: r.view, LogView: r.logView, Op: r.sequencer, Commit: r.commitMax})
+	r.emit(Event{Kind: EvStatus, Status: to, View: r.view, LogView: r.logView, Op: r.wm.sequencer, Commit: r.wm.commitMax})
 }
 
 // noteAck records op as acknowledged, durably, before the ack is sent or
@@ -524,8 +520,8 @@ func (r *Replica) noteAck(h *Header) {
 func (r *Replica) writeSuperblock() {
 	r.sb.View = r.view
 	r.sb.LogView = r.logView
-	if r.commitMax > r.sb.CommitMax {
-		r.sb.CommitMax = r.commitMax
+	if r.wm.commitMax > r.sb.CommitMax {
+		r.sb.CommitMax = r.wm.commitMax
 	}
 	r.sb.Incarnation = r.incarnation
 }
@@ -561,14 +557,12 @@ func (r *Replica) startNormalTimeouts() {
 
 // checkInvariants asserts the replica's own consistency after every step.
 func (r *Replica) checkInvariants() {
-	invariant(r.id, r.commitMin <= r.commitMax, "commit_min_le_commit_max", "commit_min=%d commit_max=%d", r.commitMin, r.commitMax)
+	r.checkWatermarks()
 	invariant(r.id, r.logView <= r.view, "log_view_le_view", "log_view=%d view=%d", r.logView, r.view)
 	invariant(r.id, len(r.pipeline) <= SuffixMax, "pipeline_bounded", "%d", uint64(len(r.pipeline)))
 	invariant(r.id, len(r.requests) <= r.opts.requestQueue(), "request_queue_bounded", "%d", uint64(len(r.requests)))
-	// isPrimary divides: it goes last.
-	invariant(r.id, r.status != StatusNormal || r.commitMax <= r.sequencer || !r.isPrimary(), "primary_head_ge_commit_max",
-		"commit_max=%d sequencer=%d", r.commitMax, r.sequencer)
 	invariant(r.id, r.due == 0, "settled", "due %b after the driver ran", uint64(r.due))
-	invariant(r.id, r.status != StatusNormal || r.commitMin <= r.sequencer, "commit_min_le_sequencer",
-		"commit_min=%d sequencer=%d", r.commitMin, r.sequencer)
+	invariant(r.id, r.sb.AckHead >= r.ackHead, "ack_head_durable", "superblock %d, acked %d", r.sb.AckHead, r.ackHead)
+	invariant(r.id, r.journal.head == 0 || r.journalFloor <= r.journal.head+1, "journal_floor_le_head",
+		"floor %d head %d", r.journalFloor, r.journal.head)
 }

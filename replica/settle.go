@@ -40,9 +40,9 @@ func (r *Replica) settleDue() {
 		switch {
 		case r.due&dueCommitWalk != 0:
 			r.due &^= dueCommitWalk
-			before := r.commitMax
+			before := r.wm.commitMax
 			r.commitWalk()
-			invariant(r.id, r.commitMax >= before, "commit_walk_monotonic", "commit_max %d -> %d", before, r.commitMax)
+			invariant(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", "commit_max %d -> %d", before, r.wm.commitMax)
 		case r.due&dueDrain != 0:
 			r.due &^= dueDrain
 			queued := len(r.requests)

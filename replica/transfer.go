@@ -52,7 +52,7 @@ func (r *Replica) onTransferTimeout() {
 		r.tTransfer.reset(r.jitter)
 		return
 	}
-	if r.commitMin == r.commitMax || (r.repairFloor > 0 && r.commitMin+1 >= r.repairFloor) {
+	if r.wm.commitMin == r.wm.commitMax || (r.repairFloor > 0 && r.wm.commitMin+1 >= r.repairFloor) {
 		// Repair caught up past what peers had evicted: nothing to transfer.
 		r.transfer = transferState{}
 		r.repairFloor = 0
@@ -77,8 +77,8 @@ func (r *Replica) onTransferTimeout() {
 }
 
 func (r *Replica) onRequestStateTransfer(m *Envelope) {
-	invariant(r.id, r.status == StatusNormal && r.commitMin == r.commitMax, "request_state_transfer_gate_caught_up", detailGate)
-	s := &Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
+	invariant(r.id, r.status == StatusNormal && r.wm.commitMin == r.wm.commitMax, "request_state_transfer_gate_caught_up", detailGate)
+	s := &Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
 	if len(r.offers) > 0 && r.offers[len(r.offers)-1].Op == s.Op {
 		s = r.offers[len(r.offers)-1]
@@ -89,13 +89,13 @@ func (r *Replica) onRequestStateTransfer(m *Envelope) {
 		}
 		r.offers = append(r.offers, s)
 	}
-	invariant(r.id, len(r.offers) <= offerSnapshotsMax && r.offers[len(r.offers)-1].Op == r.commitMin, "offer_kept_at_commit_min", detailHolds)
+	invariant(r.id, len(r.offers) <= offerSnapshotsMax && r.offers[len(r.offers)-1].Op == r.wm.commitMin, "offer_kept_at_commit_min", detailHolds)
 	r.send(m.From, StateTransferOffer{SnapshotOp: s.Op}.Message())
 }
 
 func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
 	invariant(r.id, r.transfer.active && !r.transfer.pinned && r.status == StatusNormal, "offer_gate_wanted", detailGate)
-	invariant(r.id, p.SnapshotOp > r.commitMin, "offer_gate_newer", detailGate)
+	invariant(r.id, p.SnapshotOp > r.wm.commitMin, "offer_gate_newer", detailGate)
 	r.transfer.pinned = true
 	r.transfer.unanswered = 0
 	r.transfer.peer = m.From
@@ -151,7 +151,7 @@ const (
 // protection. Without a WAL the source guards up to commit_max.
 func (r *Replica) acceptedHead() uint64 {
 	if r.opts.Durability == DurabilityMemory {
-		return r.commitMax
+		return r.wm.commitMax
 	}
 	return r.ackHead
 }
@@ -165,7 +165,7 @@ func (r *Replica) acceptedHead() uint64 {
 // heartbeats push past every pinned offer.
 func (r *Replica) staleGuard(commitOp uint64) (uint64, Reason) {
 	if r.opts.Bugs.StaleGuardUsesCommitMax {
-		if g := max(r.journal.head, r.commitMax); g > commitOp {
+		if g := max(r.journal.head, r.wm.commitMax); g > commitOp {
 			return g, refuseStale
 		}
 		return 0, ReasonNone
@@ -184,9 +184,9 @@ func (r *Replica) staleGuard(commitOp uint64) (uint64, Reason) {
 func (r *Replica) installTransfer() {
 	t := &r.transfer
 	s := t.snapshot
-	if s.Op <= r.commitMin {
+	if s.Op <= r.wm.commitMin {
 		r.mark(marks.TransferOfferRefusedNotNewer)
-		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: r.commitMin, Reason: ReasonNotNewer})
+		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: r.wm.commitMin, Reason: ReasonNotNewer})
 		t.pinned = false
 		t.snapshot = nil
 		return
@@ -199,31 +199,31 @@ func (r *Replica) installTransfer() {
 		return
 	}
 	r.mark(marks.TransferInstall)
-	if s.Op < r.commitMax {
+	if s.Op < r.wm.commitMax {
 		r.mark(marks.TransferInstallBelowCommit)
 	}
 	r.journalInstall(s.Op)
 	r.sm = s.State
-	r.commitMin = s.Op
-	r.commitSum = s.OpChecksum
+	r.wm.commitMin = s.Op
+	r.wm.commitSum = s.OpChecksum
 	r.advanceCommitMax(s.Op)
 	if r.opts.Bugs.TransferRewindsSequencer {
 		// The defect rewinds a backup to the checkpoint, head and commit
 		// point both, while the view's adopted headers stay: its next vote
 		// says what the source's said (op and commit at the checkpoint).
-		r.sequencer = s.Op
-		r.headSum = s.OpChecksum
+		r.wm.sequencer = s.Op
+		r.wm.headSum = s.OpChecksum
 		if !r.isPrimary() {
 			r.rewoundCommit = s.Op
 		}
 	} else {
 		r.journalGen++
-		if r.sequencer < s.Op {
-			r.sequencer = s.Op
-			r.headSum = s.OpChecksum
+		if r.wm.sequencer < s.Op {
+			r.wm.sequencer = s.Op
+			r.wm.headSum = s.OpChecksum
 		}
 	}
-	invariant(r.id, r.commitMin == s.Op && r.commitMax >= s.Op, "install_at_snapshot", detailHolds)
+	invariant(r.id, r.wm.commitMin == s.Op && r.wm.commitMax >= s.Op, "install_at_snapshot", detailHolds)
 	r.sb.Checkpoint = *s
 	r.writeSuperblock()
 	r.repairFloor = 0

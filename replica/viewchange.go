@@ -93,16 +93,16 @@ func (r *Replica) maybeSendDoViewChange() {
 // their commit floor) until the replica settles a view again. The replica's
 // own commit_max never regresses.
 func (r *Replica) voteCommit() uint64 {
-	if r.rewoundCommit != 0 && r.rewoundCommit < r.commitMax {
+	if r.rewoundCommit != 0 && r.rewoundCommit < r.wm.commitMax {
 		return r.rewoundCommit
 	}
-	return r.commitMax
+	return r.wm.commitMax
 }
 
 func (r *Replica) doViewChange() DoViewChange {
 	return DoViewChange{
 		LogView: r.logView,
-		Op:      r.sequencer,
+		Op:      r.wm.sequencer,
 		Commit:  r.voteCommit(),
 		Suffix:  r.dvcSuffix(),
 	}
@@ -112,7 +112,7 @@ func (r *Replica) doViewChange() DoViewChange {
 // cache tag changes. The journal generation belongs in the tag: a body that lands
 // without moving op or commit changes what the suffix must say.
 func (r *Replica) dvcSuffix() []SuffixEntry {
-	tag := dvcCacheTag{op: r.sequencer, commit: r.voteCommit(), generation: r.journalGen}
+	tag := dvcCacheTag{op: r.wm.sequencer, commit: r.voteCommit(), generation: r.journalGen}
 	if r.opts.Bugs.DVCCacheIgnoresJournal {
 		tag.generation = 0
 	}
@@ -132,10 +132,10 @@ func (r *Replica) dvcSuffix() []SuffixEntry {
 // knownHead is the highest op this replica knows a header for. It equals the
 // sequencer unless a state transfer rewound the sequencer below an adopted head.
 func (r *Replica) knownHead() uint64 {
-	if r.adoptedHead > r.sequencer {
+	if r.adoptedHead > r.wm.sequencer {
 		return r.adoptedHead
 	}
-	return r.sequencer
+	return r.wm.sequencer
 }
 
 // buildSuffix lists headers from top down to commit (inclusive), at most
@@ -174,13 +174,13 @@ func (r *Replica) suffixEntry(o, commit uint64) SuffixEntry {
 		}
 		return SuffixEntry{Header: h, Unsure: o <= r.unsureTop}
 	}
-	if o == r.commitAnchor.Op && o > r.commitMin && r.commitAnchor.Checksum != 0 {
+	if o == r.commitAnchor.Op && o > r.wm.commitMin && r.commitAnchor.Checksum != 0 {
 		// A primary-elect may know the commit point's header only from
 		// the votes: pass it on, so backups can anchor their journals.
 		return SuffixEntry{Header: r.commitAnchor}
 	}
-	if o == r.commitMin && o > 0 {
-		return SuffixEntry{Header: Header{Op: o, Checksum: r.commitSum}}
+	if o == r.wm.commitMin && o > 0 {
+		return SuffixEntry{Header: Header{Op: o, Checksum: r.wm.commitSum}}
 	}
 	return SuffixEntry{Header: Header{Op: o}, Nack: o > commit && o > r.unsureTop}
 }
@@ -329,11 +329,11 @@ func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 		r.adopted.put(h)
 	}
 	r.truncateJournalAbove(head)
-	r.sequencer = head
+	r.wm.sequencer = head
 	r.adoptedHead = head
 	if h, ok := r.voteHeader(head); ok {
 		// At or below the commit point any vote's header is canonical.
-		r.headSum = h.Checksum
+		r.wm.headSum = h.Checksum
 		if h.Parent != 0 {
 			if j, ok := r.journal.get(head); ok && j.Checksum != h.Checksum {
 				r.journalRemove(head)
@@ -342,17 +342,17 @@ func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 		}
 	} else {
 		invariant(r.id, head == 0, "merge_head_known", "no vote describes head %d", head)
-		r.headSum = genesisChecksum
+		r.wm.headSum = genesisChecksum
 	}
 	r.pruneUnchained(commit + 1)
-	if h, ok := r.voteHeader(commit); ok && commit > r.commitMin {
+	if h, ok := r.voteHeader(commit); ok && commit > r.wm.commitMin {
 		r.pruneChainFrom(commit, h.Checksum)
 		r.commitAnchor = h
-	} else if commit > r.commitMin {
+	} else if commit > r.wm.commitMin {
 		r.pruneChainFrom(commit, 0) // no vote vouches for anything below
 	}
 	r.reclaim(commit, true)
-	invariant(r.id, r.sequencer == head && r.commitMax >= commit, "install_canonical_head", detailHolds)
+	invariant(r.id, r.wm.sequencer == head && r.wm.commitMax >= commit, "install_canonical_head", detailHolds)
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
@@ -385,15 +385,15 @@ func (r *Replica) verifyBelowSuffix(suffix []SuffixEntry) {
 		if e.Blank() {
 			continue
 		}
-		if e.Header.Op > r.commitMin {
+		if e.Header.Op > r.wm.commitMin {
 			r.pruneChainFrom(e.Header.Op, e.Header.Checksum)
-			if e.Header.Op <= r.commitMax {
+			if e.Header.Op <= r.wm.commitMax {
 				r.commitAnchor = e.Header
 			}
 		}
 		return
 	}
-	r.pruneChainFrom(r.commitMax, 0)
+	r.pruneChainFrom(r.wm.commitMax, 0)
 }
 
 // tryStartView starts the view once the primary-elect holds every uncommitted
@@ -403,7 +403,7 @@ func (r *Replica) tryStartView() {
 	if !r.merged || r.status != StatusViewChange {
 		return
 	}
-	for op := r.commitMax + 1; op <= r.sequencer; op++ {
+	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
 		h, _ := r.adopted.get(op)
 		if !r.journal.has(op, h.Checksum) {
 			r.repairForView(op)
@@ -416,7 +416,7 @@ func (r *Replica) tryStartView() {
 func (r *Replica) startView() {
 	r.logView = r.view
 	r.pipeline = r.pipeline[:0]
-	for op := r.commitMax + 1; op <= r.sequencer; op++ {
+	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
 		h, ok := r.journal.get(op)
 		invariant(r.id, ok, "primary_holds_uncommitted", detailHolds)
 		invariant(r.id, len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", detailHolds)
@@ -446,9 +446,9 @@ func (r *Replica) startView() {
 func (r *Replica) sendStartView(to int, nonce uint64) {
 	r.send(to, StartView{
 		LogView: r.logView,
-		Op:      r.sequencer,
-		Commit:  r.commitMax,
-		Suffix:  r.buildSuffix(r.sequencer, r.commitMax),
+		Op:      r.wm.sequencer,
+		Commit:  r.wm.commitMax,
+		Suffix:  r.buildSuffix(r.wm.sequencer, r.wm.commitMax),
 		Nonce:   nonce,
 	}.Message())
 }
@@ -481,7 +481,7 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 	r.clearAdopted()
 	for i := range m.Suffix {
 		h := m.Suffix[i].Header
-		if m.Suffix[i].Blank() || h.Op <= r.commitMin {
+		if m.Suffix[i].Blank() || h.Op <= r.wm.commitMin {
 			continue
 		}
 		if j, ok := r.journal.get(h.Op); ok && j.Checksum != h.Checksum {
@@ -492,17 +492,17 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 		}
 	}
 	r.truncateJournalAbove(m.Op)
-	r.sequencer = m.Op
+	r.wm.sequencer = m.Op
 	r.adoptedHead = m.Op
 	r.verifyBelowSuffix(m.Suffix)
 	switch {
 	case len(m.Suffix) > 0 && !m.Suffix[0].Blank():
-		r.headSum = m.Suffix[0].Header.Checksum
+		r.wm.headSum = m.Suffix[0].Header.Checksum
 	case m.Op == 0:
 		// An empty log: a head left from before would refuse op 1's parent.
-		r.headSum = genesisChecksum
-	case m.Op == r.commitMin:
-		r.headSum = r.commitSum
+		r.wm.headSum = genesisChecksum
+	case m.Op == r.wm.commitMin:
+		r.wm.headSum = r.wm.commitSum
 	}
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]
@@ -515,7 +515,7 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 			r.ack(h)
 		}
 	}
-	r.reclaim(r.commitMax, true)
+	r.reclaim(r.wm.commitMax, true)
 	r.armRepairOnAdopt()
 	r.commitUpTo()
 	r.repairKick()
