@@ -53,7 +53,9 @@ func (r *Replica) onAbdicateTimeout() {
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
 // its incarnation.
 func (r *Replica) onCommitOK(m *Envelope, p CommitOk) {
-	invariant(r.id, m.View == r.view && r.status == StatusNormal && r.isPrimary(), "commit_ok_gate_primary", detailGate)
+	invariant(r.id, m.View == r.view, "commit_ok_gate_primary", detailGate)
+	invariant(r.id, r.status == StatusNormal, "commit_ok_gate_primary", detailGate)
+	invariant(r.id, r.isPrimary(), "commit_ok_gate_primary", detailGate)
 	if p.Incarnation > r.incarnations[m.From] {
 		r.learnIncarnation(m.From, p.Incarnation)
 	}

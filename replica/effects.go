@@ -8,6 +8,10 @@ import "vsrsim/marks"
 // step, and the harness delivers, traces and counts.
 
 func (r *Replica) send(to int, m Message) {
+	invariant(r.id, to >= 0, "send_to_a_node", detailHolds)
+	invariant(r.id, m.Command != 0, "send_a_command", detailHolds)
+	// Replies go to clients and everything else to replicas.
+	invariant(r.id, (m.Command == CmdReply) == (to >= r.n), "send_reply_to_client_only", detailHolds)
 	m.From = r.id
 	m.To = to
 	if m.View == 0 {
@@ -25,6 +29,8 @@ func (r *Replica) sendAll(m Message) {
 }
 
 func (r *Replica) emit(e Event) {
+	invariant(r.id, e.Kind >= EvCommit, "emit_known_kind", "kind %d", uint64(e.Kind))
+	invariant(r.id, int(e.Kind) < len(eventNames), "emit_known_kind", "kind %d", uint64(e.Kind))
 	e.Replica = r.id
 	r.out.Events = append(r.out.Events, e)
 }
@@ -34,6 +40,8 @@ func (r *Replica) mark(m marks.Mark) { r.out.Marks.Hit(m) }
 
 // drop records that the replica refused m; op is the op the message names.
 func (r *Replica) drop(m *Envelope, op uint64, reason Reason, aux uint64) {
+	invariant(r.id, reason != ReasonNone, "drop_has_reason", detailHolds)
+	invariant(r.id, reason < reasonCount, "drop_has_reason", "reason %d", uint64(reason))
 	r.markReason(reason)
 	r.emit(Event{Kind: EvDrop, Command: m.Command, Peer: m.From, Op: op, View: m.View, Reason: reason, aux: aux})
 }

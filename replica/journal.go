@@ -33,7 +33,8 @@ func (r *ring) put(h Header) (Header, bool) {
 	i := h.Op % uint64(len(r.slots))
 	old := r.slots[i]
 	r.slots[i] = h
-	invariant(storage, r.slots[i].Checksum == h.Checksum && r.slots[i].Op == h.Op, "ring_put_stored", detailStorage)
+	invariant(storage, r.slots[i].Checksum == h.Checksum, "ring_put_stored", detailStorage)
+	invariant(storage, r.slots[i].Op == h.Op, "ring_put_stored", detailStorage)
 	if old.Checksum != 0 && old.Op != h.Op {
 		return old, true
 	}
@@ -108,7 +109,8 @@ func (j *journal) firstRetained() uint64 {
 // newer op is then lost from the journal, and a repair that fetched it has to
 // fetch it again.
 func (j *journal) put(h Header, displace bool) bool {
-	invariant(storage, h.Op > 0 && h.Checksum != 0, "journal_put_real_op", detailStorage)
+	invariant(storage, h.Op > 0, "journal_put_real_op", detailStorage)
+	invariant(storage, h.Checksum != 0, "journal_put_real_op", detailStorage)
 	j.gone = Header{}
 	i := h.Op % uint64(j.live.size)
 	if cur := j.live.slots[i]; cur.Checksum != 0 && cur.Op > h.Op && !displace {
@@ -127,7 +129,8 @@ func (j *journal) put(h Header, displace bool) bool {
 	}
 	// A put then a get round-trips, and the head covers the op.
 	g, ok := j.live.get(h.Op)
-	invariant(storage, ok && g.Checksum == h.Checksum, "journal_put_get_round_trip", detailStorage)
+	invariant(storage, ok, "journal_put_get_round_trip", detailStorage)
+	invariant(storage, g.Checksum == h.Checksum, "journal_put_get_round_trip", detailStorage)
 	invariant(storage, j.head >= h.Op, "journal_head_covers_put", detailStorage)
 	return true
 }
@@ -186,6 +189,8 @@ func (j *journal) dropThrough(op uint64) {
 	if j.head <= op {
 		j.head = 0
 	}
+	_, held := j.live.get(op)
+	invariant(storage, !held, "journal_drop_through_drops", detailStorage)
 }
 
 // wipe empties the journal: amnesia.
@@ -193,4 +198,5 @@ func (j *journal) wipe() {
 	j.live.clear()
 	j.evicted.clear()
 	j.head = 0
+	invariant(storage, j.firstRetained() == 1, "journal_wipe_empties", detailStorage)
 }

@@ -22,6 +22,8 @@ func (r *Replica) headerAt(op uint64) (Header, bool) {
 // journalPut journals h and bumps the journal generation that tags the cached
 // DoViewChange suffix.
 func (r *Replica) journalPut(h Header, displace bool) bool {
+	invariant(r.id, h.Op > r.wm.commitMin, "journal_put_above_commit_min", "op %d commit_min %d", h.Op, r.wm.commitMin)
+	invariant(r.id, h.Op >= r.journalFloor, "journal_put_above_floor", "op %d floor %d", h.Op, r.journalFloor)
 	if !r.journal.put(h, displace) {
 		return false
 	}
@@ -59,6 +61,7 @@ func (r *Replica) discard(j Header, foreign bool) {
 		r.aside.put(j)
 		r.emit(Event{Kind: EvJournalSetAside, Op: j.Op, Checksum: j.Checksum})
 	}
+	invariant(r.id, !r.journal.has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
 	if !foreign && j.Op <= r.wm.commitMax && j.Op > r.sb.Checkpoint.Op {
 		_, kept := r.aside.get(j.Op)
 		invariant(r.id, kept, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.wm.commitMax)
@@ -71,9 +74,7 @@ func (r *Replica) discard(j Header, foreign bool) {
 // at every op down to commit_min; otherwise it stops at the first op it cannot
 // reclaim.
 func (r *Replica) reclaim(top uint64, all bool) {
-	if top > r.wm.commitMax {
-		top = r.wm.commitMax
-	}
+	top = min(top, r.wm.commitMax)
 	for op := top; op > r.wm.commitMin; op-- {
 		h, ok := r.aside.get(op)
 		if ok && !r.journal.has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
@@ -82,6 +83,8 @@ func (r *Replica) reclaim(top uint64, all bool) {
 				r.journalRemove(op)
 			}
 			if r.journalPut(h, false) {
+				_, still := r.aside.get(op)
+				invariant(r.id, !still, "reclaim_moves_out_of_aside", "op %d", op)
 				continue
 			}
 		}
@@ -105,6 +108,8 @@ func (r *Replica) truncateJournalAbove(op uint64) {
 		r.journalGen++
 		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
 	})
+	invariant(r.id, op >= r.wm.commitMin, "truncate_keeps_applied", "op %d commit_min %d", op, r.wm.commitMin)
+	invariant(r.id, r.journal.head <= op, "truncate_lowers_head", "head %d op %d", r.journal.head, op)
 }
 
 // pruneUnchained removes journal entries below bottom that do not chain to the

@@ -31,7 +31,9 @@ func (r *Replica) askToLeave() {
 // out of its own), and raises the view this one moves to; it also probes the
 // newer view's primary, in case that view works.
 func (r *Replica) onLeave(m *Envelope) {
-	invariant(r.id, m.From >= 0 && m.From < r.n && m.From != r.id, "leave_gate_sender", detailGate)
+	invariant(r.id, m.From >= 0, "leave_gate_sender", detailGate)
+	invariant(r.id, m.From < r.n, "leave_gate_sender", detailGate)
+	invariant(r.id, m.From != r.id, "leave_gate_sender", detailGate)
 	if m.View > r.view {
 		if r.leave&(1<<uint(r.id)) != 0 {
 			// Our own wish counts toward the newer view too.

@@ -14,7 +14,9 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 		r.send(r.primary(), p.Message().InView(m.View))
 		return
 	}
-	invariant(r.id, r.status == StatusNormal && r.isPrimary() && !r.transfer.active, "request_gate_primary", detailGate)
+	invariant(r.id, r.status == StatusNormal, "request_gate_primary", detailGate)
+	invariant(r.id, r.isPrimary(), "request_gate_primary", detailGate)
+	invariant(r.id, !r.transfer.active, "request_gate_primary", detailGate)
 	entry := r.sm.Clients[r.clientIndex(p.Client)]
 	invariant(r.id, p.Request >= entry.Request, "request_gate_not_old", detailGate)
 	if p.Request == entry.Request && entry.Request != 0 {
@@ -48,7 +50,9 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 // prepare assigns the next op to a request and replicates it.
 func (r *Replica) prepare(m *Request) {
 	invariant(r.id, len(r.pipeline) < PipelineMax, "prepare_pipeline_not_full", detailHolds)
-	invariant(r.id, r.status == StatusNormal && r.isPrimary() && r.wm.commitMin == r.wm.commitMax, "prepare_on_applied_log", detailHolds)
+	invariant(r.id, r.status == StatusNormal, "prepare_on_applied_log", detailHolds)
+	invariant(r.id, r.isPrimary(), "prepare_on_applied_log", detailHolds)
+	invariant(r.id, r.wm.commitMin == r.wm.commitMax, "prepare_on_applied_log", detailHolds)
 	h := Header{
 		Op:        r.wm.sequencer + 1,
 		View:      r.view,
@@ -91,7 +95,9 @@ func (r *Replica) replicate(h Header) {
 }
 
 func (r *Replica) onPrepare(m *Envelope, p Prepare) {
-	invariant(r.id, m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "prepare_gate_backup", detailGate)
+	invariant(r.id, m.View == r.view, "prepare_gate_backup", detailGate)
+	invariant(r.id, r.status == StatusNormal, "prepare_gate_backup", detailGate)
+	invariant(r.id, !r.isPrimary(), "prepare_gate_backup", detailGate)
 	h := p.Header
 	invariant(r.id, h.Valid(), "prepare_gate_valid", detailGate)
 	r.heardFromPrimary()
@@ -130,7 +136,8 @@ func (r *Replica) ack(h Header) {
 	if r.status != StatusNormal || r.transfer.active || r.isPrimary() {
 		return
 	}
-	invariant(r.id, h.Op > 0 && r.journal.has(h.Op, h.Checksum), "ack_journaled", detailHolds)
+	invariant(r.id, h.Op > 0, "ack_journaled", detailHolds)
+	invariant(r.id, r.journal.has(h.Op, h.Checksum), "ack_journaled", detailHolds)
 	if r.headerOnlyBelow(h.Op) {
 		return
 	}
@@ -143,7 +150,9 @@ func (r *Replica) ack(h Header) {
 }
 
 func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
-	invariant(r.id, m.View == r.view && r.status == StatusNormal && r.isPrimary(), "prepare_ok_gate_primary", detailGate)
+	invariant(r.id, m.View == r.view, "prepare_ok_gate_primary", detailGate)
+	invariant(r.id, r.status == StatusNormal, "prepare_ok_gate_primary", detailGate)
+	invariant(r.id, r.isPrimary(), "prepare_ok_gate_primary", detailGate)
 	invariant(r.id, p.Incarnation >= r.incarnations[m.From], "prepare_ok_gate_incarnation", detailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
 	for i := range r.pipeline {
@@ -238,7 +247,8 @@ func (r *Replica) advanceCommitMax(commit uint64) {
 	if commit > r.wm.commitMax {
 		r.wm.commitMax = commit
 	}
-	invariant(r.id, r.wm.commitMax >= before && r.wm.commitMax >= commit, "commit_max_advances", detailHolds)
+	invariant(r.id, r.wm.commitMax >= before, "commit_max_advances", detailHolds)
+	invariant(r.id, r.wm.commitMax >= commit, "commit_max_advances", detailHolds)
 }
 
 // commitUpTo applies ops in order up to commit_max, as far as the journal holds
@@ -287,7 +297,8 @@ func (r *Replica) apply(h Header) {
 	if r.wm.commitMin > r.wm.commitMax {
 		r.wm.commitMax = r.wm.commitMin
 	}
-	invariant(r.id, r.wm.sequencer >= r.wm.commitMin && r.wm.commitMax >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
+	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
+	invariant(r.id, r.wm.commitMax >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
 	r.emit(Event{Kind: EvCommit, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view, aux: result,
 		Client: h.Client, Request: h.Request})
 	if r.status == StatusNormal && r.isPrimary() && h.Client != 0 {
@@ -301,7 +312,8 @@ func (r *Replica) apply(h Header) {
 func (r *Replica) checkpoint() {
 	s := Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
-	invariant(r.id, s.Op > 0 && s.OpChecksum != 0, "checkpoint_of_an_applied_op", detailHolds)
+	invariant(r.id, s.Op > 0, "checkpoint_of_an_applied_op", detailHolds)
+	invariant(r.id, s.OpChecksum != 0, "checkpoint_of_an_applied_op", detailHolds)
 	r.sb.Checkpoint = s
 	r.writeSuperblock()
 	invariant(r.id, r.sb.Checkpoint.Op == r.wm.commitMin, "checkpoint_at_commit_min", detailHolds)
@@ -310,7 +322,9 @@ func (r *Replica) checkpoint() {
 }
 
 func (r *Replica) onCommit(m *Envelope, p Commit) {
-	invariant(r.id, m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "commit_gate_backup", detailGate)
+	invariant(r.id, m.View == r.view, "commit_gate_backup", detailGate)
+	invariant(r.id, r.status == StatusNormal, "commit_gate_backup", detailGate)
+	invariant(r.id, !r.isPrimary(), "commit_gate_backup", detailGate)
 	if !p.Abdicated {
 		r.heardFromPrimary()
 	}
@@ -320,7 +334,8 @@ func (r *Replica) onCommit(m *Envelope, p Commit) {
 	if r.wm.commitMin > applied {
 		r.mark(marks.CommitCatchUp)
 	}
-	invariant(r.id, r.wm.commitMax >= p.Commit && r.wm.commitMin <= r.wm.commitMax, "commit_learns_commit_point", detailHolds)
+	invariant(r.id, r.wm.commitMax >= p.Commit, "commit_learns_commit_point", detailHolds)
+	invariant(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_learns_commit_point", detailHolds)
 	if !r.opts.Protocol.AbdicationOff {
 		// The commit point's checksum lets a primary that lacks it (it was
 		// elected by votes that knew less) recognise it in its own log.

@@ -131,8 +131,11 @@ func (r *Replica) repairKick() {
 }
 
 func (r *Replica) repairSend(peer int, from, to uint64) {
-	invariant(r.id, peer != r.id && peer >= 0 && peer < r.n, "repair_asks_a_peer", detailHolds)
-	invariant(r.id, from > 0 && from <= to, "repair_range_nonempty", detailHolds)
+	invariant(r.id, peer != r.id, "repair_asks_a_peer", detailHolds)
+	invariant(r.id, peer >= 0, "repair_asks_a_peer", detailHolds)
+	invariant(r.id, peer < r.n, "repair_asks_a_peer", detailHolds)
+	invariant(r.id, from > 0, "repair_range_nonempty", detailHolds)
+	invariant(r.id, from <= to, "repair_range_nonempty", detailHolds)
 	r.repair.active = true
 	r.repair.peer = peer
 	r.repair.from = from
@@ -199,7 +202,9 @@ func (r *Replica) onRepairTimeout() {
 
 func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
 	from, to := p.From, p.To
-	invariant(r.id, r.status != StatusRecovering && from != 0 && to >= from, "request_prepares_gate_range", detailGate)
+	invariant(r.id, r.status != StatusRecovering, "request_prepares_gate_range", detailGate)
+	invariant(r.id, from != 0, "request_prepares_gate_range", detailGate)
+	invariant(r.id, to >= from, "request_prepares_gate_range", detailGate)
 	if to-from+1 > RepairBatchMax {
 		to = from + RepairBatchMax - 1
 	}
@@ -249,8 +254,10 @@ func (r *Replica) firstRetained() uint64 {
 func (r *Replica) onRepairPrepare(m *Envelope, rp RepairPrepare) {
 	h := rp.Header
 	o := h.Op
-	invariant(r.id, r.status != StatusRecovering && h.Valid(), "repair_prepare_gate_valid", detailGate)
-	invariant(r.id, o > r.wm.commitMin && !r.journal.has(o, h.Checksum), "repair_prepare_gate_new", detailGate)
+	invariant(r.id, r.status != StatusRecovering, "repair_prepare_gate_valid", detailGate)
+	invariant(r.id, h.Valid(), "repair_prepare_gate_valid", detailGate)
+	invariant(r.id, o > r.wm.commitMin, "repair_prepare_gate_new", detailGate)
+	invariant(r.id, !r.journal.has(o, h.Checksum), "repair_prepare_gate_new", detailGate)
 	switch r.repairVerdict(h, rp.Commit) {
 	case repairMismatch:
 		r.mark(marks.RepairBodyMismatch)
@@ -388,7 +395,8 @@ func (r *Replica) repairPut(h Header, m *Envelope) bool {
 }
 
 func (r *Replica) onRepairDone(m *Envelope) {
-	invariant(r.id, r.repair.active && m.From == r.repair.peer, "repair_done_gate_peer", detailGate)
+	invariant(r.id, r.repair.active, "repair_done_gate_peer", detailGate)
+	invariant(r.id, m.From == r.repair.peer, "repair_done_gate_peer", detailGate)
 	r.repair.active = false
 	invariant(r.id, r.repair.peer == m.From, "repair_done_by_the_session_peer", detailHolds)
 	if !r.repair.progress {
@@ -409,7 +417,9 @@ func (r *Replica) onRepairDone(m *Envelope) {
 // may hold it still (a backup that installed a checkpoint retains nothing
 // below it).
 func (r *Replica) onRangeEvicted(m *Envelope, p RangeEvicted) {
-	invariant(r.id, r.status != StatusRecovering && r.repair.active && m.From == r.repair.peer, "range_evicted_gate_peer", detailGate)
+	invariant(r.id, r.status != StatusRecovering, "range_evicted_gate_peer", detailGate)
+	invariant(r.id, r.repair.active, "range_evicted_gate_peer", detailGate)
+	invariant(r.id, m.From == r.repair.peer, "range_evicted_gate_peer", detailGate)
 	r.repair.active = false
 	r.mark(marks.RepairRangeEvicted)
 	invariant(r.id, r.repair.peer == m.From, "range_evicted_by_the_session_peer", detailHolds)

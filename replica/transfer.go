@@ -77,7 +77,8 @@ func (r *Replica) onTransferTimeout() {
 }
 
 func (r *Replica) onRequestStateTransfer(m *Envelope) {
-	invariant(r.id, r.status == StatusNormal && r.wm.commitMin == r.wm.commitMax, "request_state_transfer_gate_caught_up", detailGate)
+	invariant(r.id, r.status == StatusNormal, "request_state_transfer_gate_caught_up", detailGate)
+	invariant(r.id, r.wm.commitMin == r.wm.commitMax, "request_state_transfer_gate_caught_up", detailGate)
 	s := &Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
 	if len(r.offers) > 0 && r.offers[len(r.offers)-1].Op == s.Op {
@@ -89,12 +90,15 @@ func (r *Replica) onRequestStateTransfer(m *Envelope) {
 		}
 		r.offers = append(r.offers, s)
 	}
-	invariant(r.id, len(r.offers) <= offerSnapshotsMax && r.offers[len(r.offers)-1].Op == r.wm.commitMin, "offer_kept_at_commit_min", detailHolds)
+	invariant(r.id, len(r.offers) <= offerSnapshotsMax, "offer_kept_at_commit_min", detailHolds)
+	invariant(r.id, r.offers[len(r.offers)-1].Op == r.wm.commitMin, "offer_kept_at_commit_min", detailHolds)
 	r.send(m.From, StateTransferOffer{SnapshotOp: s.Op}.Message())
 }
 
 func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
-	invariant(r.id, r.transfer.active && !r.transfer.pinned && r.status == StatusNormal, "offer_gate_wanted", detailGate)
+	invariant(r.id, r.transfer.active, "offer_gate_wanted", detailGate)
+	invariant(r.id, !r.transfer.pinned, "offer_gate_wanted", detailGate)
+	invariant(r.id, r.status == StatusNormal, "offer_gate_wanted", detailGate)
 	invariant(r.id, p.SnapshotOp > r.wm.commitMin, "offer_gate_newer", detailGate)
 	r.transfer.pinned = true
 	r.transfer.unanswered = 0
@@ -108,7 +112,9 @@ func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
 
 func (r *Replica) onRequestStateChunk(m *Envelope, p RequestStateChunk) {
 	s := r.offerAt(p.SnapshotOp)
-	invariant(r.id, s != nil && p.Chunk >= 0 && p.Chunk < SnapshotChunks, "state_chunk_gate_offer", detailGate)
+	invariant(r.id, s != nil, "state_chunk_gate_offer", detailGate)
+	invariant(r.id, p.Chunk >= 0, "state_chunk_gate_offer", detailGate)
+	invariant(r.id, p.Chunk < SnapshotChunks, "state_chunk_gate_offer", detailGate)
 	r.send(m.From, StateChunk{SnapshotOp: s.Op, Chunk: p.Chunk, Snapshot: s}.Message())
 }
 
@@ -124,7 +130,11 @@ func (r *Replica) offerAt(op uint64) *Snapshot {
 
 func (r *Replica) onStateChunk(m *Envelope, p StateChunk) {
 	t := &r.transfer
-	invariant(r.id, t.active && t.pinned && p.SnapshotOp == t.commitOp && p.Chunk == t.next && p.Snapshot != nil, "state_chunk_gate_wanted", detailGate)
+	invariant(r.id, t.active, "state_chunk_gate_wanted", detailGate)
+	invariant(r.id, t.pinned, "state_chunk_gate_wanted", detailGate)
+	invariant(r.id, p.SnapshotOp == t.commitOp, "state_chunk_gate_wanted", detailGate)
+	invariant(r.id, p.Chunk == t.next, "state_chunk_gate_wanted", detailGate)
+	invariant(r.id, p.Snapshot != nil, "state_chunk_gate_wanted", detailGate)
 	t.snapshot = p.Snapshot
 	t.next++
 	t.stalls = 0
@@ -223,7 +233,8 @@ func (r *Replica) installTransfer() {
 			r.wm.headSum = s.OpChecksum
 		}
 	}
-	invariant(r.id, r.wm.commitMin == s.Op && r.wm.commitMax >= s.Op, "install_at_snapshot", detailHolds)
+	invariant(r.id, r.wm.commitMin == s.Op, "install_at_snapshot", detailHolds)
+	invariant(r.id, r.wm.commitMax >= s.Op, "install_at_snapshot", detailHolds)
 	r.sb.Checkpoint = *s
 	r.writeSuperblock()
 	r.repairFloor = 0

@@ -34,13 +34,16 @@ func (r *Replica) startViewChange(v uint64) {
 	r.abdicated = false
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.retry(r.jitter, r.vcRounds)
-	invariant(r.id, r.status == StatusViewChange && r.view == v && len(r.pipeline) == 0, "start_view_change_entered", detailHolds)
+	invariant(r.id, r.status == StatusViewChange, "start_view_change_entered", detailHolds)
+	invariant(r.id, r.view == v, "start_view_change_entered", detailHolds)
+	invariant(r.id, len(r.pipeline) == 0, "start_view_change_entered", detailHolds)
 	r.sendAll(StartViewChange{}.Message().InView(v))
 	r.maybeSendDoViewChange()
 }
 
 func (r *Replica) onStartViewChange(m *Envelope, p StartViewChange) {
-	invariant(r.id, r.status != StatusRecovering && m.View >= r.view, "start_view_change_gate_view", detailGate)
+	invariant(r.id, r.status != StatusRecovering, "start_view_change_gate_view", detailGate)
+	invariant(r.id, m.View >= r.view, "start_view_change_gate_view", detailGate)
 	if p.Leave {
 		r.onLeave(m)
 		return
@@ -227,7 +230,8 @@ func suffixGap(commit uint64, s []SuffixEntry) (lo, hi uint64, ok bool) {
 }
 
 func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
-	invariant(r.id, r.status != StatusRecovering && m.View >= r.view, "do_view_change_gate_view", detailGate)
+	invariant(r.id, r.status != StatusRecovering, "do_view_change_gate_view", detailGate)
+	invariant(r.id, m.View >= r.view, "do_view_change_gate_view", detailGate)
 	if m.View > r.view {
 		r.startViewChange(m.View)
 	}
@@ -252,7 +256,9 @@ func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
 }
 
 func (r *Replica) recordDoViewChange(from int, view uint64, m DoViewChange) {
-	invariant(r.id, from >= 0 && from < r.n && view == r.view, "vote_of_this_view", detailHolds)
+	invariant(r.id, from >= 0, "vote_of_this_view", detailHolds)
+	invariant(r.id, from < r.n, "vote_of_this_view", detailHolds)
+	invariant(r.id, view == r.view, "vote_of_this_view", detailHolds)
 	invariant(r.id, suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable", detailHolds)
 	s := make([]SuffixEntry, len(m.Suffix))
 	copy(s, m.Suffix)
@@ -296,8 +302,8 @@ func (r *Replica) tryMerge() {
 	if !res.ready {
 		return // wait for more votes
 	}
-	invariant(r.id, res.head >= res.commit && uint64(len(res.log)) == res.head-res.commit, "merge_log_span",
-		"commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
+	invariant(r.id, res.head >= res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
+	invariant(r.id, uint64(len(res.log)) == res.head-res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	r.markMerge(&res)
 	for _, h := range res.truncated {
 		r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: h.Op, Checksum: h.Checksum, aux: uint64(res.truncateNacks)})
@@ -352,7 +358,8 @@ func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 		r.pruneChainFrom(commit, 0) // no vote vouches for anything below
 	}
 	r.reclaim(commit, true)
-	invariant(r.id, r.wm.sequencer == head && r.wm.commitMax >= commit, "install_canonical_head", detailHolds)
+	invariant(r.id, r.wm.sequencer == head, "install_canonical_head", detailHolds)
+	invariant(r.id, r.wm.commitMax >= commit, "install_canonical_head", detailHolds)
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
@@ -437,7 +444,9 @@ func (r *Replica) startView() {
 	r.startNormalTimeouts()
 	r.onCommitTimeout()
 	r.due |= dueCommitWalk // the new view's pipeline may hold a quorum already
-	invariant(r.id, r.status == StatusNormal && r.logView == r.view && r.isPrimary(), "start_view_primary_normal", detailHolds)
+	invariant(r.id, r.status == StatusNormal, "start_view_primary_normal", detailHolds)
+	invariant(r.id, r.logView == r.view, "start_view_primary_normal", detailHolds)
+	invariant(r.id, r.isPrimary(), "start_view_primary_normal", detailHolds)
 	r.checkPipeline()
 }
 
@@ -454,9 +463,12 @@ func (r *Replica) sendStartView(to int, nonce uint64) {
 }
 
 func (r *Replica) onStartView(m *Envelope, p StartView) {
-	invariant(r.id, m.View >= r.view && m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary", detailGate)
+	invariant(r.id, m.View >= r.view, "start_view_gate_primary", detailGate)
+	invariant(r.id, m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary", detailGate)
 	r.adoptStartView(m.View, p)
-	invariant(r.id, r.status == StatusNormal && r.view == m.View && r.logView == m.View, "adopt_start_view_normal", detailHolds)
+	invariant(r.id, r.status == StatusNormal, "adopt_start_view_normal", detailHolds)
+	invariant(r.id, r.view == m.View, "adopt_start_view_normal", detailHolds)
+	invariant(r.id, r.logView == m.View, "adopt_start_view_normal", detailHolds)
 }
 
 // adoptStartView adopts the primary's log. The sequencer jumps to the announced
