@@ -23,7 +23,7 @@ func (r *Replica) hear(m *Message) {
 	if r.abdicated && r.hearsQuorum() {
 		r.abdicated = false
 		r.leave &^= 1 << uint(r.id)
-		r.emit(Event{Kind: EvResume, View: r.view})
+		r.emit(ViewNoted{View: r.view}.Event(EvResume))
 		r.due |= dueDrain
 	}
 }
@@ -40,7 +40,7 @@ func (r *Replica) onAbdicateTimeout() {
 	if !r.abdicated && !r.hearsQuorum() {
 		r.abdicated = true
 		r.mark(marks.Abdicate)
-		r.emit(Event{Kind: EvAbdicate, View: r.view})
+		r.emit(ViewNoted{View: r.view}.Event(EvAbdicate))
 	}
 	r.pushStartView()
 	r.heard = 0

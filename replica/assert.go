@@ -19,14 +19,14 @@ const (
 	detailStorage = "journal storage"
 )
 
-// storage stands for the replica in an assertion of the journal or a ring,
-// which know no replica id; the harness still reports the invariant by name.
-const storage = -1
+// unowned stands for the replica in an assertion of code that knows none (the
+// journal, a ring, a payload); the harness still reports the invariant by name.
+const unowned = -1
 
 // invariant panics with a Violation of the invariant name at replica
-// (storage: -1) unless ok. detail is a constant, or a format whose %d or %b verbs take values: the
-// numbers travel unboxed and are formatted only when the assertion fails, so a
-// hot path allocates nothing.
+// (unowned: -1) unless ok. detail is a constant, or a format whose %d or %b
+// verbs take values: the numbers travel unboxed and are formatted only when the
+// assertion fails, so a hot path allocates nothing.
 func invariant(replica int, ok bool, name, detail string, values ...uint64) {
 	if !ok {
 		violate(replica, name, detail, values)

@@ -43,7 +43,7 @@ func (r *Replica) drop(m *Envelope, op uint64, reason Reason, aux uint64) {
 	invariant(r.id, reason != ReasonNone, "drop_has_reason", detailHolds)
 	invariant(r.id, reason < reasonCount, "drop_has_reason", "reason %d", uint64(reason))
 	r.markReason(reason)
-	r.emit(Event{Kind: EvDrop, Command: m.Command, Peer: m.From, Op: op, View: m.View, Reason: reason, aux: aux})
+	r.emit(Dropped{Command: m.Command, From: m.From, View: m.View, Op: op, Reason: reason, Detail: aux}.Event())
 }
 
 // dropUnreadable drops an unreadable vote whole. One whose window also leaves
@@ -53,12 +53,12 @@ func (r *Replica) drop(m *Envelope, op uint64, reason Reason, aux uint64) {
 // tryMerge), but this vote announces a head below its window, so nothing
 // places the ops in the gap.
 func (r *Replica) dropUnreadable(from int, view uint64, m DoViewChange) {
-	e := Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: from, Op: m.Op, View: view, Reason: ReasonDVCUnreadable, aux: m.Op}
+	d := Dropped{Command: CmdDoViewChange, From: from, View: view, Op: m.Op, Reason: ReasonDVCUnreadable, Detail: m.Op}
 	if lo, _, ok := suffixGap(m.Commit, m.Suffix); ok {
-		e.Reason, e.Commit, e.aux = ReasonDVCGap, lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
+		d.Reason, d.Commit, d.Detail = ReasonDVCGap, lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
 	}
-	r.markReason(e.Reason)
-	r.emit(e)
+	r.markReason(d.Reason)
+	r.emit(d.Event())
 }
 
 // markReason counts the mark of a drop or refusal reason, if it has one.
@@ -68,4 +68,14 @@ func (r *Replica) markReason(reason Reason) {
 			r.mark(m)
 		}
 	}
+}
+
+// emitStatus reports the replica's status, view, log and commit point.
+func (r *Replica) emitStatus() {
+	r.emit(StatusChanged{Status: r.status, View: r.view, LogView: r.logView, Op: r.wm.sequencer, Commit: r.wm.commitMax}.Event())
+}
+
+// committedOp names h, committed or applied in the replica's view.
+func (r *Replica) committedOp(h *Header) CommittedOp {
+	return CommittedOp{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Client: h.Client, Request: h.Request}
 }

@@ -29,9 +29,9 @@ func (r *Replica) journalPut(h Header, displace bool) bool {
 	}
 	r.journalGen++
 	invariant(r.id, r.journal.has(h.Op, h.Checksum), "journal_put_holds", detailHolds)
-	r.emit(Event{Kind: EvJournalAppend, Op: h.Op, Checksum: h.Checksum, View: h.View})
+	r.emit(JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(EvJournalAppend))
 	if g := r.journal.gone; g.Checksum != 0 {
-		r.emit(Event{Kind: EvJournalEvict, Op: g.Op, Checksum: g.Checksum, View: g.View})
+		r.emit(JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(EvJournalEvict))
 	}
 	return true
 }
@@ -54,12 +54,12 @@ func (r *Replica) discard(j Header, foreign bool) {
 	case foreign:
 		r.journal.remove(j.Op)
 		r.journalGen++
-		r.emit(Event{Kind: EvJournalPrune, Op: j.Op, Checksum: j.Checksum, View: r.view})
+		r.emit(JournalChange{View: r.view, Op: j.Op, Checksum: j.Checksum}.Event(EvJournalPrune))
 	default:
 		r.journal.remove(j.Op)
 		r.journalGen++
 		r.aside.put(j)
-		r.emit(Event{Kind: EvJournalSetAside, Op: j.Op, Checksum: j.Checksum})
+		r.emit(JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(EvJournalSetAside))
 	}
 	invariant(r.id, !r.journal.has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
 	if !foreign && j.Op <= r.wm.commitMax && j.Op > r.sb.Checkpoint.Op {
@@ -97,7 +97,7 @@ func (r *Replica) reclaim(top uint64, all bool) {
 func (r *Replica) journalRemove(op uint64) {
 	if h, ok := r.journal.remove(op); ok {
 		r.journalGen++
-		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
+		r.emit(JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(EvJournalTruncate))
 	}
 	_, still := r.journal.get(op)
 	invariant(r.id, !still, "journal_remove_removes", detailHolds)
@@ -106,7 +106,7 @@ func (r *Replica) journalRemove(op uint64) {
 func (r *Replica) truncateJournalAbove(op uint64) {
 	r.journal.truncateAbove(op, func(h Header) {
 		r.journalGen++
-		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
+		r.emit(JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(EvJournalTruncate))
 	})
 	invariant(r.id, op >= r.wm.commitMin, "truncate_keeps_applied", "op %d commit_min %d", op, r.wm.commitMin)
 	invariant(r.id, r.journal.head <= op, "truncate_lowers_head", "head %d op %d", r.journal.head, op)

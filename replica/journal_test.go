@@ -269,8 +269,8 @@ func TestTransferStaleGuard(t *testing.T) {
 			refused := eventsIn(r.out, EvOfferRefused)
 			if tc.guard != 0 {
 				require.Len(t, refused, 1)
-				assert.Equal(t, tc.reason, refused[0].Reason)
-				assert.Equal(t, tc.guard, refused[0].Guard(), "the op that made the offer stale")
+				assert.Equal(t, tc.reason, refused[0].OfferRefused().Reason)
+				assert.Equal(t, tc.guard, refused[0].OfferRefused().Guard, "the op that made the offer stale")
 				assert.Equal(t, tc.offer, refused[0].Op)
 				assert.Zero(t, r.wm.commitMin, "nothing installed")
 				assert.True(t, r.transfer.active, "the transfer goes on with a new offer")

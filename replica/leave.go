@@ -60,7 +60,7 @@ func (r *Replica) maybeLeave() {
 	r.mark(marks.SVCQuorumReached)
 	to := max(r.leaveTo, r.view+1)
 	if r.status == StatusViewChange {
-		r.emit(Event{Kind: EvViewEscalate, View: to})
+		r.emit(ViewNoted{View: to}.Event(EvViewEscalate))
 	}
 	r.startViewChange(to)
 }

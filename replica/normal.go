@@ -198,8 +198,8 @@ func (r *Replica) commitWalk() {
 			break
 		}
 		r.wm.commitMax = e.header.Op
-		r.emit(Event{Kind: EvPrimaryCommit, Op: e.header.Op, Checksum: e.header.Checksum, Parent: e.header.Parent,
-			View: r.view, aux: uint64(popcount16(e.acks)), Client: e.header.Client, Request: e.header.Request})
+		h := &e.header
+		r.emit(PrimaryCommitted{CommittedOp: r.committedOp(h), Acks: uint64(popcount16(e.acks))}.Event())
 		copy(r.pipeline, r.pipeline[1:])
 		r.pipeline = r.pipeline[:len(r.pipeline)-1]
 	}
@@ -299,8 +299,7 @@ func (r *Replica) apply(h Header) {
 	}
 	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
 	invariant(r.id, r.wm.commitMax >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
-	r.emit(Event{Kind: EvCommit, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view, aux: result,
-		Client: h.Client, Request: h.Request})
+	r.emit(Applied{CommittedOp: r.committedOp(&h), Result: result}.Event())
 	if r.status == StatusNormal && r.isPrimary() && h.Client != 0 {
 		r.send(int(h.Client), Reply{Client: h.Client, Request: h.Request, Op: h.Op, Result: result}.Message())
 	}
@@ -318,7 +317,7 @@ func (r *Replica) checkpoint() {
 	r.writeSuperblock()
 	invariant(r.id, r.sb.Checkpoint.Op == r.wm.commitMin, "checkpoint_at_commit_min", detailHolds)
 	r.mark(marks.Checkpoint)
-	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, aux: s.StateChecksum})
+	r.emit(Checkpointed{Op: s.Op, StateChecksum: s.StateChecksum}.Event())
 }
 
 func (r *Replica) onCommit(m *Envelope, p Commit) {

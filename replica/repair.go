@@ -142,7 +142,7 @@ func (r *Replica) repairSend(peer int, from, to uint64) {
 	r.repair.to = to
 	r.repair.progress = false
 	r.mark(marks.RepairRequested)
-	r.emit(Event{Kind: EvRepairRequest, Op: from, aux: to, Peer: peer})
+	r.emit(RepairRequested{From: from, To: to, Peer: peer}.Event())
 	r.send(peer, RequestPrepares{From: from, To: to}.Message())
 	r.tRepair.retry(r.jitter, r.repairRounds())
 }

@@ -331,7 +331,7 @@ func (r *Replica) beginRestarted() {
 func (r *Replica) resume() {
 	r.announce = false
 	r.mark(marks.RestartWAL)
-	r.emit(Event{Kind: EvStatus, Status: r.status, View: r.view, LogView: r.logView, Op: r.wm.sequencer, Commit: r.wm.commitMax})
+	r.emitStatus()
 	if r.status == StatusViewChange {
 		r.sendAll(StartViewChange{}.Message())
 	}
@@ -470,7 +470,7 @@ func (r *Replica) fire(t *timeout, handle func()) {
 	if t.capped() {
 		r.mark(marks.BackoffCapped)
 	}
-	r.emit(Event{Kind: EvTimeout, Timer: t.name})
+	r.emit(TimedOut{Timer: t.name}.Event())
 	handle()
 	r.settle()
 }
@@ -501,7 +501,7 @@ func (r *Replica) setStatus(to Status) {
 	if to == StatusNormal {
 		r.rewoundCommit = 0
 	}
-	r.emit(Event{Kind: EvStatus, Status: to, View: r.view, LogView: r.logView, Op: r.wm.sequencer, Commit: r.wm.commitMax})
+	r.emitStatus()
 }
 
 // noteAck records op as acknowledged, durably, before the ack is sent or
@@ -514,7 +514,7 @@ func (r *Replica) noteAck(h *Header) {
 	if r.view == r.sb.AckView {
 		r.sb.AckViewHead = max(r.sb.AckViewHead, h.Op)
 	}
-	r.emit(Event{Kind: EvAck, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view})
+	r.emit(Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
 }
 
 func (r *Replica) writeSuperblock() {

@@ -113,7 +113,7 @@ func (t *timeout) period(j Jitter) uint64 {
 		p += j.Uint64N(spread + 1)
 	}
 	// A period shorter than the base would mean the shift overflowed.
-	invariant(storage, p >= t.after, "timeout_period_at_least_base", detailHolds)
+	invariant(unowned, p >= t.after, "timeout_period_at_least_base", detailHolds)
 	return p
 }
 

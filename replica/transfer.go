@@ -196,14 +196,14 @@ func (r *Replica) installTransfer() {
 	s := t.snapshot
 	if s.Op <= r.wm.commitMin {
 		r.mark(marks.TransferOfferRefusedNotNewer)
-		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: r.wm.commitMin, Reason: ReasonNotNewer})
+		r.emit(OfferRefused{Op: s.Op, Guard: r.wm.commitMin, Reason: ReasonNotNewer}.Event())
 		t.pinned = false
 		t.snapshot = nil
 		return
 	}
 	if guard, reason := r.staleGuard(s.Op); guard != 0 {
 		r.mark(marks.TransferOfferRefusedStale)
-		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: guard, Reason: reason})
+		r.emit(OfferRefused{Op: s.Op, Guard: guard, Reason: reason}.Event())
 		t.pinned = false
 		t.snapshot = nil
 		return
@@ -240,7 +240,7 @@ func (r *Replica) installTransfer() {
 	r.repairFloor = 0
 	r.transfer = transferState{}
 	r.tTransfer.stop()
-	r.emit(Event{Kind: EvTransferInstall, Op: s.Op, Checksum: s.OpChecksum, Installed: s, aux: r.knownHead()})
+	r.emit(TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Snapshot: s}.Event())
 	if r.isPrimary() {
 		r.commitWalk()
 	}

@@ -306,7 +306,7 @@ func (r *Replica) tryMerge() {
 	invariant(r.id, uint64(len(res.log)) == res.head-res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	r.markMerge(&res)
 	for _, h := range res.truncated {
-		r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: h.Op, Checksum: h.Checksum, aux: uint64(res.truncateNacks)})
+		r.emit(MergeTruncated{View: r.view, Op: h.Op, Checksum: h.Checksum, Nacks: uint64(res.truncateNacks)}.Event())
 	}
 	r.installCanonical(res.commit, res.head, res.log)
 	if res.logView > r.logView {
@@ -627,7 +627,7 @@ func (r *Replica) onViewChangeStatusTimeout() {
 	if !r.opts.Bugs.EscalateWithoutHold && popcount16(r.svcFrom) < r.f() && r.oldPrimaryHB {
 		r.oldPrimaryHB = false
 		r.mark(marks.EscalateHeldByPrimary)
-		r.emit(Event{Kind: EvHold, View: r.view})
+		r.emit(ViewNoted{View: r.view}.Event(EvHold))
 		r.tVCStatus.reset(r.jitter)
 		return
 	}
@@ -638,6 +638,6 @@ func (r *Replica) onViewChangeStatusTimeout() {
 		r.askToLeave()
 		return
 	}
-	r.emit(Event{Kind: EvViewEscalate, View: r.view + 1})
+	r.emit(ViewNoted{View: r.view + 1}.Event(EvViewEscalate))
 	r.startViewChange(r.view + 1)
 }

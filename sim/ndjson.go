@@ -137,26 +137,18 @@ func appendRecordJSON(b []byte, r *Record) []byte {
 			b = appendNum(b, "view", e.View)
 		}
 		b = appendOpt(b, "op", e.Op, f.op)
-		b = appendOpt(b, "commit", e.Commit, f.commit)
+		var status replica.StatusChanged
+		if e.Kind == replica.EvStatus {
+			status = e.StatusChanged()
+		}
+		b = appendOpt(b, "commit", status.Commit, f.commit)
 		if f.checksum {
 			b = appendHex(b, "checksum", e.Checksum)
 		}
 		if f.parent {
-			b = appendHex(b, "parent", e.Parent)
+			b = appendHex(b, "parent", eventParent(e))
 		}
-		if e.Kind == replica.EvStatus {
-			b = appendStr(b, "status", e.Status.String())
-			b = appendNum(b, "log_view", e.LogView)
-		}
-		if e.Kind == replica.EvDrop {
-			b = appendStr(b, "msg", e.Command.String())
-		}
-		if e.Reason != replica.ReasonNone {
-			b = appendStr(b, "reason", e.Reason.String())
-		}
-		if e.Timer != "" {
-			b = appendStr(b, "reason", e.Timer)
-		}
+		b = appendEventKind(b, e, status)
 	}
 	return append(b, "}\n"...)
 }
@@ -223,4 +215,36 @@ func appendJSONString[S ~string | ~[]byte](b []byte, s S) []byte {
 		}
 	}
 	return append(b, '"')
+}
+
+// eventParent is the parent checksum an applied op or an ack names; the
+// journal's kinds name none.
+func eventParent(e *replica.Event) uint64 {
+	switch e.Kind {
+	case replica.EvCommit:
+		return e.Applied().Parent
+	case replica.EvAck:
+		return e.Acked().Parent
+	}
+	return 0
+}
+
+// appendEventKind appends the fields only one kind carries.
+func appendEventKind(b []byte, e *replica.Event, status replica.StatusChanged) []byte {
+	switch e.Kind {
+	case replica.EvStatus:
+		b = appendStr(b, "status", status.Status.String())
+		b = appendNum(b, "log_view", status.LogView)
+	case replica.EvDrop:
+		d := e.Dropped()
+		b = appendStr(b, "msg", d.Command.String())
+		b = appendStr(b, "reason", d.Reason.String())
+	case replica.EvOfferRefused:
+		b = appendStr(b, "reason", e.OfferRefused().Reason.String())
+	case replica.EvTimeout:
+		if t := e.TimedOut().Timer; t != "" {
+			b = appendStr(b, "reason", t)
+		}
+	}
+	return b
 }

@@ -82,7 +82,7 @@ func (f *msgFields) header(h replica.Header) {
 
 // eventFields: which of an event's numbers mean something for its kind.
 type evFields struct {
-	view, op, commit, checksum, parent, peer bool
+	view, op, commit, checksum, parent bool
 }
 
 func eventFields(k replica.EventKind) evFields {
@@ -91,14 +91,11 @@ func eventFields(k replica.EventKind) evFields {
 		return evFields{op: true, checksum: true, parent: true}
 	case replica.EvStatus:
 		return evFields{view: true, op: true, commit: true}
-	case replica.EvDrop:
-		return evFields{op: true, peer: true}
 	case replica.EvMergeTruncate:
 		return evFields{view: true, op: true, checksum: true}
-	case replica.EvPrimaryCommit, replica.EvCheckpoint, replica.EvTransferInstall, replica.EvOfferRefused:
+	case replica.EvDrop, replica.EvPrimaryCommit, replica.EvCheckpoint, replica.EvTransferInstall,
+		replica.EvOfferRefused, replica.EvRepairRequest:
 		return evFields{op: true}
-	case replica.EvRepairRequest:
-		return evFields{op: true, peer: true}
 	case replica.EvHold, replica.EvViewEscalate:
 		return evFields{view: true}
 	}
@@ -147,7 +144,7 @@ func (r *Record) Peer() (int, bool) {
 		}
 		return at, at < r.Replicas
 	case r.Event != nil:
-		return r.Event.Peer, eventFields(r.Event.Kind).peer && r.Event.Peer < r.Replicas
+		return eventPeer(r.Event, r.Replicas)
 	}
 	return 0, false
 }
@@ -164,4 +161,19 @@ func (r *Record) Client() (int, bool) {
 		return r.Msg.To - r.Replicas, true
 	}
 	return 0, false
+}
+
+// eventPeer is the replica at the other end of an event: a drop's sender, the
+// peer a repair request asked.
+func eventPeer(e *replica.Event, replicas int) (int, bool) {
+	p := -1
+	switch e.Kind {
+	case replica.EvDrop:
+		p = e.Dropped().From
+	case replica.EvRepairRequest:
+		p = e.RepairRequested().Peer
+	default:
+		return 0, false
+	}
+	return p, p < replicas
 }
