@@ -127,9 +127,25 @@ func (o *Output) Reset() {
 type Violation struct {
 	Replica   int
 	Invariant string
-	Detail    string
+	// Detail says what failed. Its %d and %b verbs take the numbers the
+	// assertion recorded, which Error fills in: the assertion formats
+	// nothing, so it stays cheap enough to inline where it holds.
+	Detail string
+	values [violationValuesMax]uint64
+	count  int
 }
 
+// violationValuesMax bounds the numbers an assertion records.
+const violationValuesMax = 4
+
 func (v Violation) Error() string {
-	return fmt.Sprintf("replica %d assertion %s: %s", v.Replica, v.Invariant, v.Detail)
+	detail := v.Detail
+	if v.count > 0 {
+		args := make([]any, v.count)
+		for i := range args {
+			args[i] = v.values[i]
+		}
+		detail = fmt.Sprintf(detail, args...)
+	}
+	return fmt.Sprintf("replica %d assertion %s: %s", v.Replica, v.Invariant, detail)
 }
