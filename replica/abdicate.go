@@ -23,7 +23,7 @@ func (r *Replica) hear(m *Message) {
 	if r.abdicated && r.hearsQuorum() {
 		r.abdicated = false
 		r.leave &^= 1 << uint(r.id)
-		r.emit(Event{Kind: EvResume, View: r.view})
+		r.emit(ViewNoted{View: r.view}.Event(EvResume))
 		r.due |= dueDrain
 	}
 }
@@ -40,7 +40,7 @@ func (r *Replica) onAbdicateTimeout() {
 	if !r.abdicated && !r.hearsQuorum() {
 		r.abdicated = true
 		r.mark(marks.Abdicate)
-		r.emit(Event{Kind: EvAbdicate, View: r.view})
+		r.emit(ViewNoted{View: r.view}.Event(EvAbdicate))
 	}
 	r.pushStartView()
 	r.heard = 0
@@ -53,11 +53,13 @@ func (r *Replica) onAbdicateTimeout() {
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
 // its incarnation.
 func (r *Replica) onCommitOK(m *Envelope, p CommitOk) {
-	r.gateHeld(m.View == r.view && r.status == StatusNormal && r.isPrimary(), "commit_ok_gate_primary")
+	invariant(r.id, m.View == r.view, "commit_ok_gate_primary", detailGate)
+	invariant(r.id, r.status == StatusNormal, "commit_ok_gate_primary", detailGate)
+	invariant(r.id, r.isPrimary(), "commit_ok_gate_primary", detailGate)
 	if p.Incarnation > r.incarnations[m.From] {
 		r.learnIncarnation(m.From, p.Incarnation)
 	}
-	r.holds(r.incarnations[m.From] >= p.Incarnation, "commit_ok_incarnation_known")
+	invariant(r.id, r.incarnations[m.From] >= p.Incarnation, "commit_ok_incarnation_known", detailHolds)
 	r.learnCommitFromBackup(p)
 }
 
@@ -69,13 +71,13 @@ func (r *Replica) onCommitOK(m *Envelope, p CommitOk) {
 // acks of ops its only other live backup applied before it lost its journal.
 func (r *Replica) learnCommitFromBackup(p CommitOk) {
 	c := p.Commit
-	if c <= r.commitMax || c > r.sequencer || !r.journal.has(c, p.Checksum) {
+	if c <= r.wm.commitMax || c > r.wm.sequencer || !r.journal.has(c, p.Checksum) {
 		return
 	}
 	r.mark(marks.CommitFromBackup)
-	r.commitMax = c
+	r.wm.commitMax = c
 	r.due |= dueCommitWalk
-	r.holds(r.commitMax <= r.sequencer, "commit_from_backup_within_log")
+	invariant(r.id, r.wm.commitMax <= r.wm.sequencer, "commit_from_backup_within_log", detailHolds)
 }
 
 // pushStartView sends the view's StartView, unasked, to each backup this

@@ -31,7 +31,7 @@ func TestNoAckAboveHeaderOnlyOp(t *testing.T) {
 			for _, op := range tc.bodies {
 				require.True(t, r.journalPut(chain[op], true))
 			}
-			r.commitMax = tc.commit
+			r.wm.commitMax = tc.commit
 			r.ack(chain[3])
 			acked := false
 			for _, m := range out.Messages {

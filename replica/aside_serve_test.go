@@ -17,7 +17,7 @@ func TestRepairServesSetAsideBodies(t *testing.T) {
 	r2 := c.r(2)
 	j, ok := r2.journal.get(3)
 	require.True(t, ok)
-	require.LessOrEqual(t, j.Op, r2.commitMax)
+	require.LessOrEqual(t, j.Op, r2.wm.commitMax)
 	r2.out = &Output{}
 	r2.discard(j, false)
 	r2.out = nil

@@ -37,8 +37,8 @@ func TestChainWalkSetsCommittedBodiesAside(t *testing.T) {
 			for _, h := range tt.journal {
 				require.True(t, r.journal.put(h, true))
 			}
-			r.commitMin, r.commitSum = 2, chain[2].Checksum
-			r.commitMax = 5
+			r.wm.commitMin, r.wm.commitSum = 2, chain[2].Checksum
+			r.wm.commitMax = 5
 			r.pruneChainFrom(5, tt.expect)
 
 			var aside, pruned []uint64
@@ -63,7 +63,7 @@ func TestChainWalkSetsCommittedBodiesAside(t *testing.T) {
 			for _, op := range tt.aside {
 				assert.True(t, r.journal.has(op, chain[op].Checksum), "op %d reclaimed", op)
 			}
-			assert.Equal(t, uint64(5), r.commitMin, "ops 3..5 applied")
+			assert.Equal(t, uint64(5), r.wm.commitMin, "ops 3..5 applied")
 		})
 	}
 }

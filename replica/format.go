@@ -288,49 +288,65 @@ func (l *Line) Event(e *Event) {
 		l.sum("csum", e.Checksum)
 	case EvPrimaryCommit:
 		l.field("op", e.Op)
-		l.field("acks", e.Acks())
+		l.field("acks", e.PrimaryCommitted().Acks)
 	case EvStatus:
+		p := e.StatusChanged()
 		l.lit(" ")
-		l.name(uint64(e.Status), e.Status.String())
-		l.field("v", e.View)
-		l.field("log_view", e.LogView)
-		l.field("op", e.Op)
-		l.field("commit", e.Commit)
+		l.name(uint64(p.Status), p.Status.String())
+		l.field("v", p.View)
+		l.field("log_view", p.LogView)
+		l.field("op", p.Op)
+		l.field("commit", p.Commit)
 	case EvDrop:
-		l.lit(" ")
-		l.name(uint64(e.Command), e.Command.String())
-		l.lit(" from=")
-		l.integer(e.Peer)
-		l.field("op", e.Op)
-		l.lit(" reason=")
-		l.str(e.Reason.String())
-		l.field("aux", e.DropDetail())
+		l.drop(e.Dropped())
+	default:
+		l.recoveryEvent(e)
+	}
+}
+
+func (l *Line) drop(p Dropped) {
+	l.lit(" ")
+	l.name(uint64(p.Command), p.Command.String())
+	l.lit(" from=")
+	l.integer(p.From)
+	l.field("op", p.Op)
+	l.lit(" reason=")
+	l.str(p.Reason.String())
+	l.field("aux", p.Detail)
+}
+
+// recoveryEvent adds the fields of a view-change, checkpoint, transfer,
+// repair or timeout event.
+func (l *Line) recoveryEvent(e *Event) {
+	switch e.Kind {
 	case EvMergeTruncate:
 		l.field("v", e.View)
 		l.field("op", e.Op)
 		l.sum("csum", e.Checksum)
-		l.field("nacks", e.Nacks())
+		l.field("nacks", e.MergeTruncated().Nacks)
 	case EvCheckpoint:
 		l.field("op", e.Op)
-		l.sum("state", e.StateChecksum())
+		l.sum("state", e.Checkpointed().StateChecksum)
 	case EvTransferInstall:
 		l.field("op", e.Op)
-		l.field("head", e.Head())
+		l.field("head", e.TransferInstalled().Head)
 	case EvOfferRefused:
-		l.field("commit_op", e.Op)
-		l.field("guard", e.Guard())
+		p := e.OfferRefused()
+		l.field("commit_op", p.Op)
+		l.field("guard", p.Guard)
 		l.lit(" reason=")
-		l.str(e.Reason.String())
+		l.str(p.Reason.String())
 	case EvRepairRequest:
-		l.field("from", e.Op)
-		l.field("to", e.RangeEnd())
+		p := e.RepairRequested()
+		l.field("from", p.From)
+		l.field("to", p.To)
 		l.lit(" peer=r")
-		l.integer(e.Peer)
+		l.integer(p.Peer)
 	case EvHold, EvViewEscalate, EvAbdicate, EvResume:
 		l.field("v", e.View)
 	case EvTimeout:
 		l.lit(" ")
-		l.str(e.Timer)
+		l.str(e.TimedOut().Timer)
 	}
 }
 

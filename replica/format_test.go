@@ -50,21 +50,22 @@ func TestLineBinaryCoversTheText(t *testing.T) {
 		assert.Equal(t, tc.hash, messageHash(&m) != messageHash(&prepare), "hash: %s", tc.name)
 		assert.Equal(t, tc.text, string(AppendMessage(nil, &m, 3)) != string(AppendMessage(nil, &prepare, 3)), "text: %s", tc.name)
 	}
-	drop := Event{Kind: EvDrop, Replica: 1, Command: CmdPrepare, Peer: 0, Op: 5, Reason: ReasonGap, aux: 3}
+	drop := Dropped{Command: CmdPrepare, From: 0, Op: 5, Reason: ReasonGap, Detail: 3}
 	for _, tc := range []struct {
 		name    string
-		edit    func(e *Event)
+		edit    func(d *Dropped)
 		changes bool
 	}{
-		{"reason", func(e *Event) { e.Reason = ReasonOldOp }, true},
-		{"longer reason", func(e *Event) { e.Reason = ReasonStartViewUnreadable }, true},
-		{"peer", func(e *Event) { e.Peer = 2 }, true},
-		{"aux", func(e *Event) { e.aux++ }, true},
-		{"view, not shown", func(e *Event) { e.View++ }, false},
+		{"reason", func(d *Dropped) { d.Reason = ReasonOldOp }, true},
+		{"longer reason", func(d *Dropped) { d.Reason = ReasonStartViewUnreadable }, true},
+		{"peer", func(d *Dropped) { d.From = 2 }, true},
+		{"aux", func(d *Dropped) { d.Detail++ }, true},
+		{"view, not shown", func(d *Dropped) { d.View++ }, false},
 	} {
-		e := drop
-		tc.edit(&e)
-		assert.Equal(t, tc.changes, eventHash(&e) != eventHash(&drop), tc.name)
+		d := drop
+		tc.edit(&d)
+		e, base := d.Event(), drop.Event()
+		assert.Equal(t, tc.changes, eventHash(&e) != eventHash(&base), tc.name)
 	}
 }
 
@@ -81,11 +82,16 @@ func TestLineTextIsCanonical(t *testing.T) {
 			"c0->r0 Request v=0 req=4 incr(5,6)"},
 		{text(Commit{Commit: 9, Heartbeat: 3, Abdicated: true}.Message().Routed(1, 2, 1)),
 			"r1->r2 Commit v=1 commit=9 hb=3 abdicated"},
-		{string(AppendEvent(nil, &Event{Kind: EvDrop, Replica: 1, Command: CmdPrepare, Peer: 0, Op: 5, Reason: ReasonGap, aux: 3})),
+		{eventText(1, Dropped{Command: CmdPrepare, From: 0, Op: 5, Reason: ReasonGap, Detail: 3}.Event()),
 			"r1 drop Prepare from=0 op=5 reason=gap aux=3"},
-		{string(AppendEvent(nil, &Event{Kind: EvStatus, Replica: 2, Status: StatusViewChange, View: 4, LogView: 3, Op: 10, Commit: 8})),
+		{eventText(2, StatusChanged{Status: StatusViewChange, View: 4, LogView: 3, Op: 10, Commit: 8}.Event()),
 			"r2 status view_change v=4 log_view=3 op=10 commit=8"},
 	} {
 		assert.Equal(t, tc.want, tc.got)
 	}
+}
+
+func eventText(replica int, e Event) string {
+	e.Replica = replica
+	return string(AppendEvent(nil, &e))
 }

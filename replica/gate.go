@@ -230,12 +230,12 @@ func (r *Replica) ignoreStartView(m *Envelope, p StartView) (Reason, uint64) {
 		return ReasonNotPrimary, 0
 	case !suffixReadable(p.Op, p.Commit, p.Suffix):
 		return ReasonStartViewUnreadable, p.Op
-	case p.Op < r.commitMin:
+	case p.Op < r.wm.commitMin:
 		// A view's log holds every op committed before it began, so a
 		// StartView whose head is below what this replica applied is an old
 		// one of that view, delayed (a restart from a checkpoint makes that
 		// visible): adopting it would rewind the head below the state.
-		return ReasonBelowCommit, r.commitMin
+		return ReasonBelowCommit, r.wm.commitMin
 	case r.status == StatusRecovering && m.View == r.sb.AckView && p.Op < r.sb.AckViewHead:
 		// An amnesiac replica acked ops of this view up to AckViewHead before
 		// it lost them, and a view's head only grows: this StartView is an
@@ -265,8 +265,8 @@ func (r *Replica) ignoreRepair(m *Message) (Reason, uint64) {
 		if !h.Valid() {
 			return ReasonBadChecksum, 0
 		}
-		if h.Op <= r.commitMin {
-			return ReasonOldOp, r.commitMin
+		if h.Op <= r.wm.commitMin {
+			return ReasonOldOp, r.wm.commitMin
 		}
 		if r.journal.has(h.Op, h.Checksum) {
 			return ReasonHeld, 0
@@ -291,15 +291,15 @@ func (r *Replica) ignoreTransfer(m *Message) (Reason, uint64) {
 		// Any caught-up replica offers its committed state to any peer: a
 		// primary to its backups, a backup to a lagging primary or to a
 		// peer that could not reach the primary (requestOffer).
-		if r.status != StatusNormal || r.commitMin != r.commitMax {
+		if r.status != StatusNormal || r.wm.commitMin != r.wm.commitMax {
 			return ReasonCannotOffer, 0
 		}
 	case CmdStateTransferOffer:
 		if !t.active || t.pinned || r.status != StatusNormal {
 			return ReasonUnsolicited, 0
 		}
-		if m.StateTransferOffer().SnapshotOp <= r.commitMin {
-			return ReasonOfferNotNewer, r.commitMin
+		if m.StateTransferOffer().SnapshotOp <= r.wm.commitMin {
+			return ReasonOfferNotNewer, r.wm.commitMin
 		}
 	}
 	return ReasonNone, 0
@@ -326,20 +326,4 @@ func (r *Replica) ignoreChunk(m *Message) (Reason, uint64) {
 		}
 	}
 	return ReasonNone, 0
-}
-
-// holds asserts an invariant with no format arguments, so a hot path
-// boxes nothing.
-func (r *Replica) holds(ok bool, invariant string) {
-	if !ok {
-		panic(Violation{Replica: r.id, Invariant: invariant, Detail: "does not hold"})
-	}
-}
-
-// gateHeld asserts what the gate guaranteed a handler. It takes no format
-// arguments, so the hot path boxes nothing.
-func (r *Replica) gateHeld(ok bool, invariant string) {
-	if !ok {
-		panic(Violation{Replica: r.id, Invariant: invariant, Detail: "the gate let a message through that it refuses"})
-	}
 }

@@ -33,9 +33,9 @@ func (r *Replica) Info() Info {
 		Status:       r.status,
 		View:         r.view,
 		LogView:      r.logView,
-		Sequencer:    r.sequencer,
-		CommitMin:    r.commitMin,
-		CommitMax:    r.commitMax,
+		Sequencer:    r.wm.sequencer,
+		CommitMin:    r.wm.commitMin,
+		CommitMax:    r.wm.commitMax,
 		JournalHead:  r.journal.head,
 		AckHead:      r.ackHead,
 		Incarnation:  r.incarnation,
@@ -64,7 +64,7 @@ func (r *Replica) Info() Info {
 // Holds reports whether the replica can still produce op with this checksum:
 // journaled, or already folded into its applied state.
 func (r *Replica) Holds(op, checksum uint64) bool {
-	if op <= r.commitMin {
+	if op <= r.wm.commitMin {
 		return true
 	}
 	if h, ok := r.aside.get(op); ok && h.Checksum == checksum {
@@ -87,7 +87,7 @@ func (d Durable) DurableView() uint64 { return d.Superblock.View }
 // votes neither nack nor copy such an op, so a view change needs another
 // replica that holds the body.
 func (r *Replica) UnsureHollow(fn func(op, checksum uint64)) {
-	for op := r.commitMin + 1; op <= r.unsureTop; op++ {
+	for op := r.wm.commitMin + 1; op <= r.unsureTop; op++ {
 		if h, ok := r.adopted.get(op); ok && !r.journal.has(op, h.Checksum) {
 			fn(op, h.Checksum)
 		}

@@ -13,14 +13,6 @@ type ring struct {
 
 func newRing(size int, spare *Spare) ring { return ring{size: size, spare: spare} }
 
-// storageHolds asserts a journal or ring postcondition. The storage knows no
-// replica id; the harness still reports the invariant by name.
-func storageHolds(ok bool, invariant string) {
-	if !ok {
-		panic(Violation{Replica: -1, Invariant: invariant, Detail: "journal storage"})
-	}
-}
-
 func (r *ring) get(op uint64) (Header, bool) {
 	if r.slots == nil {
 		return Header{}, false
@@ -34,14 +26,15 @@ func (r *ring) get(op uint64) (Header, bool) {
 
 // put stores h and returns what it displaced (a different op in the same slot).
 func (r *ring) put(h Header) (Header, bool) {
-	storageHolds(h.Checksum != 0, "ring_put_sealed")
+	invariant(unowned, h.Checksum != 0, "ring_put_sealed", detailStorage)
 	if r.slots == nil {
 		r.slots = r.spare.takeSlots(r.size)
 	}
 	i := h.Op % uint64(len(r.slots))
 	old := r.slots[i]
 	r.slots[i] = h
-	storageHolds(r.slots[i].Checksum == h.Checksum && r.slots[i].Op == h.Op, "ring_put_stored")
+	invariant(unowned, r.slots[i].Checksum == h.Checksum, "ring_put_stored", detailStorage)
+	invariant(unowned, r.slots[i].Op == h.Op, "ring_put_stored", detailStorage)
 	if old.Checksum != 0 && old.Op != h.Op {
 		return old, true
 	}
@@ -58,7 +51,7 @@ func (r *ring) remove(op uint64) (Header, bool) {
 		return Header{}, false
 	}
 	r.slots[i] = Header{}
-	storageHolds(r.slots[i].Checksum == 0, "ring_remove_empties")
+	invariant(unowned, r.slots[i].Checksum == 0, "ring_remove_empties", detailStorage)
 	return h, true
 }
 
@@ -116,7 +109,8 @@ func (j *journal) firstRetained() uint64 {
 // newer op is then lost from the journal, and a repair that fetched it has to
 // fetch it again.
 func (j *journal) put(h Header, displace bool) bool {
-	storageHolds(h.Op > 0 && h.Checksum != 0, "journal_put_real_op")
+	invariant(unowned, h.Op > 0, "journal_put_real_op", detailStorage)
+	invariant(unowned, h.Checksum != 0, "journal_put_real_op", detailStorage)
 	j.gone = Header{}
 	i := h.Op % uint64(j.live.size)
 	if cur := j.live.slots[i]; cur.Checksum != 0 && cur.Op > h.Op && !displace {
@@ -129,14 +123,15 @@ func (j *journal) put(h Header, displace bool) bool {
 	} else if displaced {
 		j.gone = old
 	}
-	storageHolds(j.gone.Op != h.Op, "journal_put_keeps_what_it_put")
+	invariant(unowned, j.gone.Op != h.Op, "journal_put_keeps_what_it_put", detailStorage)
 	if h.Op > j.head {
 		j.head = h.Op
 	}
 	// A put then a get round-trips, and the head covers the op.
 	g, ok := j.live.get(h.Op)
-	storageHolds(ok && g.Checksum == h.Checksum, "journal_put_get_round_trip")
-	storageHolds(j.head >= h.Op, "journal_head_covers_put")
+	invariant(unowned, ok, "journal_put_get_round_trip", detailStorage)
+	invariant(unowned, g.Checksum == h.Checksum, "journal_put_get_round_trip", detailStorage)
+	invariant(unowned, j.head >= h.Op, "journal_head_covers_put", detailStorage)
 	return true
 }
 
@@ -165,14 +160,14 @@ func (j *journal) truncateAbove(op uint64, fn func(Header)) {
 	}
 	j.head = op
 	_, above := j.live.get(op + 1)
-	storageHolds(!above, "journal_truncate_leaves_nothing_above")
+	invariant(unowned, !above, "journal_truncate_leaves_nothing_above", detailStorage)
 }
 
 // remove drops one op (a view change found it disagrees with the canonical log).
 func (j *journal) remove(op uint64) (Header, bool) {
 	h, ok := j.live.remove(op)
 	_, still := j.live.get(op)
-	storageHolds(!still, "journal_remove_removes")
+	invariant(unowned, !still, "journal_remove_removes", detailStorage)
 	return h, ok
 }
 
@@ -194,6 +189,8 @@ func (j *journal) dropThrough(op uint64) {
 	if j.head <= op {
 		j.head = 0
 	}
+	_, held := j.live.get(op)
+	invariant(unowned, !held, "journal_drop_through_drops", detailStorage)
 }
 
 // wipe empties the journal: amnesia.
@@ -201,4 +198,5 @@ func (j *journal) wipe() {
 	j.live.clear()
 	j.evicted.clear()
 	j.head = 0
+	invariant(unowned, j.firstRetained() == 1, "journal_wipe_empties", detailStorage)
 }

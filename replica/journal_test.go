@@ -259,8 +259,8 @@ func TestTransferStaleGuard(t *testing.T) {
 					r.ack(hs[op])
 				}
 			}
-			r.sequencer, r.headSum = 10, hs[10].Checksum
-			r.commitMax = tc.commitMax
+			r.wm.sequencer, r.wm.headSum = 10, hs[10].Checksum
+			r.wm.commitMax = tc.commitMax
 			require.Equal(t, tc.acked, r.ackHead)
 
 			r.transfer = transferState{active: true, pinned: true, commitOp: tc.offer, snapshot: snapshotOf(hs, tc.offer)}
@@ -269,16 +269,16 @@ func TestTransferStaleGuard(t *testing.T) {
 			refused := eventsIn(r.out, EvOfferRefused)
 			if tc.guard != 0 {
 				require.Len(t, refused, 1)
-				assert.Equal(t, tc.reason, refused[0].Reason)
-				assert.Equal(t, tc.guard, refused[0].Guard(), "the op that made the offer stale")
+				assert.Equal(t, tc.reason, refused[0].OfferRefused().Reason)
+				assert.Equal(t, tc.guard, refused[0].OfferRefused().Guard, "the op that made the offer stale")
 				assert.Equal(t, tc.offer, refused[0].Op)
-				assert.Zero(t, r.commitMin, "nothing installed")
+				assert.Zero(t, r.wm.commitMin, "nothing installed")
 				assert.True(t, r.transfer.active, "the transfer goes on with a new offer")
 				return
 			}
 			assert.Empty(t, refused)
-			assert.Equal(t, tc.offer, r.commitMin)
-			assert.Equal(t, uint64(10), r.sequencer, "the head stays")
+			assert.Equal(t, tc.offer, r.wm.commitMin)
+			assert.Equal(t, uint64(10), r.wm.sequencer, "the head stays")
 			for op := tc.offer + 1; op <= 10; op++ {
 				// The source's install replaces the whole journal; repair
 				// fetches the ops above the checkpoint again.

@@ -31,7 +31,9 @@ func (r *Replica) askToLeave() {
 // out of its own), and raises the view this one moves to; it also probes the
 // newer view's primary, in case that view works.
 func (r *Replica) onLeave(m *Envelope) {
-	r.gateHeld(m.From >= 0 && m.From < r.n && m.From != r.id, "leave_gate_sender")
+	invariant(r.id, m.From >= 0, "leave_gate_sender", detailGate)
+	invariant(r.id, m.From < r.n, "leave_gate_sender", detailGate)
+	invariant(r.id, m.From != r.id, "leave_gate_sender", detailGate)
 	if m.View > r.view {
 		if r.leave&(1<<uint(r.id)) != 0 {
 			// Our own wish counts toward the newer view too.
@@ -48,7 +50,7 @@ func (r *Replica) onLeave(m *Envelope) {
 		r.mark(marks.SVCHeldByWindow)
 	}
 	r.maybeLeave()
-	r.holds(r.leaveTo > m.View || r.view > m.View, "leave_counts_toward_a_newer_view")
+	invariant(r.id, r.leaveTo > m.View || r.view > m.View, "leave_counts_toward_a_newer_view", detailHolds)
 }
 
 func (r *Replica) maybeLeave() {
@@ -58,7 +60,7 @@ func (r *Replica) maybeLeave() {
 	r.mark(marks.SVCQuorumReached)
 	to := max(r.leaveTo, r.view+1)
 	if r.status == StatusViewChange {
-		r.emit(Event{Kind: EvViewEscalate, View: to})
+		r.emit(ViewNoted{View: to}.Event(EvViewEscalate))
 	}
 	r.startViewChange(to)
 }

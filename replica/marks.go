@@ -36,15 +36,6 @@ var dropMarks = func() (t [reasonCount]marks.Mark) {
 	return t
 }()
 
-// markReason counts the mark of a drop or refusal reason, if it has one.
-func (r *Replica) markReason(reason Reason) {
-	if reason < reasonCount {
-		if m := dropMarks[reason]; m != noMark {
-			r.mark(m)
-		}
-	}
-}
-
 // markMerge counts the decisions of a merge that is ready to install: the
 // quorum itself, and each kind of verdict it reached on the ops it weighed.
 func (r *Replica) markMerge(res *mergeResult) {

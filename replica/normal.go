@@ -14,9 +14,11 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 		r.send(r.primary(), p.Message().InView(m.View))
 		return
 	}
-	r.gateHeld(r.status == StatusNormal && r.isPrimary() && !r.transfer.active, "request_gate_primary")
+	invariant(r.id, r.status == StatusNormal, "request_gate_primary", detailGate)
+	invariant(r.id, r.isPrimary(), "request_gate_primary", detailGate)
+	invariant(r.id, !r.transfer.active, "request_gate_primary", detailGate)
 	entry := r.sm.Clients[r.clientIndex(p.Client)]
-	r.gateHeld(p.Request >= entry.Request, "request_gate_not_old")
+	invariant(r.id, p.Request >= entry.Request, "request_gate_not_old", detailGate)
 	if p.Request == entry.Request && entry.Request != 0 {
 		// Exactly once: answer from the client table, never re-execute.
 		r.mark(marks.ReplyFromClientTable)
@@ -47,24 +49,26 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 
 // prepare assigns the next op to a request and replicates it.
 func (r *Replica) prepare(m *Request) {
-	r.holds(len(r.pipeline) < PipelineMax, "prepare_pipeline_not_full")
-	r.holds(r.status == StatusNormal && r.isPrimary() && r.commitMin == r.commitMax, "prepare_on_applied_log")
+	invariant(r.id, len(r.pipeline) < PipelineMax, "prepare_pipeline_not_full", detailHolds)
+	invariant(r.id, r.status == StatusNormal, "prepare_on_applied_log", detailHolds)
+	invariant(r.id, r.isPrimary(), "prepare_on_applied_log", detailHolds)
+	invariant(r.id, r.wm.commitMin == r.wm.commitMax, "prepare_on_applied_log", detailHolds)
 	h := Header{
-		Op:        r.sequencer + 1,
+		Op:        r.wm.sequencer + 1,
 		View:      r.view,
-		Parent:    r.headSum,
-		Commit:    r.commitMax,
+		Parent:    r.wm.headSum,
+		Commit:    r.wm.commitMax,
 		Client:    m.Client,
 		Request:   m.Request,
-		Timestamp: r.sequencer + 1,
+		Timestamp: r.wm.sequencer + 1,
 		Body:      m.Body,
 	}
 	h.Seal()
 	r.journalPut(h, true)
-	r.sequencer = h.Op
-	r.headSum = h.Checksum
+	r.wm.sequencer = h.Op
+	r.wm.headSum = h.Checksum
 	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
-	r.holds(r.journal.has(h.Op, h.Checksum), "prepare_journaled")
+	invariant(r.id, r.journal.has(h.Op, h.Checksum), "prepare_journaled", detailHolds)
 	r.noteAck(&h)
 	r.replicate(h)
 	if !r.tPrepare.running {
@@ -91,34 +95,36 @@ func (r *Replica) replicate(h Header) {
 }
 
 func (r *Replica) onPrepare(m *Envelope, p Prepare) {
-	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "prepare_gate_backup")
+	invariant(r.id, m.View == r.view, "prepare_gate_backup", detailGate)
+	invariant(r.id, r.status == StatusNormal, "prepare_gate_backup", detailGate)
+	invariant(r.id, !r.isPrimary(), "prepare_gate_backup", detailGate)
 	h := p.Header
-	r.gateHeld(h.Valid(), "prepare_gate_valid")
+	invariant(r.id, h.Valid(), "prepare_gate_valid", detailGate)
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
 	switch {
-	case h.Op <= r.commitMin && r.journal.has(h.Op, h.Checksum):
+	case h.Op <= r.wm.commitMin && r.journal.has(h.Op, h.Checksum):
 		// Applied here already, so canonical: a primary that asks again
 		// (it lost this replica's ack to a restart) gets it.
 		r.ack(h)
-	case h.Op <= r.commitMin:
-		r.drop(m, h.Op, ReasonOldOp, r.commitMin)
+	case h.Op <= r.wm.commitMin:
+		r.drop(m, h.Op, ReasonOldOp, r.wm.commitMin)
 	case r.journal.has(h.Op, h.Checksum):
 		r.replicate(h)
 		r.ack(h)
 	case r.transfer.active:
 		r.drop(m, h.Op, ReasonTransferring, 0)
-	case h.Op != r.sequencer+1:
+	case h.Op != r.wm.sequencer+1:
 		// The gap check compares against the sequencer, not the journal: the
 		// repair driver is left to close real gaps.
-		r.drop(m, h.Op, ReasonGap, r.sequencer)
-	case h.Parent != r.headSum:
-		r.drop(m, h.Op, ReasonParentMismatch, r.sequencer)
+		r.drop(m, h.Op, ReasonGap, r.wm.sequencer)
+	case h.Parent != r.wm.headSum:
+		r.drop(m, h.Op, ReasonParentMismatch, r.wm.sequencer)
 	default:
 		r.journalPut(h, true)
 		r.adopted.remove(h.Op)
-		r.sequencer = h.Op
-		r.headSum = h.Checksum
+		r.wm.sequencer = h.Op
+		r.wm.headSum = h.Checksum
 		r.replicate(h)
 		r.ack(h)
 	}
@@ -130,21 +136,24 @@ func (r *Replica) ack(h Header) {
 	if r.status != StatusNormal || r.transfer.active || r.isPrimary() {
 		return
 	}
-	r.holds(h.Op > 0 && r.journal.has(h.Op, h.Checksum), "ack_journaled")
+	invariant(r.id, h.Op > 0, "ack_journaled", detailHolds)
+	invariant(r.id, r.journal.has(h.Op, h.Checksum), "ack_journaled", detailHolds)
 	if r.headerOnlyBelow(h.Op) {
 		return
 	}
 	if h.Op > r.ackHead {
 		r.ackHead = h.Op
 	}
-	r.holds(r.ackHead >= h.Op, "ack_head_covers_ack")
+	invariant(r.id, r.ackHead >= h.Op, "ack_head_covers_ack", detailHolds)
 	r.noteAck(&h)
 	r.send(r.primary(), PrepareOk{Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Incarnation: r.incarnation}.Message())
 }
 
 func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
-	r.gateHeld(m.View == r.view && r.status == StatusNormal && r.isPrimary(), "prepare_ok_gate_primary")
-	r.gateHeld(p.Incarnation >= r.incarnations[m.From], "prepare_ok_gate_incarnation")
+	invariant(r.id, m.View == r.view, "prepare_ok_gate_primary", detailGate)
+	invariant(r.id, r.status == StatusNormal, "prepare_ok_gate_primary", detailGate)
+	invariant(r.id, r.isPrimary(), "prepare_ok_gate_primary", detailGate)
+	invariant(r.id, p.Incarnation >= r.incarnations[m.From], "prepare_ok_gate_incarnation", detailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
 	for i := range r.pipeline {
 		e := &r.pipeline[i]
@@ -163,7 +172,7 @@ func (r *Replica) learnIncarnation(i int, inc uint64) {
 	if inc <= r.incarnations[i] {
 		return
 	}
-	r.holds(i != r.id, "learn_incarnation_of_a_peer")
+	invariant(r.id, i != r.id, "learn_incarnation_of_a_peer", detailHolds)
 	r.incarnations[i] = inc
 	keep := ^uint16(1 << uint(i))
 	for k := range r.pipeline {
@@ -176,29 +185,29 @@ func (r *Replica) learnIncarnation(i int, inc uint64) {
 // one.
 func (r *Replica) commitWalk() {
 	q := QuorumReplication(r.n)
-	before := r.commitMax
+	before := r.wm.commitMax
 	r.checkPipeline()
-	for len(r.pipeline) > 0 && r.pipeline[0].header.Op <= r.commitMax {
+	for len(r.pipeline) > 0 && r.pipeline[0].header.Op <= r.wm.commitMax {
 		// Committed by other means (a state transfer): nothing left to count.
 		copy(r.pipeline, r.pipeline[1:])
 		r.pipeline = r.pipeline[:len(r.pipeline)-1]
 	}
 	for len(r.pipeline) > 0 {
 		e := r.pipeline[0]
-		if e.header.Op != r.commitMax+1 || popcount16(e.acks) < q {
+		if e.header.Op != r.wm.commitMax+1 || popcount16(e.acks) < q {
 			break
 		}
-		r.commitMax = e.header.Op
-		r.emit(Event{Kind: EvPrimaryCommit, Op: e.header.Op, Checksum: e.header.Checksum, Parent: e.header.Parent,
-			View: r.view, aux: uint64(popcount16(e.acks)), Client: e.header.Client, Request: e.header.Request})
+		r.wm.commitMax = e.header.Op
+		h := &e.header
+		r.emit(PrimaryCommitted{CommittedOp: r.committedOp(h), Acks: uint64(popcount16(e.acks))}.Event())
 		copy(r.pipeline, r.pipeline[1:])
 		r.pipeline = r.pipeline[:len(r.pipeline)-1]
 	}
-	r.holds(r.commitMax >= before, "commit_walk_monotonic")
-	r.holds(len(r.pipeline) == 0 || r.pipeline[0].header.Op > r.commitMax, "commit_walk_stops_at_first_unacked")
+	invariant(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", detailHolds)
+	invariant(r.id, len(r.pipeline) == 0 || r.pipeline[0].header.Op > r.wm.commitMax, "commit_walk_stops_at_first_unacked", detailHolds)
 	if len(r.pipeline) == 0 {
 		r.tPrepare.stop()
-	} else if r.commitMax > before {
+	} else if r.wm.commitMax > before {
 		r.tPrepare.start(r.jitter) // progress: retransmit promptly again
 	}
 	r.commitUpTo()
@@ -209,7 +218,7 @@ func (r *Replica) commitWalk() {
 // primary may prepare now, and reports whether it did. Requests wait in
 // order behind the pipeline and behind commit lag.
 func (r *Replica) prepareNext() bool {
-	for len(r.requests) > 0 && len(r.pipeline) < PipelineMax && r.commitMin == r.commitMax &&
+	for len(r.requests) > 0 && len(r.pipeline) < PipelineMax && r.wm.commitMin == r.wm.commitMax &&
 		r.status == StatusNormal && r.isPrimary() && !r.abdicated {
 		m := r.requests[0]
 		copy(r.requests, r.requests[1:])
@@ -234,28 +243,29 @@ func popcount16(x uint16) int {
 }
 
 func (r *Replica) advanceCommitMax(commit uint64) {
-	before := r.commitMax
-	if commit > r.commitMax {
-		r.commitMax = commit
+	before := r.wm.commitMax
+	if commit > r.wm.commitMax {
+		r.wm.commitMax = commit
 	}
-	r.holds(r.commitMax >= before && r.commitMax >= commit, "commit_max_advances")
+	invariant(r.id, r.wm.commitMax >= before, "commit_max_advances", detailHolds)
+	invariant(r.id, r.wm.commitMax >= commit, "commit_max_advances", detailHolds)
 }
 
 // commitUpTo applies ops in order up to commit_max, as far as the journal holds
 // them with an unbroken parent chain.
 func (r *Replica) commitUpTo() {
-	r.holds(r.commitMin <= r.commitMax, "commit_up_to_min_le_max")
-	for r.commitMin < r.commitMax {
-		h, ok := r.journal.get(r.commitMin + 1)
-		if !ok || h.Parent != r.commitSum {
+	invariant(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_up_to_min_le_max", detailHolds)
+	for r.wm.commitMin < r.wm.commitMax {
+		h, ok := r.journal.get(r.wm.commitMin + 1)
+		if !ok || h.Parent != r.wm.commitSum {
 			return
 		}
 		r.apply(h)
 	}
-	if r.commitMin == r.commitMax && len(r.requests) > 0 {
+	if r.wm.commitMin == r.wm.commitMax && len(r.requests) > 0 {
 		r.due |= dueDrain
 	}
-	r.holds(r.commitMin <= r.commitMax, "commit_up_to_min_le_max")
+	invariant(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_up_to_min_le_max", detailHolds)
 }
 
 // checkPipeline asserts that every pipeline entry holds the primary's own
@@ -265,31 +275,31 @@ func (r *Replica) commitUpTo() {
 func (r *Replica) checkPipeline() {
 	for k := range r.pipeline {
 		e := &r.pipeline[k]
-		r.holds(e.acks&(1<<uint(r.id)) != 0, "pipeline_holds_own_ack")
+		invariant(r.id, e.acks&(1<<uint(r.id)) != 0, "pipeline_holds_own_ack", detailHolds)
 	}
 }
 
 func (r *Replica) apply(h Header) {
 	// Commit advances by exactly one op, onto the chain it extends.
-	r.holds(h.Op == r.commitMin+1, "apply_next_op")
-	r.holds(h.Parent == r.commitSum, "apply_chains")
+	invariant(r.id, h.Op == r.wm.commitMin+1, "apply_next_op", detailHolds)
+	invariant(r.id, h.Parent == r.wm.commitSum, "apply_chains", detailHolds)
 	result := r.sm.Apply(h.Body)
 	if idx := r.clientIndex(h.Client); h.Client != 0 && idx >= 0 && idx < ClientsMax {
 		r.sm.Clients[idx] = ClientEntry{Request: h.Request, Op: h.Op, Result: result}
 	}
-	r.commitMin = h.Op
-	r.commitSum = h.Checksum
-	if r.sequencer < h.Op {
+	r.wm.commitMin = h.Op
+	r.wm.commitSum = h.Checksum
+	if r.wm.sequencer < h.Op {
 		// A committed op is canonical: the head moves up with it.
-		r.sequencer = h.Op
-		r.headSum = h.Checksum
+		r.wm.sequencer = h.Op
+		r.wm.headSum = h.Checksum
 	}
-	if r.commitMin > r.commitMax {
-		r.commitMax = r.commitMin
+	if r.wm.commitMin > r.wm.commitMax {
+		r.wm.commitMax = r.wm.commitMin
 	}
-	r.holds(r.sequencer >= r.commitMin && r.commitMax >= r.commitMin, "apply_head_ge_commit")
-	r.emit(Event{Kind: EvCommit, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, View: r.view, aux: result,
-		Client: h.Client, Request: h.Request})
+	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
+	invariant(r.id, r.wm.commitMax >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
+	r.emit(Applied{CommittedOp: r.committedOp(&h), Result: result}.Event())
 	if r.status == StatusNormal && r.isPrimary() && h.Client != 0 {
 		r.send(int(h.Client), Reply{Client: h.Client, Request: h.Request, Op: h.Op, Result: result}.Message())
 	}
@@ -299,32 +309,36 @@ func (r *Replica) apply(h Header) {
 }
 
 func (r *Replica) checkpoint() {
-	s := Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
+	s := Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
-	r.holds(s.Op > 0 && s.OpChecksum != 0, "checkpoint_of_an_applied_op")
+	invariant(r.id, s.Op > 0, "checkpoint_of_an_applied_op", detailHolds)
+	invariant(r.id, s.OpChecksum != 0, "checkpoint_of_an_applied_op", detailHolds)
 	r.sb.Checkpoint = s
 	r.writeSuperblock()
-	r.holds(r.sb.Checkpoint.Op == r.commitMin, "checkpoint_at_commit_min")
+	invariant(r.id, r.sb.Checkpoint.Op == r.wm.commitMin, "checkpoint_at_commit_min", detailHolds)
 	r.mark(marks.Checkpoint)
-	r.emit(Event{Kind: EvCheckpoint, Op: s.Op, aux: s.StateChecksum})
+	r.emit(Checkpointed{Op: s.Op, StateChecksum: s.StateChecksum}.Event())
 }
 
 func (r *Replica) onCommit(m *Envelope, p Commit) {
-	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "commit_gate_backup")
+	invariant(r.id, m.View == r.view, "commit_gate_backup", detailGate)
+	invariant(r.id, r.status == StatusNormal, "commit_gate_backup", detailGate)
+	invariant(r.id, !r.isPrimary(), "commit_gate_backup", detailGate)
 	if !p.Abdicated {
 		r.heardFromPrimary()
 	}
-	applied := r.commitMin
+	applied := r.wm.commitMin
 	r.advanceCommitMax(p.Commit)
 	r.commitUpTo()
-	if r.commitMin > applied {
+	if r.wm.commitMin > applied {
 		r.mark(marks.CommitCatchUp)
 	}
-	r.holds(r.commitMax >= p.Commit && r.commitMin <= r.commitMax, "commit_learns_commit_point")
+	invariant(r.id, r.wm.commitMax >= p.Commit, "commit_learns_commit_point", detailHolds)
+	invariant(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_learns_commit_point", detailHolds)
 	if !r.opts.Protocol.AbdicationOff {
 		// The commit point's checksum lets a primary that lacks it (it was
 		// elected by votes that knew less) recognise it in its own log.
-		r.send(r.primary(), CommitOk{Commit: r.commitMin, Checksum: r.commitSum, Incarnation: r.incarnation}.Message())
+		r.send(r.primary(), CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.incarnation}.Message())
 	}
 }
 
@@ -365,7 +379,7 @@ func (r *Replica) onCommitTimeout() {
 		return
 	}
 	r.heartbeat++
-	r.sendAll(Commit{Commit: r.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abdicated}.Message())
+	r.sendAll(Commit{Commit: r.wm.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abdicated}.Message())
 	r.tCommit.reset(nil)
 }
 
@@ -390,7 +404,7 @@ func (r *Replica) onHeartbeatTimeout() {
 // parent look refuted (swarm seed 3303). The primary's retransmission draws
 // the ack once repair has filled the gap.
 func (r *Replica) headerOnlyBelow(op uint64) bool {
-	for o := r.commitMax + 1; o < op; o++ {
+	for o := r.wm.commitMax + 1; o < op; o++ {
 		if _, ok := r.journal.get(o); !ok {
 			return true
 		}

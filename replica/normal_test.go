@@ -44,7 +44,7 @@ func TestNormalRequestToReply(t *testing.T) {
 	// The primary committed on its own ack plus r1's: two of three.
 	pc := c.eventsOf(0, EvPrimaryCommit)
 	require.Len(t, pc, 1)
-	assert.Equal(t, uint64(2), pc[0].Acks(), "quorum of 2 acks")
+	assert.Equal(t, uint64(2), pc[0].PrimaryCommitted().Acks, "quorum of 2 acks")
 
 	// Backups journal the op but commit only when they hear commit_max.
 	for _, i := range []int{1, 2} {
@@ -94,7 +94,7 @@ func TestNormalExactlyOnceReply(t *testing.T) {
 	assert.Len(t, c.repliesTo(0), 3)
 	old := c.drops(0, "old-request")
 	require.Len(t, old, 1)
-	assert.Equal(t, uint64(2), old[0].DropDetail(), "the table's request number")
+	assert.Equal(t, uint64(2), old[0].Dropped().Detail, "the table's request number")
 }
 
 // TestNormalDuplicateInFlight sends the same request twice before it commits:
@@ -151,7 +151,7 @@ func TestNormalChainFiveReplicas(t *testing.T) {
 	}
 	pc := c.eventsOf(0, EvPrimaryCommit)
 	require.Len(t, pc, 1)
-	assert.Equal(t, uint64(3), pc[0].Acks(), "n=5 commits on 3 acks")
+	assert.Equal(t, uint64(3), pc[0].PrimaryCommitted().Acks, "n=5 commits on 3 acks")
 }
 
 // TestNormalGapCheck: a backup accepts only op == sequencer+1; a prepare above
@@ -170,7 +170,7 @@ func TestNormalGapCheck(t *testing.T) {
 	gaps := c.drops(1, "gap")
 	require.Len(t, gaps, 1)
 	assert.Equal(t, uint64(2), gaps[0].Op)
-	assert.Equal(t, uint64(0), gaps[0].DropDetail(), "the gap check compares against the sequencer")
+	assert.Equal(t, uint64(0), gaps[0].Dropped().Detail, "the gap check compares against the sequencer")
 	assert.False(t, c.r(1).Journaled(2))
 	for _, e := range c.eventsOf(1, EvAck) {
 		assert.NotEqual(t, uint64(2), e.Op, "r1 acked op 2 above its hole")

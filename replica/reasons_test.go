@@ -25,8 +25,11 @@ func TestReasonNames(t *testing.T) {
 // TestEventAccessorKind: an accessor read on the wrong kind panics instead of
 // handing over a number that means something else.
 func TestEventAccessorKind(t *testing.T) {
-	e := Event{Kind: EvPrimaryCommit, aux: 3}
-	assert.Equal(t, uint64(3), e.Acks())
-	assert.Panics(t, func() { e.StateChecksum() })
-	assert.Panics(t, func() { e.DropDetail() })
+	e := PrimaryCommitted{CommittedOp: CommittedOp{Op: 4}, Acks: 3}.Event()
+	assert.Equal(t, uint64(3), e.PrimaryCommitted().Acks)
+	assert.Equal(t, uint64(4), e.Op)
+	assert.Panics(t, func() { e.Checkpointed() })
+	assert.Panics(t, func() { e.Dropped() })
+	assert.Panics(t, func() { e.Applied() })
+	assert.Panics(t, func() { ViewNoted{View: 1}.Event(EvCommit) }, "a payload made as a kind it does not describe")
 }

@@ -8,7 +8,7 @@ import "vsrsim/marks"
 
 // missingSuffix reports whether adopted headers above commit_max lack bodies.
 func (r *Replica) missingSuffix() bool {
-	for op := r.commitMax + 1; op <= r.knownHead(); op++ {
+	for op := r.wm.commitMax + 1; op <= r.knownHead(); op++ {
 		if h, ok := r.adopted.get(op); ok && !r.journal.has(op, h.Checksum) {
 			return true
 		}
@@ -20,14 +20,14 @@ func (r *Replica) missingSuffix() bool {
 // still fetches through the adopted head when adopted headers lack bodies;
 // the narrow rule stops at commit_max and leaves the head hollow.
 func (r *Replica) fetchToOp() uint64 {
-	lag := r.commitMin < r.commitMax
+	lag := r.wm.commitMin < r.wm.commitMax
 	if lag && (r.opts.Bugs.NarrowRepairUnderCommitLag || !r.missingSuffix()) {
-		return r.commitMax
+		return r.wm.commitMax
 	}
-	if r.knownHead() > r.commitMax {
+	if r.knownHead() > r.wm.commitMax {
 		return r.knownHead()
 	}
-	return r.commitMax
+	return r.wm.commitMax
 }
 
 // armRepairOnAdopt sets the repair window when a view is adopted: this is when
@@ -42,12 +42,12 @@ func (r *Replica) armRepairOnAdopt() {
 // to the current fetch window while commit lags.
 func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 	to = r.repairArmedTo
-	if r.commitMin < r.commitMax {
+	if r.wm.commitMin < r.wm.commitMax {
 		if w := r.fetchToOp(); w > to {
 			to = w
 		}
 	}
-	from = r.commitMin + 1
+	from = r.wm.commitMin + 1
 	if r.repairFloor > from {
 		// A transfer is pending: nothing at or above the floor can commit
 		// until it installs, so repair only what the journal can hold
@@ -131,15 +131,18 @@ func (r *Replica) repairKick() {
 }
 
 func (r *Replica) repairSend(peer int, from, to uint64) {
-	r.holds(peer != r.id && peer >= 0 && peer < r.n, "repair_asks_a_peer")
-	r.holds(from > 0 && from <= to, "repair_range_nonempty")
+	invariant(r.id, peer != r.id, "repair_asks_a_peer", detailHolds)
+	invariant(r.id, peer >= 0, "repair_asks_a_peer", detailHolds)
+	invariant(r.id, peer < r.n, "repair_asks_a_peer", detailHolds)
+	invariant(r.id, from > 0, "repair_range_nonempty", detailHolds)
+	invariant(r.id, from <= to, "repair_range_nonempty", detailHolds)
 	r.repair.active = true
 	r.repair.peer = peer
 	r.repair.from = from
 	r.repair.to = to
 	r.repair.progress = false
 	r.mark(marks.RepairRequested)
-	r.emit(Event{Kind: EvRepairRequest, Op: from, aux: to, Peer: peer})
+	r.emit(RepairRequested{From: from, To: to, Peer: peer}.Event())
 	r.send(peer, RequestPrepares{From: from, To: to}.Message())
 	r.tRepair.retry(r.jitter, r.repairRounds())
 }
@@ -149,7 +152,7 @@ func (r *Replica) repairForView(op uint64) {
 	if r.repair.active {
 		return
 	}
-	i := op - r.commitMax - 1
+	i := op - r.wm.commitMax - 1
 	if i >= uint64(len(r.mergeSources)) {
 		return
 	}
@@ -166,7 +169,7 @@ func (r *Replica) repairForView(op uint64) {
 		return
 	}
 	to := op
-	for to+1 <= r.sequencer && to-op+1 < RepairWindowMax {
+	for to+1 <= r.wm.sequencer && to-op+1 < RepairWindowMax {
 		h, _ := r.adopted.get(to + 1)
 		if r.journal.has(to+1, h.Checksum) {
 			break
@@ -199,7 +202,9 @@ func (r *Replica) onRepairTimeout() {
 
 func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
 	from, to := p.From, p.To
-	r.gateHeld(r.status != StatusRecovering && from != 0 && to >= from, "request_prepares_gate_range")
+	invariant(r.id, r.status != StatusRecovering, "request_prepares_gate_range", detailGate)
+	invariant(r.id, from != 0, "request_prepares_gate_range", detailGate)
+	invariant(r.id, to >= from, "request_prepares_gate_range", detailGate)
 	if to-from+1 > RepairBatchMax {
 		to = from + RepairBatchMax - 1
 	}
@@ -227,10 +232,10 @@ func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
 			continue
 		}
 		h.View = r.view
-		r.send(m.From, RepairPrepare{Header: h, Commit: r.commitMin}.Message())
+		r.send(m.From, RepairPrepare{Header: h, Commit: r.wm.commitMin}.Message())
 		last = op
 	}
-	r.holds(last == 0 || (last >= from && last <= to), "repair_serves_the_range")
+	invariant(r.id, last == 0 || (last >= from && last <= to), "repair_serves_the_range", detailHolds)
 	if last != 0 {
 		r.mark(marks.RepairServed)
 	}
@@ -249,8 +254,10 @@ func (r *Replica) firstRetained() uint64 {
 func (r *Replica) onRepairPrepare(m *Envelope, rp RepairPrepare) {
 	h := rp.Header
 	o := h.Op
-	r.gateHeld(r.status != StatusRecovering && h.Valid(), "repair_prepare_gate_valid")
-	r.gateHeld(o > r.commitMin && !r.journal.has(o, h.Checksum), "repair_prepare_gate_new")
+	invariant(r.id, r.status != StatusRecovering, "repair_prepare_gate_valid", detailGate)
+	invariant(r.id, h.Valid(), "repair_prepare_gate_valid", detailGate)
+	invariant(r.id, o > r.wm.commitMin, "repair_prepare_gate_new", detailGate)
+	invariant(r.id, !r.journal.has(o, h.Checksum), "repair_prepare_gate_new", detailGate)
 	switch r.repairVerdict(h, rp.Commit) {
 	case repairMismatch:
 		r.mark(marks.RepairBodyMismatch)
@@ -266,7 +273,7 @@ func (r *Replica) onRepairPrepare(m *Envelope, rp RepairPrepare) {
 		return
 	}
 	// Each verified op may vouch for the parent that arrived before it.
-	for next := o - 1; next > r.commitMin; next-- {
+	for next := o - 1; next > r.wm.commitMin; next-- {
 		p, ok := r.takePending(next)
 		if !ok || r.repairVerdict(p, 0) != repairVerified || !r.repairPut(p, nil) {
 			break
@@ -290,7 +297,7 @@ const (
 // canonical op above it naming it as parent.
 func (r *Replica) repairVerdict(h Header, serverCommit uint64) repairCheck {
 	o := h.Op
-	if o <= r.commitMax && o <= serverCommit {
+	if o <= r.wm.commitMax && o <= serverCommit {
 		return repairVerified
 	}
 	if a, ok := r.adopted.get(o); ok {
@@ -302,7 +309,7 @@ func (r *Replica) repairVerdict(h Header, serverCommit uint64) repairCheck {
 	if o == r.commitAnchor.Op && h.Checksum == r.commitAnchor.Checksum {
 		return repairVerified
 	}
-	if o < r.commitMax {
+	if o < r.wm.commitMax {
 		if a, ok := r.adopted.get(o + 1); ok && a.Parent == h.Checksum {
 			return repairVerified
 		}
@@ -315,7 +322,7 @@ func (r *Replica) repairVerdict(h Header, serverCommit uint64) repairCheck {
 
 // holdPending keeps a committed-range body that nothing vouches for yet.
 func (r *Replica) holdPending(h Header) {
-	if h.Op > r.commitMax {
+	if h.Op > r.wm.commitMax {
 		return
 	}
 	r.mark(marks.RepairHeldPending)
@@ -369,15 +376,15 @@ func (r *Replica) repairPut(h Header, m *Envelope) bool {
 	r.repair.unhelpful = 0
 	r.reclaim(o-1, false)
 	// Catch-up below the commit point extends the head; repair never rewinds it.
-	for r.sequencer < r.commitMax {
-		next, ok := r.journal.get(r.sequencer + 1)
-		if !ok || next.Parent != r.headSum {
+	for r.wm.sequencer < r.wm.commitMax {
+		next, ok := r.journal.get(r.wm.sequencer + 1)
+		if !ok || next.Parent != r.wm.headSum {
 			break
 		}
-		r.sequencer = next.Op
-		r.headSum = next.Checksum
+		r.wm.sequencer = next.Op
+		r.wm.headSum = next.Checksum
 	}
-	if o > r.commitMax && o <= r.sequencer {
+	if o > r.wm.commitMax && o <= r.wm.sequencer {
 		r.ack(h)
 	}
 	r.commitUpTo()
@@ -388,9 +395,10 @@ func (r *Replica) repairPut(h Header, m *Envelope) bool {
 }
 
 func (r *Replica) onRepairDone(m *Envelope) {
-	r.gateHeld(r.repair.active && m.From == r.repair.peer, "repair_done_gate_peer")
+	invariant(r.id, r.repair.active, "repair_done_gate_peer", detailGate)
+	invariant(r.id, m.From == r.repair.peer, "repair_done_gate_peer", detailGate)
 	r.repair.active = false
-	r.holds(r.repair.peer == m.From, "repair_done_by_the_session_peer")
+	invariant(r.id, r.repair.peer == m.From, "repair_done_by_the_session_peer", detailHolds)
 	if !r.repair.progress {
 		r.repair.stalls++ // this peer could not help: rotate
 		r.repair.unhelpful |= 1 << uint(m.From)
@@ -409,10 +417,12 @@ func (r *Replica) onRepairDone(m *Envelope) {
 // may hold it still (a backup that installed a checkpoint retains nothing
 // below it).
 func (r *Replica) onRangeEvicted(m *Envelope, p RangeEvicted) {
-	r.gateHeld(r.status != StatusRecovering && r.repair.active && m.From == r.repair.peer, "range_evicted_gate_peer")
+	invariant(r.id, r.status != StatusRecovering, "range_evicted_gate_peer", detailGate)
+	invariant(r.id, r.repair.active, "range_evicted_gate_peer", detailGate)
+	invariant(r.id, m.From == r.repair.peer, "range_evicted_gate_peer", detailGate)
 	r.repair.active = false
 	r.mark(marks.RepairRangeEvicted)
-	r.holds(r.repair.peer == m.From, "range_evicted_by_the_session_peer")
+	invariant(r.id, r.repair.peer == m.From, "range_evicted_by_the_session_peer", detailHolds)
 	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
 	r.repair.unhelpful |= 1 << uint(m.From)
 	if m.From != r.primary() && !again {
@@ -427,7 +437,7 @@ func (r *Replica) onRangeEvicted(m *Envelope, p RangeEvicted) {
 			return
 		}
 	}
-	if p.First > r.commitMin+1 {
+	if p.First > r.wm.commitMin+1 {
 		if p.First > r.repairFloor {
 			r.repairFloor = p.First
 		}

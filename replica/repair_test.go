@@ -32,8 +32,8 @@ func TestRepairLaggingBackupCatchesUp(t *testing.T) {
 	reqs := c.eventsOf(2, EvRepairRequest)
 	require.NotEmpty(t, reqs)
 	assert.Equal(t, uint64(1), reqs[0].Op, "from commit_min+1")
-	assert.Equal(t, uint64(5), reqs[0].RangeEnd(), "to commit_max")
-	assert.Equal(t, 0, reqs[0].Peer, "the primary by default")
+	assert.Equal(t, uint64(5), reqs[0].RepairRequested().To, "to commit_max")
+	assert.Equal(t, 0, reqs[0].RepairRequested().Peer, "the primary by default")
 
 	repairs := c.sent(func(m *Message) bool { return m.Command == CmdRepairPrepare && m.To == 2 })
 	require.Len(t, repairs, 5)
@@ -64,9 +64,9 @@ func TestRepairWindowBounded(t *testing.T) {
 	reqs := c.eventsOf(2, EvRepairRequest)
 	require.GreaterOrEqual(t, len(reqs), 2)
 	assert.Equal(t, uint64(1), reqs[0].Op)
-	assert.Equal(t, uint64(RepairWindowMax), reqs[0].RangeEnd())
+	assert.Equal(t, uint64(RepairWindowMax), reqs[0].RepairRequested().To)
 	assert.Equal(t, uint64(RepairWindowMax+1), reqs[1].Op)
-	assert.Equal(t, uint64(RepairWindowMax+8), reqs[1].RangeEnd())
+	assert.Equal(t, uint64(RepairWindowMax+8), reqs[1].RepairRequested().To)
 }
 
 // TestRepairRotatesPeerOnStall: when the primary never answers, the repair
@@ -77,8 +77,8 @@ func TestRepairRotatesPeerOnStall(t *testing.T) {
 	c.tickUntil(100, func() bool { return c.info(2).CommitMin == 3 }, "r2 catches up from r1")
 	reqs := c.eventsOf(2, EvRepairRequest)
 	require.GreaterOrEqual(t, len(reqs), 2)
-	assert.Equal(t, 0, reqs[0].Peer)
-	assert.Equal(t, 1, reqs[len(reqs)-1].Peer, "rotated to r1 after the stall")
+	assert.Equal(t, 0, reqs[0].RepairRequested().Peer)
+	assert.Equal(t, 1, reqs[len(reqs)-1].RepairRequested().Peer, "rotated to r1 after the stall")
 	served := c.sent(func(m *Message) bool { return m.Command == CmdRepairPrepare && m.To == 2 })
 	for _, m := range served {
 		assert.Equal(t, 1, m.From)
@@ -120,7 +120,7 @@ func TestRepairVerification(t *testing.T) {
 		r.Step(msg(RepairPrepare{Header: forged, Commit: 1}, 1, 2, 1), out)
 		drops := eventsIn(out, EvDrop)
 		require.Len(t, drops, 1)
-		assert.Equal(t, ReasonHeaderMismatch, drops[0].Reason)
+		assert.Equal(t, ReasonHeaderMismatch, drops[0].Dropped().Reason)
 		assert.False(t, r.Journaled(2))
 
 		out.Reset()
@@ -138,7 +138,7 @@ func TestRepairVerification(t *testing.T) {
 		r.Step(msg(RepairPrepare{Header: hs[1], Commit: 0}, 0, 2, 0), out)
 		drops := eventsIn(out, EvDrop)
 		require.Len(t, drops, 1)
-		assert.Equal(t, ReasonUnverified, drops[0].Reason)
+		assert.Equal(t, ReasonUnverified, drops[0].Dropped().Reason)
 		assert.False(t, r.Journaled(1))
 	})
 	t.Run("bad checksum", func(t *testing.T) {
@@ -150,7 +150,7 @@ func TestRepairVerification(t *testing.T) {
 		r.Step(msg(RepairPrepare{Header: bad, Commit: 1}, 0, 2, 0), out)
 		drops := eventsIn(out, EvDrop)
 		require.Len(t, drops, 1)
-		assert.Equal(t, ReasonBadChecksum, drops[0].Reason)
+		assert.Equal(t, ReasonBadChecksum, drops[0].Dropped().Reason)
 	})
 }
 
@@ -182,7 +182,7 @@ func TestRepairServerBounds(t *testing.T) {
 	assert.Empty(t, out.Messages)
 	drops := eventsIn(out, EvDrop)
 	require.Len(t, drops, 1)
-	assert.Equal(t, ReasonBadRange, drops[0].Reason)
+	assert.Equal(t, ReasonBadRange, drops[0].Dropped().Reason)
 }
 
 // TestRepairVerifiesDownTheChain: bodies between commit_min and commit_max
@@ -204,7 +204,7 @@ func TestRepairVerifiesDownTheChain(t *testing.T) {
 		r.journalPut(hs[op], true)
 		r.apply(hs[op])
 	}
-	r.commitMax = 8
+	r.wm.commitMax = 8
 	r.commitAnchor = Header{Op: 8, Checksum: hs[8].Checksum}
 	repair := func(h Header) {
 		r.Step(msg(RepairPrepare{Header: h, Commit: 0}, 2, 1, 0), out)
@@ -212,11 +212,11 @@ func TestRepairVerifiesDownTheChain(t *testing.T) {
 
 	repair(fork)
 	assert.False(t, r.journal.has(6, fork.Checksum), "a fork linking to commit_min is not canonical")
-	assert.Equal(t, uint64(5), r.commitMin)
+	assert.Equal(t, uint64(5), r.wm.commitMin)
 
 	for op := 6; op <= 8; op++ { // bottom-up: nothing vouches until op 8
 		repair(hs[op])
 	}
-	assert.Equal(t, uint64(8), r.commitMin, "op 8 vouched by the anchor lets 7 and 6 in")
-	assert.Equal(t, hs[8].Checksum, r.commitSum)
+	assert.Equal(t, uint64(8), r.wm.commitMin, "op 8 vouched by the anchor lets 7 and 6 in")
+	assert.Equal(t, hs[8].Checksum, r.wm.commitSum)
 }

@@ -26,7 +26,7 @@ func TestWALRestartRearmsRepair(t *testing.T) {
 		require.True(t, r.journalPut(chain[op], true))
 	}
 	r.adopted.put(chain[2])
-	r.sequencer, r.headSum = 4, chain[4].Checksum
+	r.wm.sequencer, r.wm.headSum = 4, chain[4].Checksum
 	r.out = nil
 
 	back, err := Restart(opts, zeroJitter{}, r.Durable())

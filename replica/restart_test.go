@@ -58,10 +58,10 @@ func TestRestartMemoryJournalCatchesUp(t *testing.T) {
 		"adopt the view, then repair, then commit")
 	st := c.eventsOf(2, EvStatus)
 	require.NotEmpty(t, st)
-	assert.Equal(t, StatusNormal, st[0].Status)
+	assert.Equal(t, StatusNormal, st[0].StatusChanged().Status)
 	reqs := c.eventsOf(2, EvRepairRequest)
 	assert.Equal(t, uint64(1), reqs[0].Op)
-	assert.Equal(t, uint64(3), reqs[0].RangeEnd())
+	assert.Equal(t, uint64(3), reqs[0].RepairRequested().To)
 	assert.Equal(t, c.r(0).sm, c.r(2).sm)
 
 	// The incarnation is durable: the next restart bumps it again.
@@ -155,7 +155,7 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	c.deliverAll()
 	stale := c.drops(0, "stale-incarnation")
 	require.Len(t, stale, 1)
-	assert.Equal(t, uint64(1), stale[0].DropDetail())
+	assert.Equal(t, uint64(1), stale[0].Dropped().Detail)
 	assert.Equal(t, uint64(0), c.info(0).CommitMax, "the old incarnation's ack does not count")
 	assert.Empty(t, c.repliesTo(0))
 
@@ -171,7 +171,7 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	c.tickUntil(100, func() bool { return len(c.drops(2, "gap")) > 0 }, "a retransmitted prepare reaches r2")
 	gap := c.drops(2, "gap")[0]
 	assert.Equal(t, uint64(1), gap.Op)
-	assert.Equal(t, uint64(1), gap.DropDetail(), "sequencer 1 although the journal lacks op 1")
+	assert.Equal(t, uint64(1), gap.Dropped().Detail, "sequencer 1 although the journal lacks op 1")
 	assert.Equal(t, uint64(0), c.info(0).CommitMax)
 
 	c.removeFilter(noRepair)
@@ -182,7 +182,7 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	require.NotEmpty(t, fresh)
 	pc := c.eventsOf(0, EvPrimaryCommit)
 	require.Len(t, pc, 1)
-	assert.Equal(t, uint64(2), pc[0].Acks())
+	assert.Equal(t, uint64(2), pc[0].PrimaryCommitted().Acks)
 	assert.Len(t, c.repliesTo(0), 1)
 }
 

@@ -36,25 +36,20 @@ func (r *Replica) settle() {
 
 func (r *Replica) settleDue() {
 	for round := 0; r.due != 0; round++ {
-		if round > settleRoundsMax {
-			r.assert(false, "settle_bounded", "%d rounds, due %b", round, r.due)
-		}
+		invariant(r.id, round <= settleRoundsMax, "settle_bounded", "%d rounds, due %b", uint64(round), uint64(r.due))
 		switch {
 		case r.due&dueCommitWalk != 0:
 			r.due &^= dueCommitWalk
-			before := r.commitMax
+			before := r.wm.commitMax
 			r.commitWalk()
-			if r.commitMax < before {
-				r.assert(false, "commit_walk_monotonic", "commit_max %d -> %d", before, r.commitMax)
-			}
+			invariant(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", "commit_max %d -> %d", before, r.wm.commitMax)
 		case r.due&dueDrain != 0:
 			r.due &^= dueDrain
 			queued := len(r.requests)
 			if r.prepareNext() {
 				r.due |= dueCommitWalk | dueDrain
-				if len(r.requests) >= queued {
-					r.assert(false, "prepare_consumes_request", "queue %d -> %d", queued, len(r.requests))
-				}
+				invariant(r.id, len(r.requests) < queued, "prepare_consumes_request", "queue %d -> %d",
+					uint64(queued), uint64(len(r.requests)))
 			}
 		}
 	}

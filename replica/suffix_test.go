@@ -79,9 +79,9 @@ func TestBuildSuffixSources(t *testing.T) {
 	}
 	r.adopted.put(hs[6])
 	r.adopted.put(hs[3])
-	r.commitMin, r.commitSum = 2, hs[2].Checksum
-	r.commitMax = 2
-	r.sequencer, r.headSum = 6, hs[6].Checksum
+	r.wm.commitMin, r.wm.commitSum = 2, hs[2].Checksum
+	r.wm.commitMax = 2
+	r.wm.sequencer, r.wm.headSum = 6, hs[6].Checksum
 
 	s := r.buildSuffix(6, 1)
 	require.Len(t, s, 6, "ops 6 down to the commit argument 1")
@@ -140,7 +140,7 @@ func TestDVCSuffixCacheTag(t *testing.T) {
 		r.out = &Output{}
 		r.journalPut(hs[1], true)
 		r.adopted.put(hs[2])
-		r.sequencer, r.headSum = 2, hs[2].Checksum
+		r.wm.sequencer, r.wm.headSum = 2, hs[2].Checksum
 
 		before := r.dvcSuffix()
 		require.Len(t, before, 2)

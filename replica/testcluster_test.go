@@ -260,7 +260,7 @@ func (c *testCluster) eventsOf(i int, k EventKind) []Event {
 func (c *testCluster) drops(i int, reason string) []Event {
 	var es []Event
 	for _, e := range c.eventsOf(i, EvDrop) {
-		if e.Reason.String() == reason {
+		if e.Dropped().Reason.String() == reason {
 			es = append(es, e)
 		}
 	}

@@ -112,6 +112,8 @@ func (t *timeout) period(j Jitter) uint64 {
 	if spread := t.after / 8; spread > 0 && j != nil {
 		p += j.Uint64N(spread + 1)
 	}
+	// A period shorter than the base would mean the shift overflowed.
+	invariant(unowned, p >= t.after, "timeout_period_at_least_base", detailHolds)
 	return p
 }
 

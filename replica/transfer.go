@@ -52,7 +52,7 @@ func (r *Replica) onTransferTimeout() {
 		r.tTransfer.reset(r.jitter)
 		return
 	}
-	if r.commitMin == r.commitMax || (r.repairFloor > 0 && r.commitMin+1 >= r.repairFloor) {
+	if r.wm.commitMin == r.wm.commitMax || (r.repairFloor > 0 && r.wm.commitMin+1 >= r.repairFloor) {
 		// Repair caught up past what peers had evicted: nothing to transfer.
 		r.transfer = transferState{}
 		r.repairFloor = 0
@@ -77,8 +77,9 @@ func (r *Replica) onTransferTimeout() {
 }
 
 func (r *Replica) onRequestStateTransfer(m *Envelope) {
-	r.gateHeld(r.status == StatusNormal && r.commitMin == r.commitMax, "request_state_transfer_gate_caught_up")
-	s := &Snapshot{Op: r.commitMin, OpChecksum: r.commitSum, State: r.sm}
+	invariant(r.id, r.status == StatusNormal, "request_state_transfer_gate_caught_up", detailGate)
+	invariant(r.id, r.wm.commitMin == r.wm.commitMax, "request_state_transfer_gate_caught_up", detailGate)
+	s := &Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
 	if len(r.offers) > 0 && r.offers[len(r.offers)-1].Op == s.Op {
 		s = r.offers[len(r.offers)-1]
@@ -89,13 +90,16 @@ func (r *Replica) onRequestStateTransfer(m *Envelope) {
 		}
 		r.offers = append(r.offers, s)
 	}
-	r.holds(len(r.offers) <= offerSnapshotsMax && r.offers[len(r.offers)-1].Op == r.commitMin, "offer_kept_at_commit_min")
+	invariant(r.id, len(r.offers) <= offerSnapshotsMax, "offer_kept_at_commit_min", detailHolds)
+	invariant(r.id, r.offers[len(r.offers)-1].Op == r.wm.commitMin, "offer_kept_at_commit_min", detailHolds)
 	r.send(m.From, StateTransferOffer{SnapshotOp: s.Op}.Message())
 }
 
 func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
-	r.gateHeld(r.transfer.active && !r.transfer.pinned && r.status == StatusNormal, "offer_gate_wanted")
-	r.gateHeld(p.SnapshotOp > r.commitMin, "offer_gate_newer")
+	invariant(r.id, r.transfer.active, "offer_gate_wanted", detailGate)
+	invariant(r.id, !r.transfer.pinned, "offer_gate_wanted", detailGate)
+	invariant(r.id, r.status == StatusNormal, "offer_gate_wanted", detailGate)
+	invariant(r.id, p.SnapshotOp > r.wm.commitMin, "offer_gate_newer", detailGate)
 	r.transfer.pinned = true
 	r.transfer.unanswered = 0
 	r.transfer.peer = m.From
@@ -108,7 +112,9 @@ func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
 
 func (r *Replica) onRequestStateChunk(m *Envelope, p RequestStateChunk) {
 	s := r.offerAt(p.SnapshotOp)
-	r.gateHeld(s != nil && p.Chunk >= 0 && p.Chunk < SnapshotChunks, "state_chunk_gate_offer")
+	invariant(r.id, s != nil, "state_chunk_gate_offer", detailGate)
+	invariant(r.id, p.Chunk >= 0, "state_chunk_gate_offer", detailGate)
+	invariant(r.id, p.Chunk < SnapshotChunks, "state_chunk_gate_offer", detailGate)
 	r.send(m.From, StateChunk{SnapshotOp: s.Op, Chunk: p.Chunk, Snapshot: s}.Message())
 }
 
@@ -124,14 +130,18 @@ func (r *Replica) offerAt(op uint64) *Snapshot {
 
 func (r *Replica) onStateChunk(m *Envelope, p StateChunk) {
 	t := &r.transfer
-	r.gateHeld(t.active && t.pinned && p.SnapshotOp == t.commitOp && p.Chunk == t.next && p.Snapshot != nil, "state_chunk_gate_wanted")
+	invariant(r.id, t.active, "state_chunk_gate_wanted", detailGate)
+	invariant(r.id, t.pinned, "state_chunk_gate_wanted", detailGate)
+	invariant(r.id, p.SnapshotOp == t.commitOp, "state_chunk_gate_wanted", detailGate)
+	invariant(r.id, p.Chunk == t.next, "state_chunk_gate_wanted", detailGate)
+	invariant(r.id, p.Snapshot != nil, "state_chunk_gate_wanted", detailGate)
 	t.snapshot = p.Snapshot
 	t.next++
 	t.stalls = 0
 	if t.next == SnapshotChunks {
 		r.installTransfer()
 	}
-	r.holds(r.transfer.next < SnapshotChunks || !r.transfer.pinned, "state_chunk_pull_bounded")
+	invariant(r.id, r.transfer.next < SnapshotChunks || !r.transfer.pinned, "state_chunk_pull_bounded", detailHolds)
 }
 
 // Offer refusals: the fixed guard's and the defect's have their own reasons,
@@ -151,7 +161,7 @@ const (
 // protection. Without a WAL the source guards up to commit_max.
 func (r *Replica) acceptedHead() uint64 {
 	if r.opts.Durability == DurabilityMemory {
-		return r.commitMax
+		return r.wm.commitMax
 	}
 	return r.ackHead
 }
@@ -165,7 +175,7 @@ func (r *Replica) acceptedHead() uint64 {
 // heartbeats push past every pinned offer.
 func (r *Replica) staleGuard(commitOp uint64) (uint64, Reason) {
 	if r.opts.Bugs.StaleGuardUsesCommitMax {
-		if g := max(r.journal.head, r.commitMax); g > commitOp {
+		if g := max(r.journal.head, r.wm.commitMax); g > commitOp {
 			return g, refuseStale
 		}
 		return 0, ReasonNone
@@ -184,59 +194,53 @@ func (r *Replica) staleGuard(commitOp uint64) (uint64, Reason) {
 func (r *Replica) installTransfer() {
 	t := &r.transfer
 	s := t.snapshot
-	if s.Op <= r.commitMin {
+	if s.Op <= r.wm.commitMin {
 		r.mark(marks.TransferOfferRefusedNotNewer)
-		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: r.commitMin, Reason: ReasonNotNewer})
+		r.emit(OfferRefused{Op: s.Op, Guard: r.wm.commitMin, Reason: ReasonNotNewer}.Event())
 		t.pinned = false
 		t.snapshot = nil
 		return
 	}
 	if guard, reason := r.staleGuard(s.Op); guard != 0 {
 		r.mark(marks.TransferOfferRefusedStale)
-		r.emit(Event{Kind: EvOfferRefused, Op: s.Op, aux: guard, Reason: reason})
+		r.emit(OfferRefused{Op: s.Op, Guard: guard, Reason: reason}.Event())
 		t.pinned = false
 		t.snapshot = nil
 		return
 	}
-	// The checkpoint replaces every op up to it; journaled ops above it stay,
-	// and repair fetches what is missing. The source's install replaces the
-	// whole journal (the guard above protected what it acked).
 	r.mark(marks.TransferInstall)
-	if s.Op < r.commitMax {
+	if s.Op < r.wm.commitMax {
 		r.mark(marks.TransferInstallBelowCommit)
 	}
-	r.journal.dropThrough(s.Op)
-	if r.opts.Protocol.SourceTransfer {
-		r.truncateJournalAbove(s.Op)
-	}
-	r.journalFloor = s.Op + 1
+	r.journalInstall(s.Op)
 	r.sm = s.State
-	r.commitMin = s.Op
-	r.commitSum = s.OpChecksum
+	r.wm.commitMin = s.Op
+	r.wm.commitSum = s.OpChecksum
 	r.advanceCommitMax(s.Op)
 	if r.opts.Bugs.TransferRewindsSequencer {
 		// The defect rewinds a backup to the checkpoint, head and commit
 		// point both, while the view's adopted headers stay: its next vote
 		// says what the source's said (op and commit at the checkpoint).
-		r.sequencer = s.Op
-		r.headSum = s.OpChecksum
+		r.wm.sequencer = s.Op
+		r.wm.headSum = s.OpChecksum
 		if !r.isPrimary() {
 			r.rewoundCommit = s.Op
 		}
 	} else {
 		r.journalGen++
-		if r.sequencer < s.Op {
-			r.sequencer = s.Op
-			r.headSum = s.OpChecksum
+		if r.wm.sequencer < s.Op {
+			r.wm.sequencer = s.Op
+			r.wm.headSum = s.OpChecksum
 		}
 	}
-	r.holds(r.commitMin == s.Op && r.commitMax >= s.Op, "install_at_snapshot")
+	invariant(r.id, r.wm.commitMin == s.Op, "install_at_snapshot", detailHolds)
+	invariant(r.id, r.wm.commitMax >= s.Op, "install_at_snapshot", detailHolds)
 	r.sb.Checkpoint = *s
 	r.writeSuperblock()
 	r.repairFloor = 0
 	r.transfer = transferState{}
 	r.tTransfer.stop()
-	r.emit(Event{Kind: EvTransferInstall, Op: s.Op, Checksum: s.OpChecksum, Installed: s, aux: r.knownHead()})
+	r.emit(TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Snapshot: s}.Event())
 	if r.isPrimary() {
 		r.commitWalk()
 	}

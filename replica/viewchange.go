@@ -5,8 +5,8 @@ import "vsrsim/marks"
 // View change (VRR section 4.2; protocol.md "View change").
 
 func (r *Replica) startViewChange(v uint64) {
-	r.assert(v > r.view || (v == r.view && r.status == StatusNormal), "view_change_forward",
-		"view %d -> %d status %s", r.view, v, r.status)
+	invariant(r.id, v > r.view || (v == r.view && r.status == StatusNormal), "view_change_forward",
+		"view %d -> %d status %d", r.view, v, uint64(r.status))
 	if r.status == StatusViewChange && !r.opts.Protocol.SVCQuorumOff {
 		r.vcRounds++
 	}
@@ -34,13 +34,16 @@ func (r *Replica) startViewChange(v uint64) {
 	r.abdicated = false
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.retry(r.jitter, r.vcRounds)
-	r.holds(r.status == StatusViewChange && r.view == v && len(r.pipeline) == 0, "start_view_change_entered")
+	invariant(r.id, r.status == StatusViewChange, "start_view_change_entered", detailHolds)
+	invariant(r.id, r.view == v, "start_view_change_entered", detailHolds)
+	invariant(r.id, len(r.pipeline) == 0, "start_view_change_entered", detailHolds)
 	r.sendAll(StartViewChange{}.Message().InView(v))
 	r.maybeSendDoViewChange()
 }
 
 func (r *Replica) onStartViewChange(m *Envelope, p StartViewChange) {
-	r.gateHeld(r.status != StatusRecovering && m.View >= r.view, "start_view_change_gate_view")
+	invariant(r.id, r.status != StatusRecovering, "start_view_change_gate_view", detailGate)
+	invariant(r.id, m.View >= r.view, "start_view_change_gate_view", detailGate)
 	if p.Leave {
 		r.onLeave(m)
 		return
@@ -93,16 +96,16 @@ func (r *Replica) maybeSendDoViewChange() {
 // their commit floor) until the replica settles a view again. The replica's
 // own commit_max never regresses.
 func (r *Replica) voteCommit() uint64 {
-	if r.rewoundCommit != 0 && r.rewoundCommit < r.commitMax {
+	if r.rewoundCommit != 0 && r.rewoundCommit < r.wm.commitMax {
 		return r.rewoundCommit
 	}
-	return r.commitMax
+	return r.wm.commitMax
 }
 
 func (r *Replica) doViewChange() DoViewChange {
 	return DoViewChange{
 		LogView: r.logView,
-		Op:      r.sequencer,
+		Op:      r.wm.sequencer,
 		Commit:  r.voteCommit(),
 		Suffix:  r.dvcSuffix(),
 	}
@@ -112,7 +115,7 @@ func (r *Replica) doViewChange() DoViewChange {
 // cache tag changes. The journal generation belongs in the tag: a body that lands
 // without moving op or commit changes what the suffix must say.
 func (r *Replica) dvcSuffix() []SuffixEntry {
-	tag := dvcCacheTag{op: r.sequencer, commit: r.voteCommit(), generation: r.journalGen}
+	tag := dvcCacheTag{op: r.wm.sequencer, commit: r.voteCommit(), generation: r.journalGen}
 	if r.opts.Bugs.DVCCacheIgnoresJournal {
 		tag.generation = 0
 	}
@@ -132,10 +135,10 @@ func (r *Replica) dvcSuffix() []SuffixEntry {
 // knownHead is the highest op this replica knows a header for. It equals the
 // sequencer unless a state transfer rewound the sequencer below an adopted head.
 func (r *Replica) knownHead() uint64 {
-	if r.adoptedHead > r.sequencer {
+	if r.adoptedHead > r.wm.sequencer {
 		return r.adoptedHead
 	}
-	return r.sequencer
+	return r.wm.sequencer
 }
 
 // buildSuffix lists headers from top down to commit (inclusive), at most
@@ -174,13 +177,13 @@ func (r *Replica) suffixEntry(o, commit uint64) SuffixEntry {
 		}
 		return SuffixEntry{Header: h, Unsure: o <= r.unsureTop}
 	}
-	if o == r.commitAnchor.Op && o > r.commitMin && r.commitAnchor.Checksum != 0 {
+	if o == r.commitAnchor.Op && o > r.wm.commitMin && r.commitAnchor.Checksum != 0 {
 		// A primary-elect may know the commit point's header only from
 		// the votes: pass it on, so backups can anchor their journals.
 		return SuffixEntry{Header: r.commitAnchor}
 	}
-	if o == r.commitMin && o > 0 {
-		return SuffixEntry{Header: Header{Op: o, Checksum: r.commitSum}}
+	if o == r.wm.commitMin && o > 0 {
+		return SuffixEntry{Header: Header{Op: o, Checksum: r.wm.commitSum}}
 	}
 	return SuffixEntry{Header: Header{Op: o}, Nack: o > commit && o > r.unsureTop}
 }
@@ -226,23 +229,9 @@ func suffixGap(commit uint64, s []SuffixEntry) (lo, hi uint64, ok bool) {
 	return commit + 1, bottom - 1, true
 }
 
-// dropUnreadable drops an unreadable vote whole. One whose window also leaves
-// a gap above its commit point gets its own reason, with the vote's commit and
-// the window's bottom: a readable vote's gap lies more than a window below the
-// head it announces, where the pipeline bound proves every op committed (see
-// tryMerge), but this vote announces a head below its window, so nothing
-// places the ops in the gap.
-func (r *Replica) dropUnreadable(from int, view uint64, m DoViewChange) {
-	e := Event{Kind: EvDrop, Command: CmdDoViewChange, Peer: from, Op: m.Op, View: view, Reason: ReasonDVCUnreadable, aux: m.Op}
-	if lo, _, ok := suffixGap(m.Commit, m.Suffix); ok {
-		e.Reason, e.Commit, e.aux = ReasonDVCGap, lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
-	}
-	r.markReason(e.Reason)
-	r.emit(e)
-}
-
 func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
-	r.gateHeld(r.status != StatusRecovering && m.View >= r.view, "do_view_change_gate_view")
+	invariant(r.id, r.status != StatusRecovering, "do_view_change_gate_view", detailGate)
+	invariant(r.id, m.View >= r.view, "do_view_change_gate_view", detailGate)
 	if m.View > r.view {
 		r.startViewChange(m.View)
 	}
@@ -267,8 +256,10 @@ func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
 }
 
 func (r *Replica) recordDoViewChange(from int, view uint64, m DoViewChange) {
-	r.holds(from >= 0 && from < r.n && view == r.view, "vote_of_this_view")
-	r.holds(suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable")
+	invariant(r.id, from >= 0, "vote_of_this_view", detailHolds)
+	invariant(r.id, from < r.n, "vote_of_this_view", detailHolds)
+	invariant(r.id, view == r.view, "vote_of_this_view", detailHolds)
+	invariant(r.id, suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable", detailHolds)
 	s := make([]SuffixEntry, len(m.Suffix))
 	copy(s, m.Suffix)
 	r.dvcs[from] = dvcVote{valid: true, logView: m.LogView, op: m.Op, commit: m.Commit, suffix: s}
@@ -304,17 +295,18 @@ func (r *Replica) tryMerge() {
 	res := mergeVotes(r.dvcs[:r.n])
 	// The merge's commit inference is only as good as the pipeline bound:
 	// assert it on the head's header.
-	if h, ok := r.voteHeader(res.votedHead); ok && h.Parent != 0 && h.Op > h.Commit+PipelineMax {
-		r.assert(false, "pipeline_bound", "head op %d carries commit %d, more than %d below", h.Op, h.Commit, PipelineMax)
+	if h, ok := r.voteHeader(res.votedHead); ok && h.Parent != 0 {
+		invariant(r.id, h.Op <= h.Commit+PipelineMax, "pipeline_bound", "head op %d carries commit %d, more than %d below",
+			h.Op, h.Commit, PipelineMax)
 	}
 	if !res.ready {
 		return // wait for more votes
 	}
-	r.assert(res.head >= res.commit && uint64(len(res.log)) == res.head-res.commit, "merge_log_span",
-		"commit %d head %d log %d", res.commit, res.head, len(res.log))
+	invariant(r.id, res.head >= res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
+	invariant(r.id, uint64(len(res.log)) == res.head-res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	r.markMerge(&res)
 	for _, h := range res.truncated {
-		r.emit(Event{Kind: EvMergeTruncate, View: r.view, Op: h.Op, Checksum: h.Checksum, aux: uint64(res.truncateNacks)})
+		r.emit(MergeTruncated{View: r.view, Op: h.Op, Checksum: h.Checksum, Nacks: uint64(res.truncateNacks)}.Event())
 	}
 	r.installCanonical(res.commit, res.head, res.log)
 	if res.logView > r.logView {
@@ -343,11 +335,11 @@ func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 		r.adopted.put(h)
 	}
 	r.truncateJournalAbove(head)
-	r.sequencer = head
+	r.wm.sequencer = head
 	r.adoptedHead = head
 	if h, ok := r.voteHeader(head); ok {
 		// At or below the commit point any vote's header is canonical.
-		r.headSum = h.Checksum
+		r.wm.headSum = h.Checksum
 		if h.Parent != 0 {
 			if j, ok := r.journal.get(head); ok && j.Checksum != h.Checksum {
 				r.journalRemove(head)
@@ -355,18 +347,19 @@ func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 			r.adopted.put(h)
 		}
 	} else {
-		r.assert(head == 0, "merge_head_known", "no vote describes head %d", head)
-		r.headSum = genesisChecksum
+		invariant(r.id, head == 0, "merge_head_known", "no vote describes head %d", head)
+		r.wm.headSum = genesisChecksum
 	}
 	r.pruneUnchained(commit + 1)
-	if h, ok := r.voteHeader(commit); ok && commit > r.commitMin {
+	if h, ok := r.voteHeader(commit); ok && commit > r.wm.commitMin {
 		r.pruneChainFrom(commit, h.Checksum)
 		r.commitAnchor = h
-	} else if commit > r.commitMin {
+	} else if commit > r.wm.commitMin {
 		r.pruneChainFrom(commit, 0) // no vote vouches for anything below
 	}
 	r.reclaim(commit, true)
-	r.holds(r.sequencer == head && r.commitMax >= commit, "install_canonical_head")
+	invariant(r.id, r.wm.sequencer == head, "install_canonical_head", detailHolds)
+	invariant(r.id, r.wm.commitMax >= commit, "install_canonical_head", detailHolds)
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
@@ -387,13 +380,6 @@ func (r *Replica) voteHeader(op uint64) (Header, bool) {
 	return best, found
 }
 
-// clearAdopted forgets headers adopted in older views: the new view's headers
-// replace them, and committed ops below them are verified by their server.
-func (r *Replica) clearAdopted() {
-	r.adopted.clear()
-	r.journalGen++ // the suffix is built from adopted headers too
-}
-
 // verifyBelowSuffix checks the journal below a StartView's headers against
 // them: the lowest header the primary sent anchors the hash chain, and every
 // journal entry down to commit_min must chain to it. Only the message is
@@ -406,133 +392,15 @@ func (r *Replica) verifyBelowSuffix(suffix []SuffixEntry) {
 		if e.Blank() {
 			continue
 		}
-		if e.Header.Op > r.commitMin {
+		if e.Header.Op > r.wm.commitMin {
 			r.pruneChainFrom(e.Header.Op, e.Header.Checksum)
-			if e.Header.Op <= r.commitMax {
+			if e.Header.Op <= r.wm.commitMax {
 				r.commitAnchor = e.Header
 			}
 		}
 		return
 	}
-	r.pruneChainFrom(r.commitMax, 0)
-}
-
-// pruneUnchained removes journal entries below bottom that do not chain to the
-// canonical header at bottom: leftovers of an older view that no suffix
-// described. Repair fetches the canonical ones again.
-func (r *Replica) pruneUnchained(bottom uint64) {
-	var h Header
-	for ; bottom <= r.knownHead() && bottom > r.commitMin; bottom++ {
-		var ok bool
-		if h, ok = r.headerAt(bottom); ok && h.Parent != 0 {
-			break
-		}
-	}
-	if h.Parent == 0 || bottom > r.knownHead() || bottom <= r.commitMin {
-		return
-	}
-	r.pruneChainFrom(bottom-1, h.Parent)
-}
-
-// pruneChainFrom walks the journal down from op, where the canonical op has
-// checksum expect, to commit_min: entries that chain on are kept. The first
-// that does not is an older view's leftover when the chain named another
-// checksum there, and goes. Below a break nothing vouches for an entry: above
-// the commit point it goes; at or below it, it may be the last copy of a
-// committed op, so its body is set aside, out of the journal, until the chain
-// vouches for it again (reclaim) or repair fetches the canonical op.
-// Without this, an older view's leftover that links to our commit point would
-// pass the commit walk's parent check: a fork links to the same parent.
-func (r *Replica) pruneChainFrom(top, expect uint64) {
-	broken := false
-	for op := top; op > r.commitMin && op <= top; op-- {
-		j, ok := r.journal.get(op)
-		if !broken {
-			if ok && j.Checksum == expect {
-				expect = j.Parent
-				continue
-			}
-			if !ok {
-				if a, ok := r.adopted.get(op); ok && a.Checksum == expect {
-					expect = a.Parent
-					continue
-				}
-			}
-			broken = true
-			if ok && expect != 0 {
-				r.discard(j, true) // the chain names another op here
-				continue
-			}
-		}
-		if ok {
-			r.discard(j, false)
-		}
-	}
-}
-
-// discard takes entry j out of the journal. foreign says the canonical log
-// holds another op at j's slot. A committed op's body is never thrown away
-// unless a checkpoint covers it: an unproven entry at or below the commit
-// point is set aside instead.
-func (r *Replica) discard(j Header, foreign bool) {
-	switch {
-	case j.Op > r.commitMax:
-		r.journalRemove(j.Op)
-	case foreign:
-		r.journal.remove(j.Op)
-		r.journalGen++
-		r.emit(Event{Kind: EvJournalPrune, Op: j.Op, Checksum: j.Checksum, View: r.view})
-	default:
-		r.journal.remove(j.Op)
-		r.journalGen++
-		r.aside.put(j)
-		r.emit(Event{Kind: EvJournalSetAside, Op: j.Op, Checksum: j.Checksum})
-	}
-	if _, kept := r.aside.get(j.Op); !foreign && j.Op <= r.commitMax && j.Op > r.sb.Checkpoint.Op && !kept {
-		r.assert(false, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.commitMax)
-	}
-}
-
-// reclaim moves set-aside bodies back into the journal as soon as something
-// vouches for them (an adopted header, the commit anchor, or the journaled op
-// above naming them as parent), walking down from top. With all set, it looks
-// at every op down to commit_min; otherwise it stops at the first op it cannot
-// reclaim.
-func (r *Replica) reclaim(top uint64, all bool) {
-	if top > r.commitMax {
-		top = r.commitMax
-	}
-	for op := top; op > r.commitMin; op-- {
-		h, ok := r.aside.get(op)
-		if ok && !r.journal.has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
-			r.aside.remove(op)
-			if j, held := r.journal.get(op); held && j.Checksum != h.Checksum {
-				r.journalRemove(op)
-			}
-			if r.journalPut(h, false) {
-				continue
-			}
-		}
-		if !all {
-			return
-		}
-	}
-}
-
-func (r *Replica) journalRemove(op uint64) {
-	if h, ok := r.journal.remove(op); ok {
-		r.journalGen++
-		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
-	}
-	_, still := r.journal.get(op)
-	r.holds(!still, "journal_remove_removes")
-}
-
-func (r *Replica) truncateJournalAbove(op uint64) {
-	r.journal.truncateAbove(op, func(h Header) {
-		r.journalGen++
-		r.emit(Event{Kind: EvJournalTruncate, Op: h.Op, Checksum: h.Checksum, View: r.view})
-	})
+	r.pruneChainFrom(r.wm.commitMax, 0)
 }
 
 // tryStartView starts the view once the primary-elect holds every uncommitted
@@ -542,7 +410,7 @@ func (r *Replica) tryStartView() {
 	if !r.merged || r.status != StatusViewChange {
 		return
 	}
-	for op := r.commitMax + 1; op <= r.sequencer; op++ {
+	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
 		h, _ := r.adopted.get(op)
 		if !r.journal.has(op, h.Checksum) {
 			r.repairForView(op)
@@ -555,10 +423,10 @@ func (r *Replica) tryStartView() {
 func (r *Replica) startView() {
 	r.logView = r.view
 	r.pipeline = r.pipeline[:0]
-	for op := r.commitMax + 1; op <= r.sequencer; op++ {
+	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
 		h, ok := r.journal.get(op)
-		r.holds(ok, "primary_holds_uncommitted")
-		r.holds(len(r.pipeline) < cap(r.pipeline), "pipeline_capacity")
+		invariant(r.id, ok, "primary_holds_uncommitted", detailHolds)
+		invariant(r.id, len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", detailHolds)
 		r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
 		// The primary's own ack in the new view is reported like any other:
 		// the oracle counts it toward the op's quorum in this view.
@@ -576,7 +444,9 @@ func (r *Replica) startView() {
 	r.startNormalTimeouts()
 	r.onCommitTimeout()
 	r.due |= dueCommitWalk // the new view's pipeline may hold a quorum already
-	r.holds(r.status == StatusNormal && r.logView == r.view && r.isPrimary(), "start_view_primary_normal")
+	invariant(r.id, r.status == StatusNormal, "start_view_primary_normal", detailHolds)
+	invariant(r.id, r.logView == r.view, "start_view_primary_normal", detailHolds)
+	invariant(r.id, r.isPrimary(), "start_view_primary_normal", detailHolds)
 	r.checkPipeline()
 }
 
@@ -585,17 +455,20 @@ func (r *Replica) startView() {
 func (r *Replica) sendStartView(to int, nonce uint64) {
 	r.send(to, StartView{
 		LogView: r.logView,
-		Op:      r.sequencer,
-		Commit:  r.commitMax,
-		Suffix:  r.buildSuffix(r.sequencer, r.commitMax),
+		Op:      r.wm.sequencer,
+		Commit:  r.wm.commitMax,
+		Suffix:  r.buildSuffix(r.wm.sequencer, r.wm.commitMax),
 		Nonce:   nonce,
 	}.Message())
 }
 
 func (r *Replica) onStartView(m *Envelope, p StartView) {
-	r.gateHeld(m.View >= r.view && m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary")
+	invariant(r.id, m.View >= r.view, "start_view_gate_primary", detailGate)
+	invariant(r.id, m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary", detailGate)
 	r.adoptStartView(m.View, p)
-	r.holds(r.status == StatusNormal && r.view == m.View && r.logView == m.View, "adopt_start_view_normal")
+	invariant(r.id, r.status == StatusNormal, "adopt_start_view_normal", detailHolds)
+	invariant(r.id, r.view == m.View, "adopt_start_view_normal", detailHolds)
+	invariant(r.id, r.logView == m.View, "adopt_start_view_normal", detailHolds)
 }
 
 // adoptStartView adopts the primary's log. The sequencer jumps to the announced
@@ -620,7 +493,7 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 	r.clearAdopted()
 	for i := range m.Suffix {
 		h := m.Suffix[i].Header
-		if m.Suffix[i].Blank() || h.Op <= r.commitMin {
+		if m.Suffix[i].Blank() || h.Op <= r.wm.commitMin {
 			continue
 		}
 		if j, ok := r.journal.get(h.Op); ok && j.Checksum != h.Checksum {
@@ -631,17 +504,17 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 		}
 	}
 	r.truncateJournalAbove(m.Op)
-	r.sequencer = m.Op
+	r.wm.sequencer = m.Op
 	r.adoptedHead = m.Op
 	r.verifyBelowSuffix(m.Suffix)
 	switch {
 	case len(m.Suffix) > 0 && !m.Suffix[0].Blank():
-		r.headSum = m.Suffix[0].Header.Checksum
+		r.wm.headSum = m.Suffix[0].Header.Checksum
 	case m.Op == 0:
 		// An empty log: a head left from before would refuse op 1's parent.
-		r.headSum = genesisChecksum
-	case m.Op == r.commitMin:
-		r.headSum = r.commitSum
+		r.wm.headSum = genesisChecksum
+	case m.Op == r.wm.commitMin:
+		r.wm.headSum = r.wm.commitSum
 	}
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]
@@ -654,7 +527,7 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 			r.ack(h)
 		}
 	}
-	r.reclaim(r.commitMax, true)
+	r.reclaim(r.wm.commitMax, true)
 	r.armRepairOnAdopt()
 	r.commitUpTo()
 	r.repairKick()
@@ -662,7 +535,7 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 
 func (r *Replica) onRequestStartView(m *Envelope, p RequestStartView) {
 	r.learnIncarnation(m.From, p.Incarnation)
-	r.holds(r.incarnations[m.From] >= p.Incarnation, "probe_incarnation_known")
+	invariant(r.id, r.incarnations[m.From] >= p.Incarnation, "probe_incarnation_known", detailHolds)
 	if m.View > r.view && r.status != StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.
@@ -754,7 +627,7 @@ func (r *Replica) onViewChangeStatusTimeout() {
 	if !r.opts.Bugs.EscalateWithoutHold && popcount16(r.svcFrom) < r.f() && r.oldPrimaryHB {
 		r.oldPrimaryHB = false
 		r.mark(marks.EscalateHeldByPrimary)
-		r.emit(Event{Kind: EvHold, View: r.view})
+		r.emit(ViewNoted{View: r.view}.Event(EvHold))
 		r.tVCStatus.reset(r.jitter)
 		return
 	}
@@ -765,6 +638,6 @@ func (r *Replica) onViewChangeStatusTimeout() {
 		r.askToLeave()
 		return
 	}
-	r.emit(Event{Kind: EvViewEscalate, View: r.view + 1})
+	r.emit(ViewNoted{View: r.view + 1}.Event(EvViewEscalate))
 	r.startViewChange(r.view + 1)
 }

@@ -206,7 +206,7 @@ func TestMergeDerivedNackTruncates(t *testing.T) {
 	require.Len(t, tr, 1)
 	assert.Equal(t, uint64(2), tr[0].Op)
 	assert.Equal(t, hs[2].Checksum, tr[0].Checksum)
-	assert.Equal(t, uint64(2), tr[0].Nacks(), "one plain nack and one derived nack")
+	assert.Equal(t, uint64(2), tr[0].MergeTruncated().Nacks, "one plain nack and one derived nack")
 	assert.Equal(t, uint64(1), r.Info().Sequencer, "the merged log ends at op 1")
 
 	// Op 1 is present only at r2: the primary-elect repairs it before starting.
@@ -274,7 +274,7 @@ func TestMergeNackQuorumThreshold(t *testing.T) {
 			}
 			require.Len(t, tr, 1)
 			assert.Equal(t, uint64(2), tr[0].Op)
-			assert.Equal(t, tc.nacks, tr[0].Nacks())
+			assert.Equal(t, tc.nacks, tr[0].MergeTruncated().Nacks)
 			assert.Equal(t, uint64(1), r.Info().Sequencer)
 		})
 	}
@@ -335,7 +335,7 @@ func TestMergeUnreadableVoteDropped(t *testing.T) {
 	r.Step(vote(2, 1, 3, present(hs[2]), present(hs[1])), out) // claims op 3, starts at 2
 	drops := eventsIn(out, EvDrop)
 	require.Len(t, drops, 1)
-	assert.Equal(t, ReasonDVCUnreadable, drops[0].Reason)
+	assert.Equal(t, ReasonDVCUnreadable, drops[0].Dropped().Reason)
 	assert.False(t, r.dvcs[2].valid)
 	assert.False(t, r.merged)
 	assert.Equal(t, StatusViewChange, r.Info().Status)
@@ -368,6 +368,6 @@ func TestStartViewAdoptionSetsSequencerWithoutBodies(t *testing.T) {
 	reqs := eventsIn(out, EvRepairRequest)
 	require.Len(t, reqs, 1)
 	assert.Equal(t, uint64(1), reqs[0].Op)
-	assert.Equal(t, uint64(3), reqs[0].RangeEnd(), "repair reaches the adopted head")
-	assert.Equal(t, 1, reqs[0].Peer)
+	assert.Equal(t, uint64(3), reqs[0].RepairRequested().To, "repair reaches the adopted head")
+	assert.Equal(t, 1, reqs[0].RepairRequested().Peer)
 }

@@ -75,10 +75,10 @@ func TestUnreadableVoteGapReason(t *testing.T) {
 			r.Step(committedVote(2, 1, tc.op, tc.commit, tc.suffix...), out)
 			drops := eventsIn(out, EvDrop)
 			require.Len(t, drops, 1)
-			assert.Equal(t, tc.reason, drops[0].Reason.String())
-			assert.Equal(t, tc.aux, drops[0].DropDetail())
+			assert.Equal(t, tc.reason, drops[0].Dropped().Reason.String())
+			assert.Equal(t, tc.aux, drops[0].Dropped().Detail)
 			if tc.reason == "dvc-gap" {
-				assert.Equal(t, tc.commit, drops[0].Commit)
+				assert.Equal(t, tc.commit, drops[0].Dropped().Commit)
 			}
 			assert.False(t, r.dvcs[2].valid, "the vote does not count")
 			assert.False(t, r.merged)

@@ -51,7 +51,7 @@ func TestRestartBeforeRepair(t *testing.T) {
 			}
 			require.NotNil(t, install, "seed %d: r2 installed a transfer", seed)
 			require.NotNil(t, resumed, "seed %d: r2 restarted", seed)
-			T, H := install.Op, install.Head()
+			T, H := install.Op, install.TransferInstalled().Head
 			require.Less(t, T, H, "seed %d: the transfer lies below the adopted head", seed)
 			committedAbove := map[uint64]bool{}
 			for _, e := range w.of(replica.EvPrimaryCommit) {
@@ -60,7 +60,7 @@ func TestRestartBeforeRepair(t *testing.T) {
 				}
 			}
 			require.True(t, committedAbove[H+1], "seed %d: r1 committed op %d above the adopted head", seed, H+1)
-			assert.Equal(t, uint64(1), resumed.LogView, "seed %d: r2 comes back in the adopted view", seed)
+			assert.Equal(t, uint64(1), resumed.StatusChanged().LogView, "seed %d: r2 comes back in the adopted view", seed)
 			if tc.bugs == nil {
 				assert.GreaterOrEqual(t, resumed.Op, H+2, "seed %d: the restart keeps the head and the ops acked above it", seed)
 				continue

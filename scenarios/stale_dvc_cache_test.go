@@ -69,7 +69,7 @@ func TestStaleDVCCacheTruncatesAckedOp(t *testing.T) {
 		truncs := w.of(replica.EvMergeTruncate)
 		require.NotEmpty(t, truncs, "seed %d", seed)
 		trunc := truncs[0]
-		assert.Equal(t, uint64(2), trunc.Nacks(), "seed %d: two stale votes, a nack quorum at n=3", seed)
+		assert.Equal(t, uint64(2), trunc.MergeTruncated().Nacks, "seed %d: two stale votes, a nack quorum at n=3", seed)
 		m := truncatedAcked.FindStringSubmatch(bug.Evidence)
 		require.NotNil(t, m, "seed %d: %s", seed, bug.Evidence)
 		assert.Equal(t, fmt.Sprint(trunc.Replica), m[1], "seed %d: the merging replica", seed)

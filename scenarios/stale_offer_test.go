@@ -30,14 +30,14 @@ func TestStaleOfferRefusals(t *testing.T) {
 		assert.GreaterOrEqual(t, len(refused), 5, "seed %d: refused again and again", seed)
 		assert.Empty(t, w.of(replica.EvTransferInstall), "seed %d: every offer refused", seed)
 		for _, e := range refused {
-			assert.Equal(t, replica.ReasonStale, e.Reason, "seed %d", seed)
-			assert.Greater(t, e.Guard(), e.Op, "seed %d: the guard lies above the offer", seed)
+			assert.Equal(t, replica.ReasonStale, e.OfferRefused().Reason, "seed %d", seed)
+			assert.Greater(t, e.OfferRefused().Guard, e.Op, "seed %d: the guard lies above the offer", seed)
 		}
 		require.NotEmpty(t, refused, "seed %d", seed)
 		last := refused[len(refused)-1]
 		m := staleEvidence.FindStringSubmatch(bug.Evidence)
 		require.NotNil(t, m, "seed %d: %s", seed, bug.Evidence)
-		assert.Equal(t, fmt.Sprintf("last commit_op=%d guard=%d", last.Op, last.Guard()), m[2], "seed %d: the last refusal", seed)
+		assert.Equal(t, fmt.Sprintf("last commit_op=%d guard=%d", last.Op, last.OfferRefused().Guard), m[2], "seed %d: the last refusal", seed)
 		// The evidence counts the liveness phase only.
 		n, err := strconv.Atoi(m[1])
 		require.NoError(t, err)

@@ -35,7 +35,7 @@ func (w *installWatch) At(c *sim.Cluster, tick uint64) {
 				w.install = &copied
 				info, _ := c.Info(2)
 				w.headAfter = info.Sequencer
-			case e.Kind == replica.EvDrop && e.Reason == replica.ReasonDVCUnreadable && w.install != nil:
+			case e.Kind == replica.EvDrop && e.Dropped().Reason == replica.ReasonDVCUnreadable && w.install != nil:
 				w.unreadable++
 			}
 		})
@@ -97,23 +97,23 @@ func TestTransferRewindGap(t *testing.T) {
 		wide := name == "transfer-rewind-wide"
 		keep := func(e *replica.Event) bool {
 			return e.Kind == replica.EvTransferInstall && e.Replica == 2 ||
-				e.Kind == replica.EvDrop && (e.Reason == replica.ReasonDVCGap || e.Reason == replica.ReasonDVCUnreadable)
+				e.Kind == replica.EvDrop && (e.Dropped().Reason == replica.ReasonDVCGap || e.Dropped().Reason == replica.ReasonDVCUnreadable)
 		}
 		for seed := uint64(1); seed <= 3; seed++ {
 			bug, w := runLogged(t, s, seed, []string{s.Bug}, keep)
 			require.Equal(t, sim.VerdictLiveness, bug.Verdict, "%s seed %d: %s", name, seed, bug.Evidence)
 			installs := w.of(replica.EvTransferInstall)
 			require.NotEmpty(t, installs, "%s seed %d", name, seed)
-			T, H := installs[0].Op, installs[0].Head()
+			T, H := installs[0].Op, installs[0].TransferInstalled().Head
 			gaps, unreadable := 0, 0
 			for _, e := range w.of(replica.EvDrop) {
-				if e.Reason == replica.ReasonDVCUnreadable {
+				if e.Dropped().Reason == replica.ReasonDVCUnreadable {
 					unreadable++
 					continue
 				}
 				gaps++
-				assert.Equal(t, T, e.Commit, "%s seed %d: the vote's commit point is the transfer", name, seed)
-				assert.Equal(t, H-(replica.SuffixMax-1), e.DropDetail(), "%s seed %d: the window ends a window below the head", name, seed)
+				assert.Equal(t, T, e.Dropped().Commit, "%s seed %d: the vote's commit point is the transfer", name, seed)
+				assert.Equal(t, H-(replica.SuffixMax-1), e.Dropped().Detail, "%s seed %d: the window ends a window below the head", name, seed)
 			}
 			fix, fw := runLogged(t, s, seed, nil, keep)
 			assert.Equal(t, sim.VerdictPass, fix.Verdict, "%s seed %d: %s", name, seed, fix.Evidence)

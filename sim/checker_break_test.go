@@ -350,7 +350,8 @@ func TestHoleSameViewCutOfACountedCopy(t *testing.T) {
 		sum, _ := c.checker.Committed(op)
 		// Chain topology: r1 is the backup r0's prepares reach first, so
 		// its ack is in every commit quorum of a healthy view 0.
-		c.report(1, &replica.Event{Kind: replica.EvJournalTruncate, Op: op, Checksum: sum, View: 0})
+		e := replica.JournalChange{Op: op, Checksum: sum, View: 0}.Event(replica.EvJournalTruncate)
+		c.report(1, &e)
 		return true
 	})
 	assert.Equal(t, VerdictSafety, res.Verdict)
@@ -370,7 +371,8 @@ func TestHoleMemoryFirstLifeAcks(t *testing.T) {
 		ack := replica.PrepareOk{Op: op, Checksum: sum, Parent: parent}.Message().Routed(1, 0, 0)
 		c.reportSend(&ack)
 		c.reportDelivery(0, &ack)
-		c.report(2, &replica.Event{Kind: replica.EvMergeTruncate, Op: op, Checksum: sum, View: 1})
+		e := replica.MergeTruncated{Op: op, Checksum: sum, View: 1}.Event()
+		c.report(2, &e)
 		return true
 	})
 	assert.Equal(t, VerdictSafety, res.Verdict)
@@ -407,7 +409,8 @@ func TestHoleTransferInstallsWrongState(t *testing.T) {
 		sum, _ := c.checker.Committed(op)
 		snap := &replica.Snapshot{Op: op, OpChecksum: sum}
 		snap.State.KV[3] = 0xbad
-		c.report(2, &replica.Event{Kind: replica.EvTransferInstall, Op: op, Checksum: sum, Installed: snap})
+		e := replica.TransferInstalled{Op: op, Checksum: sum, Snapshot: snap}.Event()
+		c.report(2, &e)
 		return true
 	})
 	assert.Equal(t, VerdictSafety, res.Verdict)

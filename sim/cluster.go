@@ -313,7 +313,7 @@ type eventsExceeded struct{}
 func (c *Cluster) observe(e *replica.Event) {
 	switch e.Kind {
 	case replica.EvStatus:
-		if e.Status == replica.StatusViewChange {
+		if e.StatusChanged().Status == replica.StatusViewChange {
 			c.stats.ViewChanges++
 		}
 	case replica.EvRepairRequest:

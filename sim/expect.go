@@ -65,7 +65,7 @@ func (c *Cluster) initExpect() {
 	x.before = make([]uint64, len(x.list))
 	x.seen = make([]uint64, len(x.list))
 	c.Watch(func(e *replica.Event) {
-		if e.Kind != replica.EvStatus || e.Status != replica.StatusNormal || e.View <= x.normalView {
+		if e.Kind != replica.EvStatus || e.StatusChanged().Status != replica.StatusNormal || e.View <= x.normalView {
 			return
 		}
 		x.normalView = e.View

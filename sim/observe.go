@@ -68,19 +68,25 @@ func (c *Cluster) report(i int, e *replica.Event) {
 	case replica.EvJournalAppend, replica.EvAck, replica.EvJournalTruncate, replica.EvMergeTruncate, replica.EvJournalPrune, replica.EvJournalEvict:
 		c.reportJournal(i, e)
 	case replica.EvPrimaryCommit:
-		o.PrimaryCommit(c.now, i, e.View, e.Op, e.Checksum, e.Parent, c.clientIndex(e.Client), e.Request)
+		p := e.PrimaryCommitted()
+		o.PrimaryCommit(c.now, i, p.View, p.Op, p.Checksum, p.Parent, c.clientIndex(p.Client), p.Request)
 	case replica.EvCommit:
-		o.Apply(c.now, i, e.Op, e.Checksum, e.Parent, e.Result())
+		p := e.Applied()
+		o.Apply(c.now, i, p.Op, p.Checksum, p.Parent, p.Result)
 	case replica.EvStatus:
-		o.Status(c.now, i, checkStatus(e.Status), e.View, e.LogView, e.Op, e.Commit)
+		p := e.StatusChanged()
+		o.Status(c.now, i, checkStatus(p.Status), p.View, p.LogView, p.Op, p.Commit)
 	case replica.EvCheckpoint:
-		o.Checkpoint(c.now, i, e.Op, e.StateChecksum())
+		o.Checkpoint(c.now, i, e.Op, e.Checkpointed().StateChecksum)
 	case replica.EvTransferInstall:
-		o.Install(c.now, i, e.Op, e.Checksum, check.StateHash(e.Installed.State.KV[:]))
+		p := e.TransferInstalled()
+		o.Install(c.now, i, p.Op, p.Checksum, check.StateHash(p.Snapshot.State.KV[:]))
 	case replica.EvDrop:
-		o.ReplicaDropped(i, checkReason(e.Reason), e.Op, e.Commit, e.DropDetail())
+		p := e.Dropped()
+		o.ReplicaDropped(i, checkReason(p.Reason), p.Op, p.Commit, p.Detail)
 	case replica.EvOfferRefused:
-		o.OfferRefused(checkReason(e.Reason), e.Op, e.Guard())
+		p := e.OfferRefused()
+		o.OfferRefused(checkReason(p.Reason), p.Op, p.Guard)
 	case replica.EvViewEscalate:
 		o.Escalated(i)
 	case replica.EvHold:
@@ -95,11 +101,12 @@ func (c *Cluster) reportJournal(i int, e *replica.Event) {
 	case replica.EvJournalAppend:
 		o.Journaled(i, e.Op, e.Checksum)
 	case replica.EvAck:
-		o.OwnAck(i, e.View, e.Op, e.Checksum, e.Parent)
+		p := e.Acked()
+		o.OwnAck(i, p.View, p.Op, p.Checksum, p.Parent)
 	case replica.EvJournalTruncate:
 		o.Dropped(c.now, i, check.DropTruncate, e.View, e.Op, e.Checksum, 0)
 	case replica.EvMergeTruncate:
-		o.Dropped(c.now, i, check.DropMergeTruncate, e.View, e.Op, e.Checksum, e.Nacks())
+		o.Dropped(c.now, i, check.DropMergeTruncate, e.View, e.Op, e.Checksum, e.MergeTruncated().Nacks)
 	case replica.EvJournalPrune:
 		o.Dropped(c.now, i, check.DropPrune, e.View, e.Op, e.Checksum, 0)
 	case replica.EvJournalEvict:

@@ -150,7 +150,7 @@ func (r *Record) Peer() (int, bool) {
 		}
 		return at, at < r.Replicas
 	case r.Event != nil:
-		return r.Event.Peer, EventFields(r.Event.Kind).Peer && r.Event.Peer < r.Replicas
+		return eventPeer(r.Event, r.Replicas)
 	}
 	return 0, false
 }
@@ -167,4 +167,19 @@ func (r *Record) Client() (int, bool) {
 		return r.Msg.To - r.Replicas, true
 	}
 	return 0, false
+}
+
+// eventPeer is the replica at the other end of an event: a drop's sender, the
+// peer a repair request asked.
+func eventPeer(e *replica.Event, replicas int) (int, bool) {
+	p := -1
+	switch e.Kind {
+	case replica.EvDrop:
+		p = e.Dropped().From
+	case replica.EvRepairRequest:
+		p = e.RepairRequested().Peer
+	default:
+		return 0, false
+	}
+	return p, p < replicas
 }

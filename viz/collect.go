@@ -158,8 +158,9 @@ func (c *Collector) arrive(r *sim.Record, ts uint64) {
 func (c *Collector) event(e *replica.Event, ts uint64) {
 	switch e.Kind {
 	case replica.EvStatus:
-		c.startSpan(e.Replica, ts, e.Status.String(), e.View)
-		c.raiseCommit(e.Replica, ts, c.commit[e.Replica][0], e.Commit)
+		p := e.StatusChanged()
+		c.startSpan(e.Replica, ts, p.Status.String(), p.View)
+		c.raiseCommit(e.Replica, ts, c.commit[e.Replica][0], p.Commit)
 	case replica.EvCommit:
 		c.raiseCommit(e.Replica, ts, e.Op, e.Op)
 	case replica.EvTransferInstall:

@@ -161,7 +161,7 @@ func (f *Filter) matches(names []string, r *sim.Record) bool {
 			return true
 		case r.Msg != nil && n == r.Msg.Command.String():
 			return true
-		case r.Event != nil && r.Event.Kind == replica.EvDrop && n == r.Event.Command.String():
+		case r.Event != nil && r.Event.Kind == replica.EvDrop && n == r.Event.Dropped().Command.String():
 			return true // a replica's drop names the message it dropped, as its msg field does
 		}
 	}

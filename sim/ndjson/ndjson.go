@@ -149,21 +149,44 @@ func appendEventJSON(b []byte, e *replica.Event) []byte {
 		b = appendNum(b, "view", e.View)
 	}
 	b = appendOpt(b, "op", e.Op, f.Op)
-	b = appendOpt(b, "commit", e.Commit, f.Commit)
-	b = appendHexOpt(b, "checksum", e.Checksum, f.Checksum)
-	b = appendHexOpt(b, "parent", e.Parent, f.Parent)
+	var status replica.StatusChanged
 	if e.Kind == replica.EvStatus {
-		b = appendStr(b, "status", e.Status.String())
-		b = appendNum(b, "log_view", e.LogView)
+		status = e.StatusChanged()
 	}
-	if e.Kind == replica.EvDrop {
-		b = appendStr(b, "msg", e.Command.String())
+	b = appendOpt(b, "commit", status.Commit, f.Commit)
+	b = appendHexOpt(b, "checksum", e.Checksum, f.Checksum)
+	b = appendHexOpt(b, "parent", eventParent(e), f.Parent)
+	return appendEventKind(b, e, status)
+}
+
+// eventParent is the parent checksum an applied op or an ack names; the
+// journal's kinds name none.
+func eventParent(e *replica.Event) uint64 {
+	switch e.Kind {
+	case replica.EvCommit:
+		return e.Applied().Parent
+	case replica.EvAck:
+		return e.Acked().Parent
 	}
-	if e.Reason != replica.ReasonNone {
-		b = appendStr(b, "reason", e.Reason.String())
-	}
-	if e.Timer != "" {
-		b = appendStr(b, "reason", e.Timer)
+	return 0
+}
+
+// appendEventKind appends the fields only one kind carries.
+func appendEventKind(b []byte, e *replica.Event, status replica.StatusChanged) []byte {
+	switch e.Kind {
+	case replica.EvStatus:
+		b = appendStr(b, "status", status.Status.String())
+		b = appendNum(b, "log_view", status.LogView)
+	case replica.EvDrop:
+		d := e.Dropped()
+		b = appendStr(b, "msg", d.Command.String())
+		b = appendStr(b, "reason", d.Reason.String())
+	case replica.EvOfferRefused:
+		b = appendStr(b, "reason", e.OfferRefused().Reason.String())
+	case replica.EvTimeout:
+		if t := e.TimedOut().Timer; t != "" {
+			b = appendStr(b, "reason", t)
+		}
 	}
 	return b
 }

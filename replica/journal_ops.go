@@ -1,0 +1,180 @@
+package replica
+
+// The replica's journal mutations. journal.go is the storage, which knows no
+// view or commit point; here each mutation keeps the replica's side in step:
+// the generation that tags the cached DoViewChange suffix, the event the
+// oracle follows the journal by, and the assertions that the journal now
+// holds what the protocol needs (a committed body is never lost unless a
+// checkpoint covers it).
+
+// headerAt returns the header this replica knows at op: journaled, adopted, or
+// the one it last committed.
+func (r *Replica) headerAt(op uint64) (Header, bool) {
+	if h, ok := r.journal.get(op); ok {
+		return h, true
+	}
+	if h, ok := r.adopted.get(op); ok {
+		return h, true
+	}
+	return Header{}, false
+}
+
+// journalPut journals h and bumps the journal generation that tags the cached
+// DoViewChange suffix.
+func (r *Replica) journalPut(h Header, displace bool) bool {
+	invariant(r.id, h.Op > r.wm.commitMin, "journal_put_above_commit_min", "op %d commit_min %d", h.Op, r.wm.commitMin)
+	invariant(r.id, h.Op >= r.journalFloor, "journal_put_above_floor", "op %d floor %d", h.Op, r.journalFloor)
+	if !r.journal.put(h, displace) {
+		return false
+	}
+	r.journalGen++
+	invariant(r.id, r.journal.has(h.Op, h.Checksum), "journal_put_holds", detailHolds)
+	r.emit(JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(EvJournalAppend))
+	if g := r.journal.gone; g.Checksum != 0 {
+		r.emit(JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(EvJournalEvict))
+	}
+	return true
+}
+
+// clearAdopted forgets headers adopted in older views: the new view's headers
+// replace them, and committed ops below them are verified by their server.
+func (r *Replica) clearAdopted() {
+	r.adopted.clear()
+	r.journalGen++ // the suffix is built from adopted headers too
+}
+
+// discard takes entry j out of the journal. foreign says the canonical log
+// holds another op at j's slot. A committed op's body is never thrown away
+// unless a checkpoint covers it: an unproven entry at or below the commit
+// point is set aside instead.
+func (r *Replica) discard(j Header, foreign bool) {
+	switch {
+	case j.Op > r.wm.commitMax:
+		r.journalRemove(j.Op)
+	case foreign:
+		r.journal.remove(j.Op)
+		r.journalGen++
+		r.emit(JournalChange{View: r.view, Op: j.Op, Checksum: j.Checksum}.Event(EvJournalPrune))
+	default:
+		r.journal.remove(j.Op)
+		r.journalGen++
+		r.aside.put(j)
+		r.emit(JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(EvJournalSetAside))
+	}
+	invariant(r.id, !r.journal.has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
+	if !foreign && j.Op <= r.wm.commitMax && j.Op > r.sb.Checkpoint.Op {
+		_, kept := r.aside.get(j.Op)
+		invariant(r.id, kept, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.wm.commitMax)
+	}
+}
+
+// reclaim moves set-aside bodies back into the journal as soon as something
+// vouches for them (an adopted header, the commit anchor, or the journaled op
+// above naming them as parent), walking down from top. With all set, it looks
+// at every op down to commit_min; otherwise it stops at the first op it cannot
+// reclaim.
+func (r *Replica) reclaim(top uint64, all bool) {
+	top = min(top, r.wm.commitMax)
+	for op := top; op > r.wm.commitMin; op-- {
+		h, ok := r.aside.get(op)
+		if ok && !r.journal.has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
+			r.aside.remove(op)
+			if j, held := r.journal.get(op); held && j.Checksum != h.Checksum {
+				r.journalRemove(op)
+			}
+			if r.journalPut(h, false) {
+				_, still := r.aside.get(op)
+				invariant(r.id, !still, "reclaim_moves_out_of_aside", "op %d", op)
+				continue
+			}
+		}
+		if !all {
+			return
+		}
+	}
+}
+
+func (r *Replica) journalRemove(op uint64) {
+	if h, ok := r.journal.remove(op); ok {
+		r.journalGen++
+		r.emit(JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(EvJournalTruncate))
+	}
+	_, still := r.journal.get(op)
+	invariant(r.id, !still, "journal_remove_removes", detailHolds)
+}
+
+func (r *Replica) truncateJournalAbove(op uint64) {
+	r.journal.truncateAbove(op, func(h Header) {
+		r.journalGen++
+		r.emit(JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(EvJournalTruncate))
+	})
+	invariant(r.id, op >= r.wm.commitMin, "truncate_keeps_applied", "op %d commit_min %d", op, r.wm.commitMin)
+	invariant(r.id, r.journal.head <= op, "truncate_lowers_head", "head %d op %d", r.journal.head, op)
+}
+
+// pruneUnchained removes journal entries below bottom that do not chain to the
+// canonical header at bottom: leftovers of an older view that no suffix
+// described. Repair fetches the canonical ones again.
+func (r *Replica) pruneUnchained(bottom uint64) {
+	var h Header
+	for ; bottom <= r.knownHead() && bottom > r.wm.commitMin; bottom++ {
+		var ok bool
+		if h, ok = r.headerAt(bottom); ok && h.Parent != 0 {
+			break
+		}
+	}
+	if h.Parent == 0 || bottom > r.knownHead() || bottom <= r.wm.commitMin {
+		return
+	}
+	r.pruneChainFrom(bottom-1, h.Parent)
+}
+
+// pruneChainFrom walks the journal down from op, where the canonical op has
+// checksum expect, to commit_min: entries that chain on are kept. The first
+// that does not is an older view's leftover when the chain named another
+// checksum there, and goes. Below a break nothing vouches for an entry: above
+// the commit point it goes; at or below it, it may be the last copy of a
+// committed op, so its body is set aside, out of the journal, until the chain
+// vouches for it again (reclaim) or repair fetches the canonical op.
+// Without this, an older view's leftover that links to our commit point would
+// pass the commit walk's parent check: a fork links to the same parent.
+func (r *Replica) pruneChainFrom(top, expect uint64) {
+	broken := false
+	for op := top; op > r.wm.commitMin && op <= top; op-- {
+		j, ok := r.journal.get(op)
+		if !broken {
+			if ok && j.Checksum == expect {
+				expect = j.Parent
+				continue
+			}
+			if !ok {
+				if a, ok := r.adopted.get(op); ok && a.Checksum == expect {
+					expect = a.Parent
+					continue
+				}
+			}
+			broken = true
+			if ok && expect != 0 {
+				r.discard(j, true) // the chain names another op here
+				continue
+			}
+		}
+		if ok {
+			r.discard(j, false)
+		}
+	}
+}
+
+// journalInstall makes room for a checkpoint at op: the checkpoint replaces
+// every op up to it. Journaled ops above it stay, and repair fetches what is
+// missing, except that the source's install replaces the whole journal (the
+// stale guard protected what it acked).
+func (r *Replica) journalInstall(op uint64) {
+	r.journal.dropThrough(op)
+	if r.opts.Protocol.SourceTransfer {
+		r.truncateJournalAbove(op)
+	}
+	r.journalFloor = op + 1
+	_, below := r.journal.get(op)
+	invariant(r.id, !below, "install_drops_through_checkpoint", detailHolds)
+}
