@@ -80,7 +80,7 @@ const (
 // Protocol turns off robust mechanisms that a modelled source system lacks.
 // The zero value is the robust protocol, the default everywhere; a scenario
 // that replays a source's failure shape turns off what hides it
-// (docs/decisions.md "Protocol options that model a source").
+// (D13).
 type Protocol struct {
 	// AbdicationOff: a primary never abdicates, and backups do not answer
 	// its heartbeats with CommitOk.
