@@ -9,9 +9,18 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 		// A backup hands a client's request on to the primary it knows, as
 		// TigerBeetle's do, so a client that lost a reply and moved on is
 		// not left hunting for the primary a timeout at a time. Only a
-		// client's own send is forwarded: a forwarded copy never loops.
+		// client's own send is forwarded: a forwarded copy never loops. A
+		// request this backup already applied is answered from its own
+		// client table, as the primary would: the result is the committed
+		// one, so exactly-once holds.
+		if entry := r.sm.Clients[r.clientIndex(p.Client)]; p.Request == entry.Request && entry.Request != 0 {
+			r.mark(marks.ReplyFromBackupTable)
+			r.send(int(p.Client), Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
+			return
+		}
 		r.mark(marks.RequestForwarded)
 		r.send(r.primary(), p.Message().InView(m.View))
+		r.awaitForwarded()
 		return
 	}
 	r.gateHeld(r.status == StatusNormal && r.isPrimary() && !r.transfer.active, "request_gate_primary")
@@ -94,6 +103,7 @@ func (r *Replica) onPrepare(m *Envelope, p Prepare) {
 	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "prepare_gate_backup")
 	h := p.Header
 	r.gateHeld(h.Valid(), "prepare_gate_valid")
+	r.fwdWaiting = false
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
 	switch {
@@ -149,7 +159,11 @@ func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
 	for i := range r.pipeline {
 		e := &r.pipeline[i]
 		if e.header.Op == p.Op && e.header.Checksum == p.Checksum {
-			e.acks |= 1 << uint(m.From)
+			bit := uint16(1) << uint(m.From)
+			if e.acks&bit == 0 && popcount16(e.acks) < QuorumReplication(r.n) {
+				r.ackProgress = true
+			}
+			e.acks |= bit
 			break
 		}
 	}
@@ -311,7 +325,10 @@ func (r *Replica) checkpoint() {
 
 func (r *Replica) onCommit(m *Envelope, p Commit) {
 	r.gateHeld(m.View == r.view && r.status == StatusNormal && !r.isPrimary(), "commit_gate_backup")
-	if !p.Abdicated {
+	if p.Commit > r.fwdCommit {
+		r.fwdWaiting = false // the primary commits: it hears a quorum
+	}
+	if !p.Abdicated && !r.fwdWaiting {
 		r.heardFromPrimary()
 	}
 	applied := r.commitMin
@@ -331,6 +348,21 @@ func (r *Replica) onCommit(m *Envelope, p Commit) {
 func (r *Replica) heardFromPrimary() {
 	r.leave &^= 1 << uint(r.id)
 	r.tHeartbeat.reset(r.jitter)
+}
+
+// awaitForwarded: a backup handed a client's request to its primary. Until
+// the primary shows it can still act (a new Prepare, or a commit point past
+// where it stood), its bare heartbeats no longer count as being heard: a
+// primary that no replica and no client can reach (every link into it cut)
+// has nothing pending to abdicate over, keeps heartbeating, and would
+// otherwise hold its backups for good. Their heartbeat timeouts then ask to
+// leave, and a quorum of them moves the view.
+func (r *Replica) awaitForwarded() {
+	if r.opts.Protocol.AbdicationOff || r.opts.Protocol.AbdicateByHearing || r.fwdWaiting {
+		return
+	}
+	r.fwdWaiting = true
+	r.fwdCommit = r.commitMax
 }
 
 func (r *Replica) onPrepareTimeout() {

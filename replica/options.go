@@ -80,7 +80,7 @@ const (
 // Protocol turns off robust mechanisms that a modelled source system lacks.
 // The zero value is the robust protocol, the default everywhere; a scenario
 // that replays a source's failure shape turns off what hides it
-// (docs/decisions.md "Protocol options that model a source").
+// (D13).
 type Protocol struct {
 	// AbdicationOff: a primary never abdicates, and backups do not answer
 	// its heartbeats with CommitOk.
@@ -103,6 +103,13 @@ type Protocol struct {
 	// acked ops above the cluster's commit point were cut by a later view
 	// would otherwise refuse every offer once writes stop.
 	SourceTransfer bool
+	// AbdicateByHearing: the source's abdication (D15), by hearing alone: a
+	// primary abdicates when fewer than a replication quorum reached it in a
+	// heartbeat timeout, even with nothing pending, and resumes when it hears
+	// one again; it never abdicates over stalled replication it still hears
+	// through, and its backups keep counting bare heartbeats after they
+	// forward a request (D40).
+	AbdicateByHearing bool
 }
 
 // Options configure one replica. Every replica of a cluster gets the same
