@@ -86,7 +86,6 @@ const (
 	StartViewPushed
 	DropBelowAck
 	AbdicateStalled
-	ReplyFromBackupTable
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -108,7 +107,7 @@ var names = [Count]string{
 	"restart-wal", "restart-wal-vote", "restart-amnesiac", "restart-amnesiac-unsure-held", "checkpoint",
 	"drop-below-commit", "probe-unanswered", "leave-resent",
 	"commit-from-backup", "start-view-pushed", "drop-below-ack",
-	"abdicate-stalled", "reply-from-backup-table",
+	"abdicate-stalled",
 }
 
 // String is the mark's name, the key of every JSON and table output.

@@ -9,15 +9,7 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 		// A backup hands a client's request on to the primary it knows, as
 		// TigerBeetle's do, so a client that lost a reply and moved on is
 		// not left hunting for the primary a timeout at a time. Only a
-		// client's own send is forwarded: a forwarded copy never loops. A
-		// request this backup already applied is answered from its own
-		// client table, as the primary would: the result is the committed
-		// one, so exactly-once holds.
-		if entry := r.sm.Clients[r.clientIndex(p.Client)]; p.Request == entry.Request && entry.Request != 0 {
-			r.mark(marks.ReplyFromBackupTable)
-			r.send(int(p.Client), Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
-			return
-		}
+		// client's own send is forwarded: a forwarded copy never loops.
 		r.mark(marks.RequestForwarded)
 		r.send(r.primary(), p.Message().InView(m.View))
 		r.awaitForwarded()
