@@ -42,7 +42,12 @@ func (r *Replica) onAbdicateTimeout() {
 		r.tAbdicate.stop()
 		return
 	}
-	stalled := r.replicationStalled()
+	if r.replicationStalled() {
+		r.stallWindows++
+	} else {
+		r.stallWindows = 0
+	}
+	stalled := r.stallWindows >= stallWindowsMax
 	unheard := !r.hearsQuorum() && (len(r.pipeline) > 0 || r.opts.Protocol.AbdicateByHearing)
 	if !r.abdicated && (stalled || unheard) {
 		r.abdicated = true
@@ -69,6 +74,13 @@ func (r *Replica) onAbdicateTimeout() {
 func (r *Replica) replicationStalled() bool {
 	return !r.opts.Protocol.AbdicateByHearing && r.stallOp != 0 && len(r.pipeline) > 0 && r.pipeline[0].header.Op <= r.stallOp && !r.ackProgress
 }
+
+// stallWindowsMax is how many heartbeat timeouts in a row replication must
+// stall before the primary abdicates over it: a round trip to the backups
+// may take longer than one (two backups 600 ticks away each way answer a
+// prepare after 1,200: slow-pair-primary-crash seed 50 churned views when
+// one window was enough).
+const stallWindowsMax = 3
 
 // watchReplication opens a new window of the stall watch.
 func (r *Replica) watchReplication() {

@@ -398,6 +398,9 @@ func (r *Replica) onHeartbeatTimeout() {
 		r.tHeartbeat.stop()
 		return
 	}
+	if r.fwdWaiting {
+		r.mark(marks.ForwardUnanswered)
+	}
 	if !r.opts.Protocol.SVCQuorumOff {
 		r.tHeartbeat.start(r.jitter)
 		r.askToLeave()

@@ -146,8 +146,9 @@ type Replica struct {
 	// began (0: none); ackProgress says a backup acked, in the window, a
 	// prepare it had not acked that still lacked a replication quorum. An op
 	// pending the whole window without such an ack is stalled replication.
-	stallOp     uint64
-	ackProgress bool
+	stallOp      uint64
+	ackProgress  bool
+	stallWindows int // windows in a row that stalled
 	// abdicatedStalled: this abdication was for stalled replication, which
 	// hearing a quorum does not cure (it heard one all along).
 	abdicatedStalled bool
@@ -619,6 +620,7 @@ func (r *Replica) startNormalTimeouts() {
 	r.abdicated = false
 	r.abdicatedStalled = false
 	r.fwdWaiting = false
+	r.stallWindows = 0
 	r.watchReplication()
 	r.leave = 0
 	r.leaveTo = 0
