@@ -85,6 +85,8 @@ const (
 	CommitFromBackup
 	StartViewPushed
 	DropBelowAck
+	AbdicateStalled
+	ForwardUnanswered
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -106,6 +108,7 @@ var names = [Count]string{
 	"restart-wal", "restart-wal-vote", "restart-amnesiac", "restart-amnesiac-unsure-held", "checkpoint",
 	"drop-below-commit", "probe-unanswered", "leave-resent",
 	"commit-from-backup", "start-view-pushed", "drop-below-ack",
+	"abdicate-stalled", "forward-unanswered",
 }
 
 // String is the mark's name, the key of every JSON and table output.

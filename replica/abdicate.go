@@ -2,13 +2,18 @@ package replica
 
 import "vsrsim/marks"
 
-// Abdication (protocol.md "Abdication"): a primary that cannot hear a
-// replication quorum cannot commit, yet its heartbeats keep every backup from
-// timing out. So it watches what it hears: after a heartbeat timeout in which
-// fewer than a replication quorum (itself included) reached it, it abdicates:
-// it prepares nothing, retransmits nothing, and marks its Commit heartbeats so
-// backups answer them but let their own timeouts run, and a view change
-// follows. When a quorum is heard again within a window it resumes.
+// Abdication (protocol.md "Abdication"): a primary that cannot commit, yet
+// whose heartbeats keep every backup from timing out, must step aside. It
+// watches two things over each heartbeat timeout. What it hears: if fewer than
+// a replication quorum (itself included) reached it, it abdicates, and
+// resumes when a quorum is heard again within a window. And what it commits:
+// if a prepare was pending the whole window and no backup sent an ack it
+// still lacked, replication has stalled whatever it hears (its acks are lost,
+// or its prepares are), and it abdicates for good in this view. An abdicated
+// primary prepares nothing, retransmits nothing, and marks its Commit
+// heartbeats so backups answer them but let their own timeouts run, and a
+// view change follows. With nothing pending there is nothing to stall: a
+// sparse workload whose heartbeat answers are lost keeps its view.
 
 // hear records that m reached this primary from a replica of its view.
 func (r *Replica) hear(m *Message) {
@@ -20,7 +25,7 @@ func (r *Replica) hear(m *Message) {
 		return // a replica asking to leave the view is not following it
 	}
 	r.heard |= 1 << uint(m.From)
-	if r.abdicated && r.hearsQuorum() {
+	if r.abdicated && !r.abdicatedStalled && r.hearsQuorum() {
 		r.abdicated = false
 		r.leave &^= 1 << uint(r.id)
 		r.emit(ViewNoted{View: r.view}.Event(EvResume))
@@ -37,16 +42,52 @@ func (r *Replica) onAbdicateTimeout() {
 		r.tAbdicate.stop()
 		return
 	}
-	if !r.abdicated && !r.hearsQuorum() {
+	if r.replicationStalled() {
+		r.stallWindows++
+	} else {
+		r.stallWindows = 0
+	}
+	stalled := r.stallWindows >= stallWindowsMax
+	unheard := !r.hearsQuorum() && (len(r.pipeline) > 0 || r.opts.Protocol.AbdicateByHearing)
+	if !r.abdicated && (stalled || unheard) {
 		r.abdicated = true
-		r.mark(marks.Abdicate)
+		r.abdicatedStalled = stalled
+		if stalled {
+			r.mark(marks.AbdicateStalled)
+		} else {
+			r.mark(marks.Abdicate)
+		}
 		r.emit(ViewNoted{View: r.view}.Event(EvAbdicate))
 	}
 	r.pushStartView()
 	r.heard = 0
+	r.watchReplication()
 	r.tAbdicate.reset(nil)
 	if r.abdicated && !r.opts.Protocol.SVCQuorumOff {
 		r.askToLeave() // counted by backups that gave up on it too
+	}
+}
+
+// replicationStalled reports whether the op first in the pipeline when this
+// window began is still uncommitted and no backup acked, in the window, a
+// prepare it still lacked: the primary hears acks for nothing it needs.
+func (r *Replica) replicationStalled() bool {
+	return !r.opts.Protocol.AbdicateByHearing && r.stallOp != 0 && len(r.pipeline) > 0 && r.pipeline[0].header.Op <= r.stallOp && !r.ackProgress
+}
+
+// stallWindowsMax is how many heartbeat timeouts in a row replication must
+// stall before the primary abdicates over it: a round trip to the backups
+// may take longer than one (two backups 600 ticks away each way answer a
+// prepare after 1,200: slow-pair-primary-crash seed 50 churned views when
+// one window was enough).
+const stallWindowsMax = 3
+
+// watchReplication opens a new window of the stall watch.
+func (r *Replica) watchReplication() {
+	r.ackProgress = false
+	r.stallOp = 0
+	if len(r.pipeline) > 0 {
+		r.stallOp = r.pipeline[0].header.Op
 	}
 }
 

@@ -12,6 +12,7 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 		// client's own send is forwarded: a forwarded copy never loops.
 		r.mark(marks.RequestForwarded)
 		r.send(r.primary(), p.Message().InView(m.View))
+		r.awaitForwarded()
 		return
 	}
 	invariant(r.id, r.status == StatusNormal, "request_gate_primary", detailGate)
@@ -100,6 +101,7 @@ func (r *Replica) onPrepare(m *Envelope, p Prepare) {
 	invariant(r.id, !r.isPrimary(), "prepare_gate_backup", detailGate)
 	h := p.Header
 	invariant(r.id, h.Valid(), "prepare_gate_valid", detailGate)
+	r.fwdWaiting = false
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
 	switch {
@@ -158,7 +160,11 @@ func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
 	for i := range r.pipeline {
 		e := &r.pipeline[i]
 		if e.header.Op == p.Op && e.header.Checksum == p.Checksum {
-			e.acks |= 1 << uint(m.From)
+			bit := uint16(1) << uint(m.From)
+			if e.acks&bit == 0 && popcount16(e.acks) < QuorumReplication(r.n) {
+				r.ackProgress = true
+			}
+			e.acks |= bit
 			break
 		}
 	}
@@ -324,7 +330,10 @@ func (r *Replica) onCommit(m *Envelope, p Commit) {
 	invariant(r.id, m.View == r.view, "commit_gate_backup", detailGate)
 	invariant(r.id, r.status == StatusNormal, "commit_gate_backup", detailGate)
 	invariant(r.id, !r.isPrimary(), "commit_gate_backup", detailGate)
-	if !p.Abdicated {
+	if p.Commit > r.fwdCommit {
+		r.fwdWaiting = false // the primary commits: it hears a quorum
+	}
+	if !p.Abdicated && !r.fwdWaiting {
 		r.heardFromPrimary()
 	}
 	applied := r.wm.commitMin
@@ -345,6 +354,21 @@ func (r *Replica) onCommit(m *Envelope, p Commit) {
 func (r *Replica) heardFromPrimary() {
 	r.leave &^= 1 << uint(r.id)
 	r.tHeartbeat.reset(r.jitter)
+}
+
+// awaitForwarded: a backup handed a client's request to its primary. Until
+// the primary shows it can still act (a new Prepare, or a commit point past
+// where it stood), its bare heartbeats no longer count as being heard: a
+// primary that no replica and no client can reach (every link into it cut)
+// has nothing pending to abdicate over, keeps heartbeating, and would
+// otherwise hold its backups for good. Their heartbeat timeouts then ask to
+// leave, and a quorum of them moves the view.
+func (r *Replica) awaitForwarded() {
+	if r.opts.Protocol.AbdicationOff || r.opts.Protocol.AbdicateByHearing || r.fwdWaiting {
+		return
+	}
+	r.fwdWaiting = true
+	r.fwdCommit = r.wm.commitMax
 }
 
 func (r *Replica) onPrepareTimeout() {
@@ -387,6 +411,9 @@ func (r *Replica) onHeartbeatTimeout() {
 	if r.status != StatusNormal || r.isPrimary() {
 		r.tHeartbeat.stop()
 		return
+	}
+	if r.fwdWaiting {
+		r.mark(marks.ForwardUnanswered)
 	}
 	if !r.opts.Protocol.SVCQuorumOff {
 		r.tHeartbeat.start(r.jitter)

@@ -103,6 +103,13 @@ type Protocol struct {
 	// acked ops above the cluster's commit point were cut by a later view
 	// would otherwise refuse every offer once writes stop.
 	SourceTransfer bool
+	// AbdicateByHearing: the source's abdication (D15), by hearing alone: a
+	// primary abdicates when fewer than a replication quorum reached it in a
+	// heartbeat timeout, even with nothing pending, and resumes when it hears
+	// one again; it never abdicates over stalled replication it still hears
+	// through, and its backups keep counting bare heartbeats after they
+	// forward a request (D40).
+	AbdicateByHearing bool
 }
 
 // Options configure one replica. Every replica of a cluster gets the same

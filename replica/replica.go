@@ -136,6 +136,21 @@ type Replica struct {
 	due          due    // follow-up work the driver (settle) runs before the step ends
 	heard        uint16 // replicas heard from in this view during the abdication window
 	abdicated    bool
+	// stallOp is the first op the pipeline held when the abdication window
+	// began (0: none); ackProgress says a backup acked, in the window, a
+	// prepare it had not acked that still lacked a replication quorum. An op
+	// pending the whole window without such an ack is stalled replication.
+	stallOp      uint64
+	ackProgress  bool
+	stallWindows int // windows in a row that stalled
+	// abdicatedStalled: this abdication was for stalled replication, which
+	// hearing a quorum does not cure (it heard one all along).
+	abdicatedStalled bool
+	// fwdWaiting: this backup forwarded a client's request and has not seen
+	// its primary act since (awaitForwarded); fwdCommit is the commit point
+	// it knew then.
+	fwdWaiting bool
+	fwdCommit  uint64
 
 	// View change.
 	// vcRounds counts view changes entered in a row without reaching Normal:
@@ -539,6 +554,10 @@ func (r *Replica) startNormalTimeouts() {
 	r.tProbe.stop()
 	r.heard = 0
 	r.abdicated = false
+	r.abdicatedStalled = false
+	r.fwdWaiting = false
+	r.stallWindows = 0
+	r.watchReplication()
 	r.leave = 0
 	r.leaveTo = 0
 	r.tLeave.stop()

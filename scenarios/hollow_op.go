@@ -28,6 +28,11 @@ func init() {
 			cfg.Durability = replica.DurabilityMemory
 			cfg.Core = []int{1, 2}
 			cfg.LivenessWorkload = true
+			// The source abdicated by hearing alone: r0 hears r1 and r2
+			// while op 21 waits for an ack, and holds on until it crashes.
+			// Abdication over stalled replication would hand the view on
+			// with op 21 still on r0, and the hollow head never forms.
+			cfg.Protocol.AbdicateByHearing = true
 		},
 		NewScript: func() sim.Script {
 			return newScript(

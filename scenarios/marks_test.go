@@ -41,7 +41,7 @@ func TestScenarioReachesItsMarks(t *testing.T) {
 		{"stale-dvc-cache", false, []marks.Mark{marks.DVCCacheHit, marks.DVCCacheRebuilt}},
 		{"restart-before-repair", false, []marks.Mark{marks.RestartWAL, marks.RestartWALVote}},
 		{"backup-send-only", false, []marks.Mark{marks.SVCHeldByWindow}},
-		{"primary-send-only", false, []marks.Mark{marks.Abdicate, marks.SVCQuorumReached, marks.DVCQuorum, marks.StartViewInstalled}},
+		{"primary-send-only", false, []marks.Mark{marks.ForwardUnanswered, marks.SVCQuorumReached, marks.DVCQuorum, marks.StartViewInstalled}},
 		{"straggler-primary-crash", false, []marks.Mark{marks.LeaveResent, marks.EscalateOnStatusTimeout}},
 		{"slow-pair-primary-crash", false, []marks.Mark{marks.BackoffCapped}},
 		{"wal-cluster-restart", false, []marks.Mark{marks.RestartWAL, marks.RestartWALVote, marks.MergeKeep}},
@@ -74,6 +74,8 @@ func TestBehaviourReachesItsMarks(t *testing.T) {
 	}{
 		{"send-only-backup.vsr", []marks.Mark{marks.SVCHeldByWindow}},
 		{"send-only-primary.vsr", []marks.Mark{marks.Abdicate, marks.SVCQuorumReached}},
+		{"stalled-acks-abdicate.vsr", []marks.Mark{marks.AbdicateStalled, marks.SVCQuorumReached}},
+		{"stalled-prepares-abdicate.vsr", []marks.Mark{marks.ForwardUnanswered, marks.SVCQuorumReached}},
 		{"rolling-restarts-memory.vsr", []marks.Mark{marks.RestartAmnesiac, marks.DropRecovering}},
 		{"whole-cluster-crash-wal.vsr", []marks.Mark{marks.RestartWAL, marks.RestartWALVote}},
 		{"state-transfer-after-partition.vsr", []marks.Mark{marks.TransferStarted, marks.TransferInstall}},

@@ -20,6 +20,7 @@ var protocolSwitches = []struct {
 	{"backoff-off", func(p *replica.Protocol) *bool { return &p.BackoffOff }},
 	{"push-start-view-off", func(p *replica.Protocol) *bool { return &p.PushStartViewOff }},
 	{"source-transfer", func(p *replica.Protocol) *bool { return &p.SourceTransfer }},
+	{"abdicate-by-hearing", func(p *replica.Protocol) *bool { return &p.AbdicateByHearing }},
 }
 
 func protocolWant() string {
