@@ -129,6 +129,8 @@ func (f *File) addItem(it vsrfile.Item) {
 		f.checks = append(f.checks, sim.Expectation{Kind: sim.ExpectServed, From: it.From, To: it.To, Min: it.Min, Where: where})
 	case *vsrfile.ExpectViewChange:
 		f.checks = append(f.checks, sim.Expectation{Kind: sim.ExpectViewChange, From: it.From, To: it.To, Where: where})
+	case *vsrfile.ExpectViewChanges:
+		f.checks = append(f.checks, sim.Expectation{Kind: sim.ExpectViewChangesAtMost, From: it.From, To: it.To, Max: it.Max, Where: where})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/marks"
@@ -91,6 +92,13 @@ func TestBehaviourReachesItsMarks(t *testing.T) {
 
 func runBehaviour(t *testing.T, file string, seed uint64) sim.Result {
 	t.Helper()
+	return runBehaviourWith(t, file, seed, nil)
+}
+
+// runBehaviourWith is runBehaviour with the file's configuration changed by
+// change (nil: none) before the run.
+func runBehaviourWith(t *testing.T, file string, seed uint64, change func(*sim.Config)) sim.Result {
+	t.Helper()
 	path := filepath.Join("testdata", "behaviour", file)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -99,7 +107,36 @@ func runBehaviour(t *testing.T, file string, seed uint64) sim.Result {
 	cfg := sim.DefaultConfig(seed)
 	script, err := f.Apply(&cfg)
 	require.NoError(t, err)
+	if change != nil {
+		change(&cfg)
+	}
 	res, err := verify.Run(cfg, sim.Attach{Script: script})
 	require.NoError(t, err)
 	return res
+}
+
+// TestAvailabilityFilesNeedTheirMechanism: each behaviour file of D40 fails
+// with the source's abdication by hearing (`abdicate-by-hearing`) on some of
+// seeds 1..10 (the two stalls on every one), and passes without it (the
+// behaviour suite runs them).
+func TestAvailabilityFilesNeedTheirMechanism(t *testing.T) {
+	for _, tc := range []struct {
+		file      string
+		failsMost int // failures at least, of seeds 1..10
+	}{
+		{"stalled-acks-abdicate.vsr", 10},
+		{"stalled-prepares-abdicate.vsr", 10},
+		{"sparse-commitok-lost-holds-view.vsr", 1},
+	} {
+		t.Run(strings.TrimSuffix(tc.file, ".vsr"), func(t *testing.T) {
+			failed := 0
+			for seed := uint64(1); seed <= 10; seed++ {
+				res := runBehaviourWith(t, tc.file, seed, func(c *sim.Config) { c.Protocol.AbdicateByHearing = true })
+				if res.Verdict != sim.VerdictPass {
+					failed++
+				}
+			}
+			assert.GreaterOrEqual(t, failed, tc.failsMost, "seeds of 1..10 that fail without the mechanism")
+		})
+	}
 }

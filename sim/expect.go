@@ -13,6 +13,7 @@ type Expectation struct {
 	Kind     ExpectKind
 	From, To uint64 // the window, both ends included
 	Min      uint64 // served: the least number of replies
+	Max      uint64 // view changes at most: the most completed in the window
 	Where    string // where it was written, e.g. "f.vsr:12", for the evidence
 }
 
@@ -25,17 +26,23 @@ const (
 	// ExpectViewChange counts view changes completed in the window: a replica
 	// turning normal in a view above every view any replica was normal in.
 	ExpectViewChange
+	// ExpectViewChangesAtMost bounds the view changes completed in the
+	// window, counted as ExpectViewChange counts them: a view that must hold.
+	ExpectViewChangesAtMost
 )
 
 func (e Expectation) String() string {
-	if e.Kind == ExpectServed {
+	switch e.Kind {
+	case ExpectServed:
 		return fmt.Sprintf("expect served %d %d >= %d", e.From, e.To, e.Min)
+	case ExpectViewChangesAtMost:
+		return fmt.Sprintf("expect view-changes %d %d <= %d", e.From, e.To, e.Max)
 	}
 	return fmt.Sprintf("expect view-change %d %d", e.From, e.To)
 }
 
 func (e Expectation) validate(total uint64) error {
-	if e.Kind != ExpectServed && e.Kind != ExpectViewChange {
+	if e.Kind != ExpectServed && e.Kind != ExpectViewChange && e.Kind != ExpectViewChangesAtMost {
 		return fmt.Errorf("%s: unknown expectation", e.Where)
 	}
 	if e.From > e.To {
@@ -70,7 +77,7 @@ func (c *Cluster) initExpect() {
 		}
 		x.normalView = e.View
 		for i, ex := range x.list {
-			if ex.Kind == ExpectViewChange && c.now >= ex.From && c.now <= ex.To {
+			if ex.Kind != ExpectServed && c.now >= ex.From && c.now <= ex.To {
 				x.seen[i]++
 			}
 		}
@@ -110,6 +117,11 @@ func (x *expectState) judge(i int, replies uint64, note string) string {
 		if got := replies - x.before[i]; got < ex.Min {
 			return fmt.Sprintf("%s missed (%s): %d replies delivered in ticks %d..%d%s",
 				ex, ex.Where, got, ex.From, ex.To, note)
+		}
+	case ExpectViewChangesAtMost:
+		if x.seen[i] > ex.Max {
+			return fmt.Sprintf("%s missed (%s): %d view changes completed in ticks %d..%d (highest normal view %d)%s",
+				ex, ex.Where, x.seen[i], ex.From, ex.To, x.normalView, note)
 		}
 	case ExpectViewChange:
 		if x.seen[i] == 0 {

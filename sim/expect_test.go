@@ -33,6 +33,7 @@ func TestExpectations(t *testing.T) {
 			"expect served 100 2000 >= 1099511627776 missed (t:2)"},
 		{"no view change in a quiet run", sim.Expectation{Kind: sim.ExpectViewChange, From: 10, To: 2500, Where: "t:3"}, sim.VerdictLiveness,
 			"expect view-change 10 2500 missed (t:3): no view change completed in ticks 10..2500"},
+		{"a quiet run keeps its view", sim.Expectation{Kind: sim.ExpectViewChangesAtMost, From: 10, To: 2500, Max: 0, Where: "t:4"}, sim.VerdictPass, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := sim.Run(quietRun(2, tc.expect), sim.Attach{})
@@ -54,6 +55,16 @@ func TestExpectViewChangeSeen(t *testing.T) {
 	res, err := sim.Run(cfg, sim.Attach{Script: crashAt{tick: 500, replica: 0}})
 	require.NoError(t, err)
 	assert.Equal(t, sim.VerdictPass, res.Verdict, res.Evidence)
+}
+
+// TestExpectViewChangesAtMost: crashing the primary makes a view change that
+// a window allowing none sees.
+func TestExpectViewChangesAtMost(t *testing.T) {
+	cfg := quietRun(2, sim.Expectation{Kind: sim.ExpectViewChangesAtMost, From: 500, To: 2500, Max: 0, Where: "t:1"})
+	res, err := sim.Run(cfg, sim.Attach{Script: crashAt{tick: 500, replica: 0}})
+	require.NoError(t, err)
+	assert.Equal(t, sim.VerdictLiveness, res.Verdict)
+	assert.Contains(t, res.Evidence, "expect view-changes 500 2500 <= 0 missed (t:1): 1 view changes completed in ticks 500..2500")
 }
 
 type crashAt struct {

@@ -41,6 +41,8 @@ func formatItem(it Item) string {
 		return "expect served " + u(it.From) + " " + u(it.To) + " >= " + u(it.Min)
 	case *ExpectViewChange:
 		return "expect view-change " + u(it.From) + " " + u(it.To)
+	case *ExpectViewChanges:
+		return "expect view-changes " + u(it.From) + " " + u(it.To) + " <= " + u(it.Max)
 	}
 	panic("vsrfile: unknown header item")
 }

@@ -178,7 +178,7 @@ func (p *parser) setting(n int, w []string) error {
 	return nil
 }
 
-const expectForms = "want: expect pass|safety|liveness|crash, expect served T1 T2 >= N, or expect view-change T1 T2"
+const expectForms = "want: expect pass|safety|liveness|crash, expect served T1 T2 >= N, expect view-change T1 T2, or expect view-changes T1 T2 <= N"
 
 // expectVerdicts are the verdicts a file may expect.
 var expectVerdicts = []string{outcome.Pass, outcome.Safety, outcome.Liveness, outcome.Crash}
@@ -200,6 +200,8 @@ func (p *parser) expect(n int, w []string) error {
 		}
 		p.f.Header = append(p.f.Header, &ExpectViewChange{Line: n, From: t1, To: t2})
 		return nil
+	case "view-changes":
+		return p.expectViewChanges(n, w)
 	}
 	if len(w) != 1 {
 		return errors.New(expectForms)
@@ -212,6 +214,23 @@ func (p *parser) expect(n int, w []string) error {
 	}
 	_ = p.once(n, "expect")
 	p.f.Header = append(p.f.Header, &ExpectVerdict{Line: n, Verdict: w[0]})
+	return nil
+}
+
+// expectViewChanges reads `expect view-changes T1 T2 <= N`.
+func (p *parser) expectViewChanges(n int, w []string) error {
+	if len(w) != 5 || w[3] != "<=" {
+		return fmt.Errorf("want: expect view-changes T1 T2 <= N")
+	}
+	t1, t2, err := window(w[1], w[2])
+	if err != nil {
+		return err
+	}
+	most, err := strconv.ParseUint(w[4], 10, 64)
+	if err != nil {
+		return fmt.Errorf("view-changes: %q is not a count", w[4])
+	}
+	p.f.Header = append(p.f.Header, &ExpectViewChanges{Line: n, From: t1, To: t2, Max: most})
 	return nil
 }
 

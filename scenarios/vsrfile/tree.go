@@ -21,7 +21,7 @@ import (
 // the first line that is not one, and blank lines, are not kept.
 type File struct {
 	Comments []string // the text after each leading comment line's '#'
-	Header   []Item   // *Seed, *Setting, *ExpectVerdict, *ExpectServed, *ExpectViewChange
+	Header   []Item   // *Seed, *Setting, *ExpectVerdict, *ExpectServed, *ExpectViewChange, *ExpectViewChanges
 	Actions  []Action
 }
 
@@ -63,6 +63,14 @@ type ExpectViewChange struct {
 	Line     int
 	From, To uint64
 }
+
+// ExpectViewChanges is `expect view-changes FROM TO <= MAX`.
+type ExpectViewChanges struct {
+	Line          int
+	From, To, Max uint64
+}
+
+func (e *ExpectViewChanges) Pos() int { return e.Line }
 
 func (s *Seed) Pos() int             { return s.Line }
 func (s *Setting) Pos() int          { return s.Line }

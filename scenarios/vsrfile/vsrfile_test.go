@@ -67,7 +67,7 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, s := range []string{
 		"# head\n\n#  two\nseed 0x2a\nat 10 partition primary | * | c0\n", "at 10 drop prepareok,commit * -> backup2\n",
-		"expect served 1 2 >= 3\nexpect view-change 4 5\nexpect pass\n", "network reorder 1% max=3\nclog mean=4\n",
+		"expect served 1 2 >= 3\nexpect view-change 4 5\nexpect view-changes 6 7 <= 0\nexpect pass\n", "network reorder 1% max=3\nclog mean=4\n",
 		"at 1 extra-delay primary:*=5\n", "core 0 1\nreplicas 2\nliveness keep-faults\n", "at 3 note  a  b # c\nat 2 heal\n",
 		"at 5 network loss 1/2\nquiet\n",
 	} {
