@@ -219,35 +219,34 @@ func (p *parser) expect(n int, w []string) error {
 
 // expectViewChanges reads `expect view-changes T1 T2 <= N`.
 func (p *parser) expectViewChanges(n int, w []string) error {
-	if len(w) != 5 || w[3] != "<=" {
-		return fmt.Errorf("want: expect view-changes T1 T2 <= N")
+	t1, t2, most, err := windowCount(w, "<=", "view-changes", "a count")
+	if err == nil {
+		p.f.Header = append(p.f.Header, &ExpectViewChanges{Line: n, From: t1, To: t2, Max: most})
 	}
-	t1, t2, err := window(w[1], w[2])
-	if err != nil {
-		return err
-	}
-	most, err := strconv.ParseUint(w[4], 10, 64)
-	if err != nil {
-		return fmt.Errorf("view-changes: %q is not a count", w[4])
-	}
-	p.f.Header = append(p.f.Header, &ExpectViewChanges{Line: n, From: t1, To: t2, Max: most})
-	return nil
+	return err
 }
 
 func (p *parser) expectServed(n int, w []string) error {
-	if len(w) != 5 || w[3] != ">=" {
-		return fmt.Errorf("want: expect served T1 T2 >= N")
+	t1, t2, least, err := windowCount(w, ">=", "served", "a number of replies")
+	if err == nil {
+		p.f.Header = append(p.f.Header, &ExpectServed{Line: n, From: t1, To: t2, Min: least})
 	}
-	t1, t2, err := window(w[1], w[2])
-	if err != nil {
-		return err
+	return err
+}
+
+// windowCount reads `KIND T1 T2 OP N`, the shape of the counting
+// expectations.
+func windowCount(w []string, op, kind, what string) (t1, t2, count uint64, err error) {
+	if len(w) != 5 || w[3] != op {
+		return 0, 0, 0, fmt.Errorf("want: expect %s T1 T2 %s N", kind, op)
 	}
-	min, err := strconv.ParseUint(w[4], 10, 64)
-	if err != nil {
-		return fmt.Errorf("served: %q is not a number of replies", w[4])
+	if t1, t2, err = window(w[1], w[2]); err != nil {
+		return 0, 0, 0, err
 	}
-	p.f.Header = append(p.f.Header, &ExpectServed{Line: n, From: t1, To: t2, Min: min})
-	return nil
+	if count, err = strconv.ParseUint(w[4], 10, 64); err != nil {
+		return 0, 0, 0, fmt.Errorf("%s: %q is not %s", kind, w[4], what)
+	}
+	return t1, t2, count, nil
 }
 
 // window reads the ticks T1 T2 of an expectation.

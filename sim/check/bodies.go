@@ -8,9 +8,9 @@ package check
 type bodySet struct {
 	checksum uint64
 	holders  uint16
-	// crashLost: copies a journal-losing crash took; dropped: copies a
-	// replica discarded itself (a truncation, a prune, an eviction).
-	crashLost, dropped uint16
+	// dropped: copies a replica discarded itself (a truncation, a prune,
+	// an eviction); a crash's losses are counted by Checker.losses.
+	dropped uint16
 	// sinceLoss is Checker.losses when the first copy was recorded: a crash
 	// counts against this op only if it came after.
 	sinceLoss uint64
@@ -58,10 +58,7 @@ func (c *Checker) loseBodies(i int) {
 	bit := uint16(1) << uint(i)
 	for op := range c.bodies {
 		for k := range c.bodies[op] {
-			if b := &c.bodies[op][k]; b.holders&bit != 0 {
-				b.holders &^= bit
-				b.crashLost |= bit
-			}
+			c.bodies[op][k].holders &^= bit
 		}
 	}
 }

@@ -232,9 +232,8 @@ func (c *Checker) Reply(tick uint64, client int, request, op, result uint64) {
 		return
 	}
 	c.live.lastReplyAt = tick
-	if req := c.request(client, request); req != nil && req.inLiveness && !c.live.servedNew {
+	if req := c.request(client, request); req != nil && req.inLiveness {
 		c.live.servedNew = true
-		c.live.servedNewAt = tick
 	}
 }
 

@@ -19,7 +19,6 @@ type livenessRecord struct {
 	// servedNew: a client got the reply to a request issued after the phase
 	// began. Finishing old requests is not enough: the core must serve.
 	servedNew   bool
-	servedNewAt uint64
 	lastReplyAt uint64 // the last reply a client got in this phase
 	topAtStable uint64 // the commit point when the stable view began
 
