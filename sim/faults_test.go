@@ -9,6 +9,7 @@ import (
 
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/sim/check"
 )
 
 // downWatch is a script that records the most replicas down or without their
@@ -159,5 +160,42 @@ func TestLeaderCutOffOnlyWhenItSpeaksLate(t *testing.T) {
 			assert.Equal(t, Assist{Tick: c.now, Replica: 0, Rule: AssistLeaderCutOff, Cause: c.assists[0].Cause}, c.assists[0])
 			assert.Regexp(t, `^link r0->r[12] (delays \d+ ticks|cut for good)`, c.assists[0].Cause)
 		})
+	}
+}
+
+// TestStragglerCutOffOnlyWhenTheViewClimbs: a source protocol's straggler
+// outside the core (it hears the core later than the heartbeat timeout) is
+// cut off once the grace is over only if the core's view has climbed three
+// views since the phase began, the mark of the livelock it causes (D27,
+// D38); a core that holds its view keeps it.
+func TestStragglerCutOffOnlyWhenTheViewClimbs(t *testing.T) {
+	for _, climbed := range []bool{false, true} {
+		cfg := DefaultConfig(1)
+		cfg.Protocol.SVCQuorumOff = true
+		c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
+		require.NoError(t, err)
+		core := []int{0, 1}
+		c.net.SetExtraDelay(0, 2, cfg.Timeouts.HeartbeatTicks)
+		c.liveness = livenessState{active: true, core: core}
+		c.aimedAtLiveness(core)
+		require.Len(t, c.aimed.stragglers, 1, "r2 hears r0 late")
+		c.checker.StartLiveness(core)
+		if climbed {
+			for _, i := range core {
+				c.checker.Status(1, i, check.StatusViewChange, 3, 0, 0, 0)
+			}
+		}
+		c.now = c.cutOffGrace()
+		c.aimedInLiveness()
+		cut := !c.net.Connected(2, 0) && !c.net.Connected(0, 2)
+		assert.Equal(t, climbed, cut, "view climbed: %v", climbed)
+		if climbed {
+			require.Len(t, c.assists, 1)
+			assert.Equal(t, AssistSourceStraggler, c.assists[0].Rule)
+			assert.Contains(t, c.assists[0].Cause, "link r0->r2 delays")
+		} else {
+			assert.Empty(t, c.assists)
+		}
+		assert.Empty(t, c.aimed.stragglers, "the decision is taken once")
 	}
 }

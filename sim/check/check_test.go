@@ -450,3 +450,52 @@ func TestRestartsStampNewIncarnations(t *testing.T) {
 	c.Sent(6, 1, 3)
 	assert.Nil(t, c.Failed())
 }
+
+// TestConvergedNeedsANewRequestServed: a settled, caught-up core with nothing
+// outstanding has not converged until a request issued in the liveness
+// phase was served; an old request's reply does not count.
+func TestConvergedNeedsANewRequestServed(t *testing.T) {
+	c := newTest(true)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	for _, i := range []int{0, 1, 2} {
+		c.Apply(2, i, 1, 0xa1, 0, 0)
+	}
+	c.StartLiveness([]int{0, 1, 2})
+	c.Reply(3, 0, 1, 1, 0) // the reply to a request of the fault phase
+	assert.False(t, c.Converged(100, 10, 1, 0), "the stable window begins")
+	assert.False(t, c.Converged(111, 10, 1, 0), "settled, caught up, idle: but no request of the phase served")
+	assert.False(t, c.ServedNew())
+	c.Request(0, 2, Op{Kind: OpGet, Key: 1})
+	c.OwnAck(0, 0, 2, 0xa2, 0xa1)
+	c.AckDelivered(0, 1, 1, 0, 2, 0xa2, 0xa1)
+	c.PrimaryCommit(101, 0, 0, 2, 0xa2, 0xa1, 0, 2)
+	for _, i := range []int{0, 1, 2} {
+		c.Apply(101, i, 2, 0xa2, 0xa1, 10)
+	}
+	c.Reply(102, 0, 2, 2, 10)
+	assert.True(t, c.ServedNew())
+	assert.True(t, c.Converged(112, 10, 1, 0), "the view held since tick 100")
+	assert.Nil(t, c.Failed())
+}
+
+// TestProgressingNeedsTheCoreCaughtUp: under a continuing workload the core
+// progresses only once it held one view for the stable window, served a
+// request of the phase in it, and every core replica applied what was
+// committed when the view began to hold; a lagging core replica holds it.
+func TestProgressingNeedsTheCoreCaughtUp(t *testing.T) {
+	c := newTest(true)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	c.Apply(2, 0, 1, 0xa1, 0, 0)
+	c.Apply(2, 1, 1, 0xa1, 0, 0)
+	c.StartLiveness([]int{0, 1, 2})
+	c.Request(0, 2, Op{Kind: OpGet, Key: 1})
+	assert.False(t, c.Progressing(10, 20), "the stable window has just begun")
+	c.OwnAck(0, 0, 2, 0xa2, 0xa1)
+	c.AckDelivered(0, 1, 1, 0, 2, 0xa2, 0xa1)
+	c.PrimaryCommit(20, 0, 0, 2, 0xa2, 0xa1, 0, 2)
+	c.Reply(21, 0, 2, 2, 10)
+	assert.False(t, c.Progressing(40, 20), "r2 applied nothing of what was committed")
+	c.Apply(41, 2, 1, 0xa1, 0, 0)
+	assert.True(t, c.Progressing(42, 20))
+	assert.Nil(t, c.Failed())
+}
