@@ -88,6 +88,18 @@ const (
 	AbdicateStalled
 	ForwardUnanswered
 
+	// Storage: recovery from a simulated disk (docs/storage.md).
+	StorageSlotFaulty
+	StorageSlotForeign
+	StoragePrepareKept
+	StorageRecoveringHead
+	StorageHeadRecovered
+	StorageSuperblockCopyBad
+	StorageSuperblockLost
+	StorageTruncated
+	StorageSlotUnacked
+	StorageUnsureVoted
+
 	// Count is the number of marks, not a mark.
 	Count
 )
@@ -109,6 +121,9 @@ var names = [Count]string{
 	"drop-below-commit", "probe-unanswered", "leave-resent",
 	"commit-from-backup", "start-view-pushed", "drop-below-ack",
 	"abdicate-stalled", "forward-unanswered",
+	"storage-slot-faulty", "storage-slot-foreign", "storage-prepare-kept", "storage-recovering-head",
+	"storage-head-recovered", "storage-superblock-copy-bad", "storage-superblock-lost", "storage-truncated",
+	"storage-slot-unacked", "storage-unsure-voted",
 }
 
 // String is the mark's name, the key of every JSON and table output.
@@ -181,6 +196,10 @@ func (r *Runs) Map() map[string]uint64 {
 var never = [Count]string{
 	DropParentMismatch: "a Normal backup holds the chain its view's StartView (or a checkpoint's chained walk) gave it, " +
 		"and every prepare of that view at sequencer+1 names the chain's head; a damaged prepare fails its checksum first",
+	StorageSuperblockLost: "the fault atlas keeps one superblock copy of every replica clean, and a superblock write " +
+		"lands whole before the next, so some copy always holds; only an atlas that is off or a script loses every one",
+	StorageTruncated: "only the truncate-on-corrupt defect cuts a journal at a damaged entry; the fixed recovery keeps " +
+		"every intact entry and holds the damaged ones unsure",
 	TransferOfferRefusedStale: "the default install keeps journaled ops above the checkpoint, so its guard refuses nothing " +
 		"(D7); only Protocol.SourceTransfer and the stale-guard-uses-commit-max defect refuse",
 }

@@ -35,6 +35,23 @@ type Bugs struct {
 	// head above it, so its next vote puts the view's head at that prefix
 	// (restart-before-repair).
 	RestartSkipsAdoptedHead bool
+	// TruncateOnCorrupt: a restart from disk truncates its journal at the
+	// first damaged entry above the checkpoint and rejoins as if it never
+	// held the ops it cut (corrupt-committed-entry; the PAR finding).
+	TruncateOnCorrupt bool
+	// CorruptSlotNacks: a restart from disk takes a damaged slot for an empty
+	// one and votes at once, nacking whatever the slot held
+	// (corrupt-uncommitted-vote).
+	CorruptSlotNacks bool
+	// SuperblockTrustsTorn: the replica acts on a superblock write before it
+	// has landed, so a crash that tears it brings the replica back below a
+	// view it already voted in (torn-superblock).
+	SuperblockTrustsTorn bool
+	// ChecksumIgnoresSlot: a restart from disk checks a record's checksum
+	// but not the slot it names, and trusts the prepare copy over the header
+	// copy, so a misdirected write is taken for the op of the slot it landed
+	// in and the op it overwrote is forgotten (misdirected-write).
+	ChecksumIgnoresSlot bool
 }
 
 // BugInfo describes one switch for the CLI.
@@ -66,6 +83,18 @@ var BugCatalog = []BugInfo{
 	{"restart-skips-adopted-head", "restart-before-repair",
 		"a restart before repair votes the adopted view with its head at the journal's chained prefix",
 		func(b *Bugs) { b.RestartSkipsAdoptedHead = true }, func(b *Bugs) bool { return b.RestartSkipsAdoptedHead }},
+	{"truncate-on-corrupt", "corrupt-committed-entry",
+		"a restart from disk truncates the journal at the first damaged entry and forgets the acked ops above it",
+		func(b *Bugs) { b.TruncateOnCorrupt = true }, func(b *Bugs) bool { return b.TruncateOnCorrupt }},
+	{"corrupt-slot-nacks", "corrupt-uncommitted-vote",
+		"a restart from disk takes a damaged journal slot for an empty one and votes it absent",
+		func(b *Bugs) { b.CorruptSlotNacks = true }, func(b *Bugs) bool { return b.CorruptSlotNacks }},
+	{"superblock-trusts-torn", "torn-superblock",
+		"the replica acts on a superblock write before it lands, so a torn write regresses it below a view it voted in",
+		func(b *Bugs) { b.SuperblockTrustsTorn = true }, func(b *Bugs) bool { return b.SuperblockTrustsTorn }},
+	{"checksum-ignores-slot", "misdirected-write",
+		"a restart from disk does not check the slot a record names, so a misdirected write passes for the op it overwrote",
+		func(b *Bugs) { b.ChecksumIgnoresSlot = true }, func(b *Bugs) bool { return b.ChecksumIgnoresSlot }},
 }
 
 // ParseBugs turns CLI names into switches. Unknown names are an error naming the

@@ -114,12 +114,18 @@ type Output struct {
 	// them, so one Output reused for a whole run counts the whole run; they
 	// stay outside the trace and its hash.
 	Marks marks.Counts
+	// Writes are the disk writes the step asks for (Options.Storage), their
+	// bytes in WriteData.
+	Writes    []Write
+	WriteData []byte
 }
 
 // Reset empties the messages and events, keeping their capacity and the marks.
 func (o *Output) Reset() {
 	o.Messages = o.Messages[:0]
 	o.Events = o.Events[:0]
+	o.Writes = o.Writes[:0]
+	o.WriteData = o.WriteData[:0]
 }
 
 // Violation is the panic value of a failed replica assertion: the run ends with a

@@ -28,6 +28,7 @@ func (r *Replica) Step(m *Message, out *Output) {
 	}
 	r.settle()
 	r.checkInvariants()
+	r.flushStorage()
 	r.out = nil
 }
 

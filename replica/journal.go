@@ -9,6 +9,9 @@ type ring struct {
 	size  int
 	slots []Header // nil until the first put: every slot empty
 	spare *Spare   // where slots come from and go back to, if set
+	// store, on the journal's live ring of a replica on a disk, collects
+	// the slots to write back (storage.go); nil otherwise.
+	store *storageState
 }
 
 func newRing(size int, spare *Spare) ring { return ring{size: size, spare: spare} }
@@ -33,6 +36,7 @@ func (r *ring) put(h Header) (Header, bool) {
 	i := h.Op % uint64(len(r.slots))
 	old := r.slots[i]
 	r.slots[i] = h
+	r.store.touch(int(i))
 	invariant(unowned, r.slots[i].Checksum == h.Checksum, "ring_put_stored", detailStorage)
 	invariant(unowned, r.slots[i].Op == h.Op, "ring_put_stored", detailStorage)
 	if old.Checksum != 0 && old.Op != h.Op {
@@ -51,11 +55,19 @@ func (r *ring) remove(op uint64) (Header, bool) {
 		return Header{}, false
 	}
 	r.slots[i] = Header{}
+	r.store.touch(int(i))
 	invariant(unowned, r.slots[i].Checksum == 0, "ring_remove_empties", detailStorage)
 	return h, true
 }
 
 func (r *ring) clear() {
+	if r.store != nil {
+		for i := range r.slots {
+			if r.slots[i].Checksum != 0 {
+				r.store.touch(i)
+			}
+		}
+	}
 	clear(r.slots)
 }
 
@@ -183,6 +195,7 @@ func (j *journal) dropThrough(op uint64) {
 		for i := range r.slots {
 			if h := r.slots[i]; h.Checksum != 0 && h.Op <= op {
 				r.slots[i] = Header{}
+				r.store.touch(i)
 			}
 		}
 	}

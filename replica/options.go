@@ -128,6 +128,10 @@ type Options struct {
 	// one past it is dropped (request-queue-full) and its client retries.
 	// 0 means RequestQueueMax, the most it may be.
 	RequestQueue int
+	// Storage: the write-ahead journal and the superblock live on a disk the
+	// harness simulates; the replica asks for writes and recovers from what
+	// the disk reads back (storage.go, recover.go). Needs DurabilityWAL.
+	Storage bool
 	// Spare, if set, is memory released replicas left for reuse (see
 	// Release). It never changes what a replica does.
 	Spare *Spare
@@ -160,6 +164,9 @@ func (o *Options) Validate() error {
 	}
 	if o.RequestQueue < 0 || o.RequestQueue > RequestQueueMax {
 		return fmt.Errorf("request queue must be 0..%d (0: %d), got %d", RequestQueueMax, RequestQueueMax, o.RequestQueue)
+	}
+	if o.Storage && o.Durability != DurabilityWAL {
+		return fmt.Errorf("storage needs a write-ahead journal")
 	}
 	if o.CheckpointInterval == 0 {
 		return fmt.Errorf("checkpoint interval must be positive")

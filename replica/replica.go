@@ -42,6 +42,13 @@ type Durable struct {
 	Superblock Superblock
 	journal    *journal
 	view       *viewHeaders
+	// Read, set by the harness for a replica on a disk (Options.Storage),
+	// reads the disk back: the superblock and the journal's live slots
+	// then come from it, not from memory (recover.go).
+	Read ReadFunc
+	// checkpoints are the last checkpoints the replica wrote: their states
+	// live beside the disk, and the superblock read back names one.
+	checkpoints [checkpointsKept]Snapshot
 }
 
 // viewHeaders is the part of the log that a write-ahead journal alone does not
@@ -212,6 +219,17 @@ type Replica struct {
 	// rewoundCommit: the checkpoint a defective install rewound to, stated
 	// as the vote's commit point until a view settles (see voteCommit).
 	rewoundCommit uint64
+
+	// store tracks the writes of a replica on a disk (storage.go); nil
+	// without Options.Storage. checkpoints are the last it wrote, newest
+	// first; storageMarks the marks a restart from disk owes its first step.
+	store        *storageState
+	checkpoints  [checkpointsKept]Snapshot
+	storageMarks []marks.Mark
+	// unsureOps are ops whose journal slot was faulty at a restart from
+	// disk, at or below the durable ack head and the known head: the vote
+	// holds them unsure until repair journals them (recover.go).
+	unsureOps []uint64
 }
 
 // New returns a replica starting a fresh cluster: view 0, Normal, empty log.
@@ -226,6 +244,10 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 	r.wm.headSum = r.wm.commitSum
 	r.status = StatusNormal
 	r.startNormalTimeouts()
+	if opts.Storage {
+		r.store = newStorageState(opts.JournalSlots)
+		r.journal.live.store = r.store
+	}
 	return r, nil
 }
 
@@ -237,8 +259,32 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	if opts.Storage && d.Read != nil && d.journal != nil {
+		return recoverFromDisk(opts, jitter, d)
+	}
 	r := newReplica(opts, jitter)
 	r.sb = d.Superblock
+	r.restoreSuperblock()
+	if opts.Durability == DurabilityWAL && d.journal != nil {
+		r.journal = d.journal
+		r.restoreWAL(d)
+		r.rejoin()
+		return r, nil
+	}
+	r.journal = newJournal(opts.JournalSlots, opts.Spare)
+	r.journalFloor = r.sb.Checkpoint.Op + 1
+	r.amnesiac = true
+	r.amnesiaUncounted = true
+	r.unsureTop = r.sb.AckHead
+	r.status = StatusRecovering
+	r.tProbe.start(r.jitter)
+	r.tRepair.stop()
+	return r, nil
+}
+
+// restoreSuperblock takes up the view, the commit point and the checkpoint's
+// state from the superblock, in a new incarnation.
+func (r *Replica) restoreSuperblock() {
 	r.sb.Incarnation++
 	r.incarnation = r.sb.Incarnation
 	r.view = r.sb.View
@@ -253,52 +299,44 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	if r.wm.commitMax < r.wm.commitMin {
 		r.wm.commitMax = r.wm.commitMin
 	}
-	if opts.Durability == DurabilityWAL && d.journal != nil {
-		r.journal = d.journal
-		// Walk the surviving journal up from the checkpoint: the head is the end
-		// of the chain that links to what we have applied.
-		for {
-			h, ok := r.journal.get(r.wm.sequencer + 1)
-			if !ok || h.Parent != r.wm.headSum {
-				break
-			}
-			r.wm.sequencer = h.Op
-			r.wm.headSum = h.Checksum
+}
+
+// restoreWAL takes up a surviving write-ahead journal: the head is the end of
+// the chain that links to what the checkpoint applied, and the view's headers
+// come back beside it (see rejoin).
+func (r *Replica) restoreWAL(d Durable) {
+	for {
+		h, ok := r.journal.get(r.wm.sequencer + 1)
+		if !ok || h.Parent != r.wm.headSum {
+			break
 		}
-		// Entries above a gap stay: this replica may have acked them, and
-		// the view it adopts next decides which of them are canonical.
-		if v := d.view; v != nil {
-			r.adopted = v.adopted
-			r.aside = v.aside
-			r.adoptedHead = v.adoptedHead
-			r.commitAnchor = v.anchor
-			switch {
-			case v.sequencer <= r.wm.sequencer:
-			case opts.Bugs.RestartSkipsAdoptedHead:
-				// The defect takes the chained prefix for the whole adopted
-				// view: the head above it, and every op acked past the gap,
-				// drop out of the next vote.
-				r.adoptedHead = min(r.adoptedHead, r.wm.sequencer)
-			default:
-				// The head of an adopted view whose bodies were still being
-				// repaired (after a transfer install below it, say): the log
-				// reaches it although the chain has a gap.
-				r.wm.sequencer = v.sequencer
-				r.wm.headSum = v.headSum
-			}
-		}
-		r.rejoin()
-		return r, nil
+		r.wm.sequencer = h.Op
+		r.wm.headSum = h.Checksum
 	}
-	r.journal = newJournal(opts.JournalSlots, opts.Spare)
-	r.journalFloor = cp.Op + 1
-	r.amnesiac = true
-	r.amnesiaUncounted = true
-	r.unsureTop = r.sb.AckHead
-	r.status = StatusRecovering
-	r.tProbe.start(r.jitter)
-	r.tRepair.stop()
-	return r, nil
+	// Entries above a gap stay: this replica may have acked them, and
+	// the view it adopts next decides which of them are canonical.
+	v := d.view
+	if v == nil {
+		return
+	}
+	r.adopted = v.adopted
+	r.aside = v.aside
+	r.adoptedHead = v.adoptedHead
+	r.commitAnchor = v.anchor
+	switch {
+	case v.sequencer <= r.wm.sequencer:
+	case r.opts.Bugs.RestartSkipsAdoptedHead:
+		// The defect takes the chained prefix for the whole adopted
+		// view: the head above it, and every op acked past the gap,
+		// drop out of the next vote.
+		r.adoptedHead = min(r.adoptedHead, r.wm.sequencer)
+	default:
+		// The head of an adopted view whose bodies were still being
+		// repaired (after a transfer install below it, say): the log
+		// reaches it although the chain has a gap.
+		r.wm.sequencer = v.sequencer
+		r.wm.headSum = v.headSum
+	}
 }
 
 // rejoin resumes a replica whose write-ahead journal survived: it remembers
@@ -325,7 +363,7 @@ func (r *Replica) rejoin() {
 // begin opens a step: it reports a restart that happened outside one.
 func (r *Replica) begin(out *Output) {
 	r.out = out
-	if r.amnesiaUncounted || r.announce {
+	if r.amnesiaUncounted || r.announce || r.storageMarks != nil {
 		// Only a restart's first tick or step: the rest is a call away.
 		r.beginRestarted()
 	}
@@ -336,6 +374,10 @@ func (r *Replica) beginRestarted() {
 		r.amnesiaUncounted = false
 		r.mark(marks.RestartAmnesiac)
 	}
+	for _, m := range r.storageMarks {
+		r.mark(m)
+	}
+	r.storageMarks = nil
 	if r.announce {
 		r.resume()
 	}
@@ -406,7 +448,7 @@ const genesisChecksum = 0x5eed5eed5eed5eed
 // Durable returns what survives a crash of this replica right now. The journal
 // is handed over whole: the crashed replica is never stepped again.
 func (r *Replica) Durable() Durable {
-	d := Durable{Superblock: r.sb}
+	d := Durable{Superblock: r.sb, checkpoints: r.checkpoints}
 	if r.opts.Durability == DurabilityWAL {
 		d.journal = r.journal
 		d.view = &viewHeaders{adopted: r.adopted, aside: r.aside, adoptedHead: r.adoptedHead,
@@ -422,7 +464,7 @@ func (r *Replica) Tick(out *Output) {
 	// Most ticks are quiet: nothing is due, no restart to report, no timeout
 	// fires. Such a tick moves only the clock, which no invariant reads, so
 	// the state the last step or tick checked is checked still.
-	busy := r.due != 0 || r.announce || r.amnesiaUncounted || r.clk.now >= r.clk.next
+	busy := r.due != 0 || r.announce || r.amnesiaUncounted || r.storageMarks != nil || r.clk.now >= r.clk.next
 	r.begin(out)
 	r.settle()
 	if r.clk.now >= r.clk.next {
@@ -432,6 +474,7 @@ func (r *Replica) Tick(out *Output) {
 	if busy {
 		r.checkInvariants()
 	}
+	r.flushStorage()
 	r.out = nil
 }
 

@@ -185,6 +185,11 @@ func (r *Replica) suffixEntry(o, commit uint64) SuffixEntry {
 	if o == r.wm.commitMin && o > 0 {
 		return SuffixEntry{Header: Header{Op: o, Checksum: r.wm.commitSum}}
 	}
+	if r.unsureOp(o) {
+		// Its slot was faulty at a restart: this replica may have acked it.
+		r.mark(marks.StorageUnsureVoted)
+		return SuffixEntry{Header: Header{Op: o}}
+	}
 	return SuffixEntry{Header: Header{Op: o}, Nack: o > commit && o > r.unsureTop}
 }
 
@@ -471,20 +476,30 @@ func (r *Replica) onStartView(m *Envelope, p StartView) {
 	invariant(r.id, r.logView == m.View, "adopt_start_view_normal", detailHolds)
 }
 
+// endAmnesia bounds what a replica that lost its journal, or could not vouch
+// for its head, holds unsure once it adopts a view with head op.
+func (r *Replica) endAmnesia(op uint64) {
+	if r.store != nil {
+		r.mark(marks.StorageHeadRecovered)
+	}
+	// Every op this replica could have acknowledged before it lost its
+	// journal lies at or below its durable ack head (set at restart) and
+	// at or below the head of the first view it adopts after (a
+	// quorum-acked op survives every later view change, and the gate
+	// refuses an old StartView of the view it acked in, below-ack): the
+	// lower bound keeps ops prepared while it was down from being held
+	// unsure.
+	r.amnesiac = false
+	r.unsureTop = min(r.unsureTop, op)
+	invariant(r.id, r.unsureTop <= op, "amnesia_ends_at_view_head", "unsure %d head %d", r.unsureTop, op)
+}
+
 // adoptStartView adopts the primary's log. The sequencer jumps to the announced
 // head even when bodies are missing: the headers are kept and repair fetches
 // the bodies.
 func (r *Replica) adoptStartView(view uint64, m StartView) {
 	if r.amnesiac {
-		// Every op this replica could have acknowledged before it lost its
-		// journal lies at or below its durable ack head (set at restart) and
-		// at or below the head of the first view it adopts after (a
-		// quorum-acked op survives every later view change, and the gate
-		// refuses an old StartView of the view it acked in, below-ack): the
-		// lower bound keeps ops prepared while it was down from being held
-		// unsure.
-		r.amnesiac = false
-		r.unsureTop = min(r.unsureTop, m.Op)
+		r.endAmnesia(m.Op)
 	}
 	r.mark(marks.StartViewInstalled)
 	r.view = view

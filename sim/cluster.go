@@ -64,6 +64,7 @@ type Cluster struct {
 	watch     []watch
 	expect    expectState
 	aimed     aimedState
+	disks     *disks // nil without Config.Storage
 }
 
 func newCluster(cfg Config, at Attach, trace *Trace) (*Cluster, error) {
@@ -101,6 +102,11 @@ func newCluster(cfg Config, at Attach, trace *Trace) (*Cluster, error) {
 		return nil, err
 	}
 	c.net = net
+	if cfg.Storage.On {
+		if c.disks, err = newDisks(&cfg, cfg.Seed); err != nil {
+			return nil, err
+		}
+	}
 	c.net.SetWeatherStream(prng.New(cfg.Seed, prng.StreamWeather))
 	for _, d := range cfg.ExtraDelays {
 		c.net.SetExtraDelay(d.From, d.To, d.Ticks)
@@ -169,6 +175,7 @@ func (c *Cluster) Crash(i int) {
 		return
 	}
 	c.durable[i] = r.Durable()
+	c.crashDisk(i)
 	c.releaseCrashed(r)
 	c.replicas[i] = nil
 	c.restartAt[i] = 0
@@ -184,15 +191,23 @@ func (c *Cluster) Restart(i int) {
 		return
 	}
 	d := c.durable[i]
+	if c.disks != nil {
+		d.Read = c.readBack(i)
+	}
 	r, err := replica.Restart(c.replicaOptions(i), c.jitter[i], d)
 	if err != nil {
 		panic(err)
 	}
+	d.Read = nil
 	c.replicas[i] = r
 	c.restartAt[i] = 0
 	c.net.SetNodeDown(i, false)
 	c.stats.Restarts++
 	c.checker.Restart(c.now, i, d.Superblock.Checkpoint.Op)
+	if c.disks != nil {
+		c.checker.RestartFromDisk(i, c.disks.r[i].promised)
+		c.traceFaults(i)
+	}
 	c.trace.node(c.now, lineRestart, i)
 }
 
@@ -225,6 +240,7 @@ func (c *Cluster) step() {
 		c.aimedInLiveness()
 	}
 	c.net.Tick(c.now)
+	c.tickDisks()
 	if c.recording != nil && !c.liveness.active {
 		c.recording.links(c)
 	}
@@ -235,7 +251,7 @@ func (c *Cluster) step() {
 		}
 		c.out.Reset()
 		r.Tick(&c.out)
-		if len(c.out.Events) == 0 && len(c.out.Messages) == 0 {
+		if len(c.out.Events) == 0 && len(c.out.Messages) == 0 && len(c.out.Writes) == 0 {
 			// Most ticks a replica says nothing; flush would only check
 			// the events bound.
 			c.checkEventsMax()
@@ -294,8 +310,11 @@ func (c *Cluster) flush(i int) {
 		c.report(i, e)
 		c.observe(e)
 	}
+	if c.disks != nil {
+		c.writes(i)
+	}
 	for k := range c.out.Messages {
-		c.submit(&c.out.Messages[k])
+		c.send(i, &c.out.Messages[k])
 	}
 	c.checkEventsMax()
 }

@@ -110,6 +110,10 @@ type Config struct {
 
 	// Expect are progress checks the run makes (sim/expect.go).
 	Expect []Expectation
+
+	// Storage puts each replica's journal on a simulated disk
+	// (storage_config.go); off, nothing about a run changes.
+	Storage Storage
 }
 
 // DefaultConfig is `vsrsim run --seed N` with default options: network faults
@@ -154,7 +158,7 @@ func DefaultConfig(seed uint64) Config {
 
 // Validate returns a one-line error for a configuration that cannot run.
 func (c *Config) Validate() error {
-	for _, check := range []func() error{c.validateShape, c.validateOptions, c.validateLinks, c.validateRun} {
+	for _, check := range []func() error{c.validateShape, c.validateOptions, c.validateLinks, c.validateRun, c.validateStorage} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -247,6 +251,7 @@ func (c *Config) ReplicaOptions(id int) replica.Options {
 	o.Protocol = c.Protocol
 	o.Bugs = c.Bugs
 	o.RequestQueue = c.RequestQueue
+	o.Storage = c.Storage.On
 	return o
 }
 

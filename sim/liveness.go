@@ -28,6 +28,7 @@ func (c *Cluster) startLiveness() {
 	}
 	c.net.SetFaultsEnabled(false)
 	c.net.HealAll()
+	c.coreDisksClean(core)
 	c.aimedAtLiveness(core)
 	// Fully connect the core: no extra delay between core replicas or between
 	// them and the clients. A replica outside the core keeps its slow links.

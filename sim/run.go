@@ -56,12 +56,15 @@ type Result struct {
 	// was not judged).
 	RecoveryTicks uint64
 	// Assists are the harness's interventions in the run, in order.
-	Assists   []Assist
-	Ticks     uint64
-	Events    uint64
-	TraceHash string
-	Committed uint64
-	Stats     Stats
+	Assists []Assist
+	// StorageFaults counts the faults the replicas' disks injected (0
+	// without storage).
+	StorageFaults int
+	Ticks         uint64
+	Events        uint64
+	TraceHash     string
+	Committed     uint64
+	Stats         Stats
 	// Marks counts the protocol branches the run took (docs/marks.md); it is
 	// not part of the trace hash.
 	Marks   marks.Counts
@@ -103,6 +106,8 @@ func Run(cfg Config, at Attach) (Result, error) {
 	c.initExpect()
 	res := Result{Seed: cfg.Seed, Scenario: cfg.Scenario, Bugs: cfg.Bugs.Names(), Replicas: cfg.Replicas}
 	c.runLoop(&res)
+	c.judgeStorage(&res)
+	res.StorageFaults = c.StorageFaults()
 	res.Ticks = c.now
 	res.Events = t.Lines()
 	res.TraceHash = t.Hash()

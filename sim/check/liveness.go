@@ -242,6 +242,12 @@ const (
 	// that may have committed (committed, or acked by a replication quorum),
 	// and no live replica has applied past it.
 	RuleCommittedOpLost = "committed-op-lost"
+	// RuleStorageBeyondF: the disks' own fault record shows, before the
+	// finding, a journal slot faulty on a replication quorum of replicas or
+	// every superblock copy of one replica faulty: past what the protocol
+	// promises to survive, which only an atlas that is off or a scripted
+	// fault the atlas forbade can bring (sim/storage.go).
+	RuleStorageBeyondF = "storage-beyond-f"
 )
 
 // Stalled judges a run whose core did not converge: unrecoverable (with the

@@ -93,6 +93,15 @@ func (c *Checker) Restart(tick uint64, i int, checkpointOp uint64) {
 	}
 }
 
+// RestartFromDisk adjusts a restart of replica i from a simulated disk by
+// what the harness knows: promised is the highest view its messages that
+// reached the wire acted in. A view it held only in memory, before its
+// superblock landed, it may come back below; one it acted in, never.
+func (c *Checker) RestartFromDisk(i int, promised uint64) {
+	r := &c.replicas[i]
+	r.view = min(r.view, promised)
+}
+
 // checkWhole ends an amnesiac spell once the replica applied every op
 // committed when it restarted.
 func (c *Checker) checkWhole(i int) {

@@ -1,0 +1,242 @@
+package replica
+
+import "encoding/binary"
+
+// Storage: with Options.Storage a replica keeps its write-ahead journal and
+// superblock on a disk the harness simulates (docs/storage.md). The replica
+// does no I/O: each step it asks for writes (Output.Writes), and a restart
+// reads back what the disk holds (Durable.Read), checks every record and
+// recovers from what it finds. The harness lands the writes after a latency
+// and holds every message a replica sends until the writes it asked for
+// before it have landed (a fenced write), so nothing leaves before what it
+// promises is durable; a superblock write lands only after every earlier
+// write, so the superblock never points past data still in flight.
+
+// StorageZone is a zone of the disk, numbered as disksim numbers its zones.
+type StorageZone uint8
+
+// The zones a replica writes.
+const (
+	ZoneSuperblock StorageZone = iota
+	ZoneHeaders
+	ZonePrepares
+)
+
+// SuperblockCopies is how many copies of its superblock a replica writes.
+const SuperblockCopies = 4
+
+// Record sizes in bytes: a header record fits a 128-byte sector, a prepare two.
+const (
+	HeaderRecordBytes     = 128
+	PrepareRecordBytes    = 256
+	SuperblockRecordBytes = 128
+)
+
+// Write is one write a step asks for: Data[Off:Off+Len] of Output.WriteData to
+// slot Slot of zone Zone. Fenced: the messages of this step, and of every
+// later one, wait until it has landed.
+type Write struct {
+	Zone     StorageZone
+	Slot     int
+	Off, Len int
+	Fenced   bool
+}
+
+// Bytes returns the data of w, valid until the Output is reset.
+func (o *Output) Bytes(w *Write) []byte { return o.WriteData[w.Off : w.Off+w.Len] }
+
+// ReadFunc reads one slot back from the disk: its bytes and whether a sector
+// of it read damaged (an I/O error). The bytes are valid until the next call.
+type ReadFunc func(z StorageZone, slot int) ([]byte, bool)
+
+// Record kinds, the first word of every record. Zero is a slot never written.
+const (
+	recordNone       uint64 = 0
+	recordHeader     uint64 = 0x5653520148 // "H"
+	recordPrepare    uint64 = 0x5653520150 // "P"
+	recordBlank      uint64 = 0x5653520142 // "B": a slot whose op was taken out
+	recordSuperblock uint64 = 0x5653520153 // "S"
+)
+
+// recordWords is the most words a record holds, checksum included.
+const recordWords = 16
+
+type recWords struct {
+	w [recordWords]uint64
+	n int
+}
+
+func (w *recWords) add(v ...uint64) { w.n += copy(w.w[w.n:], v) }
+
+// seal appends the record checksum: it covers every word, the kind and the
+// slot among them, so a record read back from another slot than its own, or
+// torn, or damaged, fails it.
+func (w *recWords) seal() { w.add(recordChecksum(w.w[:w.n])) }
+
+func recordChecksum(ws []uint64) uint64 {
+	x := uint64(0x243f6a8885a308d3)
+	for _, v := range ws {
+		x = checksumMix(x ^ v)
+	}
+	return x | 1 // never zero: a zeroed slot never verifies
+}
+
+func (w *recWords) put(buf []byte) {
+	for i := 0; i < w.n; i++ {
+		binary.LittleEndian.PutUint64(buf[8*i:], w.w[i])
+	}
+}
+
+// decodeWords reads n words and verifies the trailing checksum word.
+func decodeWords(buf []byte, n int) (recWords, bool) {
+	var w recWords
+	if len(buf) < 8*(n+1) {
+		return w, false
+	}
+	for i := 0; i <= n; i++ {
+		w.w[i] = binary.LittleEndian.Uint64(buf[8*i:])
+	}
+	w.n = n
+	return w, w.w[n] == recordChecksum(w.w[:n])
+}
+
+// headerRecWords lays a header out without its body.
+func headerRecWords(w *recWords, kind uint64, slot int, h *Header) {
+	w.add(kind, uint64(slot), h.Op, h.View, h.Parent, h.Checksum, h.Commit, h.Client, h.Request, h.Timestamp)
+}
+
+const headerRecordWords = 10
+
+func encodeHeader(buf []byte, slot int, h *Header) {
+	var w recWords
+	headerRecWords(&w, recordHeader, slot, h)
+	w.seal()
+	w.put(buf)
+}
+
+func encodePrepare(buf []byte, slot int, h *Header) {
+	var w recWords
+	headerRecWords(&w, recordPrepare, slot, h)
+	w.add(uint64(h.Body.Kind), uint64(h.Body.Key), h.Body.Value)
+	w.seal()
+	w.put(buf)
+}
+
+func encodeBlank(buf []byte, kind uint64, slot int) {
+	var w recWords
+	w.add(recordBlank, uint64(slot), kind)
+	w.seal()
+	w.put(buf)
+}
+
+func wordsHeader(w *recWords) Header {
+	return Header{Op: w.w[2], View: w.w[3], Parent: w.w[4], Checksum: w.w[5], Commit: w.w[6],
+		Client: w.w[7], Request: w.w[8], Timestamp: w.w[9]}
+}
+
+// superblockWords lays out the superblock fields a copy holds, behind its
+// sequence number. The checkpoint's state is not among them: the harness
+// keeps it beside the disk, never faulty (docs/storage.md).
+func superblockWords(w *recWords, copyIdx int, seq uint64, sb *Superblock) {
+	w.add(recordSuperblock, uint64(copyIdx), seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
+		sb.AckHead, sb.AckView, sb.AckViewHead, sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum)
+}
+
+const superblockRecordWords = 13
+
+// sbFields are the superblock fields a copy stores: what decides whether a
+// new copy is due.
+type sbFields struct {
+	view, logView, commitMax, incarnation, ackHead, ackView, ackViewHead uint64
+	cpOp, cpSum, cpState                                                 uint64
+}
+
+func fieldsOf(sb *Superblock) sbFields {
+	return sbFields{sb.View, sb.LogView, sb.CommitMax, sb.Incarnation, sb.AckHead, sb.AckView, sb.AckViewHead,
+		sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum}
+}
+
+// storageState is what a replica on a disk tracks of its writes.
+type storageState struct {
+	// dirty lists the journal slots changed since the last flush; marked
+	// says which are listed.
+	dirty  []int32
+	marked []bool
+	// written is the superblock as last written; seq its sequence number.
+	written sbFields
+	seq     uint64
+}
+
+func newStorageState(slots int) *storageState {
+	return &storageState{marked: make([]bool, slots), dirty: make([]int32, 0, 16)}
+}
+
+// touch notes that journal slot i changed.
+func (s *storageState) touch(i int) {
+	if s != nil && !s.marked[i] {
+		s.marked[i] = true
+		s.dirty = append(s.dirty, int32(i))
+	}
+}
+
+// flushStorage asks for the writes this step made due: each changed journal
+// slot (both copies, or blanks where the op was taken out), then, ordered
+// after them, the superblock if it changed.
+func (r *Replica) flushStorage() {
+	s := r.store
+	if s == nil {
+		return
+	}
+	for _, i := range s.dirty {
+		s.marked[i] = false
+		slot := int(i)
+		if h := r.journal.live.slots[slot]; h.Checksum != 0 {
+			r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeHeader(b, slot, &h) })
+			r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodePrepare(b, slot, &h) })
+			continue
+		}
+		r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, recordHeader, slot) })
+		r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, recordPrepare, slot) })
+	}
+	s.dirty = s.dirty[:0]
+	if f := fieldsOf(&r.sb); f != s.written {
+		r.writeSuperblockCopies()
+	}
+	invariant(r.id, len(s.dirty) == 0, "storage_flushed", detailStorage)
+	invariant(r.id, fieldsOf(&r.sb) == s.written, "storage_flushed", detailStorage)
+}
+
+// writeSuperblockCopies writes every copy of the superblock under the next
+// sequence number. With superblock-trusts-torn the writes are not fenced:
+// the replica acts on the new superblock before it has landed.
+func (r *Replica) writeSuperblockCopies() {
+	s := r.store
+	s.seq++
+	s.written = fieldsOf(&r.sb)
+	if cp := r.sb.Checkpoint; cp != r.checkpoints[0] {
+		copy(r.checkpoints[1:], r.checkpoints[:checkpointsKept-1])
+		r.checkpoints[0] = cp
+	}
+	fenced := !r.opts.Bugs.SuperblockTrustsTorn
+	for c := 0; c < SuperblockCopies; c++ {
+		r.write(ZoneSuperblock, c, SuperblockRecordBytes, fenced, func(b []byte) {
+			var w recWords
+			superblockWords(&w, c, s.seq, &r.sb)
+			w.seal()
+			w.put(b)
+		})
+	}
+	invariant(r.id, s.written == fieldsOf(&r.sb), "superblock_written", detailStorage)
+}
+
+// zeroRecord is what a write's bytes start from.
+var zeroRecord [PrepareRecordBytes]byte
+
+// write appends a write of size bytes, filled by fill, to the step's output.
+func (r *Replica) write(z StorageZone, slot, size int, fenced bool, fill func([]byte)) {
+	o := r.out
+	off := len(o.WriteData)
+	o.WriteData = append(o.WriteData, zeroRecord[:size]...)
+	fill(o.WriteData[off : off+size])
+	o.Writes = append(o.Writes, Write{Zone: z, Slot: slot, Off: off, Len: size, Fenced: fenced})
+}

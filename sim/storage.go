@@ -1,0 +1,381 @@
+package sim
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"vsrsim/disksim"
+	"vsrsim/prng"
+	"vsrsim/replica"
+	"vsrsim/sim/check"
+)
+
+// The harness side of storage (Config.Storage; docs/storage.md): each replica's
+// disk, the writes a replica asked for in flight on it, and the messages held
+// until those writes land. A replica's messages wait for every fenced write it
+// asked for up to when it sent them, as a process that syncs before it sends;
+// a superblock write starts only once every earlier write of its replica has
+// landed, as a superblock written after the data it describes. A crash ends
+// the writes in flight (the disk may tear them) and the messages still held:
+// they never left.
+
+// disks is the cluster's storage: nil when Storage is off.
+type disks struct {
+	atlas *disksim.Atlas
+	r     []diskOf
+	// completions is Advance's buffer, reused.
+	completions []disksim.Completion
+	// beyond is the first time the disks' own record showed a fault past
+	// what the protocol promises to survive (storageBeyondF).
+	beyond beyondF
+	// faults counts the faults traced so far, of every disk.
+	faults int
+}
+
+// diskOf is one replica's disk and what is in flight on it.
+type diskOf struct {
+	disk *disksim.Disk
+	// fenced maps a fenced write in flight to its fence number; fences
+	// counts fenced writes asked for, landed the fence numbers landed out of
+	// the first unlanded one.
+	fenced map[disksim.WriteID]uint64
+	fences uint64
+	open   []uint64 // fence numbers asked for and not landed, ascending
+	// inFlight are the ids of writes submitted and not landed, ascending.
+	inFlight []disksim.WriteID
+	// deferred are superblock writes waiting for every write before them.
+	deferred []deferredWrite
+	// held are messages waiting for their fence.
+	held []heldMessage
+	// traced counts this disk's faults already traced.
+	traced int
+	// promised is the highest view the replica acted in on the wire.
+	promised uint64
+}
+
+type deferredWrite struct {
+	zone   disksim.Zone
+	slot   int
+	data   []byte
+	fence  uint64 // 0: not fenced
+	after  disksim.WriteID
+	copies int
+}
+
+type heldMessage struct {
+	m     replica.Message
+	fence uint64
+}
+
+// beyondF records the first fault that put storage past the atlas's promise.
+type beyondF struct {
+	tick   uint64
+	what   string
+	passed bool
+}
+
+func newDisks(cfg *Config, seed uint64) (*disks, error) {
+	s := &cfg.Storage
+	geo := cfg.diskGeometry()
+	atlas, err := disksim.NewAtlas(disksim.AtlasOptions{
+		Replicas: cfg.Replicas, Quorum: replica.QuorumReplication(cfg.Replicas), Geometry: geo, Off: s.AtlasOff,
+	}, prng.New(seed, prng.StreamDiskAtlas))
+	if err != nil {
+		return nil, err
+	}
+	ds := &disks{atlas: atlas, r: make([]diskOf, cfg.Replicas)}
+	for i := range ds.r {
+		d, err := disksim.New(disksim.Options{
+			Geometry: geo, Replica: i, Atlas: atlas,
+			WriteLatencyMinTicks: s.LatencyMinTicks, WriteLatencyMeanTicks: s.LatencyMeanTicks,
+			ReadLatent: s.ReadFault, WriteDamaged: s.WriteFault, WriteMisdirected: s.Misdirect,
+			WriteLost: s.Lost, CrashTorn: s.Torn,
+		}, prng.New(seed, prng.StreamDiskBase+prng.StreamID(i)))
+		if err != nil {
+			return nil, err
+		}
+		ds.r[i] = diskOf{disk: d, fenced: make(map[disksim.WriteID]uint64)}
+	}
+	return ds, nil
+}
+
+// writes hands a step's writes to replica i's disk and reports whether the
+// step's messages may leave now.
+func (c *Cluster) writes(i int) {
+	d := &c.disks.r[i]
+	out := &c.out
+	for k := range out.Writes {
+		w := &out.Writes[k]
+		fence := uint64(0)
+		if w.Fenced {
+			d.fences++
+			fence = d.fences
+			d.open = append(d.open, fence)
+		}
+		z := disksim.Zone(w.Zone)
+		if w.Zone == replica.ZoneSuperblock && (len(d.inFlight) > 0 || len(d.deferred) > 0) {
+			after := disksim.WriteID(0)
+			if len(d.inFlight) > 0 {
+				after = d.inFlight[len(d.inFlight)-1]
+			}
+			d.deferred = append(d.deferred, deferredWrite{zone: z, slot: w.Slot, data: slices.Clone(out.Bytes(w)), fence: fence, after: after})
+			continue
+		}
+		c.submitWrite(d, z, w.Slot, out.Bytes(w), fence)
+	}
+}
+
+func (c *Cluster) submitWrite(d *diskOf, z disksim.Zone, slot int, data []byte, fence uint64) {
+	id := d.disk.Write(c.now, z, slot, data)
+	d.inFlight = append(d.inFlight, id)
+	if fence != 0 {
+		d.fenced[id] = fence
+	}
+}
+
+// send puts replica i's message on the network, or holds it for its fence.
+func (c *Cluster) send(i int, m *replica.Message) {
+	if c.disks == nil {
+		c.submit(m)
+		return
+	}
+	d := &c.disks.r[i]
+	if len(d.open) == 0 && len(d.held) == 0 {
+		c.sent(d, m)
+		return
+	}
+	d.held = append(d.held, heldMessage{m: *m, fence: d.fences})
+}
+
+// sent submits a message that left, noting the view it acts in.
+func (c *Cluster) sent(d *diskOf, m *replica.Message) {
+	switch m.Command {
+	case replica.CmdPrepare, replica.CmdPrepareOK, replica.CmdCommit, replica.CmdCommitOK,
+		replica.CmdStartViewChange, replica.CmdDoViewChange, replica.CmdStartView:
+		d.promised = max(d.promised, m.View)
+	}
+	c.submit(m)
+}
+
+// tickDisks lands the writes due on every disk, starts the superblock writes
+// that were waiting for them, and lets go of the messages whose writes landed.
+func (c *Cluster) tickDisks() {
+	if c.disks == nil {
+		return
+	}
+	for i := range c.disks.r {
+		d := &c.disks.r[i]
+		if due, ok := d.disk.NextDue(); !ok || due > c.now {
+			continue
+		}
+		c.disks.completions = d.disk.Advance(c.now, c.disks.completions[:0])
+		for _, w := range c.disks.completions {
+			c.landed(d, w.ID)
+		}
+		c.startDeferred(d)
+		c.releaseHeld(d)
+		c.traceFaults(i)
+	}
+}
+
+// landed forgets a write that landed and, if fenced, its fence.
+func (c *Cluster) landed(d *diskOf, id disksim.WriteID) {
+	if k, ok := slices.BinarySearch(d.inFlight, id); ok {
+		d.inFlight = slices.Delete(d.inFlight, k, k+1)
+	}
+	if f, ok := d.fenced[id]; ok {
+		delete(d.fenced, id)
+		if k, ok := slices.BinarySearch(d.open, f); ok {
+			d.open = slices.Delete(d.open, k, k+1)
+		}
+	}
+}
+
+// startDeferred submits the superblock writes whose earlier writes landed.
+func (c *Cluster) startDeferred(d *diskOf) {
+	for len(d.deferred) > 0 {
+		w := d.deferred[0]
+		if len(d.inFlight) > 0 && d.inFlight[0] <= w.after {
+			return
+		}
+		d.deferred = d.deferred[1:]
+		c.submitWrite(d, w.zone, w.slot, w.data, w.fence)
+	}
+}
+
+// releaseHeld sends the held messages whose fence has landed, in order.
+func (c *Cluster) releaseHeld(d *diskOf) {
+	k := 0
+	for ; k < len(d.held); k++ {
+		if len(d.open) > 0 && d.open[0] <= d.held[k].fence {
+			break
+		}
+		c.sent(d, &d.held[k].m)
+	}
+	d.held = d.held[:copy(d.held, d.held[k:])]
+}
+
+// crashDisk ends what was in flight on replica i's disk: the disk decides the
+// fate of each pending write; deferred writes and held messages never left.
+func (c *Cluster) crashDisk(i int) {
+	if c.disks == nil {
+		return
+	}
+	d := &c.disks.r[i]
+	d.disk.Crash(c.now)
+	if n := len(d.held); n > 0 {
+		c.Note(fmt.Sprintf("r%d crashed with %d messages waiting for its disk", i, n))
+	}
+	d.held, d.deferred, d.open, d.inFlight = d.held[:0], d.deferred[:0], d.open[:0], d.inFlight[:0]
+	clear(d.fenced)
+	c.traceFaults(i)
+}
+
+// readBack is the ReadFunc of replica i's restart: every read goes to its
+// disk now (and may draw a latent error).
+func (c *Cluster) readBack(i int) replica.ReadFunc {
+	d := c.disks.r[i].disk
+	return func(z replica.StorageZone, slot int) ([]byte, bool) {
+		return d.Read(c.now, disksim.Zone(z), slot)
+	}
+}
+
+// traceFaults traces the faults replica i's disk injected since last time and
+// checks each against the atlas's promise.
+func (c *Cluster) traceFaults(i int) {
+	d := &c.disks.r[i]
+	faults := d.disk.Faults()
+	for ; d.traced < len(faults); d.traced++ {
+		f := faults[d.traced]
+		c.disks.faults++
+		c.Note("disk " + f.String())
+		c.checkBeyondF(f)
+	}
+}
+
+// checkBeyondF notes the first fault that leaves a journal slot faulty on a
+// replication quorum, or every superblock copy of a replica faulty. Only an
+// atlas that is off, or a scripted fault it forbade, can: with the atlas on
+// the disks never go there.
+func (c *Cluster) checkBeyondF(f disksim.Fault) {
+	b := &c.disks.beyond
+	if b.passed || (!c.disks.atlas.Off() && !f.Forbidden) {
+		return
+	}
+	all := make([]*disksim.Disk, len(c.disks.r))
+	for k := range c.disks.r {
+		all[k] = c.disks.r[k].disk
+	}
+	switch f.Zone {
+	case disksim.ZoneHeaders, disksim.ZonePrepares:
+		for _, slot := range []int{f.Slot, f.Target} {
+			if slot == disksim.NoSlot {
+				continue
+			}
+			set := disksim.DamagedReplicas(all, disksim.ZoneHeaders, slot) | disksim.DamagedReplicas(all, disksim.ZonePrepares, slot)
+			if q := replica.QuorumReplication(c.cfg.Replicas); bits.OnesCount64(set) >= q {
+				b.tick, b.passed = f.Tick, true
+				b.what = fmt.Sprintf("journal slot %d faulty on %d replicas (a replication quorum is %d)", slot, bits.OnesCount64(set), q)
+				return
+			}
+		}
+	case disksim.ZoneSuperblock:
+		d := c.disks.r[f.Replica].disk
+		for s := 0; s < diskSuperblocks; s++ {
+			if !d.Damaged(disksim.ZoneSuperblock, s) {
+				return
+			}
+		}
+		b.tick, b.passed = f.Tick, true
+		b.what = fmt.Sprintf("every superblock copy of r%d faulty", f.Replica)
+	}
+}
+
+// StorageFaults is the number of faults the disks injected so far.
+func (c *Cluster) StorageFaults() int {
+	if c.disks == nil {
+		return 0
+	}
+	return c.disks.faults
+}
+
+// coreDisksClean stops the random faults of the core's disks as the liveness
+// phase begins, as the VOPR does: the core must converge, and faults it no
+// longer meets cannot excuse it. Scripted faults still apply.
+func (c *Cluster) coreDisksClean(core []int) {
+	if c.disks == nil {
+		return
+	}
+	for _, i := range core {
+		c.disks.r[i].disk.SetFaultsEnabled(false)
+	}
+}
+
+// errNoDisk is the one-line error of a storage action in a run without disks.
+var errNoDisk = fmt.Errorf("no disks: storage actions need storage on (a storage setting) and a write-ahead journal")
+
+// CorruptEntry damages the copies of op's journal slot on replica i's disk
+// (which may be down): the header ring's, the prepare's, or both. The damage
+// lasts until the slot is written again.
+func (c *Cluster) CorruptEntry(i int, op uint64, which EntryCopy) error {
+	if c.disks == nil {
+		return errNoDisk
+	}
+	d := c.disks.r[i].disk
+	slot := int(op % uint64(c.cfg.JournalSlots))
+	if which&EntryHeader != 0 {
+		d.Corrupt(c.now, disksim.ZoneHeaders, slot)
+	}
+	if which&EntryBody != 0 {
+		d.Corrupt(c.now, disksim.ZonePrepares, slot)
+	}
+	c.traceFaults(i)
+	return nil
+}
+
+// CorruptSuperblock damages every superblock copy of replica i's disk but the
+// last, which a script may then leave for a torn or later write to spoil.
+func (c *Cluster) CorruptSuperblock(i int) error {
+	if c.disks == nil {
+		return errNoDisk
+	}
+	for s := 0; s < diskSuperblocks-1; s++ {
+		c.disks.r[i].disk.Corrupt(c.now, disksim.ZoneSuperblock, s)
+	}
+	c.traceFaults(i)
+	return nil
+}
+
+// MisdirectEntry arms replica i's disk so that the next write of op's prepare
+// lands on target's slot instead, leaving op's slot as it was.
+func (c *Cluster) MisdirectEntry(i int, op, target uint64) error {
+	if c.disks == nil {
+		return errNoDisk
+	}
+	n := uint64(c.cfg.JournalSlots)
+	if op%n == target%n {
+		return fmt.Errorf("misdirect op %d -> op %d: both ops share a journal slot", op, target)
+	}
+	c.disks.r[i].disk.Misdirect(disksim.ZonePrepares, int(op%n), int(target%n))
+	return nil
+}
+
+// judgeStorage turns a finding into unrecoverable, naming storage-beyond-f,
+// when the disks' own record shows storage past the atlas's promise before
+// the finding's tick. The finding stays in the evidence.
+func (c *Cluster) judgeStorage(res *Result) {
+	if c.disks == nil || !c.disks.beyond.passed || !res.Verdict.Failed() {
+		return
+	}
+	at := c.now
+	if c.failure != nil {
+		at = c.failure.Tick
+	}
+	b := &c.disks.beyond
+	if b.tick > at {
+		return
+	}
+	res.Evidence = fmt.Sprintf("t=%d %s, before the finding: %s %s", b.tick, b.what, res.Invariant, res.Evidence)
+	res.Verdict, res.Invariant, res.Rule = VerdictUnrecoverable, "unrecoverable", check.RuleStorageBeyondF
+}

@@ -1,0 +1,119 @@
+package sim
+
+import (
+	"fmt"
+
+	"vsrsim/disksim"
+	"vsrsim/prng"
+	"vsrsim/replica"
+)
+
+// Storage configures the replicas' simulated disks (disksim). Off (the zero
+// value), a write-ahead journal survives a restart exactly as written and the
+// run draws nothing for storage, so every trace from before disks existed is
+// unchanged. On, each replica journals to a disk of its own: writes land after
+// a drawn latency, the messages a replica sends wait for the writes it made
+// before them, and a restart reads back what the disk holds, faults and all.
+type Storage struct {
+	On bool
+	// Fault ratios, per read of a slot (ReadFault: a latent sector error) or
+	// per completed write (WriteFault: a damaged sector; Misdirect: the write
+	// lands on another slot of its zone; Lost: it never lands), and per write
+	// pending at a crash (Torn).
+	ReadFault  prng.Ratio
+	WriteFault prng.Ratio
+	Misdirect  prng.Ratio
+	Lost       prng.Ratio
+	Torn       prng.Ratio
+	// LatencyMinTicks and LatencyMeanTicks shape a write's latency: the
+	// least, and the mean of an exponential extra on top.
+	LatencyMinTicks  uint64
+	LatencyMeanTicks uint64
+	// AtlasOff lets a fault land anywhere, beyond what the protocol promises
+	// to survive; the verdict then names storage-beyond-f where the disks'
+	// own record shows a slot faulty on a replication quorum.
+	AtlasOff bool
+}
+
+// Faulty reports whether the disks may inject a random fault.
+func (s *Storage) Faulty() bool {
+	return !s.ReadFault.Zero() || !s.WriteFault.Zero() || !s.Misdirect.Zero() || !s.Lost.Zero() || !s.Torn.Zero()
+}
+
+// StorageLatencyMax bounds a write latency setting: a second of virtual time.
+const StorageLatencyMax = 100
+
+func (c *Config) validateStorage() error { return c.Storage.validate(c) }
+
+func (s *Storage) validate(c *Config) error {
+	if !s.On {
+		return nil
+	}
+	if c.Durability != replica.DurabilityWAL {
+		return fmt.Errorf("storage needs a write-ahead journal (journal wal): a memory journal writes nothing to disk")
+	}
+	if s.LatencyMinTicks > StorageLatencyMax || s.LatencyMeanTicks > StorageLatencyMax {
+		return fmt.Errorf("storage latency must be 0..%d ticks, got min=%d mean=%d", StorageLatencyMax, s.LatencyMinTicks, s.LatencyMeanTicks)
+	}
+	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn} {
+		if !r.Zero() && r.Num > r.Den {
+			return fmt.Errorf("a storage fault probability must be at most 1, got %d/%d", r.Num, r.Den)
+		}
+	}
+	return nil
+}
+
+// Disk geometry of a replica: a sector holds a header record, a prepare two
+// sectors (so a crash can tear one), the superblock four copies.
+const (
+	diskSectorSize     = 128
+	diskPrepareSectors = 2
+	diskSuperblocks    = 4
+)
+
+func (c *Config) diskGeometry() disksim.Geometry {
+	return disksim.Geometry{
+		SectorSize:        diskSectorSize,
+		SuperblockCopies:  diskSuperblocks,
+		JournalSlots:      c.JournalSlots,
+		HeaderSectors:     1,
+		PrepareSectors:    diskPrepareSectors,
+		CheckpointSlots:   1,
+		CheckpointSectors: 1,
+	}
+}
+
+// EntryCopy names which copies of a journal entry a scripted corruption hits.
+type EntryCopy uint8
+
+// The copies of a journal entry: the header ring's and the prepare's.
+const (
+	EntryHeader EntryCopy = 1 << iota
+	EntryBody
+	EntryBoth = EntryHeader | EntryBody
+)
+
+func (e EntryCopy) String() string {
+	switch e {
+	case EntryHeader:
+		return "header"
+	case EntryBody:
+		return "body"
+	case EntryBoth:
+		return "both"
+	}
+	return fmt.Sprintf("EntryCopy(%d)", uint8(e))
+}
+
+// ParseEntryCopy reads header, body or both.
+func ParseEntryCopy(s string) (EntryCopy, error) {
+	switch s {
+	case "header":
+		return EntryHeader, nil
+	case "body":
+		return EntryBody, nil
+	case "both":
+		return EntryBoth, nil
+	}
+	return 0, fmt.Errorf("%q: want header, body or both", s)
+}
