@@ -100,9 +100,13 @@ func isZero(b []byte) bool {
 // classify weighs the two copies of a slot.
 func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 	prepareHolds := !pc.bad && pc.kind == recordPrepare
-	if trustPrepare && prepareHolds {
-		// checksum-ignores-slot: whatever prepare verifies is the slot's op.
-		return slotRead{class: slotIntact, entry: pc.header, has: true}
+	if trustPrepare && !pc.bad {
+		// checksum-ignores-slot: whatever the prepare copy says, verified
+		// by its checksum alone, is the slot's content.
+		if prepareHolds {
+			return slotRead{class: slotIntact, entry: pc.header, has: true}
+		}
+		return slotRead{class: slotEmpty}
 	}
 	if s, ok := agree(hc, pc); ok {
 		return s
@@ -197,9 +201,15 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.restoreCheckpoint(d)
 	r.restoreSuperblock()
 	r.store.seq, r.store.written = rec.seq, fieldsOf(&rec.sb)
-	r.refill(rec)
+	cut := r.refill(rec)
 	r.journal.live.store = r.store
 	r.restoreWAL(d)
+	if cut != 0 {
+		r.forgetFrom(cut)
+	}
+	if rec.faulty > 0 && opts.Bugs.CorruptSlotNacks {
+		r.headFromJournal()
+	}
 	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "recover_head_above_checkpoint", "head %d checkpoint %d", r.wm.sequencer, r.wm.commitMin)
 	invariant(r.id, rec.faulty == 0 || rec.lowest > r.sb.Checkpoint.Op, "recover_faulty_above_checkpoint", "lowest %d", rec.lowest)
 	if rec.faulty == 0 || opts.Bugs.TruncateOnCorrupt || opts.Bugs.CorruptSlotNacks {
@@ -219,7 +229,8 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 // acknowledged (a write the crash tore, say): it is empty. The ops a slot may
 // hold at or below the ack head are held unsure: the replica votes, but never
 // nacks them, and repairs them. It reports false, with nothing held, when such
-// an op lies above the head the replica knows: its head is then unknown, and
+// an op is the head the replica knows or above it (a vote must describe its
+// head, and a faulty slot says nothing of it): its head is then unknown, and
 // it must recover it first.
 func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	n := uint64(len(rec.slots))
@@ -235,7 +246,7 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 			continue
 		}
 		for o := first; o <= acked; o += n {
-			if o > r.knownHead() {
+			if o >= r.knownHead() {
 				return false
 			}
 			if _, ok := r.journal.get(o); !ok {
@@ -311,8 +322,7 @@ func readDisk(opts Options, read ReadFunc) diskRecovery {
 // refill puts the journal back from the disk: every intact entry, and the
 // prepare of a faulty slot whose own checksum holds. truncate-on-corrupt
 // stops at the first faulty slot above the checkpoint.
-func (r *Replica) refill(rec diskRecovery) {
-	cut := uint64(0)
+func (r *Replica) refill(rec diskRecovery) (cut uint64) {
 	if r.opts.Bugs.TruncateOnCorrupt && rec.faulty > 0 {
 		cut = rec.lowest
 	}
@@ -329,6 +339,43 @@ func (r *Replica) refill(rec diskRecovery) {
 	if cut != 0 {
 		r.storageMarks = append(r.storageMarks, marks.StorageTruncated)
 	}
+	return cut
+}
+
+// headFromJournal is the corrupt-slot-nacks defect's head: a damaged slot at
+// the top reads as empty, so the head is the highest op the replica still
+// holds a header for.
+func (r *Replica) headFromJournal() {
+	for r.wm.sequencer > r.wm.commitMin {
+		if _, ok := r.headerAt(r.wm.sequencer); ok {
+			break
+		}
+		r.wm.sequencer--
+		r.wm.headSum = r.wm.commitSum
+		if h, ok := r.headerAt(r.wm.sequencer); ok {
+			r.wm.headSum = h.Checksum
+		}
+	}
+	r.adoptedHead = min(r.adoptedHead, r.wm.sequencer)
+	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "head_from_journal_above_checkpoint", "head %d", r.wm.sequencer)
+}
+
+// forgetFrom is the truncate-on-corrupt defect's rejoin: the replica takes the
+// cut journal for its whole log, so its head and commit point fall below the
+// first damaged op, as a log truncated there would say.
+func (r *Replica) forgetFrom(cut uint64) {
+	top := max(cut-1, r.wm.commitMin)
+	if r.wm.sequencer > top {
+		r.wm.sequencer = top
+		r.wm.headSum = r.wm.commitSum
+		if h, ok := r.journal.get(top); ok {
+			r.wm.headSum = h.Checksum
+		}
+	}
+	r.adoptedHead = min(r.adoptedHead, top)
+	r.wm.commitMax = max(min(r.wm.commitMax, top), r.wm.commitMin)
+	r.sb.CommitMax = r.wm.commitMax
+	invariant(r.id, r.wm.sequencer <= top, "forget_from_cut", "head %d cut %d", r.wm.sequencer, cut)
 }
 
 // restoreCheckpoint takes the state of the checkpoint the superblock names

@@ -26,6 +26,12 @@ var mechanism = map[string]string{
 	"vc-straggler":          "view climbed",
 	"stale-dvc-cache":       "merge dropped",
 	"restart-before-repair": "truncation dropped committed op",
+	// The storage shapes end in the oracle's own words: a committed op
+	// replaced or dropped, or a view promised and lost.
+	"corrupt-committed-entry":  "committed op",
+	"corrupt-uncommitted-vote": "committed op",
+	"misdirected-write":        "committed op",
+	"torn-superblock":          "view regressed",
 }
 
 // scenarioConfig is the configuration `vsrsim run --scenario S --seed N
@@ -81,13 +87,17 @@ func TestScenarioVerdicts(t *testing.T) {
 // TestScenarioNamesAreContract pins the table of names scripts rely on.
 func TestScenarioNamesAreContract(t *testing.T) {
 	want := map[string][2]string{
-		"hollow-op":             {"narrow-repair-under-commit-lag", "liveness"},
-		"transfer-rewind":       {"transfer-rewinds-sequencer", "liveness"},
-		"transfer-rewind-wide":  {"transfer-rewinds-sequencer", "liveness"},
-		"stale-offer":           {"stale-guard-uses-commit-max", "liveness"},
-		"vc-straggler":          {"escalate-without-hold", "liveness"},
-		"stale-dvc-cache":       {"dvc-cache-ignores-journal", "safety"},
-		"restart-before-repair": {"restart-skips-adopted-head", "safety"},
+		"hollow-op":                {"narrow-repair-under-commit-lag", "liveness"},
+		"transfer-rewind":          {"transfer-rewinds-sequencer", "liveness"},
+		"transfer-rewind-wide":     {"transfer-rewinds-sequencer", "liveness"},
+		"stale-offer":              {"stale-guard-uses-commit-max", "liveness"},
+		"vc-straggler":             {"escalate-without-hold", "liveness"},
+		"stale-dvc-cache":          {"dvc-cache-ignores-journal", "safety"},
+		"restart-before-repair":    {"restart-skips-adopted-head", "safety"},
+		"corrupt-committed-entry":  {"truncate-on-corrupt", "safety"},
+		"corrupt-uncommitted-vote": {"corrupt-slot-nacks", "safety"},
+		"torn-superblock":          {"superblock-trusts-torn", "safety"},
+		"misdirected-write":        {"checksum-ignores-slot", "safety"},
 	}
 	for name, w := range want {
 		s, err := scenarios.Lookup(name)

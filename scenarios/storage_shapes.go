@@ -1,0 +1,188 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"vsrsim/prng"
+	"vsrsim/replica"
+	"vsrsim/sim"
+)
+
+// The storage failure shapes (docs/storage.md, failure-shapes of the FAST'17
+// and FAST'18 studies): a replica's disk damages or misplaces one entry, the
+// replica restarts, and what it makes of the damage decides whether the
+// cluster keeps an op it committed.
+//
+// Three of them share one script, with r0 the view-0 primary, r1 its backup
+// and r2 a backup cut off from both before the ops M and N:
+//  1. r0 commits a lead every replica journals; then r2 is cut off, and r1
+//     alone acks M and N (r1's ack of M is held back until N is journaled,
+//     so N's prepare states a commit point below M).
+//  2. r0 commits M and N. Unless the shape needs r1 to know it, r1 never
+//     hears the commit: for r1, M and N are acked and uncommitted.
+//  3. r0 crashes; r1's disk damages the entry (a scripted corruption, or a
+//     misdirected write armed in step 1), r1 crashes and restarts from its
+//     disk.
+//  4. r2 is healed: r1 and r2 must elect a view without r0, which comes back
+//     4000 ticks later.
+// A correct r1 holds the damaged op unsure, so the view change waits for r0;
+// with the defect r1 votes it absent (or forgets it), the two votes cut ops
+// r0 committed, and the new view commits other ops in their place.
+
+const storageLead = 30
+
+// storageCluster is a quiet three-replica cluster on disks without random
+// faults: the script's damage is the only damage.
+func storageCluster(cfg *sim.Config) {
+	quietCluster(cfg, 3)
+	cfg.Storage = sim.Storage{On: true, LatencyMinTicks: 1, LatencyMeanTicks: 2}
+	cfg.FaultTicks = 9000
+	cfg.LivenessTicks = 16000
+}
+
+func init() {
+	register(Scenario{
+		Name:        "corrupt-committed-entry",
+		Description: "a backup's disk damages an op it knows committed; restarted, it must repair it, not truncate there",
+		Bug:         "truncate-on-corrupt",
+		Expect:      sim.VerdictSafety,
+		Configure:   storageCluster,
+		NewScript: func() sim.Script {
+			return newStorageShape("corrupt-committed-entry", true, func(c *sim.Cluster, s *script) error {
+				return c.CorruptEntry(1, s.ops["M"], sim.EntryBoth)
+			})
+		},
+	})
+	register(Scenario{
+		Name:        "corrupt-uncommitted-vote",
+		Description: "a backup's disk damages an op it acked but never saw commit; restarted, it must not vote it absent",
+		Bug:         "corrupt-slot-nacks",
+		Expect:      sim.VerdictSafety,
+		Configure:   storageCluster,
+		NewScript: func() sim.Script {
+			return newStorageShape("corrupt-uncommitted-vote", false, func(c *sim.Cluster, s *script) error {
+				return c.CorruptEntry(1, s.ops["N"], sim.EntryBoth)
+			})
+		},
+	})
+	register(Scenario{
+		Name:        "misdirected-write",
+		Description: "a backup's disk lands op N's prepare on op M's slot; restarted, it must catch the foreign record",
+		Bug:         "checksum-ignores-slot",
+		Expect:      sim.VerdictSafety,
+		Configure:   storageCluster,
+		NewScript: func() sim.Script {
+			return newStorageShape("misdirected-write", false, nil)
+		},
+	})
+}
+
+// newStorageShape is the shared script. knowsCommit lets r1 hear that M and N
+// committed; damage, run once r0 committed N, injects the fault (nil: the
+// misdirected write armed in step 1 already did).
+func newStorageShape(name string, knowsCommit bool, damage func(c *sim.Cluster, s *script) error) sim.Script {
+	return newScript(
+		step{do: do(note(name+": every replica journals the lead"), dropIf(storageFilter))},
+		step{when: storageLeadDone, do: func(c *sim.Cluster, s *script) {
+			p, _ := c.Info(0)
+			s.ops["M"], s.ops["N"] = p.Sequencer+1, p.Sequencer+2
+			c.Note(fmt.Sprintf("%s: r2 is cut off; r1 alone acks ops %d and %d", name, s.ops["M"], s.ops["N"]))
+			cut(true, []int{2}, []int{0, 1})(c, s)
+			if damage == nil {
+				mustStorage(c, c.MisdirectEntry(1, s.ops["N"], s.ops["M"]))
+			}
+		}},
+		step{when: func(c *sim.Cluster, s *script) bool { return c.Journaled(1, s.ops["N"]) }, do: func(c *sim.Cluster, s *script) {
+			c.SetWorkload(false)
+			s.flags["hush"] = !knowsCommit
+		}},
+		step{when: func(c *sim.Cluster, s *script) bool {
+			return committedTo(c, 0, s.ops["N"]) && (!knowsCommit || committedTo(c, 1, s.ops["N"]))
+		},
+			do: func(c *sim.Cluster, s *script) {
+				c.Note(name + ": r0 committed both and crashes; r1's disk damages its copy, r1 crashes")
+				if damage != nil {
+					mustStorage(c, damage(c, s))
+				}
+				c.Crash(0)
+				c.Crash(1)
+			}},
+		step{when: afterTicks(20), do: do(note(name+": r1 restarts from its disk; r1 and r2 must elect a view"), restart(1),
+			cut(false, []int{2}, []int{0, 1}), func(c *sim.Cluster, _ *script) { c.SetWorkload(true) })},
+		step{when: afterTicks(4000), do: do(note(name+": r0 restarts"), restart(0))},
+	)
+}
+
+// storageFilter keeps r1's ack of M from r0 until r1 journaled N, and, once
+// the script hushes it, every commit point r0 would tell r1.
+func storageFilter(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
+	switch {
+	case m.Command == replica.CmdPrepareOK && from == 1 && to == 0 && s.ops["M"] != 0:
+		return m.PrepareOk().Op >= s.ops["M"] && !c.Journaled(1, s.ops["N"])
+	case m.Command == replica.CmdCommit && from == 0 && to == 1:
+		return s.flags["hush"]
+	}
+	return false
+}
+
+// storageLeadDone holds once every replica journaled and r0 committed the lead.
+func storageLeadDone(c *sim.Cluster, _ *script) bool {
+	for i := 0; i < 3; i++ {
+		info, ok := c.Info(i)
+		if !ok || info.CommitMin < storageLead {
+			return false
+		}
+	}
+	return true
+}
+
+func committedTo(c *sim.Cluster, i int, op uint64) bool {
+	info, ok := c.Info(i)
+	return ok && info.CommitMax >= op
+}
+
+// mustStorage ends the run on a storage action the cluster refused: a script
+// bug, not a finding.
+func mustStorage(_ *sim.Cluster, err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+// torn-superblock: r2 leaves view 0 for view 1 while r0 is cut off, and
+// crashes before the superblock that records view 1 lands; every copy in
+// flight is torn. A correct r2 sent nothing in view 1 before the write
+// landed, so coming back in view 0 breaks no promise. With the defect its
+// StartViewChange for view 1 left at once, and it comes back below a view it
+// voted in.
+func init() {
+	register(Scenario{
+		Name:        "torn-superblock",
+		Description: "a replica crashes while its superblock write of a new view is in flight; it must not have voted in that view",
+		Bug:         "superblock-trusts-torn",
+		Expect:      sim.VerdictSafety,
+		Configure: func(cfg *sim.Config) {
+			storageCluster(cfg)
+			cfg.Storage.LatencyMinTicks = 40
+			cfg.Storage.Torn = prng.Ratio{Num: 1, Den: 1}
+		},
+		NewScript: newTornSuperblock,
+	})
+}
+
+func newTornSuperblock() sim.Script {
+	const name = "torn-superblock"
+	return newScript(
+		step{when: storageLeadDone, do: do(note(name+": r0 is cut off; r1 and r2 leave view 0"), cut(true, []int{0}, []int{1, 2}),
+			func(c *sim.Cluster, s *script) {
+				c.Watch(func(e *replica.Event) {
+					if e.Kind == replica.EvStatus && e.Replica == 2 && e.StatusChanged().View >= 1 {
+						s.flags["left"] = true
+					}
+				})
+			})},
+		step{when: flag("left"), do: do(note(name+": r2 crashes with its superblock write in flight"), crash(2))},
+		step{when: afterTicks(100), do: do(note(name+": r2 restarts"), restart(2))},
+		step{when: afterTicks(500), do: cut(false, []int{0}, []int{1, 2})},
+	)
+}
