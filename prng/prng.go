@@ -42,6 +42,9 @@ const (
 	// StreamDiskAtlas draws a cluster's storage fault atlas
 	// (disksim.NewAtlas): which replicas may be faulty in each zone chunk.
 	StreamDiskAtlas
+	// StreamSwarmStorage draws a swarm seed's storage faults
+	// (sim/swarm/storage.go), after every other swarm draw.
+	StreamSwarmStorage
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

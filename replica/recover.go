@@ -19,7 +19,7 @@ import (
 
 // checkpointsKept is how many checkpoints a Durable remembers: the superblock
 // read back may lag the newest by the write in flight at the crash.
-const checkpointsKept = 4
+const checkpointsKept = 8
 
 // slotClass is what recovery makes of one journal slot.
 type slotClass uint8
@@ -43,8 +43,9 @@ type recordRead struct {
 // slotRead is both copies of a slot and what recovery made of them.
 type slotRead struct {
 	class slotClass
-	entry Header // the op, for slotIntact (and a faulty slot whose prepare holds)
+	entry Header // the op, for slotIntact
 	has   bool   // entry is a prepare whose own checksum holds
+	kept  bool   // the header copy was unreadable; the prepare stood alone
 }
 
 // readRecord decodes one copy of slot. ignoreSlot is the checksum-ignores-slot
@@ -97,53 +98,59 @@ func isZero(b []byte) bool {
 	return true
 }
 
-// classify weighs the two copies of a slot.
+// classify weighs the two copies of a slot. A slot's prepare lands before its
+// header copy (the harness orders them), so after a crash the header copy may
+// lag the prepare but never lead it: a prepare that verifies is the slot's
+// content, unless the header copy names a newer op, which only a write the
+// disk lost or misplaced can leave. A blank prepare beside a header copy of an
+// op is a removal in flight or a lost write of the op: faulty either way.
 func classify(hc, pc recordRead, trustPrepare bool) slotRead {
-	prepareHolds := !pc.bad && pc.kind == recordPrepare
 	if trustPrepare && !pc.bad {
 		// checksum-ignores-slot: whatever the prepare copy says, verified
 		// by its checksum alone, is the slot's content.
-		if prepareHolds {
+		if pc.kind == recordPrepare {
 			return slotRead{class: slotIntact, entry: pc.header, has: true}
 		}
 		return slotRead{class: slotEmpty}
 	}
-	if s, ok := agree(hc, pc); ok {
+	headerOp := !hc.bad && hc.kind == recordHeader
+	switch {
+	case pc.bad:
+		return slotRead{class: slotFaulty}
+	case pc.kind == recordPrepare && headerOp && newer(&hc.header, &pc.header):
+		return slotRead{class: slotFaulty}
+	case pc.kind == recordPrepare:
+		s := slotRead{class: slotIntact, entry: pc.header, has: true}
+		if hc.bad {
+			s.kept = true
+		}
 		return s
+	case headerOp:
+		return slotRead{class: slotFaulty}
 	}
-	s := slotRead{class: slotFaulty}
-	// A prepare that verifies on its own is a real copy of its op: keep it
-	// unless the header copy names a newer op (the prepare's own write then
-	// never landed).
-	newer := !hc.bad && hc.kind == recordHeader && hc.header.Op > pc.header.Op
-	if prepareHolds && !newer {
-		s.entry, s.has = pc.header, true
-	}
-	return s
+	return slotRead{class: slotEmpty}
 }
 
-// agree returns the slot both copies vouch for alike: empty, or one op.
-func agree(hc, pc recordRead) (slotRead, bool) {
-	if hc.bad || pc.bad || hc.kind == recordNone && pc.kind != recordNone {
-		return slotRead{}, false
+// newer reports whether header copy h names a newer entry than prepare p.
+func newer(h, p *Header) bool {
+	if h.Op != p.Op {
+		return h.Op > p.Op
 	}
-	switch {
-	case hc.kind == recordNone && pc.kind == recordNone, hc.kind == recordBlank && pc.kind == recordBlank:
-		return slotRead{class: slotEmpty}, true
-	case hc.kind == recordHeader && pc.kind == recordPrepare &&
-		hc.header.Op == pc.header.Op && hc.header.Checksum == pc.header.Checksum:
-		return slotRead{class: slotIntact, entry: pc.header, has: true}, true
-	}
-	return slotRead{}, false
+	return h.Checksum != p.Checksum && h.View > p.View
 }
 
 // readSuperblock returns the newest copy whose checksum holds and which names
 // its own copy index, and its sequence number; ok is false if no copy holds.
 func readSuperblock(read ReadFunc) (sb Superblock, seq uint64, ok bool, bad int) {
+	blank := 0
 	for c := 0; c < SuperblockCopies; c++ {
 		buf, ioErr := read(ZoneSuperblock, c)
 		if ioErr {
 			bad++
+			continue
+		}
+		if isZero(buf) {
+			blank++
 			continue
 		}
 		w, valid := decodeWords(buf, superblockRecordWords)
@@ -158,6 +165,11 @@ func readSuperblock(read ReadFunc) (sb Superblock, seq uint64, ok bool, bad int)
 		sb = Superblock{View: w.w[3], LogView: w.w[4], CommitMax: w.w[5], Incarnation: w.w[6],
 			AckHead: w.w[7], AckView: w.w[8], AckViewHead: w.w[9]}
 		sb.Checkpoint = Snapshot{Op: w.w[10], OpChecksum: w.w[11], StateChecksum: w.w[12]}
+	}
+	if !ok && blank == SuperblockCopies {
+		// Never written: the replica crashed before its first superblock
+		// landed, and promised nothing yet.
+		return Superblock{Checkpoint: genesisSnapshot()}, 0, true, 0
 	}
 	return sb, seq, ok, bad
 }
@@ -179,6 +191,7 @@ type diskRecovery struct {
 func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r := newReplica(opts, jitter)
 	r.store = newStorageState(opts.JournalSlots)
+	r.checkpoints = d.checkpoints
 	rec := readDisk(opts, d.Read)
 	r.storageMarks = rec.marks
 	r.journal = d.journal
@@ -286,18 +299,14 @@ func readDisk(opts Options, read ReadFunc) diskRecovery {
 		pb, perr := read(ZonePrepares, slot)
 		pc := readRecord(pb, perr, ZonePrepares, slot, opts.JournalSlots, ignore)
 		s := classify(hc, pc, ignore)
+		if s.kept {
+			rec.marks = append(rec.marks, marks.StoragePrepareKept)
+		}
 		if s.class == slotFaulty {
 			rec.marks = append(rec.marks, marks.StorageSlotFaulty)
 			if hc.foreign || pc.foreign {
 				rec.marks = append(rec.marks, marks.StorageSlotForeign)
 			}
-			if s.has {
-				rec.marks = append(rec.marks, marks.StoragePrepareKept)
-			}
-		}
-		if s.has && s.entry.Op <= cp {
-			// Below the checkpoint nothing is read from the journal.
-			s = slotRead{class: slotEmpty}
 		}
 		if s.has {
 			rec.highest = max(rec.highest, s.entry.Op)
@@ -381,6 +390,9 @@ func (r *Replica) forgetFrom(cut uint64) {
 // restoreCheckpoint takes the state of the checkpoint the superblock names
 // from the Durable, which keeps the last few beside the disk.
 func (r *Replica) restoreCheckpoint(d Durable) {
+	if r.sb.Checkpoint.Op == 0 {
+		r.sb.Checkpoint = genesisSnapshot()
+	}
 	for _, cp := range d.checkpoints {
 		if cp.Op == r.sb.Checkpoint.Op && cp.OpChecksum == r.sb.Checkpoint.OpChecksum {
 			r.sb.Checkpoint = cp

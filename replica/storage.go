@@ -190,13 +190,15 @@ func (r *Replica) flushStorage() {
 	for _, i := range s.dirty {
 		s.marked[i] = false
 		slot := int(i)
+		// The prepare first: the harness lands a slot's header copy only
+		// after its prepare, so recovery may trust a prepare that verifies.
 		if h := r.journal.live.slots[slot]; h.Checksum != 0 {
-			r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeHeader(b, slot, &h) })
 			r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodePrepare(b, slot, &h) })
+			r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeHeader(b, slot, &h) })
 			continue
 		}
-		r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, recordHeader, slot) })
 		r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, recordPrepare, slot) })
+		r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, recordHeader, slot) })
 	}
 	s.dirty = s.dirty[:0]
 	if f := fieldsOf(&r.sb); f != s.written {

@@ -203,7 +203,13 @@ func (c *Cluster) Restart(i int) {
 	c.restartAt[i] = 0
 	c.net.SetNodeDown(i, false)
 	c.stats.Restarts++
-	c.checker.Restart(c.now, i, d.Superblock.Checkpoint.Op)
+	checkpoint := d.Superblock.Checkpoint.Op
+	if c.disks != nil {
+		// The disk may give back an older superblock than memory held: the
+		// replica replays from the checkpoint it read.
+		checkpoint = r.Info().CommitMin
+	}
+	c.checker.Restart(c.now, i, checkpoint)
 	if c.disks != nil {
 		c.checker.RestartFromDisk(i, c.disks.r[i].promised)
 		c.traceFaults(i)

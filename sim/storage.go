@@ -42,10 +42,20 @@ type diskOf struct {
 	fenced map[disksim.WriteID]uint64
 	fences uint64
 	open   []uint64 // fence numbers asked for and not landed, ascending
-	// inFlight are the ids of writes submitted and not landed, ascending.
+	// inFlight are the ids of writes submitted and not landed, ascending,
+	// and slotOf the zone and slot of each, for busy.
 	inFlight []disksim.WriteID
-	// deferred are superblock writes waiting for every write before them.
+	slotOf   map[disksim.WriteID]slotKey
+	// busy counts the writes in flight per slot: a disk may land two writes
+	// to one slot in either order, so a second waits for the first.
+	busy map[slotKey]int
+	// deferred are writes waiting, in the order asked for: a journal write
+	// for its slot to be free, a superblock batch (every copy of one
+	// version) for every earlier write to land. Once one waits, every
+	// later write waits behind it.
 	deferred []deferredWrite
+	batches  uint64
+	batchIn  map[disksim.WriteID]uint64
 	// held are messages waiting for their fence.
 	held []heldMessage
 	// traced counts this disk's faults already traced.
@@ -55,12 +65,16 @@ type diskOf struct {
 }
 
 type deferredWrite struct {
-	zone   disksim.Zone
-	slot   int
-	data   []byte
-	fence  uint64 // 0: not fenced
-	after  disksim.WriteID
-	copies int
+	zone  disksim.Zone
+	slot  int
+	data  []byte
+	fence uint64 // 0: not fenced
+	batch uint64 // superblock copies of one version share a batch; 0 for the journal
+}
+
+type slotKey struct {
+	zone disksim.Zone
+	slot int
 }
 
 type heldMessage struct {
@@ -95,16 +109,18 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 		if err != nil {
 			return nil, err
 		}
-		ds.r[i] = diskOf{disk: d, fenced: make(map[disksim.WriteID]uint64)}
+		ds.r[i] = diskOf{disk: d, fenced: make(map[disksim.WriteID]uint64),
+			slotOf: make(map[disksim.WriteID]slotKey), busy: make(map[slotKey]int), batchIn: make(map[disksim.WriteID]uint64)}
 	}
 	return ds, nil
 }
 
-// writes hands a step's writes to replica i's disk and reports whether the
-// step's messages may leave now.
+// writes hands a step's writes to replica i's disk, in the order asked for:
+// each starts now if it may (mayStart), or waits in line.
 func (c *Cluster) writes(i int) {
 	d := &c.disks.r[i]
 	out := &c.out
+	batch := uint64(0)
 	for k := range out.Writes {
 		w := &out.Writes[k]
 		fence := uint64(0)
@@ -113,26 +129,74 @@ func (c *Cluster) writes(i int) {
 			fence = d.fences
 			d.open = append(d.open, fence)
 		}
-		z := disksim.Zone(w.Zone)
-		if w.Zone == replica.ZoneSuperblock && (len(d.inFlight) > 0 || len(d.deferred) > 0) {
-			after := disksim.WriteID(0)
-			if len(d.inFlight) > 0 {
-				after = d.inFlight[len(d.inFlight)-1]
+		dw := deferredWrite{zone: disksim.Zone(w.Zone), slot: w.Slot, fence: fence}
+		if w.Zone == replica.ZoneSuperblock {
+			if batch == 0 {
+				d.batches++
+				batch = d.batches
 			}
-			d.deferred = append(d.deferred, deferredWrite{zone: z, slot: w.Slot, data: slices.Clone(out.Bytes(w)), fence: fence, after: after})
+			dw.batch = batch
+		}
+		if d.mayStart(&dw, len(d.deferred)) {
+			c.submitWrite(d, &dw, out.Bytes(w))
 			continue
 		}
-		c.submitWrite(d, z, w.Slot, out.Bytes(w), fence)
+		dw.data = slices.Clone(out.Bytes(w))
+		d.deferred = append(d.deferred, dw)
 	}
 }
 
-func (c *Cluster) submitWrite(d *diskOf, z disksim.Zone, slot int, data []byte, fence uint64) {
-	id := d.disk.Write(c.now, z, slot, data)
+// mayStart reports whether a write may go to the disk now, with the first
+// ahead writes of the waiting line before it. A journal write waits for a
+// write to its slot in flight or waiting ahead (a disk may land two writes
+// to one slot in either order), a header copy also for its slot's prepare
+// (the prepare lands first, so a header copy never names an op newer than
+// the prepare beside it unless the disk lost a write), and both for a
+// superblock batch waiting ahead. A superblock copy waits for every write
+// ahead of it and in flight but the copies of its own version.
+func (d *diskOf) mayStart(w *deferredWrite, ahead int) bool {
+	if w.batch != 0 {
+		if ahead > 0 {
+			return false
+		}
+		for _, id := range d.inFlight {
+			if d.batchOf(id) != w.batch {
+				return false
+			}
+		}
+		return true
+	}
+	if d.busy[slotKey{w.zone, w.slot}] > 0 {
+		return false
+	}
+	if w.zone == disksim.ZoneHeaders && d.busy[slotKey{disksim.ZonePrepares, w.slot}] > 0 {
+		return false
+	}
+	for k := 0; k < ahead; k++ {
+		if a := &d.deferred[k]; a.batch != 0 || a.slot == w.slot {
+			return false
+		}
+	}
+	return true
+}
+
+// submitWrite puts a write on the disk and notes what waits for it.
+func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
+	id := d.disk.Write(c.now, w.zone, w.slot, data)
 	d.inFlight = append(d.inFlight, id)
-	if fence != 0 {
-		d.fenced[id] = fence
+	key := slotKey{w.zone, w.slot}
+	d.slotOf[id] = key
+	d.busy[key]++
+	if w.batch != 0 {
+		d.batchIn[id] = w.batch
+	}
+	if w.fence != 0 {
+		d.fenced[id] = w.fence
 	}
 }
+
+// batchOf is the superblock batch of a write in flight, 0 for the journal.
+func (d *diskOf) batchOf(id disksim.WriteID) uint64 { return d.batchIn[id] }
 
 // send puts replica i's message on the network, or holds it for its fence.
 func (c *Cluster) send(i int, m *replica.Message) {
@@ -150,12 +214,24 @@ func (c *Cluster) send(i int, m *replica.Message) {
 
 // sent submits a message that left, noting the view it acts in.
 func (c *Cluster) sent(d *diskOf, m *replica.Message) {
-	switch m.Command {
-	case replica.CmdPrepare, replica.CmdPrepareOK, replica.CmdCommit, replica.CmdCommitOK,
-		replica.CmdStartViewChange, replica.CmdDoViewChange, replica.CmdStartView:
+	if promises(m) {
 		d.promised = max(d.promised, m.View)
 	}
 	c.submit(m)
+}
+
+// promises reports whether a message acts in its view: a vote for it, or
+// normal work within it. A wish to leave a view (a leave StartViewChange)
+// names a view the sender may never have been in, and promises nothing.
+func promises(m *replica.Message) bool {
+	switch m.Command {
+	case replica.CmdPrepare, replica.CmdPrepareOK, replica.CmdCommit, replica.CmdCommitOK,
+		replica.CmdDoViewChange, replica.CmdStartView:
+		return true
+	case replica.CmdStartViewChange:
+		return !m.StartViewChange().Leave
+	}
+	return false
 }
 
 // tickDisks lands the writes due on every disk, starts the superblock writes
@@ -184,6 +260,13 @@ func (c *Cluster) landed(d *diskOf, id disksim.WriteID) {
 	if k, ok := slices.BinarySearch(d.inFlight, id); ok {
 		d.inFlight = slices.Delete(d.inFlight, k, k+1)
 	}
+	if key, ok := d.slotOf[id]; ok {
+		delete(d.slotOf, id)
+		if d.busy[key]--; d.busy[key] == 0 {
+			delete(d.busy, key)
+		}
+	}
+	delete(d.batchIn, id)
 	if f, ok := d.fenced[id]; ok {
 		delete(d.fenced, id)
 		if k, ok := slices.BinarySearch(d.open, f); ok {
@@ -192,16 +275,19 @@ func (c *Cluster) landed(d *diskOf, id disksim.WriteID) {
 	}
 }
 
-// startDeferred submits the superblock writes whose earlier writes landed.
+// startDeferred starts the waiting writes that may start now, in order.
 func (c *Cluster) startDeferred(d *diskOf) {
-	for len(d.deferred) > 0 {
-		w := d.deferred[0]
-		if len(d.inFlight) > 0 && d.inFlight[0] <= w.after {
-			return
+	kept := 0
+	for k := range d.deferred {
+		w := d.deferred[k]
+		if d.mayStart(&w, kept) {
+			c.submitWrite(d, &w, w.data)
+			continue
 		}
-		d.deferred = d.deferred[1:]
-		c.submitWrite(d, w.zone, w.slot, w.data, w.fence)
+		d.deferred[kept] = w
+		kept++
 	}
+	d.deferred = d.deferred[:kept]
 }
 
 // releaseHeld sends the held messages whose fence has landed, in order.
@@ -229,6 +315,9 @@ func (c *Cluster) crashDisk(i int) {
 	}
 	d.held, d.deferred, d.open, d.inFlight = d.held[:0], d.deferred[:0], d.open[:0], d.inFlight[:0]
 	clear(d.fenced)
+	clear(d.slotOf)
+	clear(d.busy)
+	clear(d.batchIn)
 	c.traceFaults(i)
 }
 

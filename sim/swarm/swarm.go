@@ -25,6 +25,7 @@ func Config(seed uint64) sim.Config {
 	reach(seed, &c)
 	widenDetect(seed, &c)
 	focus(seed, &c)
+	drawStorage(seed, &c)
 	return c
 }
 
