@@ -99,6 +99,7 @@ const (
 	StorageTruncated
 	StorageSlotUnacked
 	StorageUnsureVoted
+	StorageHeaderVouched
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -123,7 +124,7 @@ var names = [Count]string{
 	"abdicate-stalled", "forward-unanswered",
 	"storage-slot-faulty", "storage-slot-foreign", "storage-prepare-kept", "storage-recovering-head",
 	"storage-head-recovered", "storage-superblock-copy-bad", "storage-superblock-lost", "storage-truncated",
-	"storage-slot-unacked", "storage-unsure-voted",
+	"storage-slot-unacked", "storage-unsure-voted", "storage-header-vouched",
 }
 
 // String is the mark's name, the key of every JSON and table output.

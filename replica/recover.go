@@ -46,6 +46,10 @@ type slotRead struct {
 	entry Header // the op, for slotIntact
 	has   bool   // entry is a prepare whose own checksum holds
 	kept  bool   // the header copy was unreadable; the prepare stood alone
+	// header is a faulty slot's header copy, where it holds (hasHeader):
+	// a candidate for the op's header, if something else vouches for it.
+	header    Header
+	hasHeader bool
 }
 
 // readRecord decodes one copy of slot. ignoreSlot is the checksum-ignores-slot
@@ -57,24 +61,20 @@ func readRecord(buf []byte, ioErr bool, z StorageZone, slot, slots int, ignoreSl
 	case isZero(buf):
 		return recordRead{kind: recordNone}
 	}
-	n := headerRecordWords
-	if z == ZonePrepares {
-		n += 3
-	}
-	w, ok := decodeWords(buf, n)
+	w, ok := decodeWords(buf, headerRecordWords+3)
 	if !ok {
 		return readBlank(buf, slot, ignoreSlot)
 	}
 	h := wordsHeader(&w)
+	h.Body = Operation{Kind: OpKind(w.w[10]), Key: uint32(w.w[11]), Value: w.w[12]}
 	wantKind := recordHeader
 	if z == ZonePrepares {
-		h.Body = Operation{Kind: OpKind(w.w[10]), Key: uint32(w.w[11]), Value: w.w[12]}
 		wantKind = recordPrepare
 	}
 	rec := recordRead{kind: w.w[0], header: h}
 	own := w.w[1] == uint64(slot) && h.Op%uint64(slots) == uint64(slot)
 	rec.foreign = !own && !ignoreSlot
-	rec.bad = rec.kind != wantKind || h.Op == 0 || rec.foreign || (z == ZonePrepares && !h.Valid())
+	rec.bad = rec.kind != wantKind || h.Op == 0 || rec.foreign || !h.Valid()
 	return rec
 }
 
@@ -114,11 +114,15 @@ func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 		return slotRead{class: slotEmpty}
 	}
 	headerOp := !hc.bad && hc.kind == recordHeader
+	faulty := slotRead{class: slotFaulty}
+	if headerOp {
+		faulty.header, faulty.hasHeader = hc.header, true
+	}
 	switch {
 	case pc.bad:
-		return slotRead{class: slotFaulty}
+		return faulty
 	case pc.kind == recordPrepare && headerOp && newer(&hc.header, &pc.header):
-		return slotRead{class: slotFaulty}
+		return faulty
 	case pc.kind == recordPrepare:
 		s := slotRead{class: slotIntact, entry: pc.header, has: true}
 		if hc.bad {
@@ -126,7 +130,7 @@ func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 		}
 		return s
 	case headerOp:
-		return slotRead{class: slotFaulty}
+		return faulty
 	}
 	return slotRead{class: slotEmpty}
 }
@@ -165,6 +169,7 @@ func readSuperblock(read ReadFunc) (sb Superblock, seq uint64, ok bool, bad int)
 		sb = Superblock{View: w.w[3], LogView: w.w[4], CommitMax: w.w[5], Incarnation: w.w[6],
 			AckHead: w.w[7], AckView: w.w[8], AckViewHead: w.w[9]}
 		sb.Checkpoint = Snapshot{Op: w.w[10], OpChecksum: w.w[11], StateChecksum: w.w[12]}
+		sb.Head, sb.HeadSum = w.w[13], w.w[14]
 	}
 	if !ok && blank == SuperblockCopies {
 		// Never written: the replica crashed before its first superblock
@@ -216,7 +221,7 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.store.seq, r.store.written = rec.seq, fieldsOf(&rec.sb)
 	cut := r.refill(rec)
 	r.journal.live.store = r.store
-	r.restoreWAL(d)
+	r.restoreWAL(durableHead(d, &rec.sb))
 	if cut != 0 {
 		r.forgetFrom(cut)
 	}
@@ -259,17 +264,46 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 			continue
 		}
 		for o := first; o <= acked; o += n {
-			if o >= r.knownHead() {
+			if _, ok := r.journal.get(o); ok {
+				continue
+			}
+			if r.vouchHeader(s, o) {
+				continue
+			}
+			if _, known := r.headerAt(o); o > r.knownHead() || (o == r.knownHead() && !known) {
 				return false
 			}
-			if _, ok := r.journal.get(o); !ok {
-				held = append(held, o)
-			}
+			held = append(held, o)
 		}
 	}
 	slices.Sort(held)
 	r.unsureOps = held
 	invariant(r.id, len(held) == 0 || held[len(held)-1] <= r.knownHead(), "unsure_ops_below_head", "top %d", uint64(len(held)))
+	return true
+}
+
+// vouchHeader journals the header ring's copy of faulty slot s as op o when
+// the log vouches for it: the op above names it as parent, or it is the head
+// the replica held. A header copy alone may be stale (it lands after its
+// prepare, which may hold a newer op), and a stale entry in a vote would
+// count against the canonical op.
+func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
+	if !s.hasHeader || s.header.Op != o {
+		return false
+	}
+	if _, ok := r.headerAt(o); ok {
+		return false
+	}
+	next, ok := r.headerAt(o + 1)
+	vouched := ok && next.Parent == s.header.Checksum
+	vouched = vouched || (o == r.wm.sequencer && s.header.Checksum == r.wm.headSum)
+	if !vouched {
+		return false
+	}
+	// The header copy carries its body and verifies on its own: a real copy.
+	r.journal.put(s.header, true)
+	r.storageMarks = append(r.storageMarks, marks.StorageHeaderVouched)
+	invariant(r.id, r.journal.has(o, s.header.Checksum), "vouched_header_journaled", "op %d", o)
 	return true
 }
 
@@ -281,6 +315,24 @@ func (r *Replica) unsureOp(o uint64) bool {
 	}
 	_, found := slices.BinarySearch(r.unsureOps, o)
 	return found
+}
+
+// durableHead is d with the view's head as the superblock read back names
+// it: memory may have held a newer head whose writes never landed, and
+// whose acks, held until they did, never left. The adopted head is capped
+// alike, so a vote describes the head it states.
+func durableHead(d Durable, sb *Superblock) Durable {
+	if d.view == nil {
+		return d
+	}
+	v := *d.view
+	v.sequencer, v.headSum = sb.Head, sb.HeadSum
+	if v.sequencer == 0 {
+		v.headSum = 0
+	}
+	v.adoptedHead = min(v.adoptedHead, sb.Head)
+	d.view = &v
+	return d
 }
 
 // readDisk reads and classifies every superblock copy and journal slot.

@@ -30,6 +30,10 @@ type Superblock struct {
 	// an old one of that view, delayed.
 	AckView     uint64
 	AckViewHead uint64
+	// Head and HeadSum are the log's head op and its checksum, kept only by
+	// a replica on a disk (Options.Storage): after a restart the head is the
+	// one its last landed superblock names, no newer than what it promised.
+	Head, HeadSum uint64
 }
 
 // Durable is what survives a crash: the superblock, and the journal when the

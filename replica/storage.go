@@ -107,9 +107,13 @@ func headerRecWords(w *recWords, kind uint64, slot int, h *Header) {
 
 const headerRecordWords = 10
 
+// encodeHeader writes the header ring's copy of an entry. It carries the
+// body too (three words, and the header's checksum covers them), so either
+// copy verifies on its own.
 func encodeHeader(buf []byte, slot int, h *Header) {
 	var w recWords
 	headerRecWords(&w, recordHeader, slot, h)
+	w.add(uint64(h.Body.Kind), uint64(h.Body.Key), h.Body.Value)
 	w.seal()
 	w.put(buf)
 }
@@ -139,21 +143,22 @@ func wordsHeader(w *recWords) Header {
 // keeps it beside the disk, never faulty (docs/storage.md).
 func superblockWords(w *recWords, copyIdx int, seq uint64, sb *Superblock) {
 	w.add(recordSuperblock, uint64(copyIdx), seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
-		sb.AckHead, sb.AckView, sb.AckViewHead, sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum)
+		sb.AckHead, sb.AckView, sb.AckViewHead, sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum,
+		sb.Head, sb.HeadSum)
 }
 
-const superblockRecordWords = 13
+const superblockRecordWords = 15
 
 // sbFields are the superblock fields a copy stores: what decides whether a
 // new copy is due.
 type sbFields struct {
 	view, logView, commitMax, incarnation, ackHead, ackView, ackViewHead uint64
-	cpOp, cpSum, cpState                                                 uint64
+	cpOp, cpSum, cpState, head, headSum                                  uint64
 }
 
 func fieldsOf(sb *Superblock) sbFields {
 	return sbFields{sb.View, sb.LogView, sb.CommitMax, sb.Incarnation, sb.AckHead, sb.AckView, sb.AckViewHead,
-		sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum}
+		sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum, sb.Head, sb.HeadSum}
 }
 
 // storageState is what a replica on a disk tracks of its writes.
@@ -201,6 +206,7 @@ func (r *Replica) flushStorage() {
 		r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, recordHeader, slot) })
 	}
 	s.dirty = s.dirty[:0]
+	r.sb.Head, r.sb.HeadSum = r.wm.sequencer, r.wm.headSum
 	if f := fieldsOf(&r.sb); f != s.written {
 		r.writeSuperblockCopies()
 	}

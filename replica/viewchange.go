@@ -175,7 +175,7 @@ func (r *Replica) suffixEntry(o, commit uint64) SuffixEntry {
 		if o <= r.unsureTop {
 			r.mark(marks.RestartAmnesiacUnsureHeld)
 		}
-		return SuffixEntry{Header: h, Unsure: o <= r.unsureTop}
+		return SuffixEntry{Header: h, Unsure: o <= r.unsureTop || r.unsureOp(o)}
 	}
 	if o == r.commitAnchor.Op && o > r.wm.commitMin && r.commitAnchor.Checksum != 0 {
 		// A primary-elect may know the commit point's header only from

@@ -212,6 +212,7 @@ func (c *Cluster) Restart(i int) {
 	c.checker.Restart(c.now, i, checkpoint)
 	if c.disks != nil {
 		c.checker.RestartFromDisk(i, c.disks.r[i].promised)
+		c.reportDamage(i)
 		c.traceFaults(i)
 	}
 	c.trace.node(c.now, lineRestart, i)

@@ -57,8 +57,9 @@ type Result struct {
 	RecoveryTicks uint64
 	// Assists are the harness's interventions in the run, in order.
 	Assists []Assist
-	// StorageFaults counts the faults the replicas' disks injected (0
-	// without storage).
+	// Disks says the replicas journaled to simulated disks (Config.Storage);
+	// StorageFaults counts the faults the disks injected.
+	Disks         bool
 	StorageFaults int
 	Ticks         uint64
 	Events        uint64
@@ -108,6 +109,7 @@ func Run(cfg Config, at Attach) (Result, error) {
 	c.runLoop(&res)
 	c.judgeStorage(&res)
 	res.StorageFaults = c.StorageFaults()
+	res.Disks = c.disks != nil
 	res.Ticks = c.now
 	res.Events = t.Lines()
 	res.TraceHash = t.Hash()

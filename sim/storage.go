@@ -468,3 +468,11 @@ func (c *Cluster) judgeStorage(res *Result) {
 	res.Evidence = fmt.Sprintf("t=%d %s, before the finding: %s %s", b.tick, b.what, res.Invariant, res.Evidence)
 	res.Verdict, res.Invariant, res.Rule = VerdictUnrecoverable, "unrecoverable", check.RuleStorageBeyondF
 }
+
+// reportDamage tells the oracle which copies replica i's disk lost, as the
+// disk's own state shows at the restart: a prepare slot that is damaged,
+// stale or holds a record meant for another slot no longer holds its op.
+func (c *Cluster) reportDamage(i int) {
+	d := c.disks.r[i].disk
+	c.checker.StorageLost(i, c.cfg.JournalSlots, func(slot int) bool { return d.Damaged(disksim.ZonePrepares, slot) })
+}

@@ -122,6 +122,10 @@ type Coverage struct {
 	Repairs        uint64
 	StateTransfers uint64
 	Partitions     uint64
+	// Disks counts the runs whose replicas journaled to simulated disks,
+	// StorageFaults those where a disk injected at least one fault.
+	Disks         uint64
+	StorageFaults uint64
 }
 
 // FailedTotal is the number of findings.
@@ -227,6 +231,12 @@ func (s *Summary) add(o Outcome) {
 		if c.n > 0 {
 			*c.sum++
 		}
+	}
+	if o.Result.Disks {
+		s.Coverage.Disks++
+	}
+	if o.Result.StorageFaults > 0 {
+		s.Coverage.StorageFaults++
 	}
 	if len(o.Result.Assists) > 0 {
 		s.Assisted++

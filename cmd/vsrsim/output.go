@@ -54,6 +54,10 @@ type runJSON struct {
 	// Assists lists every intervention of the harness in the run (never
 	// null): a pass with assists was helped, and says how.
 	Assists []sim.Assist `json:"assists"`
+	// Disks: the replicas journaled to simulated disks; StorageFaults is
+	// how many faults the disks injected (docs/storage.md).
+	Disks         bool `json:"disks"`
+	StorageFaults int  `json:"storage_faults"`
 	// Marks counts the coverage marks the run reached, name -> count
 	// (docs/marks.md); marks it never reached are left out.
 	Marks map[string]uint64 `json:"marks"`
@@ -129,6 +133,8 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 		Liveness:              res.Liveness,
 		RecoveryTicks:         res.RecoveryTicks,
 		Assists:               append([]sim.Assist{}, res.Assists...),
+		Disks:                 res.Disks,
+		StorageFaults:         res.StorageFaults,
 		Stats: statsJSON{
 			Requests:       res.Stats.Requests,
 			Replies:        res.Stats.Replies,
@@ -196,6 +202,14 @@ func runTableHeader(seed uint64) []string {
 
 // writeRunTable prints the human summary of one run, the replay command and,
 // for a failing run, the last trace lines.
+// storageText is the run table's storage row.
+func storageText(res sim.Result) string {
+	if !res.Disks {
+		return "off (journals survive restarts as written)"
+	}
+	return fmt.Sprintf("on disks, %d faults injected", res.StorageFaults)
+}
+
 func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 	scenario := res.Scenario
 	if scenario == "" {
@@ -210,6 +224,7 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 		{"evidence", orNone(res.Evidence)},
 		{"liveness", livenessText(res)},
 		{"assists", assistsText(res.Assists)},
+		{"storage", storageText(res)},
 		{"ticks", fmt.Sprint(res.Ticks)},
 		{"events", fmt.Sprint(res.Events)},
 		{"trace hash", res.TraceHash},

@@ -14,6 +14,9 @@ type bodySet struct {
 	// sinceLoss is Checker.losses when the first copy was recorded: a crash
 	// counts against this op only if it came after.
 	sinceLoss uint64
+	// damaged: copies a disk's record shows damaged at a restart
+	// (StorageLost).
+	damaged uint16
 }
 
 // Journaled records that replica i journaled (op, checksum).

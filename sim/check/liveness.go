@@ -299,6 +299,9 @@ func (c *Checker) Stalled(livenessTicks uint64, outstanding int) (unrecoverable 
 			what, l.op, short(l.checksum), l.crashed, faultsTolerated(c.n), replicaList(l.dropped))
 		return false, "", stall
 	}
+	if why, ok := c.coreCannotDecide(); ok {
+		return true, RuleCoreCopyDamaged, why + "; " + stall
+	}
 	return false, "", stall
 }
 

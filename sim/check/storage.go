@@ -1,0 +1,90 @@
+package check
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Storage: what the harness's disks took from a replica, from the disks' own
+// record, never the replica's word (sim/storage.go).
+
+// RuleCoreCopyDamaged: at the stall, an op some core replica acknowledged is
+// held intact by no core replica, the disk's record shows a core replica's
+// copy damaged when it restarted, and the core replicas that never
+// acknowledged it are fewer than a nack quorum. No correct core can decide
+// the op: it may have committed (acknowledged copies outside the core may
+// count), so it cannot be cut, and no core replica can serve it. Only the
+// replicas the harness keeps outside the core hold it.
+const RuleCoreCopyDamaged = "core-copy-damaged"
+
+// StorageLost records that, when replica i restarted, its disk's record
+// showed the journal slots for which faulty says true damaged: whatever op
+// the oracle knew it held there, its copy is gone. slots is the journal's
+// slot count (op o lives in slot o mod slots).
+func (c *Checker) StorageLost(i, slots int, faulty func(slot int) bool) {
+	bit := uint16(1) << uint(i)
+	for op := range c.bodies {
+		if !faulty(op % slots) {
+			continue
+		}
+		for k := range c.bodies[op] {
+			if b := &c.bodies[op][k]; b.holders&bit != 0 {
+				b.holders &^= bit
+				b.damaged |= bit
+			}
+		}
+	}
+}
+
+// coreCannotDecide finds an op the core cannot decide because storage took
+// its core copies (RuleCoreCopyDamaged), with the evidence.
+func (c *Checker) coreCannotDecide() (string, bool) {
+	var core uint16
+	covered := uint64(0)
+	for _, i := range c.live.core {
+		core |= 1 << uint(i)
+		if r := &c.replicas[i]; r.up {
+			covered = max(covered, r.applied)
+		}
+	}
+	for op := covered + 1; op < uint64(len(c.bodies)); op++ {
+		if why, ok := c.undecidable(op, core); ok {
+			return why, true
+		}
+	}
+	return "", false
+}
+
+// undecidable reports whether op, in the core, has no intact copy, a copy a
+// disk damaged, and too few replicas that could nack it.
+func (c *Checker) undecidable(op uint64, core uint16) (string, bool) {
+	var damaged uint16
+	for k := range c.bodies[op] {
+		b := &c.bodies[op][k]
+		if b.holders&core != 0 {
+			return "", false
+		}
+		damaged |= b.damaged & core
+	}
+	if damaged == 0 {
+		return "", false
+	}
+	var ackers uint16
+	if op < uint64(len(c.acks)) {
+		for k := range c.acks[op] {
+			ackers |= c.acks[op][k].ackers
+		}
+	}
+	if ackers&core == 0 {
+		return "", false
+	}
+	nackers := bits.OnesCount16(core &^ ackers)
+	if nackers >= c.qNack() {
+		return "", false
+	}
+	return fmt.Sprintf("op %d: %s acked it and the disk's record shows %s's copy damaged at its restart; no core replica holds it, "+
+		"and only %d could nack it (a nack quorum is %d)", op, replicaList(ackers&core), replicaList(damaged), nackers, c.qNack()), true
+}
+
+// qNack is the nacks that prove an op never committed: n - replication quorum + 1.
+func (c *Checker) qNack() int { return c.n - c.qRep + 1 }
