@@ -163,6 +163,12 @@ func (d *Disk) Lose(z Zone, slot int) {
 	d.arm(armedFault{kind: FaultWriteLost, zone: z, slot: slot, target: NoSlot})
 }
 
+// Armed is the number of scripted faults waiting for their write.
+func (d *Disk) Armed() int { return len(d.armed) }
+
+// ArmedMax is the most scripted faults that may wait at once.
+const ArmedMax = armedMax
+
 func (d *Disk) arm(a armedFault) {
 	expect(len(d.armed) < armedMax, "too many scripted faults waiting")
 	d.armed = append(d.armed, a)

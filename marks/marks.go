@@ -100,6 +100,8 @@ const (
 	StorageSlotUnacked
 	StorageUnsureVoted
 	StorageHeaderVouched
+	StorageRangeLost
+	MergeHeadUnknown
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -124,7 +126,7 @@ var names = [Count]string{
 	"abdicate-stalled", "forward-unanswered",
 	"storage-slot-faulty", "storage-slot-foreign", "storage-prepare-kept", "storage-recovering-head",
 	"storage-head-recovered", "storage-superblock-copy-bad", "storage-superblock-lost", "storage-truncated",
-	"storage-slot-unacked", "storage-unsure-voted", "storage-header-vouched",
+	"storage-slot-unacked", "storage-unsure-voted", "storage-header-vouched", "storage-range-lost", "merge-head-unknown",
 }
 
 // String is the mark's name, the key of every JSON and table output.

@@ -45,6 +45,9 @@ const (
 	// StreamSwarmStorage draws a swarm seed's storage faults
 	// (sim/swarm/storage.go), after every other swarm draw.
 	StreamSwarmStorage
+	// StreamDiskAimed drives the harness's aimed storage faults
+	// (sim.Storage.AimedCorrupt, AimedMisdirect).
+	StreamDiskAimed
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

@@ -111,7 +111,11 @@ func (r *Replica) onPrepare(m *Envelope, p Prepare) {
 		r.ack(h)
 	case h.Op <= r.wm.commitMin:
 		r.drop(m, h.Op, ReasonOldOp, r.wm.commitMin)
-	case r.journal.has(h.Op, h.Checksum):
+	case r.journal.has(h.Op, h.Checksum) && h.Op <= r.wm.sequencer:
+		// Held within the log: ack again. A held op above the head (a
+		// restart's journal can keep entries past a gap) is acked only once
+		// the log reaches it, below: an ack promises the op to every later
+		// vote, and a vote stops at its head.
 		r.replicate(h)
 		r.ack(h)
 	case r.transfer.active:

@@ -106,12 +106,7 @@ func isZero(b []byte) bool {
 // op is a removal in flight or a lost write of the op: faulty either way.
 func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 	if trustPrepare && !pc.bad {
-		// checksum-ignores-slot: whatever the prepare copy says, verified
-		// by its checksum alone, is the slot's content.
-		if pc.kind == recordPrepare {
-			return slotRead{class: slotIntact, entry: pc.header, has: true}
-		}
-		return slotRead{class: slotEmpty}
+		return trustedPrepare(hc, pc)
 	}
 	headerOp := !hc.bad && hc.kind == recordHeader
 	faulty := slotRead{class: slotFaulty}
@@ -133,6 +128,23 @@ func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 		return faulty
 	}
 	return slotRead{class: slotEmpty}
+}
+
+// trustedPrepare is the checksum-ignores-slot defect's reading of a slot: a
+// prepare whose bytes verify is the slot's content, and is taken for the op
+// the slot holds by the header ring, so a record that landed here from
+// another slot (or an older one the slot kept) stands in for that op.
+func trustedPrepare(hc, pc recordRead) slotRead {
+	if pc.kind != recordPrepare {
+		return slotRead{class: slotEmpty}
+	}
+	e := pc.header
+	if !hc.bad && hc.kind == recordHeader && hc.header.Op != e.Op {
+		// The slot's place in the log (op and parent) from the header
+		// ring, the rest, checksum and body, from the record that landed.
+		e.Op, e.Parent = hc.header.Op, hc.header.Parent
+	}
+	return slotRead{class: slotIntact, entry: e, has: true}
 }
 
 // newer reports whether header copy h names a newer entry than prepare p.

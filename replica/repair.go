@@ -215,6 +215,13 @@ func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
 			return
 		}
 	}
+	if r.lostToDisk(from) {
+		// A disk took this committed op's copy at a restart; the state
+		// applied past it is what this replica can give: a transfer.
+		r.mark(marks.StorageRangeLost)
+		r.send(m.From, RangeEvicted{First: from + 1}.Message())
+		return
+	}
 	last := uint64(0)
 	for op := from; op <= to; op++ {
 		h, ok := r.journal.getForRepair(op)
@@ -240,6 +247,20 @@ func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
 		r.mark(marks.RepairServed)
 	}
 	r.send(m.From, RepairDone{Last: last}.Message())
+}
+
+// lostToDisk reports whether op, applied here and within what the journal
+// retains, is held nowhere here: only a replica on a disk loses such a copy
+// (a faulty slot at a restart), and only its applied state still covers it.
+func (r *Replica) lostToDisk(op uint64) bool {
+	if r.store == nil || op > r.wm.commitMin {
+		return false
+	}
+	if _, ok := r.journal.getForRepair(op); ok {
+		return false
+	}
+	_, aside := r.aside.get(op)
+	return !aside
 }
 
 // firstRetained is the lowest op this replica could serve by repair.

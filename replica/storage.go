@@ -206,7 +206,13 @@ func (r *Replica) flushStorage() {
 		r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, recordHeader, slot) })
 	}
 	s.dirty = s.dirty[:0]
+	// The head and the commit point go down with every superblock: a
+	// restart must not state a commit point below ops it set aside as
+	// committed, nor a head its promises went past. The commit point is
+	// capped at the head: a vote whose commit point lies above its head
+	// names a head no vote may describe.
 	r.sb.Head, r.sb.HeadSum = r.wm.sequencer, r.wm.headSum
+	r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 	if f := fieldsOf(&r.sb); f != s.written {
 		r.writeSuperblockCopies()
 	}

@@ -307,6 +307,13 @@ func (r *Replica) tryMerge() {
 	if !res.ready {
 		return // wait for more votes
 	}
+	if _, known := r.voteHeader(res.head); !known && res.head > 0 {
+		// A vote's commit point lies above every voted head (its voter
+		// learned the commit before the prepare): wait for a vote that
+		// describes the head.
+		r.mark(marks.MergeHeadUnknown)
+		return
+	}
 	invariant(r.id, res.head >= res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	invariant(r.id, uint64(len(res.log)) == res.head-res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	r.markMerge(&res)

@@ -67,12 +67,12 @@ func init() {
 	})
 	register(Scenario{
 		Name:        "misdirected-write",
-		Description: "a backup's disk lands op N's prepare on op M's slot; restarted, it must catch the foreign record",
+		Description: "a backup's disk lands op N's prepare on op M's slot; restarted, it must catch the foreign record, not apply it as M",
 		Bug:         "checksum-ignores-slot",
 		Expect:      sim.VerdictSafety,
 		Configure:   storageCluster,
 		NewScript: func() sim.Script {
-			return newStorageShape("misdirected-write", false, nil)
+			return newStorageShape("misdirected-write", true, nil)
 		},
 	})
 }
@@ -98,7 +98,9 @@ func newStorageShape(name string, knowsCommit bool, damage func(c *sim.Cluster, 
 		}},
 		step{when: func(c *sim.Cluster, s *script) bool {
 			return committedTo(c, 0, s.ops["N"]) && (!knowsCommit || committedTo(c, 1, s.ops["N"]))
-		},
+		}},
+		// Long enough for r1's superblock, which records what it knows, to land.
+		step{when: afterTicks(60),
 			do: func(c *sim.Cluster, s *script) {
 				c.Note(name + ": r0 committed both and crashes; r1's disk damages its copy, r1 crashes")
 				if damage != nil {

@@ -31,6 +31,19 @@ type disks struct {
 	beyond beyondF
 	// faults counts the faults traced so far, of every disk.
 	faults int
+	// aimed draws the aimed faults (Storage.AimedCorrupt, AimedMisdirect).
+	aimed *prng.Stream
+	// ackedBy holds, for the last ackRing ops, which replicas' PrepareOks
+	// for it left: where an aimed fault finds an op only a bare quorum
+	// holds.
+	ackedBy [ackRing]ackedOp
+}
+
+const ackRing = 256
+
+type ackedOp struct {
+	op      uint64
+	backups uint16
 }
 
 // diskOf is one replica's disk and what is in flight on it.
@@ -62,6 +75,8 @@ type diskOf struct {
 	traced int
 	// promised is the highest view the replica acted in on the wire.
 	promised uint64
+	// acked is the op of the last PrepareOk that left it (0: none).
+	acked uint64
 }
 
 type deferredWrite struct {
@@ -98,7 +113,7 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds := &disks{atlas: atlas, r: make([]diskOf, cfg.Replicas)}
+	ds := &disks{atlas: atlas, r: make([]diskOf, cfg.Replicas), aimed: prng.New(seed, prng.StreamDiskAimed)}
 	for i := range ds.r {
 		d, err := disksim.New(disksim.Options{
 			Geometry: geo, Replica: i, Atlas: atlas,
@@ -217,6 +232,9 @@ func (c *Cluster) sent(d *diskOf, m *replica.Message) {
 	if promises(m) {
 		d.promised = max(d.promised, m.View)
 	}
+	if m.Command == replica.CmdPrepareOK && m.From < c.cfg.Replicas {
+		c.aimMisdirect(m.From, m.PrepareOk().Op)
+	}
 	c.submit(m)
 }
 
@@ -310,6 +328,7 @@ func (c *Cluster) crashDisk(i int) {
 	}
 	d := &c.disks.r[i]
 	d.disk.Crash(c.now)
+	c.aimCorrupt(i)
 	if n := len(d.held); n > 0 {
 		c.Note(fmt.Sprintf("r%d crashed with %d messages waiting for its disk", i, n))
 	}
@@ -475,4 +494,65 @@ func (c *Cluster) judgeStorage(res *Result) {
 func (c *Cluster) reportDamage(i int) {
 	d := c.disks.r[i].disk
 	c.checker.StorageLost(i, c.cfg.JournalSlots, func(slot int) bool { return d.Damaged(disksim.ZonePrepares, slot) })
+}
+
+// aimMisdirect notes op as replica i's last acknowledged op and, with chance
+// AimedMisdirect and where the atlas allows, arms its disk to land the next
+// op's prepare on op's slot.
+func (c *Cluster) aimMisdirect(i int, op uint64) {
+	d := &c.disks.r[i]
+	d.acked = op
+	a := &c.disks.ackedBy[op%ackRing]
+	if a.op != op {
+		*a = ackedOp{op: op}
+	}
+	a.backups |= 1 << uint(i)
+	if !c.disks.aimed.Chance(c.cfg.Storage.AimedMisdirect) || d.disk.Armed() >= disksim.ArmedMax/2 {
+		return
+	}
+	if a.backups != 1<<uint(i) {
+		// Another backup holds op already: the copy this would spoil is
+		// not one the cluster may be left without.
+		return
+	}
+	n := uint64(c.cfg.JournalSlots)
+	from, to := int((op+1)%n), int(op%n)
+	if c.disks.atlas.Off() || (c.disks.atlas.MayFault(i, disksim.ZonePrepares, from) && c.disks.atlas.MayFault(i, disksim.ZonePrepares, to)) {
+		d.disk.Misdirect(disksim.ZonePrepares, from, to)
+		c.Note(fmt.Sprintf("aimed misdirect r%d: op %d's prepare will land on op %d's slot", i, op+1, op))
+	}
+}
+
+// aimCorrupt, with chance AimedCorrupt and where the atlas allows, damages
+// both copies of the slot of the op below replica i's last acknowledged one
+// as it crashes.
+func (c *Cluster) aimCorrupt(i int) {
+	d := &c.disks.r[i]
+	if d.acked < 2 || !c.disks.aimed.Chance(c.cfg.Storage.AimedCorrupt) {
+		return
+	}
+	op := c.aimedOp(i)
+	slot := int(op % uint64(c.cfg.JournalSlots))
+	a := c.disks.atlas
+	if !a.Off() && (!a.MayFault(i, disksim.ZoneHeaders, slot) || !a.MayFault(i, disksim.ZonePrepares, slot)) {
+		return
+	}
+	c.Note(fmt.Sprintf("aimed corrupt r%d: op %d, acknowledged just before its last ack", i, op))
+	d.disk.Corrupt(c.now, disksim.ZoneHeaders, slot)
+	d.disk.Corrupt(c.now, disksim.ZonePrepares, slot)
+}
+
+// aimedOp is the op an aimed corruption of replica i hits: below its last
+// acknowledged op (so its head stays one it can describe), preferring, within
+// the last 32, one that no other backup acknowledged, so that its primary and
+// this replica may be the only copies: the copy a restart must not vote away.
+func (c *Cluster) aimedOp(i int) uint64 {
+	d := &c.disks.r[i]
+	bit := uint16(1) << uint(i)
+	for op := d.acked - 1; op >= 1 && op+32 >= d.acked; op-- {
+		if a := &c.disks.ackedBy[op%ackRing]; a.op == op && a.backups == bit {
+			return op
+		}
+	}
+	return d.acked - 1
 }

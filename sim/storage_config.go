@@ -29,6 +29,14 @@ type Storage struct {
 	// least, and the mean of an exponential extra on top.
 	LatencyMinTicks  uint64
 	LatencyMeanTicks uint64
+	// AimedCorrupt, per crash of a replica, damages both copies of the slot
+	// of the op below the last it acknowledged (a PrepareOk that left); AimedMisdirect,
+	// per PrepareOk that leaves, arms a misdirect of the next op's prepare
+	// onto the acknowledged op's slot. Both only where the atlas allows, and
+	// drawn from a stream of their own: they aim storage faults at the ops a
+	// restart must not vote away, which uniform faults rarely hit.
+	AimedCorrupt   prng.Ratio
+	AimedMisdirect prng.Ratio
 	// AtlasOff lets a fault land anywhere, beyond what the protocol promises
 	// to survive; the verdict then names storage-beyond-f where the disks'
 	// own record shows a slot faulty on a replication quorum.
@@ -37,7 +45,8 @@ type Storage struct {
 
 // Faulty reports whether the disks may inject a random fault.
 func (s *Storage) Faulty() bool {
-	return !s.ReadFault.Zero() || !s.WriteFault.Zero() || !s.Misdirect.Zero() || !s.Lost.Zero() || !s.Torn.Zero()
+	return !s.ReadFault.Zero() || !s.WriteFault.Zero() || !s.Misdirect.Zero() || !s.Lost.Zero() || !s.Torn.Zero() ||
+		!s.AimedCorrupt.Zero() || !s.AimedMisdirect.Zero()
 }
 
 // StorageLatencyMax bounds a write latency setting: a second of virtual time.
@@ -55,7 +64,7 @@ func (s *Storage) validate(c *Config) error {
 	if s.LatencyMinTicks > StorageLatencyMax || s.LatencyMeanTicks > StorageLatencyMax {
 		return fmt.Errorf("storage latency must be 0..%d ticks, got min=%d mean=%d", StorageLatencyMax, s.LatencyMinTicks, s.LatencyMeanTicks)
 	}
-	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn} {
+	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect} {
 		if !r.Zero() && r.Num > r.Den {
 			return fmt.Errorf("a storage fault probability must be at most 1, got %d/%d", r.Num, r.Den)
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 // drawStorage puts the replicas of most write-ahead seeds on simulated disks
-// (docs/storage.md), from a stream of its own drawn after every other swarm
+// (85% of them; docs/storage.md), from a stream of its own drawn after every other swarm
 // draw, so no earlier draw of any seed moves. Lost writes stay off: a write
 // lost on both copies of a slot leaves stale bytes no checksum can tell from
 // a slot never written, which no replica survives (docs/storage.md "Limits").
@@ -19,17 +19,23 @@ func drawStorage(seed uint64, c *sim.Config) {
 		return
 	}
 	s := prng.New(seed, prng.StreamSwarmStorage)
-	if s.Uint64N(10) < 3 {
+	if s.Uint64N(20) < 3 {
 		return
 	}
 	st := sim.Storage{On: true}
 	st.LatencyMinTicks = s.Uint64N(3)
 	st.LatencyMeanTicks = []uint64{0, 2, 5, 10}[s.Uint64N(4)]
-	st.ReadFault = pick(s, 0, 5000, 1000)
-	st.WriteFault = pick(s, 0, 2000, 500, 200)
-	st.Misdirect = pick(s, 0, 5000, 1000)
+	st.ReadFault = pick(s, 0, 3000, 500)
+	st.WriteFault = pick(s, 0, 1000, 300, 100)
+	st.Misdirect = pick(s, 0, 3000, 1000)
 	st.Torn = pick(s, 0, 4, 2, 1)
 	st.AtlasOff = s.Uint64N(50) == 0
+	if s.Uint64N(3) == 0 {
+		// Aim a third of the storage seeds at the acknowledged ops a
+		// restart must hold unsure: uniform faults rarely hit them.
+		st.AimedCorrupt = pick(s, 4, 2, 1)
+		st.AimedMisdirect = pick(s, 50, 10)
+	}
 	c.Storage = st
 }
 
