@@ -53,6 +53,7 @@ type action struct {
 	vsrfile.Action
 	kinds uint32              // drop, pass: bit per replica.Command
 	net   settings.NetSetting // network
+	copy  sim.EntryCopy       // corrupt of an entry
 }
 
 // fileError is a malformed file: "NAME:LINE: problem".
@@ -83,7 +84,30 @@ func ParseFile(name string, r io.Reader) (*File, error) {
 	for _, a := range tree.Actions {
 		f.actions = append(f.actions, newAction(a))
 	}
+	if err := f.checkDisks(); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// checkDisks refuses a storage action in a file whose settings leave the run
+// without disks: a file runs from the default configuration, which has none,
+// so this is known before any run. Apply checks it again against the
+// configuration it is given.
+func (f *File) checkDisks() error {
+	if f.override.StorageOn() {
+		return nil
+	}
+	for _, a := range f.actions {
+		if a.Verb.Storage() {
+			return fileError(f.Name, a.Line, "%v", errNoDisks(a.Verb))
+		}
+	}
+	return nil
+}
+
+func errNoDisks(v vsrfile.Verb) error {
+	return fmt.Errorf("%s: the run has no disks (a storage action needs a storage setting, e.g. storage on)", v)
 }
 
 // Seed is the seed the file gives (`seed N`), if it gives one.
@@ -143,6 +167,9 @@ func newAction(a vsrfile.Action) action {
 	}
 	if a.Verb == vsrfile.Network {
 		out.net, _ = settings.ParseNetSetting(a.Setting)
+	}
+	if a.Verb == vsrfile.Corrupt && a.Copy != vsrfile.CopySuperblock {
+		out.copy, _ = sim.ParseEntryCopy(a.Copy)
 	}
 	return out
 }

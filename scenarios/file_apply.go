@@ -68,6 +68,9 @@ func (a *action) check(cfg *sim.Config) error {
 			return err
 		}
 	}
+	if a.Verb.Storage() {
+		return checkStorage(a, cfg)
+	}
 	if a.Verb == vsrfile.Network {
 		net := cfg.Network
 		a.net.Apply(&net)
@@ -75,6 +78,19 @@ func (a *action) check(cfg *sim.Config) error {
 		if err := net.Validate(); err != nil {
 			return fmt.Errorf("network %s: %v", a.net.Key, err)
 		}
+	}
+	return nil
+}
+
+// checkStorage refuses a storage action the run's disks cannot take, so that
+// the cluster's methods never refuse one mid-run.
+func checkStorage(a *action, cfg *sim.Config) error {
+	if !cfg.Storage.On {
+		return errNoDisks(a.Verb)
+	}
+	slots := uint64(cfg.JournalSlots)
+	if a.Verb == vsrfile.Misdirect && a.Op%slots == a.OpTo%slots {
+		return fmt.Errorf("misdirect op %d -> op %d: both ops share journal slot %d (journal-slots %d)", a.Op, a.OpTo, a.Op%slots, slots)
 	}
 	return nil
 }
