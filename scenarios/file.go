@@ -20,7 +20,9 @@ import (
 //	seed 7                # the run's seed when none is given
 //	replicas 3            # any settings.Override key but extra-delay
 //	network quiet         # or: quiet, loss 1/100, clog off, ...
+//	storage torn 1/2      # disks: one line per aspect (storage on, latency ...)
 //	at 300 cut * -> primary
+//	at 400 corrupt 1 op 3 body
 //	at 900 heal
 //	expect served 1500 4000 >= 20
 //	expect view-change 300 1500
