@@ -82,6 +82,21 @@ func (a *action) check(cfg *sim.Config) error {
 	return nil
 }
 
+// CheckDisks refuses a storage action that cfg, the run's final
+// configuration, cannot take. Flags given with a file apply after Apply, and
+// a smaller journal can put a misdirect's two ops on one slot: the cluster
+// would refuse it mid-run.
+func (f *File) CheckDisks(cfg *sim.Config) error {
+	for i := range f.actions {
+		if a := &f.actions[i]; a.Verb.Storage() {
+			if err := checkStorage(a, cfg); err != nil {
+				return fileError(f.Name, a.Line, "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
 // checkStorage refuses a storage action the run's disks cannot take, so that
 // the cluster's methods never refuse one mid-run.
 func checkStorage(a *action, cfg *sim.Config) error {
