@@ -20,7 +20,9 @@ import (
 //	seed 7                # the run's seed when none is given
 //	replicas 3            # any settings.Override key but extra-delay
 //	network quiet         # or: quiet, loss 1/100, clog off, ...
+//	storage torn 1/2      # disks: one line per aspect (storage on, latency ...)
 //	at 300 cut * -> primary
+//	at 400 corrupt 1 op 3 body
 //	at 900 heal
 //	expect served 1500 4000 >= 20
 //	expect view-change 300 1500
@@ -53,6 +55,7 @@ type action struct {
 	vsrfile.Action
 	kinds uint32              // drop, pass: bit per replica.Command
 	net   settings.NetSetting // network
+	copy  sim.EntryCopy       // corrupt of an entry
 }
 
 // fileError is a malformed file: "NAME:LINE: problem".
@@ -83,7 +86,30 @@ func ParseFile(name string, r io.Reader) (*File, error) {
 	for _, a := range tree.Actions {
 		f.actions = append(f.actions, newAction(a))
 	}
+	if err := f.checkDisks(); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// checkDisks refuses a storage action in a file whose settings leave the run
+// without disks: a file runs from the default configuration, which has none,
+// so this is known before any run. Apply checks it again against the
+// configuration it is given.
+func (f *File) checkDisks() error {
+	if f.override.StorageOn() {
+		return nil
+	}
+	for _, a := range f.actions {
+		if a.Verb.Storage() {
+			return fileError(f.Name, a.Line, "%v", errNoDisks(a.Verb))
+		}
+	}
+	return nil
+}
+
+func errNoDisks(v vsrfile.Verb) error {
+	return fmt.Errorf("%s: the run has no disks (a storage action needs a storage setting, e.g. storage on)", v)
 }
 
 // Seed is the seed the file gives (`seed N`), if it gives one.
@@ -143,6 +169,9 @@ func newAction(a vsrfile.Action) action {
 	}
 	if a.Verb == vsrfile.Network {
 		out.net, _ = settings.ParseNetSetting(a.Setting)
+	}
+	if a.Verb == vsrfile.Corrupt && a.Copy != vsrfile.CopySuperblock {
+		out.copy, _ = sim.ParseEntryCopy(a.Copy)
 	}
 	return out
 }

@@ -68,6 +68,9 @@ func (a *action) check(cfg *sim.Config) error {
 			return err
 		}
 	}
+	if a.Verb.Storage() {
+		return checkStorage(a, cfg)
+	}
 	if a.Verb == vsrfile.Network {
 		net := cfg.Network
 		a.net.Apply(&net)
@@ -75,6 +78,34 @@ func (a *action) check(cfg *sim.Config) error {
 		if err := net.Validate(); err != nil {
 			return fmt.Errorf("network %s: %v", a.net.Key, err)
 		}
+	}
+	return nil
+}
+
+// CheckDisks refuses a storage action that cfg, the run's final
+// configuration, cannot take. Flags given with a file apply after Apply, and
+// a smaller journal can put a misdirect's two ops on one slot: the cluster
+// would refuse it mid-run.
+func (f *File) CheckDisks(cfg *sim.Config) error {
+	for i := range f.actions {
+		if a := &f.actions[i]; a.Verb.Storage() {
+			if err := checkStorage(a, cfg); err != nil {
+				return fileError(f.Name, a.Line, "%v", err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkStorage refuses a storage action the run's disks cannot take, so that
+// the cluster's methods never refuse one mid-run.
+func checkStorage(a *action, cfg *sim.Config) error {
+	if !cfg.Storage.On {
+		return errNoDisks(a.Verb)
+	}
+	slots := uint64(cfg.JournalSlots)
+	if a.Verb == vsrfile.Misdirect && a.Op%slots == a.OpTo%slots {
+		return fmt.Errorf("misdirect op %d -> op %d: both ops share journal slot %d (journal-slots %d)", a.Op, a.OpTo, a.Op%slots, slots)
 	}
 	return nil
 }

@@ -24,6 +24,10 @@ func FuzzParse(f *testing.F) {
 		"at 10 partition primary | * | c0\n", "at 10 drop prepareok,commit * -> backup2\n",
 		"expect served 1 2 >= 3\nexpect view-change 4 5\n", "network reorder 1% max=3\nclog mean=4\n",
 		"at 1 extra-delay primary:*=5\n", "core 0 1\nreplicas 2\nliveness keep-faults\n",
+		"storage read-fault 1/200\nstorage write-fault 0.005\nstorage misdirect 1%\nstorage lost 1/9\nstorage torn 1/2\n",
+		"storage latency min=1 mean=4\nstorage atlas off\nstorage off\nstorage on\njournal memory\n",
+		"storage on\nat 9 corrupt 1 op 3 header\nat 9 corrupt primary op 30 body\nat 7 corrupt backup1 superblock\n",
+		"storage on\njournal-slots 64\nat 6 misdirect 2 op 4 -> op 68\nat 6 corrupt 5 op 0 both\n",
 	} {
 		f.Add(s)
 	}

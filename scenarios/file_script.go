@@ -80,6 +80,35 @@ func (s *fileScript) run(c *sim.Cluster, a *action) {
 		s.network(c, a)
 	case "note":
 		c.Note(a.Text)
+	case "corrupt", "misdirect":
+		s.disk(c, a)
+	}
+}
+
+// disk injects a storage action's fault on each replica it names, down or
+// up: a disk keeps its damage across a crash. Apply refused what the
+// cluster's methods would, so a refusal here is only noted.
+func (s *fileScript) disk(c *sim.Cluster, a *action) {
+	nodes, ok := s.resolve(c, a, a.Targets)
+	if !ok {
+		return
+	}
+	for _, i := range nodes {
+		var err error
+		switch {
+		case a.Verb == vsrfile.Misdirect:
+			if err = c.MisdirectEntry(i, a.Op, a.OpTo); err == nil {
+				// The disk traces the fault only when the write lands.
+				s.note(c, a, "r%d's next write of op %d's prepare lands on op %d's slot", i, a.Op, a.OpTo)
+			}
+		case a.Copy == vsrfile.CopySuperblock:
+			err = c.CorruptSuperblock(i)
+		default:
+			err = c.CorruptEntry(i, a.Op, a.copy)
+		}
+		if err != nil {
+			s.note(c, a, "%s refused: %v", a.Verb, err)
+		}
 	}
 }
 

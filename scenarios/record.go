@@ -17,8 +17,9 @@ import (
 // timed action (crashes, restarts, cuts of replicas' and clients' links,
 // clogs as holds), so the file runs with no random or aimed fault of its own.
 // The network's per-packet faults (loss, replay, reorder, corruption) have no
-// action form and stay as rates under the same seed; the source protocol and
-// the links the liveness phase began with down are settings. header lines are
+// action form and stay as rates under the same seed; the source protocol, the
+// disks (storage settings: their faults replay from the seed) and the links
+// the liveness phase began with down are settings. header lines are
 // written first, as comments, then the run's seed. The file is built as a
 // vsrfile tree and formatted.
 //
@@ -70,6 +71,11 @@ func recordSettings(cfg *sim.Config, rec *sim.Recording) []vsrfile.Setting {
 	}
 	if cfg.Protocol != (replica.Protocol{}) {
 		set("protocol", settings.Protocol(cfg.Protocol))
+	}
+	// The disks draw from streams of their own, so the same settings under
+	// the same seed fault them as the run did.
+	for _, v := range settings.StorageValues(&cfg.Storage) {
+		out = append(out, vsrfile.Setting{Key: vsrfile.StorageKey, Args: strings.Fields(v)})
 	}
 	return append(out, recordNetwork(&cfg.Network)...)
 }

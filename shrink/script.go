@@ -122,7 +122,7 @@ func fitAction(a *vsrfile.Action, keep func(vsrfile.Target) bool) bool {
 		return slices.DeleteFunc(slices.Clone(ts), func(t vsrfile.Target) bool { return !keep(t) })
 	}
 	switch {
-	case a.Verb == vsrfile.Crash || a.Verb == vsrfile.Restart:
+	case a.Verb == vsrfile.Crash || a.Verb == vsrfile.Restart || a.Verb.Storage():
 		a.Targets = filter(a.Targets)
 		return len(a.Targets) > 0
 	case a.Verb.Link():

@@ -2,8 +2,9 @@
 // one does: the same verdict and invariant, under the seed it records. It
 // removes actions (delta debugging), moves them earlier, shortens the fault
 // phase, lowers replicas and clients, turns the network's random faults off,
-// and drops a recorded file's source protocol and liveness cuts, keeping each
-// change only if some seed still fails the same way.
+// drops the disks' settings, and drops a recorded file's source protocol and
+// liveness cuts, keeping each change only if some seed still fails the same
+// way.
 //
 // The search is deterministic: candidates are tried in a fixed order and the
 // first that fails wins, so the output is the same whatever Options.Jobs is.
@@ -175,7 +176,7 @@ func (s *search) size(sc *vsrfile.File) Size {
 
 // loop runs the passes until none makes progress or the budget is spent.
 func (s *search) loop() {
-	passes := []func() bool{s.quiet, s.replicas, s.clients, s.ddmin, s.earlier, s.ticks, s.robust}
+	passes := []func() bool{s.quiet, s.disks, s.replicas, s.clients, s.ddmin, s.earlier, s.ticks, s.robust}
 	for progress := true; progress && !s.broke; {
 		progress = false
 		for _, pass := range passes {

@@ -57,6 +57,10 @@ func TestWithout(t *testing.T) {
 		{"extra-delay 1:*=400", "extra-delay 1:*=400"},
 		{"cut c0 c2 -> 1", "cut c0 -> 1"},
 		{"note r4 is slow", "note r4 is slow"},
+		{"corrupt 3 op 2 body", ""},
+		{"corrupt 1 superblock", "corrupt 1 superblock"},
+		{"misdirect 4 op 2 -> op 3", ""},
+		{"misdirect primary op 2 -> op 3", "misdirect primary op 2 -> op 3"},
 	} {
 		s := parse(t, "core 0 3\nat 5 "+tc.in+"\n")
 		got := without(s, 3, 2)

@@ -209,11 +209,13 @@ func (o *runOptions) describe(cfg sim.Config) []sim.Option {
 func (o *runOptions) config(seed uint64) (sim.Config, sim.Attach, error) {
 	var cfg sim.Config
 	var at sim.Attach
+	var file *scenarios.File
 	if o.scenario.value != "" && o.scenarioFile.value != "" {
 		return sim.Config{}, sim.Attach{}, usageErrorf("--scenario and --scenario-file do not go together")
 	}
 	if o.scenarioFile.value != "" {
-		file, err := readScenarioFile(o.scenarioFile.value)
+		var err error
+		file, err = readScenarioFile(o.scenarioFile.value)
 		if err != nil {
 			return sim.Config{}, sim.Attach{}, err
 		}
@@ -239,6 +241,11 @@ func (o *runOptions) config(seed uint64) (sim.Config, sim.Attach, error) {
 
 	if err := o.override.Apply(&cfg); err != nil {
 		return sim.Config{}, sim.Attach{}, usageErrorf("%s", flagError(err))
+	}
+	if file != nil {
+		if err := file.CheckDisks(&cfg); err != nil {
+			return sim.Config{}, sim.Attach{}, dataErrorf("%v", err)
+		}
 	}
 	return cfg, at, nil
 }

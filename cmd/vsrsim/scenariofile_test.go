@@ -22,7 +22,7 @@ func TestScenarioFile(t *testing.T) {
 	bad := writeFile(t, "bad.vsr", "replicas 3\n\nat 300 crsh 1\n")
 	out := vsrsim(t, "run", "--seed", "1", "--scenario-file", bad)
 	assert.Equal(t, exitDataErr, out.code)
-	assert.Equal(t, "vsrsim: "+bad+`:3: unknown action "crsh" (want crash, restart, partition, heal, cut, uncut, drop, pass, hold, release, extra-delay, network or note)`+"\n", out.stderr)
+	assert.Equal(t, "vsrsim: "+bad+`:3: unknown action "crsh" (want crash, restart, partition, heal, cut, uncut, drop, pass, hold, release, extra-delay, network, note, corrupt or misdirect)`+"\n", out.stderr)
 
 	// Settings too: a malformed or misfitting one names its line, exit 65.
 	for text, want := range map[string]string{

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-const actionNames = "crash, restart, partition, heal, cut, uncut, drop, pass, hold, release, extra-delay, network or note"
+const actionNames = "crash, restart, partition, heal, cut, uncut, drop, pass, hold, release, extra-delay, network, note, corrupt or misdirect"
 
 func (p *parser) action(n int, w []string) error {
 	if len(w) < 2 {
@@ -52,6 +52,10 @@ func (p *parser) actionArgs(a *Action, args []string) error {
 		}
 	case a.Verb == Note:
 		a.Text = strings.Join(args, " ")
+	case a.Verb == Corrupt:
+		return a.parseCorrupt(args)
+	case a.Verb == Misdirect:
+		return a.parseMisdirect(args)
 	default:
 		return fmt.Errorf("unknown action %q (want %s)", a.Verb, actionNames)
 	}

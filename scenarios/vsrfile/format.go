@@ -71,6 +71,8 @@ func formatAction(a *Action) string {
 		w = append(w, a.Setting...)
 	case a.Verb == Note && a.Text != "":
 		w = append(w, a.Text)
+	case a.Verb.Storage():
+		w = append(w, storageWords(a)...)
 	}
 	return strings.Join(w, " ")
 }

@@ -166,7 +166,7 @@ func (p *parser) setting(n int, w []string) error {
 		return fmt.Errorf("unknown line %q (want at, expect, network, seed, or a setting: %s)", w[0], strings.Join(p.g.SettingKeys, ", "))
 	}
 	s.Key, s.Args = w[0], slices.Clone(w[1:])
-	if err := p.once(n, s.Key); err != nil {
+	if err := p.once(n, s.Name()); err != nil {
 		return err
 	}
 	if p.g.Value != nil {

@@ -37,13 +37,27 @@ type Seed struct {
 	Value uint64
 }
 
-// Setting is `KEY ARGS..` or `network KEY ARGS..`. A key is set once per
-// file; `loss 1/20` and `network loss 1/20` set the same key.
+// Setting is `KEY ARGS..` or `network KEY ARGS..`. A setting is set once per
+// file; `loss 1/20` and `network loss 1/20` set the same key. A storage
+// setting is named by its first word too (Name), so a file gives one line per
+// aspect of its disks.
 type Setting struct {
 	Line    int
 	Network bool // written with the "network" prefix
 	Key     string
 	Args    []string
+}
+
+// StorageKey is the key whose settings are named by their first word.
+const StorageKey = "storage"
+
+// Name is what a file sets once: the key, or for a storage setting the key
+// and its first word ("storage torn").
+func (s *Setting) Name() string {
+	if s.Key == StorageKey && len(s.Args) > 0 {
+		return s.Key + " " + s.Args[0]
+	}
+	return s.Key
 }
 
 // ExpectVerdict is `expect VERDICT`.
@@ -96,6 +110,19 @@ const (
 	ExtraDelay Verb = "extra-delay"
 	Network    Verb = "network"
 	Note       Verb = "note"
+	Corrupt    Verb = "corrupt"
+	Misdirect  Verb = "misdirect"
+)
+
+// Storage reports whether v acts on a replica's disk.
+func (v Verb) Storage() bool { return v == Corrupt || v == Misdirect }
+
+// The words of `corrupt R ...`: which copies of an entry, or the superblock.
+const (
+	CopyHeader     = "header"
+	CopyBody       = "body"
+	CopyBoth       = "both"
+	CopySuperblock = "superblock"
 )
 
 // Link reports whether v acts on directed links FROM.. -> TO...
@@ -112,6 +139,8 @@ func (v Verb) Link() bool {
 //	extra-delay                     Delay (FROM, TO), Ticks
 //	network                         Setting (the setting's words, key first)
 //	note                            Text
+//	corrupt                         Targets (one word), Copy; Op unless Copy is superblock
+//	misdirect                       Targets (one word), Op, OpTo
 type Action struct {
 	Line    int
 	At      uint64
@@ -125,6 +154,9 @@ type Action struct {
 	Ticks   uint64
 	Setting []string
 	Text    string
+	Op      uint64 // corrupt, misdirect: the op whose journal entry
+	OpTo    uint64 // misdirect: the op whose slot the write lands on
+	Copy    string // corrupt: CopyHeader, CopyBody, CopyBoth or CopySuperblock
 }
 
 // TargetKind is what a target word names.
@@ -201,28 +233,41 @@ func (f *File) SetComments(lines []string) {
 	}
 }
 
-// Lookup is the setting of key (`network KEY` or KEY).
-func (f *File) Lookup(key string) (*Setting, bool) {
+// Lookup is the setting of name (`network KEY` or KEY is named KEY; a
+// storage setting is named `storage WORD`: Setting.Name).
+func (f *File) Lookup(name string) (*Setting, bool) {
 	for _, it := range f.Header {
-		if s, ok := it.(*Setting); ok && s.Key == key {
+		if s, ok := it.(*Setting); ok && s.Name() == name {
 			return s, true
 		}
 	}
 	return nil, false
 }
 
-// Set replaces the setting of s.Key by s, placed last so that it applies
+// Settings are the file's settings of key, in file order: one at most but
+// for storage.
+func (f *File) Settings(key string) []*Setting {
+	var out []*Setting
+	for _, it := range f.Header {
+		if s, ok := it.(*Setting); ok && s.Key == key {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Set replaces the setting of s.Name() by s, placed last so that it applies
 // after every network setting before it.
 func (f *File) Set(s Setting) {
-	f.Delete(s.Key)
+	f.Delete(s.Name())
 	f.Header = append(f.Header, &s)
 }
 
-// Delete removes the setting of key.
-func (f *File) Delete(key string) {
+// Delete removes the setting of name.
+func (f *File) Delete(name string) {
 	f.Header = slices.DeleteFunc(slices.Clone(f.Header), func(it Item) bool {
 		s, ok := it.(*Setting)
-		return ok && s.Key == key
+		return ok && s.Name() == name
 	})
 }
 

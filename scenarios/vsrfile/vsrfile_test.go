@@ -70,6 +70,10 @@ func FuzzParse(f *testing.F) {
 		"expect served 1 2 >= 3\nexpect view-change 4 5\nexpect view-changes 6 7 <= 0\nexpect pass\n", "network reorder 1% max=3\nclog mean=4\n",
 		"at 1 extra-delay primary:*=5\n", "core 0 1\nreplicas 2\nliveness keep-faults\n", "at 3 note  a  b # c\nat 2 heal\n",
 		"at 5 network loss 1/2\nquiet\n",
+		"storage read-fault 1/200\nstorage write-fault 0.005\nstorage misdirect 1%\nstorage lost 1/9\nstorage torn 1/2\n",
+		"storage latency min=1 mean=4\nstorage atlas off\nstorage on\nstorage off\n",
+		"at 9 corrupt 1 op 3 header\nat 9 corrupt primary op 30 body\nat 8 corrupt * op 2 both\nat 7 corrupt backup1 superblock\n",
+		"at 6 misdirect 2 op 4 -> op 68\n",
 	} {
 		f.Add([]byte(s))
 	}

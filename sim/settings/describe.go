@@ -51,6 +51,10 @@ func Describe(c *sim.Config) []sim.Option {
 		extra = []string{"none"}
 	}
 	opts = append(opts, sim.Option{Name: "extra_delay", Value: strings.Join(extra, ",")})
+	// Only when on: the dump of a run without disks is as it always was.
+	if c.Storage.On {
+		opts = append(opts, storageString(&c.Storage)...)
+	}
 	if c.Focus != "" {
 		opts = append(opts, sim.Option{Name: "focus", Value: c.Focus})
 	}

@@ -40,6 +40,7 @@ type Override struct {
 	livenessIsolate    []int             // added to by each `liveness isolate`
 	protocol           *replica.Protocol // the source mechanisms named, nil: the base's
 	requestQueue       *int
+	storage            []storageSetting // in the order given
 }
 
 // Error is a setting that does not fit the cluster the override gives; Key
@@ -123,6 +124,9 @@ var table = append([]Setting{
 	{Key: "request-queue", Usage: "the primary's bound on waiting requests",
 		parse: parseSmall(func(o *Override) **int { return &o.requestQueue }, boundRequestQueue),
 		apply: setIf(func(o *Override) *int { return o.requestQueue }, func(c *sim.Config) *int { return &c.RequestQueue })},
+	// After journal: storage checks the durability it needs.
+	{Key: "storage", Usage: "the replicas' disks: on, off, a fault's probability, latency, atlas off (docs/scenario-files.md)",
+		parse: parseStorage, apply: applyStorage},
 }, networkRows()...)
 
 // Keys are the keys Set accepts, in table order; the network keys are
@@ -166,7 +170,8 @@ func row(key string) (*Setting, bool) {
 }
 
 // Set parses one setting. A repeated key replaces the earlier value, except
-// extra-delay, liveness, protocol and the network settings, which add to it.
+// extra-delay, liveness, protocol, storage and the network settings, which add
+// to it.
 func (o *Override) Set(key, value string) error {
 	s, ok := row(key)
 	if !ok {
