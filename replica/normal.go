@@ -111,11 +111,13 @@ func (r *Replica) onPrepare(m *Envelope, p Prepare) {
 		r.ack(h)
 	case h.Op <= r.wm.commitMin:
 		r.drop(m, h.Op, ReasonOldOp, r.wm.commitMin)
-	case r.journal.has(h.Op, h.Checksum) && h.Op <= r.wm.sequencer:
-		// Held within the log: ack again. A held op above the head (a
-		// restart's journal can keep entries past a gap) is acked only once
-		// the log reaches it, below: an ack promises the op to every later
-		// vote, and a vote stops at its head.
+	case r.journal.has(h.Op, h.Checksum) && (h.Op <= r.wm.sequencer || r.store == nil):
+		// Held within the log: ack again. On a disk, a held op above the
+		// head (a restart keeps intact entries past a faulty slot) is acked
+		// only once the log reaches it, below: an ack promises the op to
+		// every later vote, and a vote stops at its head. Without a disk
+		// only a planted defect leaves held ops above the head, and they
+		// stay acked as the defect's source did.
 		r.replicate(h)
 		r.ack(h)
 	case r.transfer.active:

@@ -37,6 +37,10 @@ type Storage struct {
 	// restart must not vote away, which uniform faults rarely hit.
 	AimedCorrupt   prng.Ratio
 	AimedMisdirect prng.Ratio
+	// Drawn says the swarm drew these disks for a write-ahead journal: a
+	// memory journal asked for afterwards drops them (sim/settings), where
+	// disks a setting asked for are refused with it.
+	Drawn bool
 	// AtlasOff lets a fault land anywhere, beyond what the protocol promises
 	// to survive; the verdict then names storage-beyond-f where the disks'
 	// own record shows a slot faulty on a replication quorum.

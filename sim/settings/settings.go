@@ -196,6 +196,12 @@ func (o *Override) Apply(cfg *sim.Config) error {
 			return err
 		}
 	}
+	if o.durability != nil && *o.durability == replica.DurabilityMemory && cfg.Storage.Drawn {
+		// The seed drew disks for a write-ahead journal; a memory journal
+		// asked for instead writes nothing to disk. Disks a setting asked
+		// for stay, and the storage setting refuses the pair.
+		cfg.Storage = sim.Storage{}
+	}
 	for _, ns := range o.network {
 		ns.Apply(&cfg.Network)
 	}

@@ -14,7 +14,7 @@ import (
 // writes one line a field. Its words:
 //
 //	storage on | off
-//	storage read-fault|write-fault|misdirect|lost|torn P
+//	storage read-fault|write-fault|misdirect|lost|torn|aimed-corrupt|aimed-misdirect P
 //	storage latency min=N mean=N
 //	storage atlas off
 //
@@ -49,6 +49,8 @@ var storageForms = []*storageForm{
 	faultForm("misdirect", func(s *sim.Storage) *prng.Ratio { return &s.Misdirect }),
 	faultForm("lost", func(s *sim.Storage) *prng.Ratio { return &s.Lost }),
 	faultForm("torn", func(s *sim.Storage) *prng.Ratio { return &s.Torn }),
+	faultForm("aimed-corrupt", func(s *sim.Storage) *prng.Ratio { return &s.AimedCorrupt }),
+	faultForm("aimed-misdirect", func(s *sim.Storage) *prng.Ratio { return &s.AimedMisdirect }),
 	{word: "latency", args: "min=TICKS mean=TICKS", read: readStorageLatency,
 		apply: func(s *storageSetting, st *sim.Storage) { st.LatencyMinTicks, st.LatencyMeanTicks = s.min, s.mean }},
 	{word: "atlas", args: "off", read: func(s *storageSetting, args []string) error {
@@ -194,7 +196,8 @@ func storageString(s *sim.Storage) []sim.Option {
 	}
 	var faults []string
 	for _, f := range storageForms {
-		if f.ratio != nil {
+		// The aimed faults show only when drawn: most runs have none.
+		if f.ratio != nil && (!strings.HasPrefix(f.word, "aimed-") || !f.ratio(s).Zero()) {
 			faults = append(faults, f.word+"="+ratioString(*f.ratio(s)))
 		}
 	}

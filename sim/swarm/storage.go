@@ -22,7 +22,7 @@ func drawStorage(seed uint64, c *sim.Config) {
 	if s.Uint64N(20) < 3 {
 		return
 	}
-	st := sim.Storage{On: true}
+	st := sim.Storage{On: true, Drawn: true}
 	st.LatencyMinTicks = s.Uint64N(3)
 	st.LatencyMeanTicks = []uint64{0, 2, 5, 10}[s.Uint64N(4)]
 	st.ReadFault = pick(s, 0, 3000, 500)
