@@ -199,8 +199,6 @@ func (r *Runs) Map() map[string]uint64 {
 var never = [Count]string{
 	DropParentMismatch: "a Normal backup holds the chain its view's StartView (or a checkpoint's chained walk) gave it, " +
 		"and every prepare of that view at sequencer+1 names the chain's head; a damaged prepare fails its checksum first",
-	StorageSuperblockLost: "the fault atlas keeps one superblock copy of every replica clean, and a superblock write " +
-		"lands whole before the next, so some copy always holds; only an atlas that is off or a script loses every one",
 	StorageTruncated: "only the truncate-on-corrupt defect cuts a journal at a damaged entry; the fixed recovery keeps " +
 		"every intact entry and holds the damaged ones unsure",
 	TransferOfferRefusedStale: "the default install keeps journaled ops above the checkpoint, so its guard refuses nothing " +

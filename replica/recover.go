@@ -183,10 +183,12 @@ func readSuperblock(read ReadFunc) (sb Superblock, seq uint64, ok bool, bad int)
 		sb.Checkpoint = Snapshot{Op: w.w[10], OpChecksum: w.w[11], StateChecksum: w.w[12]}
 		sb.Head, sb.HeadSum = w.w[13], w.w[14]
 	}
-	if !ok && blank == SuperblockCopies {
-		// Never written: the replica crashed before its first superblock
-		// landed, and promised nothing yet.
-		return Superblock{Checkpoint: genesisSnapshot()}, 0, true, 0
+	if !ok && blank > 0 {
+		// A copy never written: every version goes to every copy and the
+		// replica acts on one only once all its copies landed, so none
+		// ever did. It crashed before its first superblock landed (the
+		// others torn) and promised nothing yet.
+		return Superblock{Checkpoint: genesisSnapshot()}, 0, true, bad
 	}
 	return sb, seq, ok, bad
 }

@@ -125,6 +125,10 @@ func (c *Cluster) reportSend(m *replica.Message) {
 	case replica.CmdPrepareOK, replica.CmdCommitOK, replica.CmdRequestStartView:
 		c.checker.Sent(c.now, m.From, m.SenderIncarnation())
 	}
+	if m.Command == replica.CmdPrepareOK {
+		p := m.PrepareOk()
+		c.checker.AckSent(m.From, p.Op, p.Checksum)
+	}
 }
 
 // reportDelivery tells the oracle what reached live replica to, before it

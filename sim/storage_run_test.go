@@ -44,3 +44,43 @@ func TestStorageRunsReplay(t *testing.T) {
 	assert.NotEqual(t, a.TraceHash, c.TraceHash, "the disks shape the run")
 	assert.Zero(t, c.StorageFaults)
 }
+
+// storage-beyond-f turns a finding into unrecoverable only when the disks'
+// own record shows a slot faulty on a replication quorum, before the finding.
+func TestStorageBeyondF(t *testing.T) {
+	build := func(atlasOff bool) *Cluster {
+		cfg := storageConfig(1)
+		cfg.Storage.AtlasOff = atlasOff
+		c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
+		require.NoError(t, err)
+		return c
+	}
+	finding := func(c *Cluster) Result {
+		res := Result{Verdict: VerdictSafety, Invariant: "agreement", Evidence: "t=9 something"}
+		c.now = 10
+		c.judgeStorage(&res)
+		return res
+	}
+	c := build(true)
+	require.NoError(t, c.CorruptEntry(0, 5, EntryBody))
+	assert.Equal(t, VerdictSafety, finding(c).Verdict, "one replica's slot is within f")
+	require.NoError(t, c.CorruptEntry(1, 5, EntryHeader))
+	res := finding(c)
+	assert.Equal(t, VerdictUnrecoverable, res.Verdict)
+	assert.Equal(t, "storage-beyond-f", res.Rule)
+	assert.Contains(t, res.Evidence, "journal slot 5 faulty on 2 replicas")
+	assert.Contains(t, res.Evidence, "agreement")
+
+	// With the atlas on, a script that damages the same slot on a quorum
+	// goes past the atlas (a forbidden fault), and the rule names it too.
+	c = build(false)
+	require.NoError(t, c.CorruptEntry(0, 7, EntryBoth))
+	require.NoError(t, c.CorruptEntry(1, 7, EntryBoth))
+	require.NoError(t, c.CorruptEntry(2, 7, EntryBoth))
+	assert.Equal(t, VerdictUnrecoverable, finding(c).Verdict)
+
+	// A pass is never touched.
+	pass := Result{Verdict: VerdictPass}
+	c.judgeStorage(&pass)
+	assert.Equal(t, VerdictPass, pass.Verdict)
+}

@@ -17,6 +17,9 @@ type bodySet struct {
 	// damaged: copies a disk's record shows damaged at a restart
 	// (StorageLost).
 	damaged uint16
+	// ackSent: replicas whose PrepareOk for it left them, delivered or not:
+	// each may have been counted, so none of them may vote it absent.
+	ackSent uint16
 }
 
 // Journaled records that replica i journaled (op, checksum).

@@ -8,13 +8,14 @@ import (
 // Storage: what the harness's disks took from a replica, from the disks' own
 // record, never the replica's word (sim/storage.go).
 
-// RuleCoreCopyDamaged: at the stall, an op some core replica acknowledged is
-// held intact by no core replica, the disk's record shows a core replica's
-// copy damaged when it restarted, and the core replicas that never
-// acknowledged it are fewer than a nack quorum. No correct core can decide
+// RuleCoreCopyDamaged: at the stall, an op some core replica acknowledged (a
+// PrepareOk for it left the replica) is held intact by no core replica, the
+// disk's record shows a core replica's copy damaged when it restarted, and
+// the core replicas that never acknowledged it are fewer than a nack quorum. No correct core can decide
 // the op: it may have committed (acknowledged copies outside the core may
 // count), so it cannot be cut, and no core replica can serve it. Only the
-// replicas the harness keeps outside the core hold it.
+// replicas the harness keeps outside the core can settle it, by a copy or by
+// their nacks.
 const RuleCoreCopyDamaged = "core-copy-damaged"
 
 // StorageLost records that, when replica i restarted, its disk's record
@@ -33,6 +34,13 @@ func (c *Checker) StorageLost(i, slots int, faulty func(slot int) bool) {
 				b.damaged |= bit
 			}
 		}
+	}
+}
+
+// AckSent records that replica i's PrepareOk for (op, checksum) left it.
+func (c *Checker) AckSent(i int, op, checksum uint64) {
+	if b := c.findBody(op, checksum); b != nil {
+		b.ackSent |= 1 << uint(i)
 	}
 }
 
@@ -58,18 +66,18 @@ func (c *Checker) coreCannotDecide() (string, bool) {
 // undecidable reports whether op, in the core, has no intact copy, a copy a
 // disk damaged, and too few replicas that could nack it.
 func (c *Checker) undecidable(op uint64, core uint16) (string, bool) {
-	var damaged uint16
+	var damaged, ackers uint16
 	for k := range c.bodies[op] {
 		b := &c.bodies[op][k]
 		if b.holders&core != 0 {
 			return "", false
 		}
 		damaged |= b.damaged & core
+		ackers |= b.ackSent
 	}
 	if damaged == 0 {
 		return "", false
 	}
-	var ackers uint16
 	if op < uint64(len(c.acks)) {
 		for k := range c.acks[op] {
 			ackers |= c.acks[op][k].ackers

@@ -1,0 +1,143 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func sealed(op, view uint64, key uint32) Header {
+	h := Header{Op: op, View: view, Parent: op * 7, Commit: op - 1, Client: 1, Request: op, Timestamp: op,
+		Body: Operation{Kind: OpPut, Key: key, Value: op}}
+	h.Seal()
+	return h
+}
+
+func headerCopy(slot int, h Header) recordRead {
+	b := make([]byte, HeaderRecordBytes)
+	encodeHeader(b, slot, &h)
+	return readRecord(b, false, ZoneHeaders, slot, 64, false)
+}
+
+func prepareCopy(slot int, h Header) recordRead {
+	b := make([]byte, PrepareRecordBytes)
+	encodePrepare(b, slot, &h)
+	return readRecord(b, false, ZonePrepares, slot, 64, false)
+}
+
+func blankCopy(z StorageZone, slot int) recordRead {
+	b := make([]byte, PrepareRecordBytes)
+	kind := recordHeader
+	if z == ZonePrepares {
+		kind = recordPrepare
+	}
+	encodeBlank(b, kind, slot)
+	return readRecord(b, false, z, slot, 64, false)
+}
+
+// The slot table of recovery: what each pair of copies a crash or a fault
+// can leave is read as.
+func TestClassify(t *testing.T) {
+	a, a2, older := sealed(70, 3, 1), sealed(70, 5, 2), sealed(6, 1, 3)
+	none := recordRead{kind: recordNone}
+	bad := recordRead{bad: true}
+	tests := []struct {
+		name   string
+		h, p   recordRead
+		class  slotClass
+		op     uint64
+		header bool
+	}{
+		{"both agree", headerCopy(6, a), prepareCopy(6, a), slotIntact, 70, false},
+		{"never written", none, none, slotEmpty, 0, false},
+		{"both blank", blankCopy(ZoneHeaders, 6), blankCopy(ZonePrepares, 6), slotEmpty, 0, false},
+		{"header lags the prepare (crash between them)", headerCopy(6, older), prepareCopy(6, a), slotIntact, 70, false},
+		{"header not yet written", none, prepareCopy(6, a), slotIntact, 70, false},
+		{"header unreadable, prepare verifies", bad, prepareCopy(6, a), slotIntact, 70, false},
+		{"header names a newer op: the prepare's write went astray", headerCopy(6, a), prepareCopy(6, older), slotFaulty, 0, true},
+		{"same op, newer view in the header", headerCopy(6, a2), prepareCopy(6, a), slotFaulty, 0, true},
+		{"prepare unreadable", headerCopy(6, a), bad, slotFaulty, 0, true},
+		{"blank prepare beside an op's header", headerCopy(6, a), blankCopy(ZonePrepares, 6), slotFaulty, 0, true},
+		{"prepare never written beside an op's header", headerCopy(6, a), none, slotFaulty, 0, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := classify(tc.h, tc.p, false)
+			assert.Equal(t, tc.class, s.class)
+			assert.Equal(t, tc.op, s.entry.Op)
+			assert.Equal(t, tc.header, s.hasHeader)
+		})
+	}
+}
+
+// A record read back from another slot fails; under checksum-ignores-slot it
+// passes and stands in for the slot's op.
+func TestMisdirectedRecord(t *testing.T) {
+	n := sealed(71, 3, 9)
+	m := sealed(70, 3, 4)
+	b := make([]byte, PrepareRecordBytes)
+	encodePrepare(b, 7, &n) // meant for slot 7, landed in slot 6
+	r := readRecord(b, false, ZonePrepares, 6, 64, false)
+	assert.True(t, r.bad)
+	assert.True(t, r.foreign)
+	s := classify(headerCopy(6, m), r, false)
+	assert.Equal(t, slotFaulty, s.class)
+
+	r = readRecord(b, false, ZonePrepares, 6, 64, true)
+	require.False(t, r.bad)
+	s = classify(headerCopy(6, m), r, true)
+	assert.Equal(t, slotIntact, s.class)
+	assert.Equal(t, uint64(70), s.entry.Op, "the defect takes the record for the slot's op")
+	assert.Equal(t, n.Checksum, s.entry.Checksum, "with another op's checksum and body")
+}
+
+// A damaged or torn record never verifies.
+func TestDamagedRecordFails(t *testing.T) {
+	a := sealed(70, 3, 1)
+	b := make([]byte, PrepareRecordBytes)
+	encodePrepare(b, 6, &a)
+	for i := range b[:64] {
+		b[i] = 0xDB
+	}
+	assert.True(t, readRecord(b, false, ZonePrepares, 6, 64, false).bad)
+	assert.True(t, readRecord(nil, true, ZonePrepares, 6, 64, false).bad, "an I/O error")
+}
+
+// The superblock reader takes the newest copy whose checksum holds and which
+// names its own copy index; a disk never written reads as genesis.
+func TestReadSuperblock(t *testing.T) {
+	copies := make([][]byte, SuperblockCopies)
+	write := func(c int, seq, view uint64) {
+		var w recWords
+		superblockWords(&w, c, seq, &Superblock{View: view})
+		w.seal()
+		copies[c] = make([]byte, SuperblockRecordBytes)
+		w.put(copies[c])
+	}
+	read := func(z StorageZone, slot int) ([]byte, bool) {
+		if copies[slot] == nil {
+			return make([]byte, SuperblockRecordBytes), false
+		}
+		return copies[slot], false
+	}
+	sb, _, ok, _ := readSuperblock(read)
+	require.True(t, ok, "never written: genesis")
+	assert.Equal(t, genesisSnapshot().OpChecksum, sb.Checkpoint.OpChecksum)
+
+	for c := 0; c < SuperblockCopies; c++ {
+		write(c, 4, 2)
+	}
+	write(1, 5, 3)
+	write(2, 5, 3)
+	copies[2][9] ^= 1 // a torn copy of seq 5
+	sb, seq, ok, bad := readSuperblock(read)
+	require.True(t, ok)
+	assert.Equal(t, uint64(5), seq)
+	assert.Equal(t, uint64(3), sb.View)
+	assert.Equal(t, 1, bad)
+
+	copies[3] = append([]byte(nil), copies[1]...) // copy 1's bytes in slot 3
+	_, _, _, bad = readSuperblock(read)
+	assert.Equal(t, 2, bad, "a copy read from another index fails")
+}

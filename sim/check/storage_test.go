@@ -1,0 +1,65 @@
+package check
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// core-copy-damaged fires only when each of its conditions holds: a core
+// copy a disk took, no intact copy in the core, an acknowledgement from the
+// core, and fewer core replicas than a nack quorum that never acknowledged.
+func TestCoreCopyDamaged(t *testing.T) {
+	const op, sum = 3, 0xc3
+	slotOf := func(o uint64) func(int) bool { return func(s int) bool { return uint64(s) == o%64 } }
+	// r2 journaled op 3 and acked it; r0, outside the core, is down; r1
+	// never had it. r2's disk took its copy at a restart.
+	stalled := func(lose, ack bool, core []int) (bool, string, string) {
+		c := newTest(true)
+		c.Journaled(2, op, sum)
+		if ack {
+			c.AckSent(2, op, sum)
+		}
+		c.Crash(1, 0)
+		c.Crash(2, 2)
+		c.Restart(3, 2, 0)
+		if lose {
+			c.StorageLost(2, 64, slotOf(op))
+		}
+		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
+		c.Status(4, 2, StatusViewChange, 1, 0, op, 0)
+		c.StartLiveness(core)
+		return c.Stalled(100, 0)
+	}
+	unrec, rule, why := stalled(true, true, []int{1, 2})
+	assert.True(t, unrec)
+	assert.Equal(t, RuleCoreCopyDamaged, rule)
+	assert.Contains(t, why, "op 3: r2 acked it")
+
+	unrec, _, _ = stalled(false, true, []int{1, 2})
+	assert.False(t, unrec, "r2 still holds its copy: the core can decide")
+	unrec, _, _ = stalled(true, false, []int{1, 2})
+	assert.False(t, unrec, "nobody in the core acked it: both may nack it")
+	unrec, _, _ = stalled(true, true, []int{0, 1, 2})
+	assert.False(t, unrec, "with r0 in the core two replicas may nack it")
+}
+
+// A restart from disk may come back below the view it held in memory, never
+// below a view its messages acted in.
+func TestRestartFromDiskPromisedView(t *testing.T) {
+	c := newTest(true)
+	c.Status(1, 1, StatusViewChange, 2, 0, 0, 0)
+	c.Crash(2, 1)
+	c.Restart(3, 1, 0)
+	c.RestartFromDisk(1, 1)
+	c.Status(4, 1, StatusNormal, 1, 1, 0, 0)
+	assert.Nil(t, c.Failed(), "view 2 was never promised: a superblock in flight may be lost")
+
+	c = newTest(true)
+	c.Status(1, 1, StatusViewChange, 2, 0, 0, 0)
+	c.Crash(2, 1)
+	c.Restart(3, 1, 0)
+	c.RestartFromDisk(1, 2)
+	c.Status(4, 1, StatusNormal, 1, 1, 0, 0)
+	requireInvariant(t, c, InvMonotonicity, "view regressed 2 -> 1")
+}
