@@ -6,7 +6,7 @@ import (
 	"vsrsim/marks"
 )
 
-// Recovery from disk (docs/storage.md "The path that survives it"). A restart
+// Recovery from disk (docs/storage.md "The path that survives each fault"). A restart
 // reads every superblock copy and both copies of every journal slot, trusts
 // only records whose checksum holds and which name the slot they were read
 // from, and classifies each slot. A slot it cannot vouch for (a copy damaged,
