@@ -68,10 +68,14 @@ type Disk struct {
 	lay   layout
 
 	// media holds every sector's bytes, zone after zone; damaged marks the
-	// sectors that read damaged, slots the state of each slot.
+	// sectors that read damaged, slots the state of each slot; landed the
+	// slots any write ever reached, so a read of one never written (most of
+	// a journal, early in a run) returns zeroes without copying them.
 	media   []byte
 	damaged []bool
 	slots   []slotState
+	landed  []bool
+	zeroes  []byte
 
 	pending *queue.Queue[pendingWrite]
 	// bufs holds each pending write's bytes; free lists the unused ones. The
@@ -109,6 +113,8 @@ func New(opts Options, rng *prng.Stream) (*Disk, error) {
 		media:   make([]byte, lay.sectorsTotal*lay.sectorSize),
 		damaged: make([]bool, lay.sectorsTotal),
 		slots:   make([]slotState, lay.slotsTotal),
+		landed:  make([]bool, lay.slotsTotal),
+		zeroes:  make([]byte, lay.slotBytesMax),
 		pending: queue.New[pendingWrite](opts.PendingMax, min(opts.PendingMax, 64)),
 		readBuf: make([]byte, lay.slotBytesMax),
 		armed:   make([]armedFault, 0, armedMax),
@@ -236,6 +242,7 @@ func (d *Disk) complete(now uint64, w pendingWrite) {
 // land writes a whole slot: its sectors hold data, undamaged, and the slot
 // holds what was meant for it.
 func (d *Disk) land(z Zone, slot int, data []byte) {
+	d.landed[d.lay.slotIndex(z, slot)] = true
 	lo, _ := d.lay.bytes(z, slot)
 	copy(d.media[lo:], data)
 	s, e := d.lay.sectorRange(z, slot)
@@ -284,6 +291,10 @@ func (d *Disk) Read(now uint64, z Zone, slot int) ([]byte, bool) {
 // harness and tests; it draws nothing and changes nothing.
 func (d *Disk) Peek(z Zone, slot int) ([]byte, bool) {
 	d.lay.check(z, slot)
+	i := d.lay.slotIndex(z, slot)
+	if !d.landed[i] && d.slots[i].damaged == 0 {
+		return d.zeroes[:d.lay.slotBytes(z)], false
+	}
 	lo, hi := d.lay.bytes(z, slot)
 	buf := d.readBuf[:hi-lo]
 	copy(buf, d.media[lo:hi])
@@ -341,6 +352,7 @@ func (d *Disk) Crash(now uint64) {
 
 // tear writes the first k sectors of data and damages sector k.
 func (d *Disk) tear(z Zone, slot, k int, data []byte) {
+	d.landed[d.lay.slotIndex(z, slot)] = true
 	lo, _ := d.lay.bytes(z, slot)
 	size := d.lay.sectorSize
 	copy(d.media[lo:lo+k*size], data[:k*size])

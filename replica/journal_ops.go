@@ -59,6 +59,14 @@ func (r *Replica) discard(j Header, foreign bool) {
 		r.journal.remove(j.Op)
 		r.journalGen++
 		r.aside.put(j)
+		if r.store != nil {
+			// On a disk the set-aside body is gone from the journal: the
+			// commit point that makes it committed must survive a restart,
+			// or the next vote nacks it. Capped at the head: a vote whose
+			// commit point lies above its head names a head no vote may
+			// describe.
+			r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
+		}
 		r.emit(JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(EvJournalSetAside))
 	}
 	invariant(r.id, !r.journal.has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"encoding/binary"
 	"slices"
 
 	"vsrsim/marks"
@@ -90,6 +91,11 @@ func readBlank(buf []byte, slot int, ignoreSlot bool) recordRead {
 }
 
 func isZero(b []byte) bool {
+	for ; len(b) >= 8; b = b[8:] {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+	}
 	for _, c := range b {
 		if c != 0 {
 			return false
@@ -196,14 +202,21 @@ func readSuperblock(read ReadFunc) (sb Superblock, seq uint64, ok bool, bad int)
 // diskRecovery is what a restart read back: the superblock, each journal
 // slot's class, and the faulty slots that matter (above the checkpoint).
 type diskRecovery struct {
-	sb      Superblock
-	seq     uint64
-	sbOK    bool
-	slots   []slotRead
-	faulty  int
+	sb     Superblock
+	seq    uint64
+	sbOK   bool
+	slots  int          // the journal's slot count
+	broken []brokenSlot // the faulty slots, in slot order
+	faulty int
 	lowest  uint64 // lowest op a faulty slot may hold above the checkpoint
 	highest uint64 // highest op an intact or prepare-verified copy holds
 	marks   []marks.Mark
+}
+
+// brokenSlot is a faulty slot and what its copies said.
+type brokenSlot struct {
+	slot int
+	read slotRead
 }
 
 // recoverFromDisk is Restart for a replica on a disk.
@@ -211,11 +224,15 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r := newReplica(opts, jitter)
 	r.store = newStorageState(opts.JournalSlots)
 	r.checkpoints = d.checkpoints
-	rec := readDisk(opts, d.Read)
-	r.storageMarks = rec.marks
+	if r.checkpoints == nil {
+		r.checkpoints = new(checkpointHistory)
+	}
 	r.journal = d.journal
 	r.journal.live.clear()
+	r.journal.live.store = nil
 	r.journal.head = 0
+	rec := readDisk(opts, d.Read, func(h Header) { r.journal.put(h, true) })
+	r.storageMarks = append(r.storageMarks, rec.marks...)
 	if !rec.sbOK {
 		// No copy of the superblock holds: the disk lost what the replica
 		// promised. Beyond what the protocol survives (the atlas never
@@ -265,13 +282,11 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 // head, and a faulty slot says nothing of it): its head is then unknown, and
 // it must recover it first.
 func (r *Replica) holdFaulty(rec diskRecovery) bool {
-	n := uint64(len(rec.slots))
+	n := uint64(rec.slots)
 	cp, acked := r.sb.Checkpoint.Op, r.sb.AckHead
 	var held []uint64
-	for slot, s := range rec.slots {
-		if s.class != slotFaulty {
-			continue
-		}
+	for _, b := range rec.broken {
+		slot, s := b.slot, b.read
 		first := cp + 1 + (uint64(slot)+n-(cp+1)%n)%n
 		if first > acked {
 			r.storageMarks = append(r.storageMarks, marks.StorageSlotUnacked)
@@ -349,9 +364,11 @@ func durableHead(d Durable, sb *Superblock) Durable {
 	return d
 }
 
-// readDisk reads and classifies every superblock copy and journal slot.
-func readDisk(opts Options, read ReadFunc) diskRecovery {
-	rec := diskRecovery{slots: make([]slotRead, opts.JournalSlots)}
+// readDisk reads and classifies every superblock copy and journal slot,
+// handing each intact entry to put as it goes (a restart reads the whole
+// journal: keeping every slot's reading would cost more than the journal).
+func readDisk(opts Options, read ReadFunc, put func(Header)) diskRecovery {
+	rec := diskRecovery{slots: opts.JournalSlots}
 	var bad int
 	rec.sb, rec.seq, rec.sbOK, bad = readSuperblock(read)
 	if bad > 0 {
@@ -359,61 +376,51 @@ func readDisk(opts Options, read ReadFunc) diskRecovery {
 	}
 	cp := rec.sb.Checkpoint.Op
 	ignore := opts.Bugs.ChecksumIgnoresSlot
-	for slot := range rec.slots {
+	n := uint64(rec.slots)
+	for slot := 0; slot < rec.slots; slot++ {
 		hb, herr := read(ZoneHeaders, slot)
-		hc := readRecord(hb, herr, ZoneHeaders, slot, opts.JournalSlots, ignore)
+		hc := readRecord(hb, herr, ZoneHeaders, slot, rec.slots, ignore)
 		pb, perr := read(ZonePrepares, slot)
-		pc := readRecord(pb, perr, ZonePrepares, slot, opts.JournalSlots, ignore)
+		pc := readRecord(pb, perr, ZonePrepares, slot, rec.slots, ignore)
 		s := classify(hc, pc, ignore)
 		if s.kept {
 			rec.marks = append(rec.marks, marks.StoragePrepareKept)
 		}
-		if s.class == slotFaulty {
-			rec.marks = append(rec.marks, marks.StorageSlotFaulty)
-			if hc.foreign || pc.foreign {
-				rec.marks = append(rec.marks, marks.StorageSlotForeign)
-			}
-		}
 		if s.has {
 			rec.highest = max(rec.highest, s.entry.Op)
+			put(s.entry)
 		}
-		rec.slots[slot] = s
-	}
-	for slot, s := range rec.slots {
 		if s.class != slotFaulty {
 			continue
 		}
+		rec.marks = append(rec.marks, marks.StorageSlotFaulty)
+		if hc.foreign || pc.foreign {
+			rec.marks = append(rec.marks, marks.StorageSlotForeign)
+		}
+		rec.broken = append(rec.broken, brokenSlot{slot: slot, read: s})
 		rec.faulty++
 		// The lowest op above the checkpoint the slot may hold.
-		n := uint64(len(rec.slots))
-		o := cp + 1 + (uint64(slot)+n-(cp+1)%n)%n
-		if rec.lowest == 0 || o < rec.lowest {
+		if o := cp + 1 + (uint64(slot)+n-(cp+1)%n)%n; rec.lowest == 0 || o < rec.lowest {
 			rec.lowest = o
 		}
 	}
 	return rec
 }
 
-// refill puts the journal back from the disk: every intact entry, and the
-// prepare of a faulty slot whose own checksum holds. truncate-on-corrupt
-// stops at the first faulty slot above the checkpoint.
+// refill is the journal's side of the restart: truncate-on-corrupt cuts what
+// readDisk put back at the first faulty slot above the checkpoint.
 func (r *Replica) refill(rec diskRecovery) (cut uint64) {
-	if r.opts.Bugs.TruncateOnCorrupt && rec.faulty > 0 {
-		cut = rec.lowest
+	if !r.opts.Bugs.TruncateOnCorrupt || rec.faulty == 0 {
+		return 0
 	}
-	for _, s := range rec.slots {
-		if !s.has || (cut != 0 && s.entry.Op >= cut) {
-			continue
-		}
-		if s.class == slotFaulty && r.opts.Bugs.CorruptSlotNacks {
-			continue
-		}
-		r.journal.put(s.entry, true)
-		invariant(r.id, r.journal.has(s.entry.Op, s.entry.Checksum), "recover_refills_intact", "op %d", s.entry.Op)
+	cut = rec.lowest
+	for op := cut; op <= rec.highest; op++ {
+		r.journal.remove(op)
 	}
-	if cut != 0 {
-		r.storageMarks = append(r.storageMarks, marks.StorageTruncated)
-	}
+	r.journal.head = min(r.journal.head, cut-1)
+	r.storageMarks = append(r.storageMarks, marks.StorageTruncated)
+	_, kept := r.journal.get(cut)
+	invariant(r.id, !kept, "truncate_on_corrupt_cuts", "op %d", cut)
 	return cut
 }
 
@@ -459,9 +466,9 @@ func (r *Replica) restoreCheckpoint(d Durable) {
 	if r.sb.Checkpoint.Op == 0 {
 		r.sb.Checkpoint = genesisSnapshot()
 	}
-	for _, cp := range d.checkpoints {
-		if cp.Op == r.sb.Checkpoint.Op && cp.OpChecksum == r.sb.Checkpoint.OpChecksum {
-			r.sb.Checkpoint = cp
+	for k := range r.checkpoints.kept {
+		if cp := &r.checkpoints.kept[k]; cp.Op == r.sb.Checkpoint.Op && cp.OpChecksum == r.sb.Checkpoint.OpChecksum {
+			r.sb.Checkpoint = *cp
 			break
 		}
 	}

@@ -52,7 +52,7 @@ type Durable struct {
 	Read ReadFunc
 	// checkpoints are the last checkpoints the replica wrote: their states
 	// live beside the disk, and the superblock read back names one.
-	checkpoints [checkpointsKept]Snapshot
+	checkpoints *checkpointHistory
 }
 
 // viewHeaders is the part of the log that a write-ahead journal alone does not
@@ -228,7 +228,7 @@ type Replica struct {
 	// without Options.Storage. checkpoints are the last it wrote, newest
 	// first; storageMarks the marks a restart from disk owes its first step.
 	store        *storageState
-	checkpoints  [checkpointsKept]Snapshot
+	checkpoints  *checkpointHistory
 	storageMarks []marks.Mark
 	// unsureOps are ops whose journal slot was faulty at a restart from
 	// disk, at or below the durable ack head and the known head: the vote
@@ -251,6 +251,7 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 	if opts.Storage {
 		r.store = newStorageState(opts.JournalSlots)
 		r.journal.live.store = r.store
+		r.checkpoints = new(checkpointHistory)
 	}
 	return r, nil
 }

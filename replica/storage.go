@@ -172,6 +172,23 @@ type storageState struct {
 	seq     uint64
 }
 
+// checkpointHistory is the last checkpoints a replica on a disk wrote,
+// newest first: their states live beside the disk (Durable), and the
+// superblock read back names one. Shared by a replica and the Durable of its
+// crash, and by the replica restarted from it: a crashed replica never steps
+// again.
+type checkpointHistory struct {
+	kept [checkpointsKept]Snapshot
+}
+
+// note records cp if it is not the newest already.
+func (h *checkpointHistory) note(cp *Snapshot) {
+	if *cp != h.kept[0] {
+		copy(h.kept[1:], h.kept[:checkpointsKept-1])
+		h.kept[0] = *cp
+	}
+}
+
 func newStorageState(slots int) *storageState {
 	return &storageState{marked: make([]bool, slots), dirty: make([]int32, 0, 16)}
 }
@@ -207,10 +224,10 @@ func (r *Replica) flushStorage() {
 	}
 	s.dirty = s.dirty[:0]
 	// The head and the commit point go down with every superblock: a
-	// restart must not state a commit point below ops it set aside as
-	// committed, nor a head its promises went past. The commit point is
-	// capped at the head: a vote whose commit point lies above its head
-	// names a head no vote may describe.
+	// restart must not state a head its promises went past, and replays
+	// what it knew committed. The commit point is capped at the head: a vote
+	// whose commit point lies above its head names a head no vote may
+	// describe.
 	r.sb.Head, r.sb.HeadSum = r.wm.sequencer, r.wm.headSum
 	r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 	if f := fieldsOf(&r.sb); f != s.written {
@@ -227,10 +244,7 @@ func (r *Replica) writeSuperblockCopies() {
 	s := r.store
 	s.seq++
 	s.written = fieldsOf(&r.sb)
-	if cp := r.sb.Checkpoint; cp != r.checkpoints[0] {
-		copy(r.checkpoints[1:], r.checkpoints[:checkpointsKept-1])
-		r.checkpoints[0] = cp
-	}
+	r.checkpoints.note(&r.sb.Checkpoint)
 	fenced := !r.opts.Bugs.SuperblockTrustsTorn
 	for c := 0; c < SuperblockCopies; c++ {
 		r.write(ZoneSuperblock, c, SuperblockRecordBytes, fenced, func(b []byte) {

@@ -33,6 +33,9 @@ type disks struct {
 	faults int
 	// aimed draws the aimed faults (Storage.AimedCorrupt, AimedMisdirect).
 	aimed *prng.Stream
+	// nextDue is no later than the earliest tick a write falls due on any
+	// disk: most ticks, nothing does, and tickDisks returns at once.
+	nextDue uint64
 	// ackedBy holds, for the last ackRing ops, which replicas' PrepareOks
 	// for it left: where an aimed fault finds an op only a bare quorum
 	// holds.
@@ -67,6 +70,10 @@ type diskOf struct {
 	// version) for every earlier write to land. Once one waits, every
 	// later write waits behind it.
 	deferred []deferredWrite
+	// bufs are the byte buffers of writes that waited, free for the next:
+	// writes wait often (a slot busy, a superblock behind data), and a copy
+	// each would be most of a run's allocations.
+	bufs     [][]byte
 	batches  uint64
 	batchIn  map[disksim.WriteID]uint64
 	// held are messages waiting for their fence.
@@ -156,9 +163,19 @@ func (c *Cluster) writes(i int) {
 			c.submitWrite(d, &dw, out.Bytes(w))
 			continue
 		}
-		dw.data = slices.Clone(out.Bytes(w))
+		dw.data = append(d.takeBuf(), out.Bytes(w)...)
 		d.deferred = append(d.deferred, dw)
 	}
+}
+
+// takeBuf returns an empty buffer for a waiting write's bytes.
+func (d *diskOf) takeBuf() []byte {
+	if k := len(d.bufs); k > 0 {
+		b := d.bufs[k-1]
+		d.bufs = d.bufs[:k-1]
+		return b
+	}
+	return make([]byte, 0, replica.PrepareRecordBytes)
 }
 
 // mayStart reports whether a write may go to the disk now, with the first
@@ -198,6 +215,9 @@ func (d *diskOf) mayStart(w *deferredWrite, ahead int) bool {
 // submitWrite puts a write on the disk and notes what waits for it.
 func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
 	id := d.disk.Write(c.now, w.zone, w.slot, data)
+	if due, ok := d.disk.NextDue(); ok && due < c.disks.nextDue {
+		c.disks.nextDue = due
+	}
 	d.inFlight = append(d.inFlight, id)
 	key := slotKey{w.zone, w.slot}
 	d.slotOf[id] = key
@@ -255,12 +275,17 @@ func promises(m *replica.Message) bool {
 // tickDisks lands the writes due on every disk, starts the superblock writes
 // that were waiting for them, and lets go of the messages whose writes landed.
 func (c *Cluster) tickDisks() {
-	if c.disks == nil {
+	if c.disks == nil || c.now < c.disks.nextDue {
 		return
 	}
+	c.disks.nextDue = ^uint64(0)
 	for i := range c.disks.r {
 		d := &c.disks.r[i]
-		if due, ok := d.disk.NextDue(); !ok || due > c.now {
+		due, ok := d.disk.NextDue()
+		if ok && due > c.now {
+			c.disks.nextDue = min(c.disks.nextDue, due)
+		}
+		if !ok || due > c.now {
 			continue
 		}
 		c.disks.completions = d.disk.Advance(c.now, c.disks.completions[:0])
@@ -270,6 +295,9 @@ func (c *Cluster) tickDisks() {
 		c.startDeferred(d)
 		c.releaseHeld(d)
 		c.traceFaults(i)
+		if due, ok := d.disk.NextDue(); ok {
+			c.disks.nextDue = min(c.disks.nextDue, due)
+		}
 	}
 }
 
@@ -300,6 +328,7 @@ func (c *Cluster) startDeferred(d *diskOf) {
 		w := d.deferred[k]
 		if d.mayStart(&w, kept) {
 			c.submitWrite(d, &w, w.data)
+			d.bufs = append(d.bufs, w.data[:0])
 			continue
 		}
 		d.deferred[kept] = w
@@ -331,6 +360,9 @@ func (c *Cluster) crashDisk(i int) {
 	c.aimCorrupt(i)
 	if n := len(d.held); n > 0 {
 		c.Note(fmt.Sprintf("r%d crashed with %d messages waiting for its disk", i, n))
+	}
+	for k := range d.deferred {
+		d.bufs = append(d.bufs, d.deferred[k].data[:0])
 	}
 	d.held, d.deferred, d.open, d.inFlight = d.held[:0], d.deferred[:0], d.open[:0], d.inFlight[:0]
 	clear(d.fenced)
