@@ -202,12 +202,12 @@ func readSuperblock(read ReadFunc) (sb Superblock, seq uint64, ok bool, bad int)
 // diskRecovery is what a restart read back: the superblock, each journal
 // slot's class, and the faulty slots that matter (above the checkpoint).
 type diskRecovery struct {
-	sb     Superblock
-	seq    uint64
-	sbOK   bool
-	slots  int          // the journal's slot count
-	broken []brokenSlot // the faulty slots, in slot order
-	faulty int
+	sb      Superblock
+	seq     uint64
+	sbOK    bool
+	slots   int          // the journal's slot count
+	broken  []brokenSlot // the faulty slots, in slot order
+	faulty  int
 	lowest  uint64 // lowest op a faulty slot may hold above the checkpoint
 	highest uint64 // highest op an intact or prepare-verified copy holds
 	marks   []marks.Mark

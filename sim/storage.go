@@ -73,9 +73,9 @@ type diskOf struct {
 	// bufs are the byte buffers of writes that waited, free for the next:
 	// writes wait often (a slot busy, a superblock behind data), and a copy
 	// each would be most of a run's allocations.
-	bufs     [][]byte
-	batches  uint64
-	batchIn  map[disksim.WriteID]uint64
+	bufs    [][]byte
+	batches uint64
+	batchIn map[disksim.WriteID]uint64
 	// held are messages waiting for their fence.
 	held []heldMessage
 	// traced counts this disk's faults already traced.
