@@ -247,7 +247,7 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		return r, nil
 	}
 	r.sb = rec.sb
-	r.restoreCheckpoint(d)
+	r.restoreCheckpoint()
 	r.restoreSuperblock()
 	r.store.seq, r.store.written = rec.seq, fieldsOf(&rec.sb)
 	cut := r.refill(rec)
@@ -461,8 +461,8 @@ func (r *Replica) forgetFrom(cut uint64) {
 }
 
 // restoreCheckpoint takes the state of the checkpoint the superblock names
-// from the Durable, which keeps the last few beside the disk.
-func (r *Replica) restoreCheckpoint(d Durable) {
+// from the history the Durable handed over, kept beside the disk.
+func (r *Replica) restoreCheckpoint() {
 	if r.sb.Checkpoint.Op == 0 {
 		r.sb.Checkpoint = genesisSnapshot()
 	}
