@@ -28,7 +28,9 @@ func (r *Replica) Step(m *Message, out *Output) {
 	}
 	r.settle()
 	r.checkInvariants()
-	r.flushStorage()
+	if r.store != nil {
+		r.flushStorage()
+	}
 	r.out = nil
 }
 

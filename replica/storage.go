@@ -206,9 +206,6 @@ func (s *storageState) touch(i int) {
 // after them, the superblock if it changed.
 func (r *Replica) flushStorage() {
 	s := r.store
-	if s == nil {
-		return
-	}
 	for _, i := range s.dirty {
 		s.marked[i] = false
 		slot := int(i)
