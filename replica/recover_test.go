@@ -16,13 +16,13 @@ func sealed(op, view uint64, key uint32) Header {
 
 func headerCopy(slot int, h Header) recordRead {
 	b := make([]byte, HeaderRecordBytes)
-	encodeHeader(b, slot, &h)
+	encodeEntry(b, recordHeader, slot, &h)
 	return readRecord(b, false, ZoneHeaders, slot, 64, false)
 }
 
 func prepareCopy(slot int, h Header) recordRead {
 	b := make([]byte, PrepareRecordBytes)
-	encodePrepare(b, slot, &h)
+	encodeEntry(b, recordPrepare, slot, &h)
 	return readRecord(b, false, ZonePrepares, slot, 64, false)
 }
 
@@ -77,7 +77,7 @@ func TestMisdirectedRecord(t *testing.T) {
 	n := sealed(71, 3, 9)
 	m := sealed(70, 3, 4)
 	b := make([]byte, PrepareRecordBytes)
-	encodePrepare(b, 7, &n) // meant for slot 7, landed in slot 6
+	encodeEntry(b, recordPrepare, 7, &n) // meant for slot 7, landed in slot 6
 	r := readRecord(b, false, ZonePrepares, 6, 64, false)
 	assert.True(t, r.bad)
 	assert.True(t, r.foreign)
@@ -96,7 +96,7 @@ func TestMisdirectedRecord(t *testing.T) {
 func TestDamagedRecordFails(t *testing.T) {
 	a := sealed(70, 3, 1)
 	b := make([]byte, PrepareRecordBytes)
-	encodePrepare(b, 6, &a)
+	encodeEntry(b, recordPrepare, 6, &a)
 	for i := range b[:64] {
 		b[i] = 0xDB
 	}

@@ -107,20 +107,12 @@ func headerRecWords(w *recWords, kind uint64, slot int, h *Header) {
 
 const headerRecordWords = 10
 
-// encodeHeader writes the header ring's copy of an entry. It carries the
-// body too (three words, and the header's checksum covers them), so either
-// copy verifies on its own.
-func encodeHeader(buf []byte, slot int, h *Header) {
+// encodeEntry writes a copy of an entry: the prepare's (recordPrepare) or the
+// header ring's (recordHeader). Both carry the body (three words, and the
+// header's checksum covers them), so either copy verifies on its own.
+func encodeEntry(buf []byte, kind uint64, slot int, h *Header) {
 	var w recWords
-	headerRecWords(&w, recordHeader, slot, h)
-	w.add(uint64(h.Body.Kind), uint64(h.Body.Key), h.Body.Value)
-	w.seal()
-	w.put(buf)
-}
-
-func encodePrepare(buf []byte, slot int, h *Header) {
-	var w recWords
-	headerRecWords(&w, recordPrepare, slot, h)
+	headerRecWords(&w, kind, slot, h)
 	w.add(uint64(h.Body.Kind), uint64(h.Body.Key), h.Body.Value)
 	w.seal()
 	w.put(buf)
@@ -212,8 +204,8 @@ func (r *Replica) flushStorage() {
 		// The prepare first: the harness lands a slot's header copy only
 		// after its prepare, so recovery may trust a prepare that verifies.
 		if h := r.journal.live.slots[slot]; h.Checksum != 0 {
-			r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodePrepare(b, slot, &h) })
-			r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeHeader(b, slot, &h) })
+			r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
+			r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
 			continue
 		}
 		r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, recordPrepare, slot) })

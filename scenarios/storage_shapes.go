@@ -40,41 +40,36 @@ func storageCluster(cfg *sim.Config) {
 	cfg.LivenessTicks = 16000
 }
 
+// storageShapes are the three shapes of the shared script: each damages
+// r1's copy its own way (nil: the misdirect armed in step 1) and says
+// whether r1 hears the commit of M and N.
+var storageShapes = []struct {
+	name, bug, description string
+	knowsCommit            bool
+	damage                 func(c *sim.Cluster, s *script) error
+}{
+	{"corrupt-committed-entry", "truncate-on-corrupt",
+		"a backup's disk damages an op it knows committed; restarted, it must repair it, not truncate there",
+		true, func(c *sim.Cluster, s *script) error { return c.CorruptEntry(1, s.ops["M"], sim.EntryBoth) }},
+	{"corrupt-uncommitted-vote", "corrupt-slot-nacks",
+		"a backup's disk damages an op it acked but never saw commit; restarted, it must not vote it absent",
+		false, func(c *sim.Cluster, s *script) error { return c.CorruptEntry(1, s.ops["N"], sim.EntryBoth) }},
+	{"misdirected-write", "checksum-ignores-slot",
+		"a backup's disk lands op N's prepare on op M's slot; restarted, it must catch the foreign record, not apply it as M",
+		true, nil},
+}
+
 func init() {
-	register(Scenario{
-		Name:        "corrupt-committed-entry",
-		Description: "a backup's disk damages an op it knows committed; restarted, it must repair it, not truncate there",
-		Bug:         "truncate-on-corrupt",
-		Expect:      sim.VerdictSafety,
-		Configure:   storageCluster,
-		NewScript: func() sim.Script {
-			return newStorageShape("corrupt-committed-entry", true, func(c *sim.Cluster, s *script) error {
-				return c.CorruptEntry(1, s.ops["M"], sim.EntryBoth)
-			})
-		},
-	})
-	register(Scenario{
-		Name:        "corrupt-uncommitted-vote",
-		Description: "a backup's disk damages an op it acked but never saw commit; restarted, it must not vote it absent",
-		Bug:         "corrupt-slot-nacks",
-		Expect:      sim.VerdictSafety,
-		Configure:   storageCluster,
-		NewScript: func() sim.Script {
-			return newStorageShape("corrupt-uncommitted-vote", false, func(c *sim.Cluster, s *script) error {
-				return c.CorruptEntry(1, s.ops["N"], sim.EntryBoth)
-			})
-		},
-	})
-	register(Scenario{
-		Name:        "misdirected-write",
-		Description: "a backup's disk lands op N's prepare on op M's slot; restarted, it must catch the foreign record, not apply it as M",
-		Bug:         "checksum-ignores-slot",
-		Expect:      sim.VerdictSafety,
-		Configure:   storageCluster,
-		NewScript: func() sim.Script {
-			return newStorageShape("misdirected-write", true, nil)
-		},
-	})
+	for _, sh := range storageShapes {
+		register(Scenario{
+			Name:        sh.name,
+			Description: sh.description,
+			Bug:         sh.bug,
+			Expect:      sim.VerdictSafety,
+			Configure:   storageCluster,
+			NewScript:   func() sim.Script { return newStorageShape(sh.name, sh.knowsCommit, sh.damage) },
+		})
+	}
 }
 
 // newStorageShape is the shared script. knowsCommit lets r1 hear that M and N

@@ -198,7 +198,6 @@ func (c *Cluster) Restart(i int) {
 	if err != nil {
 		panic(err)
 	}
-	d.Read = nil
 	c.replicas[i] = r
 	c.restartAt[i] = 0
 	c.net.SetNodeDown(i, false)

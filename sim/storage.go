@@ -24,6 +24,7 @@ import (
 type disks struct {
 	atlas *disksim.Atlas
 	r     []diskOf
+	all   []*disksim.Disk // r's disks, for the atlas's cluster-wide checks
 	// completions is Advance's buffer, reused.
 	completions []disksim.Completion
 	// beyond is the first time the disks' own record showed a fault past
@@ -131,6 +132,7 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 		if err != nil {
 			return nil, err
 		}
+		ds.all = append(ds.all, d)
 		ds.r[i] = diskOf{disk: d, fenced: make(map[disksim.WriteID]uint64),
 			slotOf: make(map[disksim.WriteID]slotKey), busy: make(map[slotKey]int), batchIn: make(map[disksim.WriteID]uint64)}
 	}
@@ -403,10 +405,7 @@ func (c *Cluster) checkBeyondF(f disksim.Fault) {
 	if b.passed || (!c.disks.atlas.Off() && !f.Forbidden) {
 		return
 	}
-	all := make([]*disksim.Disk, len(c.disks.r))
-	for k := range c.disks.r {
-		all[k] = c.disks.r[k].disk
-	}
+	all := c.disks.all
 	switch f.Zone {
 	case disksim.ZoneHeaders, disksim.ZonePrepares:
 		for _, slot := range []int{f.Slot, f.Target} {
@@ -501,11 +500,13 @@ func (c *Cluster) MisdirectEntry(i int, op, target uint64) error {
 	return nil
 }
 
-// judgeStorage turns a finding into unrecoverable, naming storage-beyond-f,
+// judgeStorage turns a safety or liveness finding into unrecoverable, naming storage-beyond-f,
 // when the disks' own record shows storage past the atlas's promise before
 // the finding's tick. The finding stays in the evidence.
 func (c *Cluster) judgeStorage(res *Result) {
-	if c.disks == nil || !c.disks.beyond.passed || !res.Verdict.Failed() {
+	// A crash is the replica's own assertion: no disk excuses it, whatever
+	// it held, so only safety and liveness findings are weighed.
+	if c.disks == nil || !c.disks.beyond.passed || (res.Verdict != VerdictSafety && res.Verdict != VerdictLiveness) {
 		return
 	}
 	at := c.now

@@ -47,12 +47,6 @@ type Storage struct {
 	AtlasOff bool
 }
 
-// Faulty reports whether the disks may inject a random fault.
-func (s *Storage) Faulty() bool {
-	return !s.ReadFault.Zero() || !s.WriteFault.Zero() || !s.Misdirect.Zero() || !s.Lost.Zero() || !s.Torn.Zero() ||
-		!s.AimedCorrupt.Zero() || !s.AimedMisdirect.Zero()
-}
-
 // StorageLatencyMax bounds a write latency setting: a second of virtual time.
 const StorageLatencyMax = 100
 
