@@ -79,8 +79,12 @@ func TestStorageBeyondF(t *testing.T) {
 	require.NoError(t, c.CorruptEntry(2, 7, EntryBoth))
 	assert.Equal(t, VerdictUnrecoverable, finding(c).Verdict)
 
-	// A pass is never touched.
+	// A pass is never touched, and a replica assertion is the replica's
+	// own: no disk excuses a crash.
 	pass := Result{Verdict: VerdictPass}
 	c.judgeStorage(&pass)
 	assert.Equal(t, VerdictPass, pass.Verdict)
+	crash := Result{Verdict: VerdictCrash, Invariant: "recover_checkpoint_state"}
+	c.judgeStorage(&crash)
+	assert.Equal(t, VerdictCrash, crash.Verdict)
 }
