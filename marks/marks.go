@@ -103,6 +103,16 @@ const (
 	StorageRangeLost
 	MergeHeadUnknown
 
+	// Replies from backups (issue 26).
+	ReplyFromBackup
+	ReplyFromBackupTable
+	StartViewRelayed
+	StartViewRelayAdopted
+	CommitRelayed
+	BackoffReset
+	PeerRecentChosen
+	CommitToldPrimary
+
 	// Count is the number of marks, not a mark.
 	Count
 )
@@ -127,6 +137,8 @@ var names = [Count]string{
 	"storage-slot-faulty", "storage-slot-foreign", "storage-prepare-kept", "storage-recovering-head",
 	"storage-head-recovered", "storage-superblock-copy-bad", "storage-superblock-lost", "storage-truncated",
 	"storage-slot-unacked", "storage-unsure-voted", "storage-header-vouched", "storage-range-lost", "merge-head-unknown",
+	"reply-from-backup", "reply-from-backup-table", "start-view-relayed", "start-view-relay-adopted",
+	"commit-relayed", "backoff-reset", "peer-recent-chosen", "commit-told-primary",
 }
 
 // String is the mark's name, the key of every JSON and table output.

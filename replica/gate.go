@@ -18,6 +18,7 @@ import "vsrsim/marks"
 // a step that panics ends the run, and with it the replica.
 func (r *Replica) Step(m *Message, out *Output) {
 	r.begin(out)
+	r.noteHeard(m)
 	r.hear(m)
 	r.settle() // hearing a quorum again may let queued requests prepare
 	if reason, detail := r.ignore(m); reason != ReasonNone {
@@ -89,6 +90,21 @@ func (r *Replica) onIgnored(m *Message, reason Reason) {
 		}
 	case reason == ReasonNewerView && (m.Command == CmdPrepare || m.Command == CmdCommit):
 		r.probeNewerView(m.View)
+	case reason == ReasonInView || reason == ReasonOldView:
+		r.onIgnoredView(m, reason)
+	}
+}
+
+// onIgnoredView reacts to a message of this replica's view, or an older one,
+// that the gate refused.
+func (r *Replica) onIgnoredView(m *Message, reason Reason) {
+	switch {
+	case reason == ReasonInView && m.Command == CmdStartView && m.From != PrimaryOf(m.View, r.n):
+		r.learnRelayedCommit(m.StartView())
+	case reason == ReasonOldView && m.Command == CmdStartViewChange:
+		// A peer still in an older view, or changing into one, that
+		// cannot reach this view's primary: hand it the view.
+		r.relayStartView(&m.Envelope)
 	case reason == ReasonOldView && m.Command == CmdCommit:
 		// An older view's primary is still alive and heartbeating: a replica in
 		// view change may hold its view instead of escalating.
@@ -229,7 +245,10 @@ func (r *Replica) ignoreStartView(m *Envelope, p StartView) (Reason, uint64) {
 		return ReasonOldView, r.view
 	case m.View == r.view && r.status == StatusNormal && r.logView == r.view:
 		return ReasonInView, 0
-	case m.From != PrimaryOf(m.View, r.n):
+	case m.From != PrimaryOf(m.View, r.n) && (r.id == PrimaryOf(m.View, r.n) || r.opts.Protocol.RelayStartViewOff):
+		// A backup relays its view's StartView (relay.go); the view's
+		// own primary never takes one: it would prepare over ops of
+		// its view it may have lost.
 		return ReasonNotPrimary, 0
 	case !suffixReadable(p.Op, p.Commit, p.Suffix):
 		return ReasonStartViewUnreadable, p.Op

@@ -34,6 +34,11 @@ func (r *Replica) onLeave(m *Envelope) {
 	invariant(r.id, m.From >= 0, "leave_gate_sender", detailGate)
 	invariant(r.id, m.From < r.n, "leave_gate_sender", detailGate)
 	invariant(r.id, m.From != r.id, "leave_gate_sender", detailGate)
+	if m.View == r.view {
+		// A peer that wants out of a view this replica follows well
+		// may only have lost its primary: hand it the view.
+		r.relayStartView(m)
+	}
 	if m.View > r.view {
 		if r.leave&(1<<uint(r.id)) != 0 {
 			// Our own wish counts toward the newer view too.

@@ -10,6 +10,9 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 		// TigerBeetle's do, so a client that lost a reply and moved on is
 		// not left hunting for the primary a timeout at a time. Only a
 		// client's own send is forwarded: a forwarded copy never loops.
+		if r.answerFromTable(p) {
+			return
+		}
 		r.mark(marks.RequestForwarded)
 		r.send(r.primary(), p.Message().InView(m.View))
 		r.awaitForwarded()
@@ -111,6 +114,7 @@ func (r *Replica) onPrepare(m *Envelope, p Prepare) {
 		r.ack(h)
 	case h.Op <= r.wm.commitMin:
 		r.drop(m, h.Op, ReasonOldOp, r.wm.commitMin)
+		r.tellCommitToPrimary()
 	case r.journal.has(h.Op, h.Checksum) && (h.Op <= r.wm.sequencer || r.store == nil):
 		// Held within the log: ack again. On a disk, a held op above the
 		// head (a restart keeps intact entries past a faulty slot) is acked
@@ -312,7 +316,7 @@ func (r *Replica) apply(h Header) {
 	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
 	invariant(r.id, r.wm.commitMax >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
 	r.emit(Applied{CommittedOp: r.committedOp(&h), Result: result}.Event())
-	if r.status == StatusNormal && r.isPrimary() && h.Client != 0 {
+	if h.Client != 0 && r.repliesTo(&h) {
 		r.send(int(h.Client), Reply{Client: h.Client, Request: h.Request, Op: h.Op, Result: result}.Message())
 	}
 	if h.Op%CheckpointEvery(r.opts.CheckpointInterval, r.opts.JournalSlots) == 0 {

@@ -64,9 +64,10 @@ func TestNormalRequestToReply(t *testing.T) {
 }
 
 // TestNormalExactlyOnceReply retries a committed request: the primary answers
-// from the client table and prepares nothing new.
+// from the client table and prepares nothing new. Backup replies are off:
+// this is the primary's table (reply_test.go has the backups').
 func TestNormalExactlyOnceReply(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
+	c := newTestCluster(t, 3, func(o *Options) { o.Protocol.BackupRepliesOff = true })
 	c.request(0, 0, 1, put(3, 30))
 	c.deliverAll()
 	c.request(0, 0, 2, put(3, 31))

@@ -110,6 +110,18 @@ type Protocol struct {
 	// through, and its backups keep counting bare heartbeats after they
 	// forward a request (D40).
 	AbdicateByHearing bool
+	// BackupRepliesOff: only the primary answers clients, as in VRR; backups
+	// forward every request, one they applied included.
+	BackupRepliesOff bool
+	// RelayStartViewOff: only a view's primary sends its StartView; a
+	// backup never hands its view to a peer that asks to leave it or that
+	// is still in an older view (relay.go).
+	RelayStartViewOff bool
+	// BackoffResetOff: backed-off retries keep their long period until
+	// they make progress, even once the replica hears a quorum again; a
+	// RangeEvicted and a request for a state-transfer offer go to peers in
+	// a fixed rotation, heard from lately or not (recency.go).
+	BackoffResetOff bool
 }
 
 // Options configure one replica. Every replica of a cluster gets the same

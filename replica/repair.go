@@ -47,20 +47,7 @@ func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 			to = w
 		}
 	}
-	from = r.wm.commitMin + 1
-	if r.repairFloor > from {
-		// A transfer is pending: nothing at or above the floor can commit
-		// until it installs, so repair only what the journal can hold
-		// together with the window's top; wider, the repaired ops would
-		// evict one another and be fetched again without end.
-		from = r.repairFloor
-		if size := uint64(r.opts.JournalSlots); to >= size && to-size+1 > from {
-			from = to - size + 1
-		}
-		if low := r.journal.lowestHoldable(); low > from {
-			from = low
-		}
-	}
+	from = r.repairFrom(to)
 	if low := r.journal.lowestHoldable(); from < low && from <= to && !r.holdsCanonical(from) {
 		// The next op to commit no longer fits beside the ops journaled
 		// above it: only a checkpoint gets past it.
@@ -68,19 +55,64 @@ func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 		r.startTransfer()
 		from = low
 	}
+	low := from
 	for ; from <= to; from++ {
-		if !r.holdsCanonical(from) {
+		// A body that came and waits for the op above it to vouch for
+		// it is not asked for again: the window moves up toward what can
+		// vouch (seeds/recorded/race-101.vsr: a window that stopped
+		// short of the commit point's anchor asked for the same
+		// unvouched ops for good).
+		if !r.holdsCanonical(from) && !r.heldPending(from) {
 			break
 		}
 	}
 	if from > to {
-		r.repairArmedTo = 0
-		return 0, 0, false
+		if from = r.firstUnheld(low, to); from > to {
+			r.repairArmedTo = 0
+			return 0, 0, false
+		}
+		// Only waiting bodies are left: nothing above them came to
+		// vouch, so ask for them again, as before.
 	}
 	if to-from+1 > RepairWindowMax {
 		to = from + RepairWindowMax - 1
 	}
 	return from, to, true
+}
+
+// repairFrom is the bottom of a window whose top is to: the op after the
+// commit point, or while a transfer is pending what the journal can hold
+// together with the top (nothing at or above the floor can commit until it
+// installs; wider, the repaired ops would evict one another and be fetched
+// again without end).
+func (r *Replica) repairFrom(to uint64) uint64 {
+	from := r.wm.commitMin + 1
+	if r.repairFloor <= from {
+		return from
+	}
+	from = r.repairFloor
+	if size := uint64(r.opts.JournalSlots); to >= size && to-size+1 > from {
+		from = to - size + 1
+	}
+	return max(from, r.journal.lowestHoldable())
+}
+
+// heldPending reports whether a body for op waits in repair.pending.
+func (r *Replica) heldPending(op uint64) bool {
+	for i := range r.repair.pending {
+		if r.repair.pending[i].Op == op {
+			return true
+		}
+	}
+	return false
+}
+
+// firstUnheld is the first op of from..to the journal does not hold, or
+// to+1.
+func (r *Replica) firstUnheld(from, to uint64) uint64 {
+	for ; from <= to && r.holdsCanonical(from); from++ {
+	}
+	return from
 }
 
 // holdsCanonical reports whether the journal holds op and it agrees with any
@@ -111,12 +143,15 @@ func (r *Replica) repairPeer() int {
 	}
 	for k := 0; k < r.n; k++ {
 		c := (p + step + k) % r.n
-		if c != r.id {
-			return c
+		if c == r.id {
+			continue
 		}
+		return r.nextPeer(c, r.anyPeer)
 	}
 	return r.id
 }
+
+func (r *Replica) anyPeer(int) bool { return true }
 
 // repairKick starts a repair session when one is due and none is running.
 func (r *Replica) repairKick() {
@@ -261,6 +296,22 @@ func (r *Replica) lostToDisk(op uint64) bool {
 	}
 	_, aside := r.aside.get(op)
 	return !aside
+}
+
+// nextHelpfulPeer is the peer after from to ask next for a range from has
+// evicted: one that has not said it cannot help, heard recently if any such
+// is (recency.go); -1 if every peer said it cannot help.
+func (r *Replica) nextHelpfulPeer(from int) int {
+	helpful := func(c int) bool { return r.repair.unhelpful&(1<<uint(c)) == 0 }
+	if r.opts.Protocol.BackoffResetOff {
+		for k := 1; k < r.n; k++ {
+			if c := (from + k) % r.n; c != r.id && helpful(c) {
+				return c
+			}
+		}
+		return -1
+	}
+	return r.nextPeer(from+1, helpful)
 }
 
 // firstRetained is the lowest op this replica could serve by repair.
@@ -447,11 +498,7 @@ func (r *Replica) onRangeEvicted(m *Envelope, p RangeEvicted) {
 	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
 	r.repair.unhelpful |= 1 << uint(m.From)
 	if m.From != r.primary() && !again {
-		for k := 1; k < r.n; k++ {
-			c := (m.From + k) % r.n
-			if c == r.id || r.repair.unhelpful&(1<<uint(c)) != 0 {
-				continue
-			}
+		if c := r.nextHelpfulPeer(m.From); c >= 0 {
 			if from, to, ok := r.repairWindow(); ok && r.status == StatusNormal {
 				r.repairSend(c, from, to)
 			}

@@ -195,6 +195,15 @@ type Replica struct {
 	oldPrimaryHB bool // an older view's primary heartbeat us during this view change
 	probeNonce   uint64
 	probedView   uint64 // the newer view this replica last asked its primary for
+	// relayedAt is the tick this backup last relayed its view's StartView
+	// to each peer (relay.go).
+	relayedAt [ReplicasMax]uint64
+	// toldCommitAt is one past the tick this backup last told its primary
+	// its commit point unasked (tellCommitToPrimary).
+	toldCommitAt uint64
+	// lastHeard is one past the tick each peer was last heard (0: never;
+	// recency.go).
+	lastHeard [ReplicasMax]uint64
 
 	repair   repairSession
 	transfer transferState

@@ -35,12 +35,24 @@ func (r *Replica) requestOffer() {
 		return
 	}
 	peer := r.primary()
-	if peer == r.id || r.transfer.unanswered >= offerAsksOfPrimary || r.transfer.abandons > 0 {
+	if peer == r.id || r.transfer.unanswered >= offerAsksOfPrimary || r.transfer.abandons > 0 || r.primarySilent() {
 		r.transfer.asks++
 		peer = (r.id + 1 + int(r.transfer.asks%uint64(r.n-1))) % r.n
+		peer = r.nextPeer(peer, r.anyPeer)
 	}
 	r.transfer.unanswered++
 	r.send(peer, RequestStateTransfer{}.Message())
+}
+
+// primarySilent reports whether this backup's primary has not been heard
+// lately while another peer has: an offer request to it would only wait out
+// a retry period (recency.go).
+func (r *Replica) primarySilent() bool {
+	if !r.silentPrimary(r.primary()) || r.peersHeard() == 0 {
+		return false
+	}
+	r.mark(marks.PeerRecentChosen)
+	return true
 }
 
 func (r *Replica) onTransferTimeout() {

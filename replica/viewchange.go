@@ -465,18 +465,27 @@ func (r *Replica) startView() {
 // sendStartView sends this primary's view: head, commit and the headers from
 // the head down to the commit point.
 func (r *Replica) sendStartView(to int, nonce uint64) {
-	r.send(to, StartView{
+	r.send(to, r.startViewOf(nonce).Message())
+}
+
+// startViewOf is this replica's view as a StartView: its log's head, commit
+// point and the headers between.
+func (r *Replica) startViewOf(nonce uint64) StartView {
+	return StartView{
 		LogView: r.logView,
 		Op:      r.wm.sequencer,
 		Commit:  r.wm.commitMax,
 		Suffix:  r.buildSuffix(r.wm.sequencer, r.wm.commitMax),
 		Nonce:   nonce,
-	}.Message())
+	}
 }
 
 func (r *Replica) onStartView(m *Envelope, p StartView) {
 	invariant(r.id, m.View >= r.view, "start_view_gate_primary", detailGate)
-	invariant(r.id, m.From == PrimaryOf(m.View, r.n), "start_view_gate_primary", detailGate)
+	invariant(r.id, r.id != PrimaryOf(m.View, r.n), "start_view_gate_primary", detailGate)
+	if m.From != PrimaryOf(m.View, r.n) {
+		r.mark(marks.StartViewRelayAdopted)
+	}
 	r.adoptStartView(m.View, p)
 	invariant(r.id, r.status == StatusNormal, "adopt_start_view_normal", detailHolds)
 	invariant(r.id, r.view == m.View, "adopt_start_view_normal", detailHolds)

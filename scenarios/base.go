@@ -50,5 +50,6 @@ func prepareOp(m *replica.Message) (uint64, bool) {
 
 // sourceWithoutLivenessGuards is the protocol of the system the failure
 // shapes come from: no abdication, no StartViewChange quorum window, fixed
-// retry timeouts.
-var sourceWithoutLivenessGuards = replica.Protocol{AbdicationOff: true, SVCQuorumOff: true, BackoffOff: true}
+// retry timeouts that never start afresh, and no backup that hands a
+// straggler the view (D43).
+var sourceWithoutLivenessGuards = replica.Protocol{AbdicationOff: true, SVCQuorumOff: true, BackoffOff: true, RelayStartViewOff: true, BackoffResetOff: true, BackupRepliesOff: true}

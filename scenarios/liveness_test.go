@@ -65,7 +65,7 @@ func TestLivenessNeedsItsMechanism(t *testing.T) {
 		{"backup-send-only", replica.Protocol{SVCQuorumOff: true}},
 		{"partition-2-1-oneway-in", replica.Protocol{SVCQuorumOff: true}},
 		{"slow-pair-primary-crash", replica.Protocol{BackoffOff: true}},
-		{"backup-mute-to-new-primary", replica.Protocol{PushStartViewOff: true}},
+		{"backup-mute-to-new-primary", replica.Protocol{PushStartViewOff: true, RelayStartViewOff: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
@@ -95,7 +95,7 @@ func TestOneTickDelayRescuesNoStall(t *testing.T) {
 	require.NoError(t, err)
 	for seed := uint64(1); seed <= 5; seed++ {
 		cfg, at := scenarioConfig(t, s, seed, nil)
-		cfg.Protocol = replica.Protocol{PushStartViewOff: true}
+		cfg.Protocol = replica.Protocol{PushStartViewOff: true, RelayStartViewOff: true}
 		for from := 0; from < cfg.Replicas; from++ {
 			for to := 0; to < cfg.Replicas; to++ {
 				if from != to {

@@ -42,7 +42,7 @@ func TestScenarioReachesItsMarks(t *testing.T) {
 		{"stale-dvc-cache", false, []marks.Mark{marks.DVCCacheHit, marks.DVCCacheRebuilt}},
 		{"restart-before-repair", false, []marks.Mark{marks.RestartWAL, marks.RestartWALVote}},
 		{"backup-send-only", false, []marks.Mark{marks.SVCHeldByWindow}},
-		{"primary-send-only", false, []marks.Mark{marks.ForwardUnanswered, marks.SVCQuorumReached, marks.DVCQuorum, marks.StartViewInstalled}},
+		{"primary-send-only", false, []marks.Mark{marks.Abdicate, marks.SVCQuorumReached, marks.DVCQuorum, marks.StartViewInstalled}},
 		{"straggler-primary-crash", false, []marks.Mark{marks.LeaveResent, marks.EscalateOnStatusTimeout}},
 		{"slow-pair-primary-crash", false, []marks.Mark{marks.BackoffCapped}},
 		{"wal-cluster-restart", false, []marks.Mark{marks.RestartWAL, marks.RestartWALVote, marks.MergeKeep}},
@@ -77,6 +77,9 @@ func TestBehaviourReachesItsMarks(t *testing.T) {
 		{"send-only-primary.vsr", []marks.Mark{marks.Abdicate, marks.SVCQuorumReached}},
 		{"stalled-acks-abdicate.vsr", []marks.Mark{marks.AbdicateStalled, marks.SVCQuorumReached}},
 		{"stalled-prepares-abdicate.vsr", []marks.Mark{marks.ForwardUnanswered, marks.SVCQuorumReached}},
+		{"primary-replies-lost.vsr", []marks.Mark{marks.ReplyFromBackup, marks.ReplyFromBackupTable}},
+		{"backup-deaf-to-primary-relayed.vsr", []marks.Mark{marks.StartViewRelayed, marks.CommitRelayed}},
+		{"repair-backoff-reset-after-heal.vsr", []marks.Mark{marks.BackoffReset}},
 		{"rolling-restarts-memory.vsr", []marks.Mark{marks.RestartAmnesiac, marks.DropRecovering}},
 		{"whole-cluster-crash-wal.vsr", []marks.Mark{marks.RestartWAL, marks.RestartWALVote}},
 		{"state-transfer-after-partition.vsr", []marks.Mark{marks.TransferStarted, marks.TransferInstall}},
@@ -115,23 +118,31 @@ func runBehaviourWith(t *testing.T, file string, seed uint64, change func(*sim.C
 	return res
 }
 
-// TestAvailabilityFilesNeedTheirMechanism: each behaviour file of D40 fails
-// with the source's abdication by hearing (`abdicate-by-hearing`) on some of
-// seeds 1..10 (the two stalls on every one), and passes without it (the
-// behaviour suite runs them).
+// TestAvailabilityFilesNeedTheirMechanism: each behaviour file of D40 and
+// D43 fails with its mechanism off (the protocol option that models a source
+// without it) on some of seeds 1..10, and passes with it on (the behaviour
+// suite runs them): abdication on stalled replication
+// (`abdicate-by-hearing`), replies from backups (`backup-replies-off`), the
+// relayed StartView (`relay-start-view-off`) and retries started afresh on
+// hearing a quorum (`backoff-reset-off`).
 func TestAvailabilityFilesNeedTheirMechanism(t *testing.T) {
+	byHearing := func(c *sim.Config) { c.Protocol.AbdicateByHearing = true }
 	for _, tc := range []struct {
 		file      string
+		off       func(*sim.Config)
 		failsMost int // failures at least, of seeds 1..10
 	}{
-		{"stalled-acks-abdicate.vsr", 10},
-		{"stalled-prepares-abdicate.vsr", 10},
-		{"sparse-commitok-lost-holds-view.vsr", 1},
+		{"stalled-acks-abdicate.vsr", byHearing, 10},
+		{"stalled-prepares-abdicate.vsr", byHearing, 10},
+		{"sparse-commitok-lost-holds-view.vsr", byHearing, 1},
+		{"primary-replies-lost.vsr", func(c *sim.Config) { c.Protocol.BackupRepliesOff = true }, 10},
+		{"backup-deaf-to-primary-relayed.vsr", func(c *sim.Config) { c.Protocol.RelayStartViewOff = true }, 10},
+		{"repair-backoff-reset-after-heal.vsr", func(c *sim.Config) { c.Protocol.BackoffResetOff = true }, 3},
 	} {
 		t.Run(strings.TrimSuffix(tc.file, ".vsr"), func(t *testing.T) {
 			failed := 0
 			for seed := uint64(1); seed <= 10; seed++ {
-				res := runBehaviourWith(t, tc.file, seed, func(c *sim.Config) { c.Protocol.AbdicateByHearing = true })
+				res := runBehaviourWith(t, tc.file, seed, tc.off)
 				if res.Verdict != sim.VerdictPass {
 					failed++
 				}

@@ -293,16 +293,15 @@ func (c *Cluster) keepCuts(core []int) {
 	}
 }
 
-// aimedInLiveness cuts off, both ways, a replica outside the core that
-// keeps a fault on a link out of it to the core (a cut kept for good, or a
-// link slower than a backup's heartbeat timeout) and now leads a view, as the
-// oracle's record has it. A core backup that cannot hear such a primary in
-// time times out, but its wish to leave is one vote: the rest of the core,
-// served well, never joins it (D14), and no backup relays the view to it, so
-// it would lag for good (swarm seeds 258, 1744, 2460 once the cut-off was
-// narrowed, D28). A leader outside the core that only hears the core late or
-// not at all is no longer cut off: it pushes its StartView to a backup it does
-// not hear from (D28). Every cut-off is an assist in the run's record.
+// aimedInLiveness cuts off, both ways, a replica outside the core of a run
+// without abdication that leads a view, as the oracle's record has it, while
+// a link into it from the core is cut for good or slower than a backup's
+// heartbeat timeout: without abdication a primary that cannot hear its
+// backups never steps down, and its heartbeats keep them in its view, the
+// source's own stall (swarm seed 981247863). With abdication nothing is cut
+// off: such a primary abdicates, and a leader that speaks late to the core
+// loses its backups to the view their peers relay (replica/relay.go, D43).
+// Every cut-off is an assist in the run's record.
 func (c *Cluster) aimedInLiveness() {
 	st := &c.aimed
 	if c.now < c.liveness.since+c.cutOffGrace() {
@@ -314,17 +313,12 @@ func (c *Cluster) aimedInLiveness() {
 	if c.now == c.liveness.since+c.cutOffGrace() {
 		c.stragglersInLiveness()
 	}
-	for k := 0; k < len(st.kept); k++ {
+	for k := 0; k < len(st.kept) && c.cfg.Protocol.AbdicationOff; k++ {
 		i := st.kept[k]
 		if c.replicas[i] == nil || !c.checker.LeadsNormal(i) {
 			continue
 		}
-		late, cause := c.speaksLate(i)
-		if !late && c.cfg.Protocol.AbdicationOff {
-			// Without abdication a primary that cannot hear its
-			// backups keeps them for good: the source's own stall.
-			late, cause = c.hearsCoreLate(i)
-		}
+		late, cause := c.hearsCoreLate(i)
 		if !late {
 			continue
 		}
@@ -418,19 +412,9 @@ func (c *Cluster) hearsLate(i int) (bool, string) {
 	return false, ""
 }
 
-// speaksLate reports whether replica i keeps a fault on a link out of it to
-// a replica of the core: a link slower than lateTicks, or a directed cut
+// hearsCoreLate reports whether replica i keeps a fault on a link into it
+// from a replica of the core: a link slower than lateTicks, or a directed cut
 // kept down; cause names it.
-func (c *Cluster) speaksLate(i int) (bool, string) {
-	for _, j := range c.liveness.core {
-		if late, cause := c.linkLate(i, j); late {
-			return true, cause
-		}
-	}
-	return false, ""
-}
-
-// hearsCoreLate is speaksLate for the links into replica i from the core.
 func (c *Cluster) hearsCoreLate(i int) (bool, string) {
 	for _, j := range c.liveness.core {
 		if late, cause := c.linkLate(j, i); late {

@@ -163,9 +163,10 @@ type Assist struct {
 
 // Assist rules: a contract with the JSON output and docs/checkers.md.
 const (
-	// AssistLeaderCutOff: a replica outside the core still led a view two
-	// StableTicks into the liveness phase while a link from it to the core
-	// stayed slower than the heartbeat timeout, or cut for good (D21, D28).
+	// AssistLeaderCutOff: in a run without abdication, a replica outside
+	// the core still led a view two StableTicks into the liveness phase
+	// while a link into it from the core stayed slower than the heartbeat
+	// timeout, or cut for good (D21, D28, narrowed by D43).
 	AssistLeaderCutOff = "leader-cut-off"
 	// AssistSourceStraggler: in a swarm run of a source protocol (no
 	// StartViewChange quorum window) whose core had not settled two

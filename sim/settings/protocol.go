@@ -21,6 +21,9 @@ var protocolSwitches = []struct {
 	{"push-start-view-off", func(p *replica.Protocol) *bool { return &p.PushStartViewOff }},
 	{"source-transfer", func(p *replica.Protocol) *bool { return &p.SourceTransfer }},
 	{"abdicate-by-hearing", func(p *replica.Protocol) *bool { return &p.AbdicateByHearing }},
+	{"backup-replies-off", func(p *replica.Protocol) *bool { return &p.BackupRepliesOff }},
+	{"relay-start-view-off", func(p *replica.Protocol) *bool { return &p.RelayStartViewOff }},
+	{"backoff-reset-off", func(p *replica.Protocol) *bool { return &p.BackoffResetOff }},
 }
 
 func protocolWant() string {

@@ -54,10 +54,11 @@ func TestFocusRestartBeforeRepairDraws(t *testing.T) {
 
 // The switch fails the focus's seeds as the shape does, a merge truncating
 // an op a quorum acked, and the same seeds pass with it off: three replicas
-// on the robust protocol (161) and on the source's (286), five on the robust
-// (420).
+// on the robust protocol (119) and on the source's (282), five on the robust
+// (447). (161, 286 and 420 were these seeds until backups relayed the view,
+// D43, and moved every run's timing.)
 func TestFocusRestartBeforeRepairFindsSwitch(t *testing.T) {
-	for _, seed := range []uint64{161, 286, 420} {
+	for _, seed := range []uint64{119, 282, 447} {
 		f, _ := SeedFocus(seed)
 		require.Equal(t, "restart-before-repair", f, "seed %d", seed)
 		c := Config(seed)
@@ -73,8 +74,10 @@ func TestFocusRestartBeforeRepairFindsSwitch(t *testing.T) {
 	}
 }
 
-// Not one seed in a few: a quarter or more of the focus's seeds up to 500
-// fail as safety with the switch (about half did when the focus was drawn).
+// Not one seed in a few: a fifth or more of the focus's seeds up to 500 fail
+// as safety with the switch (about half did when the focus was drawn; 7 of 28
+// since backups relay the view to a restarted replica, D43, which then
+// votes less often with a forgotten head).
 func TestFocusRestartBeforeRepairFindsSwitchOften(t *testing.T) {
 	seeds, _ := restartBeforeRepairSeeds(500)
 	require.NotEmpty(t, seeds)
@@ -89,5 +92,5 @@ func TestFocusRestartBeforeRepairFindsSwitchOften(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d focus seeds up to 500 fail as safety", safety, len(seeds))
-	assert.GreaterOrEqual(t, safety, max(3, len(seeds)/4))
+	assert.GreaterOrEqual(t, safety, max(3, len(seeds)/5))
 }

@@ -81,6 +81,10 @@ func TestFocusTransferRaceReachesMarks(t *testing.T) {
 		assert.Contains(t, []sim.Verdict{sim.VerdictPass, sim.VerdictUnrecoverable}, res.Verdict, "seed %d: %s", seed, res.Evidence)
 		runs.Add(&res.Marks)
 	}
+	// transfer-offer-refused-not-newer was asked for too (4 of 16) until
+	// repair started afresh on hearing a quorum (D43): a replica now mostly
+	// repairs past an offer before it arrives (3 of the focus's first 64
+	// seeds, 5 of swarm seeds 1..2000, from 33).
 	for _, tc := range []struct {
 		mark marks.Mark
 		min  uint64
@@ -88,7 +92,6 @@ func TestFocusTransferRaceReachesMarks(t *testing.T) {
 		{marks.TransferStarted, 8},
 		{marks.TransferInstall, 8},
 		{marks.DropChunkCorrupt, 1},
-		{marks.TransferOfferRefusedNotNewer, 4},
 	} {
 		assert.GreaterOrEqual(t, uint64(runs[tc.mark]), tc.min, "%s", tc.mark)
 	}

@@ -1,0 +1,87 @@
+package replica
+
+import "vsrsim/marks"
+
+// Relayed StartViews (protocol.md "Relayed StartView"). A replica that wants
+// out of a view the rest of the cluster has moved past, or that is stuck
+// changing into a view that already runs, may be unable to reach the one
+// replica that answers it today, the view's primary: a slow or cut link into
+// the primary, or a primary outside the core that never pushes (abdication
+// off). A backup that follows the current view well answers such a peer with
+// the view's StartView built from its own log, commit point included.
+//
+// Why it is safe: a Normal backup of view v with log_view v holds a prefix of
+// v's log no shorter than the head v began with (every op committed before v
+// lies at or below that head, and within v the log only grows), so its
+// StartView is one the primary could have sent earlier, delayed. The gate
+// already refuses a delayed StartView that would rewind what the receiver
+// applied or acknowledged in v (below-commit, below-ack), and the view's own
+// primary never adopts one: it would prepare over ops it may have lost.
+
+// learnRelayedCommit takes the commit point of a StartView a peer relayed to
+// this replica, Normal in that view already: it asked to leave because it
+// hears nothing from its primary, and a commit point is what it lacks to
+// repair its way up (and, past what its peers retain, to transfer). The
+// relayer is Normal in this view, so its commit point is committed in it,
+// exactly as a Commit heartbeat's would be; the headers are not taken, since
+// this replica's log of the view may run past the relayer's.
+func (r *Replica) learnRelayedCommit(p StartView) {
+	if p.Commit <= r.wm.commitMax {
+		return
+	}
+	r.mark(marks.CommitRelayed)
+	invariant(r.id, r.status == StatusNormal && !r.isPrimary(), "relayed_commit_to_a_backup", detailHolds)
+	r.advanceCommitMax(p.Commit)
+	r.commitUpTo()
+	r.repairKick()
+	invariant(r.id, r.wm.commitMax >= p.Commit, "relayed_commit_learned", detailHolds)
+}
+
+// tellCommitToPrimary: the primary retransmits a prepare this backup applied
+// past without holding it (a state transfer installed beyond it), so it can
+// never ack it, and the primary waits for that ack. It tells the primary its
+// commit point with its checksum, at most once a heartbeat period; the
+// primary takes it if its log holds the same op (learnCommitFromBackup). A
+// cluster without abdication sends no CommitOk on heartbeats, and without this
+// a primary elected by votes that knew less waited for good (swarm seed 707).
+func (r *Replica) tellCommitToPrimary() {
+	if r.opts.Protocol.RelayStartViewOff || r.wm.commitMin == 0 {
+		return
+	}
+	if last := r.toldCommitAt; last != 0 && r.clk.now < last+r.opts.Timeouts.CommitTicks {
+		return
+	}
+	r.toldCommitAt = r.clk.now + 1
+	r.mark(marks.CommitToldPrimary)
+	r.send(r.primary(), CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.incarnation}.Message())
+}
+
+// relayStartView answers m, a StartViewChange for this replica's view or an
+// older one, with this view's StartView when this replica is a backup that
+// follows its view well: Normal, its log of this view, its primary heard
+// within the heartbeat timeout and acting on what it forwards, and no wish of
+// its own to leave.
+func (r *Replica) relayStartView(m *Envelope) {
+	if r.opts.Protocol.RelayStartViewOff || r.status != StatusNormal || r.isPrimary() ||
+		r.logView != r.view || m.View > r.view || r.fwdWaiting || r.leave&(1<<uint(r.id)) != 0 ||
+		m.From == r.primary() || m.From < 0 || m.From >= r.n {
+		return
+	}
+	if last := r.relayedAt[m.From]; last != 0 && r.clk.now < last+r.opts.Timeouts.ViewChangeMsgTicks {
+		return // one per retransmit period: the peer's asks are resent anyway
+	}
+	sv := r.startViewOf(0)
+	for i := range sv.Suffix {
+		if sv.Suffix[i].Blank() {
+			// A header this backup lacks (a restart from a faulty
+			// slot): its peer could then verify no body for that op,
+			// and the primary never acked past it (swarm seed
+			// 981246745). Only a log held whole is relayed.
+			return
+		}
+	}
+	r.relayedAt[m.From] = r.clk.now
+	r.mark(marks.StartViewRelayed)
+	r.send(m.From, sv.Message())
+	invariant(r.id, r.logView == r.view, "relay_from_its_view_log", detailHolds)
+}
