@@ -102,6 +102,21 @@ func (r *Replica) onCommitOK(m *Envelope, p CommitOk) {
 	}
 	invariant(r.id, r.incarnations[m.From] >= p.Incarnation, "commit_ok_incarnation_known", detailHolds)
 	r.learnCommitFromBackup(p)
+	r.retransmitOnHeard(m.From)
+}
+
+// retransmitOnHeard: a backup answered a heartbeat while retransmits of
+// prepares it has not acked are backing off, so its link from this primary
+// works now; a link that flaps may be up for less than the backed-off wait.
+// The prepares go to it at once and the retransmit timer starts afresh
+// (mark backoff-reset).
+func (r *Replica) retransmitOnHeard(from int) {
+	if r.opts.Protocol.BackoffResetOff || r.abdicated || r.tPrepare.attempts == 0 || len(r.pipeline) == 0 {
+		return
+	}
+	r.mark(marks.BackoffReset)
+	r.retransmit(from)
+	r.tPrepare.start(r.jitter)
 }
 
 // learnCommitFromBackup: a backup applied up to p.Commit, so every op to there

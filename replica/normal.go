@@ -391,6 +391,13 @@ func (r *Replica) onPrepareTimeout() {
 		r.tPrepare.backoffNext(r.jitter)
 		return
 	}
+	r.retransmit(-1)
+	r.tPrepare.backoffNext(r.jitter)
+}
+
+// retransmit re-sends each pipeline entry short of a quorum to each backup
+// that has not acked it (only to backup only, if it is not -1).
+func (r *Replica) retransmit(only int) {
 	for i := range r.pipeline {
 		e := r.pipeline[i]
 		if popcount16(e.acks) >= QuorumReplication(r.n) {
@@ -399,12 +406,11 @@ func (r *Replica) onPrepareTimeout() {
 		h := e.header
 		h.View = r.view
 		for to := 0; to < r.n; to++ {
-			if to != r.id && e.acks&(1<<uint(to)) == 0 {
+			if to != r.id && e.acks&(1<<uint(to)) == 0 && (only < 0 || to == only) {
 				r.send(to, Prepare{Header: h}.Message())
 			}
 		}
 	}
-	r.tPrepare.backoffNext(r.jitter)
 }
 
 func (r *Replica) onCommitTimeout() {

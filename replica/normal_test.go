@@ -228,7 +228,8 @@ func TestNormalCommitWalkStopsAtFirstUnquorate(t *testing.T) {
 // TestNormalPrepareRetransmitUntilQuorum: prepares lost on the way are resent
 // on the prepare timeout, with backoff, until a quorum acks.
 func TestNormalPrepareRetransmitUntilQuorum(t *testing.T) {
-	c := newTestCluster(t, 3, nil)
+	// Without the re-send on a heartbeat's answer (TestRetransmitOnHeard).
+	c := newTestCluster(t, 3, func(o *Options) { o.Protocol.BackoffResetOff = true })
 	lose := c.dropIf(cmd(CmdPrepare))
 	c.request(0, 0, 1, put(1, 1))
 	c.deliverAll()

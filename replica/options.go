@@ -118,9 +118,10 @@ type Protocol struct {
 	// is still in an older view (relay.go).
 	RelayStartViewOff bool
 	// BackoffResetOff: backed-off retries keep their long period until
-	// they make progress, even once the replica hears a quorum again; a
-	// RangeEvicted and a request for a state-transfer offer go to peers in
-	// a fixed rotation, heard from lately or not (recency.go).
+	// they make progress, even once the replica hears a quorum again or a
+	// backup answers a heartbeat; a repair, a RangeEvicted and a request for
+	// a state-transfer offer go to peers in a fixed rotation, a silent
+	// primary included (recency.go).
 	BackoffResetOff bool
 }
 

@@ -84,6 +84,11 @@ func (r *Replica) resetBackoff() {
 		r.tVCMsg.retry(r.jitter, 0)
 		reset = true
 	}
+	// The view-change status timeout (escalation) keeps its backoff: a
+	// peer behind a link slower than recentTicks is heard, lost and heard
+	// again every round trip, and starting escalation afresh each time
+	// kept a view change with 1,200-tick round trips from ever completing
+	// (slow-pair-primary-crash).
 	if reset {
 		r.mark(marks.BackoffReset)
 	}

@@ -74,3 +74,31 @@ func TestBackupReplies(t *testing.T) {
 		}
 	}
 }
+
+// TestRetransmitOnHeard: prepares to a backup are lost and the primary's
+// retransmits back off; once the backup answers a heartbeat (its link works
+// again), the primary re-sends what it lacks at once and starts the
+// retransmit timer afresh, instead of waiting out the backed-off period.
+// With backoff-reset-off it waits.
+func TestRetransmitOnHeard(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		c := newTestCluster(t, 3, func(o *Options) {
+			o.Topology = TopologyStar
+			o.Protocol.BackoffResetOff = off
+		})
+		lose := c.dropIf(cmd(CmdPrepare))
+		c.request(0, 0, 1, put(1, 1))
+		c.deliverAll()
+		c.tick(100) // retransmits back off to 16 periods
+		c.removeFilter(lose)
+		before := len(c.sent(cmd(CmdPrepare)))
+		c.tick(int(smallTimeouts().CommitTicks) + 1) // a heartbeat and its answers
+		resent := len(c.sent(cmd(CmdPrepare))) - before
+		if off {
+			assert.Zero(t, c.info(0).CommitMax, "off: still waiting out the backoff")
+		} else {
+			assert.Positive(t, resent, "re-sent on the heartbeat's answer")
+			assert.Equal(t, uint64(1), c.info(0).CommitMax, "committed within a heartbeat of the link's return")
+		}
+	}
+}

@@ -80,6 +80,7 @@ func TestBehaviourReachesItsMarks(t *testing.T) {
 		{"primary-replies-lost.vsr", []marks.Mark{marks.ReplyFromBackup, marks.ReplyFromBackupTable}},
 		{"backup-deaf-to-primary-relayed.vsr", []marks.Mark{marks.StartViewRelayed, marks.CommitRelayed}},
 		{"repair-backoff-reset-after-heal.vsr", []marks.Mark{marks.BackoffReset}},
+		{"primary-links-flapping.vsr", []marks.Mark{marks.BackoffReset}},
 		{"rolling-restarts-memory.vsr", []marks.Mark{marks.RestartAmnesiac, marks.DropRecovering}},
 		{"whole-cluster-crash-wal.vsr", []marks.Mark{marks.RestartWAL, marks.RestartWALVote}},
 		{"state-transfer-after-partition.vsr", []marks.Mark{marks.TransferStarted, marks.TransferInstall}},
@@ -138,6 +139,7 @@ func TestAvailabilityFilesNeedTheirMechanism(t *testing.T) {
 		{"primary-replies-lost.vsr", func(c *sim.Config) { c.Protocol.BackupRepliesOff = true }, 10},
 		{"backup-deaf-to-primary-relayed.vsr", func(c *sim.Config) { c.Protocol.RelayStartViewOff = true }, 10},
 		{"repair-backoff-reset-after-heal.vsr", func(c *sim.Config) { c.Protocol.BackoffResetOff = true }, 3},
+		{"primary-links-flapping.vsr", func(c *sim.Config) { c.Protocol.BackoffResetOff = true }, 10},
 	} {
 		t.Run(strings.TrimSuffix(tc.file, ".vsr"), func(t *testing.T) {
 			failed := 0

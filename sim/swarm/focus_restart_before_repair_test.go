@@ -54,11 +54,11 @@ func TestFocusRestartBeforeRepairDraws(t *testing.T) {
 
 // The switch fails the focus's seeds as the shape does, a merge truncating
 // an op a quorum acked, and the same seeds pass with it off: three replicas
-// on the robust protocol (119) and on the source's (282), five on the robust
-// (447). (161, 286 and 420 were these seeds until backups relayed the view,
+// on the robust protocol (119) and on the source's (272), five on the robust
+// (774). (161, 286 and 420 were these seeds until backups relayed the view,
 // D43, and moved every run's timing.)
 func TestFocusRestartBeforeRepairFindsSwitch(t *testing.T) {
-	for _, seed := range []uint64{119, 282, 447} {
+	for _, seed := range []uint64{119, 272, 774} {
 		f, _ := SeedFocus(seed)
 		require.Equal(t, "restart-before-repair", f, "seed %d", seed)
 		c := Config(seed)
