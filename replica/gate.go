@@ -104,7 +104,7 @@ func (r *Replica) onIgnoredView(m *Message, reason Reason) {
 	case reason == ReasonOldView && m.Command == CmdStartViewChange:
 		// A peer still in an older view, or changing into one, that
 		// cannot reach this view's primary: hand it the view.
-		r.relayStartView(&m.Envelope)
+		r.relayStartView(&m.Envelope, 0)
 	case reason == ReasonOldView && m.Command == CmdCommit:
 		// An older view's primary is still alive and heartbeating: a replica in
 		// view change may hold its view instead of escalating.

@@ -37,7 +37,7 @@ func (r *Replica) onLeave(m *Envelope) {
 	if m.View == r.view {
 		// A peer that wants out of a view this replica follows well
 		// may only have lost its primary: hand it the view.
-		r.relayStartView(m)
+		r.relayStartView(m, 0)
 	}
 	if m.View > r.view {
 		if r.leave&(1<<uint(r.id)) != 0 {

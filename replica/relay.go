@@ -56,32 +56,34 @@ func (r *Replica) tellCommitToPrimary() {
 	r.send(r.primary(), CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.incarnation}.Message())
 }
 
-// relayStartView answers m, a StartViewChange for this replica's view or an
-// older one, with this view's StartView when this replica is a backup that
-// follows its view well: Normal, its log of this view, its primary heard
-// within the heartbeat timeout and acting on what it forwards, and no wish of
-// its own to leave.
-func (r *Replica) relayStartView(m *Envelope) {
+// relayStartView answers m, a StartViewChange or a recovering replica's
+// RequestStartView for this replica's view or an older one, with this view's
+// StartView (carrying nonce) when this replica is a backup that follows its
+// view well: Normal, its log of this view, its primary heard within the
+// heartbeat timeout and acting on what it forwards, and no wish of its own to
+// leave. It reports whether it relayed.
+func (r *Replica) relayStartView(m *Envelope, nonce uint64) bool {
 	if r.opts.Protocol.RelayStartViewOff || r.status != StatusNormal || r.isPrimary() ||
 		r.logView != r.view || m.View > r.view || r.fwdWaiting || r.leave&(1<<uint(r.id)) != 0 ||
 		m.From == r.primary() || m.From < 0 || m.From >= r.n {
-		return
+		return false
 	}
 	if last := r.relayedAt[m.From]; last != 0 && r.clk.now < last+r.opts.Timeouts.ViewChangeMsgTicks {
-		return // one per retransmit period: the peer's asks are resent anyway
+		return true // one per retransmit period: the peer's asks are resent anyway
 	}
-	sv := r.startViewOf(0)
+	sv := r.startViewOf(nonce)
 	for i := range sv.Suffix {
 		if sv.Suffix[i].Blank() {
 			// A header this backup lacks (a restart from a faulty
 			// slot): its peer could then verify no body for that op,
 			// and the primary never acked past it (swarm seed
 			// 981246745). Only a log held whole is relayed.
-			return
+			return false
 		}
 	}
 	r.relayedAt[m.From] = r.clk.now
 	r.mark(marks.StartViewRelayed)
 	r.send(m.From, sv.Message())
 	invariant(r.id, r.logView == r.view, "relay_from_its_view_log", detailHolds)
+	return true
 }

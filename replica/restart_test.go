@@ -89,9 +89,13 @@ func TestRestartWALJournalSurvives(t *testing.T) {
 // TestRestartRecoveringVotesInNoElection: the last primary crashes while the
 // only other live replica is Recovering after amnesia. The recovering replica
 // sends no StartViewChange or DoViewChange, so no view change completes: a
-// legitimate stall.
+// legitimate stall. (With relays on, the live backup hands it the view
+// before its own heartbeat timeout runs out: TestRestartRecoveringTakesRelayedView.)
 func TestRestartRecoveringVotesInNoElection(t *testing.T) {
-	c := newTestCluster(t, 3, memoryJournal)
+	c := newTestCluster(t, 3, func(o *Options) {
+		memoryJournal(o)
+		o.Protocol.RelayStartViewOff = true
+	})
 	c.commitRequests(0, 1, 2)
 	c.crash(2)
 	c.restart(2)
@@ -110,6 +114,23 @@ func TestRestartRecoveringVotesInNoElection(t *testing.T) {
 		assert.NotEqual(t, CmdPrepareOK, m.Command, "a recovering replica acked")
 	}
 	assert.NotEmpty(t, c.sent(cmdFrom(CmdRequestStartView, 2)), "it keeps probing")
+	assert.Empty(t, c.eventsOf(1, EvMergeTruncate))
+}
+
+// TestRestartRecoveringTakesRelayedView: as above, but the live backup,
+// still following view 0 when the recovering replica's probe reaches it,
+// relays the view; the recovering replica adopts it, and the two elect view 1
+// with every committed op.
+func TestRestartRecoveringTakesRelayedView(t *testing.T) {
+	c := newTestCluster(t, 3, memoryJournal)
+	c.commitRequests(0, 1, 2)
+	c.crash(2)
+	c.restart(2)
+	c.crash(0)
+	c.tickUntil(600, func() bool { return c.info(1).View == 1 && c.info(1).Status == StatusNormal && c.info(2).Status == StatusNormal },
+		"r1 and r2 elect view 1")
+	assert.NotEmpty(t, c.sent(func(m *Message) bool { return m.Command == CmdStartView && m.From == 1 && m.To == 2 && m.View == 0 }), "r1 relayed view 0")
+	assert.Equal(t, uint64(2), c.info(1).CommitMax, "nothing committed is lost")
 	assert.Empty(t, c.eventsOf(1, EvMergeTruncate))
 }
 

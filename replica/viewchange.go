@@ -574,7 +574,11 @@ func (r *Replica) onRequestStartView(m *Envelope, p RequestStartView) {
 		return
 	}
 	if r.status != StatusNormal || !r.isPrimary() {
-		r.drop(m, 0, ReasonNotPrimary, 0)
+		// A recovering replica probes every peer: one that follows the
+		// view well relays it (relay.go).
+		if !r.relayStartView(m, p.Nonce) {
+			r.drop(m, 0, ReasonNotPrimary, 0)
+		}
 		return
 	}
 	r.sendStartView(m.From, p.Nonce)
