@@ -294,14 +294,17 @@ func (c *Cluster) keepCuts(core []int) {
 }
 
 // aimedInLiveness cuts off, both ways, a replica outside the core of a run
-// without abdication that leads a view, as the oracle's record has it, while
-// a link into it from the core is cut for good or slower than a backup's
-// heartbeat timeout: without abdication a primary that cannot hear its
-// backups never steps down, and its heartbeats keep them in its view, the
-// source's own stall (swarm seed 981247863). With abdication nothing is cut
-// off: such a primary abdicates, and a leader that speaks late to the core
-// loses its backups to the view their peers relay (replica/relay.go, D43).
-// Every cut-off is an assist in the run's record.
+// of a source protocol that leads a view, as the oracle's record has it,
+// while it keeps a fault the source cannot get past: without abdication, a
+// link into it from the core cut for good or slower than a backup's
+// heartbeat timeout (a primary that cannot hear its backups never steps
+// down, and its heartbeats keep them in its view: swarm seed 981247863);
+// without relayed views, such a link out of it to the core (a core backup
+// that cannot hear it asks to leave alone, and nobody hands it the view:
+// D21, D28). The robust protocol gets no cut-off: such a primary abdicates,
+// and a leader that speaks late to the core loses its backups to the view
+// their peers relay (replica/relay.go, D43). Every cut-off is an assist in
+// the run's record.
 func (c *Cluster) aimedInLiveness() {
 	st := &c.aimed
 	if c.now < c.liveness.since+c.cutOffGrace() {
@@ -313,12 +316,20 @@ func (c *Cluster) aimedInLiveness() {
 	if c.now == c.liveness.since+c.cutOffGrace() {
 		c.stragglersInLiveness()
 	}
-	for k := 0; k < len(st.kept) && c.cfg.Protocol.AbdicationOff; k++ {
+	for k := 0; k < len(st.kept) && (c.cfg.Protocol.AbdicationOff || c.cfg.Protocol.RelayStartViewOff); k++ {
 		i := st.kept[k]
 		if c.replicas[i] == nil || !c.checker.LeadsNormal(i) {
 			continue
 		}
-		late, cause := c.hearsCoreLate(i)
+		late, cause := false, ""
+		if c.cfg.Protocol.AbdicationOff {
+			late, cause = c.hearsCoreLate(i)
+		}
+		if !late && c.cfg.Protocol.RelayStartViewOff {
+			// Nor does a backup relay the view to a core replica the
+			// leader speaks late to (D21, D28).
+			late, cause = c.speaksLate(i)
+		}
 		if !late {
 			continue
 		}
@@ -407,6 +418,18 @@ func (c *Cluster) hearsLate(i int) (bool, string) {
 			if from, to := l/nodes, l%nodes; to == i && from < n {
 				return true, fmt.Sprintf("link r%d->r%d cut for good", from, to)
 			}
+		}
+	}
+	return false, ""
+}
+
+// speaksLate reports whether replica i keeps a fault on a link out of it to
+// a replica of the core: a link slower than lateTicks, or a directed cut
+// kept down; cause names it.
+func (c *Cluster) speaksLate(i int) (bool, string) {
+	for _, j := range c.liveness.core {
+		if late, cause := c.linkLate(i, j); late {
+			return true, cause + " (relay off)"
 		}
 	}
 	return false, ""

@@ -210,6 +210,11 @@ func widenProtocol(s *prng.Stream, c *sim.Config) {
 	switch s.Uint64N(8) {
 	case 0:
 		p.SVCQuorumOff, p.AbdicationOff = true, true
+		// Nor had that source a backup that relays the view or retries
+		// started afresh (D43): the swarm keeps testing without them,
+		// and the slips they heal (a restart that claims a head its disk
+		// never held) stay visible.
+		p.RelayStartViewOff, p.BackoffResetOff = true, true
 	case 1:
 		// A source without the quorum window also had the earlier
 		// abdication, by hearing alone (D40): the swarm keeps testing
