@@ -353,13 +353,20 @@ func (o *sweepOptions) writeSummary(w io.Writer, sum sweep.Summary, rng sweep.Ra
 // safety, then crash, then liveness); 130 for an interrupted sweep that found
 // nothing.
 func sweepExitCode(sum sweep.Summary) int {
-	if v, ok := outcome.Worst(func(v string) uint64 { return sum.Failed[sim.Verdict(v)] }); ok {
+	return findingsExitCode(func(v sim.Verdict) uint64 { return sum.Failed[v] }, sum.Errors > 0, sum.Interrupted)
+}
+
+// findingsExitCode is the exit code of a command that runs many
+// simulations: the most severe verdict found (failed counts them), else 70
+// for runs that errored and 130 for an interrupted one.
+func findingsExitCode(failed func(sim.Verdict) uint64, errors, interrupted bool) int {
+	if v, ok := outcome.Worst(func(v string) uint64 { return failed(sim.Verdict(v)) }); ok {
 		return outcome.ExitCode(v)
 	}
 	switch {
-	case sum.Errors > 0:
+	case errors:
 		return exitSoftware
-	case sum.Interrupted:
+	case interrupted:
 		return exitInterrupted
 	}
 	return exitPass
