@@ -19,6 +19,11 @@ const (
 	KindMark  = 1 // a coverage mark (docs/marks.md)
 	KindPair  = 2 // two marks reached in one run
 	KindState = 3 // an abstract state of the cluster (watch)
+	// KindOutcome is how the run ended: its verdict, how long the cluster
+	// took to recover in the liveness phase (a power of two of ticks), and
+	// whether the harness had to help it. A slow recovery is a liveness
+	// failure's near miss.
+	KindOutcome = 4
 )
 
 const kindShift = 60
@@ -36,9 +41,23 @@ func stateFeature(sig uint64) Feature {
 	return Feature(KindState)<<kindShift | Feature(sig&(1<<kindShift-1))
 }
 
-// features are the run's marks, its pairs of marks and the abstract states
-// its watch saw, sorted.
-func features(c *marks.Counts, states []uint64) []Feature {
+func outcomeFeatures(res *sim.Result) []Feature {
+	rec := uint64(0)
+	for t := res.RecoveryTicks; t > 0; t >>= 1 {
+		rec++
+	}
+	verdict := uint64(0)
+	for _, c := range res.Verdict {
+		verdict = verdict*31 + uint64(c)
+	}
+	base := Feature(KindOutcome) << kindShift
+	return []Feature{base | Feature(verdict&0xffffff)<<16, base | 1<<8 | Feature(rec), base | 2<<8 | Feature(min(len(res.Assists), 3))}
+}
+
+// features are the run's marks, its pairs of marks, the abstract states its
+// watch saw and how it ended, sorted.
+func features(res *sim.Result, states []uint64) []Feature {
+	c := &res.Marks
 	var reached []marks.Mark
 	for m := marks.Mark(0); m < marks.Count; m++ {
 		// A never-mark is a finding, not coverage to steer towards.
@@ -56,6 +75,7 @@ func features(c *marks.Counts, states []uint64) []Feature {
 	for _, s := range states {
 		out = append(out, stateFeature(s))
 	}
+	out = append(out, outcomeFeatures(res)...)
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -63,20 +83,18 @@ func features(c *marks.Counts, states []uint64) []Feature {
 // watch computes the run's abstract states from the trace's records: the
 // statuses, views and commits the replicas reported and the harness's own
 // crashes and restarts. It reads no replica state, as the oracle does not
-// (D11). A state is a signature of
+// (D11). Each replica falls in one class: down, recovering, in view change
+// (in the highest view any up replica holds, or behind it), normal behind
+// the highest view, the primary or a backup of the highest view; and its
+// commit is within a checkpoint interval of the highest commit or past it.
+// A state is the count of replicas in each class and past a checkpoint
+// behind (0, 1 or more), whether the replicas up are below, at or above a
+// quorum, the journal kind (memory, write-ahead, on disks) and the cluster
+// size.
 //
-//   - per replica, as a multiset (replicas are interchangeable): down,
-//     recovering, in view change or normal; for an up replica whether its
-//     view is the highest any up replica holds; for a normal one in the
-//     highest view whether it is the primary; and whether its commit is
-//     behind the highest commit by more than a checkpoint interval;
-//   - cluster-wide: the journal kind (memory, write-ahead, on disks) and the
-//     cluster size.
-//
-// How many replicas are up, in view change or past a checkpoint behind are
-// counts the multiset holds. Raw views and op numbers would make every run
-// new; relative, bucketed values keep the set small enough that a new state
-// means something (docs/fuzz.md has the figures).
+// Raw views and op numbers would make every run new; relative, bucketed
+// values keep the set small enough that a new state means something
+// (docs/fuzz.md has the figures).
 type watch struct {
 	n       int
 	journal uint64
@@ -86,8 +104,9 @@ type watch struct {
 	view    []uint64
 	commit  []uint64
 	codes   []uint8
-	sorted  []uint8
 	last    uint64
+	tick    uint64
+	dirty   bool            // a report changed the state since it was last taken
 	seen    map[uint64]bool // looked up, never ranged over
 	states  []uint64        // in the order first seen
 	moments []uint64
@@ -110,8 +129,16 @@ func newWatch(cfg *sim.Config) *watch {
 	return w
 }
 
-// Record takes one trace record; it never fails the run.
+// Record takes one trace record; it never fails the run. A state is taken
+// as a tick ends, not after every record: the replicas of one tick move one
+// by one, and the orders they happen to move in are not states the cluster
+// holds.
 func (w *watch) Record(r *sim.Record) error {
+	if r.Tick != w.tick && w.dirty {
+		w.sign()
+		w.dirty = false
+	}
+	w.tick = r.Tick
 	switch r.Kind {
 	case "crash":
 		w.up[r.Node] = false
@@ -126,7 +153,7 @@ func (w *watch) Record(r *sim.Record) error {
 	default:
 		return nil
 	}
-	w.sign()
+	w.dirty = true
 	return nil
 }
 
@@ -209,14 +236,32 @@ func (w *watch) sign() {
 	for i := 0; i < w.n; i++ {
 		w.codes[i] = w.code(i, topView, topCommit)
 	}
-	sorted := append(w.sorted[:0], w.codes...)
-	slices.Sort(sorted)
+	// Counts per class and of replicas past a checkpoint behind.
+	var counts [classes + 1]uint64
+	for _, c := range w.codes {
+		counts[c%classes]++
+		if c >= classes {
+			counts[classes]++
+		}
+	}
 	h := uint64(14695981039346656037)
 	mix := func(x uint64) { h = (h ^ x) * 1099511628211 }
 	mix(w.journal)
 	mix(uint64(w.n))
-	for _, c := range sorted {
-		mix(uint64(c))
+	// A count is 0, 1 or more, and the replicas up are below, at or above
+	// a quorum: seven replicas have as many ways to be split as three, not
+	// thousands more.
+	for _, c := range counts {
+		mix(min(c, 2))
+	}
+	up, quorum := uint64(w.n)-counts[classDown], uint64(w.n/2+1)
+	switch {
+	case up < quorum:
+		mix(0)
+	case up == quorum:
+		mix(1)
+	default:
+		mix(2)
 	}
 	if h == w.last {
 		return

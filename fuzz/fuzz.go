@@ -53,6 +53,13 @@ type Options struct {
 	// Blind runs swarm seeds 1, 2, 3, ... and mutates nothing: the plain
 	// swarm, counted as the search counts, to compare the two by.
 	Blind bool
+	// Unfocused draws fresh and blind swarm seeds without their focus
+	// slices (swarm.Unfocused), to measure what the foci add.
+	Unfocused bool
+	// Confirm reruns a run that failed with Bugs on without them: a
+	// failure it has without them too is not the switches', and is not the
+	// search's first failure.
+	Confirm bool
 	// StopAtFailure ends the search with the generation of its first
 	// failure (the failure's index is the same whatever Jobs is).
 	StopAtFailure bool
@@ -105,12 +112,15 @@ func (s *Summary) FailedTotal() int {
 	return n
 }
 
-// entry is a corpus input with what its run reached.
+// entry is a corpus input with the conditions its run reached first.
 type entry struct {
 	in    Input
 	shape shape
-	feats []int32 // indexes into search.hits
-	picks int
+	// claims index search.hits: the features no run before this one reached.
+	// An entry's energy is theirs alone, so that it costs the length of what
+	// it found, not of all it reached.
+	claims []int32
+	picks  int
 }
 
 type search struct {
@@ -125,6 +135,13 @@ type search struct {
 // slot is what a worker leaves beside a run's result: read only after the
 // generation's sweep has handed the result back.
 type slot struct {
+	// clean is a failure the run has without its bug switches too
+	// (Options.Confirm).
+	clean bool
+	// source marks a run of the source protocol's view change (no
+	// StartViewChange quorum window): its recording is not a parent (see
+	// sourceWindow).
+	source bool
 	feats  []Feature
 	shape  shape
 	record []byte // a fresh seed's run as a file
@@ -178,20 +195,20 @@ func (s *search) generation(n int) []plan {
 	out := make([]plan, n)
 	if s.opts.Blind {
 		for i := range out {
-			out[i].in = Input{Seed: uint64(s.sum.Runs + i + 1), Op: "swarm"}
+			out[i].in = Input{Seed: uint64(s.sum.Runs + i + 1), Op: "swarm", Unfocused: s.opts.Unfocused}
 		}
 		return out
 	}
 	if len(s.corpus) == 0 {
 		for i := range out {
-			out[i].in = Input{Seed: s.rng.Uint64(), Op: "fresh"}
+			out[i].in = Input{Seed: s.rng.Uint64(), Op: "fresh", Unfocused: s.opts.Unfocused}
 		}
 		return out
 	}
 	cum := s.energies()
 	for i := range out {
 		if s.rng.IntN(freshOneIn) == 0 {
-			out[i].in = Input{Seed: s.rng.Uint64(), Op: "fresh"}
+			out[i].in = Input{Seed: s.rng.Uint64(), Op: "fresh", Unfocused: s.opts.Unfocused}
 			continue
 		}
 		p := s.pickBy(cum)
@@ -210,15 +227,16 @@ func (p *plan) input() Input {
 }
 
 // energies are the corpus's cumulative energies: an entry's is the sum over
-// the conditions it reached of one over how many runs reached each, so an
-// input that alone reaches something is picked far more often than one
-// reaching what every run does; an entry picked often loses some of it.
+// the conditions it reached first of one over how many runs have reached
+// each since, so an input whose finds stay rare is picked far more often
+// than one whose finds every run now reaches; an entry picked often loses
+// some of it.
 func (s *search) energies() []float64 {
 	cum := make([]float64, len(s.corpus))
 	total := 0.0
 	for i, e := range s.corpus {
 		en := 0.0
-		for _, f := range e.feats {
+		for _, f := range e.claims {
 			en += 1 / float64(s.hits[f])
 		}
 		total += en / (1 + float64(e.picks)/4)
@@ -277,7 +295,15 @@ func (s *search) runOne(in *Input, sl *slot) (sim.Result, error) {
 	if err != nil {
 		return res, err
 	}
-	sl.feats = features(&res.Marks, w.states)
+	if s.opts.Confirm && res.Verdict.Failed() && len(s.opts.Bugs.Names()) > 0 {
+		ccfg, cat, err := in.Config(replica.Bugs{})
+		if err == nil {
+			clean, err := s.opts.Run(ccfg, cat)
+			sl.clean = err == nil && clean.Verdict == res.Verdict
+		}
+	}
+	sl.source = cfg.Protocol.SVCQuorumOff
+	sl.feats = features(&res, w.states)
 	sl.shape = shape{replicas: cfg.Replicas, clients: cfg.Clients, ticks: cfg.FaultTicks, moments: w.moments}
 	if rec != nil {
 		sl.record = scenarios.Record(&cfg, rec, nil)
@@ -292,14 +318,15 @@ func (s *search) take(o Outcome, sl *slot) {
 	if o.Input.Swarm() {
 		s.sum.Fresh++
 	}
-	s.count(&o)
-	ids := make([]int32, 0, len(sl.feats))
+	s.count(&o, sl.clean)
+	var claims []int32
 	for _, f := range sl.feats {
 		id, ok := s.index[f]
 		if !ok {
 			id = int32(len(s.hits))
 			s.index[f] = id
 			s.hits = append(s.hits, 0)
+			claims = append(claims, id)
 			o.New++
 			switch f.Kind() {
 			case KindState:
@@ -311,14 +338,13 @@ func (s *search) take(o Outcome, sl *slot) {
 			}
 		}
 		s.hits[id]++
-		ids = append(ids, id)
 	}
-	if o.New > 0 && o.Err == nil && !s.opts.Blind {
+	if o.New > 0 && o.Err == nil && !s.opts.Blind && !sl.source {
 		in := o.Input
 		if in.Swarm() {
 			in = Input{Seed: in.Seed, File: sl.record, Op: "fresh"}
 		}
-		s.corpus = append(s.corpus, &entry{in: in, shape: sl.shape, feats: ids})
+		s.corpus = append(s.corpus, &entry{in: in, shape: sl.shape, claims: claims})
 		o.Kept = true
 		if s.opts.Keep != nil {
 			s.opts.Keep(in)
@@ -329,14 +355,14 @@ func (s *search) take(o Outcome, sl *slot) {
 	}
 }
 
-func (s *search) count(o *Outcome) {
+func (s *search) count(o *Outcome, clean bool) {
 	switch {
 	case o.Err != nil:
 		s.sum.Errors++
 		return
 	case o.Result.Verdict.Failed():
 		s.sum.Failed[o.Result.Verdict]++
-		if s.sum.FirstFailure == nil {
+		if s.sum.FirstFailure == nil && !clean {
 			first := *o
 			s.sum.FirstFailure = &first
 		}

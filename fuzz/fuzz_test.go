@@ -3,6 +3,8 @@ package fuzz
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -125,7 +127,7 @@ func TestMutatorsMakeFilesTheSimulatorTakes(t *testing.T) {
 // A coverage feature that cannot change steers nothing: each kind must fire,
 // and differ between runs.
 func TestFeaturesFireAndDiffer(t *testing.T) {
-	seen := map[int]map[Feature]bool{KindMark: {}, KindPair: {}, KindState: {}}
+	seen := map[int]map[Feature]bool{KindMark: {}, KindPair: {}, KindState: {}, KindOutcome: {}}
 	var viewChange bool
 	for seed := uint64(1); seed <= 12; seed++ {
 		cfg := swarm.Config(seed)
@@ -133,14 +135,14 @@ func TestFeaturesFireAndDiffer(t *testing.T) {
 		res, err := sim.Run(cfg, sim.Attach{Observer: w})
 		require.NoError(t, err)
 		require.NotEmpty(t, w.states, "seed %d reached no abstract state", seed)
-		for _, f := range features(&res.Marks, w.states) {
+		for _, f := range features(&res, w.states) {
 			seen[f.Kind()][f] = true
 		}
 		for i := 0; i < cfg.Replicas; i++ {
 			viewChange = viewChange || w.view[i] > 0
 		}
 	}
-	for _, k := range []int{KindMark, KindPair, KindState} {
+	for _, k := range []int{KindMark, KindPair, KindState, KindOutcome} {
 		assert.Greater(t, len(seen[k]), 3, "kind %d: too few distinct features in 12 seeds", k)
 	}
 	assert.True(t, viewChange, "no run's watch saw a view above 0")
@@ -162,4 +164,24 @@ func TestWatchClasses(t *testing.T) {
 	w.view[2] = 0
 	assert.Equal(t, uint8(classViewChangeBehind+classes), w.code(2, 1, 100))
 	require.Len(t, w.states, 1)
+}
+
+// The search's open findings with every fix on (docs/fuzz.md, "Findings"):
+// each must still fail as its file says until the defect is settled, when
+// the file moves to the behavioural suite or goes.
+func TestOpenFindingsStillFail(t *testing.T) {
+	for name, want := range map[string]sim.Verdict{
+		"source-transfer-durability.vsr": sim.VerdictSafety,
+		"amnesiac-bare-core.vsr":         sim.VerdictLiveness,
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(t, err)
+		in, err := FromFile(data)
+		require.NoError(t, err)
+		cfg, at, err := in.Config(replica.Bugs{})
+		require.NoError(t, err)
+		res, err := sim.Run(cfg, at)
+		require.NoError(t, err)
+		assert.Equal(t, want, res.Verdict, "%s: %s", name, res.Evidence)
+	}
 }

@@ -21,6 +21,9 @@ type Input struct {
 	File []byte // vsrfile.Format output, nil for a swarm seed
 	// Op names the mutations that made the input, for the progress log.
 	Op string
+	// Unfocused draws a swarm seed without its focus slice (swarm.Unfocused):
+	// only the measurement of the foci sets it.
+	Unfocused bool
 }
 
 // Swarm reports whether the input is a plain swarm seed.
@@ -41,6 +44,9 @@ func (in *Input) Name() string {
 func (in *Input) Config(bugs replica.Bugs) (sim.Config, sim.Attach, error) {
 	if in.Swarm() {
 		cfg := swarm.Config(in.Seed)
+		if in.Unfocused {
+			cfg = swarm.Unfocused(in.Seed)
+		}
 		cfg.Bugs = bugs
 		return cfg, sim.Attach{}, nil
 	}

@@ -278,14 +278,15 @@ func widen(m *mutation) bool {
 }
 
 // knobs are the settings a mutation changes, each with the values it picks
-// from (the values the swarm draws, roughly).
+// from (the values the swarm draws, roughly). Not the journal: a recorded
+// file's core and liveness lines were drawn for its journal, and an
+// amnesiac replica in a core of a bare quorum cannot recover (docs/fuzz.md).
 var knobs = []struct {
 	key     string
 	network bool
 	values  []string
 }{
 	{"clients", false, []string{"1", "2", "4", "8", "12"}},
-	{"journal", false, []string{"memory", "wal"}},
 	{"journal-slots", false, []string{"32", "64", "128", "1024"}},
 	{"checkpoint-interval", false, []string{"4", "10", "20", "64"}},
 	{"think", false, []string{"1", "3", "7", "20"}},
@@ -304,6 +305,17 @@ func changeSetting(m *mutation) bool {
 	return true
 }
 
+// drawnWords are the protocol words the search may turn on: those the swarm
+// draws on its own. Any word may be turned off. The search never adds
+// svc-quorum-off: a swarm run of it has the liveness phase cut off a replica
+// outside the core that hears the core late (D27), a file run only as its
+// recording states, so a file that gains the word fails its liveness phase
+// for want of the harness's help, not for a defect (docs/fuzz.md). Nor
+// push-start-view-off or source-transfer, which only named scenarios run:
+// with every fix on, the search's findings should be defects of what the
+// swarm claims correct.
+var drawnWords = []string{"abdication-off", "backoff-off", "abdicate-by-hearing"}
+
 // toggleProtocol turns one of the source protocol's mechanisms on or off.
 func toggleProtocol(m *mutation) bool {
 	words := settings.ProtocolWords()
@@ -314,6 +326,8 @@ func toggleProtocol(m *mutation) bool {
 	}
 	if i := slices.Index(on, w); i >= 0 {
 		on = slices.Delete(on, i, i+1)
+	} else if !slices.Contains(drawnWords, w) {
+		return false
 	} else {
 		on = append(on, w)
 	}
