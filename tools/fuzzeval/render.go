@@ -331,6 +331,11 @@ diff -r j1 j2
   search's findings should be defects of what the swarm claims correct.
 - **It does not change a file's journal**: a recorded file's core and liveness
   lines were drawn for its journal.
+- **It keeps no input whose run ended unrecoverable**: no protocol could have
+  recovered, so its children spend runs where no defect can show. Rewarded
+  for each new way to end so, the search drifted there: 432 of the 2,000 runs
+  of ` + "`vsrsim fuzz --budget 2000 --seed 1`" + ` ended unrecoverable before this rule, 65
+  of its first 1,000 after it; the swarm ends so in 1 of seeds 1..2000.
 - **A catch of a bug switch counts only if the input does not fail the same
   way with the switch off** (` + "`fuzz.Options.Confirm`" + `): a mutated schedule can fail
   on its own. The planted defects of ` + "`tools/mutants`" + ` are compiled in, so their
