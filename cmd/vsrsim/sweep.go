@@ -444,6 +444,7 @@ type exercisedJSON struct {
 	Repairs        uint64 `json:"repairs"`
 	StateTransfers uint64 `json:"state_transfers"`
 	Partitions     uint64 `json:"partitions"`
+	DirectedCuts   uint64 `json:"directed_cuts"`
 	Disks          uint64 `json:"disks"`
 	StorageFaults  uint64 `json:"storage_faults"`
 }
@@ -542,6 +543,7 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 		{"runs with repairs", share(sum.Coverage.Repairs, sum.Runs)},
 		{"runs with state transfers", share(sum.Coverage.StateTransfers, sum.Runs)},
 		{"runs with partitions", share(sum.Coverage.Partitions, sum.Runs)},
+		{"runs with one-way cuts (aimed)", share(sum.Coverage.DirectedCuts, sum.Runs)},
 		{"runs on disks / with storage faults", share(sum.Coverage.Disks, sum.Runs) + " / " + share(sum.Coverage.StorageFaults, sum.Runs)},
 		{"status", status},
 	}
