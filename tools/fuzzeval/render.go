@@ -341,8 +341,9 @@ diff -r j1 j2
   of its first 1,000 after it; the swarm ends so in 1 of seeds 1..2000.
 - **A catch of a bug switch counts only if the input does not fail the same
   way with the switch off** (` + "`fuzz.Options.Confirm`" + `): a mutated schedule can fail
-  on its own. The planted defects of ` + "`tools/mutants`" + ` are compiled in, so their
-  catches are not confirmed so; a catch there may be one of the findings below.
+  on its own. A planted defect of ` + "`tools/mutants`" + ` is compiled in: its search's
+  failing input is replayed on the unpatched binary, and a failure there too
+  is not a catch.
 
 ## Findings with every fix on
 

@@ -63,6 +63,7 @@ type row struct {
 // sweep (tools/fuzzeval reads them through -json).
 type fuzzOptions struct {
 	seeds, budget int
+	clean         string // the unpatched binary, to confirm a catch against
 }
 
 func main() { os.Exit(mutants()) }
@@ -101,6 +102,13 @@ func mutants() int {
 	if err := copyModule(base); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants: copying the module:", err)
 		return 70
+	}
+	if fo.seeds > 0 {
+		fo.clean = filepath.Join(scratch, "vsrsim-clean")
+		if msg, err := run(ctx, base, "go", "build", "-o", fo.clean, "./cmd/vsrsim"); err != nil {
+			fmt.Fprintln(os.Stderr, "mutants: building the unpatched binary:", oneLine(msg))
+			return 70
+		}
 	}
 	var rows []row
 	stale := 0
@@ -268,11 +276,18 @@ func writeRows(path string, rows []row) error {
 }
 
 // fuzzFirst runs a guided search of the mutant's binary and returns the runs
-// to its first failure (0: none in budget). The search prints each failure
-// as it finds it, so the process is stopped at the first.
-func fuzzFirst(ctx context.Context, bin, dir string, seed, budget, jobs int) (int, error) {
+// to its first failure that the unpatched binary (clean) does not share (0:
+// none in budget). A search can fail with every fix on (docs/fuzz.md,
+// Findings), so each failure's replay command is run with clean first; one
+// that fails there too is not the mutant's. The search prints each failure
+// as it finds it, so the process is stopped at the first of the mutant's.
+func fuzzFirst(ctx context.Context, bin, clean, dir string, seed, budget, jobs int) (int, error) {
+	work, err := os.MkdirTemp(dir, "fuzz-")
+	if err != nil {
+		return 0, err
+	}
 	cmd := exec.CommandContext(ctx, bin, "fuzz", "--budget", fmt.Sprint(budget), "--seed", fmt.Sprint(seed),
-		"--jobs", fmt.Sprint(jobs))
+		"--jobs", fmt.Sprint(jobs), "--failures", filepath.Join(work, "f.jsonl"))
 	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -281,16 +296,29 @@ func fuzzFirst(ctx context.Context, bin, dir string, seed, budget, jobs int) (in
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}
-	first := 0
+	first, pending := 0, 0
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<16), 16<<20)
 	for sc.Scan() {
+		line := sc.Text()
 		var n int
-		if _, err := fmt.Sscanf(sc.Text(), "FAIL run %d", &n); err == nil {
-			first = n + 1
+		if _, err := fmt.Sscanf(line, "FAIL run %d", &n); err == nil {
+			pending = n + 1
+			continue
+		}
+		replay, ok := strings.CutPrefix(line, "  replay: vsrsim ")
+		if !ok || pending == 0 {
+			continue
+		}
+		// Paths are the search's own, without spaces or quotes.
+		check := exec.CommandContext(ctx, clean, strings.Fields(replay)...)
+		check.Dir = dir
+		if check.Run() == nil {
+			first = pending
 			_ = cmd.Process.Kill()
 			break
 		}
+		pending = 0
 	}
 	_, _ = io.Copy(io.Discard, out)
 	_ = cmd.Wait() // a finding exits non-zero, a kill too
@@ -331,7 +359,7 @@ func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, 
 	}
 	r.seeds = sum.Runs
 	for k := 1; k <= fo.seeds; k++ {
-		n, err := fuzzFirst(ctx, bin, dir, k, fo.budget, jobs)
+		n, err := fuzzFirst(ctx, bin, fo.clean, dir, k, fo.budget, jobs)
 		if err != nil {
 			r.stale = "fuzz: " + err.Error()
 			return r
