@@ -48,6 +48,9 @@ const (
 	// StreamDiskAimed drives the harness's aimed storage faults
 	// (sim.Storage.AimedCorrupt, AimedMisdirect).
 	StreamDiskAimed
+	// StreamFuzz is a guided search's own randomness (fuzz): which parent it
+	// picks and how it mutates it. No simulation draws from it.
+	StreamFuzz
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

@@ -127,7 +127,9 @@ func TestRestartRecoveringTakesRelayedView(t *testing.T) {
 	c.crash(2)
 	c.restart(2)
 	c.crash(0)
-	c.tickUntil(600, func() bool { return c.info(1).View == 1 && c.info(1).Status == StatusNormal && c.info(2).Status == StatusNormal },
+	c.tickUntil(600, func() bool {
+		return c.info(1).View == 1 && c.info(1).Status == StatusNormal && c.info(2).Status == StatusNormal
+	},
 		"r1 and r2 elect view 1")
 	assert.NotEmpty(t, c.sent(func(m *Message) bool { return m.Command == CmdStartView && m.From == 1 && m.To == 2 && m.View == 0 }), "r1 relayed view 0")
 	assert.Equal(t, uint64(2), c.info(1).CommitMax, "nothing committed is lost")

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 
 	"vsrsim/packetsim"
@@ -44,8 +45,11 @@ func (s *fileScript) At(c *sim.Cluster, tick uint64) {
 	}
 }
 
+// note writes a trace note naming the action's line. The file is named by
+// its base name: a run's trace must not depend on the directory the file was
+// read from (a fuzz finding saved to disk and replayed from there drifted).
 func (s *fileScript) note(c *sim.Cluster, a *action, format string, args ...any) {
-	c.Note(fmt.Sprintf("%s:%d: ", s.file.Name, a.Line) + fmt.Sprintf(format, args...))
+	c.Note(fmt.Sprintf("%s:%d: ", filepath.Base(s.file.Name), a.Line) + fmt.Sprintf(format, args...))
 }
 
 // resolve names the nodes of ts now. A role is noted in the trace with the

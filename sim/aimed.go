@@ -127,6 +127,9 @@ func (c *Cluster) startLinkFault() {
 		st.down[l]++
 	}
 	st.active = append(st.active, linkFault{links: links, until: until})
+	if kind != cutClient {
+		c.stats.DirectedCuts++
+	}
 	c.noteRecorded(fmt.Sprintf("aimed %s cut at r%d until t=%d", cutKindNames[kind], x, until))
 }
 

@@ -27,7 +27,11 @@ type Stats struct {
 	OffersRefused  uint64
 	Checkpoints    uint64
 	Timeouts       uint64
-	Network        packetsim.Stats
+	// DirectedCuts counts the aimed cuts among replicas (one-way,
+	// send-only, receive-only): a partition of one direction, which the
+	// network's partition count does not see.
+	DirectedCuts uint64
+	Network      packetsim.Stats
 }
 
 // Cluster is one simulated cluster: replicas, clients, network and checkers,

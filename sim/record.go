@@ -32,6 +32,14 @@ type Sink interface {
 	Record(r *Record) error
 }
 
+// FieldSink is a Sink that reads only a record's structured fields, never
+// its text: the trace does not format lines for it (Record.Line is nil), which
+// is most of what a sink costs a run. A guided search's coverage watch is one.
+type FieldSink interface {
+	Sink
+	FieldsOnly()
+}
+
 // MsgFields are the numbers a record of a message can show; which apply
 // depends on the command.
 type MsgFields struct {

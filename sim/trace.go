@@ -19,6 +19,7 @@ type Trace struct {
 	replicas int
 	buf      []byte
 	sink     Sink
+	textless bool   // the sink is a FieldSink
 	rec      Record // the record handed to the sink, reused
 	err      error
 	// ring holds the last tailLines lines' records, next is where the next
@@ -72,6 +73,7 @@ func newTrace(observer Sink, replicas int, spare *Spare) *Trace {
 		t = &Trace{hash: fnvOffset, replicas: replicas, buf: make([]byte, 0, 256)}
 	}
 	t.sink = observer
+	_, t.textless = observer.(FieldSink)
 	t.rec = Record{Replicas: replicas, Node: -1}
 	return t
 }
@@ -102,8 +104,10 @@ func (t *Trace) close(e *entry, l *replica.Line) {
 	}
 	r := &t.rec
 	*r = Record{Replicas: t.replicas, Node: -1, Tick: e.tick, Kind: e.kindWord()}
-	t.buf = t.format(t.buf[:0], e)
-	r.Line = t.buf
+	if !t.textless {
+		t.buf = t.format(t.buf[:0], e)
+		r.Line = t.buf
+	}
 	switch e.kind {
 	case lineSend, lineRecv, lineDrop:
 		r.Msg, r.Packet, r.Drop, r.Dup = &e.msg, e.packet, e.drop, e.dup

@@ -122,6 +122,9 @@ type Coverage struct {
 	Repairs        uint64
 	StateTransfers uint64
 	Partitions     uint64
+	// DirectedCuts counts the runs with an aimed cut among replicas in one
+	// direction (sim.Stats.DirectedCuts), which Partitions does not count.
+	DirectedCuts uint64
 	// Disks counts the runs whose replicas journaled to simulated disks,
 	// StorageFaults those where a disk injected at least one fault.
 	Disks         uint64
@@ -227,6 +230,7 @@ func (s *Summary) add(o Outcome) {
 		{st.ViewChanges, &s.Coverage.ViewChanges}, {st.Crashes, &s.Coverage.Crashes},
 		{st.Restarts, &s.Coverage.Restarts}, {st.Repairs, &s.Coverage.Repairs},
 		{st.StateTransfers, &s.Coverage.StateTransfers}, {st.Network.Partitions, &s.Coverage.Partitions},
+		{st.DirectedCuts, &s.Coverage.DirectedCuts},
 	} {
 		if c.n > 0 {
 			*c.sum++

@@ -65,6 +65,6 @@ Exit codes: 0 pass (or unrecoverable), 1 safety, 3 liveness, 4 crash,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(), newListCmd(), newSweepCmd(), newReplayCmd(), newMergeCmd(), newShrinkCmd())
+	root.AddCommand(newRunCmd(), newListCmd(), newSweepCmd(), newReplayCmd(), newMergeCmd(), newShrinkCmd(), newFuzzCmd())
 	return root
 }

@@ -74,6 +74,7 @@ type statsJSON struct {
 	OffersRefused  uint64      `json:"offers_refused"`
 	Checkpoints    uint64      `json:"checkpoints"`
 	Timeouts       uint64      `json:"timeouts"`
+	DirectedCuts   uint64      `json:"directed_cuts"`
 	Network        networkJSON `json:"network"`
 }
 
@@ -146,6 +147,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 			OffersRefused:  res.Stats.OffersRefused,
 			Checkpoints:    res.Stats.Checkpoints,
 			Timeouts:       res.Stats.Timeouts,
+			DirectedCuts:   res.Stats.DirectedCuts,
 			Network: networkJSON{
 				Sent:       n.Sent,
 				Delivered:  n.Delivered,

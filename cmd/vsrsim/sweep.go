@@ -353,13 +353,20 @@ func (o *sweepOptions) writeSummary(w io.Writer, sum sweep.Summary, rng sweep.Ra
 // safety, then crash, then liveness); 130 for an interrupted sweep that found
 // nothing.
 func sweepExitCode(sum sweep.Summary) int {
-	if v, ok := outcome.Worst(func(v string) uint64 { return sum.Failed[sim.Verdict(v)] }); ok {
+	return findingsExitCode(func(v sim.Verdict) uint64 { return sum.Failed[v] }, sum.Errors > 0, sum.Interrupted)
+}
+
+// findingsExitCode is the exit code of a command that runs many
+// simulations: the most severe verdict found (failed counts them), else 70
+// for runs that errored and 130 for an interrupted one.
+func findingsExitCode(failed func(sim.Verdict) uint64, errors, interrupted bool) int {
+	if v, ok := outcome.Worst(func(v string) uint64 { return failed(sim.Verdict(v)) }); ok {
 		return outcome.ExitCode(v)
 	}
 	switch {
-	case sum.Errors > 0:
+	case errors:
 		return exitSoftware
-	case sum.Interrupted:
+	case interrupted:
 		return exitInterrupted
 	}
 	return exitPass
@@ -437,6 +444,7 @@ type exercisedJSON struct {
 	Repairs        uint64 `json:"repairs"`
 	StateTransfers uint64 `json:"state_transfers"`
 	Partitions     uint64 `json:"partitions"`
+	DirectedCuts   uint64 `json:"directed_cuts"`
 	Disks          uint64 `json:"disks"`
 	StorageFaults  uint64 `json:"storage_faults"`
 }
@@ -535,6 +543,7 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 		{"runs with repairs", share(sum.Coverage.Repairs, sum.Runs)},
 		{"runs with state transfers", share(sum.Coverage.StateTransfers, sum.Runs)},
 		{"runs with partitions", share(sum.Coverage.Partitions, sum.Runs)},
+		{"runs with one-way cuts (aimed)", share(sum.Coverage.DirectedCuts, sum.Runs)},
 		{"runs on disks / with storage faults", share(sum.Coverage.Disks, sum.Runs) + " / " + share(sum.Coverage.StorageFaults, sum.Runs)},
 		{"status", status},
 	}

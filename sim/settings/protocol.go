@@ -27,11 +27,7 @@ var protocolSwitches = []struct {
 }
 
 func protocolWant() string {
-	names := make([]string, len(protocolSwitches))
-	for i, sw := range protocolSwitches {
-		names[i] = sw.name
-	}
-	return "want robust or " + strings.Join(names, ", ")
+	return "want robust or " + strings.Join(ProtocolWords(), ", ")
 }
 
 // parseProtocol reads `protocol NAME[,NAME..]` (or names separated by
@@ -79,4 +75,13 @@ func Protocol(p replica.Protocol) string {
 		return "robust"
 	}
 	return strings.Join(on, ",")
+}
+
+// ProtocolWords are the `protocol` setting's words, in table order.
+func ProtocolWords() []string {
+	names := make([]string, len(protocolSwitches))
+	for i, sw := range protocolSwitches {
+		names[i] = sw.name
+	}
+	return names
 }

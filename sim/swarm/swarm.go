@@ -12,7 +12,15 @@ import (
 // rates, extra delays and workload. Several draws come out zero so that each
 // fault is off for some seeds. The draw order is append-only: add new draws at
 // the end, or every seed's configuration shifts.
-func Config(seed uint64) sim.Config {
+func Config(seed uint64) sim.Config { return config(seed, true) }
+
+// Unfocused is the seed's configuration without its focus draw (D31): what
+// the seed would draw were there no focus slices. The guided search's
+// measurement uses it to ask whether a focus still earns its slices
+// (docs/fuzz.md); no sweep runs it.
+func Unfocused(seed uint64) sim.Config { return config(seed, false) }
+
+func config(seed uint64, focused bool) sim.Config {
 	s := prng.New(seed, prng.StreamSwarm)
 	c := sim.DefaultConfig(seed)
 	// In this order: each draws after the one before.
@@ -24,7 +32,9 @@ func Config(seed uint64) sim.Config {
 	widen(s, &c)
 	reach(seed, &c)
 	widenDetect(seed, &c)
-	focus(seed, &c)
+	if focused {
+		focus(seed, &c)
+	}
 	drawStorage(seed, &c)
 	return c
 }

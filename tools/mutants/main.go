@@ -54,6 +54,16 @@ type row struct {
 	inv      string
 	evidence string
 	wall     time.Duration
+	// fuzz holds, per search seed of -fuzz-seeds, the runs `vsrsim fuzz`
+	// took to its first failure, 0 when it found none within -fuzz-budget.
+	fuzz []int
+}
+
+// fuzzOptions are the guided searches run against each mutant besides the
+// sweep (tools/fuzzeval reads them through -json).
+type fuzzOptions struct {
+	seeds, budget int
+	clean         string // the unpatched binary, to confirm a catch against
 }
 
 func main() { os.Exit(mutants()) }
@@ -68,6 +78,10 @@ func mutants() int {
 	limit := flag.Uint64("seeds", 2000, "give up on a defect after this many seeds")
 	jobs := flag.Int("jobs", 2, "parallel sweep workers")
 	only := flag.String("only", "", "run only the mutants whose name contains `TEXT`")
+	var fo fuzzOptions
+	flag.IntVar(&fo.seeds, "fuzz-seeds", 0, "also run `vsrsim fuzz` with search seeds 1..`N` against each mutant")
+	flag.IntVar(&fo.budget, "fuzz-budget", 2000, "runs each guided search may take")
+	jsonOut := flag.String("json", "", "also write every row as JSON lines to `FILE`")
 	flag.Parse()
 	if *limit == 0 || *jobs < 1 {
 		fmt.Fprintln(os.Stderr, "mutants: -seeds and -jobs must be positive")
@@ -89,13 +103,20 @@ func mutants() int {
 		fmt.Fprintln(os.Stderr, "mutants: copying the module:", err)
 		return 70
 	}
+	if fo.seeds > 0 {
+		fo.clean = filepath.Join(scratch, "vsrsim-clean")
+		if msg, err := run(ctx, base, "go", "build", "-o", fo.clean, "./cmd/vsrsim"); err != nil {
+			fmt.Fprintln(os.Stderr, "mutants: building the unpatched binary:", oneLine(msg))
+			return 70
+		}
+	}
 	var rows []row
 	stale := 0
 	for _, m := range ms {
 		if !strings.Contains(m.name, *only) {
 			continue
 		}
-		r := sweepMutant(ctx, m, base, filepath.Join(scratch, m.name), *limit, *jobs)
+		r := sweepMutant(ctx, m, base, filepath.Join(scratch, m.name), *limit, *jobs, fo)
 		if ctx.Err() != nil {
 			fmt.Fprintln(os.Stderr, "mutants: interrupted; no report written")
 			return 130
@@ -112,6 +133,10 @@ func mutants() int {
 	if *out == "" {
 		fmt.Print(report)
 	} else if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 70
+	}
+	if err := writeRows(*jsonOut, rows); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		return 70
 	}
@@ -223,8 +248,85 @@ func copyFile(src, dst string) error {
 	return out.Close()
 }
 
+// rowJSON is a row as -json writes it.
+type rowJSON struct {
+	Name    string `json:"name"`
+	Expect  string `json:"expect"`
+	Stale   string `json:"stale,omitempty"`
+	Seeds   uint64 `json:"seeds"`
+	Found   bool   `json:"found"`
+	Verdict string `json:"verdict"`
+	Fuzz    []int  `json:"fuzz"`
+}
+
+func writeRows(path string, rows []row) error {
+	if path == "" {
+		return nil
+	}
+	var b bytes.Buffer
+	for _, r := range rows {
+		line, err := json.Marshal(rowJSON{Name: r.name, Expect: r.expect, Stale: r.stale, Seeds: r.seeds, Found: r.found,
+			Verdict: r.verdict, Fuzz: r.fuzz})
+		if err != nil {
+			return err
+		}
+		b.Write(append(line, '\n'))
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// fuzzFirst runs a guided search of the mutant's binary and returns the runs
+// to its first failure that the unpatched binary (clean) does not share (0:
+// none in budget). A search can fail with every fix on (docs/fuzz.md,
+// Findings), so each failure's replay command is run with clean first; one
+// that fails there too is not the mutant's. The search prints each failure
+// as it finds it, so the process is stopped at the first of the mutant's.
+func fuzzFirst(ctx context.Context, bin, clean, dir string, seed, budget, jobs int) (int, error) {
+	work, err := os.MkdirTemp(dir, "fuzz-")
+	if err != nil {
+		return 0, err
+	}
+	cmd := exec.CommandContext(ctx, bin, "fuzz", "--budget", fmt.Sprint(budget), "--seed", fmt.Sprint(seed),
+		"--jobs", fmt.Sprint(jobs), "--failures", filepath.Join(work, "f.jsonl"))
+	cmd.Dir = dir
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	first, pending := 0, 0
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<16), 16<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		var n int
+		if _, err := fmt.Sscanf(line, "FAIL run %d", &n); err == nil {
+			pending = n + 1
+			continue
+		}
+		replay, ok := strings.CutPrefix(line, "  replay: vsrsim ")
+		if !ok || pending == 0 {
+			continue
+		}
+		// Paths are the search's own, without spaces or quotes.
+		check := exec.CommandContext(ctx, clean, strings.Fields(replay)...)
+		check.Dir = dir
+		if check.Run() == nil {
+			first = pending
+			_ = cmd.Process.Kill()
+			break
+		}
+		pending = 0
+	}
+	_, _ = io.Copy(io.Discard, out)
+	_ = cmd.Wait() // a finding exits non-zero, a kill too
+	return first, nil
+}
+
 // sweepMutant applies one patch to a fresh copy of base and sweeps it.
-func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, jobs int) row {
+func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, jobs int, fo fuzzOptions) row {
 	r := row{mutant: m}
 	if err := exec.Command("cp", "-r", base, dir).Run(); err != nil {
 		r.stale = "copy: " + err.Error()
@@ -256,6 +358,14 @@ func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, 
 		return r
 	}
 	r.seeds = sum.Runs
+	for k := 1; k <= fo.seeds; k++ {
+		n, err := fuzzFirst(ctx, bin, fo.clean, dir, k, fo.budget, jobs)
+		if err != nil {
+			r.stale = "fuzz: " + err.Error()
+			return r
+		}
+		r.fuzz = append(r.fuzz, n)
+	}
 	if sum.First == nil || len(lines) < 2 {
 		return r
 	}

@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"vsrsim/fuzz"
+	"vsrsim/marks"
+	"vsrsim/prng"
+	"vsrsim/replica"
+	"vsrsim/sim"
+	"vsrsim/sim/settings"
+)
+
+// fuzzBudgetMax bounds --budget: past it a typo, not a plan, is the likelier
+// cause.
+const fuzzBudgetMax = 1 << 30
+
+type fuzzOptions struct {
+	budget   int
+	seed     string
+	jobs     int
+	bugs     []string
+	corpus   string
+	failures string
+}
+
+func newFuzzCmd() *cobra.Command {
+	o := &fuzzOptions{}
+	cmd := &cobra.Command{
+		Use:   "fuzz --budget RUNS [--seed S] [flags]",
+		Short: "Search fault schedules guided by coverage, and report every failure",
+		Long: `Search for failing runs by mutating fault schedules (docs/fuzz.md). An input
+is a seed and a scenario file; the search starts from fresh swarm seeds,
+recorded as files, keeps every input whose run reached a condition no run
+before it did (a coverage mark, a pair of marks, an abstract state of the
+cluster), picks parents with an energy that favours rare conditions, and
+mutates them: faults added, dropped, moved, retargeted, widened or narrowed, a
+setting or the protocol options changed, two schedules spliced, the run's own
+randomness reseeded.
+
+Given --seed and --budget, the failures and the summary are the same whatever
+--jobs is. Each failure is appended to --failures FILE (JSONL, one run -o json
+object per line) with the command that replays it; a failing input that is a
+file is saved beside FILE, named by its content. --corpus DIR resumes a
+search: its .vsr files run first, and every input the search keeps is written
+there. Progress and the run rate go to stderr.
+
+Exit code: 0 if every run passed, else the code of the most severe verdict
+found: 1 safety, 4 crash, 3 liveness; 130 if interrupted before any finding;
+64 for bad arguments, 65 a malformed corpus file, 70 an internal error.`,
+		Example: `  vsrsim fuzz --budget 2000 --seed 1
+  vsrsim fuzz --budget 5000 --bug narrow-repair-under-commit-lag --failures f.jsonl
+  vsrsim fuzz --budget 20000 --corpus corpus/ --jobs 8`,
+		Args:              cobra.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return o.fuzz(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.budget, "budget", 1000, "runs in all, corpus reruns included")
+	f.StringVar(&o.seed, "seed", "1", "seed of the search's own randomness (decimal, 0x hex, or a 40-hex commit hash)")
+	f.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "parallel workers (the output does not depend on it)")
+	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
+	f.StringVar(&o.corpus, "corpus", "", "resume from and keep the corpus in `DIR`")
+	f.StringVar(&o.failures, "failures", "", "append each failure as one JSON line to `FILE`")
+	_ = cmd.RegisterFlagCompletionFunc("bug", completeBugs)
+	for _, name := range []string{"budget", "seed", "jobs"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
+	}
+	return cmd
+}
+
+// fuzzRun is one search's state on the command's side: its files.
+type fuzzRun struct {
+	o        *fuzzOptions
+	bugs     replica.Bugs
+	stdout   io.Writer
+	stderr   io.Writer
+	progress *progress
+	failures *os.File
+	writeErr error
+}
+
+func (o *fuzzOptions) fuzz(ctx context.Context, stdout, stderr io.Writer) error {
+	seed, bugs, corpus, err := o.check()
+	if err != nil {
+		return err
+	}
+	r := &fuzzRun{o: o, bugs: bugs, stdout: stdout, stderr: stderr, progress: newProgress(stderr, uint64(o.budget))}
+	if o.failures != "" {
+		if r.failures, err = os.OpenFile(o.failures, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
+			return internalErrorf("--failures: %v", errUnwrapPath(err))
+		}
+		defer r.failures.Close()
+	}
+	began := time.Now()
+	sum := fuzz.Run(ctx, fuzz.Options{Budget: o.budget, Seed: seed, Jobs: o.jobs, Bugs: bugs, Corpus: corpus,
+		Deliver: r.deliver, Keep: r.keep})
+	r.progress.clear()
+	if r.writeErr != nil {
+		return internalErrorf("%v", r.writeErr)
+	}
+	if err := writeFuzzTable(stdout, &sum, o, seed, bugs); err != nil {
+		return internalErrorf("writing output: %v", err)
+	}
+	wall := time.Since(began)
+	fmt.Fprintf(stderr, "vsrsim: %d runs in %.1f s (%.1f runs/s, %d jobs)\n", sum.Runs, wall.Seconds(),
+		float64(sum.Runs)/max(wall.Seconds(), 1e-9), o.jobs)
+	if sum.Interrupted {
+		fmt.Fprintf(stderr, "vsrsim: interrupted after %d of %d runs\n", sum.Runs, o.budget)
+	}
+	return silentExit(fuzzExitCode(&sum))
+}
+
+// check validates the flags and reads the corpus before any run.
+func (o *fuzzOptions) check() (uint64, replica.Bugs, []fuzz.Input, error) {
+	if o.budget < 1 || o.budget > fuzzBudgetMax {
+		return 0, replica.Bugs{}, nil, usageErrorf("--budget %d: must be 1..%d", o.budget, fuzzBudgetMax)
+	}
+	if o.jobs < 1 || o.jobs > sweepJobsMax {
+		return 0, replica.Bugs{}, nil, usageErrorf("--jobs %d: must be 1..%d", o.jobs, sweepJobsMax)
+	}
+	seed, err := prng.ParseSeed(o.seed)
+	if err != nil {
+		return 0, replica.Bugs{}, nil, usageErrorf("--seed: %v", err)
+	}
+	bugs, err := replica.ParseBugs(o.bugs)
+	if err != nil {
+		return 0, replica.Bugs{}, nil, usageErrorf("--bug: %v", err)
+	}
+	if strings.TrimSpace(o.failures) == "-" {
+		return 0, replica.Bugs{}, nil, usageErrorf("--failures: give a file name")
+	}
+	corpus, err := o.readCorpus()
+	return seed, bugs, corpus, err
+}
+
+// readCorpus reads every .vsr file of --corpus, in name order, creating the
+// directory if it is missing.
+func (o *fuzzOptions) readCorpus() ([]fuzz.Input, error) {
+	if o.corpus == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(o.corpus, 0o755); err != nil {
+		return nil, usageErrorf("--corpus: %v", errUnwrapPath(err))
+	}
+	names, err := filepath.Glob(filepath.Join(o.corpus, "*.vsr"))
+	if err != nil {
+		return nil, usageErrorf("--corpus: %v", err)
+	}
+	slices.Sort(names)
+	var out []fuzz.Input
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, dataErrorf("%s: %v", name, errUnwrapPath(err))
+		}
+		in, err := fuzz.FromFile(data)
+		if err != nil {
+			return nil, dataErrorf("%s: %s", name, oneLine(err.Error()))
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}
+
+// keep writes an input the search kept to --corpus.
+func (r *fuzzRun) keep(in fuzz.Input) {
+	if r.o.corpus == "" || r.writeErr != nil {
+		return
+	}
+	path := filepath.Join(r.o.corpus, in.Name())
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	if err := os.WriteFile(path, in.File, 0o644); err != nil {
+		r.writeErr = fmt.Errorf("--corpus: %v", errUnwrapPath(err))
+	}
+}
+
+func (r *fuzzRun) deliver(out fuzz.Outcome) {
+	r.progress.step(out.Failed())
+	if out.Err != nil {
+		r.progress.clear()
+		fmt.Fprintf(r.stderr, "vsrsim: run %d (seed %d): %s\n", out.Index, out.Input.Seed, oneLine(out.Err.Error()))
+		return
+	}
+	if !out.Failed() {
+		return
+	}
+	replay, err := r.saveInput(&out)
+	if err != nil && r.writeErr == nil {
+		r.writeErr = err
+	}
+	if r.failures != nil && r.writeErr == nil {
+		cfg, _, _ := out.Input.Config(r.bugs)
+		r.writeErr = writeJSON(r.failures, newRunJSON(out.Result, settings.Describe(&cfg), replay))
+	}
+	r.progress.clear()
+	fmt.Fprintf(r.stdout, "FAIL run %d seed %d %s %s: %s\n  replay: %s\n", out.Index, out.Input.Seed, out.Result.Verdict,
+		out.Result.Invariant, oneLine(out.Result.Evidence), replay)
+}
+
+// saveInput writes a failing file input beside --failures (or in the
+// working directory without it) and returns the command that replays it.
+func (r *fuzzRun) saveInput(out *fuzz.Outcome) (string, error) {
+	if out.Input.Swarm() {
+		return out.Input.Replay("", r.bugs), nil
+	}
+	dir := "."
+	if r.o.failures != "" {
+		dir = filepath.Dir(r.o.failures)
+	}
+	path := filepath.Join(dir, out.Input.Name())
+	replay := out.Input.Replay(path, r.bugs)
+	data, err := out.Input.Saved(append([]string{
+		fmt.Sprintf("found by: vsrsim fuzz --seed %s --budget %d (run %d, %s)", r.o.seed, r.o.budget, out.Index, out.Input.Op),
+		"replay: " + replay,
+	}, verdictHeader(out.Result)...))
+	if err != nil {
+		return replay, fmt.Errorf("saving run %d: %v", out.Index, err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return replay, fmt.Errorf("saving run %d: %v", out.Index, errUnwrapPath(err))
+	}
+	return replay, nil
+}
+
+// fuzzExitCode is sweep's: the most severe finding, else 70 for errors and
+// 130 for an interrupted search.
+func fuzzExitCode(sum *fuzz.Summary) int {
+	return findingsExitCode(func(v sim.Verdict) uint64 { return uint64(sum.Failed[v]) }, sum.Errors > 0, sum.Interrupted)
+}
+
+// writeFuzzTable is the search's summary. It holds no wall-clock figure, so
+// two searches of one seed and budget print the same table.
+func writeFuzzTable(w io.Writer, sum *fuzz.Summary, o *fuzzOptions, seed uint64, bugSet replica.Bugs) error {
+	first := "-"
+	if sum.FirstFailure != nil {
+		first = fmt.Sprintf("run %d (seed %d)", sum.FirstFailure.Index, sum.FirstFailure.Input.Seed)
+	}
+	reachable := 0
+	for m := marks.Mark(0); m < marks.Count; m++ {
+		if m.Never() == "" {
+			reachable++
+		}
+	}
+	status := "complete"
+	if sum.Interrupted {
+		status = "interrupted"
+	}
+	bugs := strings.Join(bugSet.Names(), ",")
+	if bugs == "" {
+		bugs = "none"
+	}
+	runs := uint64(sum.Runs)
+	rows := [][]string{
+		{"search seed", fmt.Sprint(seed)},
+		{"budget", fmt.Sprint(o.budget)},
+		{"bug switches", bugs},
+		{"runs", fmt.Sprint(sum.Runs)},
+		{"fresh swarm seeds", share(uint64(sum.Fresh), runs)},
+		{"passed", fmt.Sprintf("%d (%d unrecoverable)", sum.Passed, sum.Unrecoverable)},
+		{"failed: safety", fmt.Sprint(sum.Failed[sim.VerdictSafety])},
+		{"failed: liveness", fmt.Sprint(sum.Failed[sim.VerdictLiveness])},
+		{"failed: crash", fmt.Sprint(sum.Failed[sim.VerdictCrash])},
+		{"errors", fmt.Sprint(sum.Errors)},
+		{"first failure", first},
+		{"corpus (inputs kept)", fmt.Sprint(sum.Corpus)},
+		{"abstract states reached", fmt.Sprint(sum.States)},
+		{"marks reached", fmt.Sprintf("%d of %d", sum.MarksReached, reachable)},
+		{"mark pairs reached", fmt.Sprint(sum.Pairs)},
+		{"runs with partitions", share(uint64(sum.PartitionRuns), runs)},
+		{"status", status},
+	}
+	t := newTable(w, "fuzz", "")
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
