@@ -62,7 +62,7 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 // the first detections moved (149, 55, 33) and the four storage switches
 // joined (96, 112, 60, 24); a recording writes the storage settings, and
 // all 210 replay trace for trace. Backup replies and relayed views (D43)
-// moved the first detections again (31, 43, 925, 99, 122, 33, 578, 754,
+// moved the first detections again (31, 43, 925, 99, 122, 33, 431, 754,
 // 112, 22). The
 // floors are those.
 func TestRecordReplaysVerdict(t *testing.T) {
@@ -81,7 +81,7 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		{99, []string{"escalate-without-hold"}},
 		{122, []string{"dvc-cache-ignores-journal"}},
 		{33, []string{"restart-skips-adopted-head"}},
-		{578, []string{"truncate-on-corrupt"}},
+		{431, []string{"truncate-on-corrupt"}},
 		{754, []string{"corrupt-slot-nacks"}},
 		{112, []string{"superblock-trusts-torn"}},
 		{22, []string{"checksum-ignores-slot"}},

@@ -222,8 +222,9 @@ func widenProtocol(s *prng.Stream, c *sim.Config) {
 		p.SVCQuorumOff, p.AbdicationOff = true, true
 		// Nor had that source a backup that relays the view or retries
 		// started afresh (D43): the swarm keeps testing without them,
-		// and the slips they heal (a restart that claims a head its disk
-		// never held) stay visible.
+		// and the slips they heal stay visible (a restart that claims a
+		// head its disk never held went uncaught in 4,000 seeds, an
+		// amnesiac vote that nacks below the commit point too).
 		p.RelayStartViewOff, p.BackoffResetOff = true, true
 	case 1:
 		// A source without the quorum window also had the earlier
@@ -233,6 +234,7 @@ func widenProtocol(s *prng.Stream, c *sim.Config) {
 		// 10,000 seeds without it).
 		p.SVCQuorumOff = true
 		p.AbdicateByHearing = true
+		p.RelayStartViewOff, p.BackoffResetOff = true, true
 	case 2:
 		p.AbdicationOff = true
 	}
