@@ -285,7 +285,7 @@ that first did.
 			}
 			return fmt.Sprintf("%d (first %d)", r.runs[m], r.first[m])
 		}
-		judge := "keep: the search without foci reaches it in fewer runs than the swarm with them"
+		judge := "keep: the search without foci reaches it in fewer of its runs than the swarm with them does"
 		if sides[3].runs[m] >= sides[0].runs[m] && sides[3].runs[m] > 0 {
 			judge = "redundant on this budget: the search without foci reaches it as often"
 		}
@@ -347,9 +347,7 @@ diff -r j1 j2
 
 ## Findings with every fix on
 
-Searches with every fix on found two failures no swarm seed has shown. Each
-is kept as a file that still fails (` + "`TestOpenFindingsStillFail`" + `) until it is
-settled:
+Searches with every fix on found two failures no swarm seed had shown:
 
 - ` + "`fuzz/testdata/source-transfer-durability.vsr`" + ` (safety, durability; shrunk
   to 5 actions on 4 write-ahead replicas): with ` + "`protocol source-transfer`" + ` (the
@@ -357,15 +355,19 @@ settled:
   change's truncation drops an op committed in the view before. Found before
   the search was kept from turning ` + "`source-transfer`" + ` on; whether the
   source's install should lose it, or the model of its guard is short, is open.
-- ` + "`fuzz/testdata/amnesiac-bare-core.vsr`" + ` (liveness): five memory-journal
-  replicas, a core of three (a bare quorum) whose view's primary is outside
-  it, and a core member crashed late in the fault phase: it restarts with an
-  empty journal, stays recovering for the whole liveness phase, and the two
-  others cannot change view without its vote. No unrecoverable rule (D18)
-  covers an amnesiac replica in a bare-quorum core; either one should, or the
-  replica should recover there. It is the search's most frequent failure with
-  every fix on: three of five searches (seeds 1..5) meet it within 450 runs,
-  one of ten (seeds 11..20) within 500. Until it is settled, CI's short
-  search (` + "`make test-fuzz`" + `) fails on a safety or crash finding and keeps a
-  liveness one in ` + "`fuzz-findings/`" + ` without failing the build.
+  It still fails (` + "`TestOpenFindingsStillFail`" + `), on 3 of the 41 seeds from the
+  one it was shrunk under since D43 moved every run's timing; its seed line
+  names one of them.
+- ` + "`amnesiac-bare-core`" + ` (liveness): five memory-journal replicas, a core of
+  three (a bare quorum) whose view's primary is outside it, and a core member
+  crashed late in the fault phase: it restarted with an empty journal, its
+  probes could not reach the primary, and it stayed recovering for the whole
+  liveness phase, so the two others could not change view without its vote.
+  It was the search's most frequent failure with every fix on (three of five
+  searches, seeds 1..5, met it within 450 runs). Fixed: a backup that follows
+  its view well now relays it to a recovering replica's probe (D43); the file
+  is pinned in the seed corpus as ` + "`seeds/recorded/fuzz-amnesiac-bare-core.vsr`" + `.
+  CI's short search (` + "`make test-fuzz`" + `) still fails only on a safety or crash
+  finding and keeps a liveness one in ` + "`fuzz-findings/`" + ` without failing the
+  build.
 `
