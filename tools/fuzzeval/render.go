@@ -370,4 +370,11 @@ Searches with every fix on found two failures no swarm seed had shown:
   CI's short search (` + "`make test-fuzz`" + `) still fails only on a safety or crash
   finding and keeps a liveness one in ` + "`fuzz-findings/`" + ` without failing the
   build.
+- ` + "`fuzz/testdata/single-replica-unlanded-commit.vsr`" + ` (safety, agreement): found
+  by CI's short search with every fix on, and on the disks' code since issue
+  25. One write-ahead replica on a disk commits op 99 on its own ack while the
+  op's write is still in flight, crashes before the write lands, comes back at
+  op 98 and commits another op 99. No client saw the first, but the replica's
+  commit stands in the oracle's record. The replica counts its own ack when it
+  journals an op, not when the write lands. Open.
 `
