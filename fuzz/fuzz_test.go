@@ -178,6 +178,7 @@ func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
 		"source-transfer-durability.vsr":     sim.VerdictSafety,
 		"single-replica-unlanded-commit.vsr": sim.VerdictSafety,
+		"relayed-amnesiacs-no-merge.vsr":     sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)
