@@ -63,6 +63,23 @@ machine; wall seconds are not.
 	return b.String()
 }
 
+// catchTexts are a row's search median and swarm/search ratio cells.
+func catchTexts(swarm, m int, ok bool, budget int) (mText, ratio string) {
+	mText, ratio = fmt.Sprintf("not in %d", budget), "-"
+	if ok {
+		mText = fmt.Sprint(m)
+	}
+	switch {
+	case ok && swarm > 0:
+		ratio = fmt.Sprintf("%.2f", float64(swarm)/float64(m))
+	case ok:
+		ratio = "search only"
+	case swarm > 0:
+		ratio = "swarm only"
+	}
+	return mText, ratio
+}
+
 func renderCatches(b *strings.Builder, o options, ts []target) {
 	fmt.Fprintf(b, `## Runs to first catch
 
@@ -86,18 +103,7 @@ is left out of the medians.
 			continue
 		}
 		m, ok := median(t.fuzz)
-		mText, ratio := fmt.Sprintf("not in %d", o.fuzzBudget), "-"
-		if ok {
-			mText = fmt.Sprint(m)
-		}
-		switch {
-		case ok && t.swarm > 0:
-			ratio = fmt.Sprintf("%.2f", float64(t.swarm)/float64(m))
-		case ok:
-			ratio = "search only"
-		case t.swarm > 0:
-			ratio = "swarm only"
-		}
+		mText, ratio := catchTexts(t.swarm, m, ok, o.fuzzBudget)
 		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", t.name, t.kind, t.expect, runsText(t.swarm, o.swarmLimit),
 			fuzzText(t.fuzz), mText, ratio)
 		if !t.catchable() {

@@ -70,6 +70,15 @@ func main() { os.Exit(mutants()) }
 
 // mutants runs the suite and returns the exit code, so the scratch directory
 // is removed on every path, an interrupt included.
+// writeReport writes the report to out, or to stdout if out is empty.
+func writeReport(out, report string) error {
+	if out == "" {
+		_, err := fmt.Print(report)
+		return err
+	}
+	return os.WriteFile(out, []byte(report), 0o644)
+}
+
 func mutants() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -129,10 +138,7 @@ func mutants() int {
 		}
 		rows = append(rows, r)
 	}
-	report := render(rows, *limit, *jobs)
-	if *out == "" {
-		fmt.Print(report)
-	} else if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
+	if err := writeReport(*out, render(rows, *limit, *jobs)); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		return 70
 	}
