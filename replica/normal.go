@@ -26,7 +26,7 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 	if p.Request == entry.Request && entry.Request != 0 {
 		// Exactly once: answer from the client table, never re-execute.
 		r.mark(marks.ReplyFromClientTable)
-		r.send(int(p.Client), Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
+		r.replyFromTable(p, entry)
 		return
 	}
 	for i := range r.pipeline {
@@ -317,6 +317,9 @@ func (r *Replica) apply(h Header) {
 	invariant(r.id, r.wm.commitMax >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
 	r.emit(Applied{CommittedOp: r.committedOp(&h), Result: result}.Event())
 	if h.Client != 0 && r.repliesTo(&h) {
+		if !r.isPrimary() {
+			r.mark(marks.ReplyFromBackup)
+		}
 		r.send(int(h.Client), Reply{Client: h.Client, Request: h.Request, Op: h.Op, Result: result}.Message())
 	}
 	if h.Op%CheckpointEvery(r.opts.CheckpointInterval, r.opts.JournalSlots) == 0 {

@@ -22,11 +22,7 @@ func (r *Replica) repliesTo(h *Header) bool {
 	if r.isPrimary() {
 		return true
 	}
-	if r.opts.Protocol.BackupRepliesOff || r.replyBackup(h.Op) != r.id || h.Op+PipelineMax <= r.wm.commitMax {
-		return false
-	}
-	r.mark(marks.ReplyFromBackup)
-	return true
+	return !r.opts.Protocol.BackupRepliesOff && r.replyBackup(h.Op) == r.id && h.Op+PipelineMax > r.wm.commitMax
 }
 
 // replyBackup is the backup of this view that answers op's client beside the
@@ -60,6 +56,12 @@ func (r *Replica) answerFromTable(p Request) bool {
 	}
 	invariant(r.id, entry.Op <= r.wm.commitMin, "table_reply_applied", "op %d applied %d", entry.Op, r.wm.commitMin)
 	r.mark(marks.ReplyFromBackupTable)
-	r.send(int(p.Client), Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
+	r.replyFromTable(p, entry)
 	return true
+}
+
+// replyFromTable answers request p with the op and result its client table
+// row recorded: the committed answer, never a re-execution (exactly once).
+func (r *Replica) replyFromTable(p Request, entry ClientEntry) {
+	r.send(int(p.Client), Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
 }
