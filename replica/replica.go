@@ -208,18 +208,17 @@ type Replica struct {
 	repair   repairSession
 	transfer transferState
 
-	tPrepare     timeout
-	tCommit      timeout
-	tHeartbeat   timeout
-	tVCMsg       timeout
-	tVCStatus    timeout
-	tProbe       timeout
-	tRepair      timeout
-	tTransfer    timeout
-	tAbdicate    timeout
-	tLeave       timeout
-	clk          timerClock
-	heardPrimary bool
+	tPrepare   timeout
+	tCommit    timeout
+	tHeartbeat timeout
+	tVCMsg     timeout
+	tVCStatus  timeout
+	tProbe     timeout
+	tRepair    timeout
+	tTransfer  timeout
+	tAbdicate  timeout
+	tLeave     timeout
+	clk        timerClock
 	// announce: a restart changed the status outside a step; the first tick
 	// reports it.
 	announce bool
