@@ -52,6 +52,11 @@ type Bugs struct {
 	// copy, so a misdirected write is taken for the op of the slot it landed
 	// in and the op it overwrote is forgotten (misdirected-write).
 	ChecksumIgnoresSlot bool
+	// OwnAckBeforeWriteLands: a primary on a disk counts its own ack of an
+	// op as soon as it asks for the op's write, so a replication quorum of
+	// one commits an op a crash can still take from the disk, and the
+	// restarted replica commits another op at its place (unlanded-commit).
+	OwnAckBeforeWriteLands bool
 }
 
 // BugInfo describes one switch for the CLI.
@@ -95,6 +100,9 @@ var BugCatalog = []BugInfo{
 	{"checksum-ignores-slot", "misdirected-write",
 		"a restart from disk does not check the slot a record names, so a misdirected write passes for the op it overwrote",
 		func(b *Bugs) { b.ChecksumIgnoresSlot = true }, func(b *Bugs) bool { return b.ChecksumIgnoresSlot }},
+	{"own-ack-before-write-lands", "unlanded-commit",
+		"a primary on a disk counts its own ack before the op's write lands, so a cluster of one commits an op a crash takes back",
+		func(b *Bugs) { b.OwnAckBeforeWriteLands = true }, func(b *Bugs) bool { return b.OwnAckBeforeWriteLands }},
 }
 
 // ParseBugs turns CLI names into switches. Unknown names are an error naming the

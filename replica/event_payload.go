@@ -58,6 +58,10 @@ type Acked struct {
 	Op       uint64
 	Checksum uint64
 	Parent   uint64
+	// Fence: on a disk, how many fenced writes the replica had asked for
+	// when it acked; a primary's own ack stands once that many have landed
+	// (Replica.Landed). 0 without a disk.
+	Fence uint64
 }
 
 // Dropped is a message the replica refused (EvDrop).
@@ -199,13 +203,13 @@ func (e *Event) JournalChange() JournalChange {
 
 // Event returns p as an event.
 func (p Acked) Event() Event {
-	return Event{Kind: EvAck, View: p.View, Op: p.Op, Checksum: p.Checksum, w: eventWords{p.Parent}}
+	return Event{Kind: EvAck, View: p.View, Op: p.Op, Checksum: p.Checksum, w: eventWords{p.Parent, p.Fence}}
 }
 
 // Acked returns an EvAck's payload.
 func (e *Event) Acked() Acked {
 	e.must(e.Kind == EvAck)
-	return Acked{View: e.View, Op: e.Op, Checksum: e.Checksum, Parent: e.w[0]}
+	return Acked{View: e.View, Op: e.Op, Checksum: e.Checksum, Parent: e.w[0], Fence: e.w[1]}
 }
 
 // Event returns p as an event.

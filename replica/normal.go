@@ -71,7 +71,7 @@ func (r *Replica) prepare(m *Request) {
 	r.journalPut(h, true)
 	r.wm.sequencer = h.Op
 	r.wm.headSum = h.Checksum
-	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
+	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id), fence: r.fencesAsked})
 	invariant(r.id, r.journal.has(h.Op, h.Checksum), "prepare_journaled", detailHolds)
 	r.noteAck(&h)
 	r.replicate(h)
@@ -171,7 +171,7 @@ func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
 		e := &r.pipeline[i]
 		if e.header.Op == p.Op && e.header.Checksum == p.Checksum {
 			bit := uint16(1) << uint(m.From)
-			if e.acks&bit == 0 && popcount16(e.acks) < QuorumReplication(r.n) {
+			if e.acks&bit == 0 && r.quorumAcks(e) < QuorumReplication(r.n) {
 				r.ackProgress = true
 			}
 			e.acks |= bit
@@ -208,9 +208,14 @@ func (r *Replica) commitWalk() {
 		copy(r.pipeline, r.pipeline[1:])
 		r.pipeline = r.pipeline[:len(r.pipeline)-1]
 	}
+	r.ownAckWaits = false
 	for len(r.pipeline) > 0 {
 		e := r.pipeline[0]
-		if e.header.Op != r.wm.commitMax+1 || popcount16(e.acks) < q {
+		if e.header.Op != r.wm.commitMax+1 {
+			break
+		}
+		if r.quorumAcks(&e) < q {
+			r.ownAckWaits = popcount16(e.acks) >= q
 			break
 		}
 		r.wm.commitMax = e.header.Op

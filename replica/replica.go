@@ -69,6 +69,10 @@ type viewHeaders struct {
 type pipelineEntry struct {
 	header Header
 	acks   uint16 // bit per replica
+	// fence is how many fenced writes the primary had asked for when it
+	// took the op into its pipeline: its own ack counts once that many have
+	// landed (ownAckLanded).
+	fence uint64
 }
 
 type repairSession struct {
@@ -151,9 +155,15 @@ type Replica struct {
 	// began (0: none); ackProgress says a backup acked, in the window, a
 	// prepare it had not acked that still lacked a replication quorum. An op
 	// pending the whole window without such an ack is stalled replication.
-	stallOp      uint64
-	ackProgress  bool
-	stallWindows int // windows in a row that stalled
+	stallOp     uint64
+	ackProgress bool
+	// fencesAsked counts the fenced writes this incarnation asked for and
+	// fencesLanded how many of the first of them the harness said landed
+	// (Landed); ownAckWaits: the pipeline's first op lacks a quorum only
+	// because the primary's own write of it has not landed.
+	fencesAsked, fencesLanded uint64
+	ownAckWaits               bool
+	stallWindows              int // windows in a row that stalled
 	// abdicatedStalled: this abdication was for stalled replication, which
 	// hearing a quorum does not cure (it heard one all along).
 	abdicatedStalled bool
@@ -595,7 +605,7 @@ func (r *Replica) noteAck(h *Header) {
 	if r.view == r.sb.AckView {
 		r.sb.AckViewHead = max(r.sb.AckViewHead, h.Op)
 	}
-	r.emit(Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
+	r.emit(Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Fence: r.fencesAsked}.Event())
 }
 
 func (r *Replica) writeSuperblock() {

@@ -256,4 +256,34 @@ func (r *Replica) write(z StorageZone, slot, size int, fenced bool, fill func([]
 	o.WriteData = append(o.WriteData, zeroRecord[:size]...)
 	fill(o.WriteData[off : off+size])
 	o.Writes = append(o.Writes, Write{Zone: z, Slot: slot, Off: off, Len: size, Fenced: fenced})
+	if fenced {
+		r.fencesAsked++
+	}
+}
+
+// Landed tells the replica that the first n fenced writes it asked for since
+// it started have landed. A primary counts its own ack of an op only once
+// the op's write has landed, as a backup's ack leaves only then: a
+// replication quorum of one (a cluster of one replica) would otherwise
+// commit an op a crash can still take from the disk, and the replica would
+// commit another op in its place. The next tick or step commits what waited.
+func (r *Replica) Landed(n uint64) {
+	if n <= r.fencesLanded {
+		return
+	}
+	r.fencesLanded = n
+	if r.ownAckWaits {
+		r.due |= dueCommitWalk
+	}
+}
+
+// quorumAcks counts the acks of e that count toward its quorum: the
+// primary's own only once its write has landed (Landed). Without a disk
+// there is nothing to wait for.
+func (r *Replica) quorumAcks(e *pipelineEntry) int {
+	n := popcount16(e.acks)
+	if r.store != nil && e.fence > r.fencesLanded && e.acks&(1<<uint(r.id)) != 0 && !r.opts.Bugs.OwnAckBeforeWriteLands {
+		n--
+	}
+	return n
 }

@@ -439,9 +439,10 @@ func (r *Replica) startView() {
 		h, ok := r.journal.get(op)
 		invariant(r.id, ok, "primary_holds_uncommitted", detailHolds)
 		invariant(r.id, len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", detailHolds)
-		r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id)})
-		// The primary's own ack in the new view is reported like any other:
-		// the oracle counts it toward the op's quorum in this view.
+		// The primary's own ack stands once the op's journal write has
+		// landed; it is reported like any other: the oracle counts it
+		// toward the op's quorum in this view.
+		r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id), fence: r.fencesAsked})
 		r.noteAck(&h)
 	}
 	r.heartbeat = 0

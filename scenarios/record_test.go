@@ -63,7 +63,7 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 // joined (96, 112, 60, 24); a recording writes the storage settings, and
 // all 210 replay trace for trace. Backup replies and relayed views (D43)
 // moved the first detections again (31, 43, 925, 99, 122, 33, 431, 754,
-// 112, 22). The
+// 112, 22); own-ack-before-write-lands joined at 505. The
 // floors are those.
 func TestRecordReplaysVerdict(t *testing.T) {
 	type run struct {
@@ -85,6 +85,7 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		{754, []string{"corrupt-slot-nacks"}},
 		{112, []string{"superblock-trusts-torn"}},
 		{22, []string{"checksum-ignores-slot"}},
+		{505, []string{"own-ack-before-write-lands"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0

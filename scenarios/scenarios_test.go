@@ -32,6 +32,7 @@ var mechanism = map[string]string{
 	"corrupt-uncommitted-vote": "committed op",
 	"misdirected-write":        "committed op",
 	"torn-superblock":          "view regressed",
+	"unlanded-commit":          "on acks from none",
 }
 
 // scenarioConfig is the configuration `vsrsim run --scenario S --seed N
@@ -98,6 +99,7 @@ func TestScenarioNamesAreContract(t *testing.T) {
 		"corrupt-uncommitted-vote": {"corrupt-slot-nacks", "safety"},
 		"torn-superblock":          {"superblock-trusts-torn", "safety"},
 		"misdirected-write":        {"checksum-ignores-slot", "safety"},
+		"unlanded-commit":          {"own-ack-before-write-lands", "safety"},
 	}
 	for name, w := range want {
 		s, err := scenarios.Lookup(name)

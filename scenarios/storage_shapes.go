@@ -183,3 +183,43 @@ func newTornSuperblock() sim.Script {
 		step{when: afterTicks(500), do: cut(false, []int{0}, []int{1, 2})},
 	)
 }
+
+// unlanded-commit: a cluster of one replica on a slow disk. Its own ack is
+// the whole replication quorum, so it must not count until the op's write
+// has landed. r0 crashes the tick after it journals an op past the lead,
+// with that write in flight, and restarts. A correct r0 never committed the
+// op, and replies to no one for it; with the defect it committed the op on
+// an ack its disk never held, and the oracle, which hears a primary's own
+// ack only once the write it stands on lands, sees a commit without a
+// quorum. Without the oracle's rule the restarted r0 would commit another
+// op at that place (the guided search's finding).
+func init() {
+	register(Scenario{
+		Name:        "unlanded-commit",
+		Description: "a cluster of one commits on its own ack; the ack must wait for the op's write to land",
+		Bug:         "own-ack-before-write-lands",
+		Expect:      sim.VerdictSafety,
+		Configure: func(cfg *sim.Config) {
+			storageCluster(cfg)
+			quietCluster(cfg, 1)
+			cfg.Storage.LatencyMinTicks = 40
+		},
+		NewScript: newUnlandedCommit,
+	})
+}
+
+func newUnlandedCommit() sim.Script {
+	const name = "unlanded-commit"
+	return newScript(
+		step{when: func(c *sim.Cluster, _ *script) bool { return committedTo(c, 0, 10) },
+			do: do(note(name+": r0 committed a lead of 10 ops on its disk"), func(c *sim.Cluster, s *script) {
+				c.Watch(func(e *replica.Event) {
+					if e.Kind == replica.EvJournalAppend && e.Replica == 0 && e.Op > 10 {
+						s.flags["journaled"] = true
+					}
+				})
+			})},
+		step{when: flag("journaled"), do: do(note(name+": r0 crashes with its write of the op in flight"), crash(0))},
+		step{when: afterTicks(100), do: do(note(name+": r0 restarts from its disk"), restart(0))},
+	)
+}

@@ -101,8 +101,7 @@ func (c *Cluster) reportJournal(i int, e *replica.Event) {
 	case replica.EvJournalAppend:
 		o.Journaled(i, e.Op, e.Checksum)
 	case replica.EvAck:
-		p := e.Acked()
-		o.OwnAck(i, p.View, p.Op, p.Checksum, p.Parent)
+		c.reportOwnAck(i, e.Acked())
 	case replica.EvJournalTruncate:
 		o.Dropped(c.now, i, check.DropTruncate, e.View, e.Op, e.Checksum, 0)
 	case replica.EvMergeTruncate:

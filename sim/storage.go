@@ -54,8 +54,7 @@ type ackedOp struct {
 type diskOf struct {
 	disk *disksim.Disk
 	// fenced maps a fenced write in flight to its fence number; fences
-	// counts fenced writes asked for, landed the fence numbers landed out of
-	// the first unlanded one.
+	// counts the fenced writes the running replica asked for.
 	fenced map[disksim.WriteID]uint64
 	fences uint64
 	open   []uint64 // fence numbers asked for and not landed, ascending
@@ -79,6 +78,9 @@ type diskOf struct {
 	batchIn map[disksim.WriteID]uint64
 	// held are messages waiting for their fence.
 	held []heldMessage
+	// ownAcks are the primary's acks of its own prepares waiting for their
+	// writes to land (reportOwnAck).
+	ownAcks []replica.Acked
 	// traced counts this disk's faults already traced.
 	traced int
 	// promised is the highest view the replica acted in on the wire.
@@ -296,6 +298,10 @@ func (c *Cluster) tickDisks() {
 		}
 		c.startDeferred(d)
 		c.releaseHeld(d)
+		if r := c.replicas[i]; r != nil {
+			r.Landed(d.landedFences())
+			c.releaseOwnAcks(i, d)
+		}
 		c.traceFaults(i)
 		if due, ok := d.disk.NextDue(); ok {
 			c.disks.nextDue = min(c.disks.nextDue, due)
@@ -339,6 +345,16 @@ func (c *Cluster) startDeferred(d *diskOf) {
 	d.deferred = d.deferred[:kept]
 }
 
+// landedFences is how many of the fenced writes the replica asked for since
+// it started have landed, counted from the first: every fence below the
+// first one open.
+func (d *diskOf) landedFences() uint64 {
+	if len(d.open) == 0 {
+		return d.fences
+	}
+	return d.open[0] - 1
+}
+
 // releaseHeld sends the held messages whose fence has landed, in order.
 func (c *Cluster) releaseHeld(d *diskOf) {
 	k := 0
@@ -367,6 +383,10 @@ func (c *Cluster) crashDisk(i int) {
 		d.bufs = append(d.bufs, d.deferred[k].data[:0])
 	}
 	d.held, d.deferred, d.open, d.inFlight = d.held[:0], d.deferred[:0], d.open[:0], d.inFlight[:0]
+	// The restarted replica counts its fenced writes from one again (Landed);
+	// its own acks still waiting for their writes were never made.
+	d.fences = 0
+	d.ownAcks = d.ownAcks[:0]
 	clear(d.fenced)
 	clear(d.slotOf)
 	clear(d.busy)
