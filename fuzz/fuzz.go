@@ -137,11 +137,7 @@ type search struct {
 type slot struct {
 	// clean is a failure the run has without its bug switches too
 	// (Options.Confirm).
-	clean bool
-	// source marks a run of the source protocol's view change (no
-	// StartViewChange quorum window): its recording is not a parent (see
-	// sourceWindow).
-	source bool
+	clean  bool
 	feats  []Feature
 	shape  shape
 	record []byte // a fresh seed's run as a file
@@ -302,7 +298,6 @@ func (s *search) runOne(in *Input, sl *slot) (sim.Result, error) {
 			sl.clean = err == nil && clean.Verdict == res.Verdict
 		}
 	}
-	sl.source = cfg.Protocol.SVCQuorumOff
 	sl.feats = features(&res, w.states)
 	sl.shape = shape{replicas: cfg.Replicas, clients: cfg.Clients, ticks: cfg.FaultTicks, moments: w.moments}
 	if rec != nil {
@@ -343,7 +338,7 @@ func (s *search) take(o Outcome, sl *slot) {
 	// recovered, so its children spend runs where no defect can show, and
 	// the search, rewarded for each new way to end so, drifted there (a
 	// fifth of its runs, against one in 2,000 of the swarm's: docs/fuzz.md).
-	if o.New > 0 && o.Err == nil && !s.opts.Blind && !sl.source && o.Result.Verdict != sim.VerdictUnrecoverable {
+	if o.New > 0 && o.Err == nil && !s.opts.Blind && o.Result.Verdict != sim.VerdictUnrecoverable {
 		in := o.Input
 		if in.Swarm() {
 			in = Input{Seed: in.Seed, File: sl.record, Op: "fresh"}

@@ -306,15 +306,14 @@ func changeSetting(m *mutation) bool {
 }
 
 // drawnWords are the protocol words the search may turn on: those the swarm
-// draws on its own. Any word may be turned off. The search never adds
-// svc-quorum-off: a swarm run of it has the liveness phase cut off a replica
-// outside the core that hears the core late (D27), a file run only as its
-// recording states, so a file that gains the word fails its liveness phase
-// for want of the harness's help, not for a defect (docs/fuzz.md). Nor
-// push-start-view-off or source-transfer, which only named scenarios run:
-// with every fix on, the search's findings should be defects of what the
-// swarm claims correct.
-var drawnWords = []string{"abdication-off", "backoff-off", "abdicate-by-hearing"}
+// draws on its own. Any word may be turned off. The source protocols'
+// words are drawn too: a mutated file of a source protocol gets the swarm's
+// own liveness help for its stragglers (sim, swarmJudged), as an assist.
+// Never push-start-view-off or source-transfer, which only named scenarios
+// run: with every fix on, the search's findings should be defects of what
+// the swarm claims correct.
+var drawnWords = []string{"abdication-off", "backoff-off", "abdicate-by-hearing",
+	"svc-quorum-off", "relay-start-view-off", "backoff-reset-off"}
 
 // toggleProtocol turns one of the source protocol's mechanisms on or off.
 func toggleProtocol(m *mutation) bool {

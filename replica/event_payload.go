@@ -58,8 +58,8 @@ type Acked struct {
 	Op       uint64
 	Checksum uint64
 	Parent   uint64
-	// Fence: on a disk, how many fenced writes the replica had asked for
-	// when it acked; a primary's own ack stands once that many have landed
+	// Fence: on a disk, FencePending: the ack stands on every fenced write
+	// asked for by the end of its step, which the harness counts
 	// (Replica.Landed). 0 without a disk.
 	Fence uint64
 }

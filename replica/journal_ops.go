@@ -66,6 +66,9 @@ func (r *Replica) discard(j Header, foreign bool) {
 			// commit point lies above its head names a head no vote may
 			// describe.
 			r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
+			// That superblock may land after the slot's blank: the blank
+			// says the op was set aside, not never held (recordAside).
+			r.store.aside[j.Op%uint64(r.journal.live.size)] = true
 		}
 		r.emit(JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(EvJournalSetAside))
 	}

@@ -71,7 +71,7 @@ func (r *Replica) prepare(m *Request) {
 	r.journalPut(h, true)
 	r.wm.sequencer = h.Op
 	r.wm.headSum = h.Checksum
-	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id), fence: r.fencesAsked})
+	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id), fence: r.ownFence()})
 	invariant(r.id, r.journal.has(h.Op, h.Checksum), "prepare_journaled", detailHolds)
 	r.noteAck(&h)
 	r.replicate(h)

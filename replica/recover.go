@@ -83,11 +83,11 @@ func readRecord(buf []byte, ioErr bool, z StorageZone, slot, slots int, ignoreSl
 // that fails its checksum is bad.
 func readBlank(buf []byte, slot int, ignoreSlot bool) recordRead {
 	b, ok := decodeWords(buf, 3)
-	if !ok || b.w[0] != recordBlank {
+	if !ok || (b.w[0] != recordBlank && b.w[0] != recordAside) {
 		return recordRead{bad: true}
 	}
 	foreign := b.w[1] != uint64(slot) && !ignoreSlot
-	return recordRead{kind: recordBlank, bad: foreign, foreign: foreign}
+	return recordRead{kind: b.w[0], bad: foreign, foreign: foreign}
 }
 
 func isZero(b []byte) bool {
@@ -130,7 +130,9 @@ func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 			s.kept = true
 		}
 		return s
-	case headerOp:
+	case headerOp, pc.kind == recordAside, hc.kind == recordAside:
+		// A set-aside op may have been acked and committed with the
+		// commit point that says so still in flight: not empty.
 		return faulty
 	}
 	return slotRead{class: slotEmpty}

@@ -26,13 +26,19 @@ func prepareCopy(slot int, h Header) recordRead {
 	return readRecord(b, false, ZonePrepares, slot, 64, false)
 }
 
-func blankCopy(z StorageZone, slot int) recordRead {
+func blankCopy(z StorageZone, slot int) recordRead { return blankOf(recordBlank, z, slot) }
+
+// asideCopy is the blank of a slot whose op was set aside below the commit
+// point.
+func asideCopy(z StorageZone, slot int) recordRead { return blankOf(recordAside, z, slot) }
+
+func blankOf(blank uint64, z StorageZone, slot int) recordRead {
 	b := make([]byte, PrepareRecordBytes)
 	kind := recordHeader
 	if z == ZonePrepares {
 		kind = recordPrepare
 	}
-	encodeBlank(b, kind, slot)
+	encodeBlank(b, blank, kind, slot)
 	return readRecord(b, false, z, slot, 64, false)
 }
 
@@ -60,6 +66,11 @@ func TestClassify(t *testing.T) {
 		{"prepare unreadable", headerCopy(6, a), bad, slotFaulty, 0, true},
 		{"blank prepare beside an op's header", headerCopy(6, a), blankCopy(ZonePrepares, 6), slotFaulty, 0, true},
 		{"prepare never written beside an op's header", headerCopy(6, a), none, slotFaulty, 0, true},
+		// A set-aside op may have committed with the commit point that
+		// says so still in flight: the slot is not empty.
+		{"both set aside", asideCopy(ZoneHeaders, 6), asideCopy(ZonePrepares, 6), slotFaulty, 0, false},
+		{"set aside, header copy in flight", headerCopy(6, a), asideCopy(ZonePrepares, 6), slotFaulty, 0, true},
+		{"set-aside header beside a new op's prepare", asideCopy(ZoneHeaders, 6), prepareCopy(6, a), slotIntact, 70, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

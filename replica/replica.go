@@ -69,9 +69,9 @@ type viewHeaders struct {
 type pipelineEntry struct {
 	header Header
 	acks   uint16 // bit per replica
-	// fence is how many fenced writes the primary had asked for when it
-	// took the op into its pipeline: its own ack counts once that many have
-	// landed (ownAckLanded).
+	// fence is how many fenced writes the primary had asked for by the end
+	// of the step that took the op into its pipeline: its own ack counts
+	// once that many have landed (quorumAcks).
 	fence uint64
 }
 
@@ -605,7 +605,7 @@ func (r *Replica) noteAck(h *Header) {
 	if r.view == r.sb.AckView {
 		r.sb.AckViewHead = max(r.sb.AckViewHead, h.Op)
 	}
-	r.emit(Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Fence: r.fencesAsked}.Event())
+	r.emit(Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Fence: r.ownFence()}.Event())
 }
 
 func (r *Replica) writeSuperblock() {

@@ -51,10 +51,16 @@ type ReadFunc func(z StorageZone, slot int) ([]byte, bool)
 
 // Record kinds, the first word of every record. Zero is a slot never written.
 const (
-	recordNone       uint64 = 0
-	recordHeader     uint64 = 0x5653520148 // "H"
-	recordPrepare    uint64 = 0x5653520150 // "P"
-	recordBlank      uint64 = 0x5653520142 // "B": a slot whose op was taken out
+	recordNone    uint64 = 0
+	recordHeader  uint64 = 0x5653520148 // "H"
+	recordPrepare uint64 = 0x5653520150 // "P"
+	recordBlank   uint64 = 0x5653520142 // "B": a slot whose op was taken out
+	// recordAside: a slot whose op was set aside at or below the commit
+	// point (discard). Until the superblock that raised the commit point
+	// lands, nothing on the disk says the op committed, and the replica may
+	// have acked it: a restart holds such a slot faulty, never empty, so its
+	// next vote cannot nack the op (the guided search's set-aside finding).
+	recordAside      uint64 = 0x5653520141 // "A"
 	recordSuperblock uint64 = 0x5653520153 // "S"
 )
 
@@ -118,9 +124,9 @@ func encodeEntry(buf []byte, kind uint64, slot int, h *Header) {
 	w.put(buf)
 }
 
-func encodeBlank(buf []byte, kind uint64, slot int) {
+func encodeBlank(buf []byte, blank, kind uint64, slot int) {
 	var w recWords
-	w.add(recordBlank, uint64(slot), kind)
+	w.add(blank, uint64(slot), kind)
 	w.seal()
 	w.put(buf)
 }
@@ -159,6 +165,8 @@ type storageState struct {
 	// says which are listed.
 	dirty  []int32
 	marked []bool
+	// aside says which slots lost their op to a set-aside (recordAside).
+	aside []bool
 	// written is the superblock as last written; seq its sequence number.
 	written sbFields
 	seq     uint64
@@ -182,7 +190,7 @@ func (h *checkpointHistory) note(cp *Snapshot) {
 }
 
 func newStorageState(slots int) *storageState {
-	return &storageState{marked: make([]bool, slots), dirty: make([]int32, 0, 16)}
+	return &storageState{marked: make([]bool, slots), aside: make([]bool, slots), dirty: make([]int32, 0, 16)}
 }
 
 // touch notes that journal slot i changed.
@@ -204,12 +212,17 @@ func (r *Replica) flushStorage() {
 		// The prepare first: the harness lands a slot's header copy only
 		// after its prepare, so recovery may trust a prepare that verifies.
 		if h := r.journal.live.slots[slot]; h.Checksum != 0 {
+			s.aside[slot] = false
 			r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
 			r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
 			continue
 		}
-		r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, recordPrepare, slot) })
-		r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, recordHeader, slot) })
+		blank := recordBlank
+		if s.aside[slot] {
+			blank = recordAside
+		}
+		r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordPrepare, slot) })
+		r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordHeader, slot) })
 	}
 	s.dirty = s.dirty[:0]
 	// The head and the commit point go down with every superblock: a
@@ -221,6 +234,14 @@ func (r *Replica) flushStorage() {
 	r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 	if f := fieldsOf(&r.sb); f != s.written {
 		r.writeSuperblockCopies()
+	}
+	// The ops this step took into the pipeline stand on every write it
+	// asked for: the harness counts the same (sim, reportOwnAck).
+	for k := range r.pipeline {
+		if e := &r.pipeline[k]; e.fence == FencePending {
+			e.fence = r.fencesAsked
+		}
+		invariant(r.id, r.pipeline[k].fence <= r.fencesAsked, "own_ack_fence_asked", "fence %d asked %d", r.pipeline[k].fence, r.fencesAsked)
 	}
 	invariant(r.id, len(s.dirty) == 0, "storage_flushed", detailStorage)
 	invariant(r.id, fieldsOf(&r.sb) == s.written, "storage_flushed", detailStorage)
@@ -271,10 +292,25 @@ func (r *Replica) Landed(n uint64) {
 	if n <= r.fencesLanded {
 		return
 	}
+	invariant(r.id, n <= r.fencesAsked, "landed_were_asked", "landed %d asked %d", n, r.fencesAsked)
 	r.fencesLanded = n
 	if r.ownAckWaits {
 		r.due |= dueCommitWalk
 	}
+}
+
+// FencePending is the fence of an own ack made in this step, before the
+// step's writes are asked for: it stands on every fenced write asked for by
+// the step's end, the op's among them (flushStorage sets the pipeline's; the
+// harness counts the Acked event's).
+const FencePending = ^uint64(0)
+
+// ownFence is the fence a primary's own ack made now stands on.
+func (r *Replica) ownFence() uint64 {
+	if r.store == nil {
+		return 0
+	}
+	return FencePending
 }
 
 // quorumAcks counts the acks of e that count toward its quorum: the

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"vsrsim/prng"
 )
@@ -249,7 +250,7 @@ func (c *Cluster) outsideCore(core []int, i int) bool { return i < c.cfg.Replica
 func (c *Cluster) watchOutside(core []int) {
 	st := &c.aimed
 	n := c.cfg.Replicas
-	source := c.cfg.Protocol.SVCQuorumOff && c.cfg.Scenario == ""
+	source := c.cfg.Protocol.SVCQuorumOff && c.swarmJudged()
 	for i := 0; i < n; i++ {
 		if !c.outsideCore(core, i) {
 			continue
@@ -265,6 +266,17 @@ func (c *Cluster) watchOutside(core []int) {
 			}
 		}
 	}
+}
+
+// swarmJudged reports whether the run's liveness phase gets the swarm's own
+// help for a source protocol's stragglers: a swarm run, and a scenario file
+// that records no cut-offs of its own. A recording of a swarm run that
+// needed none replays the same decision, since the rule reads the run as it
+// stands; a file the guided search mutated is judged as a swarm run is,
+// rather than failing for want of a cut-off its parent never needed (the
+// help is an assist all the same). A named scenario keeps its own network.
+func (c *Cluster) swarmJudged() bool {
+	return c.cfg.Scenario == "" || strings.HasPrefix(c.cfg.Scenario, "file:") && len(c.cfg.LivenessIsolate) == 0
 }
 
 // keepCuts keeps down for good, with LivenessKeepFaults, the aimed cuts among

@@ -322,6 +322,7 @@ func (c *Cluster) flush(i int) {
 	}
 	if c.disks != nil {
 		c.writes(i)
+		c.settleOwnAcks(i)
 	}
 	for k := range c.out.Messages {
 		c.send(i, &c.out.Messages[k])

@@ -21,6 +21,22 @@ func (c *Cluster) reportOwnAck(i int, p replica.Acked) {
 	c.checker.OwnAck(i, p.View, p.Op, p.Checksum, p.Parent)
 }
 
+// settleOwnAcks gives the own acks of replica i's step the fence of every
+// write the step asked for, as the replica does (replica.FencePending), and
+// reports those already landed.
+func (c *Cluster) settleOwnAcks(i int) {
+	d := &c.disks.r[i]
+	if len(d.ownAcks) == 0 {
+		return
+	}
+	for k := range d.ownAcks {
+		if d.ownAcks[k].Fence == replica.FencePending {
+			d.ownAcks[k].Fence = d.fences
+		}
+	}
+	c.releaseOwnAcks(i, d)
+}
+
 // releaseOwnAcks reports the own acks of replica i whose writes have landed,
 // in the order they were made.
 func (c *Cluster) releaseOwnAcks(i int, d *diskOf) {

@@ -325,19 +325,22 @@ diff -r j1 j2
 
 ## What the search does not do, and why
 
-- **It never turns ` + "`svc-quorum-off`" + ` on, and keeps no fresh seed that drew it as a
-  parent.** A swarm run without the StartViewChange quorum window has the
+- **It draws the source protocols' words too** (` + "`svc-quorum-off`" + `,
+  ` + "`relay-start-view-off`" + `, ` + "`backoff-reset-off`" + `, besides ` + "`abdication-off`" + `,
+  ` + "`backoff-off`" + `, ` + "`abdicate-by-hearing`" + `), and keeps source-protocol runs as
+  parents. A swarm run without the StartViewChange quorum window has the
   liveness phase cut off a replica outside the core that hears the core late
-  (D27); a file run gets that cut-off only where its recording states it.
-  Mutated files of such runs failed their liveness phase for want of the
-  harness's help (ten of ten failures in three searches of 500 runs with
-  every fix on, before this rule), not for a defect. The cost: a switch that
-  needs the source's view change (` + "`escalate-without-hold`" + `) is found only by the
-  search's fresh seeds, one run in eight.
-- **It turns on only the protocol options the swarm draws** (` + "`abdication-off`" + `,
-  ` + "`backoff-off`" + `, ` + "`abdicate-by-hearing`" + `); ` + "`push-start-view-off`" + ` and
-  ` + "`source-transfer`" + ` run in named scenarios only, and with every fix on the
-  search's findings should be defects of what the swarm claims correct.
+  (D27); a file run got that cut-off only where its recording stated it, so
+  mutated files of such runs failed their liveness phase for want of the
+  harness's help, and the search kept none of them. A file that records no
+  cut-off now gets the swarm's own rule (` + "`sim.swarmJudged`" + `; a faithful
+  recording replays the same decision, since the rule reads the run as it
+  stands), always as an assist. With every fix on, three searches of 1,000
+  runs (seeds 1..3) now end in 24 liveness failures (9 per 2,000 before) and
+  no safety failure, once the two safety defects these searches found were
+  fixed (Findings). ` + "`push-start-view-off`" + ` and ` + "`source-transfer`" + ` still run in
+  named scenarios only: with every fix on, the search's findings should be
+  defects of what the swarm claims correct.
 - **It does not change a file's journal**: a recorded file's core and liveness
   lines were drawn for its journal.
 - **It keeps no input whose run ended unrecoverable**: no protocol could have
@@ -353,7 +356,7 @@ diff -r j1 j2
 
 ## Findings with every fix on
 
-Searches with every fix on found two failures no swarm seed had shown:
+Searches with every fix on found these failures no swarm seed had shown:
 
 - ` + "`fuzz/testdata/source-transfer-durability.vsr`" + ` (safety, durability; shrunk
   to 5 actions on 4 write-ahead replicas): with ` + "`protocol source-transfer`" + ` (the
@@ -376,11 +379,34 @@ Searches with every fix on found two failures no swarm seed had shown:
   CI's short search (` + "`make test-fuzz`" + `) still fails only on a safety or crash
   finding and keeps a liveness one in ` + "`fuzz-findings/`" + ` without failing the
   build.
-- ` + "`fuzz/testdata/single-replica-unlanded-commit.vsr`" + ` (safety, agreement): found
-  by CI's short search with every fix on, and on the disks' code since issue
-  25. One write-ahead replica on a disk commits op 99 on its own ack while the
-  op's write is still in flight, crashes before the write lands, comes back at
-  op 98 and commits another op 99. No client saw the first, but the replica's
-  commit stands in the oracle's record. The replica counts its own ack when it
-  journals an op, not when the write lands. Open.
+- ` + "`single-replica-unlanded-commit`" + ` (safety, agreement): found by CI's
+  short search with every fix on (run 394 of
+  ` + "`vsrsim fuzz --seed d41a819e... --budget 500`" + `). One write-ahead replica on a disk committed op 99 on its own
+  ack while the op's write was in flight, crashed before the write landed,
+  came back at op 98 and committed another op 99. Fixed (D44): the harness
+  tells a replica which of its writes landed, a primary counts its own ack
+  only then, and the oracle hears of that ack only then. The swarm found no
+  such run in 12,000 seeds; with the fix as the switch
+  ` + "`own-ack-before-write-lands`" + ` the oracle now catches the commit at once,
+  and the swarm at seed 505, its first single-replica run on a disk. Pinned
+  as ` + "`seeds/recorded/fuzz-single-replica-unlanded-commit.vsr`" + `.
+- ` + "`set-aside-before-commit-lands`" + ` (safety, durability): found by the search
+  once it drew the source protocols' words (run 710 of
+  ` + "`vsrsim fuzz --seed 2 --budget 1000`" + `; protocol ` + "`svc-quorum-off,abdication-off,backoff-off`" + `, a
+  combination the swarm never draws, on 3 write-ahead replicas on disks). A
+  primary-elect set aside, below a commit point it learned from a vote, two
+  ops it had acked; the slots' blanks landed, the superblock that raised its
+  durable commit point did not, and it crashed. Restarted, it voted the ops
+  absent, and its vote and an empty replica's nacked committed ops away. The
+  mechanism is the protocol's, not the source's: a set-aside slot's blank now
+  says so (` + "`recordAside`" + `) and a restart holds it faulty, never empty, so the
+  vote holds the op unsure. Pinned as
+  ` + "`seeds/recorded/fuzz-set-aside-before-commit-lands.vsr`" + `; 12 of swarm seeds
+  1..3000 read such a blank back and changed their trace, all still passing.
+  The swarm met it in none of 12,000 seeds.
+- ` + "`fuzz/testdata/relayed-amnesiacs-no-merge.vsr`" + ` (liveness): found by CI's
+  short search with every fix on: 5 memory-journal replicas without
+  abdication whose primary-elect of each view receives a quorum of
+  DoViewChanges and merges nothing, so the views climb. Before D43 the run
+  ended unrecoverable (` + "`no-voters`" + `). Open (` + "`TestOpenFindingsStillFail`" + `).
 `
