@@ -110,7 +110,7 @@ crashes often, with restarts as slow as a repair (restart-before-repair);
 and in half of the five-replica seeds that drew a write-ahead journal, the
 same ring and workload on memory journals with crashes aimed at the primary
 over a transferring replica (transfer-rewind in a core of three).
-Then the focus slices (sim/swarm/focus.go, docs/decisions.md D31): seven
+Then the focus slices (sim/swarm/focus.go, docs/decisions.md D31): five
 foci own three of 64 slices of the seed space each and, in their seeds, draw
 the conditions of one rare mechanism; two aim at shapes here. The
 transfer-rewind focus runs three memory-journal replicas on a 64-slot ring
