@@ -45,6 +45,7 @@ var mutators = []mutator{
 	{"retarget", retarget},
 	{"widen", widen},
 	{"setting", changeSetting},
+	{"storage", changeStorage},
 	{"protocol", toggleProtocol},
 	{"splice", splice},
 	{"reseed", reseed},
@@ -302,6 +303,46 @@ var knobs = []struct {
 func changeSetting(m *mutation) bool {
 	k := knobs[m.rng.IntN(len(knobs))]
 	m.f.Set(vsrfile.Setting{Key: k.key, Network: k.network, Args: strings.Fields(k.values[m.rng.IntN(len(k.values))])})
+	return true
+}
+
+// storageKnobs are the disk faults a mutation sets on a file already on
+// disks (never storage on or off: that is the file's family, D45), with the
+// values it picks from; "atlas" turns the atlas off (a quarter of its
+// picks: a run past what any protocol survives teaches the search little)
+// or on again.
+var storageKnobs = []struct {
+	word   string
+	values []string
+}{
+	{"read-fault", []string{"0", "1/3000", "1/500", "1/100"}},
+	{"write-fault", []string{"0", "1/1000", "1/100"}},
+	{"misdirect", []string{"0", "1/1000", "1/100"}},
+	{"torn", []string{"0", "1/2", "1/1"}},
+	{"aimed-corrupt", []string{"0", "1/10", "1/2", "1/1"}},
+	{"aimed-misdirect", []string{"0", "1/50", "1/10"}},
+	{"atlas", []string{"off", "on", "on", "on"}},
+}
+
+// changeStorage sets one disk fault of a file on disks: the swarm draws
+// them per seed, and a parent's schedule may sit one fault short of a defect
+// of recovery (or, with the atlas off, past what any protocol survives,
+// which is how a run loses every superblock copy).
+func changeStorage(m *mutation) bool {
+	on := false
+	for _, st := range m.f.Settings(vsrfile.StorageKey) {
+		on = len(st.Args) == 0 || st.Args[0] != "off"
+	}
+	if !on {
+		return false
+	}
+	k := storageKnobs[m.rng.IntN(len(storageKnobs))]
+	v := k.values[m.rng.IntN(len(k.values))]
+	if k.word == "atlas" && v == "on" {
+		m.f.Delete(vsrfile.StorageKey + " atlas")
+		return true
+	}
+	m.f.Set(vsrfile.Setting{Key: vsrfile.StorageKey, Args: []string{k.word, v}})
 	return true
 }
 

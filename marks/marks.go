@@ -215,6 +215,9 @@ var never = [Count]string{
 		"every intact entry and holds the damaged ones unsure",
 	TransferOfferRefusedStale: "the default install keeps journaled ops above the checkpoint, so its guard refuses nothing " +
 		"(D7); only Protocol.SourceTransfer and the stale-guard-uses-commit-max defect refuse",
+	MergeHeadUnknown: "a commit point a vote states was acked by a replication quorum, which meets every view-change quorum " +
+		"in a voter whose head reaches it (a replica that lost the op is recovering and votes nothing), so some vote " +
+		"describes the merged head",
 }
 
 // Never returns why no correct run of the default protocol reaches m, or ""

@@ -65,7 +65,7 @@ func TestCountsMapOmitsZeros(t *testing.T) {
 // The never list names exactly the marks docs/marks.md says no correct run
 // reaches, each with its reason; the rest stay coverage goals.
 func TestNeverMarksHaveReasons(t *testing.T) {
-	want := map[Mark]bool{DropParentMismatch: true, TransferOfferRefusedStale: true, StorageTruncated: true}
+	want := map[Mark]bool{DropParentMismatch: true, TransferOfferRefusedStale: true, StorageTruncated: true, MergeHeadUnknown: true}
 	for m := Mark(0); m < Count; m++ {
 		assert.Equal(t, want[m], m.Never() != "", m.String())
 	}

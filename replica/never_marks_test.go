@@ -40,3 +40,20 @@ func TestForgedParentReachesNeverMark(t *testing.T) {
 	assert.True(t, c.out.Marks.Reached(marks.DropParentMismatch))
 	assert.Equal(t, uint64(3), c.info(1).Sequencer, "the backup journals nothing of the forged chain")
 }
+
+// merge-head-unknown is on the never list: a commit point a vote states was
+// acked by a replication quorum, and every view-change quorum holds a voter
+// whose head reaches it. This plants the votes no correct cluster sends: the
+// primary-elect's own empty log and a vote whose commit point lies above its
+// head. The merge must not install a head no vote describes: it waits, and
+// counts the mark, so a sweep that reports it reached has found a defect.
+func TestVotesAboveEveryHeadReachNeverMark(t *testing.T) {
+	require.NotEmpty(t, marks.MergeHeadUnknown.Never(), "the mark this test exists for is a never-mark")
+	r, out := electing(t, 1, 1, 3, 2)
+	out.Reset()
+	r.Step(committedVote(2, 1, 2, 5), out)
+	assert.True(t, r.dvcs[2].valid, "the vote is readable: a commit point above its head, no suffix")
+	assert.True(t, out.Marks.Reached(marks.MergeHeadUnknown))
+	assert.False(t, r.merged, "the merge waits for a vote that describes op 5")
+	assert.Equal(t, StatusViewChange, r.Info().Status)
+}

@@ -62,7 +62,7 @@ func TestNeverMarksOutput(t *testing.T) {
 				byName[j["mark"].(string)] = j
 				assert.NotEmpty(t, j["reason"])
 			}
-			require.Len(t, byName, 3)
+			require.Len(t, byName, 4)
 			require.Contains(t, byName, stale)
 			assert.Equal(t, tc.runs, byName[stale]["runs"])
 			assert.Equal(t, tc.first, byName[stale]["first_seed"])
