@@ -17,6 +17,8 @@ type bodySet struct {
 	// damaged: copies a disk's record shows damaged at a restart
 	// (StorageLost).
 	damaged uint16
+	// forgot: copies lost with a memory journal at a crash (loseBodies).
+	forgot uint16
 	// ackSent: replicas whose PrepareOk for it left them, delivered or not:
 	// each may have been counted, so none of them may vote it absent.
 	ackSent uint16
@@ -64,7 +66,10 @@ func (c *Checker) loseBodies(i int) {
 	bit := uint16(1) << uint(i)
 	for op := range c.bodies {
 		for k := range c.bodies[op] {
-			c.bodies[op][k].holders &^= bit
+			if b := &c.bodies[op][k]; b.holders&bit != 0 {
+				b.holders &^= bit
+				b.forgot |= bit
+			}
 		}
 	}
 }

@@ -299,8 +299,8 @@ func (c *Checker) Stalled(livenessTicks uint64, outstanding int) (unrecoverable 
 			what, l.op, short(l.checksum), l.crashed, faultsTolerated(c.n), replicaList(l.dropped))
 		return false, "", stall
 	}
-	if why, ok := c.coreCannotDecide(); ok {
-		return true, RuleCoreCopyDamaged, why + "; " + stall
+	if rule, why, ok := c.coreCannotDecide(); ok {
+		return true, rule, why + "; " + stall
 	}
 	return false, "", stall
 }

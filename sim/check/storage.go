@@ -18,6 +18,13 @@ import (
 // their nacks.
 const RuleCoreCopyDamaged = "core-copy-damaged"
 
+// RuleCoreCopyForgotten: as RuleCoreCopyDamaged, with the core replicas'
+// copies lost to crashes of memory journals instead of a disk: a core replica
+// that held the op lost its journal at a crash, and the record shows no core
+// replica holding it since. A replica that lost its journal may not nack what
+// it acked, so the same count of nacks decides.
+const RuleCoreCopyForgotten = "core-copy-forgotten"
+
 // StorageLost records that, when replica i restarted, its disk's record
 // showed the journal slots for which faulty says true damaged: whatever op
 // the oracle knew it held there, its copy is gone. slots is the journal's
@@ -44,9 +51,10 @@ func (c *Checker) AckSent(i int, op, checksum uint64) {
 	}
 }
 
-// coreCannotDecide finds an op the core cannot decide because storage took
-// its core copies (RuleCoreCopyDamaged), with the evidence.
-func (c *Checker) coreCannotDecide() (string, bool) {
+// coreCannotDecide finds an op the core cannot decide because storage or
+// crashes of memory journals took its core copies (RuleCoreCopyDamaged,
+// RuleCoreCopyForgotten), with the rule and the evidence.
+func (c *Checker) coreCannotDecide() (rule, why string, ok bool) {
 	var core uint16
 	covered := uint64(0)
 	for _, i := range c.live.core {
@@ -56,27 +64,29 @@ func (c *Checker) coreCannotDecide() (string, bool) {
 		}
 	}
 	for op := covered + 1; op < uint64(len(c.bodies)); op++ {
-		if why, ok := c.undecidable(op, core); ok {
-			return why, true
+		if rule, why, ok := c.undecidable(op, core); ok {
+			return rule, why, true
 		}
 	}
-	return "", false
+	return "", "", false
 }
 
 // undecidable reports whether op, in the core, has no intact copy, a copy a
-// disk damaged, and too few replicas that could nack it.
-func (c *Checker) undecidable(op uint64, core uint16) (string, bool) {
-	var damaged, ackers uint16
+// disk damaged or a crash of a memory journal took, and too few replicas
+// that could nack it.
+func (c *Checker) undecidable(op uint64, core uint16) (rule, why string, ok bool) {
+	var damaged, forgot, ackers uint16
 	for k := range c.bodies[op] {
 		b := &c.bodies[op][k]
 		if b.holders&core != 0 {
-			return "", false
+			return "", "", false
 		}
 		damaged |= b.damaged & core
+		forgot |= b.forgot & core
 		ackers |= b.ackSent
 	}
-	if damaged == 0 {
-		return "", false
+	if damaged == 0 && forgot == 0 {
+		return "", "", false
 	}
 	if op < uint64(len(c.acks)) {
 		for k := range c.acks[op] {
@@ -84,14 +94,20 @@ func (c *Checker) undecidable(op uint64, core uint16) (string, bool) {
 		}
 	}
 	if ackers&core == 0 {
-		return "", false
+		return "", "", false
 	}
 	nackers := bits.OnesCount16(core &^ ackers)
 	if nackers >= c.qNack() {
-		return "", false
+		return "", "", false
 	}
-	return fmt.Sprintf("op %d: %s acked it and the disk's record shows %s's copy damaged at its restart; no core replica holds it, "+
-		"and only %d could nack it (a nack quorum is %d)", op, replicaList(ackers&core), replicaList(damaged), nackers, c.qNack()), true
+	if damaged != 0 {
+		return RuleCoreCopyDamaged, fmt.Sprintf("op %d: %s acked it and the disk's record shows %s's copy damaged at its restart; "+
+			"no core replica holds it, and only %d could nack it (a nack quorum is %d)",
+			op, replicaList(ackers&core), replicaList(damaged), nackers, c.qNack()), true
+	}
+	return RuleCoreCopyForgotten, fmt.Sprintf("op %d: %s acked it and %s lost its copy with its memory journal at a crash; "+
+		"no core replica holds it, and only %d could nack it (a nack quorum is %d)",
+		op, replicaList(ackers&core), replicaList(forgot), nackers, c.qNack()), true
 }
 
 // qNack is the nacks that prove an op never committed: n - replication quorum + 1.

@@ -44,6 +44,41 @@ func TestCoreCopyDamaged(t *testing.T) {
 	assert.False(t, unrec, "with r0 in the core two replicas may nack it")
 }
 
+// core-copy-forgotten is core-copy-damaged with memory journals: the core's
+// copy went with a crash, not a disk; each condition must hold.
+func TestCoreCopyForgotten(t *testing.T) {
+	const op, sum = 3, 0xc3
+	// r2 journaled op 3 and acked it; r0, outside the core, holds it too;
+	// r1 never had it.
+	stalled := func(crash, ack bool, core []int) (bool, string, string) {
+		c := newTest(false)
+		c.Journaled(0, op, sum)
+		c.Journaled(2, op, sum)
+		if ack {
+			c.AckSent(2, op, sum)
+		}
+		if crash {
+			c.Crash(2, 2)
+			c.Restart(3, 2, 0)
+		}
+		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
+		c.Status(4, 2, StatusViewChange, 1, 0, 0, 0)
+		c.StartLiveness(core)
+		return c.Stalled(100, 0)
+	}
+	unrec, rule, why := stalled(true, true, []int{1, 2})
+	assert.True(t, unrec)
+	assert.Equal(t, RuleCoreCopyForgotten, rule)
+	assert.Contains(t, why, "op 3: r2 acked it and r2 lost its copy")
+
+	unrec, _, _ = stalled(false, true, []int{1, 2})
+	assert.False(t, unrec, "r2 still holds its copy: the core can decide")
+	unrec, _, _ = stalled(true, false, []int{1, 2})
+	assert.False(t, unrec, "nobody in the core acked it: both may nack it")
+	unrec, _, _ = stalled(true, true, []int{0, 1, 2})
+	assert.False(t, unrec, "with r0 in the core its copy settles it")
+}
+
 // A restart from disk may come back below the view it held in memory, never
 // below a view its messages acted in.
 func TestRestartFromDiskPromisedView(t *testing.T) {
