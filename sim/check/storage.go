@@ -20,9 +20,10 @@ const RuleCoreCopyDamaged = "core-copy-damaged"
 
 // RuleCoreCopyForgotten: as RuleCoreCopyDamaged, with the core replicas'
 // copies lost to crashes of memory journals instead of a disk: a core replica
-// that held the op lost its journal at a crash, and the record shows no core
-// replica holding it since. A replica that lost its journal may not nack what
-// it acked, so the same count of nacks decides.
+// that held the op lost its journal at a crash, and the record shows no live
+// replica holding it since (a live copy outside the core a correct core could
+// still fetch). A replica that lost its journal may not nack what it acked,
+// so the same count of nacks decides.
 const RuleCoreCopyForgotten = "core-copy-forgotten"
 
 // StorageLost records that, when replica i restarted, its disk's record
@@ -75,7 +76,7 @@ func (c *Checker) coreCannotDecide() (rule, why string, ok bool) {
 // disk damaged or a crash of a memory journal took, and too few replicas
 // that could nack it.
 func (c *Checker) undecidable(op uint64, core uint16) (rule, why string, ok bool) {
-	var damaged, forgot, ackers uint16
+	var damaged, forgot, ackers, holders uint16
 	for k := range c.bodies[op] {
 		b := &c.bodies[op][k]
 		if b.holders&core != 0 {
@@ -84,6 +85,12 @@ func (c *Checker) undecidable(op uint64, core uint16) (rule, why string, ok bool
 		damaged |= b.damaged & core
 		forgot |= b.forgot & core
 		ackers |= b.ackSent
+		holders |= b.holders
+	}
+	if damaged == 0 && holders&c.upSet() != 0 {
+		// A copy on a live replica outside the core: a correct core may
+		// still fetch it, so amnesia alone excuses nothing.
+		return "", "", false
 	}
 	if damaged == 0 && forgot == 0 {
 		return "", "", false
@@ -108,6 +115,17 @@ func (c *Checker) undecidable(op uint64, core uint16) (rule, why string, ok bool
 	return RuleCoreCopyForgotten, fmt.Sprintf("op %d: %s acked it and %s lost its copy with its memory journal at a crash; "+
 		"no core replica holds it, and only %d could nack it (a nack quorum is %d)",
 		op, replicaList(ackers&core), replicaList(forgot), nackers, c.qNack()), true
+}
+
+// upSet is the replicas up now.
+func (c *Checker) upSet() uint16 {
+	var up uint16
+	for i := range c.replicas {
+		if c.replicas[i].up {
+			up |= 1 << uint(i)
+		}
+	}
+	return up
 }
 
 // qNack is the nacks that prove an op never committed: n - replication quorum + 1.

@@ -45,17 +45,22 @@ func TestCoreCopyDamaged(t *testing.T) {
 }
 
 // core-copy-forgotten is core-copy-damaged with memory journals: the core's
-// copy went with a crash, not a disk; each condition must hold.
+// copies went with crashes, not a disk, and no live replica holds one (a
+// live copy outside the core a correct core may still fetch); each condition
+// must hold.
 func TestCoreCopyForgotten(t *testing.T) {
 	const op, sum = 3, 0xc3
-	// r2 journaled op 3 and acked it; r0, outside the core, holds it too;
+	// r2 journaled op 3 and acked it; r0, outside the core, held it too;
 	// r1 never had it.
-	stalled := func(crash, ack bool, core []int) (bool, string, string) {
+	stalled := func(crash, ack, outsideLost bool) (bool, string, string) {
 		c := newTest(false)
 		c.Journaled(0, op, sum)
 		c.Journaled(2, op, sum)
 		if ack {
 			c.AckSent(2, op, sum)
+		}
+		if outsideLost {
+			c.Crash(1, 0)
 		}
 		if crash {
 			c.Crash(2, 2)
@@ -63,20 +68,20 @@ func TestCoreCopyForgotten(t *testing.T) {
 		}
 		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
 		c.Status(4, 2, StatusViewChange, 1, 0, 0, 0)
-		c.StartLiveness(core)
+		c.StartLiveness([]int{1, 2})
 		return c.Stalled(100, 0)
 	}
-	unrec, rule, why := stalled(true, true, []int{1, 2})
+	unrec, rule, why := stalled(true, true, true)
 	assert.True(t, unrec)
 	assert.Equal(t, RuleCoreCopyForgotten, rule)
 	assert.Contains(t, why, "op 3: r2 acked it and r2 lost its copy")
 
-	unrec, _, _ = stalled(false, true, []int{1, 2})
+	unrec, _, _ = stalled(false, true, true)
 	assert.False(t, unrec, "r2 still holds its copy: the core can decide")
-	unrec, _, _ = stalled(true, false, []int{1, 2})
+	unrec, _, _ = stalled(true, false, true)
 	assert.False(t, unrec, "nobody in the core acked it: both may nack it")
-	unrec, _, _ = stalled(true, true, []int{0, 1, 2})
-	assert.False(t, unrec, "with r0 in the core its copy settles it")
+	unrec, _, _ = stalled(true, true, false)
+	assert.False(t, unrec, "r0 is up with a copy: a correct core may fetch it")
 }
 
 // A restart from disk may come back below the view it held in memory, never

@@ -425,10 +425,9 @@ Searches with every fix on found these failures no swarm seed had shown:
   primary-elect of each view receives a quorum of DoViewChanges and merges
   nothing, so the views climb. Before D43 the run ended unrecoverable
   (` + "`no-voters`" + `). Triaged: three core replicas acked op 68 and each then lost
-  it in a crash of its memory journal, so only r0, outside the core, held a
-  copy. The core can neither keep the op (no body) nor cut it (one replica
-  could nack it; a nack quorum is three), which is ` + "`core-copy-damaged`" + `'s proof
-  with amnesia in place of a disk. The oracle now names it
+  it in a crash of its memory journal, and no replica holds it any more. The core can neither keep the op (no body) nor cut it (one
+  replica could nack it; a nack quorum is three), which is
+  ` + "`core-copy-damaged`" + `'s proof with amnesia in place of a disk. The oracle now names it
   (` + "`core-copy-forgotten`" + `, docs/checkers.md) and the file is pinned as
   ` + "`seeds/recorded/fuzz-relayed-amnesiacs-core-forgot.vsr`" + `, unrecoverable.
 `
