@@ -484,4 +484,5 @@ func (c *Cluster) isolate(i int) {
 			c.net.SetLinkDown(j, i, true)
 		}
 	}
+	c.checker.CutOff(i)
 }

@@ -66,6 +66,7 @@ type Checker struct {
 	wal          bool
 
 	replicas  []replicaRecord
+	cutOff    uint16         // replicas the harness cut off from all others for good (CutOff)
 	committed []commitRecord // per op; a zero checksum means not committed
 	top       uint64         // highest committed op
 	// preparedTop is the highest op any replica reported holding: what a

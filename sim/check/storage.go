@@ -21,8 +21,8 @@ const RuleCoreCopyDamaged = "core-copy-damaged"
 // RuleCoreCopyForgotten: as RuleCoreCopyDamaged, with the core replicas'
 // copies lost to crashes of memory journals instead of a disk: a core replica
 // that held the op lost its journal at a crash, and the record shows no live
-// replica holding it since (a live copy outside the core a correct core could
-// still fetch). A replica that lost its journal may not nack what it acked,
+// replica the harness left reachable holding it since (a live copy outside
+// the core a correct core could still fetch). A replica that lost its journal may not nack what it acked,
 // so the same count of nacks decides.
 const RuleCoreCopyForgotten = "core-copy-forgotten"
 
@@ -87,9 +87,10 @@ func (c *Checker) undecidable(op uint64, core uint16) (rule, why string, ok bool
 		ackers |= b.ackSent
 		holders |= b.holders
 	}
-	if damaged == 0 && holders&c.upSet() != 0 {
-		// A copy on a live replica outside the core: a correct core may
-		// still fetch it, so amnesia alone excuses nothing.
+	if damaged == 0 && holders&c.reachable() != 0 {
+		// A copy on a live replica outside the core that the harness did
+		// not cut off: a correct core may still fetch it, so amnesia alone
+		// excuses nothing.
 		return "", "", false
 	}
 	if damaged == 0 && forgot == 0 {
@@ -117,15 +118,19 @@ func (c *Checker) undecidable(op uint64, core uint16) (rule, why string, ok bool
 		op, replicaList(ackers&core), replicaList(forgot), nackers, c.qNack()), true
 }
 
-// upSet is the replicas up now.
-func (c *Checker) upSet() uint16 {
+// CutOff records that the harness cut replica i off from every other
+// replica for the rest of the run (an assist of the liveness phase).
+func (c *Checker) CutOff(i int) { c.cutOff |= 1 << uint(i) }
+
+// reachable is the replicas up now that the harness has not cut off.
+func (c *Checker) reachable() uint16 {
 	var up uint16
 	for i := range c.replicas {
 		if c.replicas[i].up {
 			up |= 1 << uint(i)
 		}
 	}
-	return up
+	return up &^ c.cutOff
 }
 
 // qNack is the nacks that prove an op never committed: n - replication quorum + 1.

@@ -52,17 +52,21 @@ func TestCoreCopyForgotten(t *testing.T) {
 	const op, sum = 3, 0xc3
 	// r2 journaled op 3 and acked it; r0, outside the core, held it too;
 	// r1 never had it.
-	stalled := func(crash, ack, outsideLost bool) (bool, string, string) {
+	type run struct{ crash, ack, outsideLost, cutOff bool }
+	stalled := func(r run) (bool, string, string) {
 		c := newTest(false)
 		c.Journaled(0, op, sum)
 		c.Journaled(2, op, sum)
-		if ack {
+		if r.ack {
 			c.AckSent(2, op, sum)
 		}
-		if outsideLost {
+		if r.outsideLost {
 			c.Crash(1, 0)
 		}
-		if crash {
+		if r.cutOff {
+			c.CutOff(0)
+		}
+		if r.crash {
 			c.Crash(2, 2)
 			c.Restart(3, 2, 0)
 		}
@@ -71,16 +75,19 @@ func TestCoreCopyForgotten(t *testing.T) {
 		c.StartLiveness([]int{1, 2})
 		return c.Stalled(100, 0)
 	}
-	unrec, rule, why := stalled(true, true, true)
+	unrec, rule, why := stalled(run{crash: true, ack: true, outsideLost: true})
 	assert.True(t, unrec)
 	assert.Equal(t, RuleCoreCopyForgotten, rule)
 	assert.Contains(t, why, "op 3: r2 acked it and r2 lost its copy")
+	unrec, rule, _ = stalled(run{crash: true, ack: true, cutOff: true})
+	assert.True(t, unrec, "r0's live copy is out of the core's reach: the harness cut r0 off")
+	assert.Equal(t, RuleCoreCopyForgotten, rule)
 
-	unrec, _, _ = stalled(false, true, true)
+	unrec, _, _ = stalled(run{ack: true, outsideLost: true})
 	assert.False(t, unrec, "r2 still holds its copy: the core can decide")
-	unrec, _, _ = stalled(true, false, true)
+	unrec, _, _ = stalled(run{crash: true, outsideLost: true})
 	assert.False(t, unrec, "nobody in the core acked it: both may nack it")
-	unrec, _, _ = stalled(true, true, false)
+	unrec, _, _ = stalled(run{crash: true, ack: true})
 	assert.False(t, unrec, "r0 is up with a copy: a correct core may fetch it")
 }
 
