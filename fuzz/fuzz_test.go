@@ -177,9 +177,13 @@ func TestWatchClasses(t *testing.T) {
 // seeds/recorded/fuzz-single-replica-unlanded-commit.vsr;
 // relayed-amnesiacs-no-merge.vsr is proven unrecoverable (core-copy-forgotten)
 // and pinned as seeds/recorded/fuzz-relayed-amnesiacs-core-forgot.vsr.
+// source-slow-speaker-amnesiac-core.vsr is the source view change's own
+// livelock with a straggler the harness's help does not cover (the file's
+// comments say why).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
-		"source-transfer-durability.vsr": sim.VerdictSafety,
+		"source-transfer-durability.vsr":        sim.VerdictSafety,
+		"source-slow-speaker-amnesiac-core.vsr": sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

@@ -382,9 +382,11 @@ diff -r j1 j2
   cut-off now gets the swarm's own rule (` + "`sim.swarmJudged`" + `; a faithful
   recording replays the same decision, since the rule reads the run as it
   stands), always as an assist. With every fix on, three searches of 1,000
-  runs (seeds 1..3) now end in 24 liveness failures (9 per 2,000 before) and
-  no safety failure, once the two safety defects these searches found were
-  fixed (Findings). ` + "`push-start-view-off`" + ` and ` + "`source-transfer`" + ` still run in
+  runs (seeds 1..3) then ended in 24 liveness failures (9 per 2,000 before)
+  and, once the two safety defects they found were fixed, no safety failure
+  (Findings); most of the liveness ones were the amnesia stall the oracle now
+  proves unrecoverable (` + "`core-copy-forgotten`" + `), and four searches (seeds
+  11..14) end in 1 liveness failure, a source livelock (Findings). ` + "`push-start-view-off`" + ` and ` + "`source-transfer`" + ` still run in
   named scenarios only: with every fix on, the search's findings should be
   defects of what the swarm claims correct.
 - **It does not change a file's journal**: a recorded file's core and liveness
@@ -460,4 +462,16 @@ Searches with every fix on found these failures no swarm seed had shown:
   ` + "`core-copy-damaged`" + `'s proof with amnesia in place of a disk. The oracle now names it
   (` + "`core-copy-forgotten`" + `, docs/checkers.md) and the file is pinned as
   ` + "`seeds/recorded/fuzz-relayed-amnesiacs-core-forgot.vsr`" + `, unrecoverable.
+- ` + "`fuzz/testdata/source-slow-speaker-amnesiac-core.vsr`" + ` (liveness, open): found by
+  a search with every fix on (run 930 of ` + "`vsrsim fuzz --seed 11 --budget 1000`" + `),
+  shrunk to two actions: three memory-journal replicas on the source
+  protocol's view change without abdication (the swarm draws that
+  combination in its detect and transfer-rewind draws), r1 outside the core
+  speaking 554 ticks late, r0 crashed at once and back amnesiac. r2 and r1
+  climb views for good: a StartView r1 sends reaches r2 after r2 escalated,
+  and r1's late StartViewChange pulls r2 on. The swarm's straggler cut-off
+  (D27) covers a replica outside the core that hears late, not one that only
+  speaks late, and the robust protocol's StartViewChange window is what
+  ends this livelock. Whether the harness should cut such a speaker off, as
+  it does a leader that speaks late without relays, is open.
 `
