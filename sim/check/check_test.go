@@ -309,6 +309,21 @@ func TestUnrecoverableRules(t *testing.T) {
 	unrec, _, _ = c.Stalled(100, 0)
 	assert.False(t, unrec, "a replica that adopted a view votes again")
 
+	// Three write-ahead voters, two of them cut off whole by the harness.
+	v := newTest(true)
+	for i := 0; i < 3; i++ {
+		v.Status(1, i, StatusViewChange, 1, 0, 0, 0)
+	}
+	v.StartLiveness([]int{0, 1, 2})
+	unrec, _, _ = v.Stalled(100, 0)
+	assert.False(t, unrec, "every voter reachable: a finding")
+	v.CutOff(1)
+	v.CutOff(2)
+	unrec, rule, why = v.Stalled(100, 0)
+	assert.True(t, unrec)
+	assert.Equal(t, RuleNoVoters, rule)
+	assert.Contains(t, why, "the harness cut them off (r1,r2)")
+
 	// Every copy of committed op 1 dies with the memory journals of r0 and r1.
 	l := newTest(false)
 	commitOp(l, 1, 0xa1, 0, 1, 10)

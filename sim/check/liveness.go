@@ -236,7 +236,9 @@ const (
 	RuleTooFewUp = "too-few-up"
 	// RuleNoVoters: at the end fewer replicas could vote than a view-change
 	// quorum (a replica that lost its journal may not vote until a primary
-	// hands it a view) and no replica was a Normal primary to hand one out.
+	// hands it a view, and one the harness cut off from every other replica
+	// votes in no one's view change) and no reachable replica was a Normal
+	// primary to hand one out.
 	RuleNoVoters = "no-voters"
 	// RuleCommittedOpLost: crashes without a WAL took every copy of an op
 	// that may have committed (committed, or acked by a replication quorum),
@@ -265,6 +267,12 @@ func (c *Checker) Stalled(livenessTicks uint64, outstanding int) (unrecoverable 
 			continue
 		}
 		up++
+		if c.cutOff&(1<<uint(i)) != 0 {
+			// Cut off from every other replica by the harness (an
+			// assist, recorded): it votes in no one's view change and
+			// hands no one a view.
+			continue
+		}
 		if r.voter {
 			voters++
 		}
@@ -278,7 +286,7 @@ func (c *Checker) Stalled(livenessTicks uint64, outstanding int) (unrecoverable 
 	}
 	if voters < c.qVC && !primary {
 		return true, RuleNoVoters, fmt.Sprintf("only %d replicas could vote at the end (a view-change quorum is %d; "+
-			"the others lost their journal and no primary is up to hand them a view); %s", voters, c.qVC, stall)
+			"the others lost their journal and no primary is up to hand them a view%s); %s", voters, c.qVC, cutOffText(c.cutOff), stall)
 	}
 	if l, lost := c.lostOp(); lost {
 		what := "committed op"
@@ -303,6 +311,14 @@ func (c *Checker) Stalled(livenessTicks uint64, outstanding int) (unrecoverable 
 		return true, rule, why + "; " + stall
 	}
 	return false, "", stall
+}
+
+// cutOffText names the replicas the harness cut off, for the evidence.
+func cutOffText(cut uint16) string {
+	if cut == 0 {
+		return ""
+	}
+	return ", or the harness cut them off (" + replicaList(cut) + ")"
 }
 
 func (c *Checker) stallEvidence(livenessTicks uint64, outstanding int) string {
