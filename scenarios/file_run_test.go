@@ -1,14 +1,11 @@
 package scenarios_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"vsrsim/packetsim"
-	"vsrsim/scenarios"
 	"vsrsim/sim"
 )
 
@@ -207,16 +204,5 @@ func TestRunExpect(t *testing.T) {
 // that found it).
 func TestRunTraceIgnoresFileDirectory(t *testing.T) {
 	text := "ticks 2000\nat 300 cut primary -> backup1\nat 900 uncut * -> *\n"
-	var hashes []string
-	for _, name := range []string{"f.vsr", "/some/dir/f.vsr"} {
-		f, err := scenarios.ParseFile(name, strings.NewReader(text))
-		require.NoError(t, err)
-		cfg := sim.DefaultConfig(3)
-		script, err := f.Apply(&cfg)
-		require.NoError(t, err)
-		res, err := sim.Run(cfg, sim.Attach{Script: script})
-		require.NoError(t, err)
-		hashes = append(hashes, res.TraceHash)
-	}
-	assert.Equal(t, hashes[0], hashes[1])
+	assert.Equal(t, fileTraceHash(t, "f.vsr", text, 3), fileTraceHash(t, "/some/dir/f.vsr", text, 3))
 }

@@ -23,6 +23,20 @@ func parseFile(t *testing.T, text string) (*scenarios.File, error) {
 	return scenarios.ParseFile("t.vsr", strings.NewReader(text))
 }
 
+// fileTraceHash runs text, read as the file name, on the default cluster of
+// seed and returns the run's trace hash.
+func fileTraceHash(t *testing.T, name, text string, seed uint64) string {
+	t.Helper()
+	f, err := scenarios.ParseFile(name, strings.NewReader(text))
+	require.NoError(t, err)
+	cfg := sim.DefaultConfig(seed)
+	script, err := f.Apply(&cfg)
+	require.NoError(t, err)
+	res, err := sim.Run(cfg, sim.Attach{Script: script})
+	require.NoError(t, err)
+	return res.TraceHash
+}
+
 // TestFileParse: every line of the format parses and applies to the default
 // cluster (the run tests below show what each does).
 func TestFileParse(t *testing.T) {
@@ -211,16 +225,7 @@ func TestFileExamples(t *testing.T) {
 // no trace line.
 func TestFileZeroExtraDelayReplays(t *testing.T) {
 	body := "replicas 3\nat 800 partition 0 | 1 2\nat 2000 heal\n"
-	hash := func(text string) string {
-		f, err := parseFile(t, text)
-		require.NoError(t, err)
-		cfg := sim.DefaultConfig(4)
-		script, err := f.Apply(&cfg)
-		require.NoError(t, err)
-		res, err := sim.Run(cfg, sim.Attach{Script: script})
-		require.NoError(t, err)
-		return res.TraceHash
-	}
+	hash := func(text string) string { return fileTraceHash(t, "t.vsr", text, 4) }
 	without := hash(body)
 	assert.Equal(t, without, hash(body+"at 1200 extra-delay 2:*=0\n"))
 	assert.NotEqual(t, without, hash(body+"at 1200 extra-delay 2:*=600\n"))
