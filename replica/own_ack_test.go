@@ -1,0 +1,64 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// onDisk runs a cluster's replicas with a write-ahead journal on a disk. The
+// test cluster lands no write: only Landed says one did.
+func onDisk(o *Options) {
+	o.Durability = DurabilityWAL
+	o.Storage = true
+}
+
+// A cluster of one commits on its own ack only once the harness says the
+// op's write landed (D44); with own-ack-before-write-lands, at once.
+func TestOwnAckWaitsForItsWrite(t *testing.T) {
+	c := newTestCluster(t, 1, onDisk)
+	c.request(0, 0, 1, put(1, 10))
+	c.deliverAll()
+	c.tick(5)
+	r := c.r(0)
+	require.Equal(t, uint64(1), c.info(0).Sequencer, "the op is prepared")
+	require.Positive(t, r.fencesAsked, "its write was asked for")
+	assert.Zero(t, c.info(0).CommitMax, "nothing commits on an ack its disk does not hold")
+	assert.True(t, r.ownAckWaits)
+
+	r.Landed(r.fencesAsked - 1)
+	c.tick(1)
+	assert.Zero(t, c.info(0).CommitMax, "one of the step's writes is still in flight")
+	r.Landed(r.fencesAsked)
+	c.tick(1)
+	assert.Equal(t, uint64(1), c.info(0).CommitMax, "the write landed: the own ack counts")
+
+	bug := newTestCluster(t, 1, func(o *Options) { onDisk(o); o.Bugs.OwnAckBeforeWriteLands = true })
+	bug.request(0, 0, 1, put(1, 10))
+	bug.deliverAll()
+	bug.tick(5)
+	assert.Equal(t, uint64(1), bug.info(0).CommitMax, "the defect commits before any write lands")
+}
+
+// The harness can say no more writes landed than the replica asked for, and
+// the fence an own ack stands on is one the replica asked for.
+func TestOwnAckFenceInvariants(t *testing.T) {
+	c := newTestCluster(t, 1, onDisk)
+	r := c.r(0)
+	v := violationOf(func() { r.Landed(r.fencesAsked + 1) })
+	require.NotNil(t, v)
+	assert.Equal(t, "landed_were_asked", v.Invariant)
+
+	c = newTestCluster(t, 1, onDisk)
+	c.request(0, 0, 1, put(1, 10))
+	c.deliverAll()
+	c.tick(5)
+	r = c.r(0)
+	require.Len(t, r.pipeline, 1)
+	r.pipeline[0].fence = r.fencesAsked + 1 // planted: a fence never asked for
+	r.due |= dueCommitWalk                  // a busy tick flushes
+	v = violationOf(func() { c.tick(1) })
+	require.NotNil(t, v)
+	assert.Equal(t, "own_ack_fence_asked", v.Invariant)
+}
