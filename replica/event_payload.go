@@ -58,10 +58,6 @@ type Acked struct {
 	Op       uint64
 	Checksum uint64
 	Parent   uint64
-	// Fence: on a disk, FencePending: the ack stands on every fenced write
-	// asked for by the end of its step, which the harness counts
-	// (Replica.Landed). 0 without a disk.
-	Fence uint64
 }
 
 // Dropped is a message the replica refused (EvDrop).
@@ -203,13 +199,13 @@ func (e *Event) JournalChange() JournalChange {
 
 // Event returns p as an event.
 func (p Acked) Event() Event {
-	return Event{Kind: EvAck, View: p.View, Op: p.Op, Checksum: p.Checksum, w: eventWords{p.Parent, p.Fence}}
+	return Event{Kind: EvAck, View: p.View, Op: p.Op, Checksum: p.Checksum, w: eventWords{p.Parent}}
 }
 
 // Acked returns an EvAck's payload.
 func (e *Event) Acked() Acked {
 	e.must(e.Kind == EvAck)
-	return Acked{View: e.View, Op: e.Op, Checksum: e.Checksum, Parent: e.w[0], Fence: e.w[1]}
+	return Acked{View: e.View, Op: e.Op, Checksum: e.Checksum, Parent: e.w[0]}
 }
 
 // Event returns p as an event.

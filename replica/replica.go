@@ -605,7 +605,7 @@ func (r *Replica) noteAck(h *Header) {
 	if r.view == r.sb.AckView {
 		r.sb.AckViewHead = max(r.sb.AckViewHead, h.Op)
 	}
-	r.emit(Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Fence: r.ownFence()}.Event())
+	r.emit(Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
 }
 
 func (r *Replica) writeSuperblock() {

@@ -238,7 +238,7 @@ func (r *Replica) flushStorage() {
 	// The ops this step took into the pipeline stand on every write it
 	// asked for: the harness counts the same (sim, reportOwnAck).
 	for k := range r.pipeline {
-		if e := &r.pipeline[k]; e.fence == FencePending {
+		if e := &r.pipeline[k]; e.fence == fencePending {
 			e.fence = r.fencesAsked
 		}
 		invariant(r.id, r.pipeline[k].fence <= r.fencesAsked, "own_ack_fence_asked", "fence %d asked %d", r.pipeline[k].fence, r.fencesAsked)
@@ -299,18 +299,18 @@ func (r *Replica) Landed(n uint64) {
 	}
 }
 
-// FencePending is the fence of an own ack made in this step, before the
+// fencePending is the fence of an own ack made in this step, before the
 // step's writes are asked for: it stands on every fenced write asked for by
-// the step's end, the op's among them (flushStorage sets the pipeline's; the
-// harness counts the Acked event's).
-const FencePending = ^uint64(0)
+// the step's end, the op's among them (flushStorage sets it; the harness
+// counts the same for the oracle, sim.settleOwnAcks).
+const fencePending = ^uint64(0)
 
 // ownFence is the fence a primary's own ack made now stands on.
 func (r *Replica) ownFence() uint64 {
 	if r.store == nil {
 		return 0
 	}
-	return FencePending
+	return fencePending
 }
 
 // quorumAcks counts the acks of e that count toward its quorum: the

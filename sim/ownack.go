@@ -8,30 +8,36 @@ import "vsrsim/replica"
 // (replica.Landed). So the oracle hears of it then too, from the disk's own
 // record of what landed, and a crash before that takes it back unheard.
 
+// ownAck is a primary's ack of its own prepare and the fence it stands on:
+// every fenced write its replica asked for by the end of the step that made
+// it, as the replica counts (replica.Landed); unset while that step runs.
+type ownAck struct {
+	p     replica.Acked
+	fence uint64
+	set   bool
+}
+
 // reportOwnAck hands the oracle a replica's ack of its own prepare now, or,
-// on a disk with the ack's write still in flight, once it lands.
+// on a disk, once the writes of its step have landed.
 func (c *Cluster) reportOwnAck(i int, p replica.Acked) {
 	if c.disks != nil && replica.PrimaryOf(p.View, c.cfg.Replicas) == i {
 		d := &c.disks.r[i]
-		if p.Fence > d.landedFences() {
-			d.ownAcks = append(d.ownAcks, p)
-			return
-		}
+		d.ownAcks = append(d.ownAcks, ownAck{p: p})
+		return
 	}
 	c.checker.OwnAck(i, p.View, p.Op, p.Checksum, p.Parent)
 }
 
 // settleOwnAcks gives the own acks of replica i's step the fence of every
-// write the step asked for, as the replica does (replica.FencePending), and
-// reports those already landed.
+// write the step asked for, and reports those already landed.
 func (c *Cluster) settleOwnAcks(i int) {
 	d := &c.disks.r[i]
 	if len(d.ownAcks) == 0 {
 		return
 	}
 	for k := range d.ownAcks {
-		if d.ownAcks[k].Fence == replica.FencePending {
-			d.ownAcks[k].Fence = d.fences
+		if a := &d.ownAcks[k]; !a.set {
+			a.fence, a.set = d.fences, true
 		}
 	}
 	c.releaseOwnAcks(i, d)
@@ -42,12 +48,13 @@ func (c *Cluster) settleOwnAcks(i int) {
 func (c *Cluster) releaseOwnAcks(i int, d *diskOf) {
 	landed := d.landedFences()
 	kept := 0
-	for _, p := range d.ownAcks {
-		if p.Fence > landed {
-			d.ownAcks[kept] = p
+	for _, a := range d.ownAcks {
+		if !a.set || a.fence > landed {
+			d.ownAcks[kept] = a
 			kept++
 			continue
 		}
+		p := &a.p
 		c.checker.OwnAck(i, p.View, p.Op, p.Checksum, p.Parent)
 	}
 	d.ownAcks = d.ownAcks[:kept]

@@ -80,7 +80,7 @@ type diskOf struct {
 	held []heldMessage
 	// ownAcks are the primary's acks of its own prepares waiting for their
 	// writes to land (reportOwnAck).
-	ownAcks []replica.Acked
+	ownAcks []ownAck
 	// traced counts this disk's faults already traced.
 	traced int
 	// promised is the highest view the replica acted in on the wire.
