@@ -22,7 +22,7 @@ type Input struct {
 	// Op names the mutations that made the input, for the progress log.
 	Op string
 	// Unfocused draws a swarm seed without its focus slice (swarm.Unfocused):
-	// only the measurement of the foci sets it.
+	// the measurement of the foci sets it (`vsrsim fuzz --no-foci`).
 	Unfocused bool
 }
 
@@ -71,6 +71,8 @@ func (in *Input) Replay(path string, bugs replica.Bugs) string {
 	args := []string{"vsrsim", "run", "--seed", fmt.Sprint(in.Seed)}
 	if !in.Swarm() {
 		args = append(args, "--scenario-file", quote(path))
+	} else if in.Unfocused {
+		args = append(args, "--no-foci")
 	}
 	for _, b := range bugs.Names() {
 		args = append(args, "--bug", b)

@@ -88,11 +88,15 @@ type Shape struct {
 	Scenario     string // a named scenario, or ""
 	ScenarioFile string
 	Bugs         []string
+	NoFoci       bool // a swarm seed drawn without its focus slice (--no-foci)
 	Override     settings.Override
 }
 
+// noFociKey is the one run flag that takes no value: --no-foci.
+const noFociKey = "no-foci"
+
 // shapeKeys are the run flags a text line may set with KEY=VALUE.
-var shapeKeys = append([]string{"scenario-file"}, settings.FlagKeys()...)
+var shapeKeys = append([]string{"scenario-file", noFociKey}, settings.FlagKeys()...)
 
 // ParseArgs reads the flags of a `vsrsim run` command line (--flag VALUE or
 // --flag=VALUE) as the run command would: the seed and the run's shape.
@@ -104,6 +108,17 @@ func ParseArgs(args []string) (uint64, Shape, error) {
 		key, value, inline := strings.Cut(strings.TrimPrefix(args[i], "--"), "=")
 		if !strings.HasPrefix(args[i], "--") {
 			return 0, sh, fmt.Errorf("unexpected argument %q", args[i])
+		}
+		if key == noFociKey {
+			on := true
+			if inline {
+				var err error
+				if on, err = strconv.ParseBool(value); err != nil {
+					return 0, sh, fmt.Errorf("--%s=%s: want true or false", key, value)
+				}
+			}
+			sh.NoFoci = on
+			continue
 		}
 		if !inline {
 			if i+1 == len(args) {
@@ -263,6 +278,10 @@ func textArgs(seed uint64, f []string) ([]string, error) {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || !slices.Contains(shapeKeys, k) || v == "" {
 			return nil, fmt.Errorf("override %q: want KEY=VALUE with KEY one of %s", kv, strings.Join(shapeKeys, ", "))
+		}
+		if k == noFociKey {
+			args = append(args, "--"+k+"="+v)
+			continue
 		}
 		args = append(args, "--"+k, v)
 	}

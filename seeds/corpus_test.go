@@ -108,6 +108,18 @@ func TestParseArgs(t *testing.T) {
 	assert.Equal(t, "f.vsr", sh.ScenarioFile)
 	assert.Equal(t, []string{"a"}, sh.Bugs)
 	assert.Equal(t, []string{"--replicas", "5", "--topology", "star", "--extra-delay", "*:0=40"}, sh.Override.Args())
+	assert.False(t, sh.NoFoci)
+
+	// --no-foci takes no value, or true and false inline; it does not eat
+	// the flag after it.
+	for _, args := range [][]string{{"--no-foci", "--seed", "1"}, {"--seed", "1", "--no-foci=true"}} {
+		_, sh, err := seeds.ParseArgs(args)
+		require.NoError(t, err)
+		assert.True(t, sh.NoFoci, args)
+	}
+	_, sh, err = seeds.ParseArgs([]string{"--seed", "1", "--no-foci=false"})
+	require.NoError(t, err)
+	assert.False(t, sh.NoFoci)
 
 	for args, want := range map[string][]string{
 		"no --seed":              {"--replicas", "3"},
@@ -115,6 +127,7 @@ func TestParseArgs(t *testing.T) {
 		`--journal: journal "x"`: {"--seed", "1", "--journal", "x"},
 		"needs a value":          {"--seed", "1", "--replicas"},
 		"unexpected argument":    {"--seed", "1", "extra"},
+		"want true or false":     {"--seed", "1", "--no-foci=x"},
 	} {
 		_, _, err := seeds.ParseArgs(want)
 		assert.ErrorContains(t, err, args)

@@ -34,6 +34,7 @@ type fuzzOptions struct {
 	bugs     []string
 	corpus   string
 	failures string
+	noFoci   bool
 }
 
 func newFuzzCmd() *cobra.Command {
@@ -78,6 +79,7 @@ found: 1 safety, 4 crash, 3 liveness; 130 if interrupted before any finding;
 	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
 	f.StringVar(&o.corpus, "corpus", "", "resume from and keep the corpus in `DIR`")
 	f.StringVar(&o.failures, "failures", "", "append each failure as one JSON line to `FILE`")
+	f.BoolVar(&o.noFoci, "no-foci", false, "draw fresh swarm seeds without their focus slices (docs/fuzz.md measures the foci so)")
 	_ = cmd.RegisterFlagCompletionFunc("bug", completeBugs)
 	for _, name := range []string{"budget", "seed", "jobs"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
@@ -110,7 +112,7 @@ func (o *fuzzOptions) fuzz(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	began := time.Now()
 	sum := fuzz.Run(ctx, fuzz.Options{Budget: o.budget, Seed: seed, Jobs: o.jobs, Bugs: bugs, Corpus: corpus,
-		Deliver: r.deliver, Keep: r.keep})
+		Unfocused: o.noFoci, Deliver: r.deliver, Keep: r.keep})
 	r.progress.clear()
 	if r.writeErr != nil {
 		return internalErrorf("%v", r.writeErr)
@@ -274,7 +276,7 @@ func writeFuzzTable(w io.Writer, sum *fuzz.Summary, o *fuzzOptions, seed uint64,
 		{"budget", fmt.Sprint(o.budget)},
 		{"bug switches", bugs},
 		{"runs", fmt.Sprint(sum.Runs)},
-		{"fresh swarm seeds", share(uint64(sum.Fresh), runs)},
+		{"fresh swarm seeds", share(uint64(sum.Fresh), runs) + map[bool]string{true: ", drawn without foci", false: ""}[o.noFoci]},
 		{"passed", fmt.Sprintf("%d (%d unrecoverable)", sum.Passed, sum.Unrecoverable)},
 		{"failed: safety", fmt.Sprint(sum.Failed[sim.VerdictSafety])},
 		{"failed: liveness", fmt.Sprint(sum.Failed[sim.VerdictLiveness])},

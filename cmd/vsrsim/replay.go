@@ -214,6 +214,7 @@ func caseConfig(c seeds.Case) (*runOptions, sim.Config, sim.Attach, error) {
 	opts.scenario.value = c.Shape.Scenario
 	opts.scenarioFile.value = c.Shape.ScenarioFile
 	opts.bugs = c.Shape.Bugs
+	opts.noFoci = c.Shape.NoFoci
 	opts.override = c.Shape.Override
 	cfg, at, err := opts.config(c.Seed)
 	if err != nil {
@@ -226,7 +227,13 @@ func (o *replayOptions) report(w io.Writer, r *caseRun) error {
 	replay := r.opts.replay(r.c.Seed)
 	switch {
 	case o.pin:
-		_, err := fmt.Fprintln(w, seeds.Format(r.res.Scenario, r.c.Seed, r.res.Bugs, r.res.Verdict, r.res.TraceHash, overrides(r.c.Args)...))
+		// A file's run names its scenario "file:NAME"; the line replays it
+		// from the scenario-file key, with no named scenario.
+		scenario := r.res.Scenario
+		if r.c.Shape.ScenarioFile != "" {
+			scenario = ""
+		}
+		_, err := fmt.Fprintln(w, seeds.Format(scenario, r.c.Seed, r.res.Bugs, r.res.Verdict, r.res.TraceHash, overrides(r.c.Args)...))
 		return err
 	case o.output.value == "json":
 		return writeJSON(w, replayJSON{
@@ -251,12 +258,25 @@ func (o *replayOptions) report(w io.Writer, r *caseRun) error {
 // seed, scenario and bugs, which have columns of their own.
 func overrides(args []string) []string {
 	var out []string
-	for i := 0; i+1 < len(args); i += 2 {
-		switch args[i] {
-		case "--seed", "--scenario", "--bug":
+	for i := 0; i < len(args); i++ {
+		key, value, inline := strings.Cut(strings.TrimPrefix(args[i], "--"), "=")
+		if key == "no-foci" {
+			// The one flag without a value.
+			if !inline {
+				value = "true"
+			}
+			out = append(out, key+"="+value)
 			continue
 		}
-		out = append(out, strings.TrimPrefix(args[i], "--")+"="+args[i+1])
+		if !inline && i+1 < len(args) {
+			i++
+			value = args[i]
+		}
+		switch key {
+		case "seed", "scenario", "bug":
+			continue
+		}
+		out = append(out, key+"="+value)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,4 +109,55 @@ func TestReplayRunRecord(t *testing.T) {
 	data, err := os.ReadFile(trace)
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"kind":"note"`)
+}
+
+// TestReplayPinsEveryRecord: the corpus line --pin writes replays to the
+// record's verdict and hash, for a swarm seed drawn without its focus slice
+// (the one flag with no value) and for a scenario file's run, whose
+// "file:NAME" scenario is no named scenario the line could name.
+func TestReplayPinsEveryRecord(t *testing.T) {
+	// Absolute: a corpus line's relative path is read from the corpus's
+	// own directory.
+	scenarioFile, err := filepath.Abs(filepath.Join("..", "..", "scenarios", "testdata", "behaviour", "lossy-network.vsr"))
+	require.NoError(t, err)
+	cases := []struct {
+		name string
+		args []string
+		line string // the pinned line's pattern
+	}{
+		{"no foci", []string{"--seed", "7", "--no-foci"}, `^- 7 - pass [0-9a-f]{16} no-foci=true\n$`},
+		{"scenario file", []string{"--seed", "3", "--scenario-file", scenarioFile}, `^- 3 - \w+ [0-9a-f]{16} scenario-file=\S+\n$`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out := vsrsim(t, append([]string{"run", "-o", "json"}, tc.args...)...)
+			require.Contains(t, []int{0, exitLiveness, exitSafety}, out.code, out.stderr)
+			pin := vsrsim(t, "replay", "--pin", writeFile(t, "f.jsonl", out.stdout))
+			require.Equal(t, 0, pin.code, pin.stderr)
+			assert.Regexp(t, tc.line, pin.stdout)
+			got := vsrsim(t, "replay", writeFile(t, "c.txt", pin.stdout))
+			assert.Equal(t, 0, got.code, got.stdout+got.stderr)
+			assert.Contains(t, got.stdout, "1 cases, 0 drifted")
+		})
+	}
+}
+
+// TestNoFociDrawsTheUnfocusedSwarm: --no-foci changes only the seeds a focus
+// slice owns, and goes with no scenario.
+func TestNoFociDrawsTheUnfocusedSwarm(t *testing.T) {
+	hash := func(args ...string) string {
+		out := vsrsim(t, append([]string{"run", "-o", "json"}, args...)...)
+		require.Equal(t, 0, out.code, out.stderr)
+		var rec struct {
+			TraceHash string `json:"trace_hash"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out.stdout), &rec))
+		return rec.TraceHash
+	}
+	// Seed 1 falls in no focus slice; seed 8 in one (swarm.SeedFocus).
+	assert.Equal(t, hash("--seed", "1"), hash("--seed", "1", "--no-foci"))
+	assert.NotEqual(t, hash("--seed", "8"), hash("--seed", "8", "--no-foci"))
+	bad := vsrsim(t, "run", "--seed", "1", "--no-foci", "--scenario", "hollow-op")
+	assert.Equal(t, exitUsage, bad.code)
+	assert.Contains(t, bad.stderr, "--no-foci")
 }

@@ -26,6 +26,9 @@ type runOptions struct {
 	scenario     onceFlag
 	scenarioFile onceFlag
 	bugs         []string
+	// noFoci draws a swarm seed without its focus slice (D31): the blind
+	// swarm with no hand-made focus, which docs/fuzz.md measures the foci by.
+	noFoci bool
 	// override holds the cluster flags the user gave; settings.Override parses
 	// and checks them, as it does scenario-file settings and corpus lines.
 	override  settings.Override
@@ -89,6 +92,7 @@ func (o *runOptions) addShapeFlags(cmd *cobra.Command) {
 	f.Var(&o.scenario, "scenario", "named scenario to run (see vsrsim list)")
 	f.Var(&o.scenarioFile, "scenario-file", "run the timed script in `FILE` (docs/scenario-files.md)")
 	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
+	f.BoolVar(&o.noFoci, "no-foci", false, "draw a swarm seed without its focus slice (docs/fuzz.md); not with a scenario")
 	for _, fl := range settings.Flags() {
 		f.Var(&overrideFlag{o: &o.override, key: fl.Key, typ: fl.Form}, fl.Key, fl.Usage)
 	}
@@ -213,6 +217,9 @@ func (o *runOptions) config(seed uint64) (sim.Config, sim.Attach, error) {
 	if o.scenario.value != "" && o.scenarioFile.value != "" {
 		return sim.Config{}, sim.Attach{}, usageErrorf("--scenario and --scenario-file do not go together")
 	}
+	if o.noFoci && (o.scenario.value != "" || o.scenarioFile.value != "") {
+		return sim.Config{}, sim.Attach{}, usageErrorf("--no-foci draws a swarm seed: not with --scenario or --scenario-file")
+	}
 	if o.scenarioFile.value != "" {
 		var err error
 		file, err = readScenarioFile(o.scenarioFile.value)
@@ -230,6 +237,8 @@ func (o *runOptions) config(seed uint64) (sim.Config, sim.Attach, error) {
 		}
 		cfg = sim.DefaultConfig(seed)
 		at.Script = s.Apply(&cfg)
+	} else if o.noFoci {
+		cfg = swarm.Unfocused(seed)
 	} else {
 		cfg = swarm.Config(seed)
 	}
@@ -260,6 +269,9 @@ func (o *runOptions) replay(seed uint64) string {
 	}
 	if o.scenarioFile.value != "" {
 		args = append(args, "--scenario-file", o.scenarioFile.value)
+	}
+	if o.noFoci {
+		args = append(args, "--no-foci")
 	}
 	bugs, _ := replica.ParseBugs(o.bugs)
 	for _, name := range bugs.Names() {

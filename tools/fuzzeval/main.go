@@ -75,11 +75,16 @@ func main() {
 		}
 		targets = append(targets, ms...)
 	}
+	aimedRows, err := aimed(ctx, o, targets)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fuzzeval:", err)
+		os.Exit(70)
+	}
 	blind := cover(ctx, o, o.coverageRuns, true, false)
 	guided := cover(ctx, o, o.coverageRuns, false, false)
 	blindBare := cover(ctx, o, o.fociRuns, true, true)
 	guidedBare := cover(ctx, o, o.fociRuns, false, true)
-	report := render(o, targets, [4]reach{blind, guided, blindBare, guidedBare}, time.Since(began))
+	report := render(o, targets, aimedRows, [4]reach{blind, guided, blindBare, guidedBare}, time.Since(began))
 	if err := write(*out, report); err != nil {
 		fmt.Fprintln(os.Stderr, "fuzzeval:", err)
 		os.Exit(70)
@@ -102,8 +107,9 @@ func write(path, text string) error {
 
 // firstCatch runs one side until its first failure: the runs it took, 0 if
 // none within budget.
-func firstCatch(ctx context.Context, o options, bugs replica.Bugs, blind bool, seed uint64, budget int) int {
-	sum := fuzz.Run(ctx, fuzz.Options{Budget: budget, Seed: seed, Jobs: o.jobs, Bugs: bugs, Blind: blind, StopAtFailure: true, Confirm: true})
+func firstCatch(ctx context.Context, o options, bugs replica.Bugs, blind, unfocused bool, seed uint64, budget int) int {
+	sum := fuzz.Run(ctx, fuzz.Options{Budget: budget, Seed: seed, Jobs: o.jobs, Bugs: bugs, Blind: blind, Unfocused: unfocused,
+		StopAtFailure: true, Confirm: true})
 	if sum.FirstFailure == nil {
 		return 0
 	}
@@ -120,19 +126,80 @@ func switches(ctx context.Context, o options) []target {
 		if err != nil {
 			panic(err) // the catalog's own names
 		}
-		t := target{name: b.Name, kind: "switch", expect: "-"}
-		t.swarm = firstCatch(ctx, o, bugs, true, 0, o.swarmLimit)
-		for k := 1; k <= o.fuzzSeeds; k++ {
-			t.fuzz = append(t.fuzz, firstCatch(ctx, o, bugs, false, uint64(k), o.fuzzBudget))
-		}
-		fmt.Fprintf(os.Stderr, "%-34s swarm=%d fuzz=%v\n", t.name, t.swarm, t.fuzz)
-		out = append(out, t)
+		out = append(out, switchTarget(ctx, o, b.Name, bugs, false))
 	}
 	return out
 }
 
+// switchTarget measures one switch: the swarm from seed 1 and the searches,
+// their seeds drawn with or without the focus slices.
+func switchTarget(ctx context.Context, o options, name string, bugs replica.Bugs, unfocused bool) target {
+	t := target{name: name, kind: "switch", expect: "-"}
+	t.swarm = firstCatch(ctx, o, bugs, true, unfocused, 0, o.swarmLimit)
+	for k := 1; k <= o.fuzzSeeds; k++ {
+		t.fuzz = append(t.fuzz, firstCatch(ctx, o, bugs, false, unfocused, uint64(k), o.fuzzBudget))
+	}
+	fmt.Fprintf(os.Stderr, "%-34s unfocused=%v swarm=%d fuzz=%v\n", t.name, unfocused, t.swarm, t.fuzz)
+	return t
+}
+
+// aimedFoci are the foci drawn for a defect rather than a mark
+// (sim/swarm/focus_*.go name them), with the defects each aims at.
+var aimedFoci = []struct {
+	focus   string
+	defects []string
+}{
+	{"transfer rewind", []string{"transfer-rewinds-sequencer"}},
+	{"transfer mutants", []string{"transfer-keeps-repair-floor"}},
+	{"restart before repair", []string{"restart-skips-adopted-head"}},
+}
+
+// aimedRow is one aimed focus's defect measured both ways: with the focus
+// slices (the main table's row) and with every seed drawn without them.
+type aimedRow struct {
+	focus      string
+	with, bare target
+}
+
+// aimed measures the defects of the aimed foci again with every swarm seed,
+// the sweep's and the searches' fresh ones, drawn without its focus slice.
+func aimed(ctx context.Context, o options, ts []target) ([]aimedRow, error) {
+	var out []aimedRow
+	for _, f := range aimedFoci {
+		for _, name := range f.defects {
+			i := slices.IndexFunc(ts, func(t target) bool { return t.name == name })
+			if i < 0 {
+				continue // left out by -only or -mutants=false
+			}
+			row := aimedRow{focus: f.focus, with: ts[i]}
+			if ts[i].kind == "switch" {
+				bugs, err := replica.ParseBugs([]string{name})
+				if err != nil {
+					return nil, err
+				}
+				row.bare = switchTarget(ctx, o, name, bugs, true)
+			} else {
+				ms, err := mutantsRun(o, name, true)
+				if err != nil {
+					return nil, err
+				}
+				if len(ms) != 1 {
+					return nil, fmt.Errorf("tools/mutants -only %s: %d rows", name, len(ms))
+				}
+				row.bare = ms[0]
+			}
+			out = append(out, row)
+		}
+	}
+	return out, nil
+}
+
 // mutants runs tools/mutants with its guided searches and reads its rows.
-func mutants(o options) ([]target, error) {
+func mutants(o options) ([]target, error) { return mutantsRun(o, o.only, false) }
+
+// mutantsRun runs tools/mutants on the patches whose name contains only,
+// their seeds drawn without the focus slices if noFoci.
+func mutantsRun(o options, only string, noFoci bool) ([]target, error) {
 	tmp, err := os.MkdirTemp("", "vsrsim-fuzzeval-")
 	if err != nil {
 		return nil, err
@@ -140,8 +207,8 @@ func mutants(o options) ([]target, error) {
 	defer os.RemoveAll(tmp)
 	rows := tmp + "/rows.jsonl"
 	cmd := exec.Command("go", "run", "./tools/mutants", "-seeds", fmt.Sprint(o.swarmLimit), "-jobs", fmt.Sprint(o.jobs),
-		"-only", o.only, "-fuzz-seeds", fmt.Sprint(o.fuzzSeeds), "-fuzz-budget", fmt.Sprint(o.fuzzBudget),
-		"-json", rows, "-o", tmp+"/mutants.md")
+		"-only", only, "-fuzz-seeds", fmt.Sprint(o.fuzzSeeds), "-fuzz-budget", fmt.Sprint(o.fuzzBudget),
+		"-json", rows, "-o", tmp+"/mutants.md", fmt.Sprintf("-no-foci=%v", noFoci))
 	cmd.Stderr = os.Stderr
 	// A stale patch exits 1 after writing its rows: the rows say which.
 	if err := cmd.Run(); err != nil {

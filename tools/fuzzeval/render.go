@@ -23,7 +23,7 @@ var focusMarks = []struct{ focus, mark, retired string }{
 	{"amnesiac vote", "merge-unsure", "87 with the focus, 93 for the search without foci"},
 }
 
-func render(o options, ts []target, sides [4]reach, wall time.Duration) string {
+func render(o options, ts []target, aimedRows []aimedRow, sides [4]reach, wall time.Duration) string {
 	blind, guided := sides[0], sides[1]
 	var b strings.Builder
 	b.WriteString(`# Guided search
@@ -62,6 +62,7 @@ machine; wall seconds are not.
 	renderCatches(&b, o, ts)
 	renderMarks(&b, o, &blind, &guided)
 	renderFoci(&b, o, &sides)
+	renderAimed(&b, o, aimedRows)
 	b.WriteString(staticNotes)
 	return b.String()
 }
@@ -345,12 +346,49 @@ stays: without it the swarm reaches ` + "`repair-body-mismatch`" + ` and
 floor of 20 runs for the blind default, which must reach every mark on its
 own; the two retired foci leave their marks above it (` + "`drop-below-commit`" + ` 32,
 ` + "`merge-unsure`" + ` 41, ` + "`drop-below-ack`" + ` 104). The transfer race focus stays,
-with the figure that says why. The other three foci (transfer rewind,
-transfer mutants, restart before repair) aim at a switch or a planted
-defect rather than a mark; the search's own fresh seeds are drawn with
-them, and whether an unfocused search finds their defects as fast is not
-yet measured.
+with the figure that says why. The other three foci aim at a defect rather
+than a mark: the next table.
 `)
+}
+
+// renderAimed writes the foci aimed at a defect: runs to first catch with
+// every seed drawn with its focus slice and without.
+func renderAimed(b *strings.Builder, o options, rows []aimedRow) {
+	fmt.Fprintf(b, `
+### Foci aimed at a defect
+
+Three foci (transfer rewind, transfer mutants, restart before repair) draw
+the conditions of one switch or planted defect. Each is measured as the main
+table measures its defect (runs to first catch: the swarm from seed 1 up to
+%d, the search's median of %d up to %d runs), once as the swarm draws seeds
+and once with every seed, the sweep's and the search's fresh ones, drawn
+without its focus slice (`+"`--no-foci`"+`).
+
+| focus | defect | swarm | swarm without foci | search | search without foci | the focus |
+|---|---|---|---|---|---|---|
+`, o.swarmLimit, o.fuzzSeeds, o.fuzzBudget)
+	for _, r := range rows {
+		cell := func(t *target) string {
+			m, ok := median(t.fuzz)
+			text, _ := catchTexts(t.swarm, m, ok, o.fuzzBudget)
+			return fmt.Sprintf("%s (%s)", text, fuzzText(t.fuzz))
+		}
+		withM, withOK := median(r.with.fuzz)
+		bareM, bareOK := median(r.bare.fuzz)
+		judge := "keep: the search without foci does not catch it within the runs the swarm with the focus needs"
+		switch {
+		case r.bare.stale != "":
+			judge = "not measured: " + r.bare.stale
+		case r.with.swarm == 0:
+			judge = "no figure: the swarm with the focus does not catch it either"
+		case bareOK && bareM <= r.with.swarm:
+			judge = "redundant for the search: without foci it catches it within the swarm's runs"
+		case bareOK && withOK && bareM <= withM:
+			judge = "keep: the search without foci is as fast as with them, but slower than the swarm with the focus"
+		}
+		fmt.Fprintf(b, "| %s | `%s` | %s | %s | %s | %s | %s |\n", r.focus, r.with.name, runsText(r.with.swarm, o.swarmLimit),
+			runsText(r.bare.swarm, o.swarmLimit), cell(&r.with), cell(&r.bare), judge)
+	}
 }
 
 // staticNotes are the parts of the report no measurement here rewrites:

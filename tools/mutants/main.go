@@ -64,6 +64,9 @@ type row struct {
 type fuzzOptions struct {
 	seeds, budget int
 	clean         string // the unpatched binary, to confirm a catch against
+	// draw are flags of both the sweep and the searches: --no-foci, to
+	// measure what the focus slices add (tools/fuzzeval).
+	draw []string
 }
 
 func main() { os.Exit(mutants()) }
@@ -91,7 +94,11 @@ func mutants() int {
 	flag.IntVar(&fo.seeds, "fuzz-seeds", 0, "also run `vsrsim fuzz` with search seeds 1..`N` against each mutant")
 	flag.IntVar(&fo.budget, "fuzz-budget", 2000, "runs each guided search may take")
 	jsonOut := flag.String("json", "", "also write every row as JSON lines to `FILE`")
+	noFoci := flag.Bool("no-foci", false, "draw the swarm seeds of the sweep and the searches without their focus slices")
 	flag.Parse()
+	if *noFoci {
+		fo.draw = []string{"--no-foci"}
+	}
 	if *limit == 0 || *jobs < 1 {
 		fmt.Fprintln(os.Stderr, "mutants: -seeds and -jobs must be positive")
 		return 64
@@ -287,13 +294,13 @@ func writeRows(path string, rows []row) error {
 // Findings), so each failure's replay command is run with clean first; one
 // that fails there too is not the mutant's. The search prints each failure
 // as it finds it, so the process is stopped at the first of the mutant's.
-func fuzzFirst(ctx context.Context, bin, clean, dir string, seed, budget, jobs int) (int, error) {
+func fuzzFirst(ctx context.Context, bin, clean, dir string, seed, budget, jobs int, draw []string) (int, error) {
 	work, err := os.MkdirTemp(dir, "fuzz-")
 	if err != nil {
 		return 0, err
 	}
-	cmd := exec.CommandContext(ctx, bin, "fuzz", "--budget", fmt.Sprint(budget), "--seed", fmt.Sprint(seed),
-		"--jobs", fmt.Sprint(jobs), "--failures", filepath.Join(work, "f.jsonl"))
+	cmd := exec.CommandContext(ctx, bin, append([]string{"fuzz", "--budget", fmt.Sprint(budget), "--seed", fmt.Sprint(seed),
+		"--jobs", fmt.Sprint(jobs), "--failures", filepath.Join(work, "f.jsonl")}, draw...)...)
 	cmd.Dir = dir
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -349,8 +356,8 @@ func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, 
 		return r
 	}
 	began := time.Now()
-	cmd := exec.CommandContext(ctx, bin, "sweep", "--seeds", fmt.Sprintf("1-%d", limit), "--jobs", fmt.Sprint(jobs),
-		"--max-failures", "1", "-o", "json")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"sweep", "--seeds", fmt.Sprintf("1-%d", limit), "--jobs", fmt.Sprint(jobs),
+		"--max-failures", "1", "-o", "json"}, fo.draw...)...)
 	cmd.Dir = dir
 	stdout, _ := cmd.Output() // a finding exits non-zero by design
 	r.wall = time.Since(began)
@@ -365,7 +372,7 @@ func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, 
 	}
 	r.seeds = sum.Runs
 	for k := 1; k <= fo.seeds; k++ {
-		n, err := fuzzFirst(ctx, bin, fo.clean, dir, k, fo.budget, jobs)
+		n, err := fuzzFirst(ctx, bin, fo.clean, dir, k, fo.budget, jobs, fo.draw)
 		if err != nil {
 			r.stale = "fuzz: " + err.Error()
 			return r
