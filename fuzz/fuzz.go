@@ -50,9 +50,11 @@ type Options struct {
 	// Keep, if set, gets every input as it joins the corpus (a fresh swarm
 	// seed as the file its run was recorded to).
 	Keep func(Input)
-	// Blind runs swarm seeds 1, 2, 3, ... and mutates nothing: the plain
-	// swarm, counted as the search counts, to compare the two by.
-	Blind bool
+	// Blind runs swarm seeds BlindStart+1, +2, +3, ... and mutates
+	// nothing: the plain swarm, counted as the search counts, to compare
+	// the two by.
+	Blind      bool
+	BlindStart uint64
 	// Unfocused draws fresh and blind swarm seeds without their focus
 	// slices (swarm.Unfocused), to measure what the foci add.
 	Unfocused bool
@@ -203,7 +205,7 @@ func (s *search) generation(n int) []plan {
 	out := make([]plan, n)
 	if s.opts.Blind {
 		for i := range out {
-			out[i].in = Input{Seed: uint64(s.sum.Runs + i + 1), Op: "swarm", Unfocused: s.opts.Unfocused}
+			out[i].in = Input{Seed: s.opts.BlindStart + uint64(s.sum.Runs+i+1), Op: "swarm", Unfocused: s.opts.Unfocused}
 		}
 		return out
 	}

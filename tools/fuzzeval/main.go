@@ -37,8 +37,15 @@ type target struct {
 	name, kind, expect string
 	swarm              int
 	fuzz               []int
-	stale              string
+	// starts are the swarm's runs to first catch from -fuzz-seeds starts
+	// (seed 1, then startStride+1, ...), each up to -fuzz-budget seeds: the
+	// swarm counted as the searches are (0: none within the budget).
+	starts []int
+	stale  string
 }
+
+// startStride spaces the swarm's starts apart, as tools/mutants does.
+const startStride = 1_000_000
 
 // reach is one side's coverage run: its curve, first reach of each mark,
 // and how long it took.
@@ -107,9 +114,15 @@ func write(path, text string) error {
 
 // firstCatch runs one side until its first failure: the runs it took, 0 if
 // none within budget.
+// A blind side sweeps swarm seeds from seed+1; a search uses seed as its
+// own.
 func firstCatch(ctx context.Context, o options, bugs replica.Bugs, blind, unfocused bool, seed uint64, budget int) int {
-	sum := fuzz.Run(ctx, fuzz.Options{Budget: budget, Seed: seed, Jobs: o.jobs, Bugs: bugs, Blind: blind, Unfocused: unfocused,
-		StopAtFailure: true, Confirm: true})
+	opts := fuzz.Options{Budget: budget, Seed: seed, Jobs: o.jobs, Bugs: bugs, Blind: blind, Unfocused: unfocused,
+		StopAtFailure: true, Confirm: true}
+	if blind {
+		opts.Seed, opts.BlindStart = 0, seed
+	}
+	sum := fuzz.Run(ctx, opts)
 	if sum.FirstFailure == nil {
 		return 0
 	}
@@ -139,7 +152,17 @@ func switchTarget(ctx context.Context, o options, name string, bugs replica.Bugs
 	for k := 1; k <= o.fuzzSeeds; k++ {
 		t.fuzz = append(t.fuzz, firstCatch(ctx, o, bugs, false, unfocused, uint64(k), o.fuzzBudget))
 	}
-	fmt.Fprintf(os.Stderr, "%-34s unfocused=%v swarm=%d fuzz=%v\n", t.name, unfocused, t.swarm, t.fuzz)
+	for k := 0; k < o.fuzzSeeds; k++ {
+		n := 0
+		switch {
+		case k == 0 && t.swarm <= o.fuzzBudget:
+			n = t.swarm // the sweep from seed 1, cut at the budget
+		case k > 0:
+			n = firstCatch(ctx, o, bugs, true, unfocused, uint64(k)*startStride, o.fuzzBudget)
+		}
+		t.starts = append(t.starts, n)
+	}
+	fmt.Fprintf(os.Stderr, "%-34s unfocused=%v swarm=%d starts=%v fuzz=%v\n", t.name, unfocused, t.swarm, t.starts, t.fuzz)
 	return t
 }
 
@@ -208,7 +231,7 @@ func mutantsRun(o options, only string, noFoci bool) ([]target, error) {
 	rows := tmp + "/rows.jsonl"
 	cmd := exec.Command("go", "run", "./tools/mutants", "-seeds", fmt.Sprint(o.swarmLimit), "-jobs", fmt.Sprint(o.jobs),
 		"-only", only, "-fuzz-seeds", fmt.Sprint(o.fuzzSeeds), "-fuzz-budget", fmt.Sprint(o.fuzzBudget),
-		"-json", rows, "-o", tmp+"/mutants.md", fmt.Sprintf("-no-foci=%v", noFoci))
+		"-json", rows, "-o", tmp+"/mutants.md", fmt.Sprintf("-no-foci=%v", noFoci), "-swarm-starts", fmt.Sprint(o.fuzzSeeds))
 	cmd.Stderr = os.Stderr
 	// A stale patch exits 1 after writing its rows: the rows say which.
 	if err := cmd.Run(); err != nil {
@@ -229,11 +252,12 @@ func mutantsRun(o options, only string, noFoci bool) ([]target, error) {
 			Seeds               uint64
 			Found               bool
 			Fuzz                []int
+			Starts              []int `json:"swarm_starts"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, err
 		}
-		t := target{name: r.Name, kind: "mutant", expect: r.Expect, fuzz: r.Fuzz, stale: r.Stale}
+		t := target{name: r.Name, kind: "mutant", expect: r.Expect, fuzz: r.Fuzz, starts: r.Starts, stale: r.Stale}
 		if r.Found {
 			t.swarm = int(r.Seeds)
 		}
@@ -311,20 +335,31 @@ func fuzzText(xs []int) string {
 	return strings.Join(parts, " ")
 }
 
+// The sides sideMedian measures.
+const (
+	sideSwarm  = iota // the sweep from seed 1, up to -swarm-limit
+	sideStarts        // the median of the swarm's starts, each up to -fuzz-budget
+	sideSearch        // the median of the searches
+)
+
 // sideMedian is the median over targets of one side's runs to first catch,
 // a miss counted as its limit (a lower bound on the truth).
-func sideMedian(ts []target, o options, swarm bool) float64 {
+func sideMedian(ts []target, o options, side int) float64 {
 	var xs []float64
 	for i := range ts {
 		t := &ts[i]
 		if !t.catchable() {
 			continue
 		}
-		if swarm {
+		if side == sideSwarm {
 			xs = append(xs, float64(orLimit(t.swarm, o.swarmLimit)))
 			continue
 		}
-		m, ok := median(t.fuzz)
+		runs := t.fuzz
+		if side == sideStarts {
+			runs = t.starts
+		}
+		m, ok := median(runs)
 		if !ok {
 			m = o.fuzzBudget
 		}

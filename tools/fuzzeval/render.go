@@ -92,24 +92,28 @@ applied to a scratch copy of the module, its binary swept and searched). The
 swarm column is a sweep from seed 1 (`+"`make detect`"+` and `+"`make mutants`"+` measure the
 same, to other limits), up to %d seeds. The search columns are %d guided
 searches, search seeds 1..%d, each up to %d runs ("-": none found), and their
-median (a miss counts as worse than any catch). Every fix but the one
-measured is on. A defect whose note proves it equivalent cannot be caught and
-is left out of the medians.
+median (a miss counts as worse than any catch). The swarm starts column
+counts the swarm as the searches are counted: %d sweeps, from seed 1 and
+from seeds %d+1, %d+1, ..., each up to %d seeds, and their median. Every fix
+but the one measured is on. A defect whose note proves it equivalent cannot
+be caught and is left out of the medians.
 
-| defect | kind | expected | swarm runs | search runs per seed | search median | swarm / search |
-|---|---|---|---|---|---|---|
-`, o.swarmLimit, o.fuzzSeeds, o.fuzzSeeds, o.fuzzBudget)
+| defect | kind | expected | swarm runs | swarm starts (median) | search runs per seed | search median | swarm / search |
+|---|---|---|---|---|---|---|---|
+`, o.swarmLimit, o.fuzzSeeds, o.fuzzSeeds, o.fuzzBudget, o.fuzzSeeds, startStride, 2*startStride, o.fuzzBudget)
 	var wins, losses, ties, onlyFuzz, onlySwarm []string
 	for i := range ts {
 		t := &ts[i]
 		if t.stale != "" {
-			fmt.Fprintf(b, "| `%s` | %s | %s | - | - | - | patch no longer applies |\n", t.name, t.kind, t.expect)
+			fmt.Fprintf(b, "| `%s` | %s | %s | - | - | - | - | patch no longer applies |\n", t.name, t.kind, t.expect)
 			continue
 		}
 		m, ok := median(t.fuzz)
 		mText, ratio := catchTexts(t.swarm, m, ok, o.fuzzBudget)
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", t.name, t.kind, t.expect, runsText(t.swarm, o.swarmLimit),
-			fuzzText(t.fuzz), mText, ratio)
+		sm, sok := median(t.starts)
+		startsText, _ := catchTexts(0, sm, sok, o.fuzzBudget)
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s (%s) | %s | %s | %s |\n", t.name, t.kind, t.expect, runsText(t.swarm, o.swarmLimit),
+			fuzzText(t.starts), startsText, fuzzText(t.fuzz), mText, ratio)
 		if !t.catchable() {
 			continue
 		}
@@ -132,7 +136,7 @@ is left out of the medians.
 			ties = append(ties, t.name)
 		}
 	}
-	sm, fm := sideMedian(ts, o, true), sideMedian(ts, o, false)
+	sm, fm, stm := sideMedian(ts, o, sideSwarm), sideMedian(ts, o, sideSearch), sideMedian(ts, o, sideStarts)
 	verdict := "at most half the swarm's: the target is met"
 	if fm > sm/2 {
 		verdict = "more than half the swarm's: the target (at most half) is not met"
@@ -144,8 +148,12 @@ The search needs fewer runs on %d, more on %d, as many on %d.
 Caught by the search and missed by the swarm in %d seeds: %s.
 Caught by the swarm and missed by every median search within %d runs: %s.
 
+Counted alike (each side the median of %d, each up to %d runs, a miss
+counted as %d), the median over the defects is %.1f for the swarm's starts and
+%.1f for the search.
+
 `, len(wins)+len(losses)+len(ties), sm, fm, verdict, len(wins), len(losses), len(ties), o.swarmLimit, list(onlyFuzz),
-		o.fuzzBudget, list(onlySwarm))
+		o.fuzzBudget, list(onlySwarm), o.fuzzSeeds, o.fuzzBudget, o.fuzzBudget, stm, fm)
 	if len(losses) > 0 {
 		fmt.Fprintf(b, "Where the search loses: %s. ", list(losses))
 		b.WriteString(`A defect the swarm catches in its first few seeds

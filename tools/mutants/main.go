@@ -57,6 +57,10 @@ type row struct {
 	// fuzz holds, per search seed of -fuzz-seeds, the runs `vsrsim fuzz`
 	// took to its first failure, 0 when it found none within -fuzz-budget.
 	fuzz []int
+	// starts holds, per start of -swarm-starts, the swarm seeds a sweep
+	// from that start took to its first failure, 0 when none within
+	// -fuzz-budget: the swarm counted as the searches are.
+	starts []int
 }
 
 // fuzzOptions are the guided searches run against each mutant besides the
@@ -67,7 +71,15 @@ type fuzzOptions struct {
 	// draw are flags of both the sweep and the searches: --no-foci, to
 	// measure what the focus slices add (tools/fuzzeval).
 	draw []string
+	// starts is how many sweeps of budget seeds each, from seed 1 and
+	// from startStride+1, 2*startStride+1, ..., measure the swarm as the
+	// searches are measured (a median of several, on their budget).
+	starts int
 }
+
+// startStride spaces the swarm's starts far apart, so no two sweeps share
+// a seed.
+const startStride = 1_000_000
 
 func main() { os.Exit(mutants()) }
 
@@ -94,6 +106,7 @@ func mutants() int {
 	flag.IntVar(&fo.seeds, "fuzz-seeds", 0, "also run `vsrsim fuzz` with search seeds 1..`N` against each mutant")
 	flag.IntVar(&fo.budget, "fuzz-budget", 2000, "runs each guided search may take")
 	jsonOut := flag.String("json", "", "also write every row as JSON lines to `FILE`")
+	flag.IntVar(&fo.starts, "swarm-starts", 0, "also sweep -fuzz-budget seeds from `N` starts (seed 1, 1000001, ...)")
 	noFoci := flag.Bool("no-foci", false, "draw the swarm seeds of the sweep and the searches without their focus slices")
 	flag.Parse()
 	if *noFoci {
@@ -270,6 +283,7 @@ type rowJSON struct {
 	Found   bool   `json:"found"`
 	Verdict string `json:"verdict"`
 	Fuzz    []int  `json:"fuzz"`
+	Starts  []int  `json:"swarm_starts,omitempty"`
 }
 
 func writeRows(path string, rows []row) error {
@@ -279,7 +293,7 @@ func writeRows(path string, rows []row) error {
 	var b bytes.Buffer
 	for _, r := range rows {
 		line, err := json.Marshal(rowJSON{Name: r.name, Expect: r.expect, Stale: r.stale, Seeds: r.seeds, Found: r.found,
-			Verdict: r.verdict, Fuzz: r.fuzz})
+			Verdict: r.verdict, Fuzz: r.fuzz, Starts: r.starts})
 		if err != nil {
 			return err
 		}
@@ -356,18 +370,10 @@ func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, 
 		return r
 	}
 	began := time.Now()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"sweep", "--seeds", fmt.Sprintf("1-%d", limit), "--jobs", fmt.Sprint(jobs),
-		"--max-failures", "1", "-o", "json"}, fo.draw...)...)
-	cmd.Dir = dir
-	stdout, _ := cmd.Output() // a finding exits non-zero by design
+	sum, lines, err := sweepFrom(ctx, bin, dir, 1, limit, jobs, fo.draw)
 	r.wall = time.Since(began)
-	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
-	var sum struct {
-		Runs  uint64  `json:"runs"`
-		First *uint64 `json:"first_failure_seed"`
-	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
-		r.stale = "unreadable sweep output: " + oneLine(string(stdout))
+	if err != nil {
+		r.stale = err.Error()
 		return r
 	}
 	r.seeds = sum.Runs
@@ -378,6 +384,28 @@ func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, 
 			return r
 		}
 		r.fuzz = append(r.fuzz, n)
+	}
+	for k := 0; k < fo.starts; k++ {
+		if k == 0 {
+			// From seed 1: the sweep above, cut at the budget.
+			n := 0
+			if sum.First != nil && *sum.First <= uint64(fo.budget) {
+				n = int(*sum.First)
+			}
+			r.starts = append(r.starts, n)
+			continue
+		}
+		from := uint64(k)*startStride + 1
+		st, _, err := sweepFrom(ctx, bin, dir, from, uint64(fo.budget), jobs, fo.draw)
+		if err != nil {
+			r.stale = err.Error()
+			return r
+		}
+		n := 0
+		if st.First != nil {
+			n = int(*st.First - from + 1)
+		}
+		r.starts = append(r.starts, n)
 	}
 	if sum.First == nil || len(lines) < 2 {
 		return r
@@ -392,6 +420,27 @@ func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, 
 		r.found, r.seed, r.verdict, r.inv, r.evidence = true, fail.Seed, fail.Verdict, fail.Invariant, fail.Evidence
 	}
 	return r
+}
+
+// sweepSummary is the last line of `vsrsim sweep -o json`.
+type sweepSummary struct {
+	Runs  uint64  `json:"runs"`
+	First *uint64 `json:"first_failure_seed"`
+}
+
+// sweepFrom sweeps count seeds from first until the first failure: the
+// summary, and every output line (the failure's record first).
+func sweepFrom(ctx context.Context, bin, dir string, first, count uint64, jobs int, draw []string) (sweepSummary, []string, error) {
+	cmd := exec.CommandContext(ctx, bin, append([]string{"sweep", "--seeds", fmt.Sprintf("%d-%d", first, first+count-1),
+		"--jobs", fmt.Sprint(jobs), "--max-failures", "1", "-o", "json"}, draw...)...)
+	cmd.Dir = dir
+	stdout, _ := cmd.Output() // a finding exits non-zero by design
+	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+	var sum sweepSummary
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		return sum, nil, fmt.Errorf("unreadable sweep output: %s", oneLine(string(stdout)))
+	}
+	return sum, lines, nil
 }
 
 func run(ctx context.Context, dir, name string, args ...string) (string, error) {
