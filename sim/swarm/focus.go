@@ -53,7 +53,7 @@ var foci = []struct {
 	{"amnesiac-vote", nil},
 	{"transfer-rewind", focusTransferRewind},
 	{"transfer-mutants", focusTransferMutants},
-	{"restart-before-repair", focusRestartBeforeRepair},
+	{"restart-before-repair", nil},
 }
 
 // SeedFocus names the focus a swarm seed fell in and which of its slices
