@@ -10,12 +10,13 @@ import (
 
 // RuleCoreCopyDamaged: at the stall, an op some core replica acknowledged (a
 // PrepareOk for it left the replica) is held intact by no core replica, the
-// disk's record shows a core replica's copy damaged when it restarted, and
-// the core replicas that never acknowledged it are fewer than a nack quorum. No correct core can decide
-// the op: it may have committed (acknowledged copies outside the core may
-// count), so it cannot be cut, and no core replica can serve it. Only the
-// replicas the harness keeps outside the core can settle it, by a copy or by
-// their nacks.
+// disk's record shows a core replica's copy damaged when it restarted, the
+// core replicas that never acknowledged it are fewer than a nack quorum, and
+// no live replica the harness left reachable holds it. No correct core can
+// decide the op: it may have committed (acknowledged copies outside the core
+// may count), so it cannot be cut, and no replica the core can reach can
+// serve it. Only the replicas the harness keeps outside the core can settle
+// it, by a copy or by their nacks.
 const RuleCoreCopyDamaged = "core-copy-damaged"
 
 // RuleCoreCopyForgotten: as RuleCoreCopyDamaged, with the core replicas'
@@ -87,10 +88,10 @@ func (c *Checker) undecidable(op uint64, core uint16) (rule, why string, ok bool
 		ackers |= b.ackSent
 		holders |= b.holders
 	}
-	if damaged == 0 && holders&c.reachable() != 0 {
+	if holders&c.reachable() != 0 {
 		// A copy on a live replica outside the core that the harness did
-		// not cut off: a correct core may still fetch it, so amnesia alone
-		// excuses nothing.
+		// not cut off: a correct core may still fetch it, so neither a
+		// damaged disk nor amnesia excuses the stall.
 		return "", "", false
 	}
 	if damaged == 0 && forgot == 0 {

@@ -42,6 +42,28 @@ func TestCoreCopyDamaged(t *testing.T) {
 	assert.False(t, unrec, "nobody in the core acked it: both may nack it")
 	unrec, _, _ = stalled(true, true, []int{0, 1, 2})
 	assert.False(t, unrec, "with r0 in the core two replicas may nack it")
+
+	// r0, outside the core, holds a copy and stays up: a correct core may
+	// fetch it, unless the harness cut r0 off from every other replica.
+	outsideHolder := func(cutOff bool) bool {
+		c := newTest(true)
+		c.Journaled(0, op, sum)
+		c.Journaled(2, op, sum)
+		c.AckSent(2, op, sum)
+		if cutOff {
+			c.CutOff(0)
+		}
+		c.Crash(2, 2)
+		c.Restart(3, 2, 0)
+		c.StorageLost(2, 64, slotOf(op))
+		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
+		c.Status(4, 2, StatusViewChange, 1, 0, op, 0)
+		c.StartLiveness([]int{1, 2})
+		unrec, _, _ := c.Stalled(100, 0)
+		return unrec
+	}
+	assert.False(t, outsideHolder(false), "r0 is up and reachable with a copy: the core can fetch it")
+	assert.True(t, outsideHolder(true), "r0 was cut off whole: its copy is out of the core's reach")
 }
 
 // core-copy-forgotten is core-copy-damaged with memory journals: the core's
