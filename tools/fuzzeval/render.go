@@ -327,11 +327,11 @@ first reached it in the coverage runs above (%d runs each).
 func renderFoci(b *strings.Builder, o options, sides *[4]reach) {
 	fmt.Fprintf(b, `## The focus slices
 
-D31's foci draw, in a third of the swarm's seeds, the conditions of one rare
-mechanism. Whether the search makes one redundant is measured on the marks the
+D31's foci drew, in a third of the swarm's seeds, the conditions of one rare
+mechanism; the four still drawing own 12 of its 64 slices. Whether the search makes one redundant is measured on the marks the
 foci aim at, over the first %d runs of four sides: the swarm as it is (foci
 on), the swarm with every seed drawn as if no focus existed
-(`+"`swarm.Unfocused`"+`, which no sweep runs), and the search with its fresh seeds
+(`+"`--no-foci`"+`), and the search with its fresh seeds
 drawn either way. Each cell is the runs that reached the mark, then the run
 that first did.
 
