@@ -38,7 +38,7 @@ a crash, cut, hold or message drop added (half of them near a moment the
 parent's run found interesting: a view change, a transfer, a repair request,
 a crash), one removed, moved, retargeted, widened or narrowed, a setting or a
 protocol option changed, two schedules spliced at a tick, the run's own
-randomness reseeded. One child in eight is a fresh swarm seed. Generations of
+randomness reseeded. One child in two is a fresh swarm seed. Generations of
 32 inputs are drawn from the corpus as it stood and read back in order, so a
 search's findings and summary depend on its seed and budget only, never on
 ` + "`--jobs`" + `. A failing file is saved beside ` + "`--failures`" + ` and its record replays
@@ -173,7 +173,7 @@ guided search could show it either.`)
 	if len(losses) > 0 {
 		fmt.Fprintf(b, "Where the search loses: %s. ", list(losses))
 		b.WriteString(`A defect the swarm catches in its first few seeds
-is one that most runs trip over; the search spends one run in eight on fresh
+is one that most runs trip over; the search spends one run in two on fresh
 seeds and the rest on children of what it has kept, so it meets such a
 defect later than a sweep from seed 1 unless its first generation (32 fresh
 seeds) does. The search's first seeds are not the swarm's first seeds, and a
