@@ -251,6 +251,15 @@ func fuzzExitCode(sum *fuzz.Summary) int {
 
 // writeFuzzTable is the search's summary. It holds no wall-clock figure, so
 // two searches of one seed and budget print the same table.
+// withoutFoci notes in the summary that fresh seeds were drawn without the
+// focus slices.
+func withoutFoci(on bool) string {
+	if on {
+		return ", drawn without foci"
+	}
+	return ""
+}
+
 func writeFuzzTable(w io.Writer, sum *fuzz.Summary, o *fuzzOptions, seed uint64, bugSet replica.Bugs) error {
 	first := "-"
 	if sum.FirstFailure != nil {
@@ -276,7 +285,7 @@ func writeFuzzTable(w io.Writer, sum *fuzz.Summary, o *fuzzOptions, seed uint64,
 		{"budget", fmt.Sprint(o.budget)},
 		{"bug switches", bugs},
 		{"runs", fmt.Sprint(sum.Runs)},
-		{"fresh swarm seeds", share(uint64(sum.Fresh), runs) + map[bool]string{true: ", drawn without foci", false: ""}[o.noFoci]},
+		{"fresh swarm seeds", share(uint64(sum.Fresh), runs) + withoutFoci(o.noFoci)},
 		{"passed", fmt.Sprintf("%d (%d unrecoverable)", sum.Passed, sum.Unrecoverable)},
 		{"failed: safety", fmt.Sprint(sum.Failed[sim.VerdictSafety])},
 		{"failed: liveness", fmt.Sprint(sum.Failed[sim.VerdictLiveness])},
