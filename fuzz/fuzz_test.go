@@ -184,7 +184,6 @@ func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
 		"source-transfer-durability.vsr":        sim.VerdictSafety,
 		"source-slow-speaker-amnesiac-core.vsr": sim.VerdictLiveness,
-		"disk-misdirected-acked-op-nacked.vsr":  sim.VerdictSafety,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

@@ -130,6 +130,11 @@ func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 			s.kept = true
 		}
 		return s
+	case hc.bad:
+		// A header copy is written only once its prepare landed: an
+		// unreadable one says an op may have been acked here, whatever
+		// the prepare slot holds (a misdirected write leaves it empty).
+		return faulty
 	case headerOp, pc.kind == recordAside, hc.kind == recordAside:
 		// A set-aside op may have been acked and committed with the
 		// commit point that says so still in flight: not empty.

@@ -66,6 +66,12 @@ func TestClassify(t *testing.T) {
 		{"prepare unreadable", headerCopy(6, a), bad, slotFaulty, 0, true},
 		{"blank prepare beside an op's header", headerCopy(6, a), blankCopy(ZonePrepares, 6), slotFaulty, 0, true},
 		{"prepare never written beside an op's header", headerCopy(6, a), none, slotFaulty, 0, true},
+		// A header lands only after its prepare: an unreadable one beside an
+		// empty prepare slot is an op whose prepare went astray (misdirected),
+		// which the replica may have acked (fuzz finding
+		// disk-misdirected-acked-op-nacked).
+		{"header unreadable, prepare never written", bad, none, slotFaulty, 0, false},
+		{"header unreadable, prepare blank", bad, blankCopy(ZonePrepares, 6), slotFaulty, 0, false},
 		// A set-aside op may have committed with the commit point that
 		// says so still in flight: the slot is not empty.
 		{"both set aside", asideCopy(ZoneHeaders, 6), asideCopy(ZonePrepares, 6), slotFaulty, 0, false},
