@@ -237,8 +237,8 @@ ahead on ` + "`stale-guard-uses-commit-max`" + ` (495 for the swarm's starts, 23
 search), ` + "`hold-faulty-below-commit`" + ` (754 to 274), ` + "`merge-head-ignores-log-view`" + `
 (324 to 136), ` + "`recover-head-keeps-unsure-top`" + ` (255 to 81) and ` + "`truncate-on-corrupt`" + `
 (59 to 22), and behind on ` + "`own-ack-before-write-lands`" + ` (19 to 54),
-` + "`dvc-cache-ignores-journal`" + ` (316 to 701) and ` + "`merge-header-ignores-log-view`" + `
-(243 to 471). A median over every defect weighs the fifteen the swarm
+` + "`dvc-cache-ignores-journal`" + ` (316 to 993) and ` + "`merge-header-ignores-log-view`" + `
+(243 to 458). A median over every defect weighs the fifteen the swarm
 catches within a few dozen seeds as much as those, and on those a search
 whose first generation is the swarm's own draw cannot be twice as fast.
 
