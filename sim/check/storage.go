@@ -23,8 +23,8 @@ const RuleCoreCopyDamaged = "core-copy-damaged"
 // copies lost to crashes of memory journals instead of a disk: a core replica
 // that held the op lost its journal at a crash, and the record shows no live
 // replica the harness left reachable holding it since (a live copy outside
-// the core a correct core could still fetch). A replica that lost its journal may not nack what it acked,
-// so the same count of nacks decides.
+// the core a correct core could still fetch). A replica that lost its
+// journal may not nack what it acked, so the same count of nacks decides.
 const RuleCoreCopyForgotten = "core-copy-forgotten"
 
 // StorageLost records that, when replica i restarted, its disk's record
