@@ -171,8 +171,9 @@ func TestWatchClasses(t *testing.T) {
 // the file moves to the behavioural suite or the seed corpus, or goes
 // (amnesiac-bare-core.vsr, fixed by D43's relayed views, is now
 // seeds/recorded/fuzz-amnesiac-bare-core.vsr). source-transfer-durability's
-// seed moved with D43's timing: it fails on 3 of the 41 seeds from the one it
-// was shrunk under. single-replica-unlanded-commit.vsr, from CI's short
+// failure hangs on timing: its seed line moves when the replica's timing does
+// (D43; the merge's body fetch and the relay's commit guard, D48), to a seed
+// of the hundred from its source seed that fails (8 of them do). single-replica-unlanded-commit.vsr, from CI's short
 // search, is fixed (a primary's own ack waits for its write) and pinned as
 // seeds/recorded/fuzz-single-replica-unlanded-commit.vsr;
 // relayed-amnesiacs-no-merge.vsr is proven unrecoverable (core-copy-forgotten)

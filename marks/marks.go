@@ -113,6 +113,9 @@ const (
 	PeerRecentChosen
 	CommitToldPrimary
 
+	// A primary-elect fetches a body no voter holds.
+	MergeBodyFetched
+
 	// Count is the number of marks, not a mark.
 	Count
 )
@@ -139,6 +142,7 @@ var names = [Count]string{
 	"storage-slot-unacked", "storage-unsure-voted", "storage-header-vouched", "storage-range-lost", "merge-head-unknown",
 	"reply-from-backup", "reply-from-backup-table", "start-view-relayed", "start-view-relay-adopted",
 	"commit-relayed", "backoff-reset", "peer-recent-chosen", "commit-told-primary",
+	"merge-body-fetched",
 }
 
 // String is the mark's name, the key of every JSON and table output.

@@ -59,13 +59,9 @@ func (r *Replica) tellCommitToPrimary() {
 // relayStartView answers m, a StartViewChange or a recovering replica's
 // RequestStartView for this replica's view or an older one, with this view's
 // StartView (carrying nonce) when this replica is a backup that follows its
-// view well: Normal, its log of this view, its primary heard within the
-// heartbeat timeout and acting on what it forwards, and no wish of its own to
-// leave. It reports whether it relayed.
+// view well (followsItsView). It reports whether it relayed.
 func (r *Replica) relayStartView(m *Envelope, nonce uint64) bool {
-	if r.opts.Protocol.RelayStartViewOff || r.status != StatusNormal || r.isPrimary() ||
-		r.logView != r.view || m.View > r.view || r.fwdWaiting || r.leave&(1<<uint(r.id)) != 0 ||
-		m.From == r.primary() || m.From < 0 || m.From >= r.n {
+	if !r.followsItsView() || m.View > r.view || m.From == r.primary() || m.From < 0 || m.From >= r.n {
 		return false
 	}
 	if last := r.relayedAt[m.From]; last != 0 && r.clk.now < last+r.opts.Timeouts.ViewChangeMsgTicks {
@@ -85,5 +81,19 @@ func (r *Replica) relayStartView(m *Envelope, nonce uint64) bool {
 	r.mark(marks.StartViewRelayed)
 	r.send(m.From, sv.Message())
 	invariant(r.id, r.logView == r.view, "relay_from_its_view_log", detailHolds)
+	invariant(r.id, sv.Op >= sv.Commit, "relay_log_reaches_commit", "op %d commit %d", sv.Op, sv.Commit)
 	return true
+}
+
+// followsItsView reports whether this replica is a backup that follows its
+// view well enough to hand it on: Normal, its log of this view, held up to
+// its commit point, its primary heard within the heartbeat timeout and acting
+// on what it forwards, and no wish of its own to leave. A log that stops
+// below its commit point (the commit came by heartbeat, the ops are still to
+// repair) would name a head with no header to chain the next prepare to:
+// swarm seed 2998 reached the parent-mismatch never-mark so.
+func (r *Replica) followsItsView() bool {
+	return !r.opts.Protocol.RelayStartViewOff && r.status == StatusNormal && !r.isPrimary() &&
+		r.logView == r.view && !r.fwdWaiting && r.leave&(1<<uint(r.id)) == 0 &&
+		r.wm.sequencer >= r.wm.commitMax
 }

@@ -369,6 +369,9 @@ const (
 // canonical op above it naming it as parent.
 func (r *Replica) repairVerdict(h Header, serverCommit uint64) repairCheck {
 	o := h.Op
+	if r.awaitedBody(&h) {
+		return repairVerified // the merge's canonical header vouches for it
+	}
 	if o <= r.wm.commitMax && o <= serverCommit {
 		return repairVerified
 	}
@@ -461,6 +464,9 @@ func (r *Replica) repairPut(h Header, m *Envelope) bool {
 	}
 	r.commitUpTo()
 	if r.status == StatusViewChange {
+		if r.awaitedBody(&h) {
+			r.revote()
+		}
 		r.tryStartView()
 	}
 	return true

@@ -177,15 +177,19 @@ type Replica struct {
 	// vcRounds counts view changes entered in a row without reaching Normal:
 	// each doubles the status timeout (capped), so a view change whose round
 	// trips outlast the timeout completes eventually.
-	vcRounds      uint64
-	leave         uint16 // replicas that asked to leave this view (or a newer one) within the window (see leave.go)
-	leaveTo       uint64 // the view those requests move this replica to
-	svcFrom       uint16
-	dvcs          [ReplicasMax]dvcVote
-	dvcSent       bool
-	merged        bool
-	mergeHead     uint64
-	mergeSources  []uint16 // per uncommitted op of the merged log: which voters hold its body
+	vcRounds     uint64
+	leave        uint16 // replicas that asked to leave this view (or a newer one) within the window (see leave.go)
+	leaveTo      uint64 // the view those requests move this replica to
+	svcFrom      uint16
+	dvcs         [ReplicasMax]dvcVote
+	dvcSent      bool
+	merged       bool
+	mergeHead    uint64
+	mergeSources []uint16 // per uncommitted op of the merged log: which voters hold its body
+	// awaitBody is the canonical header of the op the merge waits on for a
+	// body no voter holds (zero when it waits on nothing of the kind): the
+	// primary-elect asks the replicas whose votes are not in for it.
+	awaitBody     Header
 	adoptedHead   uint64
 	repairArmedTo uint64 // top of the repair window armed by the last adoption
 	repairFloor   uint64 // lowest op peers still retain, after a RangeEvicted

@@ -231,3 +231,24 @@ func TestRestartMemoryBelowCheckpointRangeEvicted(t *testing.T) {
 	assert.Equal(t, CmdRangeEvicted, out.Messages[0].Command)
 	assert.Equal(t, uint64(5), out.Messages[0].RangeEvicted().First, "first op above the checkpoint")
 }
+
+// TestRelayNeedsALogUpToCommit: a backup whose head lags its commit point
+// (it learned the commit from heartbeats and has not repaired the ops) does
+// not relay its view: its StartView would name a head below the commit point
+// with no header to chain a prepare to, and the recovering replica that took
+// it dropped the next prepare as not linking (swarm seed 2998).
+func TestRelayNeedsALogUpToCommit(t *testing.T) {
+	c := newTestCluster(t, 3, memoryJournal)
+	c.dropIf(cmdTo(CmdPrepare, 1))
+	c.dropIf(cmdFrom(CmdRequestPrepares, 1))
+	c.commitRequests(0, 1, 2)
+	c.tickUntil(100, func() bool { return c.info(1).CommitMax == 2 }, "r1 learns the commit point")
+	require.Equal(t, uint64(0), c.info(1).Sequencer, "r1 holds none of it")
+	c.crash(2)
+	c.restart(2)
+	since := c.mark()
+	c.tickUntil(200, func() bool { return c.info(2).Status == StatusNormal }, "r2 takes the view from the primary")
+	assert.Empty(t, c.sentSince(since, func(m *Message) bool { return m.Command == CmdStartView && m.From == 1 }),
+		"r1 relays nothing while its log stops below its commit point")
+	assert.Equal(t, uint64(2), c.info(2).Sequencer)
+}

@@ -21,6 +21,7 @@ func (r *Replica) startViewChange(v uint64) {
 	r.dvcSent = false
 	r.merged = false
 	r.mergeSources = r.mergeSources[:0]
+	r.awaitBody = Header{}
 	r.oldPrimaryHB = false
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]
@@ -305,8 +306,10 @@ func (r *Replica) tryMerge() {
 			h.Op, h.Commit, PipelineMax)
 	}
 	if !res.ready {
-		return // wait for more votes
+		r.fetchAwaitedBody(&res)
+		return // wait for more votes, or the body
 	}
+	r.awaitBody = Header{}
 	if _, known := r.voteHeader(res.head); !known && res.head > 0 {
 		// A vote's commit point lies above every voted head (its voter
 		// learned the commit before the prepare): wait for a vote that
@@ -647,6 +650,8 @@ func (r *Replica) onViewChangeMessageTimeout() {
 	}
 	if r.merged {
 		r.tryStartView()
+	} else if r.awaitBody.Op != 0 {
+		r.askAwaitedBody()
 	}
 	r.tVCMsg.backoffNext(r.jitter)
 }

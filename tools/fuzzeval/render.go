@@ -512,9 +512,9 @@ Searches with every fix on found these failures no swarm seed had shown:
   change's truncation drops an op committed in the view before. Found before
   the search was kept from turning ` + "`source-transfer`" + ` on; whether the
   source's install should lose it, or the model of its guard is short, is open.
-  It still fails (` + "`TestOpenFindingsStillFail`" + `), on 3 of the 41 seeds from the
-  one it was shrunk under since D43 moved every run's timing; its seed line
-  names one of them.
+  It still fails (` + "`TestOpenFindingsStillFail`" + `), on 8 of the 100 seeds from the
+  one it was shrunk under; its seed line names one of them, and moves when the
+  replica's timing does (D43, D48).
 - ` + "`amnesiac-bare-core`" + ` (liveness): five memory-journal replicas, a core of
   three (a bare quorum) whose view's primary is outside it, and a core member
   crashed late in the fault phase: it restarted with an empty journal, its

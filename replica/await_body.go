@@ -1,0 +1,74 @@
+package replica
+
+import "vsrsim/marks"
+
+// A merge can know an op's canonical header and find its body at no voter:
+// every voter nacked it too few times to truncate, or holds it only as a
+// header, or lost its slot to the disk. It waits for more votes, but the one
+// replica that holds the body may never vote: to vote it must hear f others
+// within one view, and a replica that hears the others late (a slow link, a
+// source protocol without backoff) never does. It still answers a request
+// for the body. So the primary-elect asks the replicas whose votes are not
+// in, verifies what comes back against the canonical header, journals it,
+// and votes again with the body present (a search with every fix on found a
+// four-replica cluster whose views climbed for the whole liveness phase
+// while the only copy of op 12 sat at the replica outside the core).
+
+// fetchAwaitedBody asks for the body the merge res waits on, if that is
+// what it waits on and the primary-elect's own vote could then hold it.
+func (r *Replica) fetchAwaitedBody(res *mergeResult) {
+	n := len(res.decisions)
+	if n == 0 {
+		r.awaitBody = Header{}
+		return
+	}
+	d := &res.decisions[n-1]
+	if d.verdict != opAwaitBody || d.op > r.dvcs[r.id].op {
+		r.awaitBody = Header{}
+		return
+	}
+	invariant(r.id, d.known && d.header.Op == d.op, "await_body_known", "op %d header op %d", d.op, d.header.Op)
+	if r.awaitBody == d.header {
+		return // asked already; the message timeout asks again
+	}
+	r.awaitBody = d.header
+	r.askAwaitedBody()
+}
+
+// askAwaitedBody asks every replica whose vote is not in for the awaited
+// body: a voter's vote already said it does not hold it.
+func (r *Replica) askAwaitedBody() {
+	o := r.awaitBody.Op
+	invariant(r.id, r.status == StatusViewChange && !r.merged, "await_body_before_merge", detailHolds)
+	invariant(r.id, PrimaryOf(r.view, r.n) == r.id, "await_body_primary_elect", detailHolds)
+	invariant(r.id, o > 0, "await_body_known", detailHolds)
+	for i := 0; i < r.n; i++ {
+		if i != r.id && !r.dvcs[i].valid {
+			r.mark(marks.MergeBodyFetched)
+			r.send(i, RequestPrepares{From: o, To: o}.Message())
+		}
+	}
+}
+
+// awaitedBody reports whether h is the body the merge waits on.
+func (r *Replica) awaitedBody(h *Header) bool {
+	return r.status == StatusViewChange && !r.merged && r.awaitBody.Op != 0 &&
+		h.Op == r.awaitBody.Op && h.Checksum == r.awaitBody.Checksum
+}
+
+// revote rebuilds the primary-elect's own vote after a body landed in its
+// journal during the view change, and merges again. The new vote only turns
+// a nack or a blank into a copy: the merge may keep more, never truncate
+// more, and keeping a canonical op is always safe.
+func (r *Replica) revote() {
+	if r.merged || r.status != StatusViewChange || PrimaryOf(r.view, r.n) != r.id || !r.dvcs[r.id].valid {
+		return
+	}
+	m := r.doViewChange()
+	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
+		return
+	}
+	invariant(r.id, m.Op >= r.awaitBody.Op, "await_body_in_own_vote", "vote op %d awaited %d", m.Op, r.awaitBody.Op)
+	r.recordDoViewChange(r.id, r.view, m)
+	r.tryMerge()
+}

@@ -1,0 +1,81 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// awaitingBody is r1 of four, primary-elect of view 5, whose merge knows op
+// 1's header and finds its body at no voter: r1 adopted op 1 header-only in
+// view 2, r2's slot of it is unsure, r3 never reached it. Two nacks of a
+// needed three: the merge waits. r0, whose vote is not in, holds the body.
+func awaitingBody(t *testing.T) (*Replica, *Output, Header) {
+	t.Helper()
+	hs := chainHeaders(1, 2)
+	r, err := New(DefaultOptions(1, 4), zeroJitter{})
+	require.NoError(t, err)
+	out := &Output{}
+	r.Step(msg(StartView{LogView: 2, Op: 1, Suffix: []SuffixEntry{headerOnly(hs[1])}}, 2, 1, 2), out)
+	require.Equal(t, uint64(1), r.Info().Sequencer, "r1 adopted op 1 without its body")
+	require.False(t, r.Journaled(1))
+	for _, p := range []int{2, 3} {
+		r.Step(msg(StartViewChange{}, p, 1, 5), out)
+	}
+	require.True(t, r.dvcs[1].valid, "the primary-elect voted for itself")
+	out.Reset()
+	r.Step(voteIn(5, 2, 2, 1, 1, SuffixEntry{Header: hs[1], Unsure: true}), out)
+	r.Step(voteIn(5, 0, 3, 1, 0), out)
+	require.False(t, r.merged, "two nacks of three, and no voter holds the body")
+	return r, out, hs[1]
+}
+
+func repairAsks(out *Output, to int) []RequestPrepares {
+	var asks []RequestPrepares
+	for _, m := range out.Messages {
+		if m.Command == CmdRequestPrepares && m.To == to {
+			asks = append(asks, m.RequestPrepares())
+		}
+	}
+	return asks
+}
+
+// TestMergeFetchesABodyNoVoterHolds: the primary-elect asks the replica
+// whose vote is not in for the body, again on its message timeout, takes the
+// body that matches the canonical header, votes again with it and starts the
+// view with op 1 kept.
+func TestMergeFetchesABodyNoVoterHolds(t *testing.T) {
+	r, out, h := awaitingBody(t)
+	assert.Equal(t, []RequestPrepares{{From: 1, To: 1}}, repairAsks(out, 0), "r0 is asked for op 1")
+	assert.Empty(t, repairAsks(out, 2), "a voter said it holds no body")
+	assert.Empty(t, repairAsks(out, 3))
+
+	out.Reset()
+	for k := 0; k < int(DefaultOptions(1, 4).Timeouts.ViewChangeMsgTicks); k++ {
+		r.Tick(out)
+	}
+	assert.NotEmpty(t, repairAsks(out, 0), "asked again on the message timeout")
+
+	out.Reset()
+	r.Step(msg(RepairPrepare{Header: h}, 0, 1, 5), out)
+	assert.True(t, r.Journaled(1))
+	assert.Equal(t, StatusNormal, r.Info().Status, "the view starts")
+	assert.Equal(t, uint64(5), r.Info().View)
+	assert.Equal(t, uint64(1), r.Info().Sequencer, "op 1 kept")
+	assert.Empty(t, eventsIn(out, EvMergeTruncate))
+}
+
+// TestMergeTakesOnlyTheCanonicalBody: a body for the awaited op that is not
+// the canonical header's (an abandoned view's op 1) is refused and the merge
+// keeps waiting.
+func TestMergeTakesOnlyTheCanonicalBody(t *testing.T) {
+	r, out, _ := awaitingBody(t)
+	other := Header{Op: 1, View: 3, Parent: genesisChecksum, Timestamp: 1, Body: put(1, 99)}
+	other.Seal()
+	out.Reset()
+	r.Step(msg(RepairPrepare{Header: other}, 0, 1, 5), out)
+	assert.False(t, r.Journaled(1))
+	assert.False(t, r.merged)
+	assert.Equal(t, StatusViewChange, r.Info().Status)
+}
