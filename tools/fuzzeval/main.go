@@ -29,6 +29,10 @@ type options struct {
 	swarmLimit, fuzzBudget, fuzzSeeds, coverageRuns, fociRuns, jobs int
 	only                                                            string
 	mutants                                                         bool
+	// replicate runs a second set of -fuzz-seeds searches (search seeds
+	// N+1..2N) per defect: how far the median of five searches moves with
+	// the draw of the five.
+	replicate bool
 }
 
 // target is one defect's runs to first catch: the swarm's (0: not within
@@ -41,7 +45,10 @@ type target struct {
 	// (seed 1, then startStride+1, ...), each up to -fuzz-budget seeds: the
 	// swarm counted as the searches are (0: none within the budget).
 	starts []int
-	stale  string
+	// replicate are the runs to first catch of the second set of searches
+	// (-replicate), in the same form as fuzz.
+	replicate []int
+	stale     string
 }
 
 // startStride spaces the swarm's starts apart, as tools/mutants does.
@@ -70,6 +77,7 @@ func main() {
 	flag.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "parallel workers")
 	flag.StringVar(&o.only, "only", "", "measure only the defects whose name contains `TEXT`")
 	flag.BoolVar(&o.mutants, "mutants", true, "measure the planted defects of tools/mutants too (builds each)")
+	flag.BoolVar(&o.replicate, "replicate", true, "run a second set of -fuzz-seeds searches per defect (seeds N+1..2N) and report its median")
 	flag.Parse()
 	began := time.Now()
 	ctx := context.Background()
@@ -152,6 +160,9 @@ func switchTarget(ctx context.Context, o options, name string, bugs replica.Bugs
 	for k := 1; k <= o.fuzzSeeds; k++ {
 		t.fuzz = append(t.fuzz, firstCatch(ctx, o, bugs, false, unfocused, uint64(k), o.fuzzBudget))
 	}
+	for k := o.fuzzSeeds + 1; o.replicate && !unfocused && k <= 2*o.fuzzSeeds; k++ {
+		t.replicate = append(t.replicate, firstCatch(ctx, o, bugs, false, unfocused, uint64(k), o.fuzzBudget))
+	}
 	for k := 0; k < o.fuzzSeeds; k++ {
 		n := 0
 		switch {
@@ -162,7 +173,7 @@ func switchTarget(ctx context.Context, o options, name string, bugs replica.Bugs
 		}
 		t.starts = append(t.starts, n)
 	}
-	fmt.Fprintf(os.Stderr, "%-34s unfocused=%v swarm=%d starts=%v fuzz=%v\n", t.name, unfocused, t.swarm, t.starts, t.fuzz)
+	fmt.Fprintf(os.Stderr, "%-34s unfocused=%v swarm=%d starts=%v fuzz=%v replicate=%v\n", t.name, unfocused, t.swarm, t.starts, t.fuzz, t.replicate)
 	return t
 }
 
@@ -232,8 +243,12 @@ func mutantsRun(o options, only string, noFoci bool) ([]target, error) {
 	}
 	defer os.RemoveAll(tmp)
 	rows := tmp + "/rows.jsonl"
+	searches := o.fuzzSeeds
+	if o.replicate && !noFoci {
+		searches *= 2 // the second set is seeds N+1..2N
+	}
 	cmd := exec.Command("go", "run", "./tools/mutants", "-seeds", fmt.Sprint(o.swarmLimit), "-jobs", fmt.Sprint(o.jobs),
-		"-only", only, "-fuzz-seeds", fmt.Sprint(o.fuzzSeeds), "-fuzz-budget", fmt.Sprint(o.fuzzBudget),
+		"-only", only, "-fuzz-seeds", fmt.Sprint(searches), "-fuzz-budget", fmt.Sprint(o.fuzzBudget),
 		"-json", rows, "-o", tmp+"/mutants.md", fmt.Sprintf("-no-foci=%v", noFoci), "-swarm-starts", fmt.Sprint(o.fuzzSeeds))
 	cmd.Stderr = os.Stderr
 	// A stale patch exits 1 after writing its rows: the rows say which.
@@ -261,6 +276,9 @@ func mutantsRun(o options, only string, noFoci bool) ([]target, error) {
 			return nil, err
 		}
 		t := target{name: r.Name, kind: "mutant", expect: r.Expect, fuzz: r.Fuzz, starts: r.Starts, stale: r.Stale}
+		if len(t.fuzz) > o.fuzzSeeds {
+			t.fuzz, t.replicate = t.fuzz[:o.fuzzSeeds], t.fuzz[o.fuzzSeeds:]
+		}
 		if r.Found {
 			t.swarm = int(r.Seeds)
 		}
@@ -340,9 +358,10 @@ func fuzzText(xs []int) string {
 
 // The sides sideMedian measures.
 const (
-	sideSwarm  = iota // the sweep from seed 1, up to -swarm-limit
-	sideStarts        // the median of the swarm's starts, each up to -fuzz-budget
-	sideSearch        // the median of the searches
+	sideSwarm     = iota // the sweep from seed 1, up to -swarm-limit
+	sideStarts           // the median of the swarm's starts, each up to -fuzz-budget
+	sideSearch           // the median of the searches
+	sideReplicate        // the median of the second set of searches
 )
 
 // sideMedian is the median over targets of one side's runs to first catch,
@@ -359,8 +378,11 @@ func sideMedian(ts []target, o options, side int) float64 {
 			continue
 		}
 		runs := t.fuzz
-		if side == sideStarts {
+		switch side {
+		case sideStarts:
 			runs = t.starts
+		case sideReplicate:
+			runs = t.replicate
 		}
 		m, ok := median(runs)
 		if !ok {

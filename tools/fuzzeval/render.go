@@ -157,10 +157,30 @@ counted as %d), the median over the defects is %.1f for the swarm's starts and
 
 `, len(wins)+len(losses)+len(ties), sm, fm, verdict, len(wins), len(losses), len(ties), o.swarmLimit, list(onlyFuzz),
 		o.fuzzBudget, list(onlySwarm), o.fuzzSeeds, o.fuzzBudget, o.fuzzBudget, stm, fm)
+	if o.replicate {
+		rm := sideMedian(ts, o, sideReplicate)
+		rv := "met"
+		if rm > sm/2 {
+			rv = "not met"
+		}
+		fmt.Fprintf(b, `A second set of %d searches per defect (search seeds %d..%d, the same
+budget, counted the same way) gives a median of %.1f over the defects: on
+it the target is %s. The two sets of searches differ by %.1f runs: that
+much of the figure is the draw of %d searches, not the search.
+
+`, o.fuzzSeeds, o.fuzzSeeds+1, 2*o.fuzzSeeds, rm, rv, abs(rm-fm), o.fuzzSeeds)
+	}
 	if len(onlyFuzz) == 0 && len(neither) > 0 {
 		fmt.Fprintf(b, `The defects the swarm misses in %d seeds, which the search could have
-caught first, are %s; each misses the search too, and docs/mutants.md notes
-why no run we can build shows it.`, o.swarmLimit, list(neither))
+caught first, are %s; the median search misses each too.`, o.swarmLimit, list(neither))
+		for _, name := range neither {
+			t := &ts[slices.IndexFunc(ts, func(t target) bool { return t.name == name })]
+			if k := caught(t.fuzz) + caught(t.replicate); k > 0 {
+				fmt.Fprintf(b, ` Single searches caught `+"`%s`"+` (%d of %d, runs %s): a defect the
+swarm misses in %d seeds that single guided searches catch, in fewer
+searches than a median needs.`, name, k, len(t.fuzz)+len(t.replicate), catchRuns(t.fuzz, t.replicate), o.swarmLimit)
+			}
+		}
 		if slices.Contains(neither, "transfer-skips-journal-generation") {
 			b.WriteString(` ` + "`transfer-skips-journal-generation`" + ` is nearly equivalent:
 a probe that rebuilds the DoViewChange suffix on every cache hit finds a
@@ -312,6 +332,37 @@ func pairs(gs []gap, k int) string {
 		parts = append(parts, fmt.Sprintf("`%s` (%d to %d)", g.name, g.starts, g.search))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// caught counts the searches that caught a defect.
+func caught(runs []int) int {
+	n := 0
+	for _, r := range runs {
+		if r > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// catchRuns lists the runs at which searches caught a defect.
+func catchRuns(sets ...[]int) string {
+	var parts []string
+	for _, runs := range sets {
+		for _, r := range runs {
+			if r > 0 {
+				parts = append(parts, fmt.Sprint(r))
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func list(xs []string) string {
