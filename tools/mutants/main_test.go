@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -68,5 +69,28 @@ func TestSuitePatchesParse(t *testing.T) {
 		if m.expect == "equivalent" {
 			assert.NotEmpty(t, m.note, "%s: an equivalent mutant's note holds the proof", m.name)
 		}
+	}
+}
+
+// Every patch still applies to the code as it is: a change to replica/ that
+// moves a patch's context leaves the defect unplanted, and only a full
+// `make mutants` would say so (D48 moved repairVerdict under
+// repair-vouch-uses-own-commit).
+func TestSuitePatchesApply(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git on PATH")
+	}
+	ms, err := load(".")
+	require.NoError(t, err)
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	for _, m := range ms {
+		file, err := filepath.Abs(m.file)
+		require.NoError(t, err)
+		cmd := exec.Command(git, "apply", "--check", file)
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		assert.NoError(t, err, "%s no longer applies: %s", m.name, out)
 	}
 }
