@@ -249,8 +249,6 @@ func fuzzExitCode(sum *fuzz.Summary) int {
 	return findingsExitCode(func(v sim.Verdict) uint64 { return uint64(sum.Failed[v]) }, sum.Errors > 0, sum.Interrupted)
 }
 
-// writeFuzzTable is the search's summary. It holds no wall-clock figure, so
-// two searches of one seed and budget print the same table.
 // withoutFoci notes in the summary that fresh seeds were drawn without the
 // focus slices.
 func withoutFoci(on bool) string {
@@ -260,6 +258,8 @@ func withoutFoci(on bool) string {
 	return ""
 }
 
+// writeFuzzTable is the search's summary. It holds no wall-clock figure, so
+// two searches of one seed and budget print the same table.
 func writeFuzzTable(w io.Writer, sum *fuzz.Summary, o *fuzzOptions, seed uint64, bugSet replica.Bugs) error {
 	first := "-"
 	if sum.FirstFailure != nil {

@@ -3,6 +3,7 @@ package vsrfile
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -75,18 +76,8 @@ func ParseWith(data []byte, g Grammar) (*File, error) {
 		return nil, &Error{Err: ErrEmpty}
 	}
 	// Stable: actions at one tick keep their file order.
-	slices.SortStableFunc(p.f.Actions, func(a, b Action) int { return cmpUint(a.At, b.At) })
+	slices.SortStableFunc(p.f.Actions, func(a, b Action) int { return cmp.Compare(a.At, b.At) })
 	return p.f, nil
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 type parser struct {

@@ -384,11 +384,7 @@ func sideMedian(ts []target, o options, side int) float64 {
 		case sideReplicate:
 			runs = t.replicate
 		}
-		m, ok := median(runs)
-		if !ok {
-			m = o.fuzzBudget
-		}
-		xs = append(xs, float64(m))
+		xs = append(xs, float64(orBudget(runs, o)))
 	}
 	if len(xs) == 0 {
 		return 0

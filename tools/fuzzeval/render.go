@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"slices"
@@ -168,7 +170,7 @@ budget, counted the same way) gives a median of %.1f over the defects: on
 it the target is %s. The two sets of searches differ by %.1f runs: that
 much of the figure is the draw of %d searches, not the search.
 
-`, o.fuzzSeeds, o.fuzzSeeds+1, 2*o.fuzzSeeds, rm, rv, abs(rm-fm), o.fuzzSeeds)
+`, o.fuzzSeeds, o.fuzzSeeds+1, 2*o.fuzzSeeds, rm, rv, math.Abs(rm-fm), o.fuzzSeeds)
 	}
 	if len(onlyFuzz) == 0 && len(neither) > 0 {
 		fmt.Fprintf(b, `The defects the swarm misses in %d seeds, which the search could have
@@ -312,8 +314,8 @@ func alike(ts []target, o options) (ahead, behind []gap) {
 		}
 	}
 	ratio := func(g gap) float64 { return float64(g.starts) / float64(g.search) }
-	slices.SortStableFunc(ahead, func(a, b gap) int { return cmpFloat(ratio(b), ratio(a)) })
-	slices.SortStableFunc(behind, func(a, b gap) int { return cmpFloat(ratio(a), ratio(b)) })
+	slices.SortStableFunc(ahead, func(a, b gap) int { return cmp.Compare(ratio(b), ratio(a)) })
+	slices.SortStableFunc(behind, func(a, b gap) int { return cmp.Compare(ratio(a), ratio(b)) })
 	return ahead, behind
 }
 
@@ -323,16 +325,6 @@ func orBudget(runs []int, o options) int {
 		return o.fuzzBudget
 	}
 	return m
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // pairs names up to k defects with their two medians, the swarm's starts'
@@ -370,13 +362,6 @@ func catchRuns(sets ...[]int) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 func list(xs []string) string {
