@@ -79,3 +79,37 @@ func TestMergeTakesOnlyTheCanonicalBody(t *testing.T) {
 	assert.False(t, r.merged)
 	assert.Equal(t, StatusViewChange, r.Info().Status)
 }
+
+// The fetch's assertions fire when their premises are broken on purpose.
+func TestAwaitBodyAssertionsFire(t *testing.T) {
+	violation := func(t *testing.T, name string, fn func()) {
+		t.Helper()
+		defer func() {
+			v, ok := recover().(Violation)
+			require.True(t, ok, "no violation")
+			assert.Equal(t, name, v.Invariant)
+		}()
+		fn()
+	}
+	t.Run("known", func(t *testing.T) {
+		r, _, h := awaitingBody(t)
+		res := mergeResult{decisions: []opDecision{{op: h.Op, verdict: opAwaitBody}}}
+		violation(t, "await_body_known", func() { r.fetchAwaitedBody(&res) })
+	})
+	t.Run("before merge", func(t *testing.T) {
+		r, _, _ := awaitingBody(t)
+		r.merged = true
+		violation(t, "await_body_before_merge", r.askAwaitedBody)
+	})
+	t.Run("primary-elect", func(t *testing.T) {
+		r, _, _ := awaitingBody(t)
+		r.view++ // view 6's primary is r2
+		violation(t, "await_body_primary_elect", r.askAwaitedBody)
+	})
+	t.Run("in own vote", func(t *testing.T) {
+		r, _, _ := awaitingBody(t)
+		r.out = &Output{}  // as Step sets it: the vote marks its cache
+		r.awaitBody.Op = 5 // above the primary-elect's own head, op 1
+		violation(t, "await_body_in_own_vote", r.revote)
+	})
+}
