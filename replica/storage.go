@@ -323,3 +323,18 @@ func (r *Replica) quorumAcks(e *pipelineEntry) int {
 	}
 	return n
 }
+
+// DiskEntry reads one journal record as a disk holds it in slot of zone z
+// (slots: the journal's slot count): the op and header checksum of the
+// entry it holds, and whether it holds one that verifies (its record
+// checksum, its kind for the zone, its own slot, its header's checksum). A
+// blank, a slot never written, a damaged or foreign record hold none. It is
+// the on-disk format read from outside, for the harness's record of what
+// landed where; a replica's recovery reads its records itself.
+func DiskEntry(z StorageZone, slot, slots int, buf []byte, ioErr bool) (op, checksum uint64, ok bool) {
+	rec := readRecord(buf, ioErr, z, slot, slots, false)
+	if rec.bad || (rec.kind != recordHeader && rec.kind != recordPrepare) {
+		return 0, 0, false
+	}
+	return rec.header.Op, rec.header.Checksum, true
+}

@@ -484,5 +484,5 @@ func (c *Cluster) isolate(i int) {
 			c.net.SetLinkDown(j, i, true)
 		}
 	}
-	c.checker.CutOff(i)
+	c.checker.CutOff(c.now, i)
 }

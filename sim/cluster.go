@@ -186,6 +186,9 @@ func (c *Cluster) Crash(i int) {
 	c.net.SetNodeDown(i, true)
 	c.stats.Crashes++
 	c.checker.Crash(c.now, i)
+	if c.disks != nil {
+		c.examineDisk(i)
+	}
 	c.trace.node(c.now, lineCrash, i)
 }
 
@@ -214,9 +217,9 @@ func (c *Cluster) Restart(i int) {
 	}
 	c.checker.Restart(c.now, i, checkpoint)
 	if c.disks != nil {
-		c.checker.RestartFromDisk(i, c.disks.r[i].promised)
-		c.reportDamage(i)
+		c.checker.RestartFromDisk(i, c.disks.r[i].promised, c.disks.r[i].promisedLogView)
 		c.traceFaults(i)
+		c.examineDisk(i)
 	}
 	c.trace.node(c.now, lineRestart, i)
 }

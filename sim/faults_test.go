@@ -196,7 +196,7 @@ func TestStragglerCutOffOnlyWhenTheViewClimbs(t *testing.T) {
 		c.liveness = livenessState{active: true, core: core}
 		c.aimedAtLiveness(core)
 		require.Len(t, c.aimed.stragglers, 1, "r2 hears r0 late")
-		c.checker.StartLiveness(core)
+		c.checker.StartLiveness(0, core)
 		if climbed {
 			for _, i := range core {
 				c.checker.Status(1, i, check.StatusViewChange, 3, 0, 0, 0)

@@ -64,7 +64,7 @@ func (c *Cluster) startLiveness() {
 			c.restartAt[i] = 0 // stays down
 		}
 	}
-	c.checker.StartLiveness(core)
+	c.checker.StartLiveness(c.now, core)
 	b := c.trace.begin(c.now, "phase")
 	b = append(b, "liveness core="...)
 	for k, i := range core {

@@ -43,6 +43,9 @@ type Result struct {
 	Invariant string
 	Evidence  string
 	Rule      string // the recoverability rule that made the run unrecoverable
+	// Excuse says what an unrecoverable verdict excuses: its rule, the ops
+	// and replicas its proof covers, the proof (nil for any other verdict).
+	Excuse *Excuse
 	// Linearizability is set by a check after the run (verify): linearizable,
 	// not linearizable, or unknown with LinearizabilityDetail saying why.
 	Linearizability       string
@@ -177,7 +180,7 @@ func (c *Cluster) runLoop(res *Result) {
 		return
 	}
 	res.Liveness = LivenessChecked
-	unrecoverable, rule, why := c.checker.Stalled(c.cfg.LivenessTicks, c.outstandingRequests())
+	ex, why := c.checker.Stalled(c.cfg.LivenessTicks, c.outstandingRequests(), c.stallGrace())
 	if f := c.checker.Failed(); f != nil {
 		// The stall's record proved a loss the protocol should have
 		// prevented (a committed op's copies dropped, within f).
@@ -186,10 +189,10 @@ func (c *Cluster) runLoop(res *Result) {
 		res.Evidence = fmt.Sprintf("t=%d %s; %s", f.Tick, f.Evidence, why)
 		return
 	}
-	if unrecoverable {
+	if ex != nil {
 		res.Verdict = VerdictUnrecoverable
 		res.Invariant = "unrecoverable"
-		res.Rule = rule
+		c.excuse(res, ex)
 		res.Evidence = why
 		return
 	}

@@ -2,13 +2,11 @@ package sim
 
 import (
 	"fmt"
-	"math/bits"
 	"slices"
 
 	"vsrsim/disksim"
 	"vsrsim/prng"
 	"vsrsim/replica"
-	"vsrsim/sim/check"
 )
 
 // The harness side of storage (Config.Storage; docs/storage.md): each replica's
@@ -27,9 +25,6 @@ type disks struct {
 	all   []*disksim.Disk // r's disks, for the atlas's cluster-wide checks
 	// completions is Advance's buffer, reused.
 	completions []disksim.Completion
-	// beyond is the first time the disks' own record showed a fault past
-	// what the protocol promises to survive (storageBeyondF).
-	beyond beyondF
 	// faults counts the faults traced so far, of every disk.
 	faults int
 	// aimed draws the aimed faults (Storage.AimedCorrupt, AimedMisdirect).
@@ -83,8 +78,12 @@ type diskOf struct {
 	ownAcks []ownAck
 	// traced counts this disk's faults already traced.
 	traced int
-	// promised is the highest view the replica acted in on the wire.
-	promised uint64
+	// promised is the highest view the replica acted in on the wire, and
+	// promisedLogView the highest log_view.
+	promised, promisedLogView uint64
+	// ledger is what its disk should hold and what landed
+	// (storage_ledger.go).
+	ledger ledger
 	// acked is the op of the last PrepareOk that left it (0: none).
 	acked uint64
 }
@@ -105,13 +104,6 @@ type slotKey struct {
 type heldMessage struct {
 	m     replica.Message
 	fence uint64
-}
-
-// beyondF records the first fault that put storage past the atlas's promise.
-type beyondF struct {
-	tick   uint64
-	what   string
-	passed bool
 }
 
 func newDisks(cfg *Config, seed uint64) (*disks, error) {
@@ -136,7 +128,8 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 		}
 		ds.all = append(ds.all, d)
 		ds.r[i] = diskOf{disk: d, fenced: make(map[disksim.WriteID]uint64),
-			slotOf: make(map[disksim.WriteID]slotKey), busy: make(map[slotKey]int), batchIn: make(map[disksim.WriteID]uint64)}
+			slotOf: make(map[disksim.WriteID]slotKey), busy: make(map[slotKey]int), batchIn: make(map[disksim.WriteID]uint64),
+			ledger: newLedger(cfg.JournalSlots)}
 	}
 	return ds, nil
 }
@@ -223,6 +216,7 @@ func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
 		c.disks.nextDue = due
 	}
 	d.inFlight = append(d.inFlight, id)
+	c.noteSubmitted(d, id, w.zone, w.slot, data)
 	key := slotKey{w.zone, w.slot}
 	d.slotOf[id] = key
 	d.busy[key]++
@@ -256,6 +250,7 @@ func (c *Cluster) sent(d *diskOf, m *replica.Message) {
 	if promises(m) {
 		d.promised = max(d.promised, m.View)
 	}
+	d.promisedLogView = max(d.promisedLogView, actedLogView(m))
 	if m.Command == replica.CmdPrepareOK && m.From < c.cfg.Replicas {
 		c.aimMisdirect(m.From, m.PrepareOk().Op)
 	}
@@ -274,6 +269,21 @@ func promises(m *replica.Message) bool {
 		return !m.StartViewChange().Leave
 	}
 	return false
+}
+
+// actedLogView is the log_view a message shows its sender acted in: a
+// Prepare, PrepareOk or Commit is sent in Normal status in its view; a
+// DoViewChange and a StartView name the sender's log_view. 0 for the rest.
+func actedLogView(m *replica.Message) uint64 {
+	switch m.Command {
+	case replica.CmdPrepare, replica.CmdPrepareOK, replica.CmdCommit:
+		return m.View
+	case replica.CmdDoViewChange:
+		return m.DoViewChange().LogView
+	case replica.CmdStartView:
+		return m.StartView().LogView
+	}
+	return 0
 }
 
 // tickDisks lands the writes due on every disk, starts the superblock writes
@@ -315,6 +325,7 @@ func (c *Cluster) landed(d *diskOf, id disksim.WriteID) {
 		d.inFlight = slices.Delete(d.inFlight, k, k+1)
 	}
 	if key, ok := d.slotOf[id]; ok {
+		d.noteLanded(id, key)
 		delete(d.slotOf, id)
 		if d.busy[key]--; d.busy[key] == 0 {
 			delete(d.busy, key)
@@ -375,6 +386,7 @@ func (c *Cluster) crashDisk(i int) {
 	}
 	d := &c.disks.r[i]
 	d.disk.Crash(c.now)
+	c.noteCrashed(d)
 	c.aimCorrupt(i)
 	if n := len(d.held); n > 0 {
 		c.Note(fmt.Sprintf("r%d crashed with %d messages waiting for its disk", i, n))
@@ -403,51 +415,20 @@ func (c *Cluster) readBack(i int) replica.ReadFunc {
 	}
 }
 
-// traceFaults traces the faults replica i's disk injected since last time and
-// checks each against the atlas's promise.
+// traceFaults traces the faults replica i's disk injected since last time.
+// A fault on a down replica's disk re-examines its disk for the oracle at
+// once (a live replica holds its ops and its superblock in memory until it
+// crashes: its disk matters again at its crash and its restart).
 func (c *Cluster) traceFaults(i int) {
 	d := &c.disks.r[i]
 	faults := d.disk.Faults()
+	n := d.traced
 	for ; d.traced < len(faults); d.traced++ {
-		f := faults[d.traced]
 		c.disks.faults++
-		c.Note("disk " + f.String())
-		c.checkBeyondF(f)
+		c.Note("disk " + faults[d.traced].String())
 	}
-}
-
-// checkBeyondF notes the first fault that leaves a journal slot faulty on a
-// replication quorum, or every superblock copy of a replica faulty. Only an
-// atlas that is off, or a scripted fault it forbade, can: with the atlas on
-// the disks never go there.
-func (c *Cluster) checkBeyondF(f disksim.Fault) {
-	b := &c.disks.beyond
-	if b.passed || (!c.disks.atlas.Off() && !f.Forbidden) {
-		return
-	}
-	all := c.disks.all
-	switch f.Zone {
-	case disksim.ZoneHeaders, disksim.ZonePrepares:
-		for _, slot := range []int{f.Slot, f.Target} {
-			if slot == disksim.NoSlot {
-				continue
-			}
-			set := disksim.DamagedReplicas(all, disksim.ZoneHeaders, slot) | disksim.DamagedReplicas(all, disksim.ZonePrepares, slot)
-			if q := replica.QuorumReplication(c.cfg.Replicas); bits.OnesCount64(set) >= q {
-				b.tick, b.passed = f.Tick, true
-				b.what = fmt.Sprintf("journal slot %d faulty on %d replicas (a replication quorum is %d)", slot, bits.OnesCount64(set), q)
-				return
-			}
-		}
-	case disksim.ZoneSuperblock:
-		d := c.disks.r[f.Replica].disk
-		for s := 0; s < diskSuperblocks; s++ {
-			if !d.Damaged(disksim.ZoneSuperblock, s) {
-				return
-			}
-		}
-		b.tick, b.passed = f.Tick, true
-		b.what = fmt.Sprintf("every superblock copy of r%d faulty", f.Replica)
+	if d.traced > n && c.replicas[i] == nil {
+		c.examineDisk(i)
 	}
 }
 
@@ -518,35 +499,6 @@ func (c *Cluster) MisdirectEntry(i int, op, target uint64) error {
 	}
 	c.disks.r[i].disk.Misdirect(disksim.ZonePrepares, int(op%n), int(target%n))
 	return nil
-}
-
-// judgeStorage turns a safety or liveness finding into unrecoverable, naming storage-beyond-f,
-// when the disks' own record shows storage past the atlas's promise before
-// the finding's tick. The finding stays in the evidence.
-func (c *Cluster) judgeStorage(res *Result) {
-	// A crash is the replica's own assertion: no disk excuses it, whatever
-	// it held, so only safety and liveness findings are weighed.
-	if c.disks == nil || !c.disks.beyond.passed || (res.Verdict != VerdictSafety && res.Verdict != VerdictLiveness) {
-		return
-	}
-	at := c.now
-	if c.failure != nil {
-		at = c.failure.Tick
-	}
-	b := &c.disks.beyond
-	if b.tick > at {
-		return
-	}
-	res.Evidence = fmt.Sprintf("t=%d %s, before the finding: %s %s", b.tick, b.what, res.Invariant, res.Evidence)
-	res.Verdict, res.Invariant, res.Rule = VerdictUnrecoverable, "unrecoverable", check.RuleStorageBeyondF
-}
-
-// reportDamage tells the oracle which copies replica i's disk lost, as the
-// disk's own state shows at the restart: a prepare slot that is damaged,
-// stale or holds a record meant for another slot no longer holds its op.
-func (c *Cluster) reportDamage(i int) {
-	d := c.disks.r[i].disk
-	c.checker.StorageLost(i, c.cfg.JournalSlots, func(slot int) bool { return d.Damaged(disksim.ZonePrepares, slot) })
 }
 
 // aimMisdirect notes op as replica i's last acknowledged op and, with chance

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/prng"
+	"vsrsim/sim/check"
 )
 
 // storageConfig is the default run with every storage fault on.
@@ -45,39 +46,24 @@ func TestStorageRunsReplay(t *testing.T) {
 	assert.Zero(t, c.StorageFaults)
 }
 
-// storage-beyond-f turns a finding into unrecoverable only when the disks'
-// own record shows a slot faulty on a replication quorum, before the finding.
-func TestStorageBeyondF(t *testing.T) {
-	build := func(atlasOff bool) *Cluster {
-		cfg := storageConfig(1)
-		cfg.Storage.AtlasOff = atlasOff
-		c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
-		require.NoError(t, err)
-		return c
+// storage-beyond-f turns a safety finding into unrecoverable only through
+// what the finding is about (check.ExcuseFailure holds the rule's table
+// tests; scenarios/excuse_scope_test.go runs it end to end): here a disk
+// record damaged on every replica, but for another op than the finding's.
+func TestStorageBeyondFScoped(t *testing.T) {
+	cfg := storageConfig(1)
+	cfg.Storage.AtlasOff = true
+	c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
+	require.NoError(t, err)
+	for i := 0; i < cfg.Replicas; i++ {
+		require.NoError(t, c.CorruptEntry(i, 5, EntryBoth))
 	}
-	finding := func(c *Cluster) Result {
-		res := Result{Verdict: VerdictSafety, Invariant: "agreement", Evidence: "t=9 something"}
-		c.now = 10
-		c.judgeStorage(&res)
-		return res
-	}
-	c := build(true)
-	require.NoError(t, c.CorruptEntry(0, 5, EntryBody))
-	assert.Equal(t, VerdictSafety, finding(c).Verdict, "one replica's slot is within f")
-	require.NoError(t, c.CorruptEntry(1, 5, EntryHeader))
-	res := finding(c)
-	assert.Equal(t, VerdictUnrecoverable, res.Verdict)
-	assert.Equal(t, "storage-beyond-f", res.Rule)
-	assert.Contains(t, res.Evidence, "journal slot 5 faulty on 2 replicas")
-	assert.Contains(t, res.Evidence, "agreement")
-
-	// With the atlas on, a script that damages the same slot on a quorum
-	// goes past the atlas (a forbidden fault), and the rule names it too.
-	c = build(false)
-	require.NoError(t, c.CorruptEntry(0, 7, EntryBoth))
-	require.NoError(t, c.CorruptEntry(1, 7, EntryBoth))
-	require.NoError(t, c.CorruptEntry(2, 7, EntryBoth))
-	assert.Equal(t, VerdictUnrecoverable, finding(c).Verdict)
+	c.now = 10
+	c.failure = &check.Failure{Invariant: "agreement", Evidence: "something", Tick: 9, Ops: []uint64{6}}
+	res := Result{Verdict: VerdictSafety, Invariant: "agreement", Evidence: "t=9 something"}
+	c.judgeStorage(&res)
+	assert.Equal(t, VerdictSafety, res.Verdict, "slot 5's damage excuses nothing about op 6")
+	assert.Nil(t, res.Excuse)
 
 	// A pass is never touched, and a replica assertion is the replica's
 	// own: no disk excuses a crash.

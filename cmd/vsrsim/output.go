@@ -40,6 +40,10 @@ type runJSON struct {
 	// Rule names the recoverability rule behind an unrecoverable verdict
 	// (docs/checkers.md); empty otherwise.
 	Rule string `json:"rule"`
+	// Excuse says what an unrecoverable verdict excuses: its rule, the ops
+	// and replicas its proof covers, the proof from the harness's record,
+	// the tick since which it held; absent for every other verdict.
+	Excuse *sim.Excuse `json:"excuse,omitempty"`
 	// Linearizability is the history check's word: linearizable, not
 	// linearizable, unknown (with the reason in linearizability_detail), or
 	// empty when the run failed before the check.
@@ -127,6 +131,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 		Committed: res.Committed,
 		Options:   options,
 		Rule:      res.Rule,
+		Excuse:    res.Excuse,
 		Marks:     res.Marks.Map(),
 
 		Linearizability:       res.Linearizability,

@@ -14,9 +14,16 @@ type bodySet struct {
 	// sinceLoss is Checker.losses when the first copy was recorded: a crash
 	// counts against this op only if it came after.
 	sinceLoss uint64
-	// damaged: copies a disk's record shows damaged at a restart
-	// (StorageLost).
-	damaged uint16
+	// damaged: copies a disk's record shows lost: both records of the
+	// replica's slot faulty when it crashed or while it was down
+	// (DiskCopies). unlanded: copies the replica reported journaled whose
+	// write never landed before it crashed (no fault: they never were on
+	// the disk).
+	damaged, unlanded uint16
+	// lostAt is the tick the last copy was lost to a disk or a crash;
+	// beyondAt the tick since which the copies disks lost, not held again,
+	// are a replication quorum (0: not now).
+	lostAt, beyondAt uint64
 	// forgot: copies lost with a memory journal at a crash (loseBodies).
 	forgot uint16
 	// ackSent: replicas whose PrepareOk for it left them, delivered or not:
@@ -41,6 +48,9 @@ func (c *Checker) hold(i int, op, checksum uint64) {
 	for k := range c.bodies[op] {
 		if b := &c.bodies[op][k]; b.checksum == checksum {
 			b.holders |= 1 << uint(i)
+			if b.beyondAt != 0 && c.storageLost(b) < c.qRep {
+				b.beyondAt = 0 // held again: the damage no longer stands
+			}
 			return
 		}
 	}
@@ -61,14 +71,15 @@ func (c *Checker) dropBody(i int, op, checksum uint64) {
 	}
 }
 
-// loseBodies: replica i lost its whole journal to a crash.
-func (c *Checker) loseBodies(i int) {
+// loseBodies: replica i lost its whole journal to a crash at tick.
+func (c *Checker) loseBodies(tick uint64, i int) {
 	bit := uint16(1) << uint(i)
 	for op := range c.bodies {
 		for k := range c.bodies[op] {
 			if b := &c.bodies[op][k]; b.holders&bit != 0 {
 				b.holders &^= bit
 				b.forgot |= bit
+				b.lostAt = tick
 			}
 		}
 	}
@@ -83,7 +94,9 @@ type opLoss struct {
 	// nothing. Otherwise a correct replica let it go: a safety finding.
 	beyondF bool
 	dropped uint16 // copies their replicas discarded themselves
+	damaged uint16 // copies disks lost, not held again
 	crashed int    // replicas whose journal a crash took since
+	goneAt  uint64 // the tick the last copy was lost
 }
 
 // lostOp returns an op that may have committed (committed, or acked by a
@@ -167,6 +180,8 @@ func (c *Checker) judgeLoss(op, sum uint64, committed bool, b *bodySet) opLoss {
 	since := uint64(0)
 	if b != nil {
 		l.dropped = b.dropped
+		l.damaged = b.damaged &^ b.holders
+		l.goneAt = b.lostAt
 		since = b.sinceLoss
 	}
 	for i := range c.replicas {

@@ -14,6 +14,11 @@ type Failure struct {
 	Invariant string
 	Evidence  string
 	Tick      uint64
+	// Ops and Replicas are what the finding is about: the ops its evidence
+	// names and the replicas that acted in it. An excuse covers a finding
+	// only through them (Excuse): damage elsewhere excuses nothing.
+	Ops      []uint64
+	Replicas []int
 }
 
 // Invariant names: a contract with reports, docs and tests.
@@ -86,7 +91,12 @@ type Checker struct {
 
 	checkpoints []uint64 // state checksum per checkpoint op
 	live        livenessRecord
-	failure     *Failure
+	// lastCommitAt is the tick the commit point last advanced: where a
+	// stall began (Stalled). conds tracks since when each end-state excuse
+	// has held.
+	lastCommitAt uint64
+	conds        conditions
+	failure      *Failure
 }
 
 // New returns the oracle for a cluster. It panics on a cluster the oracle
@@ -149,12 +159,28 @@ func emptied[T any](s []T) []T {
 // Failed returns the first failure, or nil.
 func (c *Checker) Failed() *Failure { return c.failure }
 
-func (c *Checker) fail(tick uint64, invariant, format string, args ...any) {
+func (c *Checker) fail(tick uint64, s subject, invariant, format string, args ...any) {
 	if c.failure != nil {
 		return
 	}
-	c.failure = &Failure{Invariant: invariant, Evidence: fmt.Sprintf(format, args...), Tick: tick}
+	c.failure = &Failure{Invariant: invariant, Evidence: fmt.Sprintf(format, args...), Tick: tick,
+		Ops: s.ops, Replicas: s.replicas}
 }
+
+// subject is what a finding is about (Failure.Ops, Failure.Replicas).
+type subject struct {
+	ops      []uint64
+	replicas []int
+}
+
+// about is a finding about op, acted on by the given replicas.
+func about(op uint64, replicas ...int) subject {
+	return subject{ops: []uint64{op}, replicas: replicas}
+}
+
+// aboutReplica is a finding about replica i alone: what it did to its own
+// state (a view, an incarnation, a commit point).
+func aboutReplica(i int) subject { return subject{replicas: []int{i}} }
 
 // QuorumViewChange is the oracle's view-change quorum for this cluster.
 func (c *Checker) QuorumViewChange() int { return c.qVC }

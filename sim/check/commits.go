@@ -25,30 +25,30 @@ const NoClient = -1
 func (c *Checker) PrimaryCommit(tick uint64, p int, view, op, checksum, parent uint64, client int, request uint64) {
 	r := &c.replicas[p]
 	if p != c.primaryOf(view) || r.status != StatusNormal || r.view != view {
-		c.fail(tick, InvCommitQuorum, "r%d (%s in view %d) committed op %d csum=%04x as if primary of view %d",
+		c.fail(tick, about(op, p), InvCommitQuorum, "r%d (%s in view %d) committed op %d csum=%04x as if primary of view %d",
 			p, r.status, r.view, op, short(checksum), view)
 		return
 	}
 	s := c.ackSetFor(op, view, checksum, parent)
 	if got := c.countedAcks(s); popcount(got) < c.qRep {
-		c.fail(tick, InvCommitQuorum, "r%d (primary of view %d) committed op %d csum=%04x on acks from %s; a replication quorum is %d (acks delivered: %s)",
+		c.fail(tick, about(op, p), InvCommitQuorum, "r%d (primary of view %d) committed op %d csum=%04x on acks from %s; a replication quorum is %d (acks delivered: %s)",
 			p, view, op, short(checksum), replicaList(got), c.qRep, replicaList(s.ackers))
 		return
 	}
 	c.committed = grow(c.committed, op+1)
 	if rec := &c.committed[op]; rec.checksum != 0 {
 		if rec.checksum != checksum {
-			c.fail(tick, InvAgreement, "r%d (primary of view %d) committed op %d csum=%04x, but op %d committed as csum=%04x in view %d",
+			c.fail(tick, about(op, p), InvAgreement, "r%d (primary of view %d) committed op %d csum=%04x, but op %d committed as csum=%04x in view %d",
 				p, view, op, short(checksum), op, short(rec.checksum), rec.view)
 		}
 		return
 	}
 	if op != c.top+1 {
-		c.fail(tick, InvCommitOrder, "r%d (primary of view %d) committed op %d while op %d is the highest committed op", p, view, op, c.top)
+		c.fail(tick, about(op, p), InvCommitOrder, "r%d (primary of view %d) committed op %d while op %d is the highest committed op", p, view, op, c.top)
 		return
 	}
 	if prev := c.committed[op-1].checksum; op > 1 && prev != 0 && parent != prev {
-		c.fail(tick, InvParentChain, "r%d committed op %d with parent %04x, but op %d is csum=%04x",
+		c.fail(tick, about(op, p), InvParentChain, "r%d committed op %d with parent %04x, but op %d is csum=%04x",
 			p, op, short(parent), op-1, short(prev))
 		return
 	}
@@ -57,10 +57,10 @@ func (c *Checker) PrimaryCommit(tick uint64, p int, view, op, checksum, parent u
 		req := c.request(client, request)
 		switch {
 		case req == nil:
-			c.fail(tick, InvExactlyOnce, "r%d committed op %d as request %d of client c%d, which that client never issued", p, op, request, client)
+			c.fail(tick, about(op, p), InvExactlyOnce, "r%d committed op %d as request %d of client c%d, which that client never issued", p, op, request, client)
 			return
 		case req.executed != 0:
-			c.fail(tick, InvExactlyOnce, "request %d of client c%d executed twice: at op %d and again at op %d", request, client, req.executed, op)
+			c.fail(tick, about(op, p), InvExactlyOnce, "request %d of client c%d executed twice: at op %d and again at op %d", request, client, req.executed, op)
 			return
 		}
 		req.executed = op
@@ -70,6 +70,7 @@ func (c *Checker) PrimaryCommit(tick uint64, p int, view, op, checksum, parent u
 		result: c.model.apply(body), quorum: c.countedAcks(s), state: c.model.hash}
 	c.top = op
 	c.modelOp = op
+	c.lastCommitAt = tick
 }
 
 // Apply records that live replica i applied op (checksum, parent) with
@@ -79,30 +80,30 @@ func (c *Checker) Apply(tick uint64, i int, op, checksum, parent, result uint64)
 	r := &c.replicas[i]
 	switch {
 	case op <= r.applied:
-		c.fail(tick, InvMonotonicity, "r%d committed op %d after op %d", i, op, r.applied)
+		c.fail(tick, about(op, i), InvMonotonicity, "r%d committed op %d after op %d", i, op, r.applied)
 		return
 	case op > r.applied+1:
-		c.fail(tick, InvCommitOrder, "r%d applied op %d but its last applied op is %d: commit_min advances by one", i, op, r.applied)
+		c.fail(tick, about(op, i), InvCommitOrder, "r%d applied op %d but its last applied op is %d: commit_min advances by one", i, op, r.applied)
 		return
 	}
 	if op >= uint64(len(c.committed)) || c.committed[op].checksum == 0 {
-		c.fail(tick, InvCommitQuorum, "r%d (%s in view %d) applied op %d csum=%04x before any primary committed it",
+		c.fail(tick, about(op, i), InvCommitQuorum, "r%d (%s in view %d) applied op %d csum=%04x before any primary committed it",
 			i, r.status, r.view, op, short(checksum))
 		return
 	}
 	rec := &c.committed[op]
 	if rec.checksum != checksum {
-		c.fail(tick, InvAgreement, "r%d committed op %d csum=%04x but op %d is csum=%04x elsewhere",
+		c.fail(tick, about(op, i), InvAgreement, "r%d committed op %d csum=%04x but op %d is csum=%04x elsewhere",
 			i, op, short(checksum), op, short(rec.checksum))
 		return
 	}
 	if parent != rec.parent {
-		c.fail(tick, InvParentChain, "r%d applied op %d with parent %04x, but it committed with parent %04x",
+		c.fail(tick, about(op, i), InvParentChain, "r%d applied op %d with parent %04x, but it committed with parent %04x",
 			i, op, short(parent), short(rec.parent))
 		return
 	}
 	if result != rec.result {
-		c.fail(tick, InvApplyResult, "r%d applied op %d with result %d; the oracle's model of the committed sequence gives %d",
+		c.fail(tick, about(op, i), InvApplyResult, "r%d applied op %d with result %d; the oracle's model of the committed sequence gives %d",
 			i, op, result, rec.result)
 		return
 	}
@@ -118,19 +119,19 @@ func (c *Checker) Apply(tick uint64, i int, op, checksum, parent, result uint64)
 func (c *Checker) Install(tick uint64, i int, op, sum, state uint64) {
 	r := &c.replicas[i]
 	if op < r.applied {
-		c.fail(tick, InvMonotonicity, "r%d state transfer rewound commit %d -> %d", i, r.applied, op)
+		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d state transfer rewound commit %d -> %d", i, r.applied, op)
 	}
 	if op > c.top {
-		c.fail(tick, InvCommitQuorum, "r%d installed a checkpoint at op %d above every committed op (%d)", i, op, c.top)
+		c.fail(tick, about(op, i), InvCommitQuorum, "r%d installed a checkpoint at op %d above every committed op (%d)", i, op, c.top)
 	}
 	if op > 0 && op <= c.top {
 		rec := &c.committed[op]
 		switch {
 		case rec.checksum != sum:
-			c.fail(tick, InvAgreement, "r%d installed a checkpoint at op %d csum=%04x, but op %d committed as csum=%04x",
+			c.fail(tick, about(op, i), InvAgreement, "r%d installed a checkpoint at op %d csum=%04x, but op %d committed as csum=%04x",
 				i, op, short(sum), op, short(rec.checksum))
 		case rec.state != state:
-			c.fail(tick, InvCheckpoint, "r%d installed a state at op %d with digest %04x; the oracle's model there gives %04x",
+			c.fail(tick, about(op, i), InvCheckpoint, "r%d installed a state at op %d with digest %04x; the oracle's model there gives %04x",
 				i, op, short(state), short(rec.state))
 		}
 	}
@@ -143,7 +144,7 @@ func (c *Checker) Install(tick uint64, i int, op, sum, state uint64) {
 func (c *Checker) Checkpoint(tick uint64, i int, op, state uint64) {
 	c.checkpoints = grow(c.checkpoints, op)
 	if have := c.checkpoints[op]; have != 0 && have != state {
-		c.fail(tick, InvCheckpoint, "r%d checkpoint at op %d has state %04x, another replica had %04x",
+		c.fail(tick, about(op, i), InvCheckpoint, "r%d checkpoint at op %d has state %04x, another replica had %04x",
 			i, op, short(state), short(have))
 		return
 	}
@@ -173,18 +174,18 @@ func (c *Checker) Dropped(tick uint64, i int, kind DropKind, view, op, checksum,
 			if rec.replied {
 				replied = ", and its client got the reply"
 			}
-			c.fail(tick, InvDurability, "r%d's view-%d %s dropped committed op %d csum=%04x with %d nacks (committed in view %d on acks from %s%s)",
+			c.fail(tick, about(op, i), InvDurability, "r%d's view-%d %s dropped committed op %d csum=%04x with %d nacks (committed in view %d on acks from %s%s)",
 				i, view, kind, op, short(checksum), nacks, rec.view, replicaList(rec.quorum), replied)
 			return
 		}
 	}
 	if s, ok := c.mustSurvive(op, checksum, view); ok {
-		c.fail(tick, InvAckedDurability, "r%d's view-%d %s dropped op %d csum=%04x (%d nacks), but %s acked it in view %d and still hold it",
+		c.fail(tick, about(op, i), InvAckedDurability, "r%d's view-%d %s dropped op %d csum=%04x (%d nacks), but %s acked it in view %d and still hold it",
 			i, view, kind, op, short(checksum), nacks, replicaList(s.ackers&s.intact), s.view)
 		return
 	}
 	if s, ok := c.countedQuorumAck(i, op, checksum, view); ok {
-		c.fail(tick, InvAckedDurability, "r%d's view-%d %s dropped op %d csum=%04x, but its own ack was counted in that view's replication quorum (%s)",
+		c.fail(tick, about(op, i), InvAckedDurability, "r%d's view-%d %s dropped op %d csum=%04x, but its own ack was counted in that view's replication quorum (%s)",
 			i, view, kind, op, short(checksum), replicaList(c.countedAcks(s)))
 		return
 	}
@@ -213,17 +214,17 @@ func (c *Checker) droppedAfterCommit(i int, kind DropKind, rec *commitRecord, dr
 // request, executed at op with result.
 func (c *Checker) Reply(tick uint64, client int, request, op, result uint64) {
 	if op >= uint64(len(c.committed)) || c.committed[op].checksum == 0 {
-		c.fail(tick, InvClientResult, "client c%d got a reply for op %d (request %d) that no replica committed", client, op, request)
+		c.fail(tick, about(op), InvClientResult, "client c%d got a reply for op %d (request %d) that no replica committed", client, op, request)
 		return
 	}
 	rec := &c.committed[op]
 	if rec.client != client || rec.request != request {
-		c.fail(tick, InvClientResult, "client c%d got a reply to request %d naming op %d, which executed request %d of client c%d",
+		c.fail(tick, about(op), InvClientResult, "client c%d got a reply to request %d naming op %d, which executed request %d of client c%d",
 			client, request, op, rec.request, rec.client)
 		return
 	}
 	if result != rec.result {
-		c.fail(tick, InvClientResult, "client c%d request %d: reply says op %d result=%d, the oracle's model gives %d",
+		c.fail(tick, about(op), InvClientResult, "client c%d request %d: reply says op %d result=%d, the oracle's model gives %d",
 			client, request, op, result, rec.result)
 		return
 	}
@@ -260,11 +261,11 @@ func (c *Checker) checkEnd(tick uint64) {
 			have, committed := c.Committed(uint64(op))
 			switch {
 			case !committed:
-				c.fail(tick, InvAckedDurability, "op %d csum=%04x was acked in view %d by %s, who still hold it, but the converged log ends at %d",
+				c.fail(tick, about(uint64(op)), InvAckedDurability, "op %d csum=%04x was acked in view %d by %s, who still hold it, but the converged log ends at %d",
 					op, short(s.checksum), s.view, replicaList(s.ackers&s.intact), c.top)
 				return
 			case have != s.checksum:
-				c.fail(tick, InvAckedDurability, "op %d csum=%04x was acked in view %d by %s, who still hold it, but csum=%04x committed",
+				c.fail(tick, about(uint64(op)), InvAckedDurability, "op %d csum=%04x was acked in view %d by %s, who still hold it, but csum=%04x committed",
 					op, short(s.checksum), s.view, replicaList(s.ackers&s.intact), short(have))
 				return
 			}

@@ -9,6 +9,7 @@ import (
 // after the faults stop, a core of replicas must converge within a budget.
 type livenessRecord struct {
 	active         bool
+	startAt        uint64 // the tick the phase began: the faults' end
 	core           []int
 	stable         bool
 	stableSince    uint64
@@ -46,10 +47,10 @@ type gapKey struct {
 	op      uint64
 }
 
-// StartLiveness begins the liveness phase with the given core.
-func (c *Checker) StartLiveness(core []int) {
+// StartLiveness begins the liveness phase with the given core at tick.
+func (c *Checker) StartLiveness(tick uint64, core []int) {
 	l := &c.live
-	*l = livenessRecord{active: true, core: core, gapDrops: map[gapKey]uint64{}}
+	*l = livenessRecord{active: true, core: core, gapDrops: map[gapKey]uint64{}, startAt: tick}
 	l.viewAtStart, l.logViewAtStart = c.coreViews()
 }
 
@@ -225,92 +226,6 @@ func (c *Checker) ServedNew() bool { return c.live.servedNew }
 func (c *Checker) LeadsNormal(i int) bool {
 	r := &c.replicas[i]
 	return r.up && r.status == StatusNormal && c.primaryOf(r.view) == i
-}
-
-// Unrecoverable rules: each proves from the record of what the harness
-// injected that no correct replica could end the stall (docs/checkers.md has
-// a proof sketch for each).
-const (
-	// RuleTooFewUp: at the end fewer replicas were up than a replication
-	// quorum: the harness kept the rest down, so no op can commit.
-	RuleTooFewUp = "too-few-up"
-	// RuleNoVoters: at the end fewer replicas could vote than a view-change
-	// quorum (a replica that lost its journal may not vote until a primary
-	// hands it a view, and one the harness cut off from every other replica
-	// votes in no one's view change) and no reachable replica was a Normal
-	// primary to hand one out.
-	RuleNoVoters = "no-voters"
-	// RuleCommittedOpLost: crashes without a WAL took every copy of an op
-	// that may have committed (committed, or acked by a replication quorum),
-	// and no live replica has applied past it.
-	RuleCommittedOpLost = "committed-op-lost"
-	// RuleStorageBeyondF: the disks' own fault record shows, before the
-	// finding, a journal slot faulty on a replication quorum of replicas or
-	// every superblock copy of one replica faulty: past what the protocol
-	// promises to survive, which only an atlas that is off or a scripted
-	// fault the atlas forbade can bring (sim/storage.go).
-	RuleStorageBeyondF = "storage-beyond-f"
-)
-
-// Stalled judges a run whose core did not converge: unrecoverable (with the
-// rule that proves it from the record) or a liveness finding. The evidence
-// names the stall's mechanism where the record shows it.
-func (c *Checker) Stalled(livenessTicks uint64, outstanding int) (unrecoverable bool, rule, evidence string) {
-	stall := c.stallEvidence(livenessTicks, outstanding)
-	up, voters := 0, 0
-	primary := false
-	var down uint16
-	for i := range c.replicas {
-		r := &c.replicas[i]
-		if !r.up {
-			down |= 1 << uint(i)
-			continue
-		}
-		up++
-		if c.cutOff&(1<<uint(i)) != 0 {
-			// Cut off from every other replica by the harness (an
-			// assist, recorded): it votes in no one's view change and
-			// hands no one a view.
-			continue
-		}
-		if r.voter {
-			voters++
-		}
-		if r.status == StatusNormal && c.primaryOf(r.view) == i {
-			primary = true
-		}
-	}
-	if up < c.qRep {
-		return true, RuleTooFewUp, fmt.Sprintf("%s stayed down to the end: %d replicas up, a replication quorum is %d; %s",
-			replicaList(down), up, c.qRep, stall)
-	}
-	if voters < c.qVC && !primary {
-		return true, RuleNoVoters, fmt.Sprintf("only %d replicas could vote at the end (a view-change quorum is %d; "+
-			"the others lost their journal and no primary is up to hand them a view%s); %s", voters, c.qVC, cutOffText(c.cutOff), stall)
-	}
-	if l, lost := c.lostOp(); lost {
-		what := "committed op"
-		if !l.committed {
-			what = "op a replication quorum acked (so it may have committed)"
-		}
-		if l.beyondF {
-			return true, RuleCommittedOpLost, fmt.Sprintf("%s %d csum=%04x: crashes took every copy (%d replicas lost their journal "+
-				"after it was first held; the protocol survives %d), and no live replica applied past it; %s",
-				what, l.op, short(l.checksum), l.crashed, faultsTolerated(c.n), stall)
-		}
-		inv := InvDurability
-		if !l.committed {
-			inv = InvAckedDurability
-		}
-		c.fail(c.live.now, inv, "%s %d csum=%04x has no copy left and no live replica applied past it, yet only %d replicas lost "+
-			"their journal since (the protocol survives %d; copies dropped by %s): a correct cluster keeps it",
-			what, l.op, short(l.checksum), l.crashed, faultsTolerated(c.n), replicaList(l.dropped))
-		return false, "", stall
-	}
-	if rule, why, ok := c.coreCannotDecide(); ok {
-		return true, rule, why + "; " + stall
-	}
-	return false, "", stall
 }
 
 // cutOffText names the replicas the harness cut off, for the evidence.

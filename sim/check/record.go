@@ -48,6 +48,13 @@ type replicaRecord struct {
 	// lostAt is the oracle's loss count (Checker.losses) at this replica's
 	// last crash that took its journal: 0 if none did.
 	lostAt uint64
+
+	// sbLostAt is the tick since which every superblock copy of its disk is
+	// faulty (0: not now; SuperblockLost).
+	sbLostAt uint64
+	// logViewFloor is the highest log_view it acted in on the wire
+	// (RestartFromDisk): a restart may not come back below it.
+	logViewFloor uint64
 }
 
 // whole reports whether replica i is up with every op it ever acked still in
@@ -65,8 +72,9 @@ func (c *Checker) Crash(tick uint64, i int) {
 		c.losses++
 		r.lostAt = c.losses
 		c.withdrawCopies(i)
-		c.loseBodies(i)
+		c.loseBodies(tick, i)
 	}
+	c.noteConditions(tick)
 }
 
 // Restart records that the harness restarted replica i from its durable
@@ -84,22 +92,30 @@ func (c *Checker) Restart(tick uint64, i int, checkpointOp uint64) {
 	// the last incarnation reported; only the view is checked across a
 	// restart, because a replica persists it before it acts in it).
 	r.status = StatusRecovering
-	r.logView, r.commitMax = 0, 0
+	r.logView, r.commitMax, r.logViewFloor = 0, 0, 0
 	r.voter = c.wal
 	if !c.wal {
 		r.amnesiac = true
 		r.amnesiacUntil = max(c.top, c.preparedTop)
 		c.checkWhole(i)
 	}
+	c.noteConditions(tick)
 }
 
 // RestartFromDisk adjusts a restart of replica i from a simulated disk by
 // what the harness knows: promised is the highest view its messages that
 // reached the wire acted in. A view it held only in memory, before its
 // superblock landed, it may come back below; one it acted in, never.
-func (c *Checker) RestartFromDisk(i int, promised uint64) {
+//
+// logView is the highest log_view its messages that reached the wire acted
+// in (a Prepare, a PrepareOk or a Commit of a view, a DoViewChange or a
+// StartView naming it): a replica persists its log_view before it acts in
+// it, so it never comes back below one.
+func (c *Checker) RestartFromDisk(i int, promised, logView uint64) {
 	r := &c.replicas[i]
 	r.view = min(r.view, promised)
+	r.logViewFloor = logView
+	r.logView = logView
 }
 
 // checkWhole ends an amnesiac spell once the replica applied every op
@@ -135,7 +151,7 @@ func (c *Checker) Whole(i int) bool { return c.replicas[i].whole() }
 func (c *Checker) Sent(tick uint64, i int, incarnation uint64) {
 	r := &c.replicas[i]
 	if r.restarts > 0 && incarnation <= r.earlier {
-		c.fail(tick, InvMonotonicity, "r%d stamped incarnation %d after its restart, but an earlier life stamped %d", i, incarnation, r.earlier)
+		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d stamped incarnation %d after its restart, but an earlier life stamped %d", i, incarnation, r.earlier)
 	}
 	r.sendInc = incarnation
 	r.stamped = max(r.stamped, incarnation)
@@ -156,18 +172,23 @@ func (c *Checker) Delivered(to, from int, incarnation uint64) {
 func (c *Checker) Status(tick uint64, i int, st Status, view, logView, head, commitMax uint64) {
 	r := &c.replicas[i]
 	if view < r.view {
-		c.fail(tick, InvMonotonicity, "r%d view regressed %d -> %d", i, r.view, view)
+		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d view regressed %d -> %d", i, r.view, view)
 	}
-	if logView < r.logView {
-		c.fail(tick, InvMonotonicity, "r%d log_view regressed %d -> %d", i, r.logView, logView)
+	switch {
+	case logView < r.logViewFloor && r.logView == r.logViewFloor:
+		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d came back from its disk with log_view %d, below log_view %d it acted in on the wire before its crash",
+			i, logView, r.logViewFloor)
+	case logView < r.logView:
+		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d log_view regressed %d -> %d", i, r.logView, logView)
 	}
 	if commitMax < r.commitMax {
-		c.fail(tick, InvMonotonicity, "r%d commit_max regressed %d -> %d", i, r.commitMax, commitMax)
+		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d commit_max regressed %d -> %d", i, r.commitMax, commitMax)
 	}
 	r.status, r.view, r.logView, r.head = st, view, logView, head
 	if st != StatusRecovering {
 		r.voter = true
 	}
+	c.noteConditions(tick)
 	if commitMax > r.commitMax {
 		r.commitMax = commitMax
 	}

@@ -6,43 +6,90 @@ import (
 )
 
 // Storage: what the harness's disks took from a replica, from the disks' own
-// record, never the replica's word (sim/storage.go).
+// record, never the replica's word (sim/storage_ledger.go re-examines a
+// replica's disk and reports each copy it still holds intact).
 
-// RuleCoreCopyDamaged: at the stall, an op some core replica acknowledged (a
-// PrepareOk for it left the replica) is held intact by no core replica, the
-// disk's record shows a core replica's copy damaged when it restarted, the
-// core replicas that never acknowledged it are fewer than a nack quorum, and
-// no live replica the harness left reachable holds it. No correct core can
-// decide the op: it may have committed (acknowledged copies outside the core
-// may count), so it cannot be cut, and no replica the core can reach can
-// serve it. Only the replicas the harness keeps outside the core can settle
-// it, by a copy or by their nacks.
+// RuleCoreCopyDamaged: before the stall began, an op some core replica
+// acknowledged (a PrepareOk for it left the replica) was held by no core
+// replica, a disk's record showed a core replica's copy lost (both of its
+// records on the disk faulty), the reachable whole replicas that never
+// acknowledged it (core or not) are fewer than a nack quorum, no live
+// replica the harness left reachable holds it, and the replicas that lost
+// their copy or are out of reach are more than f. No correct cluster can
+// decide the op: it may have committed (acknowledged copies outside the
+// core may count), so it cannot be cut, and no replica the core can reach
+// can serve it.
 const RuleCoreCopyDamaged = "core-copy-damaged"
 
 // RuleCoreCopyForgotten: as RuleCoreCopyDamaged, with the core replicas'
 // copies lost to crashes of memory journals instead of a disk: a core replica
-// that held the op lost its journal at a crash, and the record shows no live
-// replica the harness left reachable holding it since (a live copy outside
-// the core a correct core could still fetch). A replica that lost its
+// that held the op lost its journal at a crash. A replica that lost its
 // journal may not nack what it acked, so the same count of nacks decides.
 const RuleCoreCopyForgotten = "core-copy-forgotten"
 
-// StorageLost records that, when replica i restarted, its disk's record
-// showed the journal slots for which faulty says true damaged: whatever op
-// the oracle knew it held there, its copy is gone. slots is the journal's
-// slot count (op o lives in slot o mod slots).
-func (c *Checker) StorageLost(i, slots int, faulty func(slot int) bool) {
+// DiskCopies re-examines replica i's copies against its disk at tick, after
+// a crash, a restart, or a fault on the disk of a replica that is down (a
+// live replica holds its ops in memory too; its disk matters again when it
+// crashes). intact reports whether the disk holds (op, sum) intact in either
+// record of its slot (the header ring's copy carries the body as the
+// prepare's does, so either serves); landed whether a write of it was
+// reported done there, so that a copy missing now was lost to a fault, not
+// a write the crash caught in flight. A copy the disk does not hold intact
+// is withdrawn; one that had landed is recorded damaged.
+func (c *Checker) DiskCopies(tick uint64, i int, intact func(op, sum uint64) (ok, landed bool)) {
 	bit := uint16(1) << uint(i)
 	for op := range c.bodies {
-		if !faulty(op % slots) {
-			continue
-		}
 		for k := range c.bodies[op] {
-			if b := &c.bodies[op][k]; b.holders&bit != 0 {
-				b.holders &^= bit
+			b := &c.bodies[op][k]
+			if b.holders&bit == 0 {
+				continue
+			}
+			ok, landed := intact(uint64(op), b.checksum)
+			if ok {
+				continue
+			}
+			b.holders &^= bit
+			if landed {
 				b.damaged |= bit
+				b.lostAt = tick
+				c.noteBeyond(tick, b)
+			} else {
+				b.unlanded |= bit
 			}
 		}
+	}
+}
+
+// noteBeyond records when the copies of b a disk lost reached a replication
+// quorum: past the atlas's promise (at most a replication quorum less one
+// faulty replica per slot), and past what a committed op's copies can spare.
+func (c *Checker) noteBeyond(tick uint64, b *bodySet) {
+	if c.storageLost(b) >= c.qRep {
+		if b.beyondAt == 0 {
+			b.beyondAt = tick
+		}
+		return
+	}
+	b.beyondAt = 0
+}
+
+// storageLost counts the replicas whose copy of b a disk lost and that have
+// not held it again since (a repair, a restart that found it).
+func (c *Checker) storageLost(b *bodySet) int {
+	return bits.OnesCount16(b.damaged &^ b.holders)
+}
+
+// SuperblockLost records, while replica i is down and as it restarts,
+// whether every superblock copy of its disk is faulty: a replica that comes
+// back from such a disk knows nothing of its view, its incarnation or its ack
+// bounds, for the whole life that began there.
+func (c *Checker) SuperblockLost(tick uint64, i int, lost bool) {
+	r := &c.replicas[i]
+	switch {
+	case lost && r.sbLostAt == 0:
+		r.sbLostAt = tick
+	case !lost:
+		r.sbLostAt = 0
 	}
 }
 
@@ -53,10 +100,56 @@ func (c *Checker) AckSent(i int, op, checksum uint64) {
 	}
 }
 
+// ExcuseFailure returns the storage excuse of a safety finding, if the disk
+// record covers what the finding is about: an op of Failure.Ops whose copies
+// disks lost on a replication quorum of replicas (RuleStorageBeyondF), or
+// replicas of Failure.Replicas every one of which lost every superblock copy,
+// in either case standing since no later than the finding. Damage anywhere
+// else excuses nothing.
+func (c *Checker) ExcuseFailure(f *Failure) (*Excuse, bool) {
+	for _, op := range f.Ops {
+		if ex, ok := c.opBeyond(op, f.Tick); ok {
+			return ex, true
+		}
+	}
+	if len(f.Replicas) == 0 {
+		return nil, false
+	}
+	since := uint64(0)
+	for _, i := range f.Replicas {
+		at := c.replicas[i].sbLostAt
+		if at == 0 || at > f.Tick {
+			return nil, false
+		}
+		since = max(since, at)
+	}
+	return &Excuse{Rule: RuleStorageBeyondF, Replicas: f.Replicas, Since: since, Superblock: true,
+		Proof: fmt.Sprintf("every superblock copy of %s faulty since t=%d", replicaList(maskOf(f.Replicas)), since)}, true
+}
+
+// opBeyond is the storage excuse for op, if some version of it has lost its
+// copies on a replication quorum of disks since no later than tick.
+func (c *Checker) opBeyond(op, tick uint64) (*Excuse, bool) {
+	if op >= uint64(len(c.bodies)) {
+		return nil, false
+	}
+	for k := range c.bodies[op] {
+		b := &c.bodies[op][k]
+		if b.beyondAt == 0 || b.beyondAt > tick {
+			continue
+		}
+		lost := b.damaged &^ b.holders
+		return &Excuse{Rule: RuleStorageBeyondF, Ops: []uint64{op}, Replicas: members(lost), Since: b.beyondAt,
+			Proof: fmt.Sprintf("op %d csum=%04x: the disks of %s hold no intact record of it since t=%d (a replication quorum is %d)",
+				op, short(b.checksum), replicaList(lost), b.beyondAt, c.qRep)}, true
+	}
+	return nil, false
+}
+
 // coreCannotDecide finds an op the core cannot decide because storage or
-// crashes of memory journals took its core copies (RuleCoreCopyDamaged,
-// RuleCoreCopyForgotten), with the rule and the evidence.
-func (c *Checker) coreCannotDecide() (rule, why string, ok bool) {
+// crashes of memory journals took its copies (RuleCoreCopyDamaged,
+// RuleCoreCopyForgotten), with the excuse that names it.
+func (c *Checker) coreCannotDecide() (*Excuse, bool) {
 	var core uint16
 	covered := uint64(0)
 	for _, i := range c.live.core {
@@ -66,62 +159,83 @@ func (c *Checker) coreCannotDecide() (rule, why string, ok bool) {
 		}
 	}
 	for op := covered + 1; op < uint64(len(c.bodies)); op++ {
-		if rule, why, ok := c.undecidable(op, core); ok {
-			return rule, why, true
+		if ex, ok := c.undecidable(op, core); ok {
+			return ex, true
 		}
 	}
-	return "", "", false
+	return nil, false
 }
 
-// undecidable reports whether op, in the core, has no intact copy, a copy a
-// disk damaged or a crash of a memory journal took, and too few replicas
-// that could nack it.
-func (c *Checker) undecidable(op uint64, core uint16) (rule, why string, ok bool) {
-	var damaged, forgot, ackers, holders uint16
+// copies is what the record says of every version of one op.
+type copies struct {
+	damaged, forgot, ackers, holders uint16
+	lostAt                           uint64
+}
+
+func (c *Checker) copiesOf(op uint64) copies {
+	var cp copies
 	for k := range c.bodies[op] {
 		b := &c.bodies[op][k]
-		if b.holders&core != 0 {
-			return "", "", false
-		}
-		damaged |= b.damaged & core
-		forgot |= b.forgot & core
-		ackers |= b.ackSent
-		holders |= b.holders
-	}
-	if holders&c.reachable() != 0 {
-		// A copy on a live replica outside the core that the harness did
-		// not cut off: a correct core may still fetch it, so neither a
-		// damaged disk nor amnesia excuses the stall.
-		return "", "", false
-	}
-	if damaged == 0 && forgot == 0 {
-		return "", "", false
+		cp.damaged |= b.damaged &^ b.holders
+		cp.forgot |= b.forgot &^ b.holders
+		cp.ackers |= b.ackSent
+		cp.holders |= b.holders
+		cp.lostAt = max(cp.lostAt, b.lostAt)
 	}
 	if op < uint64(len(c.acks)) {
 		for k := range c.acks[op] {
-			ackers |= c.acks[op][k].ackers
+			cp.ackers |= c.acks[op][k].ackers
 		}
 	}
-	if ackers&core == 0 {
-		return "", "", false
+	return cp
+}
+
+// undecidable reports whether op, in the core, has no intact copy, a core
+// copy a disk damaged or a crash of a memory journal took, too few replicas
+// that could nack it, and more replicas lost or out of reach than f.
+func (c *Checker) undecidable(op uint64, core uint16) (*Excuse, bool) {
+	cp := c.copiesOf(op)
+	reach := c.reachable()
+	lostCore := (cp.damaged | cp.forgot) & core
+	if cp.holders&core != 0 || cp.holders&reach != 0 || lostCore == 0 || cp.ackers&core == 0 {
+		// A core copy, or a live replica the harness left reachable that a
+		// correct core may fetch it from, or nothing lost in the core, or no
+		// core replica that may have counted: not this rule.
+		return nil, false
 	}
-	nackers := bits.OnesCount16(core &^ ackers)
-	if nackers >= c.qNack() {
-		return "", "", false
+	nackers := bits.OnesCount16(c.nackers(reach) &^ cp.ackers)
+	faulty := (cp.damaged | cp.forgot | (c.all() &^ reach))
+	if nackers >= c.qNack() || bits.OnesCount16(faulty) <= faultsTolerated(c.n) {
+		return nil, false
 	}
-	if damaged != 0 {
-		return RuleCoreCopyDamaged, fmt.Sprintf("op %d: %s acked it and the disk's record shows %s's copy damaged at its restart; "+
-			"no core replica holds it, and only %d could nack it (a nack quorum is %d)",
-			op, replicaList(ackers&core), replicaList(damaged), nackers, c.qNack()), true
+	rule, how := RuleCoreCopyDamaged, "the disk's record shows "+replicaList(cp.damaged&core)+"'s copy lost"
+	if cp.damaged&core == 0 {
+		rule, how = RuleCoreCopyForgotten, replicaList(cp.forgot&core)+" lost its copy with its memory journal at a crash"
 	}
-	return RuleCoreCopyForgotten, fmt.Sprintf("op %d: %s acked it and %s lost its copy with its memory journal at a crash; "+
-		"no core replica holds it, and only %d could nack it (a nack quorum is %d)",
-		op, replicaList(ackers&core), replicaList(forgot), nackers, c.qNack()), true
+	return &Excuse{Rule: rule, Ops: []uint64{op}, Replicas: members(faulty), Since: cp.lostAt,
+		Proof: fmt.Sprintf("op %d: %s acked it and %s; no reachable replica holds it, %s lost it or are out of reach "+
+			"(more than f=%d), and only %d reachable whole replicas could nack it (a nack quorum is %d)",
+			op, replicaList(cp.ackers), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
+}
+
+// nackers is the reachable replicas that may vote and hold every op they
+// ever acked: the only ones whose vote can say an op never reached them.
+func (c *Checker) nackers(reach uint16) uint16 {
+	var set uint16
+	for i := range c.replicas {
+		if r := &c.replicas[i]; reach&(1<<uint(i)) != 0 && r.whole() && r.voter {
+			set |= 1 << uint(i)
+		}
+	}
+	return set
 }
 
 // CutOff records that the harness cut replica i off from every other
-// replica for the rest of the run (an assist of the liveness phase).
-func (c *Checker) CutOff(i int) { c.cutOff |= 1 << uint(i) }
+// replica for the rest of the run (an assist of the liveness phase), at tick.
+func (c *Checker) CutOff(tick uint64, i int) {
+	c.cutOff |= 1 << uint(i)
+	c.noteConditions(tick)
+}
 
 // reachable is the replicas up now that the harness has not cut off.
 func (c *Checker) reachable() uint16 {
@@ -134,5 +248,29 @@ func (c *Checker) reachable() uint16 {
 	return up &^ c.cutOff
 }
 
+// all is every replica of the cluster.
+func (c *Checker) all() uint16 { return uint16(1)<<uint(c.n) - 1 }
+
 // qNack is the nacks that prove an op never committed: n - replication quorum + 1.
 func (c *Checker) qNack() int { return c.n - c.qRep + 1 }
+
+// members lists the replicas of a set, ascending.
+func members(set uint16) []int {
+	var out []int
+	for i := 0; set != 0; i++ {
+		if set&1 != 0 {
+			out = append(out, i)
+		}
+		set >>= 1
+	}
+	return out
+}
+
+// maskOf is the set of the given replicas.
+func maskOf(replicas []int) uint16 {
+	var set uint16
+	for _, i := range replicas {
+		set |= 1 << uint(i)
+	}
+	return set
+}

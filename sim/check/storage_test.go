@@ -1,6 +1,7 @@
 package check
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,7 +12,6 @@ import (
 // core, and fewer core replicas than a nack quorum that never acknowledged.
 func TestCoreCopyDamaged(t *testing.T) {
 	const op, sum = 3, 0xc3
-	slotOf := func(o uint64) func(int) bool { return func(s int) bool { return uint64(s) == o%64 } }
 	// r2 journaled op 3 and acked it; r0, outside the core, is down; r1
 	// never had it. r2's disk took its copy at a restart.
 	stalled := func(lose, ack bool, core []int) (bool, string, string) {
@@ -21,15 +21,18 @@ func TestCoreCopyDamaged(t *testing.T) {
 			c.AckSent(2, op, sum)
 		}
 		c.Crash(1, 0)
+		if slices.Contains(core, 0) {
+			c.Restart(2, 0, 0) // the liveness phase restarts a core's replicas
+		}
 		c.Crash(2, 2)
 		c.Restart(3, 2, 0)
 		if lose {
-			c.StorageLost(2, 64, slotOf(op))
+			c.DiskCopies(3, 2, lostOnDisk(op))
 		}
 		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
 		c.Status(4, 2, StatusViewChange, 1, 0, op, 0)
-		c.StartLiveness(core)
-		return c.Stalled(100, 0)
+		c.StartLiveness(0, core)
+		return judge(c)
 	}
 	unrec, rule, why := stalled(true, true, []int{1, 2})
 	assert.True(t, unrec)
@@ -41,7 +44,7 @@ func TestCoreCopyDamaged(t *testing.T) {
 	unrec, _, _ = stalled(true, false, []int{1, 2})
 	assert.False(t, unrec, "nobody in the core acked it: both may nack it")
 	unrec, _, _ = stalled(true, true, []int{0, 1, 2})
-	assert.False(t, unrec, "with r0 in the core two replicas may nack it")
+	assert.False(t, unrec, "with r0 up two replicas may nack it")
 
 	// r0, outside the core, holds a copy and stays up: a correct core may
 	// fetch it, unless the harness cut r0 off from every other replica.
@@ -51,15 +54,15 @@ func TestCoreCopyDamaged(t *testing.T) {
 		c.Journaled(2, op, sum)
 		c.AckSent(2, op, sum)
 		if cutOff {
-			c.CutOff(0)
+			c.CutOff(1, 0)
 		}
 		c.Crash(2, 2)
 		c.Restart(3, 2, 0)
-		c.StorageLost(2, 64, slotOf(op))
+		c.DiskCopies(3, 2, lostOnDisk(op))
 		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
 		c.Status(4, 2, StatusViewChange, 1, 0, op, 0)
-		c.StartLiveness([]int{1, 2})
-		unrec, _, _ := c.Stalled(100, 0)
+		c.StartLiveness(0, []int{1, 2})
+		unrec, _, _ := judge(c)
 		return unrec
 	}
 	assert.False(t, outsideHolder(false), "r0 is up and reachable with a copy: the core can fetch it")
@@ -86,7 +89,7 @@ func TestCoreCopyForgotten(t *testing.T) {
 			c.Crash(1, 0)
 		}
 		if r.cutOff {
-			c.CutOff(0)
+			c.CutOff(1, 0)
 		}
 		if r.crash {
 			c.Crash(2, 2)
@@ -94,8 +97,8 @@ func TestCoreCopyForgotten(t *testing.T) {
 		}
 		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
 		c.Status(4, 2, StatusViewChange, 1, 0, 0, 0)
-		c.StartLiveness([]int{1, 2})
-		return c.Stalled(100, 0)
+		c.StartLiveness(0, []int{1, 2})
+		return judge(c)
 	}
 	unrec, rule, why := stalled(run{crash: true, ack: true, outsideLost: true})
 	assert.True(t, unrec)
@@ -113,22 +116,46 @@ func TestCoreCopyForgotten(t *testing.T) {
 	assert.False(t, unrec, "r0 is up with a copy: a correct core may fetch it")
 }
 
-// A restart from disk may come back below the view it held in memory, never
-// below a view its messages acted in.
-func TestRestartFromDiskPromisedView(t *testing.T) {
-	c := newTest(true)
-	c.Status(1, 1, StatusViewChange, 2, 0, 0, 0)
-	c.Crash(2, 1)
-	c.Restart(3, 1, 0)
-	c.RestartFromDisk(1, 1)
-	c.Status(4, 1, StatusNormal, 1, 1, 0, 0)
-	assert.Nil(t, c.Failed(), "view 2 was never promised: a superblock in flight may be lost")
+// A restart from disk may come back below the view and log_view it held in
+// memory, never below a view or log_view its messages acted in on the wire.
+func TestRestartFromDiskFloors(t *testing.T) {
+	for _, tc := range []struct {
+		name                      string
+		view, logView             uint64 // before the crash
+		promised, promisedLogView uint64 // on the wire
+		backStatus                Status
+		backView, backLogView     uint64 // after the restart
+		want                      string // "" for no failure
+	}{
+		{"view 2 never promised: a superblock in flight may be lost", 2, 0, 1, 1, StatusNormal, 1, 1, ""},
+		{"view 2 promised", 2, 0, 2, 1, StatusNormal, 1, 1, "view regressed 2 -> 1"},
+		{"log_view 3 never reached the wire", 3, 3, 3, 2, StatusRecovering, 3, 2, ""},
+		{"log_view 3 acted in", 3, 3, 3, 3, StatusRecovering, 3, 2,
+			"r1 came back from its disk with log_view 2, below log_view 3 it acted in"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTest(true)
+			st := StatusViewChange
+			if tc.logView == tc.view {
+				st = StatusNormal
+			}
+			c.Status(1, 1, st, tc.view, tc.logView, 0, 0)
+			c.Crash(2, 1)
+			c.Restart(3, 1, 0)
+			c.RestartFromDisk(1, tc.promised, tc.promisedLogView)
+			c.Status(4, 1, tc.backStatus, tc.backView, tc.backLogView, 0, 0)
+			if tc.want == "" {
+				assert.Nil(t, c.Failed())
+				return
+			}
+			requireInvariant(t, c, InvMonotonicity, tc.want)
+			assert.Equal(t, []int{1}, c.Failed().Replicas)
+		})
+	}
+}
 
-	c = newTest(true)
-	c.Status(1, 1, StatusViewChange, 2, 0, 0, 0)
-	c.Crash(2, 1)
-	c.Restart(3, 1, 0)
-	c.RestartFromDisk(1, 2)
-	c.Status(4, 1, StatusNormal, 1, 1, 0, 0)
-	requireInvariant(t, c, InvMonotonicity, "view regressed 2 -> 1")
+// lostOnDisk is a disk that lost every record of op (both copies faulty)
+// after its write landed, and holds every other op intact.
+func lostOnDisk(op uint64) func(o, sum uint64) (bool, bool) {
+	return func(o, _ uint64) (bool, bool) { return o != op, true }
 }

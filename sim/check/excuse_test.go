@@ -1,0 +1,177 @@
+package check
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// An end-state excuse stands only if its condition held when the stall
+// began: here no-voters, whose memory-journal crashes come either before the
+// liveness phase (excused) or long after the core stopped committing in it
+// (a liveness finding, the rule named as not excusing it).
+func TestExcusesJudgedOverTime(t *testing.T) {
+	stall := func(crashAt uint64) (*Excuse, string) {
+		c := newTest(false)
+		for i := 0; i < 3; i++ {
+			c.Status(1, i, StatusViewChange, 1, 0, 0, 0)
+		}
+		c.StartLiveness(100, []int{0, 1, 2})
+		c.Crash(crashAt, 1)
+		c.Crash(crashAt, 2)
+		c.Restart(crashAt+1, 1, 0)
+		c.Restart(crashAt+1, 2, 0)
+		return c.Stalled(100, 0, 10)
+	}
+	ex, _ := stall(50)
+	require.NotNil(t, ex, "the voters were gone before the liveness phase began")
+	assert.Equal(t, RuleNoVoters, ex.Rule)
+	assert.Equal(t, []int{1, 2}, ex.Replicas)
+	assert.Equal(t, uint64(50), ex.Since)
+
+	ex, why := stall(500)
+	assert.Nil(t, ex, "the core was stalled within f from t=100; crashes at t=500 excuse nothing")
+	assert.Contains(t, why, "no-voters does not excuse it: its condition holds only since t=500, after the stall began at t=100")
+
+	ex, _ = stall(105)
+	require.NotNil(t, ex, "within the grace of the stall's start: the crashes began it")
+}
+
+// The loss check runs before any excuse: a committed op lost within f is a
+// durability failure even when the voters run short too.
+func TestLossCheckedBeforeExcuses(t *testing.T) {
+	c := newTest(false)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	c.Journaled(1, 1, 0xa1)
+	c.Evicted(1, 1, 0xa1) // r1 let its copy go: a defect
+	c.Crash(6, 0)         // one crash, within f
+	c.Restart(7, 0, 0)
+	c.CutOff(8, 2) // and the harness cut r2 off: one voter left
+	c.StartLiveness(8, []int{0, 1})
+	ex, why := c.Stalled(100, 0, 1<<40)
+	assert.Nil(t, ex, "no-voters holds at the end, but the loss comes first")
+	assert.NotContains(t, why, RuleNoVoters)
+	requireInvariant(t, c, InvDurability, "committed op 1 csum=00a1 has no copy left")
+}
+
+// The core rules count every reachable whole replica as a possible nacker,
+// core or not, and ask for more than f replicas lost or out of reach.
+func TestCoreRulesCountEveryNacker(t *testing.T) {
+	const op, sum = 3, 0xc3
+	// r2 journaled and acked op 3, its disk lost it; the core is r1,r2.
+	run := func(r0 string) (*Excuse, string) {
+		c := newTest(true)
+		c.Journaled(2, op, sum)
+		c.AckSent(2, op, sum)
+		switch r0 {
+		case "down":
+			c.Crash(1, 0)
+		case "cut":
+			c.CutOff(1, 0)
+		}
+		c.Crash(2, 2)
+		c.DiskCopies(2, 2, lostOnDisk(op))
+		c.Restart(3, 2, 0)
+		for i := 0; i < 3; i++ {
+			c.Status(4, i, StatusViewChange, 1, 0, 0, 0)
+		}
+		c.StartLiveness(5, []int{1, 2})
+		return c.Stalled(100, 0, 1<<40)
+	}
+	ex, _ := run("up")
+	assert.Nil(t, ex, "r0, outside the core but reachable and whole, never acked: with r1 a nack quorum")
+	ex, _ = run("down")
+	require.NotNil(t, ex)
+	assert.Equal(t, RuleCoreCopyDamaged, ex.Rule)
+	assert.Equal(t, []uint64{op}, ex.Ops)
+	assert.Equal(t, []int{0, 2}, ex.Replicas, "r0 out of reach and r2's lost copy: two, more than f")
+	ex, _ = run("cut")
+	require.NotNil(t, ex, "cut off by the harness: out of reach")
+}
+
+// A storage excuse covers a safety finding only through what it is about:
+// the op whose copies the disks lost on a replication quorum, standing at
+// the finding, or replicas whose every superblock copy is faulty.
+func TestStorageExcuseScoped(t *testing.T) {
+	const op, sum = 4, 0xd4
+	lose := func(c *Checker, replicas ...int) {
+		for _, i := range replicas {
+			c.Journaled(i, op, sum)
+			c.Crash(10, i)
+			c.DiskCopies(10, i, lostOnDisk(op))
+			c.Restart(11, i, 0)
+		}
+	}
+	c := newTest(true)
+	lose(c, 0, 1)
+	ex, ok := c.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op}})
+	require.True(t, ok, "op 4 lost on r0 and r1, a replication quorum")
+	assert.Equal(t, RuleStorageBeyondF, ex.Rule)
+	assert.Equal(t, []uint64{op}, ex.Ops)
+	assert.Equal(t, []int{0, 1}, ex.Replicas)
+	_, ok = c.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op + 1}})
+	assert.False(t, ok, "damage to op 4 excuses nothing about op 5")
+	_, ok = c.ExcuseFailure(&Failure{Tick: 5, Ops: []uint64{op}})
+	assert.False(t, ok, "a finding before the damage is not excused by it")
+	_, ok = c.ExcuseFailure(&Failure{Tick: 20, Replicas: []int{0}})
+	assert.False(t, ok, "an op's lost copies excuse nothing about a replica's own state")
+
+	one := newTest(true)
+	lose(one, 0)
+	_, ok = one.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op}})
+	assert.False(t, ok, "one lost copy is within what the protocol survives")
+
+	held := newTest(true)
+	lose(held, 0, 1)
+	held.Journaled(1, op, sum) // r1 repaired its copy
+	_, ok = held.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op}})
+	assert.False(t, ok, "the damage no longer stands once a copy is held again")
+
+	intact := newTest(true)
+	for _, i := range []int{0, 1} {
+		intact.Journaled(i, op, sum)
+		intact.Crash(10, i)
+		// A header copy damaged beside an intact prepare: either record
+		// serves, so the disk still holds the op.
+		intact.DiskCopies(10, i, func(uint64, uint64) (bool, bool) { return true, true })
+	}
+	_, ok = intact.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op}})
+	assert.False(t, ok, "a copy with one record intact is held")
+
+	unlanded := newTest(true)
+	for _, i := range []int{0, 1} {
+		unlanded.Journaled(i, op, sum)
+		unlanded.Crash(10, i)
+		unlanded.DiskCopies(10, i, func(uint64, uint64) (bool, bool) { return false, false })
+	}
+	_, ok = unlanded.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op}})
+	assert.False(t, ok, "a write the crash caught in flight is no fault: nothing to excuse")
+
+	sb := newTest(true)
+	sb.SuperblockLost(7, 2, true)
+	ex, ok = sb.ExcuseFailure(&Failure{Tick: 20, Replicas: []int{2}})
+	require.True(t, ok)
+	assert.True(t, ex.Superblock)
+	_, ok = sb.ExcuseFailure(&Failure{Tick: 20, Replicas: []int{1, 2}})
+	assert.False(t, ok, "r2's lost superblock excuses nothing r1 did")
+	_, ok = sb.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op}})
+	assert.False(t, ok, "nor anything about an op")
+	sb.SuperblockLost(30, 2, false)
+	_, ok = sb.ExcuseFailure(&Failure{Tick: 40, Replicas: []int{2}})
+	assert.False(t, ok, "a restart that found a copy intact ends the excuse")
+}
+
+// A disk copy lost while its replica is up is still in its memory: only a
+// crash (or a fault while down) withdraws it, and the lost count is what no
+// replica holds again.
+func TestDiskCopiesWithdrawOnlyWhatTheDiskLost(t *testing.T) {
+	c := newTest(true)
+	c.Journaled(0, 4, 0xd4)
+	c.Journaled(0, 5, 0xd5)
+	c.Crash(3, 0)
+	c.DiskCopies(3, 0, func(op, _ uint64) (bool, bool) { return op != 4, op == 4 })
+	assert.Equal(t, uint16(0), c.findBody(4, 0xd4).holders)
+	assert.Equal(t, uint16(1), c.findBody(4, 0xd4).damaged)
+	assert.Equal(t, uint16(1), c.findBody(5, 0xd5).holders, "op 5 is intact on the disk")
+}

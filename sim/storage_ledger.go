@@ -1,0 +1,174 @@
+package sim
+
+import (
+	"fmt"
+
+	"vsrsim/disksim"
+	"vsrsim/replica"
+)
+
+// The storage ledger: what each replica's disk should hold and what it does
+// hold, from the disk's own record, for the oracle. A copy counts as held
+// once the write of it landed (reported done), never when the replica says
+// it journaled it; a write a crash caught in flight, lost or torn, holds
+// nothing; a copy with either record (prepare or header ring, each carrying
+// the body) intact is held. The disks are re-examined after every crash,
+// restart and fault on a down replica's disk, torn and lost writes
+// included, so the order of faults never matters.
+
+// entryID is the journal entry a record holds: op 0 for none (a blank, a
+// slot never written).
+type entryID struct{ op, sum uint64 }
+
+// ledger is one replica's: per journal zone and slot, the entry of the last
+// write reported done there (what the replica believes the slot holds), and
+// the entry of each journal write in flight.
+type ledger struct {
+	want    [2][]entryID // headers, prepares
+	entryOf map[disksim.WriteID]entryID
+	// sbLost: every superblock copy was faulty when its replica last
+	// restarted, or is now while it is down.
+	sbLost bool
+}
+
+func newLedger(slots int) ledger {
+	return ledger{want: [2][]entryID{make([]entryID, slots), make([]entryID, slots)},
+		entryOf: make(map[disksim.WriteID]entryID)}
+}
+
+// zoneIndex is the ledger's index of a journal zone; false for the
+// superblock.
+func zoneIndex(z disksim.Zone) (int, bool) {
+	switch z {
+	case disksim.ZoneHeaders:
+		return 0, true
+	case disksim.ZonePrepares:
+		return 1, true
+	}
+	return 0, false
+}
+
+// entryIn decodes the entry a journal record's bytes hold.
+func (c *Cluster) entryIn(z disksim.Zone, slot int, data []byte, ioErr bool) entryID {
+	op, sum, ok := replica.DiskEntry(replica.StorageZone(z), slot, c.cfg.JournalSlots, data, ioErr)
+	if !ok {
+		return entryID{}
+	}
+	return entryID{op, sum}
+}
+
+// noteSubmitted remembers the entry a journal write carries.
+func (c *Cluster) noteSubmitted(d *diskOf, id disksim.WriteID, z disksim.Zone, slot int, data []byte) {
+	if _, ok := zoneIndex(z); ok {
+		d.ledger.entryOf[id] = c.entryIn(z, slot, data, false)
+	}
+}
+
+// noteLanded: the disk reported write id to (z, slot) done; the replica now
+// believes the slot holds its entry (the disk may have lost or misplaced it:
+// the ledger compares what it wants with what the media holds).
+func (d *diskOf) noteLanded(id disksim.WriteID, key slotKey) {
+	zi, ok := zoneIndex(key.zone)
+	if !ok {
+		return
+	}
+	if e, ok := d.ledger.entryOf[id]; ok {
+		d.ledger.want[zi][key.slot] = e
+		delete(d.ledger.entryOf, id)
+	}
+}
+
+// noteCrashed settles the writes a crash caught in flight: one that landed
+// whole anyway (the disk may finish a write as power fails) is what its slot
+// holds now; a torn or lost one leaves the slot's earlier entry wanted, torn
+// or intact as the media shows.
+func (c *Cluster) noteCrashed(d *diskOf) {
+	for _, id := range d.inFlight {
+		key, ok := d.slotOf[id]
+		zi, journal := zoneIndex(key.zone)
+		if !ok || !journal {
+			continue
+		}
+		buf, ioErr := d.disk.Peek(key.zone, key.slot)
+		if e := d.ledger.entryOf[id]; c.entryIn(key.zone, key.slot, buf, ioErr) == e {
+			d.ledger.want[zi][key.slot] = e
+		}
+	}
+	clear(d.ledger.entryOf)
+}
+
+// intact reports whether replica i's disk holds (op, sum) intact in either
+// record of its slot, and whether a write of it was reported done there.
+func (c *Cluster) intact(d *diskOf, op, sum uint64) (ok, landed bool) {
+	slot := int(op % uint64(c.cfg.JournalSlots))
+	want := entryID{op, sum}
+	for zi, z := range [2]disksim.Zone{disksim.ZoneHeaders, disksim.ZonePrepares} {
+		if d.ledger.want[zi][slot] != want {
+			continue
+		}
+		landed = true
+		buf, ioErr := d.disk.Peek(z, slot)
+		if c.entryIn(z, slot, buf, ioErr) == want {
+			return true, true
+		}
+	}
+	return false, landed
+}
+
+// examineDisk re-examines replica i's copies against its disk for the
+// oracle, and its superblock: at its crash, while it is down, and at its
+// restart (after the restart's reads, which may draw latent errors).
+func (c *Cluster) examineDisk(i int) {
+	d := &c.disks.r[i]
+	c.checker.DiskCopies(c.now, i, func(op, sum uint64) (bool, bool) { return c.intact(d, op, sum) })
+	c.examineSuperblock(i)
+}
+
+// examineSuperblock tells the oracle whether every superblock copy of
+// replica i's disk is faulty now, when that changes. It is asked only while
+// the replica is down and as it restarts: a life that began from a lost
+// superblock knows nothing it held, whatever it writes later, so the loss
+// stands until a restart finds a copy intact.
+func (c *Cluster) examineSuperblock(i int) {
+	d := &c.disks.r[i]
+	lost := true
+	for s := 0; s < diskSuperblocks; s++ {
+		if !d.disk.Damaged(disksim.ZoneSuperblock, s) {
+			lost = false
+			break
+		}
+	}
+	if lost != d.ledger.sbLost {
+		d.ledger.sbLost = lost
+		c.checker.SuperblockLost(c.now, i, lost)
+	}
+}
+
+// faultProof lists the faults the disks' record holds on op's slot of the
+// given replicas, as the proof of a storage excuse.
+func (c *Cluster) faultProof(op uint64, replicas []int) string {
+	slot := int(op % uint64(c.cfg.JournalSlots))
+	s := ""
+	for _, i := range replicas {
+		for _, f := range c.disks.r[i].disk.Faults() {
+			if _, journal := zoneIndex(f.Zone); journal && (f.Slot == slot || f.Target == slot) {
+				s += "; disk " + f.String()
+			}
+		}
+	}
+	return s
+}
+
+// superblockProof lists the faults on the superblock copies of the given
+// replicas.
+func (c *Cluster) superblockProof(replicas []int) string {
+	s := ""
+	for _, i := range replicas {
+		for _, f := range c.disks.r[i].disk.Faults() {
+			if f.Zone == disksim.ZoneSuperblock {
+				s += fmt.Sprintf("; disk %s", f)
+			}
+		}
+	}
+	return s
+}
