@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -291,31 +292,43 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	n := uint64(rec.slots)
 	cp, acked := r.sb.Checkpoint.Op, r.sb.AckHead
-	var held []uint64
+	var maybe []maybeOp
 	for _, b := range rec.broken {
-		slot, s := b.slot, b.read
-		first := cp + 1 + (uint64(slot)+n-(cp+1)%n)%n
+		first := cp + 1 + (uint64(b.slot)+n-(cp+1)%n)%n
 		if first > acked {
 			r.storageMarks = append(r.storageMarks, marks.StorageSlotUnacked)
 			continue
 		}
 		for o := first; o <= acked; o += n {
-			if _, ok := r.journal.get(o); ok {
-				continue
+			if _, ok := r.journal.get(o); !ok {
+				maybe = append(maybe, maybeOp{o, b.read})
 			}
-			if r.vouchHeader(s, o) {
-				continue
-			}
-			if _, known := r.headerAt(o); o > r.knownHead() || (o == r.knownHead() && !known) {
-				return false
-			}
-			held = append(held, o)
 		}
+	}
+	// From the top down: a header copy vouched for vouches in turn for the
+	// one below it (its parent), so a run of faulty slots whose header
+	// copies hold comes back whole whatever their slot order.
+	slices.SortFunc(maybe, func(a, b maybeOp) int { return cmp.Compare(b.op, a.op) })
+	var held []uint64
+	for _, m := range maybe {
+		if r.vouchHeader(m.read, m.op) {
+			continue
+		}
+		if _, known := r.headerAt(m.op); m.op > r.knownHead() || (m.op == r.knownHead() && !known) {
+			return false
+		}
+		held = append(held, m.op)
 	}
 	slices.Sort(held)
 	r.unsureOps = held
 	invariant(r.id, len(held) == 0 || held[len(held)-1] <= r.knownHead(), "unsure_ops_below_head", "top %d", uint64(len(held)))
 	return true
+}
+
+// maybeOp is an op a faulty slot may hold, with the slot's reading.
+type maybeOp struct {
+	op   uint64
+	read slotRead
 }
 
 // vouchHeader journals the header ring's copy of faulty slot s as op o when
@@ -327,11 +340,16 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 	if !s.hasHeader || s.header.Op != o {
 		return false
 	}
-	if _, ok := r.headerAt(o); ok {
+	known, ok := r.headerAt(o)
+	if ok && known.Checksum != s.header.Checksum {
 		return false
 	}
+	// A header the log already names by checksum (an adopted header
+	// without its body) vouches for the copy as well as a child's parent
+	// link does: the copy is that very entry, body and all.
+	vouched := ok
 	next, ok := r.headerAt(o + 1)
-	vouched := ok && next.Parent == s.header.Checksum
+	vouched = vouched || (ok && next.Parent == s.header.Checksum)
 	vouched = vouched || (o == r.wm.sequencer && s.header.Checksum == r.wm.headSum)
 	if !vouched {
 		return false

@@ -16,12 +16,7 @@ import (
 // 2265).
 func TestWALRestartRearmsRepair(t *testing.T) {
 	chain := boundedChain(4)
-	opts := DefaultOptions(1, 3)
-	opts.Durability = DurabilityWAL
-	r, err := New(opts, zeroJitter{})
-	require.NoError(t, err)
-	var out Output
-	r.begin(&out)
+	r, opts := walBackup(t)
 	for _, op := range []uint64{1, 3, 4} {
 		require.True(t, r.journalPut(chain[op], true))
 	}
@@ -34,7 +29,7 @@ func TestWALRestartRearmsRepair(t *testing.T) {
 	require.False(t, back.Journaled(2), "op 2 is still header-only")
 	asked := false
 	for tick := 0; tick < int(opts.Timeouts.RepairTicks)*4 && !asked; tick++ {
-		out = Output{}
+		out := Output{}
 		back.Tick(&out)
 		for _, m := range out.Messages {
 			if m.Command == CmdRequestPrepares {
@@ -44,4 +39,16 @@ func TestWALRestartRearmsRepair(t *testing.T) {
 		}
 	}
 	assert.True(t, asked, "the restarted replica asks for op 2's body")
+}
+
+// walBackup is backup r1 of three on a write-ahead journal, in the middle of
+// a step (its output begun), for tests that set its state by hand.
+func walBackup(t *testing.T) (*Replica, Options) {
+	t.Helper()
+	opts := DefaultOptions(1, 3)
+	opts.Durability = DurabilityWAL
+	r, err := New(opts, zeroJitter{})
+	require.NoError(t, err)
+	r.begin(&Output{})
+	return r, opts
 }
