@@ -71,13 +71,19 @@ func readTree(t *testing.T, root string) {
 	}
 }
 
-// packageTable returns the first cell of each row of the table under
-// docs/architecture.md's "## Packages", without its backticks.
-func packageTable(t *testing.T) []string {
+// tableRow is one row of a Markdown table: its cells and its line number.
+type tableRow struct {
+	cells []string
+	line  int
+}
+
+// packageRows returns the rows of the table under docs/architecture.md's
+// "## Packages", header and rule left out.
+func packageRows(t *testing.T) []tableRow {
 	t.Helper()
-	var pkgs []string
+	var rows []tableRow
 	in := false
-	for _, line := range readDoc(t, "docs/architecture.md") {
+	for i, line := range readDoc(t, "docs/architecture.md") {
 		if strings.HasPrefix(line, "## ") {
 			if in {
 				break
@@ -89,10 +95,21 @@ func packageTable(t *testing.T) []string {
 		if !in || cells == nil || isRule(cells) || cells[0] == "package" {
 			continue
 		}
-		pkgs = append(pkgs, strings.Trim(cells[0], "`"))
+		rows = append(rows, tableRow{cells: cells, line: i + 1})
 	}
-	if len(pkgs) == 0 {
+	if len(rows) == 0 {
 		t.Fatal(`docs/architecture.md: no package table under "## Packages"`)
+	}
+	return rows
+}
+
+// packageTable returns the first cell of each row of the package table,
+// without its backticks.
+func packageTable(t *testing.T) []string {
+	t.Helper()
+	var pkgs []string
+	for _, r := range packageRows(t) {
+		pkgs = append(pkgs, strings.Trim(r.cells[0], "`"))
 	}
 	return pkgs
 }

@@ -21,6 +21,16 @@ var (
 	statusLine = regexp.MustCompile(`^Status: (accepted|superseded by (\d{4}))$`)
 	// amendedLine optionally follows it: the records that narrow this one.
 	amendedLine = regexp.MustCompile(`^Amended by: (\d{4}(?:, \d{4})*)$`)
+	// amendsLine optionally follows the status too: the records this one
+	// narrows or extends, the other end of their Amended by lines.
+	amendsLine = regexp.MustCompile(`^Amends: (\d{4}(?:, \d{4})*)$`)
+	// supersedesLine names the records this one replaced, the other end of
+	// their `Status: superseded by` line.
+	supersedesLine = regexp.MustCompile(`^Supersedes: (\d{4}(?:, \d{4})*)$`)
+	// proseAmends is a record's own sentence naming what it amends or
+	// supersedes (`Amends D21, D28 and D40.`): the records it names must be on
+	// its header lines too, so the prose and the links cannot part.
+	proseAmends = regexp.MustCompile(`\b(Amends|Supersedes) (D\d+(?:(?:, | and |, and )D\d+)*)`)
 )
 
 // record is one decision record as its file states it.
@@ -30,6 +40,11 @@ type record struct {
 	status       string
 	supersededBy int // 0 unless superseded
 	amendedBy    []int
+	amends       []int // the records this one amends (its Amends line)
+	supersedes   []int // the records this one superseded (its Supersedes line)
+	// proseAmends and proseSupersedes are the records the text names in an
+	// `Amends D..` or `Supersedes D..` sentence.
+	proseAmends, proseSupersedes []int
 }
 
 // readRecords reads every record file of docs/decisions, by number.
@@ -92,20 +107,58 @@ func parseRecord(n int, lines []string) (record, error) {
 	if s[2] != "" {
 		r.supersededBy, _ = strconv.Atoi(s[2])
 	}
-	for _, line := range lines[3:] {
-		if line == "" {
-			break
+	header := 3
+	for ; header < len(lines) && lines[header] != ""; header++ {
+		if err := r.headerLine(lines[header]); err != nil {
+			return r, err
 		}
-		if a := amendedLine.FindStringSubmatch(line); a != nil {
-			for _, f := range strings.Split(a[1], ", ") {
-				k, _ := strconv.Atoi(f)
-				r.amendedBy = append(r.amendedBy, k)
+	}
+	for _, line := range lines[header:] {
+		for _, m := range proseAmends.FindAllStringSubmatch(line, -1) {
+			for _, d := range citation.FindAllStringSubmatch(m[2], -1) {
+				k, _ := strconv.Atoi(d[1])
+				if m[1] == "Amends" {
+					r.proseAmends = append(r.proseAmends, k)
+				} else {
+					r.proseSupersedes = append(r.proseSupersedes, k)
+				}
 			}
-		} else if strings.HasPrefix(line, "Status:") || strings.HasPrefix(line, "Amended by:") {
-			return r, fmt.Errorf("malformed line %q", line)
 		}
 	}
 	return r, nil
+}
+
+// headerLine reads one line of the block after the status: an Amended by,
+// Amends or Supersedes line, or another note (Formerly: ...), which is kept
+// as text. A line that starts like a link but does not parse is an error,
+// so a typo cannot drop a link silently.
+func (r *record) headerLine(line string) error {
+	numbers := func(list string) []int {
+		var ks []int
+		for _, f := range strings.Split(list, ", ") {
+			k, _ := strconv.Atoi(f)
+			ks = append(ks, k)
+		}
+		return ks
+	}
+	if a := amendedLine.FindStringSubmatch(line); a != nil {
+		r.amendedBy = append(r.amendedBy, numbers(a[1])...)
+		return nil
+	}
+	if a := amendsLine.FindStringSubmatch(line); a != nil {
+		r.amends = append(r.amends, numbers(a[1])...)
+		return nil
+	}
+	if a := supersedesLine.FindStringSubmatch(line); a != nil {
+		r.supersedes = append(r.supersedes, numbers(a[1])...)
+		return nil
+	}
+	for _, prefix := range []string{"Status", "Amended by", "Amends", "Supersedes"} {
+		if strings.HasPrefix(line, prefix) {
+			return fmt.Errorf("malformed line %q", line)
+		}
+	}
+	return nil
 }
 
 // TestDecisionIndex checks docs/decisions/README.md against the record

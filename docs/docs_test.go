@@ -1,7 +1,8 @@
 // Package docs holds no code: its tests check that the documentation stays
 // true to the tree (the decision index against its records, the
-// architecture's package table against `go list`, the glossary against the
-// code's own lists).
+// architecture's package table and its imports column against `go list`,
+// the glossary against the code's own lists, the decision records' links
+// both ways, and no binary tracked by git).
 package docs
 
 import (

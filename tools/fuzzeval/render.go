@@ -87,6 +87,40 @@ func catchTexts(swarm, m int, ok bool, budget int) (mText, ratio string) {
 	return mText, ratio
 }
 
+// catchTally sorts the catchable defects by how the search fared against
+// the swarm: fewer runs (wins), more (losses) or as many (ties), and which
+// side alone, or neither, caught each.
+type catchTally struct {
+	wins, losses, ties, onlyFuzz, onlySwarm, neither []string
+}
+
+// add files t, whose search median is m (ok false: no median search caught
+// it), in the tally.
+func (c *catchTally) add(t *target, m int, ok bool, o options) {
+	s, f := orLimit(t.swarm, o.swarmLimit+1), m
+	if !ok {
+		f = o.fuzzBudget + 1
+	}
+	switch {
+	case !ok && t.swarm > 0:
+		c.onlySwarm = append(c.onlySwarm, t.name)
+	case ok && t.swarm == 0:
+		c.onlyFuzz = append(c.onlyFuzz, t.name)
+	case !ok && t.swarm == 0:
+		c.neither = append(c.neither, t.name)
+	}
+	switch {
+	case f < s:
+		c.wins = append(c.wins, t.name)
+	case f > s:
+		c.losses = append(c.losses, t.name)
+	default:
+		c.ties = append(c.ties, t.name)
+	}
+}
+
+// renderCatches is the section on runs to first catch: the table, then the
+// paragraphs that read it.
 func renderCatches(b *strings.Builder, o options, ts []target) {
 	fmt.Fprintf(b, `## Runs to first catch
 
@@ -104,7 +138,17 @@ be caught and is left out of the medians.
 | defect | kind | expected | swarm runs | swarm starts (median) | search runs per seed | search median | swarm / search |
 |---|---|---|---|---|---|---|---|
 `, o.swarmLimit, o.fuzzSeeds, o.fuzzSeeds, o.fuzzBudget, o.fuzzSeeds, startStride, 2*startStride, o.fuzzBudget)
-	var wins, losses, ties, onlyFuzz, onlySwarm, neither []string
+	c := renderCatchRows(b, o, ts)
+	renderCatchSummary(b, o, ts, &c)
+	renderNeither(b, o, ts, c.neither, c.onlyFuzz)
+	renderLosses(b, c.losses)
+	renderWhyNoTuning(b, ts, o)
+}
+
+// renderCatchRows writes the table's row for each defect and tallies the
+// catchable ones.
+func renderCatchRows(b *strings.Builder, o options, ts []target) catchTally {
+	var c catchTally
 	for i := range ts {
 		t := &ts[i]
 		if t.stale != "" {
@@ -117,30 +161,16 @@ be caught and is left out of the medians.
 		startsText, _ := catchTexts(0, sm, sok, o.fuzzBudget)
 		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s (%s) | %s | %s | %s |\n", t.name, t.kind, t.expect, runsText(t.swarm, o.swarmLimit),
 			fuzzText(t.starts), startsText, fuzzText(t.fuzz), mText, ratio)
-		if !t.catchable() {
-			continue
-		}
-		s, f := orLimit(t.swarm, o.swarmLimit+1), m
-		if !ok {
-			f = o.fuzzBudget + 1
-		}
-		switch {
-		case !ok && t.swarm > 0:
-			onlySwarm = append(onlySwarm, t.name)
-		case ok && t.swarm == 0:
-			onlyFuzz = append(onlyFuzz, t.name)
-		case !ok && t.swarm == 0:
-			neither = append(neither, t.name)
-		}
-		switch {
-		case f < s:
-			wins = append(wins, t.name)
-		case f > s:
-			losses = append(losses, t.name)
-		default:
-			ties = append(ties, t.name)
+		if t.catchable() {
+			c.add(t, m, ok, o)
 		}
 	}
+	return c
+}
+
+// renderCatchSummary is the paragraph of medians under the table, and with
+// -replicate the second set of searches measured against the first.
+func renderCatchSummary(b *strings.Builder, o options, ts []target, c *catchTally) {
 	sm, fm, stm := sideMedian(ts, o, sideSwarm), sideMedian(ts, o, sideSearch), sideMedian(ts, o, sideStarts)
 	verdict := "at most half the swarm's: the target is met"
 	if fm > sm/2 {
@@ -157,8 +187,8 @@ Counted alike (each side the median of %d, each up to %d runs, a miss
 counted as %d), the median over the defects is %.1f for the swarm's starts and
 %.1f for the search.
 
-`, len(wins)+len(losses)+len(ties), sm, fm, verdict, len(wins), len(losses), len(ties), o.swarmLimit, list(onlyFuzz),
-		o.fuzzBudget, list(onlySwarm), o.fuzzSeeds, o.fuzzBudget, o.fuzzBudget, stm, fm)
+`, len(c.wins)+len(c.losses)+len(c.ties), sm, fm, verdict, len(c.wins), len(c.losses), len(c.ties), o.swarmLimit, list(c.onlyFuzz),
+		o.fuzzBudget, list(c.onlySwarm), o.fuzzSeeds, o.fuzzBudget, o.fuzzBudget, stm, fm)
 	if o.replicate {
 		rm := sideMedian(ts, o, sideReplicate)
 		rv := "met"
@@ -172,6 +202,11 @@ much of the figure is the draw of %d searches, not the search.
 
 `, o.fuzzSeeds, o.fuzzSeeds+1, 2*o.fuzzSeeds, rm, rv, math.Abs(rm-fm), o.fuzzSeeds)
 	}
+}
+
+// renderNeither names the defects neither side caught, when the search
+// caught none the swarm missed, and the single searches that did catch them.
+func renderNeither(b *strings.Builder, o options, ts []target, neither, onlyFuzz []string) {
 	if len(onlyFuzz) == 0 && len(neither) > 0 {
 		fmt.Fprintf(b, `The defects the swarm misses in %d seeds, which the search could have
 caught first, are %s; the median search misses each too.`, o.swarmLimit, list(neither))
@@ -192,6 +227,11 @@ guided search could show it either.`)
 		}
 		b.WriteString("\n\n")
 	}
+}
+
+// renderLosses says where the search needs more runs than the swarm, and
+// why a defect the swarm meets early is one it meets late.
+func renderLosses(b *strings.Builder, losses []string) {
 	if len(losses) > 0 {
 		fmt.Fprintf(b, "Where the search loses: %s. ", list(losses))
 		b.WriteString(`A defect the swarm catches in its first few seeds
@@ -204,7 +244,6 @@ below ten runs on either side is luck as much as skill.
 
 `)
 	}
-	renderWhyNoTuning(b, ts, o)
 }
 
 // renderWhyNoTuning is the experiment behind the search's defaults (D47),

@@ -83,8 +83,6 @@ const startStride = 1_000_000
 
 func main() { os.Exit(mutants()) }
 
-// mutants runs the suite and returns the exit code, so the scratch directory
-// is removed on every path, an interrupt included.
 // writeReport writes the report to out, or to stdout if out is empty.
 func writeReport(out, report string) error {
 	if out == "" {
@@ -94,29 +92,45 @@ func writeReport(out, report string) error {
 	return os.WriteFile(out, []byte(report), 0o644)
 }
 
-func mutants() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	dir := flag.String("dir", "tools/mutants", "directory of the `.patch` files")
-	out := flag.String("o", "", "write the markdown report to `FILE` (default stdout)")
-	limit := flag.Uint64("seeds", 2000, "give up on a defect after this many seeds")
-	jobs := flag.Int("jobs", 2, "parallel sweep workers")
-	only := flag.String("only", "", "run only the mutants whose name contains `TEXT`")
-	var fo fuzzOptions
-	flag.IntVar(&fo.seeds, "fuzz-seeds", 0, "also run `vsrsim fuzz` with search seeds 1..`N` against each mutant")
-	flag.IntVar(&fo.budget, "fuzz-budget", 2000, "runs each guided search may take")
-	jsonOut := flag.String("json", "", "also write every row as JSON lines to `FILE`")
-	flag.IntVar(&fo.starts, "swarm-starts", 0, "also sweep -fuzz-budget seeds from `N` starts (seed 1, 1000001, ...)")
+// suiteFlags are the command's flags, parsed.
+type suiteFlags struct {
+	dir, out, jsonOut, only string
+	limit                   uint64 // seeds a sweep may take per defect
+	jobs                    int
+	fo                      fuzzOptions
+}
+
+// parseFlags reads the command line into suiteFlags.
+func parseFlags() suiteFlags {
+	var f suiteFlags
+	flag.StringVar(&f.dir, "dir", "tools/mutants", "directory of the `.patch` files")
+	flag.StringVar(&f.out, "o", "", "write the markdown report to `FILE` (default stdout)")
+	flag.Uint64Var(&f.limit, "seeds", 2000, "give up on a defect after this many seeds")
+	flag.IntVar(&f.jobs, "jobs", 2, "parallel sweep workers")
+	flag.StringVar(&f.only, "only", "", "run only the mutants whose name contains `TEXT`")
+	flag.IntVar(&f.fo.seeds, "fuzz-seeds", 0, "also run `vsrsim fuzz` with search seeds 1..`N` against each mutant")
+	flag.IntVar(&f.fo.budget, "fuzz-budget", 2000, "runs each guided search may take")
+	flag.StringVar(&f.jsonOut, "json", "", "also write every row as JSON lines to `FILE`")
+	flag.IntVar(&f.fo.starts, "swarm-starts", 0, "also sweep -fuzz-budget seeds from `N` starts (seed 1, 1000001, ...)")
 	noFoci := flag.Bool("no-foci", false, "draw the swarm seeds of the sweep and the searches without their focus slices")
 	flag.Parse()
 	if *noFoci {
-		fo.draw = []string{"--no-foci"}
+		f.fo.draw = []string{"--no-foci"}
 	}
-	if *limit == 0 || *jobs < 1 {
+	return f
+}
+
+// mutants runs the suite and returns the exit code, so the scratch directory
+// is removed on every path, an interrupt included.
+func mutants() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := parseFlags()
+	if f.limit == 0 || f.jobs < 1 {
 		fmt.Fprintln(os.Stderr, "mutants: -seeds and -jobs must be positive")
 		return 64
 	}
-	ms, err := load(*dir)
+	ms, err := load(f.dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		return 65
@@ -127,28 +141,63 @@ func mutants() int {
 		return 70
 	}
 	defer os.RemoveAll(scratch)
+	base, code := prepareBase(ctx, scratch, &f.fo)
+	if code != 0 {
+		return code
+	}
+	rows, stale, interrupted := sweepAll(ctx, ms, base, scratch, f)
+	if interrupted {
+		fmt.Fprintln(os.Stderr, "mutants: interrupted; no report written")
+		return 130
+	}
+	if err := writeReport(f.out, render(rows, f.limit, f.jobs)); err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 70
+	}
+	if err := writeRows(f.jsonOut, rows); err != nil {
+		fmt.Fprintln(os.Stderr, "mutants:", err)
+		return 70
+	}
+	if stale > 0 {
+		fmt.Fprintf(os.Stderr, "mutants: %d patch(es) no longer apply to replica/; rewrite them against the current code\n", stale)
+		return 1
+	}
+	return 0
+}
+
+// prepareBase copies the module into scratch, once, for every patch to be
+// applied to a copy of; with guided searches on it also builds the
+// unpatched binary each catch is confirmed against (fo.clean). A non-zero
+// code is the command's exit code, its cause already printed.
+func prepareBase(ctx context.Context, scratch string, fo *fuzzOptions) (string, int) {
 	base := filepath.Join(scratch, "base")
 	if err := copyModule(base); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants: copying the module:", err)
-		return 70
+		return "", 70
 	}
 	if fo.seeds > 0 {
 		fo.clean = filepath.Join(scratch, "vsrsim-clean")
 		if msg, err := run(ctx, base, "go", "build", "-o", fo.clean, "./cmd/vsrsim"); err != nil {
 			fmt.Fprintln(os.Stderr, "mutants: building the unpatched binary:", oneLine(msg))
-			return 70
+			return "", 70
 		}
 	}
+	return base, 0
+}
+
+// sweepAll sweeps every mutant -only picks, printing a line for each as it
+// ends: the rows, how many patches no longer apply, and whether an
+// interrupt cut the suite short (then the rows are incomplete).
+func sweepAll(ctx context.Context, ms []mutant, base, scratch string, f suiteFlags) ([]row, int, bool) {
 	var rows []row
 	stale := 0
 	for _, m := range ms {
-		if !strings.Contains(m.name, *only) {
+		if !strings.Contains(m.name, f.only) {
 			continue
 		}
-		r := sweepMutant(ctx, m, base, filepath.Join(scratch, m.name), *limit, *jobs, fo)
+		r := sweepMutant(ctx, m, base, filepath.Join(scratch, m.name), f.limit, f.jobs, f.fo)
 		if ctx.Err() != nil {
-			fmt.Fprintln(os.Stderr, "mutants: interrupted; no report written")
-			return 130
+			return rows, stale, true
 		}
 		if r.stale != "" {
 			stale++
@@ -158,19 +207,7 @@ func mutants() int {
 		}
 		rows = append(rows, r)
 	}
-	if err := writeReport(*out, render(rows, *limit, *jobs)); err != nil {
-		fmt.Fprintln(os.Stderr, "mutants:", err)
-		return 70
-	}
-	if err := writeRows(*jsonOut, rows); err != nil {
-		fmt.Fprintln(os.Stderr, "mutants:", err)
-		return 70
-	}
-	if stale > 0 {
-		fmt.Fprintf(os.Stderr, "mutants: %d patch(es) no longer apply to replica/; rewrite them against the current code\n", stale)
-		return 1
-	}
-	return 0
+	return rows, stale, false
 }
 
 // load reads every patch's header, in file-name order.
@@ -385,41 +422,59 @@ func sweepMutant(ctx context.Context, m mutant, base, dir string, limit uint64, 
 		}
 		r.fuzz = append(r.fuzz, n)
 	}
+	if r.starts, err = swarmStarts(ctx, bin, dir, sum, fo, jobs); err != nil {
+		r.stale = err.Error()
+		return r
+	}
+	if sum.First == nil || len(lines) < 2 {
+		return r
+	}
+	readFailure(&r, lines[0])
+	return r
+}
+
+// swarmStarts measures the swarm as the searches are measured: per start of
+// fo.starts, the seeds a sweep of fo.budget seeds from that start took to
+// its first failure, 0 when none. The first start is seed 1, whose sweep
+// (sum) has run already.
+func swarmStarts(ctx context.Context, bin, dir string, sum sweepSummary, fo fuzzOptions, jobs int) ([]int, error) {
+	var starts []int
 	for k := 0; k < fo.starts; k++ {
 		if k == 0 {
-			// From seed 1: the sweep above, cut at the budget.
+			// From seed 1: the sweep already run, cut at the budget.
 			n := 0
 			if sum.First != nil && *sum.First <= uint64(fo.budget) {
 				n = int(*sum.First)
 			}
-			r.starts = append(r.starts, n)
+			starts = append(starts, n)
 			continue
 		}
 		from := uint64(k)*startStride + 1
 		st, _, err := sweepFrom(ctx, bin, dir, from, uint64(fo.budget), jobs, fo.draw)
 		if err != nil {
-			r.stale = err.Error()
-			return r
+			return starts, err
 		}
 		n := 0
 		if st.First != nil {
 			n = int(*st.First - from + 1)
 		}
-		r.starts = append(r.starts, n)
+		starts = append(starts, n)
 	}
-	if sum.First == nil || len(lines) < 2 {
-		return r
-	}
+	return starts, nil
+}
+
+// readFailure fills r's finding from line, the sweep's failure record; a
+// record it cannot read leaves r as not found, as before.
+func readFailure(r *row, line string) {
 	var fail struct {
 		Seed      uint64 `json:"seed"`
 		Verdict   string `json:"verdict"`
 		Invariant string `json:"invariant"`
 		Evidence  string `json:"evidence"`
 	}
-	if err := json.Unmarshal([]byte(lines[0]), &fail); err == nil {
+	if err := json.Unmarshal([]byte(line), &fail); err == nil {
 		r.found, r.seed, r.verdict, r.inv, r.evidence = true, fail.Seed, fail.Verdict, fail.Invariant, fail.Evidence
 	}
-	return r
 }
 
 // sweepSummary is the last line of `vsrsim sweep -o json`.
