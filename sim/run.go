@@ -189,6 +189,10 @@ func (c *Cluster) runLoop(res *Result) {
 		res.Evidence = fmt.Sprintf("t=%d %s; %s", f.Tick, f.Evidence, why)
 		return
 	}
+	if ex != nil && !c.proveStorage(ex) {
+		why = "the disks went past the atlas with no fault it forbade: " + ex.Proof + "; " + why
+		ex = nil
+	}
 	if ex != nil {
 		res.Verdict = VerdictUnrecoverable
 		res.Invariant = "unrecoverable"

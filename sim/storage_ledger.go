@@ -145,30 +145,37 @@ func (c *Cluster) examineSuperblock(i int) {
 }
 
 // faultProof lists the faults the disks' record holds on op's slot of the
-// given replicas, as the proof of a storage excuse.
-func (c *Cluster) faultProof(op uint64, replicas []int) string {
+// given replicas, as the proof of a storage excuse, and says whether the
+// atlas allows the loss they prove: with the atlas on, only a scripted fault
+// it forbade or a write a crash tore (outside the atlas, as the caller never
+// saw it complete) can take an op past what it promises.
+func (c *Cluster) faultProof(op uint64, replicas []int) (string, bool) {
 	slot := int(op % uint64(c.cfg.JournalSlots))
-	s := ""
+	s, past := "", c.disks.atlas.Off()
 	for _, i := range replicas {
 		for _, f := range c.disks.r[i].disk.Faults() {
 			if _, journal := zoneIndex(f.Zone); journal && (f.Slot == slot || f.Target == slot) {
 				s += "; disk " + f.String()
+				past = past || f.Forbidden || f.Kind == disksim.FaultCrashTorn
 			}
 		}
 	}
-	return s
+	return s, past
 }
 
 // superblockProof lists the faults on the superblock copies of the given
-// replicas.
-func (c *Cluster) superblockProof(replicas []int) string {
-	s := ""
+// replicas, and says whether the atlas allows them to take every copy: with
+// it on, only a scripted fault it forbade can (a crash never tears a
+// replica's last intact copy).
+func (c *Cluster) superblockProof(replicas []int) (string, bool) {
+	s, past := "", c.disks.atlas.Off()
 	for _, i := range replicas {
 		for _, f := range c.disks.r[i].disk.Faults() {
 			if f.Zone == disksim.ZoneSuperblock {
 				s += fmt.Sprintf("; disk %s", f)
+				past = past || f.Forbidden
 			}
 		}
 	}
-	return s
+	return s, past
 }

@@ -23,7 +23,7 @@ func (c *Cluster) judgeStorage(res *Result) {
 		return
 	}
 	ex, ok := c.checker.ExcuseFailure(c.failure)
-	if !ok {
+	if !ok || !c.proveStorage(ex) {
 		return
 	}
 	c.excuse(res, ex)
@@ -31,18 +31,31 @@ func (c *Cluster) judgeStorage(res *Result) {
 	res.Verdict, res.Invariant = VerdictUnrecoverable, "unrecoverable"
 }
 
-// excuse records ex as the run's excuse, its proof completed with the disk
-// faults that prove it.
-func (c *Cluster) excuse(res *Result, ex *check.Excuse) {
-	if c.disks != nil && ex.Rule == check.RuleStorageBeyondF {
-		if ex.Superblock {
-			ex.Proof += c.superblockProof(ex.Replicas)
-		} else {
-			for _, op := range ex.Ops {
-				ex.Proof += c.faultProof(op, ex.Replicas)
-			}
+// proveStorage completes a storage excuse's proof with the disk faults that
+// prove it, and reports whether the atlas allows them to go that far. One it
+// does not is the disk model breaking its own promise (a defect of the
+// harness, as tools/mutants' crash-tears-last-superblock plants): no excuse,
+// the finding stands.
+func (c *Cluster) proveStorage(ex *check.Excuse) bool {
+	if c.disks == nil || ex.Rule != check.RuleStorageBeyondF {
+		return true
+	}
+	var proof string
+	var past bool
+	if ex.Superblock {
+		proof, past = c.superblockProof(ex.Replicas)
+	} else {
+		for _, op := range ex.Ops {
+			p, ok := c.faultProof(op, ex.Replicas)
+			proof, past = proof+p, past || ok
 		}
 	}
+	ex.Proof += proof
+	return past
+}
+
+// excuse records ex as the run's excuse.
+func (c *Cluster) excuse(res *Result, ex *check.Excuse) {
 	res.Rule = ex.Rule
 	res.Excuse = &Excuse{Rule: ex.Rule, Ops: append([]uint64{}, ex.Ops...), Replicas: append([]int{}, ex.Replicas...), Proof: ex.Proof, Since: ex.Since}
 }
