@@ -12,6 +12,7 @@ import (
 	"vsrsim/scenarios"
 	"vsrsim/sim"
 	"vsrsim/sim/check"
+	"vsrsim/sim/swarm"
 	"vsrsim/verify"
 )
 
@@ -104,4 +105,23 @@ func TestStallBeforeItsExcuseIsAFinding(t *testing.T) {
 	res := runText(t, readText(t, "../seeds/recorded/fuzz-cut-off-voters.vsr"), 7200913237179398765)
 	assert.Equal(t, sim.VerdictLiveness, res.Verdict)
 	assert.Contains(t, res.Evidence, "no-voters does not excuse it")
+}
+
+// log_view has a floor across a restart from disk: superblock-trusts-torn
+// acts in a log_view before the superblock naming it lands, and a crash that
+// tears that write brings the replica back below it (swarm seed 252; the
+// view floor alone let it pass). The shipped replica passes the same seed.
+func TestLogViewFloorInARealRun(t *testing.T) {
+	cfg := swarm.Config(252)
+	var err error
+	cfg.Bugs, err = replica.ParseBugs([]string{"superblock-trusts-torn"})
+	require.NoError(t, err)
+	res, err := verify.Run(cfg, sim.Attach{})
+	require.NoError(t, err)
+	assert.Equal(t, sim.VerdictSafety, res.Verdict)
+	assert.Contains(t, res.Evidence, "came back from its disk with log_view 0, below log_view 2 it acted in")
+
+	res, err = verify.Run(swarm.Config(252), sim.Attach{})
+	require.NoError(t, err)
+	assert.Equal(t, sim.VerdictPass, res.Verdict, "%s %s", res.Invariant, res.Evidence)
 }
