@@ -27,11 +27,16 @@ func buildBinary(root, out, arch string) error {
 // goVersion is the version of the go command that builds the binary, which
 // the image's digest depends on: a label names it.
 func goVersion(root string) (string, error) {
-	cmd := exec.Command("go", "env", "GOVERSION")
-	cmd.Dir = root
+	return output(root, "go", "env", "GOVERSION")
+}
+
+// output runs a command in dir and returns its stdout, trimmed.
+func output(dir, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go env GOVERSION: %v", err)
+		return "", fmt.Errorf("%s %s: %v", name, strings.Join(args, " "), err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }
@@ -40,13 +45,10 @@ func goVersion(root string) (string, error) {
 // tracked files differ from it: the binary is built from the work tree, and
 // the label must not name a commit the image does not hold.
 func gitCommit(root string) (string, error) {
-	cmd := exec.Command("git", "rev-parse", "HEAD")
-	cmd.Dir = root
-	out, err := cmd.Output()
+	commit, err := output(root, "git", "rev-parse", "HEAD")
 	if err != nil {
-		return "", fmt.Errorf("git rev-parse HEAD: %v (give -commit)", err)
+		return "", fmt.Errorf("%v (give -commit)", err)
 	}
-	commit := strings.TrimSpace(string(out))
 	diff := exec.Command("git", "diff", "--quiet", "HEAD", "--")
 	diff.Dir = root
 	if diff.Run() != nil {
