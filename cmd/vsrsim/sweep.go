@@ -50,11 +50,12 @@ type sweepOptions struct {
 	// forBudget, cursor, resume: a time-boxed sweep that a later one goes on
 	// from (sweep_resume.go); cursor0 is the cursor resumed from, zero
 	// without --resume.
-	forBudget time.Duration
-	cursor    string
-	resume    string
-	cursor0   sweep.Cursor
-	excused   string
+	forBudget    time.Duration
+	cursor       string
+	resume       string
+	resumeCursor bool
+	cursor0      sweep.Cursor
+	excused      string
 }
 
 func newSweepCmd() *cobra.Command {
@@ -78,7 +79,8 @@ written to --failures and --excused. --resume FILE goes on from such a cursor
 with the same run flags (its range, unless the range flags name the same
 one), and rewrites it unless --cursor names another file; the summary is the
 one a single sweep of every seed covered would print, and states the seeds
-covered. --excused FILE appends every run that ended unrecoverable.
+covered. --resume-cursor resumes from --cursor FILE when it exists and starts
+the range when it does not, so one command line serves a job that is rerun. --excused FILE appends every run that ended unrecoverable.
 
 Exit code: 0 if every run passed (unrecoverable counts as a pass), else the code
 of the most severe verdict found: 1 safety, 4 crash, 3 liveness; 130 if
@@ -115,6 +117,7 @@ error (such as a failed write of --failures).`,
 	f.DurationVar(&o.forBudget, "for", 0, "start no new seed after `DURATION` of wall time (runs in flight finish)")
 	f.StringVar(&o.cursor, "cursor", "", "write where the sweep stopped (next seed, counts, findings written) to `FILE` as JSON")
 	f.StringVar(&o.resume, "resume", "", "go on from the cursor in `FILE`, and rewrite it there unless --cursor is given")
+	f.BoolVar(&o.resumeCursor, "resume-cursor", false, "go on from --cursor FILE if it exists, else start the range (a rerun pod or job)")
 	f.StringVar(&o.excused, "excused", "", "append each run that ended unrecoverable (exit 0) as one JSON line to `FILE`")
 	f.VarP(o.output, "output", "o", "output format")
 	o.run.addShapeFlags(cmd)
@@ -710,7 +713,10 @@ func coveredText(sum *sweep.Summary, rng sweep.Range) string {
 	if c.Next != nil {
 		text += fmt.Sprintf("; next seed %d", *c.Next)
 	}
-	if sum.From > 0 {
+	switch {
+	case sum.From >= rng.Len():
+		text += " (resumed with nothing left to run)"
+	case sum.From > 0:
 		text += fmt.Sprintf(" (resumed at seed %d)", rng.Seed(sum.From))
 	}
 	return text

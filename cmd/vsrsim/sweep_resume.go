@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 
 	"vsrsim/sweep"
 )
@@ -13,6 +14,9 @@ import (
 // must give the same run command, and the sweep starts at the cursor's next
 // seed with its counts. Without --resume it leaves rng as the flags gave it.
 func (o *sweepOptions) resumeFrom(rng sweep.Range) (sweep.Range, error) {
+	if err := o.resumeCursorFile(); err != nil {
+		return rng, err
+	}
 	if o.resume == "" {
 		return rng, nil
 	}
@@ -32,6 +36,22 @@ func (o *sweepOptions) resumeFrom(rng sweep.Range) (sweep.Range, error) {
 	}
 	o.cursor0 = c
 	return c.Range, nil
+}
+
+// resumeCursorFile turns --resume-cursor into --resume of the --cursor
+// file when that file exists: a pod or job rerun with the same arguments
+// goes on from where its previous run stopped.
+func (o *sweepOptions) resumeCursorFile() error {
+	if !o.resumeCursor {
+		return nil
+	}
+	if o.cursor == "" || o.resume != "" {
+		return usageErrorf("--resume-cursor: give --cursor FILE, and no --resume")
+	}
+	if _, err := os.Stat(o.cursor); err == nil {
+		o.resume = o.cursor
+	}
+	return nil
 }
 
 // rangeFlagsGiven reports whether any flag that names the range was set.

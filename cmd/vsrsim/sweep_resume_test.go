@@ -195,10 +195,31 @@ func TestSweepResumeBadInput(t *testing.T) {
 		{[]string{"--resume", good, "--seeds", "1-5"}, exitUsage, "the cursor is of the range"},
 		{[]string{"--resume", good, "--replicas", "5"}, exitUsage, "the cursor's sweep runs"},
 		{[]string{"--for", "-1s"}, exitUsage, "--for -1s"},
+		{[]string{"--resume-cursor"}, exitUsage, "--resume-cursor: give --cursor FILE"},
+		{[]string{"--resume-cursor", "--cursor", good, "--resume", good}, exitUsage, "--resume-cursor: give --cursor FILE"},
 	} {
 		out := vsrsim(t, append([]string{"sweep"}, tc.args...)...)
 		assert.Equal(t, tc.code, out.code, "%v: %s", tc.args, out.stderr)
 		assert.Equal(t, 1, strings.Count(out.stderr, "\n"), "%v: one line: %q", tc.args, out.stderr)
 		assert.Contains(t, out.stderr, tc.want, tc.args)
+	}
+}
+
+// TestSweepResumeCursorRerun: one command line with --cursor and
+// --resume-cursor, run again and again as a rerun pod is, starts the range
+// the first time, goes on from the cursor after, and once the range is done
+// runs nothing and reports the whole sweep with its exit code.
+func TestSweepResumeCursorRerun(t *testing.T) {
+	cursor := filepath.Join(t.TempDir(), "cursor.json")
+	args := []string{"sweep", "--scenario", "stale-dvc-cache", "--bug", "dvc-cache-ignores-journal", "--seeds", "1-3",
+		"--jobs", "1", "--for", "1ns", "--cursor", cursor, "--resume-cursor", "-o", "json"}
+	for i, want := range []string{"1 of 3", "2 of 3", "3 of 3", "3 of 3"} {
+		out := vsrsim(t, args...)
+		require.Equal(t, exitSafety, out.code, out.stderr)
+		_, summary := failureLines(t, out.stdout)
+		covered, ok := summary["covered"].(map[string]any)
+		require.True(t, ok)
+		assert.Equal(t, want[:1], jsonNumber(covered["runs"].(float64)), "run %d", i)
+		assert.Equal(t, summary["runs"], covered["runs"], "run %d: the counts are every part's", i)
 	}
 }

@@ -165,6 +165,8 @@ func TestManifestJobShape(t *testing.T) {
 	assert.Equal(t, "$(JOB_COMPLETION_INDEX)/$(SHARDS)", args["--shard"])
 	assert.Equal(t, "$(START)", args["--start"])
 	assert.Contains(t, args["--failures"], "$(JOB_COMPLETION_INDEX)")
+	assert.Contains(t, args["--cursor"], "$(JOB_COMPLETION_INDEX)", "a rerun pod goes on from its shard's cursor")
+	assert.Contains(t, c.Args, "--resume-cursor")
 
 	cpu, ok := c.Resources.Requests[corev1.ResourceCPU]
 	require.True(t, ok, "a cpu request")
