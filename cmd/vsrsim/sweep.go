@@ -80,7 +80,8 @@ with the same run flags (its range, unless the range flags name the same
 one), and rewrites it unless --cursor names another file; the summary is the
 one a single sweep of every seed covered would print, and states the seeds
 covered. --resume-cursor resumes from --cursor FILE when it exists and starts
-the range when it does not, so one command line serves a job that is rerun. --excused FILE appends every run that ended unrecoverable.
+the range when it does not, so one command line serves a job that is rerun.
+--excused FILE appends every run that ended unrecoverable.
 
 Exit code: 0 if every run passed (unrecoverable counts as a pass), else the code
 of the most severe verdict found: 1 safety, 4 crash, 3 liveness; 130 if
@@ -411,11 +412,14 @@ func (s *sweepSink) deliver(out sweep.Outcome) {
 // so the rule and evidence (and whatever the run states of its excuse) are
 // there with the command that replays it.
 func (s *sweepSink) keepExcused(rec *runJSON) {
-	if s.writeErr == nil {
-		if s.writeErr = writeJSON(s.excused, *rec); s.writeErr == nil {
-			s.excusedWritten++
-		}
+	if s.writeErr != nil {
+		return
 	}
+	if err := writeJSON(s.excused, *rec); err != nil {
+		s.writeErr = fmt.Errorf("--excused: %w", err)
+		return
+	}
+	s.excusedWritten++
 }
 
 // keepFailure appends a failure to --failures and writes its porcupine page
