@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"vsrsim/sim"
 )
 
 // The rewrites that turn a finding's evidence into its shape, in order.
@@ -39,6 +41,14 @@ const stallClause = "core did not converge"
 // numbers and hex values become #, lists of replicas or numbers one item,
 // parenthesised details and a stalled core's state dump are dropped.
 func Shape(evidence string) string {
+	// Asides go first, innermost out, so a "; " inside one splits nothing.
+	for {
+		trimmed := aside.ReplaceAllString(evidence, "")
+		if trimmed == evidence {
+			break
+		}
+		evidence = trimmed
+	}
 	clauses := strings.Split(evidence, "; ")
 	for i, c := range clauses {
 		if strings.HasPrefix(c, stallClause) {
@@ -49,7 +59,6 @@ func Shape(evidence string) string {
 		c = digits.ReplaceAllString(c, "#")
 		c = replicaList.ReplaceAllString(c, "r#")
 		c = numberList.ReplaceAllString(c, "#")
-		c = aside.ReplaceAllString(c, "")
 		clauses[i] = strings.TrimSpace(spaces.ReplaceAllString(c, " "))
 	}
 	return strings.Join(clauses, "; ")
@@ -61,8 +70,8 @@ func Shape(evidence string) string {
 // replicas their runs reached.
 func (r Record) Signature() string {
 	name := r.Invariant
-	if name == "" {
-		name = r.Rule
+	if r.Rule != "" && (name == "" || r.Verdict == sim.VerdictUnrecoverable) {
+		name = r.Rule // an unrecoverable run's invariant is "unrecoverable"
 	}
 	return string(r.Verdict) + " " + orDash(name) + ": " + Shape(r.Evidence)
 }

@@ -34,6 +34,10 @@ func TestShape(t *testing.T) {
 			"r2 dropped Prepare op=20 by the gap check 480 times; core did not converge in 12000 ticks: r1 normal v=1 op=21 commit=19/19 r2 normal v=1 op=21 commit=19/19, committed 20, 4 requests outstanding, no request issued in the liveness phase was served",
 			"r2 dropped Prepare op=22 by the gap check 481 times; core did not converge in 30000 ticks: r1 view_change v=3 op=22 commit=20/20, committed 20",
 		}, "r# dropped Prepare op=# by the gap check # times; core did not converge in # ticks"},
+		{"a clause inside an aside", []string{
+			"only 2 replicas could vote at the end (a view-change quorum is 3; the others lost their journal); core did not converge in 30000 ticks: r0 recovering v=1",
+			"only 1 replicas could vote at the end (a view-change quorum is 2; the others lost their journal); core did not converge in 12000 ticks: r1 view_change v=3",
+		}, "only # replicas could vote at the end; core did not converge in # ticks"},
 		{"hex seeds", []string{"seed 0x3a7c91e5 and 12 more", "seed 0xff and 3 more"}, "seed # and # more"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,8 +62,8 @@ func TestGroupBySignature(t *testing.T) {
 		rec(12, sim.VerdictSafety, "agreement", "", "t=5 r1 committed op 3 csum=cc33 but op 3 is csum=dd44 elsewhere"),
 		rec(30, sim.VerdictSafety, "agreement", "", "t=2 r2 committed op 9 csum=ee55 but op 9 is csum=ff66 elsewhere"),
 		rec(7, sim.VerdictLiveness, "liveness", "", "view climbed 3 -> 25 without settling (29 escalations, 22 by r2)"),
-		rec(8, sim.VerdictUnrecoverable, "", "no-voters", "2 of 5 replicas can vote"),
-		rec(9, sim.VerdictUnrecoverable, "", "core-copy-damaged", "2 of 5 replicas can vote"),
+		rec(8, sim.VerdictUnrecoverable, "unrecoverable", "no-voters", "2 of 5 replicas can vote"),
+		rec(9, sim.VerdictUnrecoverable, "unrecoverable", "core-copy-damaged", "2 of 5 replicas can vote"),
 	}
 	groups := GroupBySignature(recs)
 	require.Len(t, groups, 4)
