@@ -116,3 +116,16 @@ func TestStateValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeAfterMaxFailures: a sweep resumed from one stopped at
+// MaxFailures runs nothing more, as the one sweep would not have.
+func TestResumeAfterMaxFailures(t *testing.T) {
+	rng := sweep.Range{First: 1, Count: 30}
+	_, first := collect(t, context.Background(), sweep.Options{Range: rng, Jobs: 2, MaxFailures: 2}, richRun)
+	require.True(t, first.Stopped)
+	out, again := collect(t, context.Background(), sweep.Options{Range: rng, Jobs: 2, MaxFailures: 2, From: first.Next, Prior: first.State()}, richRun)
+	assert.Empty(t, out)
+	assert.True(t, again.Stopped)
+	assert.Equal(t, first.Next, again.Next)
+	assert.Equal(t, comparable(first.State()), comparable(again.State()))
+}

@@ -191,7 +191,13 @@ func Run(ctx context.Context, opts Options, run RunFunc, deliver func(Outcome)) 
 	total := opts.Range.Len()
 	start := time.Now()
 	sum := opts.Prior.summary()
-	sum.From = opts.From
+	sum.From, sum.Next = opts.From, opts.From
+	if opts.MaxFailures > 0 && sum.FailedTotal() >= uint64(opts.MaxFailures) {
+		// Resumed from a sweep that had stopped there: one sweep would
+		// have run no further.
+		sum.Stopped = true
+		return sum
+	}
 	h := &handout{opts: &opts, total: total, budget: newBudget(opts.Budget, opts.Now)}
 	h.next.Store(opts.From)
 	results := h.start(ctx, jobs, run)
