@@ -62,6 +62,9 @@ func newImage(binary []byte, spec imageSpec) (v1.Image, error) {
 		Architecture: spec.arch,
 		OS:           "linux",
 		Created:      v1.Time{Time: epoch},
+		// Append fills in the layer's diff id; the type is the spec's one
+		// value, which image tools check.
+		RootFS: v1.RootFS{Type: "layers"},
 		Config: v1.Config{
 			Entrypoint: []string{binaryPath},
 			Cmd:        []string{defaultCmd},

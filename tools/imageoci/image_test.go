@@ -16,6 +16,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/types"
+	"github.com/google/go-containerregistry/pkg/v1/validate"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -72,6 +73,9 @@ func TestImageOCI(t *testing.T) {
 		img = buildImage(t, filepath.Join(t.TempDir(), "first"), commit)
 	}
 
+	// go-containerregistry's own check: every digest, size and diff id the
+	// manifest and config state matches the blobs.
+	require.NoError(t, validate.Image(img))
 	cf, err := img.ConfigFile()
 	require.NoError(t, err)
 	docker := dockerfileFinalStage(t)
