@@ -168,6 +168,19 @@ func TestManifestJobShape(t *testing.T) {
 	assert.Contains(t, args["--cursor"], "$(JOB_COMPLETION_INDEX)", "a rerun pod goes on from its shard's cursor")
 	assert.Contains(t, c.Args, "--resume-cursor")
 
+	// The image's user (the Dockerfile's USER, tools/imageoci's config) is
+	// numeric, so the kubelet can check runAsNonRoot against it.
+	require.NotNil(t, pod.SecurityContext)
+	require.NotNil(t, pod.SecurityContext.RunAsUser)
+	assert.Equal(t, int64(65532), *pod.SecurityContext.RunAsUser)
+	require.NotNil(t, pod.SecurityContext.RunAsNonRoot)
+	assert.True(t, *pod.SecurityContext.RunAsNonRoot)
+	for _, flag := range []string{"--failures", "--junit", "--cursor"} {
+		require.Len(t, c.VolumeMounts, 1)
+		assert.True(t, strings.HasPrefix(args[flag], c.VolumeMounts[0].MountPath+"/"),
+			"%s writes to the volume: the root filesystem is read-only", flag)
+	}
+
 	cpu, ok := c.Resources.Requests[corev1.ResourceCPU]
 	require.True(t, ok, "a cpu request")
 	assert.Equal(t, args["--jobs"], strconv.FormatInt(cpu.Value(), 10), "one CPU a sweep job")
