@@ -24,6 +24,7 @@ type Record struct {
 	Bugs      []string
 	Verdict   sim.Verdict
 	Invariant string
+	Rule      string // an unrecoverable run's rule (an --excused file's records)
 	Evidence  string
 	TraceHash string
 	Replay    string
@@ -44,6 +45,7 @@ type extras struct {
 	Scenario  string   `json:"scenario"`
 	Bugs      []string `json:"bugs"`
 	Invariant string   `json:"invariant"`
+	Rule      string   `json:"rule"`
 	Evidence  string   `json:"evidence"`
 	Replay    string   `json:"replay"`
 }
@@ -86,7 +88,7 @@ func parse(text string) (Record, error) {
 	}
 	return Record{
 		Seed: c.Seed, Scenario: x.Scenario, Bugs: x.Bugs, Verdict: c.Verdict,
-		Invariant: x.Invariant, Evidence: x.Evidence, TraceHash: c.Hash, Replay: x.Replay,
+		Invariant: x.Invariant, Rule: x.Rule, Evidence: x.Evidence, TraceHash: c.Hash, Replay: x.Replay,
 		Text: text, key: strings.Join(c.Args, " "),
 	}, nil
 }

@@ -22,10 +22,10 @@ import (
 // every ShardN-th: the seeds at index k with k % ShardN == Shard. Shards 0..N-1
 // of one range cover it exactly once between them.
 type Range struct {
-	First  uint64
-	Count  uint64
-	Shard  uint64
-	ShardN uint64 // 0 or 1: no sharding
+	First  uint64 `json:"first"`
+	Count  uint64 `json:"count"`
+	Shard  uint64 `json:"shard"`
+	ShardN uint64 `json:"shards"` // 0 or 1: no sharding
 }
 
 // Len is the number of seeds this shard runs.
@@ -75,6 +75,20 @@ type Options struct {
 	// MaxFailures stops the sweep once this many findings are delivered (in
 	// seed order, so the same findings whatever Jobs is); 0 is no limit.
 	MaxFailures int
+	// From is the index of the shard's seed order to start at: a resumed
+	// sweep's cursor. Prior holds the counts of the indices before it, which
+	// the Summary goes on from.
+	From  uint64
+	Prior State
+	// Budget, if positive, is the wall time after which no new seed starts;
+	// the runs in flight finish and are delivered. The first seed of a sweep
+	// always starts, so a sweep resumed under any budget makes progress.
+	// Which seeds a budget covers depends on the clock, but every seed
+	// covered gives the result it gives in any sweep.
+	Budget time.Duration
+	// Now is the clock Budget is measured on; nil is time.Now. Tests
+	// inject one, so which seeds a budget covers is theirs to choose.
+	Now func() time.Time
 }
 
 // RunFunc runs one seed. It must be safe to call from several goroutines at
@@ -101,7 +115,15 @@ type Summary struct {
 	FirstFailure *Outcome
 	Interrupted  bool // stopped by the context before the range was done
 	Stopped      bool // stopped by MaxFailures
-	Coverage     Coverage
+	Expired      bool // stopped by Budget before the range was done
+	// From and Next bound the indices this sweep ran: From..Next-1 of the
+	// shard's seed order. Indices below From are the Prior's; Next is where
+	// a resumed sweep starts (Range.Len() once the range is done).
+	From, Next uint64
+	// UnrecoverableRules counts the unrecoverable runs per rule (sim.Result's
+	// Rule), the rule "" for a run that names none.
+	UnrecoverableRules map[string]uint64
+	Coverage           Coverage
 	// LinearizabilityUnknown counts the runs whose linearizability check
 	// answered unknown (its step budget ran out): not findings, but runs
 	// whose histories nothing vouched for.
@@ -115,20 +137,21 @@ type Summary struct {
 
 // Coverage counts the runs that exercised each mechanism at least once: a
 // sweep that never changes views or transfers state proves little about them.
+// Its JSON names are those of `sweep -o json`'s exercised object, a contract.
 type Coverage struct {
-	ViewChanges    uint64
-	Crashes        uint64
-	Restarts       uint64
-	Repairs        uint64
-	StateTransfers uint64
-	Partitions     uint64
+	ViewChanges    uint64 `json:"view_changes"`
+	Crashes        uint64 `json:"crashes"`
+	Restarts       uint64 `json:"restarts"`
+	Repairs        uint64 `json:"repairs"`
+	StateTransfers uint64 `json:"state_transfers"`
+	Partitions     uint64 `json:"partitions"`
 	// DirectedCuts counts the runs with an aimed cut among replicas in one
 	// direction (sim.Stats.DirectedCuts), which Partitions does not count.
-	DirectedCuts uint64
+	DirectedCuts uint64 `json:"directed_cuts"`
 	// Disks counts the runs whose replicas journaled to simulated disks,
 	// StorageFaults those where a disk injected at least one fault.
-	Disks         uint64
-	StorageFaults uint64
+	Disks         uint64 `json:"disks"`
+	StorageFaults uint64 `json:"storage_faults"`
 }
 
 // FailedTotal is the number of findings.
@@ -157,7 +180,9 @@ func perSecond(n uint64, d time.Duration) float64 {
 // outcome in seed order, from the calling goroutine. A run that panics is a
 // crash finding for its seed, never the end of the sweep. When ctx is done the
 // sweep hands out no new seeds, waits for the runs in flight, and delivers the
-// completed runs up to the first seed that did not complete.
+// completed runs up to the first seed that did not complete; so it does once
+// opts.Budget is spent, and every seed handed out completes, so the seeds
+// delivered are From..Next-1 with none missing.
 func Run(ctx context.Context, opts Options, run RunFunc, deliver func(Outcome)) Summary {
 	jobs := opts.Jobs
 	if jobs <= 0 {
@@ -165,39 +190,27 @@ func Run(ctx context.Context, opts Options, run RunFunc, deliver func(Outcome)) 
 	}
 	total := opts.Range.Len()
 	start := time.Now()
-	sum := Summary{Failed: map[sim.Verdict]uint64{}}
-
-	var next atomic.Uint64 // next index to hand out
-	var stop atomic.Bool
-	results := make(chan Outcome, jobs)
-	var wg sync.WaitGroup
-	for w := 0; w < jobs; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !stop.Load() && ctx.Err() == nil {
-				i := next.Add(1) - 1
-				if i >= total {
-					return
-				}
-				results <- runOne(i, opts.Range.Seed(i), run)
-			}
-		}()
+	sum := opts.Prior.summary()
+	sum.From, sum.Next = opts.From, opts.From
+	if opts.MaxFailures > 0 && sum.FailedTotal() >= uint64(opts.MaxFailures) {
+		// Resumed from a sweep that had stopped there: one sweep would
+		// have run no further.
+		sum.Stopped = true
+		return sum
 	}
-	go func() {
-		wg.Wait()
-		close(results)
-	}()
+	h := &handout{opts: &opts, total: total, budget: newBudget(opts.Budget, opts.Now)}
+	h.next.Store(opts.From)
+	results := h.start(ctx, jobs, run)
 
 	// Reorder: outcomes wait here until every earlier seed is delivered. The
 	// map is only looked up by index, never ranged over.
 	pending := map[uint64]Outcome{}
-	want := uint64(0)
+	want := opts.From
 	for o := range results {
 		pending[o.Index] = o
 		for {
 			d, ok := pending[want]
-			if !ok || stop.Load() {
+			if !ok || h.stop.Load() {
 				break
 			}
 			delete(pending, want)
@@ -206,13 +219,63 @@ func Run(ctx context.Context, opts Options, run RunFunc, deliver func(Outcome)) 
 			deliver(d)
 			if opts.MaxFailures > 0 && sum.FailedTotal() >= uint64(opts.MaxFailures) {
 				sum.Stopped = true
-				stop.Store(true)
+				h.stop.Store(true)
 			}
 		}
 	}
-	sum.Wall = time.Since(start)
-	sum.Interrupted = !sum.Stopped && want < total
+	sum.Wall += time.Since(start)
+	sum.Next = want
+	sum.Expired = !sum.Stopped && want < total && h.expired.Load() && ctx.Err() == nil
+	sum.Interrupted = !sum.Stopped && !sum.Expired && want < total
 	return sum
+}
+
+// handout gives the shard's indices to the workers, one at a time, until
+// the range is done, the context ends, the sweep is stopped, or the budget
+// is spent.
+type handout struct {
+	opts          *Options
+	total         uint64
+	budget        budget
+	next          atomic.Uint64 // the next index to hand out
+	stop, expired atomic.Bool
+}
+
+// start runs jobs workers and returns their outcomes, in the order they
+// finish; the channel closes when the last worker returns.
+func (h *handout) start(ctx context.Context, jobs int, run RunFunc) <-chan Outcome {
+	results := make(chan Outcome, jobs)
+	var wg sync.WaitGroup
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !h.stop.Load() && ctx.Err() == nil {
+				i, ok := h.take()
+				if !ok {
+					return
+				}
+				results <- runOne(i, h.opts.Range.Seed(i), run)
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	return results
+}
+
+// take hands out the next index, or false once there is none to run. The
+// budget is read before an index is taken, so a seed is either run whole or
+// left to the next sweep, and never before the sweep's first.
+func (h *handout) take() (uint64, bool) {
+	if h.next.Load() > h.opts.From && h.budget.spent() {
+		h.expired.Store(true)
+		return 0, false
+	}
+	i := h.next.Add(1) - 1
+	return i, i < h.total
 }
 
 func (s *Summary) add(o Outcome) {
@@ -266,6 +329,7 @@ func (s *Summary) add(o Outcome) {
 		s.Passed++
 		if o.Result.Verdict == sim.VerdictUnrecoverable {
 			s.Unrecoverable++
+			s.UnrecoverableRules[o.Result.Rule]++
 		}
 		if o.Result.Liveness == sim.LivenessUnchecked {
 			s.Unchecked++

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -65,19 +67,37 @@ type junitProblem struct {
 type junitReport struct {
 	f     *os.File
 	cases []junitCase
+	// prior holds the suites of the sweeps a resumed sweep goes on from,
+	// read from the file before it is rewritten.
+	prior []junitSuite
 }
 
 // openJUnit creates FILE before the sweep starts, so a path that cannot be
-// written fails at once, not after the last seed.
-func openJUnit(path string) (*junitReport, error) {
+// written fails at once, not after the last seed. With keep (a resumed
+// sweep), the suites FILE already holds are kept and this sweep's added
+// after them, so the file lists every finding of every part; a file left
+// empty by a killed sweep holds none.
+func openJUnit(path string, keep bool) (*junitReport, error) {
 	if path == "" {
 		return nil, nil
+	}
+	var prior junitSuites
+	if keep {
+		data, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, internalErrorf("--junit: %v", err)
+		}
+		if len(bytes.TrimSpace(data)) > 0 {
+			if err := xml.Unmarshal(data, &prior); err != nil {
+				return nil, dataErrorf("--junit %s: not a JUnit file to add to: %v", path, err)
+			}
+		}
 	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, internalErrorf("--junit: %v", err)
 	}
-	return &junitReport{f: f}, nil
+	return &junitReport{f: f, prior: prior.Suites}, nil
 }
 
 // add records a finding (rec its failure record) or, with rec nil, a seed
@@ -146,6 +166,8 @@ func (j *junitReport) finish(sum sweep.Summary, rng sweep.Range, jobs int) error
 			{"first", strconv.FormatUint(rng.First, 10)}, {"count", strconv.FormatUint(rng.Count, 10)},
 			{"shard", strconv.FormatUint(rng.Shard, 10)}, {"shards", strconv.FormatUint(max(rng.ShardN, 1), 10)},
 			{"jobs", strconv.Itoa(jobs)},
+			// The indices of the shard's seeds this sweep ran: from..next-1.
+			{"from_index", strconv.FormatUint(sum.From, 10)}, {"next_index", strconv.FormatUint(sum.Next, 10)},
 		},
 		Cases: append(j.cases, whole),
 	}
@@ -160,8 +182,12 @@ func (j *junitReport) finish(sum sweep.Summary, rng sweep.Range, jobs int) error
 			suite.Errors++
 		}
 	}
-	doc := junitSuites{Name: "vsrsim", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,
-		Time: suite.Time, Suites: []junitSuite{suite}}
+	doc := junitSuites{Name: "vsrsim", Time: suite.Time, Suites: append(j.prior, suite)}
+	for _, s := range doc.Suites {
+		doc.Tests += s.Tests
+		doc.Failures += s.Failures
+		doc.Errors += s.Errors
+	}
 	out, err := xml.MarshalIndent(doc, "", "  ")
 	if err == nil {
 		_, err = j.f.Write(append([]byte(xml.Header), append(out, '\n')...))

@@ -16,8 +16,9 @@ import (
 )
 
 type mergeOptions struct {
-	out       string
-	summaryMD string
+	out        string
+	summaryMD  string
+	signatures string
 }
 
 func newMergeCmd() *cobra.Command {
@@ -40,6 +41,12 @@ switches on counts for each). --summary-md FILE appends it as Markdown
 (for $GITHUB_STEP_SUMMARY). A run found twice with another verdict or trace
 hash is reported as a conflict on stderr.
 
+The findings are also grouped by signature: the verdict, the invariant (or
+an unrecoverable run's rule) and the shape of the evidence, its numbers,
+checksums and replica lists taken out, so the many seeds of one defect read
+as one row with their count and the smallest seed. --signatures FILE writes
+the groups as JSON lines.
+
 Exit code: 0 merged, 65 a malformed line (named FILE:LINE) or an unreadable
 FILE, 64 bad flags, 70 a failed write.`,
 		Example: `  vsrsim merge failures-*.jsonl > findings.jsonl
@@ -52,6 +59,7 @@ FILE, 64 bad flags, 70 a failed write.`,
 	f := cmd.Flags()
 	f.StringVar(&o.out, "out", "", "write the merged records to `FILE` instead of stdout")
 	f.StringVar(&o.summaryMD, "summary-md", "", "append the summary as Markdown to `FILE`")
+	f.StringVar(&o.signatures, "signatures", "", "write the findings grouped by signature to `FILE`, one JSON line each")
 	return cmd
 }
 
@@ -62,19 +70,9 @@ func (o *mergeOptions) merge(args []string, stdout, stderr io.Writer) error {
 	}
 	// Everything is read before anything is written, so --out may name one
 	// of the inputs.
-	var all []findings.Record
-	var sums sweepSums
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return dataErrorf("%s: %v", name, errUnwrapPath(err))
-		}
-		data = sums.take(data)
-		recs, err := findings.Read(name, bytes.NewReader(data))
-		if err != nil {
-			return dataErrorf("%v", err)
-		}
-		all = append(all, recs...)
+	all, sums, err := readMergeInputs(files)
+	if err != nil {
+		return err
 	}
 	m := findings.Merge(all)
 
@@ -95,22 +93,58 @@ func (o *mergeOptions) merge(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "vsrsim: conflict: seed %d: %s gave %s %s, %s gave %s %s (same flags)\n", c.Kept.Seed,
 			c.Kept.Where(), c.Kept.Verdict, c.Kept.TraceHash, c.Dropped.Where(), c.Dropped.Verdict, c.Dropped.TraceHash)
 	}
+	return o.report(stderr, m, sums, len(files))
+}
+
+// readMergeInputs reads every record of files, and sums the sweep summary
+// lines among them.
+func readMergeInputs(files []string) ([]findings.Record, sweepSums, error) {
+	var all []findings.Record
+	var sums sweepSums
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, sums, dataErrorf("%s: %v", name, errUnwrapPath(err))
+		}
+		data = sums.take(data)
+		recs, err := findings.Read(name, bytes.NewReader(data))
+		if err != nil {
+			return nil, sums, dataErrorf("%v", err)
+		}
+		all = append(all, recs...)
+	}
+	return all, sums, nil
+}
+
+// report writes the merge's summary: the tables on stderr, and the files
+// --signatures and --summary-md ask for.
+func (o *mergeOptions) report(stderr io.Writer, m findings.Merged, sums sweepSums, files int) error {
 	tally := findings.Summarize(m.Records)
-	if err := writeMergeTable(stderr, m, tally, sums, len(files)); err != nil {
+	groups := findings.GroupBySignature(m.Records)
+	if err := writeMergeTable(stderr, m, tally, len(groups), sums, files); err != nil {
 		return internalErrorf("writing summary: %v", err)
 	}
-	if o.summaryMD != "" {
-		f, err := os.OpenFile(o.summaryMD, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-		if err != nil {
-			return internalErrorf("--summary-md: %v", err)
+	if err := writeSignatureTable(stderr, groups); err != nil {
+		return internalErrorf("writing summary: %v", err)
+	}
+	if o.signatures != "" {
+		if err := writeSignatures(o.signatures, groups); err != nil {
+			return internalErrorf("--signatures: %v", err)
 		}
-		err = writeMergeMarkdown(f, m, tally, sums, len(files))
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return internalErrorf("--summary-md: %v", err)
-		}
+	}
+	if o.summaryMD == "" {
+		return nil
+	}
+	f, err := os.OpenFile(o.summaryMD, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return internalErrorf("--summary-md: %v", err)
+	}
+	err = writeMergeMarkdown(f, m, tally, groups, sums, files)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return internalErrorf("--summary-md: %v", err)
 	}
 	return nil
 }
@@ -149,13 +183,14 @@ func mergeInputs(args []string) ([]string, error) {
 	return files, nil
 }
 
-func writeMergeTable(w io.Writer, m findings.Merged, tally findings.Tally, sums sweepSums, files int) error {
+func writeMergeTable(w io.Writer, m findings.Merged, tally findings.Tally, signatures int, sums sweepSums, files int) error {
 	rows := [][]string{
 		{"files", fmt.Sprint(files)},
 		{"records read", fmt.Sprint(m.Read)},
 		{"duplicates dropped", fmt.Sprint(m.Duplicates)},
 		{"conflicts", fmt.Sprint(len(m.Conflicts))},
 		{"runs kept", fmt.Sprint(len(m.Records))},
+		{"signatures", fmt.Sprint(signatures)},
 		{"sweep summaries", fmt.Sprint(sums.Summaries)},
 		{"linearizability unknown", fmt.Sprint(sums.LinearizabilityUnknown)},
 	}

@@ -16,8 +16,9 @@ const markdownRowsMax = 100
 const evidenceCellMax = 160
 
 // writeMergeMarkdown writes the merge summary as GitHub-flavoured Markdown:
-// counts, then the findings, each with the command that replays it.
-func writeMergeMarkdown(w io.Writer, m findings.Merged, tally findings.Tally, sums sweepSums, files int) error {
+// counts, the signatures, then the findings, each with the command that
+// replays it.
+func writeMergeMarkdown(w io.Writer, m findings.Merged, tally findings.Tally, groups []findings.SignatureGroup, sums sweepSums, files int) error {
 	var b strings.Builder
 	b.WriteString("## vsrsim sweep findings\n\n")
 	if sums.Summaries > 0 {
@@ -34,6 +35,7 @@ func writeMergeMarkdown(w io.Writer, m findings.Merged, tally findings.Tally, su
 		fmt.Fprintf(&b, ", **%d conflicts**: the same run gave another verdict or trace hash", len(m.Conflicts))
 	}
 	b.WriteString(").\n\n")
+	writeSignatureMarkdown(&b, groups)
 	for _, group := range tally.Groups() {
 		fmt.Fprintf(&b, "| %s | findings |\n|---|---:|\n", group.Label)
 		for _, c := range group.Counts {

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -44,6 +47,15 @@ type sweepOptions struct {
 	junit       string
 	marks       bool
 	output      *enumFlag
+	// forBudget, cursor, resume: a time-boxed sweep that a later one goes on
+	// from (sweep_resume.go); cursor0 is the cursor resumed from, zero
+	// without --resume.
+	forBudget    time.Duration
+	cursor       string
+	resume       string
+	resumeCursor bool
+	cursor0      sweep.Cursor
+	excused      string
 }
 
 func newSweepCmd() *cobra.Command {
@@ -60,14 +72,28 @@ with the command that replays it. Ctrl-C stops the sweep and keeps what it found
 --shard I/N keeps the seeds at index k of the range with k % N == I, so N
 machines running shards 0..N-1 of one range cover it exactly once.
 
+--for DURATION starts no new seed once DURATION of wall time is spent (the
+runs in flight finish; the first seed always runs), and --cursor FILE records
+where the sweep stopped: the next seed, the counts so far and the lines
+written to --failures and --excused. --resume FILE goes on from such a cursor
+with the same run flags (its range, unless the range flags name the same
+one), and rewrites it unless --cursor names another file; the summary is the
+one a single sweep of every seed covered would print, and states the seeds
+covered. --resume-cursor resumes from --cursor FILE when it exists and starts
+the range when it does not, so one command line serves a job that is rerun.
+--excused FILE appends every run that ended unrecoverable.
+
 Exit code: 0 if every run passed (unrecoverable counts as a pass), else the code
 of the most severe verdict found: 1 safety, 4 crash, 3 liveness; 130 if
-interrupted before any finding; 64 for bad arguments, 65 a malformed scenario
-file, 70 an internal error (such as a failed write of --failures).`,
+interrupted before any finding (a sweep stopped by --for is not interrupted);
+64 for bad arguments, 65 a malformed scenario file or cursor, 70 an internal
+error (such as a failed write of --failures).`,
 		Example: `  vsrsim sweep --count 1000
   vsrsim sweep --seeds 1-500 --jobs 2 -o json
   vsrsim sweep --count 5000 --start "$(git rev-parse HEAD)" --shard 3/8 --failures failures.jsonl
-  vsrsim sweep --scenario hollow-op --bug narrow-repair-under-commit-lag --seeds 1-20`,
+  vsrsim sweep --scenario hollow-op --bug narrow-repair-under-commit-lag --seeds 1-20
+  vsrsim sweep --count 100000 --for 50m --cursor cursor.json --failures failures.jsonl
+  vsrsim sweep --resume cursor.json --for 50m --failures failures.jsonl`,
 		Args:              cobra.NoArgs,
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -88,11 +114,16 @@ file, 70 an internal error (such as a failed write of --failures).`,
 	f.BoolVar(&o.all, "all", false, "print every run, not only failures (with -o json: one object per run, in seed order)")
 	f.StringVar(&o.linHTMLDir, "linearizability-html-dir", "", "write porcupine's visualisation of each linearizability failure to `DIR`/linearizability-SEED.html")
 	f.BoolVar(&o.marks, "marks", false, "report, per coverage mark (docs/marks.md), how many runs reached it")
-	f.StringVar(&o.junit, "junit", "", "write the findings as JUnit XML to `FILE` when the sweep ends")
+	f.StringVar(&o.junit, "junit", "", "write the findings as JUnit XML to `FILE` when the sweep ends (with --resume, added to the sweeps it holds)")
+	f.DurationVar(&o.forBudget, "for", 0, "start no new seed after `DURATION` of wall time (runs in flight finish)")
+	f.StringVar(&o.cursor, "cursor", "", "write where the sweep stopped (next seed, counts, findings written) to `FILE` as JSON")
+	f.StringVar(&o.resume, "resume", "", "go on from the cursor in `FILE`, and rewrite it there unless --cursor is given")
+	f.BoolVar(&o.resumeCursor, "resume-cursor", false, "go on from --cursor FILE if it exists, else start the range (a rerun pod or job)")
+	f.StringVar(&o.excused, "excused", "", "append each run that ended unrecoverable (exit 0) as one JSON line to `FILE`")
 	f.VarP(o.output, "output", "o", "output format")
 	o.run.addShapeFlags(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
-	for _, name := range []string{"seeds", "count", "start", "jobs", "shard", "max-failures"} {
+	for _, name := range []string{"seeds", "count", "start", "jobs", "shard", "max-failures", "for"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
 	return cmd
@@ -201,17 +232,11 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	sink := &sweepSink{o: o, stdout: stdout, stderr: stderr, asJSON: o.output.value == "json"}
-	if o.failures != "" {
-		if sink.failures, err = os.OpenFile(o.failures, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
-			return internalErrorf("--failures: %v", err)
-		}
-		defer sink.failures.Close()
-	}
-	if sink.junit, err = openJUnit(o.junit); err != nil {
+	sink, err := o.openSink(stdout, stderr, rng)
+	if err != nil {
 		return err
 	}
-	sink.progress = newProgress(stderr, rng.Len())
+	defer sink.close()
 
 	run := func(seed uint64) (sim.Result, error) {
 		cfg, at, err := o.run.config(seed)
@@ -220,21 +245,80 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 		}
 		return verify.Run(cfg, at)
 	}
-	sum := sweep.Run(ctx, sweep.Options{Range: rng, Jobs: o.jobs, MaxFailures: o.maxFailures}, run, sink.deliver)
+	sum := sweep.Run(ctx, sweep.Options{
+		Range: rng, Jobs: o.jobs, MaxFailures: o.maxFailures,
+		From: o.cursor0.NextIndex, Prior: o.cursor0.Counts, Budget: o.forBudget,
+	}, run, sink.deliver)
 	sink.progress.clear()
-	if err := sink.junit.finish(sum, rng, o.jobs); err != nil {
+	if err := o.finish(stdout, stderr, rng, &sum, sink); err != nil {
+		return err
+	}
+	return silentExit(sweepExitCode(sum))
+}
+
+// openSink opens the files the sweep writes as it goes, so a path that
+// cannot be written fails before the first seed.
+func (o *sweepOptions) openSink(stdout, stderr io.Writer, rng sweep.Range) (*sweepSink, error) {
+	sink := &sweepSink{o: o, stdout: stdout, stderr: stderr, asJSON: o.output.value == "json"}
+	var err error
+	if sink.failures, err = openAppend("--failures", o.failures); err != nil {
+		return nil, err
+	}
+	if sink.excused, err = openAppend("--excused", o.excused); err != nil {
+		sink.close()
+		return nil, err
+	}
+	if sink.junit, err = openJUnit(o.junit, o.resume != ""); err != nil {
+		sink.close()
+		return nil, err
+	}
+	sink.progress = newProgress(stderr, rng.Len()-o.cursor0.NextIndex)
+	return sink, nil
+}
+
+// openAppend opens a JSONL output for appending; no path, no file.
+func openAppend(flag, path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, internalErrorf("%s: %v", flag, err)
+	}
+	return f, nil
+}
+
+// finish writes what the sweep reports once it ends: the JUnit file, the
+// cursor, the summary and the line on stderr saying why it stopped early.
+func (o *sweepOptions) finish(stdout, stderr io.Writer, rng sweep.Range, sum *sweep.Summary, sink *sweepSink) error {
+	if err := sink.junit.finish(*sum, rng, o.jobs); err != nil {
 		return internalErrorf("--junit: %v", err)
 	}
 	if sink.writeErr != nil {
 		return internalErrorf("writing failures: %v", sink.writeErr)
 	}
-	if err := o.writeSummary(stdout, sum, rng); err != nil {
+	if err := o.writeCursor(rng, sum, sink); err != nil {
+		return err
+	}
+	if err := o.writeSummary(stdout, *sum, rng); err != nil {
 		return internalErrorf("writing output: %v", err)
 	}
-	if sum.Interrupted {
+	switch {
+	case sum.Interrupted:
 		fmt.Fprintf(stderr, "vsrsim: interrupted after %d of %d runs\n", sum.Runs, rng.Len())
+	case sum.Expired:
+		fmt.Fprintf(stderr, "vsrsim: --for %s spent after %d of %d runs; next seed %d%s\n",
+			o.forBudget, sum.Runs, rng.Len(), rng.Seed(sum.Next), o.resumeHint())
 	}
-	return silentExit(sweepExitCode(sum))
+	return nil
+}
+
+// resumeHint tells how to go on from a sweep stopped early.
+func (o *sweepOptions) resumeHint() string {
+	if path := o.cursorPath(); path != "" {
+		return " (go on with --resume " + path + ")"
+	}
+	return " (--cursor FILE records it for --resume)"
 }
 
 // check validates every flag before the first seed runs, and returns the
@@ -249,6 +333,12 @@ func (o *sweepOptions) check() (sweep.Range, error) {
 	}
 	if o.maxFailures < 0 {
 		return rng, usageErrorf("--max-failures must be 0 or more, got %d", o.maxFailures)
+	}
+	if o.forBudget < 0 {
+		return rng, usageErrorf("--for %s: must be positive", o.forBudget)
+	}
+	if rng, err = o.resumeFrom(rng); err != nil {
+		return rng, err
 	}
 	// Every seed shares the flags: a configuration error shows on the first.
 	if _, _, err := o.run.config(rng.Seed(0)); err != nil {
@@ -271,10 +361,23 @@ type sweepSink struct {
 	asJSON         bool
 	progress       *progress
 	failures       *os.File // nil without --failures
+	excused        *os.File // nil without --excused
 	junit          *junitReport
+	// findingsWritten and excusedWritten count the lines this sweep
+	// appended to --failures and --excused, for the cursor.
+	findingsWritten, excusedWritten uint64
 	// writeErr is the first failed write; after it no more failures are
 	// kept, since the files would miss one, but the sweep runs on.
 	writeErr error
+}
+
+// close closes the files the sink appends to; a nil file is skipped.
+func (s *sweepSink) close() {
+	for _, f := range []*os.File{s.failures, s.excused} {
+		if f != nil {
+			f.Close()
+		}
+	}
 }
 
 func (s *sweepSink) deliver(out sweep.Outcome) {
@@ -285,11 +388,18 @@ func (s *sweepSink) deliver(out sweep.Outcome) {
 		s.junit.add(out, nil)
 		return
 	}
-	if !out.Failed() && !s.o.all {
+	excused := out.Result.Verdict == sim.VerdictUnrecoverable && s.excused != nil
+	if !out.Failed() && !s.o.all && !excused {
 		return
 	}
 	cfg, _, _ := s.o.run.config(out.Seed)
 	rec := newRunJSON(out.Result, settings.Describe(&cfg), s.o.run.replay(out.Seed))
+	if excused {
+		s.keepExcused(&rec)
+	}
+	if !out.Failed() && !s.o.all {
+		return
+	}
 	s.junit.add(out, &rec)
 	if out.Failed() {
 		s.keepFailure(out, &rec)
@@ -298,11 +408,27 @@ func (s *sweepSink) deliver(out sweep.Outcome) {
 	s.print(out, &rec)
 }
 
+// keepExcused appends an unrecoverable run to --excused: its whole record,
+// so the rule and evidence (and whatever the run states of its excuse) are
+// there with the command that replays it.
+func (s *sweepSink) keepExcused(rec *runJSON) {
+	if s.writeErr != nil {
+		return
+	}
+	if err := writeJSON(s.excused, *rec); err != nil {
+		s.writeErr = fmt.Errorf("--excused: %w", err)
+		return
+	}
+	s.excusedWritten++
+}
+
 // keepFailure appends a failure to --failures and writes its porcupine page
 // for a linearizability failure.
 func (s *sweepSink) keepFailure(out sweep.Outcome, rec *runJSON) {
 	if s.failures != nil && s.writeErr == nil {
-		s.writeErr = writeJSON(s.failures, *rec)
+		if s.writeErr = writeJSON(s.failures, *rec); s.writeErr == nil {
+			s.findingsWritten++
+		}
 	}
 	if s.o.linHTMLDir != "" && out.Result.Invariant == outcome.InvLinearizable && s.writeErr == nil {
 		s.writeErr = writeLinearizabilityPage(s.o.linHTMLDir, &out.Result)
@@ -402,10 +528,17 @@ type sweepJSON struct {
 	SlowestWallS   float64       `json:"slowest_wall_s"`
 	Interrupted    bool          `json:"interrupted"`
 	Stopped        bool          `json:"stopped_at_max_failures"`
+	Expired        bool          `json:"stopped_at_for"`
 	Jobs           int           `json:"jobs"`
 	Range          sweepRangeOut `json:"range"`
+	// Covered is the seeds of the range's shard done so far, by this sweep
+	// and any it resumed; ResumedAt the index this sweep started at.
+	Covered   coveredJSON `json:"covered"`
+	ResumedAt uint64      `json:"resumed_at_index"`
+	// UnrecoverableRules counts the unrecoverable runs per rule.
+	UnrecoverableRules map[string]uint64 `json:"unrecoverable_rules"`
 	// Exercised counts the runs in which each mechanism happened at least once.
-	Exercised exercisedJSON `json:"exercised"`
+	Exercised sweep.Coverage `json:"exercised"`
 	// LinearizabilityUnknown counts the runs whose linearizability check
 	// answered unknown: its step budget ran out before an answer.
 	LinearizabilityUnknown uint64 `json:"linearizability_unknown"`
@@ -437,16 +570,27 @@ type neverMarkJSON struct {
 	FirstSeedHex *string `json:"first_seed_hex"`
 }
 
-type exercisedJSON struct {
-	ViewChanges    uint64 `json:"view_changes"`
-	Crashes        uint64 `json:"crashes"`
-	Restarts       uint64 `json:"restarts"`
-	Repairs        uint64 `json:"repairs"`
-	StateTransfers uint64 `json:"state_transfers"`
-	Partitions     uint64 `json:"partitions"`
-	DirectedCuts   uint64 `json:"directed_cuts"`
-	Disks          uint64 `json:"disks"`
-	StorageFaults  uint64 `json:"storage_faults"`
+// coveredJSON is the part of a shard's seed order done: the seeds at
+// indices 0..runs-1, first to last, and the next one (null once complete).
+type coveredJSON struct {
+	Runs     uint64  `json:"runs"`
+	First    *uint64 `json:"first"`
+	Last     *uint64 `json:"last"`
+	Next     *uint64 `json:"next"`
+	Complete bool    `json:"complete"`
+}
+
+func newCoveredJSON(sum *sweep.Summary, rng sweep.Range) coveredJSON {
+	c := coveredJSON{Runs: sum.Next, Complete: sum.Next >= rng.Len()}
+	if sum.Next > 0 {
+		first, last := rng.Seed(0), rng.Seed(sum.Next-1)
+		c.First, c.Last = &first, &last
+	}
+	if !c.Complete {
+		next := rng.Seed(sum.Next)
+		c.Next = &next
+	}
+	return c
 }
 
 type failedJSON struct {
@@ -488,12 +632,19 @@ func newSweepJSON(sum sweep.Summary, rng sweep.Range, jobs int) sweepJSON {
 		SlowestWallS:   round3(sum.Slowest.Wall.Seconds()),
 		Interrupted:    sum.Interrupted,
 		Stopped:        sum.Stopped,
+		Expired:        sum.Expired,
+		Covered:        newCoveredJSON(&sum, rng),
+		ResumedAt:      sum.From,
 		Jobs:           jobs,
 		Range:          sweepRangeOut{First: rng.First, FirstHex: seedHex(rng.First), Count: rng.Count, Shard: rng.Shard, Shards: max(rng.ShardN, 1)},
-		Exercised:      exercisedJSON(sum.Coverage),
+		Exercised:      sum.Coverage,
 		RecoveryTicks:  newRecoveryJSON(&sum.Recovery),
 	}
 	out.LinearizabilityUnknown = sum.LinearizabilityUnknown
+	out.UnrecoverableRules = sum.UnrecoverableRules
+	if out.UnrecoverableRules == nil {
+		out.UnrecoverableRules = map[string]uint64{}
+	}
 	if sum.FirstFailure != nil {
 		seed, hex := sum.FirstFailure.Seed, seedHex(sum.FirstFailure.Seed)
 		out.FirstFailureSeed, out.FirstFailureHex = &seed, &hex
@@ -513,15 +664,9 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 	if rng.ShardN > 1 {
 		shard = fmt.Sprintf("%d/%d", rng.Shard, rng.ShardN)
 	}
-	status := "complete"
-	switch {
-	case sum.Interrupted:
-		status = "interrupted"
-	case sum.Stopped:
-		status = "stopped at --max-failures"
-	}
 	rows := [][]string{
 		{"seeds", fmt.Sprintf("%d from %d (shard %s)", rng.Len(), rng.First, shard)},
+		{"covered", coveredText(&sum, rng)},
 		{"runs", fmt.Sprint(sum.Runs)},
 		{"passed", fmt.Sprintf("%d (%d unrecoverable)", sum.Passed, sum.Unrecoverable)},
 		{"assisted by the harness", share(sum.Assisted, sum.Runs)},
@@ -545,13 +690,52 @@ func writeSweepTable(w io.Writer, sum sweep.Summary, rng sweep.Range, jobs int) 
 		{"runs with partitions", share(sum.Coverage.Partitions, sum.Runs)},
 		{"runs with one-way cuts (aimed)", share(sum.Coverage.DirectedCuts, sum.Runs)},
 		{"runs on disks / with storage faults", share(sum.Coverage.Disks, sum.Runs) + " / " + share(sum.Coverage.StorageFaults, sum.Runs)},
-		{"status", status},
+		{"status", sweepStatus(&sum)},
 	}
+	// Each rule an unrecoverable run named, after the passed row it refines.
+	var ruleRows [][]string
+	for _, rule := range slices.Sorted(maps.Keys(sum.UnrecoverableRules)) {
+		ruleRows = append(ruleRows, []string{"unrecoverable: " + orNone(rule), fmt.Sprint(sum.UnrecoverableRules[rule])})
+	}
+	rows = slices.Insert(rows, 4, ruleRows...)
 	t := newTable(w, "sweep", "")
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
 	return t.Render()
+}
+
+// coveredText is the table's statement of the seeds done: all of them, or
+// the first to the last done and the next, with the index this sweep
+// resumed at.
+func coveredText(sum *sweep.Summary, rng sweep.Range) string {
+	c := newCoveredJSON(sum, rng)
+	text := "none"
+	if c.First != nil {
+		text = fmt.Sprintf("%d of %d seeds, %d to %d", c.Runs, rng.Len(), *c.First, *c.Last)
+	}
+	if c.Next != nil {
+		text += fmt.Sprintf("; next seed %d", *c.Next)
+	}
+	switch {
+	case sum.From >= rng.Len():
+		text += " (resumed with nothing left to run)"
+	case sum.From > 0:
+		text += fmt.Sprintf(" (resumed at seed %d)", rng.Seed(sum.From))
+	}
+	return text
+}
+
+func sweepStatus(sum *sweep.Summary) string {
+	switch {
+	case sum.Interrupted:
+		return "interrupted"
+	case sum.Stopped:
+		return "stopped at --max-failures"
+	case sum.Expired:
+		return "stopped at --for"
+	}
+	return "complete"
 }
 
 // writeMarksTable lists every coverage mark a correct run can reach, in the
