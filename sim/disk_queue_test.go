@@ -1,0 +1,114 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/replica"
+)
+
+// queueCluster is a cluster on disks whose every write lands exactly lat
+// ticks after it starts, with no fault: the queue's order alone decides.
+func queueCluster(t *testing.T, lat uint64) *Cluster {
+	t.Helper()
+	cfg := DefaultConfig(1)
+	cfg.Storage = Storage{On: true, LatencyMinTicks: lat}
+	c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
+	require.NoError(t, err)
+	c.now = 1
+	// The queue alone, with no replica stepping: replica 0 never asked
+	// for the writes these tests hand its disk, so it is told nothing.
+	c.replicas[0] = nil
+	return c
+}
+
+// ask hands replica 0's disk the writes of one step.
+func ask(c *Cluster, ws ...replica.Write) {
+	c.out.Reset()
+	for _, w := range ws {
+		w.Off, w.Len = len(c.out.WriteData), replica.HeaderRecordBytes
+		c.out.WriteData = append(c.out.WriteData, make([]byte, w.Len)...)
+		c.out.Writes = append(c.out.Writes, w)
+	}
+	c.writes(0)
+}
+
+// at moves the cluster to tick now and lands what falls due.
+func at(c *Cluster, now uint64) {
+	c.now = now
+	c.tickDisks()
+}
+
+func journal(z replica.StorageZone, slot int, fenced bool) replica.Write {
+	return replica.Write{Zone: z, Slot: slot, Fenced: fenced}
+}
+
+func TestDiskQueueSlotWaitsForItsSlot(t *testing.T) {
+	c := queueCluster(t, 5)
+	d := &c.disks.r[0]
+	ask(c, journal(replica.ZonePrepares, 3, true), journal(replica.ZonePrepares, 3, true), journal(replica.ZonePrepares, 4, true))
+	assert.Len(t, d.inFlight, 2, "slot 4 starts at once beside slot 3")
+	require.Len(t, d.deferred, 1, "a second write to slot 3 waits: a disk may land two in either order")
+	assert.Equal(t, []uint64{1, 2, 3}, d.open)
+	at(c, 6)
+	assert.Empty(t, d.deferred, "the first landed: the second starts")
+	assert.Equal(t, []uint64{2}, d.open)
+	assert.Equal(t, uint64(1), d.landedFences(), "fences count from the first: 3 landed, 2 open")
+	at(c, 11)
+	assert.Empty(t, d.open)
+	assert.Equal(t, uint64(3), d.landedFences())
+}
+
+func TestDiskQueueHeaderWaitsForItsPrepare(t *testing.T) {
+	c := queueCluster(t, 5)
+	d := &c.disks.r[0]
+	ask(c, journal(replica.ZonePrepares, 7, true), journal(replica.ZoneHeaders, 7, true), journal(replica.ZoneHeaders, 8, true))
+	require.Len(t, d.deferred, 1)
+	assert.Equal(t, 7, d.deferred[0].slot, "the header copy of slot 7 waits for its prepare, slot 8's does not")
+	at(c, 6)
+	assert.Empty(t, d.deferred)
+}
+
+func TestDiskQueueSuperblockWaitsForEveryEarlierWrite(t *testing.T) {
+	c := queueCluster(t, 5)
+	d := &c.disks.r[0]
+	ask(c, journal(replica.ZonePrepares, 1, true))
+	at(c, 3)
+	ask(c, journal(replica.ZoneSuperblock, 0, true), journal(replica.ZoneSuperblock, 1, true), journal(replica.ZonePrepares, 2, true))
+	assert.Len(t, d.deferred, 3, "the batch waits for slot 1's write; the journal write behind it waits too")
+	at(c, 6)
+	assert.Empty(t, d.deferred, "both copies of one version start together, and the write that waited behind them")
+	assert.Len(t, d.inFlight, 3)
+	ask(c, journal(replica.ZoneSuperblock, 2, true))
+	assert.Len(t, d.deferred, 1, "a newer version waits for the writes in flight, its elder's copies among them")
+	at(c, 11)
+	assert.Empty(t, d.deferred)
+	at(c, 16)
+	assert.Empty(t, d.inFlight)
+	assert.Equal(t, uint64(5), d.landedFences())
+}
+
+func TestDiskQueueHoldsMessagesForTheirFence(t *testing.T) {
+	c := queueCluster(t, 5)
+	d := &c.disks.r[0]
+	ask(c, journal(replica.ZonePrepares, 1, true))
+	m := replica.Commit{}.Message()
+	m.From, m.To = 0, 1
+	c.send(0, &m)
+	require.Len(t, d.held, 1, "a message waits for every fenced write asked for before it")
+	ask(c, journal(replica.ZonePrepares, 2, false))
+	c.send(0, &m)
+	require.Len(t, d.held, 2, "and keeps its place behind the first")
+	at(c, 6)
+	assert.Empty(t, d.held, "the fence landed: both leave, in order")
+
+	ask(c, journal(replica.ZonePrepares, 3, true))
+	c.send(0, &m)
+	c.crashDisk(0)
+	assert.Empty(t, d.held, "a crash ends what waited: it never left")
+	assert.Empty(t, d.open)
+	assert.Empty(t, d.inFlight)
+	assert.Zero(t, d.fences, "the next life counts its fences from one")
+}

@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"fmt"
+
+	"vsrsim/disksim"
+)
+
+// Aimed storage faults (Storage.AimedCorrupt, AimedMisdirect): faults the
+// swarm points at the copies a wrong recovery would lose, where the atlas
+// allows them: the op a backup alone acknowledged, damaged at its crash, or
+// the next op's prepare landed on it.
+
+const ackRing = 256
+
+type ackedOp struct {
+	op      uint64
+	backups uint16
+}
+
+// aimMisdirect notes op as replica i's last acknowledged op and, with chance
+// AimedMisdirect and where the atlas allows, arms its disk to land the next
+// op's prepare on op's slot.
+func (c *Cluster) aimMisdirect(i int, op uint64) {
+	d := &c.disks.r[i]
+	d.acked = op
+	a := &c.disks.ackedBy[op%ackRing]
+	if a.op != op {
+		*a = ackedOp{op: op}
+	}
+	a.backups |= 1 << uint(i)
+	if !c.disks.aimed.Chance(c.cfg.Storage.AimedMisdirect) || d.disk.Armed() >= disksim.ArmedMax/2 {
+		return
+	}
+	if a.backups != 1<<uint(i) {
+		// Another backup holds op already: the copy this would spoil is
+		// not one the cluster may be left without.
+		return
+	}
+	n := uint64(c.cfg.JournalSlots)
+	from, to := int((op+1)%n), int(op%n)
+	if c.disks.atlas.Off() || (c.disks.atlas.MayFault(i, disksim.ZonePrepares, from) && c.disks.atlas.MayFault(i, disksim.ZonePrepares, to)) {
+		d.disk.Misdirect(disksim.ZonePrepares, from, to)
+		c.Note(fmt.Sprintf("aimed misdirect r%d: op %d's prepare will land on op %d's slot", i, op+1, op))
+	}
+}
+
+// aimCorrupt, with chance AimedCorrupt and where the atlas allows, damages
+// both copies of the slot of the op below replica i's last acknowledged one
+// as it crashes.
+func (c *Cluster) aimCorrupt(i int) {
+	d := &c.disks.r[i]
+	if d.acked < 2 || !c.disks.aimed.Chance(c.cfg.Storage.AimedCorrupt) {
+		return
+	}
+	op := c.aimedOp(i)
+	slot := int(op % uint64(c.cfg.JournalSlots))
+	a := c.disks.atlas
+	if !a.Off() && (!a.MayFault(i, disksim.ZoneHeaders, slot) || !a.MayFault(i, disksim.ZonePrepares, slot)) {
+		return
+	}
+	c.Note(fmt.Sprintf("aimed corrupt r%d: op %d, acknowledged just before its last ack", i, op))
+	d.disk.Corrupt(c.now, disksim.ZoneHeaders, slot)
+	d.disk.Corrupt(c.now, disksim.ZonePrepares, slot)
+}
+
+// aimedOp is the op an aimed corruption of replica i hits: below its last
+// acknowledged op (so its head stays one it can describe), preferring, within
+// the last 32, one that no other backup acknowledged, so that its primary and
+// this replica may be the only copies: the copy a restart must not vote away.
+func (c *Cluster) aimedOp(i int) uint64 {
+	d := &c.disks.r[i]
+	bit := uint16(1) << uint(i)
+	for op := d.acked - 1; op >= 1 && op+32 >= d.acked; op-- {
+		if a := &c.disks.ackedBy[op%ackRing]; a.op == op && a.backups == bit {
+			return op
+		}
+	}
+	return d.acked - 1
+}
