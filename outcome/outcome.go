@@ -86,3 +86,31 @@ func Worst(count func(verdict string) uint64) (string, bool) {
 	}
 	return "", false
 }
+
+// Rewrite is one change a run's verdict may undergo after the run loop judged
+// it, and why.
+type Rewrite struct {
+	From, To string
+	Why      string
+}
+
+// Rewrites lists every change of a verdict after the run loop: the storage
+// verdict (sim/storage_verdict.go) and the history check (verify). Nothing
+// else turns one verdict into another, so a reader of this table knows every
+// way a finding can be excused or a pass fail.
+var Rewrites = []Rewrite{
+	{Safety, Unrecoverable, "a storage excuse covers what the finding is about (storage-beyond-f, D49)"},
+	{Pass, Safety, "the client history is not linearizable"},
+	{Unrecoverable, Safety, "the client history of an excused run is not linearizable"},
+}
+
+// Rewritten returns to, the verdict from becomes. A rewrite the table lacks
+// is a bug between the simulator's parts, never bad input: it panics.
+func Rewritten(from, to string) string {
+	for _, r := range Rewrites {
+		if r.From == from && r.To == to {
+			return to
+		}
+	}
+	panic("outcome: no rewrite of " + from + " to " + to)
+}

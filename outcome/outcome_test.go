@@ -51,3 +51,15 @@ func TestWorst(t *testing.T) {
 		assert.Equal(t, tc.want != "", ok)
 	}
 }
+
+// Every rewrite the simulator makes is in the table, between verdicts the
+// table knows; one it lacks is a bug and panics.
+func TestRewrites(t *testing.T) {
+	for _, r := range outcome.Rewrites {
+		assert.True(t, outcome.Known(r.From) && outcome.Known(r.To), "%s -> %s", r.From, r.To)
+		assert.NotEmpty(t, r.Why)
+		assert.Equal(t, r.To, outcome.Rewritten(r.From, r.To))
+	}
+	assert.Panics(t, func() { outcome.Rewritten(outcome.Liveness, outcome.Unrecoverable) }, "a stall is excused at the stall, never rewritten")
+	assert.Panics(t, func() { outcome.Rewritten(outcome.Crash, outcome.Unrecoverable) }, "no disk excuses a replica's own assertion")
+}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 
+	"vsrsim/outcome"
 	"vsrsim/sim/check"
 )
 
@@ -28,7 +29,8 @@ func (c *Cluster) judgeStorage(res *Result) {
 	}
 	c.excuse(res, ex)
 	res.Evidence = fmt.Sprintf("%s, before the finding: %s %s", ex.Proof, res.Invariant, res.Evidence)
-	res.Verdict, res.Invariant = VerdictUnrecoverable, "unrecoverable"
+	res.Verdict = Verdict(outcome.Rewritten(string(res.Verdict), outcome.Unrecoverable))
+	res.Invariant = "unrecoverable"
 }
 
 // proveStorage completes a storage excuse's proof with the disk faults that

@@ -7,6 +7,7 @@ package verify
 import (
 	"sync"
 
+	"vsrsim/outcome"
 	"vsrsim/sim"
 	"vsrsim/sim/check"
 	"vsrsim/sim/check/linearize"
@@ -69,9 +70,9 @@ func judge(res *sim.Result) {
 	case linearize.NotLinearizable:
 		if res.Verdict == sim.VerdictUnrecoverable {
 			why += " (in a run unrecoverable by rule " + res.Rule + ")"
-			res.Rule = ""
+			res.Rule, res.Excuse = "", nil
 		}
-		res.Verdict = sim.VerdictSafety
+		res.Verdict = sim.Verdict(outcome.Rewritten(string(res.Verdict), outcome.Safety))
 		res.Invariant = check.InvLinearizable
 		res.Evidence = why
 	case linearize.Unknown:
