@@ -24,7 +24,7 @@ func (r *Replica) hear(m *Message) {
 	if m.Command == CmdStartViewChange && m.StartViewChange().Leave {
 		return // a replica asking to leave the view is not following it
 	}
-	r.heard |= 1 << uint(m.From)
+	r.peers.heardInWindow(m.From)
 	if r.abdicated && !r.abdicatedStalled && r.hearsQuorum() {
 		r.abdicated = false
 		r.leave &^= 1 << uint(r.id)
@@ -34,7 +34,7 @@ func (r *Replica) hear(m *Message) {
 }
 
 func (r *Replica) hearsQuorum() bool {
-	return popcount16(r.heard|1<<uint(r.id)) >= QuorumReplication(r.n)
+	return r.peers.windowQuorum(QuorumReplication(r.n))
 }
 
 func (r *Replica) onAbdicateTimeout() {
@@ -60,7 +60,7 @@ func (r *Replica) onAbdicateTimeout() {
 		r.emit(ViewNoted{View: r.view}.Event(EvAbdicate))
 	}
 	r.pushStartView()
-	r.heard = 0
+	r.peers.newWindow()
 	r.watchReplication()
 	r.tAbdicate.reset(nil)
 	if r.abdicated && !r.opts.Protocol.SVCQuorumOff {
@@ -97,10 +97,8 @@ func (r *Replica) onCommitOK(m *Envelope, p CommitOk) {
 	invariant(r.id, m.View == r.view, "commit_ok_gate_primary", detailGate)
 	invariant(r.id, r.status == StatusNormal, "commit_ok_gate_primary", detailGate)
 	invariant(r.id, r.isPrimary(), "commit_ok_gate_primary", detailGate)
-	if p.Incarnation > r.incarnations[m.From] {
-		r.learnIncarnation(m.From, p.Incarnation)
-	}
-	invariant(r.id, r.incarnations[m.From] >= p.Incarnation, "commit_ok_incarnation_known", detailHolds)
+	r.learnIncarnation(m.From, p.Incarnation)
+	invariant(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "commit_ok_incarnation_known", detailHolds)
 	r.learnCommitFromBackup(p)
 	r.retransmitOnHeard(m.From)
 }
@@ -149,7 +147,7 @@ func (r *Replica) pushStartView() {
 		return
 	}
 	for i := 0; i < r.n; i++ {
-		if i != r.id && r.heard&(1<<uint(i)) == 0 {
+		if i != r.id && !r.peers.inWindow(i) {
 			r.mark(marks.StartViewPushed)
 			r.sendStartView(i, 0)
 		}

@@ -206,9 +206,9 @@ func (r *Replica) ignoreAck(m *Message) (Reason, uint64) {
 	if m.View != r.view || r.status != StatusNormal || !r.isPrimary() {
 		return ReasonNotPrimaryOfView, 0
 	}
-	if m.Command == CmdPrepareOK && m.PrepareOk().Incarnation < r.incarnations[m.From] {
+	if m.Command == CmdPrepareOK && m.PrepareOk().Incarnation < r.peers.incarnation(m.From) {
 		// The ack speaks for a journal that a restart has since wiped.
-		return ReasonStaleIncarnation, r.incarnations[m.From]
+		return ReasonStaleIncarnation, r.peers.incarnation(m.From)
 	}
 	return ReasonNone, 0
 }

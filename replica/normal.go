@@ -165,7 +165,7 @@ func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
 	invariant(r.id, m.View == r.view, "prepare_ok_gate_primary", detailGate)
 	invariant(r.id, r.status == StatusNormal, "prepare_ok_gate_primary", detailGate)
 	invariant(r.id, r.isPrimary(), "prepare_ok_gate_primary", detailGate)
-	invariant(r.id, p.Incarnation >= r.incarnations[m.From], "prepare_ok_gate_incarnation", detailGate)
+	invariant(r.id, p.Incarnation >= r.peers.incarnation(m.From), "prepare_ok_gate_incarnation", detailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
 	for i := range r.pipeline {
 		e := &r.pipeline[i]
@@ -185,11 +185,9 @@ func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
 // restarted: the acks it gave before speak for a journal that may be gone, so
 // its bits leave the pipeline and only its fresh acks count.
 func (r *Replica) learnIncarnation(i int, inc uint64) {
-	if inc <= r.incarnations[i] {
+	if !r.peers.learnIncarnation(i, inc) {
 		return
 	}
-	invariant(r.id, i != r.id, "learn_incarnation_of_a_peer", detailHolds)
-	r.incarnations[i] = inc
 	keep := ^uint16(1 << uint(i))
 	for k := range r.pipeline {
 		r.pipeline[k].acks &= keep

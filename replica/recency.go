@@ -21,14 +21,10 @@ func (r *Replica) recentTicks() uint64 { return r.opts.Timeouts.HeartbeatTicks }
 // afresh when it makes a quorum heard again.
 func (r *Replica) noteHeard(m *Message) {
 	f := m.From
-	if f < 0 || f >= r.n || f == r.id {
+	if !r.peers.isPeer(f) {
 		return
 	}
-	now := r.clk.now + 1 // 0 means never heard
-	was := r.lastHeard[f]
-	invariant(r.id, was <= now, "heard_in_order", detailHolds)
-	r.lastHeard[f] = now
-	if was != 0 && now-was <= r.recentTicks() {
+	if r.peers.hear(f, r.clk.now, r.recentTicks()) {
 		return // already recent: the count of peers heard did not change
 	}
 	if r.peersHeard()+1 == QuorumReplication(r.n) {
@@ -38,19 +34,12 @@ func (r *Replica) noteHeard(m *Message) {
 
 // heardRecently reports whether peer i was heard within recentTicks.
 func (r *Replica) heardRecently(i int) bool {
-	t := r.lastHeard[i]
-	return t != 0 && r.clk.now+1-t <= r.recentTicks()
+	return r.peers.heardWithin(i, r.clk.now, r.recentTicks())
 }
 
 // peersHeard counts the peers heard recently.
 func (r *Replica) peersHeard() int {
-	n := 0
-	for i := 0; i < r.n; i++ {
-		if i != r.id && r.heardRecently(i) {
-			n++
-		}
-	}
-	return n
+	return r.peers.countHeardWithin(r.clk.now, r.recentTicks())
 }
 
 // resetBackoff starts the retries that backed off afresh: repair (asked again

@@ -64,7 +64,7 @@ func (r *Replica) relayStartView(m *Envelope, nonce uint64) bool {
 	if !r.followsItsView() || m.View > r.view || m.From == r.primary() || m.From < 0 || m.From >= r.n {
 		return false
 	}
-	if last := r.relayedAt[m.From]; last != 0 && r.clk.now < last+r.opts.Timeouts.ViewChangeMsgTicks {
+	if !r.peers.mayRelay(m.From, r.clk.now, r.opts.Timeouts.ViewChangeMsgTicks) {
 		return true // one per retransmit period: the peer's asks are resent anyway
 	}
 	sv := r.startViewOf(nonce)
@@ -77,7 +77,7 @@ func (r *Replica) relayStartView(m *Envelope, nonce uint64) bool {
 			return false
 		}
 	}
-	r.relayedAt[m.From] = r.clk.now
+	r.peers.relayed(m.From, r.clk.now)
 	r.mark(marks.StartViewRelayed)
 	r.send(m.From, sv.Message())
 	invariant(r.id, r.logView == r.view, "relay_from_its_view_log", detailHolds)

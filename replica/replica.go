@@ -143,14 +143,12 @@ type Replica struct {
 	incarnation uint64
 
 	// Primary.
-	pipeline     []pipelineEntry
-	requests     []Request
-	heartbeat    uint64
-	incarnations [ReplicasMax]uint64
-	offers       []*Snapshot
-	due          due    // follow-up work the driver (settle) runs before the step ends
-	heard        uint16 // replicas heard from in this view during the abdication window
-	abdicated    bool
+	pipeline  []pipelineEntry
+	requests  []Request
+	heartbeat uint64
+	offers    []*Snapshot
+	due       due // follow-up work the driver (settle) runs before the step ends
+	abdicated bool
 	// stallOp is the first op the pipeline held when the abdication window
 	// began (0: none); ackProgress says a backup acked, in the window, a
 	// prepare it had not acked that still lacked a replication quorum. An op
@@ -209,15 +207,11 @@ type Replica struct {
 	oldPrimaryHB bool // an older view's primary heartbeat us during this view change
 	probeNonce   uint64
 	probedView   uint64 // the newer view this replica last asked its primary for
-	// relayedAt is the tick this backup last relayed its view's StartView
-	// to each peer (relay.go).
-	relayedAt [ReplicasMax]uint64
 	// toldCommitAt is one past the tick this backup last told its primary
 	// its commit point unasked (tellCommitToPrimary).
 	toldCommitAt uint64
-	// lastHeard is one past the tick each peer was last heard (0: never;
-	// recency.go).
-	lastHeard [ReplicasMax]uint64
+	// peers is what this replica knows of the others (peers.go).
+	peers peers
 
 	repair   repairSession
 	transfer transferState
@@ -437,6 +431,7 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 		jitter:  jitter,
 		adopted: newRing(opts.JournalSlots, opts.Spare),
 		aside:   newRing(opts.JournalSlots, opts.Spare),
+		peers:   newPeers(opts.ID, opts.Replicas),
 	}
 	r.tPrepare = timeout{name: "prepare", after: t.PrepareTicks, backoff: true}
 	r.tCommit = timeout{name: "commit", after: t.CommitTicks}
@@ -626,7 +621,7 @@ func (r *Replica) startNormalTimeouts() {
 	r.tVCMsg.stop()
 	r.tVCStatus.stop()
 	r.tProbe.stop()
-	r.heard = 0
+	r.peers.newWindow()
 	r.abdicated = false
 	r.abdicatedStalled = false
 	r.fwdWaiting = false

@@ -570,7 +570,7 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 
 func (r *Replica) onRequestStartView(m *Envelope, p RequestStartView) {
 	r.learnIncarnation(m.From, p.Incarnation)
-	invariant(r.id, r.incarnations[m.From] >= p.Incarnation, "probe_incarnation_known", detailHolds)
+	invariant(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "probe_incarnation_known", detailHolds)
 	if m.View > r.view && r.status != StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.
