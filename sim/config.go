@@ -71,7 +71,9 @@ type Config struct {
 	FaultTicks       uint64
 	CrashChance      prng.Ratio // per live replica per tick
 	RestartMeanTicks uint64
-	CrashesUnbounded bool // allow more than f replicas down (crashed or recovering) at once
+	// CrashesUnbounded allows more than f replicas down or amnesiac at once
+	// (CrashBeyondF): a scenario file's `crashes beyond-f`.
+	CrashesUnbounded bool
 	Aimed            AimedFaults
 
 	// Workload.

@@ -57,6 +57,11 @@ type Result struct {
 	RecoveryTicks uint64
 	// Assists are the harness's interventions in the run, in order.
 	Assists []Assist
+	// CrashesBeyondF: the run let scripted crashes leave more replicas down
+	// or amnesiac than the protocol survives (Config.CrashesUnbounded, a
+	// file's `crashes beyond-f`); Stats.CrashesSkipped counts the crashes a
+	// run without it skipped.
+	CrashesBeyondF bool
 	// Disks says the replicas journaled to simulated disks (Config.Storage);
 	// StorageFaults counts the faults the disks injected.
 	Disks         bool
@@ -119,6 +124,7 @@ func Run(cfg Config, at Attach) (Result, error) {
 	res.Marks = c.out.Marks
 	res.History = c.history
 	res.Assists = c.assists
+	res.CrashesBeyondF = c.cfg.CrashesUnbounded
 	if res.Verdict != VerdictPass {
 		res.Tail = t.Tail()
 	}

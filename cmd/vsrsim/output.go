@@ -54,6 +54,11 @@ type runJSON struct {
 	// Assists lists every intervention of the harness in the run (never
 	// null): a pass with assists was helped, and says how.
 	Assists []sim.Assist `json:"assists"`
+	// CrashesBeyondF: the scenario file said `crashes beyond-f`, so its
+	// scripted crashes could leave more replicas down or amnesiac than the
+	// protocol survives (stats.crashes_skipped counts those a run without
+	// it skipped).
+	CrashesBeyondF bool `json:"crashes_beyond_f"`
 	// Disks: the replicas journaled to simulated disks; StorageFaults is
 	// how many faults the disks injected (docs/storage.md).
 	Disks         bool `json:"disks"`
@@ -75,6 +80,7 @@ type statsJSON struct {
 	Checkpoints    uint64      `json:"checkpoints"`
 	Timeouts       uint64      `json:"timeouts"`
 	DirectedCuts   uint64      `json:"directed_cuts"`
+	CrashesSkipped uint64      `json:"crashes_skipped"`
 	Network        networkJSON `json:"network"`
 }
 
@@ -134,6 +140,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 		Liveness:              res.Liveness,
 		RecoveryTicks:         res.RecoveryTicks,
 		Assists:               append([]sim.Assist{}, res.Assists...),
+		CrashesBeyondF:        res.CrashesBeyondF,
 		Disks:                 res.Disks,
 		StorageFaults:         res.StorageFaults,
 		Stats: statsJSON{
@@ -148,6 +155,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 			Checkpoints:    res.Stats.Checkpoints,
 			Timeouts:       res.Stats.Timeouts,
 			DirectedCuts:   res.Stats.DirectedCuts,
+			CrashesSkipped: res.Stats.CrashesSkipped,
 			Network: networkJSON{
 				Sent:       n.Sent,
 				Delivered:  n.Delivered,
@@ -202,8 +210,6 @@ func runTableHeader(seed uint64) []string {
 	return []string{"RUN", fmt.Sprintf("SEED %d (%s)", seed, seedHex(seed))}
 }
 
-// writeRunTable prints the human summary of one run, the replay command and,
-// for a failing run, the last trace lines.
 // storageText is the run table's storage row.
 func storageText(res sim.Result) string {
 	if !res.Disks {
@@ -212,6 +218,21 @@ func storageText(res sim.Result) string {
 	return fmt.Sprintf("on disks, %d faults injected", res.StorageFaults)
 }
 
+// crashesText is the run table's crashes row: crashes and restarts, and
+// what the f bound did to the script's crashes.
+func crashesText(res sim.Result) string {
+	text := fmt.Sprintf("%d / %d", res.Stats.Crashes, res.Stats.Restarts)
+	switch {
+	case res.CrashesBeyondF:
+		text += " (crashes beyond-f: the f bound is lifted)"
+	case res.Stats.CrashesSkipped > 0:
+		text += fmt.Sprintf(" (%d scripted crashes skipped: beyond f)", res.Stats.CrashesSkipped)
+	}
+	return text
+}
+
+// writeRunTable prints the human summary of one run, the replay command and,
+// for a failing run, the last trace lines.
 func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 	scenario := res.Scenario
 	if scenario == "" {
@@ -234,7 +255,7 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 		{"view changes", fmt.Sprint(res.Stats.ViewChanges)},
 		{"repairs", fmt.Sprint(res.Stats.Repairs)},
 		{"state transfers", fmt.Sprint(res.Stats.StateTransfers)},
-		{"crashes / restarts", fmt.Sprintf("%d / %d", res.Stats.Crashes, res.Stats.Restarts)},
+		{"crashes / restarts", crashesText(res)},
 		{"requests / replies", fmt.Sprintf("%d / %d", res.Stats.Requests, res.Stats.Replies)},
 		{"packets sent / delivered / dropped / duplicated",
 			fmt.Sprintf("%d / %d / %d / %d", net.Sent, net.Delivered, net.DroppedTotal(), net.Duplicated)},

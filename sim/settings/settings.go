@@ -41,6 +41,7 @@ type Override struct {
 	protocol           *replica.Protocol // the source mechanisms named, nil: the base's
 	requestQueue       *int
 	storage            []storageSetting // in the order given
+	crashesBeyondF     *bool            // `crashes beyond-f` (true) or `within-f`
 }
 
 // Error is a setting that does not fit the cluster the override gives; Key
@@ -127,6 +128,11 @@ var table = append([]Setting{
 	// After journal: storage checks the durability it needs.
 	{Key: "storage", Usage: "the replicas' disks: on, off, a fault's probability, latency, atlas off (docs/scenario-files.md)",
 		parse: parseStorage, apply: applyStorage},
+	// New rows go last: a file's error lists the keys in this order.
+	{Key: "crashes", Usage: "within-f (the default): a scripted crash that would leave more replicas down or amnesiac than the protocol survives is skipped; beyond-f: it happens",
+		parse: parseChoice(func(o *Override) **bool { return &o.crashesBeyondF },
+			choice[bool]{"within-f", false}, choice[bool]{"beyond-f", true}),
+		apply: setIf(func(o *Override) *bool { return o.crashesBeyondF }, func(c *sim.Config) *bool { return &c.CrashesUnbounded })},
 }, networkRows()...)
 
 // Keys are the keys Set accepts, in table order; the network keys are

@@ -157,7 +157,7 @@ func TestTable(t *testing.T) {
 	assert.Equal(t, []string{
 		"replicas", "clients", "ticks", "journal", "journal-slots", "topology", "extra-delay",
 		"checkpoint-interval", "liveness-ticks", "workload", "think", "core", "liveness", "burst", "protocol",
-		"request-queue", "storage", "loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet", "corrupt",
+		"request-queue", "storage", "crashes", "loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet", "corrupt",
 	}, settings.Keys())
 	assert.Equal(t, []string{"replicas", "clients", "ticks", "journal", "journal-slots", "topology", "extra-delay"}, settings.FlagKeys())
 	for _, s := range settings.Flags() {
