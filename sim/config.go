@@ -107,6 +107,10 @@ type Config struct {
 	// source protocol's cut-off makes, as the liveness phase begins (a
 	// recorded run's source-protocol cut-offs: sim/aimed.go).
 	LivenessIsolate []int
+	// LivenessOff: the run asked for no liveness phase (a scenario file's
+	// `liveness off`), so a pass that judged no liveness is what it meant
+	// (Result.LivenessOff; the run command exits 0 for it, not 5).
+	LivenessOff bool
 
 	EventsMax uint64 // bound on trace lines; past it the run is a crash
 

@@ -51,6 +51,8 @@ type Result struct {
 	// unchecked when it was skipped or too short for the core to hold a view
 	// for StableTicks (a pass then proves safety only).
 	Liveness string
+	// LivenessOff: the run asked for no liveness phase (Config.LivenessOff).
+	LivenessOff bool
 	// RecoveryTicks is how long the core took to converge, from the first
 	// tick of the liveness phase (0 when it did not converge or the phase
 	// was not judged).
@@ -125,6 +127,7 @@ func Run(cfg Config, at Attach) (Result, error) {
 	res.History = c.history
 	res.Assists = c.assists
 	res.CrashesBeyondF = c.cfg.CrashesUnbounded
+	res.LivenessOff = c.cfg.LivenessOff
 	if res.Verdict != VerdictPass {
 		res.Tail = t.Tail()
 	}

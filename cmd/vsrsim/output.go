@@ -48,6 +48,9 @@ type runJSON struct {
 	// Liveness is checked when the liveness phase judged the run, unchecked
 	// when it was skipped or too short to judge (a pass proves safety only).
 	Liveness string `json:"liveness"`
+	// LivenessOff: the scenario file asked for no liveness phase (`liveness
+	// off`), so an unchecked pass exits 0; without it, 5.
+	LivenessOff bool `json:"liveness_off"`
 	// RecoveryTicks: ticks from the start of the liveness phase to the
 	// core's convergence (0 if it did not converge or was not judged).
 	RecoveryTicks uint64 `json:"recovery_ticks"`
@@ -129,7 +132,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 		Events:    res.Events,
 		TraceHash: res.TraceHash,
 		Replay:    replay,
-		ExitCode:  verdictExitCode(res.Verdict),
+		ExitCode:  runExitCode(res),
 		Committed: res.Committed,
 		Options:   options,
 		Rule:      res.Rule,
@@ -138,6 +141,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 		Linearizability:       res.Linearizability,
 		LinearizabilityDetail: res.LinearizabilityDetail,
 		Liveness:              res.Liveness,
+		LivenessOff:           res.LivenessOff,
 		RecoveryTicks:         res.RecoveryTicks,
 		Assists:               append([]sim.Assist{}, res.Assists...),
 		CrashesBeyondF:        res.CrashesBeyondF,
@@ -283,8 +287,13 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 // livenessText is the run table's liveness cell: the judgement and, for a
 // core that converged, how long it took.
 func livenessText(res sim.Result) string {
-	if res.RecoveryTicks > 0 {
+	switch {
+	case res.RecoveryTicks > 0:
 		return fmt.Sprintf("%s (converged %d ticks into the phase)", res.Liveness, res.RecoveryTicks)
+	case res.Liveness == sim.LivenessUnchecked && res.LivenessOff:
+		return res.Liveness + " (the file asked for it: liveness off)"
+	case res.Liveness == sim.LivenessUnchecked && res.Verdict == sim.VerdictPass:
+		return fmt.Sprintf("%s (not asked for: exit %d; a file that means it says liveness off)", res.Liveness, exitUnchecked)
 	}
 	return orNone(res.Liveness)
 }

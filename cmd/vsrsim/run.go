@@ -59,8 +59,10 @@ with --scenario the named scenario shapes the run and the seed varies timing.
 Flags given explicitly override either.
 
 Exit codes: the verdict's, 0 pass or unrecoverable, 1 safety, 3 liveness,
-4 crash; or 64 bad flags or arguments, 65 a malformed scenario file, 70 an
-internal error (including a failed trace write).`,
+4 crash; 5 a pass whose liveness was not judged (no liveness phase, or one
+too short) that the scenario file did not ask for with liveness off; or 64
+bad flags or arguments, 65 a malformed scenario file, 70 an internal error
+(including a failed trace write).`,
 		Example: `  vsrsim run --seed 42
   vsrsim run --seed 42 --scenario hollow-op --bug narrow-repair-under-commit-lag
   vsrsim run --seed 0x2a --replicas 5 --extra-delay '*:0=40' -o json
@@ -184,7 +186,7 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return internalErrorf("writing output: %v", err)
 	}
-	return silentExit(verdictExitCode(res.Verdict))
+	return silentExit(runExitCode(res))
 }
 
 // optionFlags names the flag behind each option of the dump that a flag can
