@@ -655,9 +655,11 @@ Searches with every fix on found these failures no swarm seed had shown:
   searches, seeds 1..5, met it within 450 runs). Fixed: a backup that follows
   its view well now relays it to a recovering replica's probe (D43); the file
   is pinned in the seed corpus as ` + "`seeds/recorded/fuzz-amnesiac-bare-core.vsr`" + `.
-  CI's short search (` + "`make test-fuzz`" + `) still fails only on a safety or crash
-  finding and keeps a liveness one in ` + "`fuzz-findings/`" + ` without failing the
-  build.
+  CI's short search (` + "`make test-fuzz`" + `) failed only on a safety or crash
+  finding then, and kept a liveness one in ` + "`fuzz-findings/`" + ` without failing the
+  build; since issue 35 it fails on every finding, liveness included
+  (` + "`TestMakeTestFuzzFailsOnLiveness`" + `): an open finding is a file of
+  ` + "`fuzz/testdata`" + ` that must still fail in ` + "`TestOpenFindingsStillFail`" + `.
 - ` + "`single-replica-unlanded-commit`" + ` (safety, agreement): found by CI's
   short search with every fix on (run 394 of
   ` + "`vsrsim fuzz --seed d41a819e... --budget 500`" + `). One write-ahead replica on a disk committed op 99 on its own
