@@ -71,3 +71,37 @@ func TestSummaryCountsUnrecoverableByRule(t *testing.T) {
 	assert.Equal(t, sum.Unrecoverable, total)
 	assert.Equal(t, beyond, sum.BeyondF)
 }
+
+// TestChildWithOtherCrashesRedrawsItsCore: a recorded core was drawn for the
+// recorded crashes, so a child whose crashes or restarts differ from its
+// parent's lets the run draw its core (and drops the liveness cuts and
+// cut-offs recorded for the old core's outsiders, keeping keep-faults); a
+// child with its parent's crashes keeps the parent's core.
+func TestChildWithOtherCrashesRedrawsItsCore(t *testing.T) {
+	parent, other := recorded(t, 42), recorded(t, 43)
+	f, err := vsrfile.Parse(parent.in.File)
+	require.NoError(t, err)
+	f.Set(vsrfile.Setting{Key: "core", Args: []string{"0", "1"}})
+	f.Set(vsrfile.Setting{Key: "liveness", Args: []string{"keep-faults", "cut", "2->0", "isolate", "2"}})
+	p := &entry{in: Input{Seed: parent.in.Seed, File: vsrfile.Format(f)}, shape: parent.shape}
+	rng := prng.New(5, prng.StreamFuzz)
+	redrawn, kept := 0, 0
+	for i := 0; i < 200; i++ {
+		child := mutate(rng, p, other)
+		tree, err := vsrfile.Parse(child.File)
+		require.NoError(t, err)
+		_, hasCore := tree.Lookup("core")
+		live, _ := tree.Lookup("liveness")
+		if crashSchedule(tree) == crashSchedule(f) {
+			assert.True(t, hasCore, "%s: same crashes, same core", child.Op)
+			kept++
+			continue
+		}
+		redrawn++
+		assert.False(t, hasCore, "%s: other crashes, a recorded core", child.Op)
+		require.NotNil(t, live, child.Op)
+		assert.Equal(t, []string{"keep-faults"}, live.Args, child.Op)
+	}
+	assert.Positive(t, redrawn)
+	assert.Positive(t, kept)
+}
