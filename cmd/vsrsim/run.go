@@ -213,36 +213,15 @@ func (o *runOptions) describe(cfg sim.Config) []sim.Option {
 // scenario's script. A malformed scenario file is a data error; any other
 // error is a usage error.
 func (o *runOptions) config(seed uint64) (sim.Config, sim.Attach, error) {
-	var cfg sim.Config
-	var at sim.Attach
-	var file *scenarios.File
 	if o.scenario.value != "" && o.scenarioFile.value != "" {
 		return sim.Config{}, sim.Attach{}, usageErrorf("--scenario and --scenario-file do not go together")
 	}
 	if o.noFoci && (o.scenario.value != "" || o.scenarioFile.value != "") {
 		return sim.Config{}, sim.Attach{}, usageErrorf("--no-foci draws a swarm seed: not with --scenario or --scenario-file")
 	}
-	if o.scenarioFile.value != "" {
-		var err error
-		file, err = readScenarioFile(o.scenarioFile.value)
-		if err != nil {
-			return sim.Config{}, sim.Attach{}, err
-		}
-		cfg = sim.DefaultConfig(seed)
-		if at.Script, err = file.Apply(&cfg); err != nil {
-			return sim.Config{}, sim.Attach{}, dataErrorf("%v", err)
-		}
-	} else if o.scenario.value != "" {
-		s, err := scenarios.Lookup(o.scenario.value)
-		if err != nil {
-			return sim.Config{}, sim.Attach{}, usageErrorf("--scenario: %v", err)
-		}
-		cfg = sim.DefaultConfig(seed)
-		at.Script = s.Apply(&cfg)
-	} else if o.noFoci {
-		cfg = swarm.Unfocused(seed)
-	} else {
-		cfg = swarm.Config(seed)
+	cfg, at, file, err := o.baseConfig(seed)
+	if err != nil {
+		return sim.Config{}, sim.Attach{}, err
 	}
 	bugs, err := replica.ParseBugs(o.bugs)
 	if err != nil {
@@ -284,6 +263,36 @@ func (o *runOptions) replay(seed uint64) string {
 		args[i] = shellQuote(a)
 	}
 	return strings.Join(args, " ")
+}
+
+// baseConfig is the configuration the run starts from, before bugs and
+// flags: the scenario file's (and the file, whose script the run attaches),
+// the named scenario's, or the seed's swarm draw.
+func (o *runOptions) baseConfig(seed uint64) (sim.Config, sim.Attach, *scenarios.File, error) {
+	var at sim.Attach
+	switch {
+	case o.scenarioFile.value != "":
+		file, err := readScenarioFile(o.scenarioFile.value)
+		if err != nil {
+			return sim.Config{}, at, nil, err
+		}
+		cfg := sim.DefaultConfig(seed)
+		if at.Script, err = file.Apply(&cfg); err != nil {
+			return sim.Config{}, at, nil, dataErrorf("%v", err)
+		}
+		return cfg, at, file, nil
+	case o.scenario.value != "":
+		s, err := scenarios.Lookup(o.scenario.value)
+		if err != nil {
+			return sim.Config{}, at, nil, usageErrorf("--scenario: %v", err)
+		}
+		cfg := sim.DefaultConfig(seed)
+		at.Script = s.Apply(&cfg)
+		return cfg, at, nil, nil
+	case o.noFoci:
+		return swarm.Unfocused(seed), at, nil, nil
+	}
+	return swarm.Config(seed), at, nil, nil
 }
 
 func completeScenarios(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
