@@ -95,19 +95,27 @@ type Summary struct {
 	Runs          int
 	Passed        int
 	Unrecoverable int
-	Failed        map[sim.Verdict]int
-	Errors        int
-	FirstFailure  *Outcome
-	Fresh         int // runs of fresh swarm seeds
-	Corpus        int // inputs kept
-	States        int // distinct abstract states reached
-	MarksReached  int
-	Pairs         int
-	Marks         marks.Runs
-	Curve         []Point // after each generation
-	Interrupted   bool
-	Events        uint64
-	PartitionRuns int
+	// UnrecoverableBy counts the unrecoverable runs by the rule that
+	// excused each (sim.Result.Rule); read it in sorted key order.
+	UnrecoverableBy map[string]int
+	// BeyondF counts the runs whose file said `crashes beyond-f`
+	// (CrashesBeyondFOneIn), BeyondFUnrecoverable those of them that ended
+	// unrecoverable.
+	BeyondF              int
+	BeyondFUnrecoverable int
+	Failed               map[sim.Verdict]int
+	Errors               int
+	FirstFailure         *Outcome
+	Fresh                int // runs of fresh swarm seeds
+	Corpus               int // inputs kept
+	States               int // distinct abstract states reached
+	MarksReached         int
+	Pairs                int
+	Marks                marks.Runs
+	Curve                []Point // after each generation
+	Interrupted          bool
+	Events               uint64
+	PartitionRuns        int
 }
 
 // FailedTotal is the number of findings.
@@ -169,6 +177,7 @@ func Run(ctx context.Context, opts Options) Summary {
 	}
 	s := &search{opts: opts, rng: prng.New(opts.Seed, prng.StreamFuzz), index: map[Feature]int32{}, drawn: map[family]int{}}
 	s.sum.Failed = map[sim.Verdict]int{}
+	s.sum.UnrecoverableBy = map[string]int{}
 	queue := opts.Corpus
 	for s.sum.Runs < opts.Budget && ctx.Err() == nil && (!opts.StopAtFailure || s.sum.FirstFailure == nil) {
 		n := min(GenerationSize, opts.Budget-s.sum.Runs)
@@ -404,6 +413,13 @@ func (s *search) count(o *Outcome, clean bool) {
 		s.sum.Passed++
 		if o.Result.Verdict == sim.VerdictUnrecoverable {
 			s.sum.Unrecoverable++
+			s.sum.UnrecoverableBy[o.Result.Rule]++
+		}
+	}
+	if o.Result.CrashesBeyondF {
+		s.sum.BeyondF++
+		if o.Result.Verdict == sim.VerdictUnrecoverable {
+			s.sum.BeyondFUnrecoverable++
 		}
 	}
 	s.sum.Events += o.Result.Events

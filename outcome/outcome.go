@@ -14,6 +14,12 @@ const (
 	Unrecoverable = "unrecoverable"
 )
 
+// Liveness judgements of a run, as sim.Result.Liveness spells them.
+const (
+	LivenessChecked   = "checked"
+	LivenessUnchecked = "unchecked"
+)
+
 // InvLinearizable is the invariant a failed linearizability check names
 // (sim/check's InvLinearizable): a run failing it has a history page to
 // write, and is replayed with the check.
@@ -30,6 +36,7 @@ const (
 	ExitDrift       = 1   // replay: a case no longer gives its pinned verdict or trace hash
 	ExitLiveness    = 3   // the core did not converge, or committed too little
 	ExitCrash       = 4   // a replica assertion fired, or the run exceeded its event bound
+	ExitUnchecked   = 5   // run: a pass whose liveness was not judged, which its scenario file did not ask for (liveness off)
 	ExitUsage       = 64  // EX_USAGE: bad flags or arguments
 	ExitDataErr     = 65  // EX_DATAERR: a malformed input file (scenario file, seed list, records)
 	ExitSoftware    = 70  // EX_SOFTWARE: an internal error, a panic, or a failed write
@@ -75,6 +82,19 @@ func ExitCode(verdict string) int {
 		return r.Exit
 	}
 	return ExitSoftware
+}
+
+// RunExitCode is the exit code of one run (vsrsim run): its verdict's,
+// except that a pass whose liveness was not judged exits ExitUnchecked
+// unless the run asked for no liveness phase (a scenario file's `liveness
+// off`, livenessOff): a pass that proves safety alone must not read as one
+// that proves the cluster recovers (D50). Unrecoverable is judged by the
+// liveness phase, so it is never unchecked.
+func RunExitCode(verdict, liveness string, livenessOff bool) int {
+	if verdict == Pass && liveness == LivenessUnchecked && !livenessOff {
+		return ExitUnchecked
+	}
+	return ExitCode(verdict)
 }
 
 // Worst is the most severe finding count reports any of; false if none.

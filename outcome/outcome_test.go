@@ -26,6 +26,34 @@ func TestTableMatchesSim(t *testing.T) {
 		assert.Equal(t, sim.Verdict(r.Verdict).Failed(), r.Failed, r.Verdict)
 	}
 	assert.Equal(t, check.InvLinearizable, outcome.InvLinearizable)
+	assert.Equal(t, sim.LivenessChecked, outcome.LivenessChecked)
+	assert.Equal(t, sim.LivenessUnchecked, outcome.LivenessUnchecked)
+}
+
+// TestRunExitCode: a pass whose liveness was not judged exits 5 unless the
+// run asked for it; every other verdict exits as ExitCode has it, and 2 stays
+// unused.
+func TestRunExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		verdict, liveness string
+		off               bool
+		want              int
+	}{
+		{"pass", "checked", false, 0},
+		{"pass", "unchecked", false, outcome.ExitUnchecked},
+		{"pass", "unchecked", true, 0},
+		{"unrecoverable", "checked", false, 0},
+		{"safety", "unchecked", false, 1},
+		{"liveness", "unchecked", false, 3},
+		{"crash", "", false, 4},
+	} {
+		assert.Equal(t, tc.want, outcome.RunExitCode(tc.verdict, tc.liveness, tc.off), "%+v", tc)
+	}
+	assert.Equal(t, 5, outcome.ExitUnchecked)
+	for _, code := range []int{outcome.ExitPass, outcome.ExitSafety, outcome.ExitLiveness, outcome.ExitCrash, outcome.ExitUnchecked,
+		outcome.ExitUsage, outcome.ExitDataErr, outcome.ExitSoftware, outcome.ExitInterrupted} {
+		assert.NotEqual(t, 2, code, "2 is the Go runtime's panic")
+	}
 }
 
 func TestExitCode(t *testing.T) {

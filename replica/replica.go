@@ -405,7 +405,8 @@ func (r *Replica) beginRestarted() {
 }
 
 // resume reports the status a write-ahead restart came back in, joins the
-// view change it is in, and replays its journal up to the commit point.
+// view change it is in, replays its journal up to the commit point, and
+// votes at once if its own vote is a quorum.
 func (r *Replica) resume() {
 	r.announce = false
 	r.mark(marks.RestartWAL)
@@ -420,6 +421,11 @@ func (r *Replica) resume() {
 	// for those acks for ever (swarm seed 2265).
 	r.armRepairOnAdopt()
 	r.commitUpTo()
+	// A view change of one replica needs no peer: its own vote is a
+	// view-change quorum (f = 0), so it votes now rather than a status
+	// timeout later. With peers, f >= 1 and this waits for their
+	// StartViewChange as before.
+	r.maybeSendDoViewChange()
 }
 
 func newReplica(opts Options, jitter Jitter) *Replica {

@@ -252,3 +252,24 @@ func TestRelayNeedsALogUpToCommit(t *testing.T) {
 		"r1 relays nothing while its log stops below its commit point")
 	assert.Equal(t, uint64(2), c.info(2).Sequencer)
 }
+
+// TestOneReplicaRestartCountsItsOwnVote: a one-replica cluster restarted from
+// its write-ahead journal comes back in a view change (it led the view it
+// crashed in) and is its own view-change quorum: f = 0, so it votes and
+// starts the next view on its first step, not a status timeout later
+// (issue 35 point 9: it sat in view change for the whole 500 ticks).
+func TestOneReplicaRestartCountsItsOwnVote(t *testing.T) {
+	c := newTestCluster(t, 1, nil)
+	c.commitRequests(0, 1, 3)
+	c.crash(0)
+	c.restart(0)
+	require.Equal(t, StatusViewChange, c.info(0).Status, "the primary of the view it crashed in comes back changing view")
+	c.tick(1)
+	inf := c.info(0)
+	assert.Equal(t, StatusNormal, inf.Status, "its own vote is a view-change quorum of one")
+	assert.Equal(t, uint64(1), inf.View, "the view after the one it crashed in, with no escalation")
+	assert.Equal(t, uint64(1), inf.LogView)
+	assert.Equal(t, uint64(3), inf.Sequencer, "the journal survived")
+	c.tickUntil(10, func() bool { return c.info(0).CommitMin == 3 }, "r0 commits from its own journal")
+	assert.Empty(t, c.eventsOf(0, EvViewEscalate), "no status timeout was needed")
+}

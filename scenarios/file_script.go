@@ -49,7 +49,12 @@ func (s *fileScript) At(c *sim.Cluster, tick uint64) {
 // its base name: a run's trace must not depend on the directory the file was
 // read from (a fuzz finding saved to disk and replayed from there drifted).
 func (s *fileScript) note(c *sim.Cluster, a *action, format string, args ...any) {
-	c.Note(fmt.Sprintf("%s:%d: ", filepath.Base(s.file.Name), a.Line) + fmt.Sprintf(format, args...))
+	c.Note(s.where(a) + fmt.Sprintf(format, args...))
+}
+
+// where is the prefix of a note about a: the file's base name and the line.
+func (s *fileScript) where(a *action) string {
+	return fmt.Sprintf("%s:%d: ", filepath.Base(s.file.Name), a.Line)
 }
 
 // resolve names the nodes of ts now. A role is noted in the trace with the
@@ -117,7 +122,9 @@ func (s *fileScript) disk(c *sim.Cluster, a *action) {
 }
 
 // crashOrRestart crashes or restarts each node the action names; one already
-// in the state asked for is noted, not touched.
+// in the state asked for is noted, not touched. A crash that would leave more
+// replicas down or amnesiac than the protocol survives is skipped with a note,
+// unless the file says `crashes beyond-f` (docs/scenario-files.md).
 func (s *fileScript) crashOrRestart(c *sim.Cluster, a *action) {
 	nodes, ok := s.resolve(c, a, a.Targets)
 	if !ok {
@@ -127,6 +134,8 @@ func (s *fileScript) crashOrRestart(c *sim.Cluster, a *action) {
 		switch {
 		case a.Verb == "crash" && !c.Alive(i):
 			s.note(c, a, "r%d is already down", i)
+		case a.Verb == "crash" && c.CrashBeyondF(i):
+			c.SkipCrash(s.where(a) + fmt.Sprintf("crash of r%d skipped: it would leave more replicas down or amnesiac than f (crashes beyond-f lifts the bound)", i))
 		case a.Verb == "crash":
 			c.Crash(i)
 		case c.Alive(i):

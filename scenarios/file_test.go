@@ -43,7 +43,7 @@ func TestFileParse(t *testing.T) {
 	for _, line := range []string{
 		"replicas 5", "clients 2", "journal memory", "journal-slots 64", "ticks 3000", "core 0 1",
 		"topology star", "checkpoint-interval 32", "liveness-ticks 9000", "workload steady", "workload off",
-		"think 15", "liveness keep-faults",
+		"think 15", "liveness keep-faults", "crashes beyond-f", "crashes within-f",
 		"loss 1/100", "replay 0.01", "reorder 2% max=20", "clog off", "clog mean=40", "delay min=1 mean=5",
 		"link-capacity 16", "quiet", "network quiet", "network loss 0",
 		"at 10 crash 1", "at 10 crash primary", "at 10 crash backup2 1", "at 10 restart backup1",

@@ -1,6 +1,8 @@
 package seeds_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -151,4 +153,31 @@ func TestScenarioFileBesideCorpus(t *testing.T) {
 	assert.Equal(t, []string{"--seed", "3303", "--scenario-file", "recorded/3303.vsr"}, cases[0].Args)
 	assert.Equal(t, "rec.vsr", cases[1].Shape.ScenarioFile, "a JSON record's path is its run's")
 	assert.Equal(t, "/abs/x.vsr", cases[2].Shape.ScenarioFile)
+}
+
+// TestCasesWithABugSwitchPinAFailure: a corpus case that turns a bug switch
+// on is there to catch that defect, so it pins a failing verdict; the corpus
+// replay (make test) then holds the run to it. A case that passes with its
+// switch detects nothing: re-pin it to a seed that fails, or remove it and
+// say why (issue 35: 14 cases of swarm.txt pinned pass with their switch).
+func TestCasesWithABugSwitchPinAFailure(t *testing.T) {
+	paths, err := filepath.Glob("*.txt")
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	withBugs := 0
+	for _, path := range paths {
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		cases, err := seeds.Parse(path, f)
+		f.Close()
+		require.NoError(t, err, path)
+		for _, c := range cases {
+			if len(c.Shape.Bugs) == 0 {
+				continue
+			}
+			withBugs++
+			assert.True(t, c.Verdict.Failed(), "%s: %v pins %s with its bug switch on: it detects nothing", c.Where(), c.Shape.Bugs, c.Verdict)
+		}
+	}
+	assert.Greater(t, withBugs, 20, "the corpus has its first-detection and scenario cases")
 }

@@ -198,7 +198,7 @@ func (c *Cluster) crashAimed() {
 	if p, ok := c.currentPrimary(); ok && c.cfg.Aimed.CrashPeers && victim >= 0 && victim != p {
 		victim = p
 	}
-	if victim < 0 || (!c.cfg.CrashesUnbounded && c.notWholeAfterCrash(victim) > c.cfg.Replicas-c.checker.QuorumViewChange()) {
+	if victim < 0 || !c.crashKeepsQuorum(victim) {
 		return
 	}
 	c.Crash(victim)

@@ -31,7 +31,11 @@ type Stats struct {
 	// send-only, receive-only): a partition of one direction, which the
 	// network's partition count does not see.
 	DirectedCuts uint64
-	Network      packetsim.Stats
+	// CrashesSkipped counts the scripted crashes a scenario file asked for
+	// that would have left more replicas down or amnesiac than the protocol
+	// survives (CrashBeyondF), skipped with a trace note.
+	CrashesSkipped uint64
+	Network        packetsim.Stats
 }
 
 // Cluster is one simulated cluster: replicas, clients, network and checkers,
@@ -393,7 +397,7 @@ func (c *Cluster) injectFaults() {
 		if !c.faults.Chance(c.cfg.CrashChance) {
 			continue
 		}
-		if !c.cfg.CrashesUnbounded && c.notWholeAfterCrash(i) > n-c.checker.QuorumViewChange() {
+		if !c.crashKeepsQuorum(i) {
 			continue
 		}
 		c.Crash(i)
@@ -410,6 +414,35 @@ func (c *Cluster) notWholeAfterCrash(i int) int {
 		k++
 	}
 	return k
+}
+
+// crashKeepsQuorum is the random and aimed crash injectors' bound: crashing
+// replica i now leaves at most n minus a view-change quorum replicas down or
+// amnesiac (by the oracle's record), so a view-change quorum stays up and
+// whole, unless the run lifts the bound (Config.CrashesUnbounded).
+func (c *Cluster) crashKeepsQuorum(i int) bool {
+	return c.cfg.CrashesUnbounded || c.notWholeAfterCrash(i) <= c.cfg.Replicas-c.checker.QuorumViewChange()
+}
+
+// CrashBeyondF reports whether crashing replica i now would leave more
+// replicas amnesiac than the protocol survives (f, n minus a view-change
+// quorum: a memory journal forgets what its replica acked, and more than f
+// such replicas may forget a committed op), unless the run lifts the bound
+// (Config.CrashesUnbounded). A scenario file's script skips such a crash
+// unless the file says `crashes beyond-f`. A write-ahead journal survives its
+// replica's crash, so no number of crashes on one is beyond f: the cluster
+// waits for the restarts (a whole cluster crashing together elects a view
+// again), and the crash injectors' own bound (crashKeepsQuorum) is about
+// keeping a quorum up, not about what the protocol survives.
+func (c *Cluster) CrashBeyondF(i int) bool {
+	return c.cfg.Durability == replica.DurabilityMemory && !c.crashKeepsQuorum(i)
+}
+
+// SkipCrash notes that a script skipped a crash CrashBeyondF refused, and
+// counts it (Stats.CrashesSkipped).
+func (c *Cluster) SkipCrash(note string) {
+	c.stats.CrashesSkipped++
+	c.Note(note)
 }
 
 // LivenessStarter is a Script told when the liveness phase begins: after the

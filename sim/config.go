@@ -71,7 +71,9 @@ type Config struct {
 	FaultTicks       uint64
 	CrashChance      prng.Ratio // per live replica per tick
 	RestartMeanTicks uint64
-	CrashesUnbounded bool // allow more than f replicas down (crashed or recovering) at once
+	// CrashesUnbounded allows more than f replicas down or amnesiac at once
+	// (CrashBeyondF): a scenario file's `crashes beyond-f`.
+	CrashesUnbounded bool
 	Aimed            AimedFaults
 
 	// Workload.
@@ -105,6 +107,10 @@ type Config struct {
 	// source protocol's cut-off makes, as the liveness phase begins (a
 	// recorded run's source-protocol cut-offs: sim/aimed.go).
 	LivenessIsolate []int
+	// LivenessOff: the run asked for no liveness phase (a scenario file's
+	// `liveness off`), so a pass that judged no liveness is what it meant
+	// (Result.LivenessOff; the run command exits 0 for it, not 5).
+	LivenessOff bool
 
 	EventsMax uint64 // bound on trace lines; past it the run is a crash
 

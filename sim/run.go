@@ -54,12 +54,19 @@ type Result struct {
 	// unchecked when it was skipped or too short for the core to hold a view
 	// for StableTicks (a pass then proves safety only).
 	Liveness string
+	// LivenessOff: the run asked for no liveness phase (Config.LivenessOff).
+	LivenessOff bool
 	// RecoveryTicks is how long the core took to converge, from the first
 	// tick of the liveness phase (0 when it did not converge or the phase
 	// was not judged).
 	RecoveryTicks uint64
 	// Assists are the harness's interventions in the run, in order.
 	Assists []Assist
+	// CrashesBeyondF: the run let scripted crashes leave more replicas down
+	// or amnesiac than the protocol survives (Config.CrashesUnbounded, a
+	// file's `crashes beyond-f`); Stats.CrashesSkipped counts the crashes a
+	// run without it skipped.
+	CrashesBeyondF bool
 	// Disks says the replicas journaled to simulated disks (Config.Storage);
 	// StorageFaults counts the faults the disks injected.
 	Disks         bool
@@ -122,6 +129,8 @@ func Run(cfg Config, at Attach) (Result, error) {
 	res.Marks = c.out.Marks
 	res.History = c.history
 	res.Assists = c.assists
+	res.CrashesBeyondF = c.cfg.CrashesUnbounded
+	res.LivenessOff = c.cfg.LivenessOff
 	if res.Verdict != VerdictPass {
 		res.Tail = t.Tail()
 	}

@@ -16,6 +16,7 @@ const (
 	exitSafety      = outcome.ExitSafety
 	exitLiveness    = outcome.ExitLiveness
 	exitCrash       = outcome.ExitCrash
+	exitUnchecked   = outcome.ExitUnchecked
 	exitUsage       = outcome.ExitUsage
 	exitDataErr     = outcome.ExitDataErr
 	exitSoftware    = outcome.ExitSoftware
@@ -25,6 +26,13 @@ const (
 
 // verdictExitCode maps a verdict to the process exit code.
 func verdictExitCode(v sim.Verdict) int { return outcome.ExitCode(string(v)) }
+
+// runExitCode is one run's exit code: its verdict's, or exitUnchecked for a
+// pass whose liveness was not judged when the run did not ask for that
+// (a scenario file's `liveness off`).
+func runExitCode(res sim.Result) int {
+	return outcome.RunExitCode(string(res.Verdict), res.Liveness, res.LivenessOff)
+}
 
 // exitError carries an exit code out of a command. err nil means the command
 // already said everything (a failing verdict): exit quietly.

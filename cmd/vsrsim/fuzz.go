@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -34,6 +35,7 @@ type fuzzOptions struct {
 	bugs     []string
 	corpus   string
 	failures string
+	excused  string
 	noFoci   bool
 }
 
@@ -54,7 +56,10 @@ randomness reseeded.
 Given --seed and --budget, the failures and the summary are the same whatever
 --jobs is. Each failure is appended to --failures FILE (JSONL, one run -o json
 object per line) with the command that replays it; a failing input that is a
-file is saved beside FILE, named by its content. --corpus DIR resumes a
+file is saved beside FILE, named by its content. Each run that ended
+unrecoverable (excused: no protocol could have recovered) is appended the
+same way to --excused FILE, with the rule that excused it, its evidence and
+its run index, its input saved beside that file. --corpus DIR resumes a
 search: its .vsr files run first, and every input the search keeps is written
 there. Progress and the run rate go to stderr.
 
@@ -79,6 +84,7 @@ found: 1 safety, 4 crash, 3 liveness; 130 if interrupted before any finding;
 	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
 	f.StringVar(&o.corpus, "corpus", "", "resume from and keep the corpus in `DIR`")
 	f.StringVar(&o.failures, "failures", "", "append each failure as one JSON line to `FILE`")
+	f.StringVar(&o.excused, "excused", "", "append each unrecoverable (excused) run as one JSON line to `FILE`")
 	f.BoolVar(&o.noFoci, "no-foci", false, "draw fresh swarm seeds without their focus slices (docs/fuzz.md measures the foci so)")
 	_ = cmd.RegisterFlagCompletionFunc("bug", completeBugs)
 	for _, name := range []string{"budget", "seed", "jobs"} {
@@ -95,6 +101,7 @@ type fuzzRun struct {
 	stderr   io.Writer
 	progress *progress
 	failures *os.File
+	excused  *os.File
 	writeErr error
 }
 
@@ -104,11 +111,17 @@ func (o *fuzzOptions) fuzz(ctx context.Context, stdout, stderr io.Writer) error 
 		return err
 	}
 	r := &fuzzRun{o: o, bugs: bugs, stdout: stdout, stderr: stderr, progress: newProgress(stderr, uint64(o.budget))}
-	if o.failures != "" {
-		if r.failures, err = os.OpenFile(o.failures, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
-			return internalErrorf("--failures: %v", errUnwrapPath(err))
-		}
+	if r.failures, err = openAppend("failures", o.failures); err != nil {
+		return err
+	}
+	if r.failures != nil {
 		defer r.failures.Close()
+	}
+	if r.excused, err = openAppend("excused", o.excused); err != nil {
+		return err
+	}
+	if r.excused != nil {
+		defer r.excused.Close()
 	}
 	began := time.Now()
 	sum := fuzz.Run(ctx, fuzz.Options{Budget: o.budget, Seed: seed, Jobs: o.jobs, Bugs: bugs, Corpus: corpus,
@@ -145,8 +158,13 @@ func (o *fuzzOptions) check() (uint64, replica.Bugs, []fuzz.Input, error) {
 	if err != nil {
 		return 0, replica.Bugs{}, nil, usageErrorf("--bug: %v", err)
 	}
-	if strings.TrimSpace(o.failures) == "-" {
-		return 0, replica.Bugs{}, nil, usageErrorf("--failures: give a file name")
+	for _, f := range []struct{ name, path string }{{"failures", o.failures}, {"excused", o.excused}} {
+		if strings.TrimSpace(f.path) == "-" {
+			return 0, replica.Bugs{}, nil, usageErrorf("--%s: give a file name", f.name)
+		}
+	}
+	if o.excused != "" && filepath.Clean(o.excused) == filepath.Clean(o.failures) {
+		return 0, replica.Bugs{}, nil, usageErrorf("--excused: give a file other than --failures")
 	}
 	corpus, err := o.readCorpus()
 	return seed, bugs, corpus, err
@@ -195,6 +213,28 @@ func (r *fuzzRun) keep(in fuzz.Input) {
 	}
 }
 
+// openAppend opens --name FILE for appending; nil without one.
+func openAppend(name, path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, internalErrorf("--%s: %v", name, errUnwrapPath(err))
+	}
+	return f, nil
+}
+
+// excusedJSON is a line of --excused: the run's record (its rule, evidence
+// and, where the run carries one, its excuse), the run's index in the
+// search, and the scenario file its input was saved to (empty for a fresh
+// swarm seed, which replays from its seed alone).
+type excusedJSON struct {
+	runJSON
+	Run          int    `json:"run"`
+	ScenarioFile string `json:"scenario_file,omitempty"`
+}
+
 func (r *fuzzRun) deliver(out fuzz.Outcome) {
 	r.progress.step(out.Failed())
 	if out.Err != nil {
@@ -202,31 +242,46 @@ func (r *fuzzRun) deliver(out fuzz.Outcome) {
 		fmt.Fprintf(r.stderr, "vsrsim: run %d (seed %d): %s\n", out.Index, out.Input.Seed, oneLine(out.Err.Error()))
 		return
 	}
-	if !out.Failed() {
-		return
+	switch {
+	case out.Failed():
+		replay, _ := r.record(&out, r.failures, r.o.failures)
+		r.progress.clear()
+		fmt.Fprintf(r.stdout, "FAIL run %d seed %d %s %s: %s\n  replay: %s\n", out.Index, out.Input.Seed, out.Result.Verdict,
+			out.Result.Invariant, oneLine(out.Result.Evidence), replay)
+	case out.Result.Verdict == sim.VerdictUnrecoverable && r.excused != nil:
+		replay, path := r.record(&out, nil, r.o.excused)
+		if r.writeErr == nil {
+			cfg, _, _ := out.Input.Config(r.bugs)
+			r.writeErr = writeJSON(r.excused, excusedJSON{newRunJSON(out.Result, settings.Describe(&cfg), replay), out.Index, path})
+		}
 	}
-	replay, err := r.saveInput(&out)
+}
+
+// record saves a file input beside the file at beside (or in the working
+// directory without one), writes the run's record to w if set, and returns
+// the command that replays the run and the saved file's path.
+func (r *fuzzRun) record(out *fuzz.Outcome, w io.Writer, beside string) (replay, path string) {
+	replay, path, err := r.saveInput(out, beside)
 	if err != nil && r.writeErr == nil {
 		r.writeErr = err
 	}
-	if r.failures != nil && r.writeErr == nil {
+	if w != nil && r.writeErr == nil {
 		cfg, _, _ := out.Input.Config(r.bugs)
-		r.writeErr = writeJSON(r.failures, newRunJSON(out.Result, settings.Describe(&cfg), replay))
+		r.writeErr = writeJSON(w, newRunJSON(out.Result, settings.Describe(&cfg), replay))
 	}
-	r.progress.clear()
-	fmt.Fprintf(r.stdout, "FAIL run %d seed %d %s %s: %s\n  replay: %s\n", out.Index, out.Input.Seed, out.Result.Verdict,
-		out.Result.Invariant, oneLine(out.Result.Evidence), replay)
+	return replay, path
 }
 
-// saveInput writes a failing file input beside --failures (or in the
-// working directory without it) and returns the command that replays it.
-func (r *fuzzRun) saveInput(out *fuzz.Outcome) (string, error) {
+// saveInput writes a file input beside the file at beside (or in the
+// working directory without one) and returns the command that replays it
+// and the path it saved it to ("" for a swarm seed, which has no file).
+func (r *fuzzRun) saveInput(out *fuzz.Outcome, beside string) (string, string, error) {
 	if out.Input.Swarm() {
-		return out.Input.Replay("", r.bugs), nil
+		return out.Input.Replay("", r.bugs), "", nil
 	}
 	dir := "."
-	if r.o.failures != "" {
-		dir = filepath.Dir(r.o.failures)
+	if beside != "" {
+		dir = filepath.Dir(beside)
 	}
 	path := filepath.Join(dir, out.Input.Name())
 	replay := out.Input.Replay(path, r.bugs)
@@ -235,12 +290,12 @@ func (r *fuzzRun) saveInput(out *fuzz.Outcome) (string, error) {
 		"replay: " + replay,
 	}, verdictHeader(out.Result)...))
 	if err != nil {
-		return replay, fmt.Errorf("saving run %d: %v", out.Index, err)
+		return replay, path, fmt.Errorf("saving run %d: %v", out.Index, err)
 	}
 	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return replay, fmt.Errorf("saving run %d: %v", out.Index, errUnwrapPath(err))
+		return replay, path, fmt.Errorf("saving run %d: %v", out.Index, errUnwrapPath(err))
 	}
-	return replay, nil
+	return replay, path, nil
 }
 
 // fuzzExitCode is sweep's: the most severe finding, else 70 for errors and
@@ -256,6 +311,19 @@ func withoutFoci(on bool) string {
 		return ", drawn without foci"
 	}
 	return ""
+}
+
+// unrecoverableRows count the unrecoverable runs by the rule that excused
+// them, in rule order, and the runs whose file said `crashes beyond-f` (the
+// search draws it in 1 of fuzz.CrashesBeyondFOneIn mutated inputs).
+func unrecoverableRows(sum *fuzz.Summary) [][]string {
+	runs := uint64(sum.Runs)
+	var rows [][]string
+	for _, rule := range slices.Sorted(maps.Keys(sum.UnrecoverableBy)) {
+		rows = append(rows, []string{"unrecoverable: " + rule, share(uint64(sum.UnrecoverableBy[rule]), runs)})
+	}
+	return append(rows, []string{"crashes beyond-f",
+		fmt.Sprintf("%s (%d unrecoverable; drawn in 1 of %d mutated inputs)", share(uint64(sum.BeyondF), runs), sum.BeyondFUnrecoverable, fuzz.CrashesBeyondFOneIn)})
 }
 
 // writeFuzzTable is the search's summary. It holds no wall-clock figure, so
@@ -287,6 +355,9 @@ func writeFuzzTable(w io.Writer, sum *fuzz.Summary, o *fuzzOptions, seed uint64,
 		{"runs", fmt.Sprint(sum.Runs)},
 		{"fresh swarm seeds", share(uint64(sum.Fresh), runs) + withoutFoci(o.noFoci)},
 		{"passed", fmt.Sprintf("%d (%d unrecoverable)", sum.Passed, sum.Unrecoverable)},
+	}
+	rows = append(rows, unrecoverableRows(sum)...)
+	rows = append(rows, [][]string{
 		{"failed: safety", fmt.Sprint(sum.Failed[sim.VerdictSafety])},
 		{"failed: liveness", fmt.Sprint(sum.Failed[sim.VerdictLiveness])},
 		{"failed: crash", fmt.Sprint(sum.Failed[sim.VerdictCrash])},
@@ -298,7 +369,7 @@ func writeFuzzTable(w io.Writer, sum *fuzz.Summary, o *fuzzOptions, seed uint64,
 		{"mark pairs reached", fmt.Sprint(sum.Pairs)},
 		{"runs with partitions", share(uint64(sum.PartitionRuns), runs)},
 		{"status", status},
-	}
+	}...)
 	t := newTable(w, "fuzz", "")
 	if err := t.Bulk(rows); err != nil {
 		return err

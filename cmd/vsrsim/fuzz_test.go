@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -49,6 +53,48 @@ func TestFuzzJobsAgreeAndFindingsReplay(t *testing.T) {
 	assert.Contains(t, []int{exitPass, exitLiveness, exitSafety, exitCrash}, res.code, res.stderr)
 }
 
+// TestFuzzExcusedListsEachUnrecoverableRun: --excused gets one line per
+// unrecoverable run, with its rule, evidence, run index and saved file, the
+// summary counts them by rule, and each line replays (issue 35 point 7).
+func TestFuzzExcusedListsEachUnrecoverableRun(t *testing.T) {
+	dir := t.TempDir()
+	excused := filepath.Join(dir, "excused.jsonl")
+	out := vsrsim(t, "fuzz", "--budget", "96", "--seed", "1", "--jobs", "2", "--excused", excused)
+	require.Equal(t, exitPass, out.code, out.stderr)
+	data, err := os.ReadFile(excused)
+	require.NoError(t, err)
+	rules := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var line struct {
+			Verdict      string `json:"verdict"`
+			Rule         string `json:"rule"`
+			Evidence     string `json:"evidence"`
+			Run          *int   `json:"run"`
+			ScenarioFile string `json:"scenario_file"`
+			Replay       string `json:"replay"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &line))
+		assert.Equal(t, "unrecoverable", line.Verdict)
+		assert.NotEmpty(t, line.Rule)
+		assert.NotEmpty(t, line.Evidence)
+		require.NotNil(t, line.Run)
+		if line.ScenarioFile != "" {
+			assert.FileExists(t, line.ScenarioFile)
+			assert.Contains(t, line.Replay, line.ScenarioFile)
+		}
+		rules[line.Rule]++
+	}
+	require.NotEmpty(t, rules, "search seed 1 meets an unrecoverable run within 96 runs")
+	for rule, n := range rules {
+		assert.Regexp(t, `unrecoverable: `+rule+` +│ `+strconv.Itoa(n)+` `, out.stdout, "the summary counts %s", rule)
+	}
+	rep := vsrsim(t, "replay", excused)
+	require.Equal(t, exitPass, rep.code, "%s%s", rep.stdout, rep.stderr)
+	assert.Contains(t, rep.stdout, "0 drifted")
+}
+
 func TestFuzzBadInputs(t *testing.T) {
 	bad := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(bad, "x.vsr"), []byte("replicas 3\nat 10 crsh 0\n"), 0o644))
@@ -61,6 +107,8 @@ func TestFuzzBadInputs(t *testing.T) {
 		{[]string{"fuzz", "--jobs", "0"}, exitUsage, "--jobs 0"},
 		{[]string{"fuzz", "--seed", "x"}, exitUsage, "--seed"},
 		{[]string{"fuzz", "--bug", "nope"}, exitUsage, "--bug"},
+		{[]string{"fuzz", "--excused", "-"}, exitUsage, "--excused"},
+		{[]string{"fuzz", "--excused", "a.jsonl", "--failures", "./a.jsonl"}, exitUsage, "--excused"},
 		{[]string{"fuzz", "--budget", "1", "--corpus", bad}, exitDataErr, "x.vsr"},
 	} {
 		out := vsrsim(t, tt.args...)

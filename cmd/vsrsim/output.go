@@ -52,12 +52,20 @@ type runJSON struct {
 	// Liveness is checked when the liveness phase judged the run, unchecked
 	// when it was skipped or too short to judge (a pass proves safety only).
 	Liveness string `json:"liveness"`
+	// LivenessOff: the scenario file asked for no liveness phase (`liveness
+	// off`), so an unchecked pass exits 0; without it, 5.
+	LivenessOff bool `json:"liveness_off"`
 	// RecoveryTicks: ticks from the start of the liveness phase to the
 	// core's convergence (0 if it did not converge or was not judged).
 	RecoveryTicks uint64 `json:"recovery_ticks"`
 	// Assists lists every intervention of the harness in the run (never
 	// null): a pass with assists was helped, and says how.
 	Assists []sim.Assist `json:"assists"`
+	// CrashesBeyondF: the scenario file said `crashes beyond-f`, so its
+	// scripted crashes could leave more replicas down or amnesiac than the
+	// protocol survives (stats.crashes_skipped counts those a run without
+	// it skipped).
+	CrashesBeyondF bool `json:"crashes_beyond_f"`
 	// Disks: the replicas journaled to simulated disks; StorageFaults is
 	// how many faults the disks injected (docs/storage.md).
 	Disks         bool `json:"disks"`
@@ -79,6 +87,7 @@ type statsJSON struct {
 	Checkpoints    uint64      `json:"checkpoints"`
 	Timeouts       uint64      `json:"timeouts"`
 	DirectedCuts   uint64      `json:"directed_cuts"`
+	CrashesSkipped uint64      `json:"crashes_skipped"`
 	Network        networkJSON `json:"network"`
 }
 
@@ -127,7 +136,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 		Events:    res.Events,
 		TraceHash: res.TraceHash,
 		Replay:    replay,
-		ExitCode:  verdictExitCode(res.Verdict),
+		ExitCode:  runExitCode(res),
 		Committed: res.Committed,
 		Options:   options,
 		Rule:      res.Rule,
@@ -137,8 +146,10 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 		Linearizability:       res.Linearizability,
 		LinearizabilityDetail: res.LinearizabilityDetail,
 		Liveness:              res.Liveness,
+		LivenessOff:           res.LivenessOff,
 		RecoveryTicks:         res.RecoveryTicks,
 		Assists:               append([]sim.Assist{}, res.Assists...),
+		CrashesBeyondF:        res.CrashesBeyondF,
 		Disks:                 res.Disks,
 		StorageFaults:         res.StorageFaults,
 		Stats: statsJSON{
@@ -153,6 +164,7 @@ func newRunJSON(res sim.Result, options []sim.Option, replay string) runJSON {
 			Checkpoints:    res.Stats.Checkpoints,
 			Timeouts:       res.Stats.Timeouts,
 			DirectedCuts:   res.Stats.DirectedCuts,
+			CrashesSkipped: res.Stats.CrashesSkipped,
 			Network: networkJSON{
 				Sent:       n.Sent,
 				Delivered:  n.Delivered,
@@ -207,8 +219,6 @@ func runTableHeader(seed uint64) []string {
 	return []string{"RUN", fmt.Sprintf("SEED %d (%s)", seed, seedHex(seed))}
 }
 
-// writeRunTable prints the human summary of one run, the replay command and,
-// for a failing run, the last trace lines.
 // storageText is the run table's storage row.
 func storageText(res sim.Result) string {
 	if !res.Disks {
@@ -217,6 +227,21 @@ func storageText(res sim.Result) string {
 	return fmt.Sprintf("on disks, %d faults injected", res.StorageFaults)
 }
 
+// crashesText is the run table's crashes row: crashes and restarts, and
+// what the f bound did to the script's crashes.
+func crashesText(res sim.Result) string {
+	text := fmt.Sprintf("%d / %d", res.Stats.Crashes, res.Stats.Restarts)
+	switch {
+	case res.CrashesBeyondF:
+		text += " (crashes beyond-f: the f bound is lifted)"
+	case res.Stats.CrashesSkipped > 0:
+		text += fmt.Sprintf(" (%d scripted crashes skipped: beyond f)", res.Stats.CrashesSkipped)
+	}
+	return text
+}
+
+// writeRunTable prints the human summary of one run, the replay command and,
+// for a failing run, the last trace lines.
 func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 	scenario := res.Scenario
 	if scenario == "" {
@@ -239,7 +264,7 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 		{"view changes", fmt.Sprint(res.Stats.ViewChanges)},
 		{"repairs", fmt.Sprint(res.Stats.Repairs)},
 		{"state transfers", fmt.Sprint(res.Stats.StateTransfers)},
-		{"crashes / restarts", fmt.Sprintf("%d / %d", res.Stats.Crashes, res.Stats.Restarts)},
+		{"crashes / restarts", crashesText(res)},
 		{"requests / replies", fmt.Sprintf("%d / %d", res.Stats.Requests, res.Stats.Replies)},
 		{"packets sent / delivered / dropped / duplicated",
 			fmt.Sprintf("%d / %d / %d / %d", net.Sent, net.Delivered, net.DroppedTotal(), net.Duplicated)},
@@ -267,8 +292,13 @@ func writeRunTable(w io.Writer, res sim.Result, replay string) error {
 // livenessText is the run table's liveness cell: the judgement and, for a
 // core that converged, how long it took.
 func livenessText(res sim.Result) string {
-	if res.RecoveryTicks > 0 {
+	switch {
+	case res.RecoveryTicks > 0:
 		return fmt.Sprintf("%s (converged %d ticks into the phase)", res.Liveness, res.RecoveryTicks)
+	case res.Liveness == sim.LivenessUnchecked && res.LivenessOff:
+		return res.Liveness + " (the file asked for it: liveness off)"
+	case res.Liveness == sim.LivenessUnchecked && res.Verdict == sim.VerdictPass:
+		return fmt.Sprintf("%s (not asked for: exit %d; a file that means it says liveness off)", res.Liveness, exitUnchecked)
 	}
 	return orNone(res.Liveness)
 }

@@ -59,8 +59,10 @@ with --scenario the named scenario shapes the run and the seed varies timing.
 Flags given explicitly override either.
 
 Exit codes: the verdict's, 0 pass or unrecoverable, 1 safety, 3 liveness,
-4 crash; or 64 bad flags or arguments, 65 a malformed scenario file, 70 an
-internal error (including a failed trace write).`,
+4 crash; 5 a pass whose liveness was not judged (no liveness phase, or one
+too short) that the scenario file did not ask for with liveness off; or 64
+bad flags or arguments, 65 a malformed scenario file, 70 an internal error
+(including a failed trace write).`,
 		Example: `  vsrsim run --seed 42
   vsrsim run --seed 42 --scenario hollow-op --bug narrow-repair-under-commit-lag
   vsrsim run --seed 0x2a --replicas 5 --extra-delay '*:0=40' -o json
@@ -184,7 +186,7 @@ func (o *runOptions) run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return internalErrorf("writing output: %v", err)
 	}
-	return silentExit(verdictExitCode(res.Verdict))
+	return silentExit(runExitCode(res))
 }
 
 // optionFlags names the flag behind each option of the dump that a flag can
@@ -293,6 +295,36 @@ func (o *runOptions) replay(seed uint64) string {
 		args[i] = shellQuote(a)
 	}
 	return strings.Join(args, " ")
+}
+
+// baseConfig is the configuration the run starts from, before bugs and
+// flags: the scenario file's (and the file, whose script the run attaches),
+// the named scenario's, or the seed's swarm draw.
+func (o *runOptions) baseConfig(seed uint64) (sim.Config, sim.Attach, *scenarios.File, error) {
+	var at sim.Attach
+	switch {
+	case o.scenarioFile.value != "":
+		file, err := readScenarioFile(o.scenarioFile.value)
+		if err != nil {
+			return sim.Config{}, at, nil, err
+		}
+		cfg := sim.DefaultConfig(seed)
+		if at.Script, err = file.Apply(&cfg); err != nil {
+			return sim.Config{}, at, nil, dataErrorf("%v", err)
+		}
+		return cfg, at, file, nil
+	case o.scenario.value != "":
+		s, err := scenarios.Lookup(o.scenario.value)
+		if err != nil {
+			return sim.Config{}, at, nil, usageErrorf("--scenario: %v", err)
+		}
+		cfg := sim.DefaultConfig(seed)
+		at.Script = s.Apply(&cfg)
+		return cfg, at, nil, nil
+	case o.noFoci:
+		return swarm.Unfocused(seed), at, nil, nil
+	}
+	return swarm.Config(seed), at, nil, nil
 }
 
 func completeScenarios(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {

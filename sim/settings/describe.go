@@ -55,6 +55,10 @@ func Describe(c *sim.Config) []sim.Option {
 	if c.Storage.On {
 		opts = append(opts, storageString(&c.Storage)...)
 	}
+	// Only when lifted: a run within the f bound dumps as it always did.
+	if c.CrashesUnbounded {
+		opts = append(opts, sim.Option{Name: "crashes", Value: "beyond-f"})
+	}
 	if c.Focus != "" {
 		opts = append(opts, sim.Option{Name: "focus", Value: c.Focus})
 	}

@@ -121,10 +121,17 @@ func parseWorkload(o *Override, _, value string) error {
 }
 
 // parseLiveness reads keep-faults, cut FROM->TO.. and isolate R.., in any mix
-// (one line of a file).
+// (one line of a file), or off alone.
 func parseLiveness(o *Override, _, value string) error {
 	w := strings.Fields(value)
-	bad := fmt.Errorf("liveness %q: want keep-faults, cut FROM->TO.. or isolate R..", value)
+	bad := fmt.Errorf("liveness %q: want off, or keep-faults, cut FROM->TO.. or isolate R..", value)
+	if slices.Contains(w, "off") {
+		if len(w) != 1 {
+			return fmt.Errorf("liveness %q: off stands alone (a run without a liveness phase keeps and cuts nothing in it)", value)
+		}
+		o.livenessOff = true
+		return nil
+	}
 	// list is the list the next words add to; some: it has a word.
 	list, some := "", false
 	for _, x := range w {

@@ -41,6 +41,8 @@ type Override struct {
 	protocol           *replica.Protocol // the source mechanisms named, nil: the base's
 	requestQueue       *int
 	storage            []storageSetting // in the order given
+	crashesBeyondF     *bool            // `crashes beyond-f` (true) or `within-f`
+	livenessOff        bool             // `liveness off`
 }
 
 // Error is a setting that does not fit the cluster the override gives; Key
@@ -113,7 +115,7 @@ var table = append([]Setting{
 		apply: setIf(func(o *Override) *uint64 { return o.think }, func(c *sim.Config) *uint64 { return &c.RequestMeanTicks })},
 	{Key: "core", Usage: "the replicas of the liveness core (default: drawn from the seed)",
 		parse: parseCore, apply: applyCore},
-	{Key: "liveness", Usage: "keep-faults, cut FROM->TO.. and isolate R..: what the liveness phase keeps and cuts",
+	{Key: "liveness", Usage: "off (no liveness phase, asked for), or keep-faults, cut FROM->TO.. and isolate R..: what the liveness phase keeps and cuts",
 		parse: parseLiveness, apply: applyLiveness},
 	{Key: "burst", Usage: "the chance a request follows the last at once",
 		parse: parseBurst,
@@ -127,6 +129,11 @@ var table = append([]Setting{
 	// After journal: storage checks the durability it needs.
 	{Key: "storage", Usage: "the replicas' disks: on, off, a fault's probability, latency, atlas off (docs/scenario-files.md)",
 		parse: parseStorage, apply: applyStorage},
+	// New rows go last: a file's error lists the keys in this order.
+	{Key: "crashes", Usage: "within-f (the default): a scripted crash that would leave more replicas down or amnesiac than the protocol survives is skipped; beyond-f: it happens",
+		parse: parseChoice(func(o *Override) **bool { return &o.crashesBeyondF },
+			choice[bool]{"within-f", false}, choice[bool]{"beyond-f", true}),
+		apply: setIf(func(o *Override) *bool { return o.crashesBeyondF }, func(c *sim.Config) *bool { return &c.CrashesUnbounded })},
 }, networkRows()...)
 
 // Keys are the keys Set accepts, in table order; the network keys are
@@ -237,7 +244,7 @@ func (o *Override) validateReplica(cfg *sim.Config) error {
 	if err := net.Validate(); err != nil && len(o.network) > 0 {
 		return &Error{o.network[len(o.network)-1].Key, err}
 	}
-	if cfg.FaultTicks == 0 && cfg.LivenessTicks == 0 && (o.faultTicks != nil || o.livenessTicks != nil) {
+	if cfg.FaultTicks == 0 && cfg.LivenessTicks == 0 && (o.faultTicks != nil || o.livenessTicks != nil || o.livenessOff) {
 		return &Error{"ticks", fmt.Errorf("a run needs ticks")}
 	}
 	return nil
@@ -311,6 +318,13 @@ func applyWorkload(o *Override, cfg *sim.Config) error {
 }
 
 func applyLiveness(o *Override, cfg *sim.Config) error {
+	if o.livenessOff {
+		if o.livenessTicks != nil && *o.livenessTicks != 0 {
+			return &Error{"liveness", fmt.Errorf("off: the liveness phase is skipped, but liveness-ticks gives it %d ticks", *o.livenessTicks)}
+		}
+		cfg.LivenessTicks = 0
+		cfg.LivenessOff = true
+	}
 	if o.keepFaults {
 		cfg.LivenessKeepFaults = true
 	}

@@ -21,7 +21,8 @@ func TestOverrideSetErrors(t *testing.T) {
 		{"topology", "ring", `topology "ring"`},
 		{"workload", "bursty", `workload "bursty"`},
 		{"liveness", "strict", `liveness "strict"`},
-		{"liveness", "isolate", `liveness "isolate": want keep-faults`},
+		{"liveness", "isolate", `liveness "isolate": want off, or keep-faults`},
+		{"liveness", "off cut 0->1", `liveness "off cut 0->1": off stands alone`},
 		{"liveness", "isolate x", `liveness isolate "x": want a replica number`},
 		{"liveness", "cut isolate 1", `liveness "cut isolate 1"`},
 		{"core", "0 0", "core: replica 0 twice"},
@@ -157,7 +158,7 @@ func TestTable(t *testing.T) {
 	assert.Equal(t, []string{
 		"replicas", "clients", "ticks", "journal", "journal-slots", "topology", "extra-delay",
 		"checkpoint-interval", "liveness-ticks", "workload", "think", "core", "liveness", "burst", "protocol",
-		"request-queue", "storage", "loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet", "corrupt",
+		"request-queue", "storage", "crashes", "loss", "replay", "reorder", "clog", "delay", "link-capacity", "quiet", "corrupt",
 	}, settings.Keys())
 	assert.Equal(t, []string{"replicas", "clients", "ticks", "journal", "journal-slots", "topology", "extra-delay"}, settings.FlagKeys())
 	for _, s := range settings.Flags() {
