@@ -111,13 +111,13 @@ func (o *fuzzOptions) fuzz(ctx context.Context, stdout, stderr io.Writer) error 
 		return err
 	}
 	r := &fuzzRun{o: o, bugs: bugs, stdout: stdout, stderr: stderr, progress: newProgress(stderr, uint64(o.budget))}
-	if r.failures, err = openAppend("failures", o.failures); err != nil {
+	if r.failures, err = openAppend("--failures", o.failures); err != nil {
 		return err
 	}
 	if r.failures != nil {
 		defer r.failures.Close()
 	}
-	if r.excused, err = openAppend("excused", o.excused); err != nil {
+	if r.excused, err = openAppend("--excused", o.excused); err != nil {
 		return err
 	}
 	if r.excused != nil {
@@ -211,18 +211,6 @@ func (r *fuzzRun) keep(in fuzz.Input) {
 	if err := os.WriteFile(path, in.File, 0o644); err != nil {
 		r.writeErr = fmt.Errorf("--corpus: %v", errUnwrapPath(err))
 	}
-}
-
-// openAppend opens --name FILE for appending; nil without one.
-func openAppend(name, path string) (*os.File, error) {
-	if path == "" {
-		return nil, nil
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, internalErrorf("--%s: %v", name, errUnwrapPath(err))
-	}
-	return f, nil
 }
 
 // excusedJSON is a line of --excused: the run's record (its rule, evidence

@@ -297,36 +297,6 @@ func (o *runOptions) replay(seed uint64) string {
 	return strings.Join(args, " ")
 }
 
-// baseConfig is the configuration the run starts from, before bugs and
-// flags: the scenario file's (and the file, whose script the run attaches),
-// the named scenario's, or the seed's swarm draw.
-func (o *runOptions) baseConfig(seed uint64) (sim.Config, sim.Attach, *scenarios.File, error) {
-	var at sim.Attach
-	switch {
-	case o.scenarioFile.value != "":
-		file, err := readScenarioFile(o.scenarioFile.value)
-		if err != nil {
-			return sim.Config{}, at, nil, err
-		}
-		cfg := sim.DefaultConfig(seed)
-		if at.Script, err = file.Apply(&cfg); err != nil {
-			return sim.Config{}, at, nil, dataErrorf("%v", err)
-		}
-		return cfg, at, file, nil
-	case o.scenario.value != "":
-		s, err := scenarios.Lookup(o.scenario.value)
-		if err != nil {
-			return sim.Config{}, at, nil, usageErrorf("--scenario: %v", err)
-		}
-		cfg := sim.DefaultConfig(seed)
-		at.Script = s.Apply(&cfg)
-		return cfg, at, nil, nil
-	case o.noFoci:
-		return swarm.Unfocused(seed), at, nil, nil
-	}
-	return swarm.Config(seed), at, nil, nil
-}
-
 func completeScenarios(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	var out []cobra.Completion
 	for _, s := range scenarios.All() {

@@ -283,7 +283,7 @@ func openAppend(flag, path string) (*os.File, error) {
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, internalErrorf("%s: %v", flag, err)
+		return nil, internalErrorf("%s: %v", flag, errUnwrapPath(err))
 	}
 	return f, nil
 }
