@@ -20,7 +20,7 @@ func TestAbandonedMergeVotesItsLogView(t *testing.T) {
 	require.Equal(t, uint64(0), r.Info().LogView)
 
 	r.Step(voteIn(4, 2, 2, 1, 1, present(hs[1])), out)
-	require.True(t, r.merged, "op 1 is canonical: r2 holds it")
+	require.True(t, r.vc.merged, "op 1 is canonical: r2 holds it")
 	require.Equal(t, StatusViewChange, r.Info().Status, "still repairing op 1")
 	require.Equal(t, uint64(1), r.Info().Sequencer)
 

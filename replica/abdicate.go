@@ -27,7 +27,7 @@ func (r *Replica) hear(m *Message) {
 	r.peers.heardInWindow(m.From)
 	if r.abdicated && !r.abdicatedStalled && r.hearsQuorum() {
 		r.abdicated = false
-		r.leave &^= 1 << uint(r.id)
+		r.vc.leave &^= 1 << uint(r.id)
 		r.emit(ViewNoted{View: r.view}.Event(EvResume))
 		r.due |= dueDrain
 	}

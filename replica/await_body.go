@@ -19,31 +19,31 @@ import "vsrsim/marks"
 func (r *Replica) fetchAwaitedBody(res *mergeResult) {
 	n := len(res.decisions)
 	if n == 0 {
-		r.awaitBody = Header{}
+		r.vc.awaitBody = Header{}
 		return
 	}
 	d := &res.decisions[n-1]
-	if d.verdict != opAwaitBody || d.op > r.dvcs[r.id].op {
-		r.awaitBody = Header{}
+	if d.verdict != opAwaitBody || d.op > r.vc.dvcs[r.id].op {
+		r.vc.awaitBody = Header{}
 		return
 	}
 	invariant(r.id, d.known && d.header.Op == d.op, "await_body_known", "op %d header op %d", d.op, d.header.Op)
-	if r.awaitBody == d.header {
+	if r.vc.awaitBody == d.header {
 		return // asked already; the message timeout asks again
 	}
-	r.awaitBody = d.header
+	r.vc.awaitBody = d.header
 	r.askAwaitedBody()
 }
 
 // askAwaitedBody asks every replica whose vote is not in for the awaited
 // body: a voter's vote already said it does not hold it.
 func (r *Replica) askAwaitedBody() {
-	o := r.awaitBody.Op
-	invariant(r.id, r.status == StatusViewChange && !r.merged, "await_body_before_merge", detailHolds)
+	o := r.vc.awaitBody.Op
+	invariant(r.id, r.status == StatusViewChange && !r.vc.merged, "await_body_before_merge", detailHolds)
 	invariant(r.id, PrimaryOf(r.view, r.n) == r.id, "await_body_primary_elect", detailHolds)
 	invariant(r.id, o > 0, "await_body_known", detailHolds)
 	for i := 0; i < r.n; i++ {
-		if i != r.id && !r.dvcs[i].valid {
+		if i != r.id && !r.vc.dvcs[i].valid {
 			r.mark(marks.MergeBodyFetched)
 			r.send(i, RequestPrepares{From: o, To: o}.Message())
 		}
@@ -52,8 +52,8 @@ func (r *Replica) askAwaitedBody() {
 
 // awaitedBody reports whether h is the body the merge waits on.
 func (r *Replica) awaitedBody(h *Header) bool {
-	return r.status == StatusViewChange && !r.merged && r.awaitBody.Op != 0 &&
-		h.Op == r.awaitBody.Op && h.Checksum == r.awaitBody.Checksum
+	return r.status == StatusViewChange && !r.vc.merged && r.vc.awaitBody.Op != 0 &&
+		h.Op == r.vc.awaitBody.Op && h.Checksum == r.vc.awaitBody.Checksum
 }
 
 // revote rebuilds the primary-elect's own vote after a body landed in its
@@ -61,14 +61,14 @@ func (r *Replica) awaitedBody(h *Header) bool {
 // a nack or a blank into a copy: the merge may keep more, never truncate
 // more, and keeping a canonical op is always safe.
 func (r *Replica) revote() {
-	if r.merged || r.status != StatusViewChange || PrimaryOf(r.view, r.n) != r.id || !r.dvcs[r.id].valid {
+	if r.vc.merged || r.status != StatusViewChange || PrimaryOf(r.view, r.n) != r.id || !r.vc.dvcs[r.id].valid {
 		return
 	}
 	m := r.doViewChange()
 	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
 		return
 	}
-	invariant(r.id, m.Op >= r.awaitBody.Op, "await_body_in_own_vote", "vote op %d awaited %d", m.Op, r.awaitBody.Op)
+	invariant(r.id, m.Op >= r.vc.awaitBody.Op, "await_body_in_own_vote", "vote op %d awaited %d", m.Op, r.vc.awaitBody.Op)
 	r.recordDoViewChange(r.id, r.view, m)
 	r.tryMerge()
 }

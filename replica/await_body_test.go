@@ -23,11 +23,11 @@ func awaitingBody(t *testing.T) (*Replica, *Output, Header) {
 	for _, p := range []int{2, 3} {
 		r.Step(msg(StartViewChange{}, p, 1, 5), out)
 	}
-	require.True(t, r.dvcs[1].valid, "the primary-elect voted for itself")
+	require.True(t, r.vc.dvcs[1].valid, "the primary-elect voted for itself")
 	out.Reset()
 	r.Step(voteIn(5, 2, 2, 1, 1, SuffixEntry{Header: hs[1], Unsure: true}), out)
 	r.Step(voteIn(5, 0, 3, 1, 0), out)
-	require.False(t, r.merged, "two nacks of three, and no voter holds the body")
+	require.False(t, r.vc.merged, "two nacks of three, and no voter holds the body")
 	return r, out, hs[1]
 }
 
@@ -76,7 +76,7 @@ func TestMergeTakesOnlyTheCanonicalBody(t *testing.T) {
 	out.Reset()
 	r.Step(msg(RepairPrepare{Header: other}, 0, 1, 5), out)
 	assert.False(t, r.Journaled(1))
-	assert.False(t, r.merged)
+	assert.False(t, r.vc.merged)
 	assert.Equal(t, StatusViewChange, r.Info().Status)
 }
 
@@ -98,7 +98,7 @@ func TestAwaitBodyAssertionsFire(t *testing.T) {
 	})
 	t.Run("before merge", func(t *testing.T) {
 		r, _, _ := awaitingBody(t)
-		r.merged = true
+		r.vc.merged = true
 		violation(t, "await_body_before_merge", r.askAwaitedBody)
 	})
 	t.Run("primary-elect", func(t *testing.T) {
@@ -108,8 +108,8 @@ func TestAwaitBodyAssertionsFire(t *testing.T) {
 	})
 	t.Run("in own vote", func(t *testing.T) {
 		r, _, _ := awaitingBody(t)
-		r.out = &Output{}  // as Step sets it: the vote marks its cache
-		r.awaitBody.Op = 5 // above the primary-elect's own head, op 1
+		r.out = &Output{}     // as Step sets it: the vote marks its cache
+		r.vc.awaitBody.Op = 5 // above the primary-elect's own head, op 1
 		violation(t, "await_body_in_own_vote", r.revote)
 	})
 }

@@ -109,7 +109,7 @@ func (r *Replica) onIgnoredView(m *Message, reason Reason) {
 		// An older view's primary is still alive and heartbeating: a replica in
 		// view change may hold its view instead of escalating.
 		if r.status == StatusViewChange && m.From == PrimaryOf(m.View, r.n) {
-			r.oldPrimaryHB = true
+			r.vc.oldPrimaryHB = true
 		}
 	}
 }

@@ -20,8 +20,8 @@ import "vsrsim/marks"
 // askToLeave records this replica's own wish to leave its view and tells the
 // others.
 func (r *Replica) askToLeave() {
-	r.leave |= 1 << uint(r.id)
-	r.leaveTo = max(r.leaveTo, r.view+1)
+	r.vc.leave |= 1 << uint(r.id)
+	r.vc.leaveTo = max(r.vc.leaveTo, r.view+1)
 	r.sendAll(StartViewChange{Leave: true}.Message())
 	r.maybeLeave()
 }
@@ -40,30 +40,30 @@ func (r *Replica) onLeave(m *Envelope) {
 		r.relayStartView(m, 0)
 	}
 	if m.View > r.view {
-		if r.leave&(1<<uint(r.id)) != 0 {
+		if r.vc.leave&(1<<uint(r.id)) != 0 {
 			// Our own wish counts toward the newer view too.
 			r.mark(marks.LeaveCarriedForward)
 		}
 		r.probeNewerView(m.View)
 	}
-	if r.leave&^(1<<uint(r.id)) == 0 {
+	if r.vc.leave&^(1<<uint(r.id)) == 0 {
 		r.tLeave.start(nil) // the window opens with the first request from another replica
 	}
-	r.leave |= 1 << uint(m.From)
-	r.leaveTo = max(r.leaveTo, m.View+1)
-	if popcount16(r.leave) < QuorumViewChange(r.n) {
+	r.vc.leave |= 1 << uint(m.From)
+	r.vc.leaveTo = max(r.vc.leaveTo, m.View+1)
+	if popcount16(r.vc.leave) < QuorumViewChange(r.n) {
 		r.mark(marks.SVCHeldByWindow)
 	}
 	r.maybeLeave()
-	invariant(r.id, r.leaveTo > m.View || r.view > m.View, "leave_counts_toward_a_newer_view", detailHolds)
+	invariant(r.id, r.vc.leaveTo > m.View || r.view > m.View, "leave_counts_toward_a_newer_view", detailHolds)
 }
 
 func (r *Replica) maybeLeave() {
-	if popcount16(r.leave) < QuorumViewChange(r.n) {
+	if popcount16(r.vc.leave) < QuorumViewChange(r.n) {
 		return
 	}
 	r.mark(marks.SVCQuorumReached)
-	to := max(r.leaveTo, r.view+1)
+	to := max(r.vc.leaveTo, r.view+1)
 	if r.status == StatusViewChange {
 		r.emit(ViewNoted{View: to}.Event(EvViewEscalate))
 	}
@@ -73,7 +73,7 @@ func (r *Replica) maybeLeave() {
 // onLeaveWindow expires the other replicas' requests; this replica's own
 // stands until it hears its primary or leaves the view.
 func (r *Replica) onLeaveWindow() {
-	r.leave &= 1 << uint(r.id)
-	r.leaveTo = r.view + 1
+	r.vc.leave &= 1 << uint(r.id)
+	r.vc.leaveTo = r.view + 1
 	r.tLeave.stop()
 }

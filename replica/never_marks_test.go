@@ -52,8 +52,8 @@ func TestVotesAboveEveryHeadReachNeverMark(t *testing.T) {
 	r, out := electing(t, 1, 1, 3, 2)
 	out.Reset()
 	r.Step(committedVote(2, 1, 2, 5), out)
-	assert.True(t, r.dvcs[2].valid, "the vote is readable: a commit point above its head, no suffix")
+	assert.True(t, r.vc.dvcs[2].valid, "the vote is readable: a commit point above its head, no suffix")
 	assert.True(t, out.Marks.Reached(marks.MergeHeadUnknown))
-	assert.False(t, r.merged, "the merge waits for a vote that describes op 5")
+	assert.False(t, r.vc.merged, "the merge waits for a vote that describes op 5")
 	assert.Equal(t, StatusViewChange, r.Info().Status)
 }

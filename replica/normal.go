@@ -368,7 +368,7 @@ func (r *Replica) onCommit(m *Envelope, p Commit) {
 }
 
 func (r *Replica) heardFromPrimary() {
-	r.leave &^= 1 << uint(r.id)
+	r.vc.leave &^= 1 << uint(r.id)
 	r.tHeartbeat.reset(r.jitter)
 }
 

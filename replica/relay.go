@@ -94,6 +94,6 @@ func (r *Replica) relayStartView(m *Envelope, nonce uint64) bool {
 // swarm seed 2998 reached the parent-mismatch never-mark so.
 func (r *Replica) followsItsView() bool {
 	return !r.opts.Protocol.RelayStartViewOff && r.status == StatusNormal && !r.isPrimary() &&
-		r.logView == r.view && !r.fwdWaiting && r.leave&(1<<uint(r.id)) == 0 &&
+		r.logView == r.view && !r.fwdWaiting && r.vc.leave&(1<<uint(r.id)) == 0 &&
 		r.wm.sequencer >= r.wm.commitMax
 }

@@ -188,10 +188,10 @@ func (r *Replica) repairForView(op uint64) {
 		return
 	}
 	i := op - r.wm.commitMax - 1
-	if i >= uint64(len(r.mergeSources)) {
+	if i >= uint64(len(r.vc.mergeSources)) {
 		return
 	}
-	sources := r.mergeSources[i]
+	sources := r.vc.mergeSources[i]
 	peer := -1
 	for k := 0; k < r.n; k++ {
 		c := (r.id + 1 + r.repair.stalls + k) % r.n

@@ -171,23 +171,8 @@ type Replica struct {
 	fwdWaiting bool
 	fwdCommit  uint64
 
-	// View change.
-	// vcRounds counts view changes entered in a row without reaching Normal:
-	// each doubles the status timeout (capped), so a view change whose round
-	// trips outlast the timeout completes eventually.
-	vcRounds     uint64
-	leave        uint16 // replicas that asked to leave this view (or a newer one) within the window (see leave.go)
-	leaveTo      uint64 // the view those requests move this replica to
-	svcFrom      uint16
-	dvcs         [ReplicasMax]dvcVote
-	dvcSent      bool
-	merged       bool
-	mergeHead    uint64
-	mergeSources []uint16 // per uncommitted op of the merged log: which voters hold its body
-	// awaitBody is the canonical header of the op the merge waits on for a
-	// body no voter holds (zero when it waits on nothing of the kind): the
-	// primary-elect asks the replicas whose votes are not in for it.
-	awaitBody     Header
+	// vc is the view change in progress or last completed (viewchange_state.go).
+	vc            viewChange
 	adoptedHead   uint64
 	repairArmedTo uint64 // top of the repair window armed by the last adoption
 	repairFloor   uint64 // lowest op peers still retain, after a RangeEvicted
@@ -201,12 +186,6 @@ type Replica struct {
 	// commit_max, learned from a StartView or a merge even when only the
 	// checksum travelled (the commit point's entry of a suffix).
 	commitAnchor Header
-	dvcCache     []SuffixEntry
-	dvcCacheTag  dvcCacheTag
-	dvcCacheOK   bool
-	oldPrimaryHB bool // an older view's primary heartbeat us during this view change
-	probeNonce   uint64
-	probedView   uint64 // the newer view this replica last asked its primary for
 	// toldCommitAt is one past the tick this backup last told its primary
 	// its commit point unasked (tellCommitToPrimary).
 	toldCommitAt uint64
@@ -623,7 +602,7 @@ func (r *Replica) writeSuperblock() {
 }
 
 func (r *Replica) startNormalTimeouts() {
-	r.vcRounds = 0
+	r.vc.vcRounds = 0
 	r.tVCMsg.stop()
 	r.tVCStatus.stop()
 	r.tProbe.stop()
@@ -633,8 +612,8 @@ func (r *Replica) startNormalTimeouts() {
 	r.fwdWaiting = false
 	r.stallWindows = 0
 	r.watchReplication()
-	r.leave = 0
-	r.leaveTo = 0
+	r.vc.leave = 0
+	r.vc.leaveTo = 0
 	r.tLeave.stop()
 	if r.isPrimary() {
 		if !r.opts.Protocol.AbdicationOff {

@@ -8,21 +8,11 @@ func (r *Replica) startViewChange(v uint64) {
 	invariant(r.id, v > r.view || (v == r.view && r.status == StatusNormal), "view_change_forward",
 		"view %d -> %d status %d", r.view, v, uint64(r.status))
 	if r.status == StatusViewChange && !r.opts.Protocol.SVCQuorumOff {
-		r.vcRounds++
+		r.vc.vcRounds++
 	}
 	r.view = v
-	r.leave = 0
-	r.leaveTo = 0
+	r.vc.enter(r.id, r.n)
 	r.tLeave.stop()
-	r.svcFrom = 0
-	for i := range r.dvcs {
-		r.dvcs[i] = dvcVote{}
-	}
-	r.dvcSent = false
-	r.merged = false
-	r.mergeSources = r.mergeSources[:0]
-	r.awaitBody = Header{}
-	r.oldPrimaryHB = false
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]
 	r.repair = repairSession{}
@@ -34,7 +24,7 @@ func (r *Replica) startViewChange(v uint64) {
 	r.tAbdicate.stop()
 	r.abdicated = false
 	r.tVCMsg.start(r.jitter)
-	r.tVCStatus.retry(r.jitter, r.vcRounds)
+	r.tVCStatus.retry(r.jitter, r.vc.vcRounds)
 	invariant(r.id, r.status == StatusViewChange, "start_view_change_entered", detailHolds)
 	invariant(r.id, r.view == v, "start_view_change_entered", detailHolds)
 	invariant(r.id, len(r.pipeline) == 0, "start_view_change_entered", detailHolds)
@@ -64,17 +54,17 @@ func (r *Replica) onStartViewChange(m *Envelope, p StartViewChange) {
 		}
 		return
 	}
-	r.svcFrom |= 1 << uint(m.From)
+	r.vc.svcFrom |= 1 << uint(m.From)
 	r.maybeSendDoViewChange()
 }
 
 // maybeSendDoViewChange votes once f other replicas joined this view change.
 func (r *Replica) maybeSendDoViewChange() {
-	if r.status != StatusViewChange || popcount16(r.svcFrom) < r.f() {
+	if r.status != StatusViewChange || popcount16(r.vc.svcFrom) < r.f() {
 		return
 	}
 	m := r.doViewChange()
-	r.dvcSent = true
+	r.vc.dvcSent = true
 	if r.incarnation > 0 && r.opts.Durability == DurabilityWAL {
 		r.mark(marks.RestartWALVote)
 	}
@@ -120,17 +110,17 @@ func (r *Replica) dvcSuffix() []SuffixEntry {
 	if r.opts.Bugs.DVCCacheIgnoresJournal {
 		tag.generation = 0
 	}
-	if r.dvcCacheOK && r.dvcCacheTag == tag {
+	if r.vc.dvcCacheOK && r.vc.dvcCacheTag == tag {
 		r.mark(marks.DVCCacheHit)
-		return r.dvcCache
+		return r.vc.dvcCache
 	}
-	if r.dvcCacheOK {
+	if r.vc.dvcCacheOK {
 		r.mark(marks.DVCCacheRebuilt)
 	}
-	r.dvcCache = r.buildSuffix(r.knownHead(), r.voteCommit())
-	r.dvcCacheTag = tag
-	r.dvcCacheOK = true
-	return r.dvcCache
+	r.vc.dvcCache = r.buildSuffix(r.knownHead(), r.voteCommit())
+	r.vc.dvcCacheTag = tag
+	r.vc.dvcCacheOK = true
+	return r.vc.dvcCache
 }
 
 // knownHead is the highest op this replica knows a header for. It equals the
@@ -255,7 +245,7 @@ func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
 		r.dropUnreadable(m.From, m.View, p)
 		return
 	}
-	r.svcFrom |= 1 << uint(m.From)
+	r.vc.svcFrom |= 1 << uint(m.From)
 	r.recordDoViewChange(m.From, m.View, p)
 	r.maybeSendDoViewChange()
 	r.tryMerge()
@@ -268,7 +258,7 @@ func (r *Replica) recordDoViewChange(from int, view uint64, m DoViewChange) {
 	invariant(r.id, suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable", detailHolds)
 	s := make([]SuffixEntry, len(m.Suffix))
 	copy(s, m.Suffix)
-	r.dvcs[from] = dvcVote{valid: true, logView: m.LogView, op: m.Op, commit: m.Commit, suffix: s}
+	r.vc.vote(r.id, r.n, from, dvcVote{valid: true, logView: m.LogView, op: m.Op, commit: m.Commit, suffix: s})
 }
 
 // entry returns vote v's suffix entry at op, if its window covers op.
@@ -286,19 +276,19 @@ func (v *dvcVote) entry(op uint64) (*SuffixEntry, bool) {
 // tryMerge merges a view-change quorum of votes into the canonical log once
 // the replica's own vote is among them; mergeVotes decides, this installs.
 func (r *Replica) tryMerge() {
-	if r.merged || r.status != StatusViewChange || !r.dvcs[r.id].valid {
+	if r.vc.merged || r.status != StatusViewChange || !r.vc.dvcs[r.id].valid {
 		return
 	}
 	votes := 0
 	for i := 0; i < r.n; i++ {
-		if r.dvcs[i].valid {
+		if r.vc.dvcs[i].valid {
 			votes++
 		}
 	}
 	if votes < QuorumViewChange(r.n) {
 		return
 	}
-	res := mergeVotes(r.dvcs[:r.n])
+	res := mergeVotes(r.vc.dvcs[:r.n])
 	// The merge's commit inference is only as good as the pipeline bound:
 	// assert it on the head's header.
 	if h, ok := r.voteHeader(res.votedHead); ok && h.Parent != 0 {
@@ -309,7 +299,7 @@ func (r *Replica) tryMerge() {
 		r.fetchAwaitedBody(&res)
 		return // wait for more votes, or the body
 	}
-	r.awaitBody = Header{}
+	r.vc.awaitBody = Header{}
 	if _, known := r.voteHeader(res.head); !known && res.head > 0 {
 		// A vote's commit point lies above every voted head (its voter
 		// learned the commit before the prepare): wait for a vote that
@@ -331,8 +321,8 @@ func (r *Replica) tryMerge() {
 		r.logView = res.logView
 		r.writeSuperblock()
 	}
-	r.mergeSources = res.sources
-	r.merged = true
+	r.vc.mergeSources = res.sources
+	r.vc.merged = true
 	r.tryStartView()
 }
 
@@ -384,7 +374,7 @@ func (r *Replica) voteHeader(op uint64) (Header, bool) {
 	found := false
 	bestLogView := uint64(0)
 	for i := 0; i < r.n; i++ {
-		v := &r.dvcs[i]
+		v := &r.vc.dvcs[i]
 		if !v.valid {
 			continue
 		}
@@ -422,7 +412,7 @@ func (r *Replica) verifyBelowSuffix(suffix []SuffixEntry) {
 // body of the merged log; until then it repairs them from the senders that
 // marked them present.
 func (r *Replica) tryStartView() {
-	if !r.merged || r.status != StatusViewChange {
+	if !r.vc.merged || r.status != StatusViewChange {
 		return
 	}
 	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
@@ -594,9 +584,9 @@ func (r *Replica) probeNewerView(v uint64) {
 	if r.tProbe.running {
 		return
 	}
-	r.probeNonce++
-	r.probedView = v
-	r.send(PrimaryOf(v, r.n), RequestStartView{Incarnation: r.incarnation, Nonce: r.probeNonce}.Message().InView(v))
+	r.vc.probeNonce++
+	r.vc.probedView = v
+	r.send(PrimaryOf(v, r.n), RequestStartView{Incarnation: r.incarnation, Nonce: r.vc.probeNonce}.Message().InView(v))
 	r.tProbe.start(r.jitter)
 }
 
@@ -606,10 +596,10 @@ func (r *Replica) onProbeTimeout() {
 		r.leaveUnansweredView()
 		return
 	}
-	r.probeNonce++
+	r.vc.probeNonce++
 	for i := 0; i < r.n; i++ {
 		if i != r.id {
-			r.send(i, RequestStartView{Incarnation: r.incarnation, Nonce: r.probeNonce}.Message())
+			r.send(i, RequestStartView{Incarnation: r.incarnation, Nonce: r.vc.probeNonce}.Message())
 		}
 	}
 	r.tProbe.reset(r.jitter)
@@ -621,14 +611,14 @@ func (r *Replica) onProbeTimeout() {
 // view start): it joins the wish to leave that view. One vote, as a backup's
 // own timeout is; it moves no one unless a quorum asks.
 func (r *Replica) leaveUnansweredView() {
-	v := r.probedView
+	v := r.vc.probedView
 	if v <= r.view || r.opts.Protocol.SVCQuorumOff {
 		return
 	}
-	r.probedView = 0
+	r.vc.probedView = 0
 	r.mark(marks.ProbeUnanswered)
-	r.leave |= 1 << uint(r.id)
-	r.leaveTo = max(r.leaveTo, v+1)
+	r.vc.leave |= 1 << uint(r.id)
+	r.vc.leaveTo = max(r.vc.leaveTo, v+1)
 	r.sendAll(StartViewChange{Leave: true}.Message().InView(v))
 	r.maybeLeave()
 }
@@ -639,18 +629,18 @@ func (r *Replica) onViewChangeMessageTimeout() {
 		return
 	}
 	r.sendAll(StartViewChange{}.Message())
-	if r.leave&(1<<uint(r.id)) != 0 {
+	if r.vc.leave&(1<<uint(r.id)) != 0 {
 		// A standing wish to leave is said again: the others' windows forget
 		// requests, and timeouts backed off apart may never meet in one.
 		r.mark(marks.LeaveResent)
 		r.sendAll(StartViewChange{Leave: true}.Message())
 	}
-	if r.dvcSent && PrimaryOf(r.view, r.n) != r.id {
+	if r.vc.dvcSent && PrimaryOf(r.view, r.n) != r.id {
 		r.send(PrimaryOf(r.view, r.n), r.doViewChange().Message())
 	}
-	if r.merged {
+	if r.vc.merged {
 		r.tryStartView()
-	} else if r.awaitBody.Op != 0 {
+	} else if r.vc.awaitBody.Op != 0 {
 		r.askAwaitedBody()
 	}
 	r.tVCMsg.backoffNext(r.jitter)
@@ -665,8 +655,8 @@ func (r *Replica) onViewChangeStatusTimeout() {
 		r.tVCStatus.stop()
 		return
 	}
-	if !r.opts.Bugs.EscalateWithoutHold && popcount16(r.svcFrom) < r.f() && r.oldPrimaryHB {
-		r.oldPrimaryHB = false
+	if !r.opts.Bugs.EscalateWithoutHold && popcount16(r.vc.svcFrom) < r.f() && r.vc.oldPrimaryHB {
+		r.vc.oldPrimaryHB = false
 		r.mark(marks.EscalateHeldByPrimary)
 		r.emit(ViewNoted{View: r.view}.Event(EvHold))
 		r.tVCStatus.reset(r.jitter)

@@ -163,7 +163,7 @@ func electing(t *testing.T, view uint64, id, n int, peers ...int) (*Replica, *Ou
 		r.Step(msg(StartViewChange{}, p, id, view), out)
 	}
 	require.Equal(t, StatusViewChange, r.Info().Status)
-	require.True(t, r.dvcs[id].valid, "the primary-elect voted for itself")
+	require.True(t, r.vc.dvcs[id].valid, "the primary-elect voted for itself")
 	return r, out
 }
 
@@ -267,10 +267,10 @@ func TestMergeNackQuorumThreshold(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, out := electing(t, 1, 1, 5, 2, 3)
 			r.Step(vote(2, 1, 2, tc.r2...), out)
-			require.False(t, r.merged, "two votes are not a view-change quorum of 3")
+			require.False(t, r.vc.merged, "two votes are not a view-change quorum of 3")
 			out.Reset()
 			r.Step(vote(3, 1, 2, tc.r3...), out)
-			require.True(t, r.merged)
+			require.True(t, r.vc.merged)
 			tr := eventsIn(out, EvMergeTruncate)
 			if !tc.truncated {
 				assert.Empty(t, tr)
@@ -294,14 +294,14 @@ func TestMergeWaitsWithoutBodyOrQuorum(t *testing.T) {
 	r.Step(vote(2, 1, 2, headerOnly(hs[2]), present(hs[1])), out)
 	// r3 carries a blank without the nack bit: it neither holds nor denies op 2.
 	r.Step(vote(3, 1, 2, SuffixEntry{Header: Header{Op: 2}}, present(hs[1])), out)
-	assert.False(t, r.merged, "neither a body nor a nack quorum: wait")
+	assert.False(t, r.vc.merged, "neither a body nor a nack quorum: wait")
 	assert.Empty(t, eventsIn(out, EvMergeTruncate))
 	assert.Equal(t, StatusViewChange, r.Info().Status)
 
 	// A fourth vote that can serve op 2 settles it.
 	out.Reset()
 	r.Step(vote(4, 1, 2, present(hs[2]), present(hs[1])), out)
-	assert.True(t, r.merged)
+	assert.True(t, r.vc.merged)
 	assert.Empty(t, eventsIn(out, EvMergeTruncate))
 	assert.Equal(t, uint64(2), r.Info().Sequencer)
 }
@@ -321,7 +321,7 @@ func TestMergeHighestLogViewIsCanonical(t *testing.T) {
 	stale := voteIn(2, 0, 1, 2, 2, present(older[2]), present(older[1]))
 	r.Step(settled, out)
 	r.Step(stale, out)
-	require.True(t, r.merged)
+	require.True(t, r.vc.merged)
 	assert.Equal(t, uint64(1), r.Info().Sequencer, "the head is the highest log_view's head")
 	h, ok := r.adopted.get(1)
 	require.True(t, ok)
@@ -341,8 +341,8 @@ func TestMergeUnreadableVoteDropped(t *testing.T) {
 	drops := eventsIn(out, EvDrop)
 	require.Len(t, drops, 1)
 	assert.Equal(t, ReasonDVCUnreadable, drops[0].Dropped().Reason)
-	assert.False(t, r.dvcs[2].valid)
-	assert.False(t, r.merged)
+	assert.False(t, r.vc.dvcs[2].valid)
+	assert.False(t, r.vc.merged)
 	assert.Equal(t, StatusViewChange, r.Info().Status)
 }
 

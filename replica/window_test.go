@@ -80,8 +80,8 @@ func TestUnreadableVoteGapReason(t *testing.T) {
 			if tc.reason == "dvc-gap" {
 				assert.Equal(t, tc.commit, drops[0].Dropped().Commit)
 			}
-			assert.False(t, r.dvcs[2].valid, "the vote does not count")
-			assert.False(t, r.merged)
+			assert.False(t, r.vc.dvcs[2].valid, "the vote does not count")
+			assert.False(t, r.vc.merged)
 		})
 	}
 }
@@ -97,7 +97,7 @@ func TestMergeInfersCommitBelowWindow(t *testing.T) {
 	out.Reset()
 	r.Step(committedVote(2, 1, 300, 100, suffixOf(hs, 300, 173)...), out)
 	assert.Empty(t, eventsIn(out, EvDrop), "a readable vote with a gap is not dropped")
-	require.True(t, r.merged)
+	require.True(t, r.vc.merged)
 	assert.Equal(t, uint64(173), r.Info().CommitMax, "committed up to the window's bottom")
 	assert.Equal(t, uint64(300), r.Info().Sequencer)
 	assert.Empty(t, eventsIn(out, EvMergeTruncate))
