@@ -25,8 +25,7 @@ func (r *Replica) hear(m *Message) {
 		return // a replica asking to leave the view is not following it
 	}
 	r.peers.heardInWindow(m.From)
-	if r.abdicated && !r.abdicatedStalled && r.hearsQuorum() {
-		r.abdicated = false
+	if r.hearsQuorum() && r.abd.resume() {
 		r.vc.leave &^= 1 << uint(r.id)
 		r.emit(ViewNoted{View: r.view}.Event(EvResume))
 		r.due |= dueDrain
@@ -42,16 +41,9 @@ func (r *Replica) onAbdicateTimeout() {
 		r.tAbdicate.stop()
 		return
 	}
-	if r.replicationStalled() {
-		r.stallWindows++
-	} else {
-		r.stallWindows = 0
-	}
-	stalled := r.stallWindows >= stallWindowsMax
+	stalled := r.abd.closeWindow(r.id, r.replicationStalled())
 	unheard := !r.hearsQuorum() && (len(r.pipeline) > 0 || r.opts.Protocol.AbdicateByHearing)
-	if !r.abdicated && (stalled || unheard) {
-		r.abdicated = true
-		r.abdicatedStalled = stalled
+	if (stalled || unheard) && r.abd.stepAside(stalled) {
 		if stalled {
 			r.mark(marks.AbdicateStalled)
 		} else {
@@ -63,7 +55,7 @@ func (r *Replica) onAbdicateTimeout() {
 	r.peers.newWindow()
 	r.watchReplication()
 	r.tAbdicate.reset(nil)
-	if r.abdicated && !r.opts.Protocol.SVCQuorumOff {
+	if r.abd.abdicated && !r.opts.Protocol.SVCQuorumOff {
 		r.askToLeave() // counted by backups that gave up on it too
 	}
 }
@@ -72,23 +64,18 @@ func (r *Replica) onAbdicateTimeout() {
 // window began is still uncommitted and no backup acked, in the window, a
 // prepare it still lacked: the primary hears acks for nothing it needs.
 func (r *Replica) replicationStalled() bool {
-	return !r.opts.Protocol.AbdicateByHearing && r.stallOp != 0 && len(r.pipeline) > 0 && r.pipeline[0].header.Op <= r.stallOp && !r.ackProgress
+	return !r.opts.Protocol.AbdicateByHearing && r.abd.stalledSince(r.firstInPipeline())
 }
 
-// stallWindowsMax is how many heartbeat timeouts in a row replication must
-// stall before the primary abdicates over it: a round trip to the backups
-// may take longer than one (two backups 600 ticks away each way answer a
-// prepare after 1,200: slow-pair-primary-crash seed 50 churned views when
-// one window was enough).
-const stallWindowsMax = 3
-
 // watchReplication opens a new window of the stall watch.
-func (r *Replica) watchReplication() {
-	r.ackProgress = false
-	r.stallOp = 0
-	if len(r.pipeline) > 0 {
-		r.stallOp = r.pipeline[0].header.Op
+func (r *Replica) watchReplication() { r.abd.watch(r.firstInPipeline()) }
+
+// firstInPipeline is the first op the pipeline holds, 0 if it is empty.
+func (r *Replica) firstInPipeline() uint64 {
+	if len(r.pipeline) == 0 {
+		return 0
 	}
+	return r.pipeline[0].header.Op
 }
 
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
@@ -109,7 +96,7 @@ func (r *Replica) onCommitOK(m *Envelope, p CommitOk) {
 // The prepares go to it at once and the retransmit timer starts afresh
 // (mark backoff-reset).
 func (r *Replica) retransmitOnHeard(from int) {
-	if r.opts.Protocol.BackoffResetOff || r.abdicated || r.tPrepare.attempts == 0 || len(r.pipeline) == 0 {
+	if r.opts.Protocol.BackoffResetOff || r.abd.abdicated || r.tPrepare.attempts == 0 || len(r.pipeline) == 0 {
 		return
 	}
 	r.mark(marks.BackoffReset)
@@ -143,7 +130,7 @@ func (r *Replica) learnCommitFromBackup(p CommitOk) {
 // it at the gate (ReasonInView), so it costs that backup nothing; one in a
 // lower view or recovering adopts it, as it would the answer to its probe.
 func (r *Replica) pushStartView() {
-	if r.opts.Protocol.PushStartViewOff || r.abdicated {
+	if r.opts.Protocol.PushStartViewOff || r.abd.abdicated {
 		return
 	}
 	for i := 0; i < r.n; i++ {

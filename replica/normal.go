@@ -172,7 +172,7 @@ func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
 		if e.header.Op == p.Op && e.header.Checksum == p.Checksum {
 			bit := uint16(1) << uint(m.From)
 			if e.acks&bit == 0 && r.quorumAcks(e) < QuorumReplication(r.n) {
-				r.ackProgress = true
+				r.abd.progressed()
 			}
 			e.acks |= bit
 			break
@@ -238,7 +238,7 @@ func (r *Replica) commitWalk() {
 // order behind the pipeline and behind commit lag.
 func (r *Replica) prepareNext() bool {
 	for len(r.requests) > 0 && len(r.pipeline) < PipelineMax && r.wm.commitMin == r.wm.commitMax &&
-		r.status == StatusNormal && r.isPrimary() && !r.abdicated {
+		r.status == StatusNormal && r.isPrimary() && !r.abd.abdicated {
 		m := r.requests[0]
 		copy(r.requests, r.requests[1:])
 		r.requests = r.requests[:len(r.requests)-1]
@@ -392,7 +392,7 @@ func (r *Replica) onPrepareTimeout() {
 		r.tPrepare.stop()
 		return
 	}
-	if r.abdicated {
+	if r.abd.abdicated {
 		// A retransmit would hold the backups' heartbeat timeouts.
 		r.tPrepare.backoffNext(r.jitter)
 		return
@@ -425,7 +425,7 @@ func (r *Replica) onCommitTimeout() {
 		return
 	}
 	r.heartbeat++
-	r.sendAll(Commit{Commit: r.wm.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abdicated}.Message())
+	r.sendAll(Commit{Commit: r.wm.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abd.abdicated}.Message())
 	r.tCommit.reset(nil)
 }
 

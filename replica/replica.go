@@ -148,23 +148,14 @@ type Replica struct {
 	heartbeat uint64
 	offers    []*Snapshot
 	due       due // follow-up work the driver (settle) runs before the step ends
-	abdicated bool
-	// stallOp is the first op the pipeline held when the abdication window
-	// began (0: none); ackProgress says a backup acked, in the window, a
-	// prepare it had not acked that still lacked a replication quorum. An op
-	// pending the whole window without such an ack is stalled replication.
-	stallOp     uint64
-	ackProgress bool
 	// fencesAsked counts the fenced writes this incarnation asked for and
 	// fencesLanded how many of the first of them the harness said landed
 	// (Landed); ownAckWaits: the pipeline's first op lacks a quorum only
 	// because the primary's own write of it has not landed.
 	fencesAsked, fencesLanded uint64
 	ownAckWaits               bool
-	stallWindows              int // windows in a row that stalled
-	// abdicatedStalled: this abdication was for stalled replication, which
-	// hearing a quorum does not cure (it heard one all along).
-	abdicatedStalled bool
+	// abd is the primary's watch over its own view (abdication.go).
+	abd abdication
 	// fwdWaiting: this backup forwarded a client's request and has not seen
 	// its primary act since (awaitForwarded); fwdCommit is the commit point
 	// it knew then.
@@ -607,11 +598,8 @@ func (r *Replica) startNormalTimeouts() {
 	r.tVCStatus.stop()
 	r.tProbe.stop()
 	r.peers.newWindow()
-	r.abdicated = false
-	r.abdicatedStalled = false
 	r.fwdWaiting = false
-	r.stallWindows = 0
-	r.watchReplication()
+	r.abd.normal(r.firstInPipeline())
 	r.vc.leave = 0
 	r.vc.leaveTo = 0
 	r.tLeave.stop()

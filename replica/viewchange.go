@@ -22,7 +22,7 @@ func (r *Replica) startViewChange(v uint64) {
 	r.tCommit.stop()
 	r.tPrepare.stop()
 	r.tAbdicate.stop()
-	r.abdicated = false
+	r.abd.abdicated = false
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.retry(r.jitter, r.vc.vcRounds)
 	invariant(r.id, r.status == StatusViewChange, "start_view_change_entered", detailHolds)
