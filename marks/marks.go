@@ -116,6 +116,9 @@ const (
 	// A primary-elect fetches a body no voter holds.
 	MergeBodyFetched
 
+	// A restart keeps an unvouched header copy set aside (D49).
+	StorageHeaderSetAside
+
 	// Count is the number of marks, not a mark.
 	Count
 )
@@ -143,6 +146,7 @@ var names = [Count]string{
 	"reply-from-backup", "reply-from-backup-table", "start-view-relayed", "start-view-relay-adopted",
 	"commit-relayed", "backoff-reset", "peer-recent-chosen", "commit-told-primary",
 	"merge-body-fetched",
+	"storage-header-set-aside",
 }
 
 // String is the mark's name, the key of every JSON and table output.

@@ -314,6 +314,7 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 		if r.vouchHeader(m.read, m.op) {
 			continue
 		}
+		r.setAsideCopy(m.read, m.op)
 		if _, known := r.headerAt(m.op); m.op > r.knownHead() || (m.op == r.knownHead() && !known) {
 			return false
 		}
@@ -340,16 +341,11 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 	if !s.hasHeader || s.header.Op != o {
 		return false
 	}
-	known, ok := r.headerAt(o)
-	if ok && known.Checksum != s.header.Checksum {
+	if _, ok := r.headerAt(o); ok {
 		return false
 	}
-	// A header the log already names by checksum (an adopted header
-	// without its body) vouches for the copy as well as a child's parent
-	// link does: the copy is that very entry, body and all.
-	vouched := ok
 	next, ok := r.headerAt(o + 1)
-	vouched = vouched || (ok && next.Parent == s.header.Checksum)
+	vouched := ok && next.Parent == s.header.Checksum
 	vouched = vouched || (o == r.wm.sequencer && s.header.Checksum == r.wm.headSum)
 	if !vouched {
 		return false
@@ -359,6 +355,24 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 	r.storageMarks = append(r.storageMarks, marks.StorageHeaderVouched)
 	invariant(r.id, r.journal.has(o, s.header.Checksum), "vouched_header_journaled", "op %d", o)
 	return true
+}
+
+// setAsideCopy keeps the header copy of faulty slot s, which carries the
+// body, set aside when nothing in the log vouches for it yet and its op o
+// lies in the committed range: the op stays unsure (the vote never nacks
+// it), and once a view's log names that very entry (reclaim, after a
+// StartView or a merge) the body comes back from this replica's own disk
+// instead of a peer, which may hold none (issue 38's finding: the only other
+// copy outside the core). A copy the log never names stays aside, unused.
+func (r *Replica) setAsideCopy(s slotRead, o uint64) {
+	if !s.hasHeader || s.header.Op != o || o > r.wm.commitMax || o <= r.wm.commitMin {
+		return
+	}
+	if _, held := r.aside.get(o); held {
+		return
+	}
+	r.aside.put(s.header)
+	r.storageMarks = append(r.storageMarks, marks.StorageHeaderSetAside)
 }
 
 // unsureOp reports whether op's slot was faulty at the restart and the op is

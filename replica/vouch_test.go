@@ -8,52 +8,63 @@ import (
 )
 
 // holdFaulty vouches for a faulty slot's header-ring copy (it carries the
-// body) when the log names it: a child's parent link, the head, or a header
-// the log already knows by the same checksum without its body. Two guided
-// search findings (issue 38, swarm seeds 0x3a7c9d1b and 0x3a7cb3ea) held such
-// ops unsure for good; the oracle excused them as core-copy-damaged until it
-// counted a header copy as held (D49).
+// body) when the log names it by a parent link or as the head, from the top
+// down, so a run of faulty slots whose header copies hold comes back whole
+// (swarm seed 0x3a7cb3ea from 0x3a7c91e5). A header the log knows only as an
+// adopted header is no voucher (it may be an older view's: vouching for it
+// applied a stale op 16, a guided search's agreement failure), but the copy
+// of an op in the committed range is kept set aside, and comes back once the
+// view's log names that very entry (issue 38's finding, pinned as
+// fuzz-header-copy-known-by-checksum.vsr).
 func TestHoldFaultyVouchesHeaderCopies(t *testing.T) {
 	chain := boundedChain(6)
 	faulty := func(op uint64) brokenSlot {
 		return brokenSlot{slot: int(op % 64), read: slotRead{class: slotFaulty, header: chain[op], hasHeader: true}}
 	}
-	restart := func(adopt bool, broken ...brokenSlot) *Replica {
+	unreadable := brokenSlot{slot: 4, read: slotRead{class: slotFaulty}}
+	restart := func(adopt *Header, broken ...brokenSlot) *Replica {
 		r, _ := walBackup(t)
 		for op := uint64(1); op <= 6; op++ {
 			if op != 3 && op != 4 {
 				require.True(t, r.journalPut(chain[op], true))
 			}
 		}
-		if adopt {
-			r.adopted.put(chain[3]) // known by checksum, body not held
+		if adopt != nil {
+			r.adopted.put(*adopt) // known by checksum, body not held
 		}
-		r.wm.sequencer, r.wm.headSum = 6, chain[6].Checksum
+		r.wm.sequencer, r.wm.headSum, r.wm.commitMax = 6, chain[6].Checksum, 6
 		r.sb.AckHead = 6
-		r.out = nil
 		require.True(t, r.holdFaulty(diskRecovery{slots: 64, broken: broken}))
 		return r
 	}
 
 	// Slots 3 and 4 faulty, their header copies intact: op 5's parent
 	// vouches for 4, and 4, once vouched, for 3, whatever the slot order.
-	r := restart(false, faulty(3), faulty(4))
+	r := restart(nil, faulty(3), faulty(4))
 	assert.True(t, r.Journaled(3), "vouched from the top down")
 	assert.True(t, r.Journaled(4))
 	assert.Empty(t, r.unsureOps)
 
-	// Op 4's copy alone is faulty and unreadable; op 3's header copy is
-	// known to the log by checksum: that vouches for it.
-	r = restart(true, faulty(3), brokenSlot{slot: 4, read: slotRead{class: slotFaulty}})
-	assert.True(t, r.Journaled(3), "a header the log names by checksum vouches for the copy")
-	assert.Equal(t, []uint64{4}, r.unsureOps, "nothing vouches for op 4's unreadable slot")
+	// Op 4's slot unreadable; op 3's header copy is known to the log by
+	// the same checksum, as an adopted header only: held unsure, its body
+	// set aside, and reclaimed once the log vouches for it.
+	r = restart(&chain[3], faulty(3), unreadable)
+	assert.False(t, r.Journaled(3), "an adopted header alone vouches for nothing")
+	assert.Equal(t, []uint64{3, 4}, r.unsureOps)
+	_, aside := r.aside.get(3)
+	require.True(t, aside, "the committed-range copy is kept set aside")
+	r.reclaim(r.wm.commitMax, true)
+	assert.True(t, r.Journaled(3), "the view's log names it: the body comes back from the disk's copy")
 
-	// A header copy the log names by another checksum is stale: held unsure.
+	// A header copy the log names by another checksum is stale: held
+	// unsure, and what is set aside is never reclaimed.
 	stale := faulty(3)
 	stale.read.header = chain[5]
 	stale.read.header.Op = 3
 	stale.read.header.Seal()
-	r = restart(true, stale, brokenSlot{slot: 4, read: slotRead{class: slotFaulty}})
+	r = restart(&chain[3], stale, unreadable)
 	assert.False(t, r.Journaled(3))
 	assert.Equal(t, []uint64{3, 4}, r.unsureOps)
+	r.reclaim(r.wm.commitMax, true)
+	assert.False(t, r.Journaled(3), "a stale copy stays aside, unused")
 }
