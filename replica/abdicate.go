@@ -71,12 +71,7 @@ func (r *Replica) replicationStalled() bool {
 func (r *Replica) watchReplication() { r.abd.watch(r.firstInPipeline()) }
 
 // firstInPipeline is the first op the pipeline holds, 0 if it is empty.
-func (r *Replica) firstInPipeline() uint64 {
-	if len(r.pipeline) == 0 {
-		return 0
-	}
-	return r.pipeline[0].header.Op
-}
+func (r *Replica) firstInPipeline() uint64 { return r.pipeline.first() }
 
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
 // its incarnation.

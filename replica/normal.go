@@ -71,7 +71,7 @@ func (r *Replica) prepare(m *Request) {
 	r.journalPut(h, true)
 	r.wm.sequencer = h.Op
 	r.wm.headSum = h.Checksum
-	r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id), fence: r.ownFence()})
+	r.pipeline.push(r.id, h, r.ownFence())
 	invariant(r.id, r.journal.has(h.Op, h.Checksum), "prepare_journaled", detailHolds)
 	r.noteAck(&h)
 	r.replicate(h)
@@ -167,16 +167,12 @@ func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
 	invariant(r.id, r.isPrimary(), "prepare_ok_gate_primary", detailGate)
 	invariant(r.id, p.Incarnation >= r.peers.incarnation(m.From), "prepare_ok_gate_incarnation", detailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
-	for i := range r.pipeline {
-		e := &r.pipeline[i]
-		if e.header.Op == p.Op && e.header.Checksum == p.Checksum {
-			bit := uint16(1) << uint(m.From)
-			if e.acks&bit == 0 && r.quorumAcks(e) < QuorumReplication(r.n) {
-				r.abd.progressed()
-			}
-			e.acks |= bit
-			break
+	if e := r.pipeline.find(p.Op, p.Checksum); e != nil {
+		bit := uint16(1) << uint(m.From)
+		if e.acks&bit == 0 && r.quorumAcks(e) < QuorumReplication(r.n) {
+			r.abd.progressed()
 		}
+		e.acks |= bit
 	}
 	r.commitWalk()
 }
@@ -188,10 +184,7 @@ func (r *Replica) learnIncarnation(i int, inc uint64) {
 	if !r.peers.learnIncarnation(i, inc) {
 		return
 	}
-	keep := ^uint16(1 << uint(i))
-	for k := range r.pipeline {
-		r.pipeline[k].acks &= keep
-	}
+	r.pipeline.forget(r.id, i)
 }
 
 // commitWalk advances commit_max over consecutive pipeline ops that hold a
@@ -203,8 +196,7 @@ func (r *Replica) commitWalk() {
 	r.checkPipeline()
 	for len(r.pipeline) > 0 && r.pipeline[0].header.Op <= r.wm.commitMax {
 		// Committed by other means (a state transfer): nothing left to count.
-		copy(r.pipeline, r.pipeline[1:])
-		r.pipeline = r.pipeline[:len(r.pipeline)-1]
+		r.pipeline.popFront()
 	}
 	r.ownAckWaits = false
 	for len(r.pipeline) > 0 {
@@ -219,8 +211,7 @@ func (r *Replica) commitWalk() {
 		r.wm.commitMax = e.header.Op
 		h := &e.header
 		r.emit(PrimaryCommitted{CommittedOp: r.committedOp(h), Acks: uint64(popcount16(e.acks))}.Event())
-		copy(r.pipeline, r.pipeline[1:])
-		r.pipeline = r.pipeline[:len(r.pipeline)-1]
+		r.pipeline.popFront()
 	}
 	invariant(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", detailHolds)
 	invariant(r.id, len(r.pipeline) == 0 || r.pipeline[0].header.Op > r.wm.commitMax, "commit_walk_stops_at_first_unacked", detailHolds)
@@ -291,12 +282,7 @@ func (r *Replica) commitUpTo() {
 // ack. (Consecutive ops would be the next assertion, but the
 // transfer-rewinds-sequencer defect breaks it, and asserting it would turn
 // that switch's safety verdict into a crash.)
-func (r *Replica) checkPipeline() {
-	for k := range r.pipeline {
-		e := &r.pipeline[k]
-		invariant(r.id, e.acks&(1<<uint(r.id)) != 0, "pipeline_holds_own_ack", detailHolds)
-	}
-}
+func (r *Replica) checkPipeline() { r.pipeline.check(r.id) }
 
 func (r *Replica) apply(h Header) {
 	// Commit advances by exactly one op, onto the chain it extends.

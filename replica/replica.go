@@ -66,15 +66,6 @@ type viewHeaders struct {
 	anchor      Header
 }
 
-type pipelineEntry struct {
-	header Header
-	acks   uint16 // bit per replica
-	// fence is how many fenced writes the primary had asked for by the end
-	// of the step that took the op into its pipeline: its own ack counts
-	// once that many have landed (quorumAcks).
-	fence uint64
-}
-
 type repairSession struct {
 	active   bool
 	peer     int
@@ -143,7 +134,7 @@ type Replica struct {
 	incarnation uint64
 
 	// Primary.
-	pipeline  []pipelineEntry
+	pipeline  pipeline // prepares in flight (pipeline.go)
 	requests  []Request
 	heartbeat uint64
 	offers    []*Snapshot

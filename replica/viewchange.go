@@ -435,7 +435,7 @@ func (r *Replica) startView() {
 		// The primary's own ack stands once the op's journal write has
 		// landed; it is reported like any other: the oracle counts it
 		// toward the op's quorum in this view.
-		r.pipeline = append(r.pipeline, pipelineEntry{header: h, acks: 1 << uint(r.id), fence: r.ownFence()})
+		r.pipeline.push(r.id, h, r.ownFence())
 		r.noteAck(&h)
 	}
 	r.heartbeat = 0

@@ -1,0 +1,69 @@
+package replica
+
+// pipeline is the primary's prepares in flight, oldest first, each with the
+// replicas whose acks it counted: one room of a replica's state (issue 36).
+// The primary's handlers (normal.go) take ops in, count acks and commit off
+// the front; a view change empties it. Its ops are consecutive, and the
+// primary's own ack is in every entry (its fence decides when it counts).
+type pipeline []pipelineEntry
+
+type pipelineEntry struct {
+	header Header
+	acks   uint16 // bit per replica
+	// fence is how many fenced writes the primary had asked for by the end
+	// of the step that took the op into its pipeline: its own ack counts
+	// once that many have landed (quorumAcks).
+	fence uint64
+}
+
+// push takes op h in with the primary self's own ack, counted once fence
+// fenced writes have landed.
+func (p *pipeline) push(self int, h Header, fence uint64) {
+	if n := len(*p); n > 0 {
+		invariant(self, h.Op == (*p)[n-1].header.Op+1, "pipeline_consecutive", "op %d after %d", h.Op, (*p)[n-1].header.Op)
+	}
+	*p = append(*p, pipelineEntry{header: h, acks: 1 << uint(self), fence: fence})
+}
+
+// first is the oldest op in flight, 0 if none.
+func (p pipeline) first() uint64 {
+	if len(p) == 0 {
+		return 0
+	}
+	return p[0].header.Op
+}
+
+// find returns the entry of (op, checksum), or nil.
+func (p pipeline) find(op, checksum uint64) *pipelineEntry {
+	for i := range p {
+		if e := &p[i]; e.header.Op == op && e.header.Checksum == checksum {
+			return e
+		}
+	}
+	return nil
+}
+
+// forget takes replica i's acks out of every entry: it restarted, and what it
+// acked before speaks for a journal that may be gone.
+func (p pipeline) forget(self, i int) {
+	invariant(self, i != self, "pipeline_forgets_a_peer", detailHolds)
+	keep := ^uint16(1 << uint(i))
+	for k := range p {
+		p[k].acks &= keep
+	}
+}
+
+// popFront drops the oldest op (committed).
+func (p *pipeline) popFront() {
+	copy(*p, (*p)[1:])
+	*p = (*p)[:len(*p)-1]
+}
+
+// check asserts what a pipeline always holds: the primary's own ack in every
+// entry, and consecutive ops.
+func (p pipeline) check(self int) {
+	for k := range p {
+		invariant(self, p[k].acks&(1<<uint(self)) != 0, "pipeline_holds_own_ack", detailHolds)
+		invariant(self, k == 0 || p[k].header.Op == p[k-1].header.Op+1, "pipeline_consecutive", "op %d", p[k].header.Op)
+	}
+}
