@@ -341,11 +341,17 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 	if !s.hasHeader || s.header.Op != o {
 		return false
 	}
-	if _, ok := r.headerAt(o); ok {
-		return false
-	}
 	next, ok := r.headerAt(o + 1)
 	vouched := ok && next.Parent == s.header.Checksum
+	if known, ok := r.headerAt(o); ok {
+		// The log names o already, without its body (an adopted header,
+		// which may be an older view's, kept until repair replaces it): the
+		// copy is that entry only if it carries the same checksum and the
+		// op above in this replica's own journal, a body it wrote, names it
+		// as parent. An adopted header above vouches for nothing here.
+		above, held := r.journal.get(o + 1)
+		vouched = known.Checksum == s.header.Checksum && held && above.Parent == s.header.Checksum
+	}
 	vouched = vouched || (o == r.wm.sequencer && s.header.Checksum == r.wm.headSum)
 	if !vouched {
 		return false

@@ -368,14 +368,20 @@ func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
-// describes it.
+// describes it canonically: a vote of the canonical log_view, or one whose
+// own commit point covers op (committed ops are canonical in every later
+// view). A lower log_view's entry above its voter's commit point may be an
+// op a later view replaced: taking one as the commit point's anchor once
+// let a restarted primary repair and apply an older view's op (agreement,
+// fuzz-lower-log-view-anchor.vsr, D49).
 func (r *Replica) voteHeader(op uint64) (Header, bool) {
 	var best Header
 	found := false
 	bestLogView := uint64(0)
+	canonical, _ := mergeBounds(r.vc.dvcs[:r.n])
 	for i := 0; i < r.n; i++ {
 		v := &r.vc.dvcs[i]
-		if !v.valid {
+		if !v.valid || (v.logView != canonical && op > v.commit) {
 			continue
 		}
 		if e, ok := v.entry(op); ok && !e.Blank() && (!found || v.logView > bestLogView) {

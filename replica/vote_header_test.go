@@ -1,0 +1,35 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// voteHeader takes a header from a vote of a lower log_view only at or below
+// that vote's own commit point: above it, the entry may be an op a later view
+// replaced. A restarted primary-elect whose own vote (log_view 4, commit 17)
+// held ops 16 and 17 unsure once anchored its commit point on the view-3
+// vote's op 17, a view-3 op never committed, and repaired and applied the
+// view-3 ops (agreement; vsrsim fuzz --seed 2, pinned as
+// fuzz-lower-log-view-anchor.vsr).
+func TestVoteHeaderTrustsALowerLogViewOnlyBelowItsCommit(t *testing.T) {
+	stale := chainHeaders(23, 0)
+	r, _ := walBackup(t)
+	unsure := make([]SuffixEntry, 3) // ops 19..17: unsure, no header
+	unsure[0] = present(stale[19])
+	r.vc.vote(r.id, r.n, 1, dvcVote{valid: true, logView: 4, op: 19, commit: 17, suffix: unsure})
+	r.vc.vote(r.id, r.n, 0, dvcVote{valid: true, logView: 3, op: 23, commit: 15, suffix: suffixOf(stale, 23, 15)})
+
+	_, ok := r.voteHeader(17)
+	assert.False(t, ok, "op 17 lies above the view-3 vote's commit point: its entry may be stale")
+	_, ok = r.voteHeader(16)
+	assert.False(t, ok)
+	h, ok := r.voteHeader(15)
+	require.True(t, ok, "at or below its own commit point a vote's entry is committed, canonical")
+	assert.Equal(t, stale[15].Checksum, h.Checksum)
+	h, ok = r.voteHeader(19)
+	require.True(t, ok, "the canonical log_view's entries are canonical")
+	assert.Equal(t, stale[19].Checksum, h.Checksum)
+}
