@@ -186,11 +186,16 @@ func TestWatchClasses(t *testing.T) {
 // says what is open). disk-misdirected-acked-op-cut.vsr, an acked op cut
 // after its disk misdirected both copies of it, is fixed by D49's restart
 // and pinned as seeds/recorded/fuzz-disk-misdirected-acked-op-cut.vsr.
+// source-speaks-late-straggler.vsr and source-straggler-cut-off-late.vsr
+// came once D49 narrowed the excuses: the source view change's livelock with
+// a straggler the harness's help does not cover (issue 38 asks for them).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
 		"source-transfer-durability.vsr":        sim.VerdictSafety,
 		"source-slow-speaker-amnesiac-core.vsr": sim.VerdictLiveness,
 		"amnesiac-core-slow-outside-voter.vsr":  sim.VerdictLiveness,
+		"source-speaks-late-straggler.vsr":      sim.VerdictLiveness,
+		"source-straggler-cut-off-late.vsr":     sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)
