@@ -232,7 +232,11 @@ func (r *fuzzRun) deliver(out fuzz.Outcome) {
 	}
 	switch {
 	case out.Failed():
-		replay, _ := r.record(&out, r.failures, r.o.failures)
+		var w io.Writer // never a nil *os.File in an interface: no --failures writes nothing
+		if r.failures != nil {
+			w = r.failures
+		}
+		replay, _ := r.record(&out, w, r.o.failures)
 		r.progress.clear()
 		fmt.Fprintf(r.stdout, "FAIL run %d seed %d %s %s: %s\n  replay: %s\n", out.Index, out.Input.Seed, out.Result.Verdict,
 			out.Result.Invariant, oneLine(out.Result.Evidence), replay)

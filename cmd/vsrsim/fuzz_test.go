@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,4 +116,21 @@ func TestFuzzBadInputs(t *testing.T) {
 		assert.Equal(t, tt.code, out.code, "%v: %s", tt.args, out.stderr)
 		assertOneErrorLine(t, out.stderr, tt.want)
 	}
+}
+
+// A finding with no --failures file exits with its verdict's code: a nil file
+// once reached the writer as a typed nil and the search ended 70 ("invalid
+// argument") on its first finding.
+func TestFuzzFindingWithoutFailuresFile(t *testing.T) {
+	// A failing file input is saved in the working directory: a scratch one.
+	cmd := exec.Command(binary, "fuzz", "--budget", "32", "--seed", "1", "--jobs", "2", "--bug", "narrow-repair-under-commit-lag")
+	cmd.Dir = t.TempDir()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	assert.Equal(t, exitLiveness, exit.ExitCode(), "%s%s", stdout.String(), stderr.String())
+	assert.Contains(t, stdout.String(), "FAIL run ")
+	assert.NotContains(t, stderr.String(), "invalid argument")
 }
