@@ -26,9 +26,6 @@ type entryID struct{ op, sum uint64 }
 type ledger struct {
 	want    [2][]entryID // headers, prepares
 	entryOf map[disksim.WriteID]entryID
-	// sbLost: every superblock copy was faulty when its replica last
-	// restarted, or is now while it is down.
-	sbLost bool
 }
 
 func newLedger(slots int) ledger {
@@ -124,24 +121,18 @@ func (c *Cluster) examineDisk(i int) {
 	c.examineSuperblock(i)
 }
 
-// examineSuperblock tells the oracle whether every superblock copy of
-// replica i's disk is faulty now, when that changes. It is asked only while
-// the replica is down and as it restarts: a life that began from a lost
-// superblock knows nothing it held, whatever it writes later, so the loss
-// stands until a restart finds a copy intact.
+// examineSuperblock tells the oracle when every superblock copy of replica
+// i's disk is faulty: asked only while the replica is down and as it
+// restarts (a live replica holds its superblock in memory). The oracle keeps
+// the loss until the replica catches up with what it had promised.
 func (c *Cluster) examineSuperblock(i int) {
 	d := &c.disks.r[i]
-	lost := true
 	for s := 0; s < diskSuperblocks; s++ {
 		if !d.disk.Damaged(disksim.ZoneSuperblock, s) {
-			lost = false
-			break
+			return
 		}
 	}
-	if lost != d.ledger.sbLost {
-		d.ledger.sbLost = lost
-		c.checker.SuperblockLost(c.now, i, lost)
-	}
+	c.checker.SuperblockLost(c.now, i)
 }
 
 // faultProof lists the faults the disks' record holds on op's slot of the

@@ -149,7 +149,11 @@ func TestStorageExcuseScoped(t *testing.T) {
 	assert.False(t, ok, "a write the crash caught in flight is no fault: nothing to excuse")
 
 	sb := newTest(true)
-	sb.SuperblockLost(7, 2, true)
+	sb.Status(1, 2, StatusNormal, 3, 3, 0, 0)
+	sb.Crash(5, 2)
+	sb.Restart(7, 2, 0)
+	sb.RestartFromDisk(2, 3, 3)
+	sb.SuperblockLost(7, 2)
 	ex, ok = sb.ExcuseFailure(&Failure{Tick: 20, Replicas: []int{2}})
 	require.True(t, ok)
 	assert.True(t, ex.Superblock)
@@ -157,9 +161,13 @@ func TestStorageExcuseScoped(t *testing.T) {
 	assert.False(t, ok, "r2's lost superblock excuses nothing r1 did")
 	_, ok = sb.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op}})
 	assert.False(t, ok, "nor anything about an op")
-	sb.SuperblockLost(30, 2, false)
+	sb.Status(25, 2, StatusNormal, 2, 2, 0, 0) // the finding itself: below the floor
+	sb.failure = nil
+	_, ok = sb.ExcuseFailure(&Failure{Tick: 30, Replicas: []int{2}})
+	assert.True(t, ok, "Normal below what it had promised: still living on the loss")
+	sb.Status(35, 2, StatusNormal, 4, 4, 0, 0)
 	_, ok = sb.ExcuseFailure(&Failure{Tick: 40, Replicas: []int{2}})
-	assert.False(t, ok, "a restart that found a copy intact ends the excuse")
+	assert.False(t, ok, "Normal again at its promised view or above: the loss no longer stands")
 }
 
 // A disk copy lost while its replica is up is still in its memory: only a

@@ -79,17 +79,18 @@ func (c *Checker) storageLost(b *bodySet) int {
 	return bits.OnesCount16(b.damaged &^ b.holders)
 }
 
-// SuperblockLost records, while replica i is down and as it restarts,
-// whether every superblock copy of its disk is faulty: a replica that comes
-// back from such a disk knows nothing of its view, its incarnation or its ack
-// bounds, for the whole life that began there.
-func (c *Checker) SuperblockLost(tick uint64, i int, lost bool) {
+// SuperblockLost records, while replica i is down and as it restarts, that
+// every superblock copy of its disk is faulty: a replica that comes back from
+// such a disk knows nothing of its view, its incarnation or its ack bounds.
+// The loss stands until the replica reports Normal in a view at least the
+// one it had promised before it (Status): a superblock it writes meanwhile
+// records what it learned since, not what it lost, and a later restart from
+// it comes back below its old promises as surely.
+func (c *Checker) SuperblockLost(tick uint64, i int) {
 	r := &c.replicas[i]
-	switch {
-	case lost && r.sbLostAt == 0:
+	if r.sbLostAt == 0 {
 		r.sbLostAt = tick
-	case !lost:
-		r.sbLostAt = 0
+		r.sbFloor = r.view
 	}
 }
 
