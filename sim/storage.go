@@ -96,6 +96,11 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 			WriteLatencyMinTicks: s.LatencyMinTicks, WriteLatencyMeanTicks: s.LatencyMeanTicks,
 			ReadLatent: s.ReadFault, WriteDamaged: s.WriteFault, WriteMisdirected: s.Misdirect,
 			WriteLost: s.Lost, CrashTorn: s.Torn,
+			// A step may ask for a write to every slot of both journal
+			// zones (a transfer's install, a restart's blanks) and every
+			// superblock copy: the queue starts each one whose slot is
+			// free, so the disk must take that many in flight.
+			PendingMax: max(disksim.PendingMaxDefault, 2*cfg.JournalSlots+diskSuperblocks),
 		}, prng.New(seed, prng.StreamDiskBase+prng.StreamID(i)))
 		if err != nil {
 			return nil, err

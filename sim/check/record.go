@@ -50,9 +50,8 @@ type replicaRecord struct {
 	lostAt uint64
 
 	// sbLostAt is the tick since which the replica lives on a lost
-	// superblock (0: not now; SuperblockLost), until it is Normal again in
-	// a view at least sbFloor, the view it had promised before.
-	sbLostAt, sbFloor uint64
+	// superblock (0: never; SuperblockLost).
+	sbLostAt uint64
 	// logViewFloor is the highest log_view it acted in on the wire
 	// (RestartFromDisk): a restart may not come back below it.
 	logViewFloor uint64
@@ -186,9 +185,6 @@ func (c *Checker) Status(tick uint64, i int, st Status, view, logView, head, com
 		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d commit_max regressed %d -> %d", i, r.commitMax, commitMax)
 	}
 	r.status, r.view, r.logView, r.head = st, view, logView, head
-	if r.sbLostAt != 0 && st == StatusNormal && view >= r.sbFloor {
-		r.sbLostAt = 0 // caught up with what the lost superblock promised
-	}
 	if st != StatusRecovering {
 		r.voter = true
 	}

@@ -82,15 +82,13 @@ func (c *Checker) storageLost(b *bodySet) int {
 // SuperblockLost records, while replica i is down and as it restarts, that
 // every superblock copy of its disk is faulty: a replica that comes back from
 // such a disk knows nothing of its view, its incarnation or its ack bounds.
-// The loss stands until the replica reports Normal in a view at least the
-// one it had promised before it (Status): a superblock it writes meanwhile
-// records what it learned since, not what it lost, and a later restart from
-// it comes back below its old promises as surely.
+// The loss stands for the rest of the run: a superblock it writes later
+// records what it learned since, not what it lost (the incarnations it used
+// above all), and a later restart from it comes back below its old promises
+// as surely. It covers findings about that replica alone (ExcuseFailure).
 func (c *Checker) SuperblockLost(tick uint64, i int) {
-	r := &c.replicas[i]
-	if r.sbLostAt == 0 {
+	if r := &c.replicas[i]; r.sbLostAt == 0 {
 		r.sbLostAt = tick
-		r.sbFloor = r.view
 	}
 }
 
