@@ -6,6 +6,7 @@ import (
 	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim/check"
+	"vsrsim/spec"
 )
 
 // Script drives a scenario over virtual time. At is called at the start of
@@ -57,6 +58,7 @@ type Cluster struct {
 	idle       clientsIdle
 
 	checker *check.Checker
+	spec    *spec.Model // nil with Config.SpecOff
 	trace   *Trace
 	out     replica.Output
 	stats   Stats
@@ -97,6 +99,7 @@ func newCluster(cfg Config, at Attach, trace *Trace) (*Cluster, error) {
 		trace:      trace,
 		workloadOn: !cfg.WorkloadOff,
 	}
+	c.spec = newSpec(&c.cfg)
 	var netSpare *packetsim.Spare[replica.Message]
 	if spare != nil {
 		netSpare = &spare.net
@@ -216,6 +219,7 @@ func (c *Cluster) Restart(i int) {
 		checkpoint = r.Info().CommitMin
 	}
 	c.checker.Restart(c.now, i, checkpoint)
+	c.specRestart(i)
 	if c.disks != nil {
 		c.checker.RestartFromDisk(i, c.disks.r[i].promised, c.disks.r[i].promisedLogView)
 		c.traceFaults(i)
@@ -270,6 +274,7 @@ func (c *Cluster) step() {
 			c.checkEventsMax()
 			continue
 		}
+		c.specTicked(i)
 		c.flush(i)
 	}
 	c.tickClients()
@@ -310,6 +315,7 @@ func (c *Cluster) deliver(d *packetsim.Delivery[replica.Message]) {
 		return
 	}
 	c.reportDelivery(d.To, m)
+	c.specDelivered(d.To, m)
 	c.out.Reset()
 	r.Step(m, &c.out)
 	c.flush(d.To)
@@ -323,6 +329,7 @@ func (c *Cluster) flush(i int) {
 		c.report(i, e)
 		c.observe(e)
 	}
+	c.specStep(i)
 	if c.disks != nil {
 		c.writes(i)
 		c.settleOwnAcks(i)

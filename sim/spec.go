@@ -1,0 +1,120 @@
+package sim
+
+import (
+	"vsrsim/replica"
+	"vsrsim/sim/check"
+	"vsrsim/spec"
+)
+
+// The boundary between the replicas and the protocol model (spec/), as
+// observe.go is the oracle's: the harness translates each replica step (what
+// started it, the events it reports, the messages it sends) into the model's
+// own types. The model never reads a replica, and changes nothing in a run:
+// it only judges, and a broken rule ends the run as a safety failure
+// (invariant "spec/<rule>").
+
+// newSpec returns the model for a run, or nil with Config.SpecOff.
+func newSpec(cfg *Config) *spec.Model {
+	if cfg.SpecOff {
+		return nil
+	}
+	return spec.New(spec.Config{
+		Replicas:    cfg.Replicas,
+		Star:        cfg.Topology == replica.TopologyStar,
+		LeaveWindow: !cfg.Protocol.SVCQuorumOff,
+		Relay:       !cfg.Protocol.RelayStartViewOff,
+		ViewFloor:   !cfg.Storage.On,
+	})
+}
+
+func specStatus(s replica.Status) spec.Status {
+	switch s {
+	case replica.StatusNormal:
+		return spec.StatusNormal
+	case replica.StatusViewChange:
+		return spec.StatusViewChange
+	}
+	return spec.StatusRecovering
+}
+
+// specMessage translates a message into the model's terms; a command no
+// rule reads becomes spec.CmdOther with its envelope only.
+func specMessage(m *replica.Message) spec.Message {
+	s := spec.Message{From: m.From, To: m.To, View: m.View}
+	switch m.Command {
+	case replica.CmdPrepare:
+		h := m.Prepare().Header
+		s.Command, s.Op, s.Checksum = spec.CmdPrepare, h.Op, h.Checksum
+	case replica.CmdPrepareOK:
+		p := m.PrepareOk()
+		s.Command, s.Op, s.Checksum = spec.CmdPrepareOk, p.Op, p.Checksum
+	case replica.CmdCommit:
+		s.Command = spec.CmdCommit
+	case replica.CmdCommitOK:
+		s.Command = spec.CmdCommitOk
+	case replica.CmdStartViewChange:
+		s.Command, s.Leave = spec.CmdStartViewChange, m.StartViewChange().Leave
+	case replica.CmdDoViewChange:
+		p := m.DoViewChange()
+		s.Command, s.LogView, s.Op, s.Commit = spec.CmdDoViewChange, p.LogView, p.Op, p.Commit
+	case replica.CmdStartView:
+		p := m.StartView()
+		s.Command, s.LogView, s.Op, s.Commit = spec.CmdStartView, p.LogView, p.Op, p.Commit
+	case replica.CmdRequestStartView:
+		s.Command = spec.CmdRequestStartView
+	}
+	return s
+}
+
+// specDelivered opens replica to's step on message m.
+func (c *Cluster) specDelivered(to int, m *replica.Message) {
+	if c.spec == nil {
+		return
+	}
+	s := specMessage(m)
+	c.spec.Delivered(c.now, to, &s)
+}
+
+// specTicked opens replica i's step on the clock.
+func (c *Cluster) specTicked(i int) {
+	if c.spec != nil {
+		c.spec.Ticked(c.now, i)
+	}
+}
+
+// specStep hands the model replica i's step: its events in order, then its
+// messages.
+func (c *Cluster) specStep(i int) {
+	s := c.spec
+	if s == nil || s.Failed() != nil {
+		return
+	}
+	for k := range c.out.Events {
+		e := &c.out.Events[k]
+		switch e.Kind {
+		case replica.EvStatus:
+			p := e.StatusChanged()
+			s.Status(i, specStatus(p.Status), p.View, p.LogView)
+		case replica.EvTimeout:
+			s.TimedOut(i)
+		case replica.EvJournalAppend:
+			s.Journaled(i, e.Op, e.Checksum)
+		case replica.EvJournalTruncate, replica.EvJournalPrune, replica.EvJournalSetAside, replica.EvJournalEvict:
+			s.Unjournaled(i, e.Op, e.Checksum)
+		}
+	}
+	for k := range c.out.Messages {
+		m := specMessage(&c.out.Messages[k])
+		s.Sent(i, &m)
+	}
+	if f := s.Failed(); f != nil && c.failure == nil {
+		c.failure = &check.Failure{Invariant: f.Invariant(), Evidence: f.Evidence, Tick: f.Tick, Replicas: []int{f.Replica}}
+	}
+}
+
+// specRestart tells the model replica i came back in a new life.
+func (c *Cluster) specRestart(i int) {
+	if c.spec != nil {
+		c.spec.Restart(i, c.cfg.Durability == replica.DurabilityWAL)
+	}
+}

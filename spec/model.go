@@ -1,0 +1,406 @@
+package spec
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// snapshot is the part of a replica's state a message rule reads.
+type snapshot struct {
+	status  Status
+	view    uint64
+	logView uint64
+}
+
+// cause is what started a replica's step: a message delivered to it, or a
+// tick (in which some of its timeouts may have fired).
+type cause struct {
+	delivered bool
+	msg       Message // when delivered
+	timeout   bool    // a timeout of its own fired in the step
+}
+
+// opSum is one journal entry: an op and its checksum.
+type opSum struct{ op, sum uint64 }
+
+// replicaState is the model's abstract state of one replica.
+type replicaState struct {
+	snapshot
+	// announced: the replica reported a status in this life. A restarted
+	// replica reports the status it came back in on its first step (or
+	// stays recovering until it adopts a view); that first report is
+	// judged by the restart's rules, not by the rules for entering a
+	// status.
+	announced bool
+	// floor is the highest view the replica ever reported.
+	floor uint64
+	// log holds the checksum journaled at each op (0: none), as the
+	// replica's journal events show it. Entries a replica lets go without
+	// an event (a transfer install's wipe, a displacement into the evicted
+	// ring, a disk's lost slot) stay, which can only make a rule pass.
+	log []uint64
+	// Votes delivered in this life: StartViewChange (not leave) and
+	// DoViewChange senders for the highest view seen, and the senders of
+	// requests to leave this replica's view or a later one since its last
+	// status change (the replica counts no more than these).
+	svcView, dvcView uint64
+	svcFrom, dvcFrom uint16
+	leaveFrom        uint16
+
+	// The current step: what started it, every state the replica held in
+	// it (a message is judged against any of them, since a step's events
+	// and messages are reported apart, not interleaved), and the entries
+	// it dropped (a message sent before the drop may name them).
+	cause   cause
+	seen    []snapshot
+	removed []opSum
+}
+
+// Model checks a run's steps against the protocol. It is fed in process by
+// the harness, one replica step at a time: Delivered or Ticked opens a step,
+// then the step's events (Status, TimedOut, Journaled, Unjournaled) and the
+// messages it sends (Sent) follow.
+type Model struct {
+	cfg      Config
+	replicas []replicaState
+	now      uint64
+	steps    uint64
+	failure  *Finding
+}
+
+// New returns a model of a fresh cluster: every replica Normal in view 0
+// with an empty log, as replicas start.
+func New(cfg Config) *Model {
+	m := &Model{cfg: cfg, replicas: make([]replicaState, cfg.Replicas)}
+	for i := range m.replicas {
+		m.replicas[i].announced = true
+		m.replicas[i].seen = make([]snapshot, 0, 4)
+	}
+	return m
+}
+
+// Failed returns the first rule the run broke, or nil.
+func (m *Model) Failed() *Finding { return m.failure }
+
+// Steps is how many replica steps the model judged.
+func (m *Model) Steps() uint64 { return m.steps }
+
+func (m *Model) primary(view uint64) int { return int(view % uint64(m.cfg.Replicas)) }
+
+func (m *Model) fail(i int, rule, format string, args ...any) {
+	if m.failure != nil {
+		return
+	}
+	r := &m.replicas[i]
+	m.failure = &Finding{Rule: rule, Text: ruleTexts[rule], Tick: m.now, Replica: i, Step: m.steps,
+		Evidence: fmt.Sprintf("replica %d at step %d (%s; model: %s view=%d log_view=%d): %s; rule: %s",
+			i, m.steps, r.cause.describe(), r.status, r.view, r.logView, fmt.Sprintf(format, args...), ruleTexts[rule])}
+}
+
+func (c *cause) describe() string {
+	if c.delivered {
+		return "on " + c.msg.String()
+	}
+	if c.timeout {
+		return "on a timeout"
+	}
+	return "on a tick"
+}
+
+// begin opens a step of replica i.
+func (m *Model) begin(tick uint64, i int, c cause) {
+	m.now = tick
+	m.steps++
+	r := &m.replicas[i]
+	r.cause = c
+	r.seen = append(r.seen[:0], r.snapshot)
+	r.removed = r.removed[:0]
+}
+
+// Ticked opens a step of replica i driven by the clock.
+func (m *Model) Ticked(tick uint64, i int) { m.begin(tick, i, cause{}) }
+
+// Delivered opens a step of replica i on a message delivered to it, and
+// records the votes the message carries.
+func (m *Model) Delivered(tick uint64, i int, msg *Message) {
+	m.begin(tick, i, cause{delivered: true, msg: *msg})
+	if msg.From < 0 || msg.From >= m.cfg.Replicas || msg.From == i {
+		return
+	}
+	r := &m.replicas[i]
+	bit := uint16(1) << uint(msg.From)
+	switch msg.Command {
+	case CmdStartViewChange:
+		if msg.Leave {
+			if msg.View >= r.view {
+				r.leaveFrom |= bit
+			}
+			return
+		}
+		r.svcView, r.svcFrom = addVote(r.svcView, r.svcFrom, msg.View, bit)
+	case CmdDoViewChange:
+		r.dvcView, r.dvcFrom = addVote(r.dvcView, r.dvcFrom, msg.View, bit)
+	}
+}
+
+// addVote adds a vote for view to the tally of the highest view voted for.
+func addVote(view uint64, from uint16, v uint64, bit uint16) (uint64, uint16) {
+	switch {
+	case v > view:
+		return v, bit
+	case v == view:
+		return view, from | bit
+	}
+	return view, from
+}
+
+// TimedOut records that a timeout of replica i fired in its step.
+func (m *Model) TimedOut(i int) { m.replicas[i].cause.timeout = true }
+
+// Journaled records that replica i journaled op with checksum sum.
+func (m *Model) Journaled(i int, op, sum uint64) {
+	r := &m.replicas[i]
+	for uint64(len(r.log)) <= op {
+		r.log = append(r.log, 0)
+	}
+	r.log[op] = sum
+}
+
+// Unjournaled records that replica i dropped op (checksum sum) from its
+// journal: truncated, pruned, set aside or evicted for good.
+func (m *Model) Unjournaled(i int, op, sum uint64) {
+	r := &m.replicas[i]
+	if op < uint64(len(r.log)) && r.log[op] == sum {
+		r.log[op] = 0
+	}
+	r.removed = append(r.removed, opSum{op, sum})
+}
+
+// holds reports whether replica i held op with checksum sum in this step.
+func (r *replicaState) holds(op, sum uint64) bool {
+	if op < uint64(len(r.log)) && r.log[op] == sum && sum != 0 {
+		return true
+	}
+	for _, e := range r.removed {
+		if e.op == op && e.sum == sum {
+			return true
+		}
+	}
+	return false
+}
+
+// Crash records that replica i stopped.
+func (m *Model) Crash(i int) {}
+
+// Restart records that replica i came back in a new life. keepLog says its
+// journal survived (a write-ahead journal; on a disk, what the disk gives
+// back, which the model cannot see: it keeps the old entries, which can only
+// make a rule pass).
+func (m *Model) Restart(i int, keepLog bool) {
+	r := &m.replicas[i]
+	r.announced = false
+	r.status = StatusRecovering
+	r.svcView, r.svcFrom, r.dvcView, r.dvcFrom, r.leaveFrom = 0, 0, 0, 0, 0
+	if !keepLog {
+		r.log = r.log[:0]
+	}
+}
+
+// Status is replica i's report of its status, view and log_view: the model's
+// action for entering a status, with its rules.
+func (m *Model) Status(i int, st Status, view, logView uint64) {
+	if m.failure != nil {
+		return
+	}
+	r := &m.replicas[i]
+	switch {
+	case r.announced && view < r.view:
+		m.fail(i, RuleViewMonotonic, "reports view %d below its view %d", view, r.view)
+	case !r.announced && m.cfg.ViewFloor && view < r.floor:
+		m.fail(i, RuleViewMonotonic, "restarts in view %d below view %d it reported before", view, r.floor)
+	case logView > view:
+		m.fail(i, RuleLogViewAtMostView, "reports log_view %d above view %d", logView, view)
+	case st == StatusNormal && logView != view:
+		m.fail(i, RuleNormalLogView, "reports Normal in view %d with log_view %d", view, logView)
+	case !r.announced:
+		if st == StatusNormal && m.primary(view) == i {
+			m.fail(i, RuleRestartPrimary, "restarts Normal as the primary of view %d", view)
+		}
+	case st == StatusNormal && (r.status != StatusNormal || r.view != view):
+		m.enterNormal(i, view)
+	case st == StatusViewChange && (r.status != StatusViewChange || r.view != view):
+		m.enterViewChange(i, view)
+	}
+	r.announced = true
+	r.status, r.view, r.logView = st, view, logView
+	r.floor = max(r.floor, view)
+	// The replica forgets the requests to leave at every status change.
+	r.leaveFrom = 0
+	r.seen = append(r.seen, r.snapshot)
+}
+
+// enterNormal: VRR 4.2 steps 3 to 5. The primary starts view v after a
+// quorum of DoViewChange votes; a backup enters it from a StartView.
+func (m *Model) enterNormal(i int, view uint64) {
+	r := &m.replicas[i]
+	if m.primary(view) == i {
+		others := 0
+		if r.dvcView == view {
+			others = bits.OnesCount16(r.dvcFrom)
+		}
+		if need := quorumViewChange(m.cfg.Replicas) - 1; others < need {
+			m.fail(i, RuleEnterNormal, "starts view %d as its primary with DoViewChange votes from %d other replicas, fewer than %d", view, others, need)
+		}
+		return
+	}
+	c := &r.cause
+	if !c.delivered || c.msg.Command != CmdStartView || c.msg.View != view {
+		m.fail(i, RuleEnterNormal, "enters Normal in view %d as a backup with no StartView for it delivered", view)
+	}
+}
+
+// enterViewChange: VRR 4.2 step 1, with the StartViewChange window (D13,
+// docs/protocol.md "StartViewChange quorum window").
+func (m *Model) enterViewChange(i int, view uint64) {
+	r := &m.replicas[i]
+	c := &r.cause
+	heard := c.delivered && (c.msg.Command == CmdStartViewChange || c.msg.Command == CmdDoViewChange ||
+		c.msg.Command == CmdRequestStartView)
+	if !heard && !c.timeout {
+		m.fail(i, RuleViewChangeCause, "moves from %s view %d into a view change of view %d with no timeout and no view-change message", r.status, r.view, view)
+		return
+	}
+	pulled := heard && c.msg.View == view && !(c.msg.Command == CmdStartViewChange && c.msg.Leave)
+	if !m.cfg.LeaveWindow || pulled {
+		return
+	}
+	asked := r.leaveFrom
+	if c.timeout {
+		asked |= 1 << uint(i)
+	}
+	if n, need := bits.OnesCount16(asked), quorumViewChange(m.cfg.Replicas); n < need {
+		m.fail(i, RuleLeaveQuorum, "leaves view %d for %d with requests to leave from %d replicas (mask %b), fewer than %d", r.view, view, n, asked, need)
+	}
+}
+
+// Sent is a message replica i sends in its step: the model's action for
+// it, taken only if its precondition holds.
+func (m *Model) Sent(i int, msg *Message) {
+	if m.failure != nil || msg.Command == CmdOther {
+		return
+	}
+	r := &m.replicas[i]
+	switch msg.Command {
+	case CmdPrepare:
+		m.sentPrepare(i, r, msg)
+	case CmdPrepareOk:
+		m.sentPrepareOk(i, r, msg)
+	case CmdCommit:
+		if m.primary(msg.View) != i || !r.wasIn(StatusNormal, msg.View) {
+			m.fail(i, RuleCommit, "sends %s not as the Normal primary of the view", msg)
+		}
+	case CmdStartViewChange:
+		m.sentStartViewChange(i, r, msg)
+	case CmdDoViewChange:
+		m.sentDoViewChange(i, r, msg)
+	case CmdStartView:
+		m.sentStartView(i, r, msg)
+	}
+}
+
+// wasIn reports whether the replica was in status st in view v at some
+// point of its step.
+func (r *replicaState) wasIn(st Status, v uint64) bool {
+	for _, s := range r.seen {
+		if s.status == st && s.view == v {
+			return true
+		}
+	}
+	return false
+}
+
+// sentPrepare: VRR 4.1 step 2 (the primary) and the chain topology's
+// forwarding (docs/protocol.md "Replication").
+func (m *Model) sentPrepare(i int, r *replicaState, msg *Message) {
+	switch {
+	case !r.wasIn(StatusNormal, msg.View):
+		m.fail(i, RulePrepare, "sends %s while not Normal in its view", msg)
+	case m.cfg.Star && m.primary(msg.View) != i:
+		m.fail(i, RulePrepare, "sends %s as a backup of a star", msg)
+	case !r.holds(msg.Op, msg.Checksum):
+		m.fail(i, RulePrepare, "sends %s without holding the op with that checksum", msg)
+	}
+}
+
+// sentPrepareOk: VRR 4.1 step 4.
+func (m *Model) sentPrepareOk(i int, r *replicaState, msg *Message) {
+	switch {
+	case m.primary(msg.View) == i:
+		m.fail(i, RulePrepareOk, "sends %s as the primary of its view", msg)
+	case msg.To != m.primary(msg.View):
+		m.fail(i, RulePrepareOk, "sends %s to a replica other than the view's primary", msg)
+	case !r.wasIn(StatusNormal, msg.View):
+		m.fail(i, RulePrepareOk, "sends %s while not Normal in its view", msg)
+	case !r.holds(msg.Op, msg.Checksum):
+		m.fail(i, RulePrepareOk, "sends %s without holding the op with that checksum", msg)
+	}
+}
+
+// sentStartViewChange: VRR 4.2 step 1, and the request to leave a view.
+func (m *Model) sentStartViewChange(i int, r *replicaState, msg *Message) {
+	if msg.Leave {
+		ok := false
+		for _, s := range r.seen {
+			ok = ok || (s.status != StatusRecovering && s.view <= msg.View)
+		}
+		if !ok {
+			m.fail(i, RuleStartViewChange, "sends %s while recovering or in a later view", msg)
+		}
+		r.leaveFrom |= 1 << uint(i)
+		return
+	}
+	if !r.wasIn(StatusViewChange, msg.View) {
+		m.fail(i, RuleStartViewChange, "sends %s while not changing into that view", msg)
+	}
+}
+
+// sentDoViewChange: VRR 4.2 step 2, and a Normal backup re-sending its vote
+// for a straggler (docs/protocol.md "View change").
+func (m *Model) sentDoViewChange(i int, r *replicaState, msg *Message) {
+	v := msg.View
+	if m.primary(v) == i || msg.To != m.primary(v) {
+		m.fail(i, RuleDoViewChange, "sends %s: not from another replica to the view's primary", msg)
+		return
+	}
+	svcs := 0
+	if r.svcView == v {
+		svcs = bits.OnesCount16(r.svcFrom)
+	}
+	changing := svcs >= quorumViewChange(m.cfg.Replicas)-1 && msg.LogView < v
+	c := &r.cause
+	resent := msg.LogView == v && c.delivered && c.msg.Command == CmdStartViewChange && !c.msg.Leave && c.msg.View == v
+	for _, s := range r.seen {
+		if s.view != v || msg.LogView < s.logView {
+			continue
+		}
+		if (s.status == StatusViewChange && changing) || (s.status == StatusNormal && resent) {
+			return
+		}
+	}
+	m.fail(i, RuleDoViewChange, "sends %s having heard StartViewChange for it from %d others", msg, svcs)
+}
+
+// sentStartView: VRR 4.2 step 5, and the relayed view (D43, D48).
+func (m *Model) sentStartView(i int, r *replicaState, msg *Message) {
+	v := msg.View
+	switch {
+	case !r.wasIn(StatusNormal, v):
+		m.fail(i, RuleStartView, "sends %s while not Normal in that view", msg)
+	case msg.LogView != v:
+		m.fail(i, RuleStartView, "sends %s stating another log_view", msg)
+	case msg.Commit > msg.Op:
+		m.fail(i, RuleStartView, "sends %s stating a commit point above its head", msg)
+	case m.primary(v) != i && !m.cfg.Relay:
+		m.fail(i, RuleStartView, "relays %s with relays off", msg)
+	}
+}
