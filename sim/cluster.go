@@ -59,9 +59,11 @@ type Cluster struct {
 
 	checker *check.Checker
 	spec    *spec.Model // nil with Config.SpecOff
-	trace   *Trace
-	out     replica.Output
-	stats   Stats
+	// specSuffix is the buffer suffixes are translated into for the model.
+	specSuffix []spec.Entry
+	trace      *Trace
+	out        replica.Output
+	stats      Stats
 
 	deliverFn func(*packetsim.Delivery[replica.Message])
 	liveness  livenessState
@@ -286,6 +288,7 @@ func (c *Cluster) step() {
 func (c *Cluster) submit(m *replica.Message) {
 	c.trace.message(c.now, lineSend, m, c.net.NextPacketID(), packetsim.NotDropped, false)
 	c.reportSend(m)
+	c.specOnWire(m)
 	c.net.SubmitCopy(c.now, m.From, m.To, m)
 }
 

@@ -37,9 +37,26 @@ func specStatus(s replica.Status) spec.Status {
 	return spec.StatusRecovering
 }
 
+// specSuffix translates a suffix into buf, reused from message to message:
+// the model reads a suffix only within the step that sends it.
+func specSuffix(buf *[]spec.Entry, s []replica.SuffixEntry) []spec.Entry {
+	if buf == nil {
+		return nil
+	}
+	out := (*buf)[:0]
+	for k := range s {
+		e := &s[k]
+		out = append(out, spec.Entry{Op: e.Header.Op, Checksum: e.Header.Checksum, Parent: e.Header.Parent,
+			Present: e.Present, Nack: e.Nack, Unsure: e.Unsure})
+	}
+	*buf = out
+	return out
+}
+
 // specMessage translates a message into the model's terms; a command no
-// rule reads becomes spec.CmdOther with its envelope only.
-func specMessage(m *replica.Message) spec.Message {
+// rule reads becomes spec.CmdOther with its envelope only. A suffix is
+// translated into buf, or left out with a nil buf.
+func specMessage(m *replica.Message, buf *[]spec.Entry) spec.Message {
 	s := spec.Message{From: m.From, To: m.To, View: m.View}
 	switch m.Command {
 	case replica.CmdPrepare:
@@ -57,9 +74,11 @@ func specMessage(m *replica.Message) spec.Message {
 	case replica.CmdDoViewChange:
 		p := m.DoViewChange()
 		s.Command, s.LogView, s.Op, s.Commit = spec.CmdDoViewChange, p.LogView, p.Op, p.Commit
+		s.Suffix = specSuffix(buf, p.Suffix)
 	case replica.CmdStartView:
 		p := m.StartView()
 		s.Command, s.LogView, s.Op, s.Commit = spec.CmdStartView, p.LogView, p.Op, p.Commit
+		s.Suffix = specSuffix(buf, p.Suffix)
 	case replica.CmdRequestStartView:
 		s.Command = spec.CmdRequestStartView
 	}
@@ -71,7 +90,7 @@ func (c *Cluster) specDelivered(to int, m *replica.Message) {
 	if c.spec == nil {
 		return
 	}
-	s := specMessage(m)
+	s := specMessage(m, nil) // no rule reads a delivered suffix
 	c.spec.Delivered(c.now, to, &s)
 }
 
@@ -104,11 +123,19 @@ func (c *Cluster) specStep(i int) {
 		}
 	}
 	for k := range c.out.Messages {
-		m := specMessage(&c.out.Messages[k])
+		m := specMessage(&c.out.Messages[k], &c.specSuffix)
 		s.Sent(i, &m)
 	}
 	if f := s.Failed(); f != nil && c.failure == nil {
 		c.failure = &check.Failure{Invariant: f.Invariant(), Evidence: f.Evidence, Tick: f.Tick, Replicas: []int{f.Replica}}
+	}
+}
+
+// specOnWire tells the model a replica's message left for the network.
+func (c *Cluster) specOnWire(m *replica.Message) {
+	if c.spec != nil && m.Command == replica.CmdPrepareOK {
+		s := specMessage(m, nil)
+		c.spec.OnWire(&s)
 	}
 }
 

@@ -46,6 +46,11 @@ type replicaState struct {
 	svcView, dvcView uint64
 	svcFrom, dvcFrom uint16
 	leaveFrom        uint16
+	// acks holds, by op, the checksum of every PrepareOk that left this
+	// replica in ackView, the latest view it acked in, in any life: an ack
+	// promises the op to every later vote of that log_view.
+	ackView uint64
+	acks    []uint64
 
 	// The current step: what started it, every state the replica held in
 	// it (a message is judged against any of them, since a step's events
@@ -160,10 +165,7 @@ func (m *Model) TimedOut(i int) { m.replicas[i].cause.timeout = true }
 // Journaled records that replica i journaled op with checksum sum.
 func (m *Model) Journaled(i int, op, sum uint64) {
 	r := &m.replicas[i]
-	for uint64(len(r.log)) <= op {
-		r.log = append(r.log, 0)
-	}
-	r.log[op] = sum
+	r.log = setAt(r.log, op, sum)
 }
 
 // Unjournaled records that replica i dropped op (checksum sum) from its
@@ -187,6 +189,32 @@ func (r *replicaState) holds(op, sum uint64) bool {
 		}
 	}
 	return false
+}
+
+// OnWire records a message that left the harness for the network: on a
+// disk a PrepareOk waits in the harness until the write it stands on lands,
+// and only an ack that left is a promise.
+func (m *Model) OnWire(msg *Message) {
+	if msg.Command != CmdPrepareOk || msg.From < 0 || msg.From >= m.cfg.Replicas {
+		return
+	}
+	r := &m.replicas[msg.From]
+	switch {
+	case msg.View > r.ackView:
+		r.ackView, r.acks = msg.View, r.acks[:0]
+	case msg.View < r.ackView:
+		return
+	}
+	r.acks = setAt(r.acks, msg.Op, msg.Checksum)
+}
+
+// setAt sets s[op] = sum, growing s with zeros as needed.
+func setAt(s []uint64, op, sum uint64) []uint64 {
+	for uint64(len(s)) <= op {
+		s = append(s, 0)
+	}
+	s[op] = sum
+	return s
 }
 
 // Crash records that replica i stopped.
@@ -384,10 +412,78 @@ func (m *Model) sentDoViewChange(i int, r *replicaState, msg *Message) {
 			continue
 		}
 		if (s.status == StatusViewChange && changing) || (s.status == StatusNormal && resent) {
+			m.checkVote(i, r, msg)
 			return
 		}
 	}
 	m.fail(i, RuleDoViewChange, "sends %s having heard StartViewChange for it from %d others", msg, svcs)
+}
+
+// checkVote: a vote is readable (docs/protocol.md "Readability") and keeps
+// what its sender acked in its log_view (VRR 4.2: the new view's log holds
+// every op a quorum acked, which works only if every acker's vote shows its
+// acks; D8 and D41 for unsure ops).
+func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
+	if !readable(msg) {
+		m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries is unreadable", msg, len(msg.Suffix))
+		return
+	}
+	switch {
+	case msg.LogView < r.ackView:
+		m.fail(i, RuleVoteKeepsAcks, "sends %s with log_view below view %d it acked in", msg, r.ackView)
+		return
+	case msg.LogView > r.ackView:
+		return
+	}
+	for op := msg.Commit + 1; op < uint64(len(r.acks)); op++ {
+		if sum := r.acks[op]; sum != 0 {
+			if why := keeps(msg, op, sum); why != "" {
+				m.fail(i, RuleVoteKeepsAcks, "sends %s, which %s op %d it acked with checksum %x", msg, why, op, sum)
+				return
+			}
+		}
+	}
+}
+
+// keeps says how a vote loses an acked op, or "" if it keeps it.
+func keeps(msg *Message, op, sum uint64) string {
+	if msg.Op < op {
+		return "stops below"
+	}
+	k := msg.Op - op
+	if k >= uint64(len(msg.Suffix)) {
+		return "" // below a full window: the merge takes it as committed
+	}
+	e := &msg.Suffix[k]
+	switch {
+	case e.Nack:
+		return "nacks"
+	case e.Checksum == 0 || e.Unsure:
+		return ""
+	case e.Checksum != sum:
+		return "names another header at"
+	case !e.Present:
+		return "holds only the header of"
+	}
+	return ""
+}
+
+// readable: a suffix starts at the announced head and walks down one op at
+// a time, each header naming the next as its parent.
+func readable(msg *Message) bool {
+	s := msg.Suffix
+	if len(s) == 0 {
+		return msg.Op <= msg.Commit || msg.Op == 0
+	}
+	for k := range s {
+		if s[k].Op != msg.Op-uint64(k) {
+			return false
+		}
+		if k+1 < len(s) && s[k].Checksum != 0 && s[k+1].Checksum != 0 && s[k].Parent != 0 && s[k].Parent != s[k+1].Checksum {
+			return false
+		}
+	}
+	return true
 }
 
 // sentStartView: VRR 4.2 step 5, and the relayed view (D43, D48).
@@ -402,5 +498,7 @@ func (m *Model) sentStartView(i int, r *replicaState, msg *Message) {
 		m.fail(i, RuleStartView, "sends %s stating a commit point above its head", msg)
 	case m.primary(v) != i && !m.cfg.Relay:
 		m.fail(i, RuleStartView, "relays %s with relays off", msg)
+	case !readable(msg):
+		m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries is unreadable", msg, len(msg.Suffix))
 	}
 }

@@ -55,6 +55,7 @@ func (tr *trace) send(i int, msgs ...Message) *trace {
 	for _, msg := range msgs {
 		msg.From = i
 		tr.m.Sent(i, &msg)
+		tr.m.OnWire(&msg) // no disk holds a message back
 	}
 	return tr
 }
@@ -82,12 +83,15 @@ func svc(view uint64, leave bool) Message {
 	return Message{Command: CmdStartViewChange, View: view, Leave: leave}
 }
 
+// held is the suffix of a log holding op 1 (checksum 0xa) above commit 0.
+func held() []Entry { return []Entry{{Op: 1, Checksum: 0xa, Present: true}} }
+
 func dvc(view, logView uint64, to int) Message {
-	return Message{Command: CmdDoViewChange, View: view, LogView: logView, Op: 1, Commit: 0, To: to}
+	return Message{Command: CmdDoViewChange, View: view, LogView: logView, Op: 1, Commit: 0, To: to, Suffix: held()}
 }
 
 func startView(view uint64, to int) Message {
-	return Message{Command: CmdStartView, View: view, LogView: view, Op: 1, Commit: 0, To: to}
+	return Message{Command: CmdStartView, View: view, LogView: view, Op: 1, Commit: 0, To: to, Suffix: held()}
 }
 
 // replicate is view 0's normal operation: replica 0 prepares op 1, replica
@@ -398,6 +402,72 @@ func TestRulesFire(t *testing.T) {
 				tr.send(0, Message{Command: CmdCommit, View: 0, To: 1})
 			}
 		}},
+		{RuleSuffixReadable, window, func(tr *trace, slip bool) {
+			// A StartView whose suffix starts below the head it announces.
+			viewChange(replicate(tr)).deliver(1, Message{Command: CmdRequestStartView, From: 0, View: 1}).slip()
+			sv := startView(1, 0)
+			if slip {
+				sv.Op = 2
+			}
+			tr.send(1, sv)
+		}},
+		{RuleSuffixReadable, window, func(tr *trace, slip bool) {
+			// A vote whose headers do not chain.
+			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
+			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
+			tr.m.Status(2, StatusViewChange, 1, 0)
+			v := dvc(1, 0, 1)
+			v.Op, v.Suffix = 2, []Entry{{Op: 2, Checksum: 0xb, Parent: 0xa}, {Op: 1, Checksum: 0xa, Present: true}}
+			if slip {
+				v.Suffix[0].Parent = 0xc
+			}
+			tr.slip().send(2, v)
+		}},
+		{RuleVoteKeepsAcks, window, func(tr *trace, slip bool) {
+			// Replica 2 acked op 1 in view 0; its vote nacks it.
+			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
+			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
+			tr.m.Status(2, StatusViewChange, 1, 0)
+			v := dvc(1, 0, 1)
+			if slip {
+				v.Suffix = []Entry{{Op: 1, Nack: true}}
+			}
+			tr.slip().send(2, v)
+		}},
+		{RuleVoteKeepsAcks, window, func(tr *trace, slip bool) {
+			// ... or keeps only the header (a derived nack).
+			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
+			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
+			tr.m.Status(2, StatusViewChange, 1, 0)
+			v := dvc(1, 0, 1)
+			v.Suffix[0].Present = !slip
+			tr.slip().send(2, v)
+		}},
+		{RuleVoteKeepsAcks, window, func(tr *trace, slip bool) {
+			// ... or stops below it.
+			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
+			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
+			tr.m.Status(2, StatusViewChange, 1, 0)
+			v := dvc(1, 0, 1)
+			if slip {
+				v.Op, v.Suffix = 0, nil
+			}
+			tr.slip().send(2, v)
+		}},
+		{RuleVoteKeepsAcks, window, func(tr *trace, slip bool) {
+			// A vote states a log_view below a view its sender acked in:
+			// a restart read back a superblock older than its acks.
+			viewChange(replicate(tr))
+			tr.m.Restart(2, true)
+			tr.clock(2, false)
+			lv := uint64(1)
+			if slip {
+				lv = 0
+			}
+			tr.m.Status(2, StatusViewChange, 3, lv)
+			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 3}).slip()
+			tr.send(2, dvc(3, lv, 0))
+		}},
 		{RuleCommit, window, func(tr *trace, slip bool) {
 			replicate(tr).clock(1, true).slip()
 			if slip {
@@ -411,6 +481,23 @@ func TestRulesFire(t *testing.T) {
 	for _, r := range Rules() {
 		assert.True(t, covered[r], "rule %s has no test that breaks it", r)
 	}
+}
+
+// TestAcksSurviveRestarts: an ack promises the op across a restart; after
+// amnesia the vote marks it unsure, which keeps it.
+func TestAcksSurviveRestarts(t *testing.T) {
+	tr := replicate(newTrace(t, Config{LeaveWindow: true}))
+	tr.m.Restart(2, false)
+	tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
+	tr.m.Status(2, StatusViewChange, 1, 0)
+	v := dvc(1, 0, 1)
+	v.Suffix = []Entry{{Op: 1, Checksum: 0xa, Unsure: true}}
+	tr.send(2, v)
+	require.Nil(t, tr.m.Failed())
+	v.Suffix = []Entry{{Op: 1, Nack: true}}
+	tr.send(2, v)
+	require.NotNil(t, tr.m.Failed())
+	assert.Equal(t, RuleVoteKeepsAcks, tr.m.Failed().Rule)
 }
 
 // TestFirstFindingSticks: a model that failed judges nothing more, so the

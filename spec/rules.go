@@ -16,6 +16,8 @@ const (
 	RulePrepare           = "prepare_sender"
 	RulePrepareOk         = "prepare_ok_sender"
 	RuleCommit            = "commit_sender"
+	RuleSuffixReadable    = "suffix_readable"
+	RuleVoteKeepsAcks     = "vote_keeps_acks"
 )
 
 // ruleTexts states each rule as docs/spec.md does: the evidence of a finding
@@ -34,6 +36,8 @@ var ruleTexts = map[string]string{
 	RulePrepare:           "a Prepare in view v is sent by a replica Normal in v holding that op with that checksum: the primary, or a backup forwarding along the chain",
 	RulePrepareOk:         "a PrepareOk in view v for (op, checksum) is sent to v's primary by a backup Normal in v holding that op with that checksum",
 	RuleCommit:            "a Commit (heartbeat) in view v is sent only by v's primary, Normal in v",
+	RuleSuffixReadable:    "a DoViewChange or StartView is readable: its suffix starts at the head it announces and walks down one op at a time along the parent chain (an empty one announces a head at or below its commit point)",
+	RuleVoteKeepsAcks:     "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
 }
 
 // RuleText returns the rule's text ("" for an unknown name).
@@ -43,7 +47,8 @@ func RuleText(rule string) string { return ruleTexts[rule] }
 func Rules() []string {
 	return []string{RuleViewMonotonic, RuleLogViewAtMostView, RuleNormalLogView, RuleEnterNormal,
 		RuleRestartPrimary, RuleViewChangeCause, RuleLeaveQuorum, RuleStartViewChange,
-		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit}
+		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
+		RuleSuffixReadable, RuleVoteKeepsAcks}
 }
 
 // quorumReplication and quorumViewChange are the model's own quorum

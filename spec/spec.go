@@ -72,6 +72,18 @@ type Message struct {
 	LogView  uint64
 	Commit   uint64
 	Leave    bool
+	// Suffix is a DoViewChange's or StartView's log from its head down
+	// (read only; the harness may reuse it after the step).
+	Suffix []Entry
+}
+
+// Entry is what a vote or a StartView says of one op: its header's op,
+// checksum and parent (Checksum 0: a blank, no header), and whether the
+// sender holds the body (Present), proves it never prepared the op (Nack),
+// or may have acked it before it lost its journal (Unsure).
+type Entry struct {
+	Op, Checksum, Parent  uint64
+	Present, Nack, Unsure bool
 }
 
 func (m *Message) String() string {
