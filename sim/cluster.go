@@ -101,7 +101,7 @@ func newCluster(cfg Config, at Attach, trace *Trace) (*Cluster, error) {
 		trace:      trace,
 		workloadOn: !cfg.WorkloadOff,
 	}
-	c.spec = newSpec(&c.cfg)
+	c.spec = newSpec(&c.cfg, spare.takeSpec())
 	var netSpare *packetsim.Spare[replica.Message]
 	if spare != nil {
 		netSpare = &spare.net

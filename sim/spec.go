@@ -13,18 +13,29 @@ import (
 // it only judges, and a broken rule ends the run as a safety failure
 // (invariant "spec/<rule>").
 
-// newSpec returns the model for a run, or nil with Config.SpecOff.
-func newSpec(cfg *Config) *spec.Model {
+// newSpec returns the model for a run, or nil with Config.SpecOff; old is
+// a finished run's model whose memory it may reuse, or nil.
+func newSpec(cfg *Config, old *spec.Model) *spec.Model {
 	if cfg.SpecOff {
 		return nil
 	}
-	return spec.New(spec.Config{
+	return spec.NewFrom(spec.Config{
 		Replicas:    cfg.Replicas,
 		Star:        cfg.Topology == replica.TopologyStar,
 		LeaveWindow: !cfg.Protocol.SVCQuorumOff,
 		Relay:       !cfg.Protocol.RelayStartViewOff,
 		ViewFloor:   !cfg.Storage.On,
-	})
+	}, old)
+}
+
+// takeSpec returns the model spare holds, if any, and forgets it.
+func (s *Spare) takeSpec() *spec.Model {
+	if s == nil {
+		return nil
+	}
+	m := s.spec
+	s.spec = nil
+	return m
 }
 
 func specStatus(s replica.Status) spec.Status {

@@ -75,12 +75,26 @@ type Model struct {
 
 // New returns a model of a fresh cluster: every replica Normal in view 0
 // with an empty log, as replicas start.
-func New(cfg Config) *Model {
-	m := &Model{cfg: cfg, replicas: make([]replicaState, cfg.Replicas)}
-	for i := range m.replicas {
-		m.replicas[i].announced = true
-		m.replicas[i].seen = make([]snapshot, 0, 4)
+func New(cfg Config) *Model { return NewFrom(cfg, nil) }
+
+// NewFrom is New reusing the memory of old, a model whose run is over (nil
+// for none): a sweep worker's runs then allocate no model of their own.
+// Nothing of old's record survives.
+func NewFrom(cfg Config, old *Model) *Model {
+	m := old
+	if m == nil {
+		m = &Model{}
 	}
+	replicas := m.replicas[:0]
+	for i := range cfg.Replicas {
+		var r replicaState
+		if i < cap(replicas) {
+			r = replicas[:i+1][i]
+		}
+		replicas = append(replicas, replicaState{announced: true,
+			log: r.log[:0], acks: r.acks[:0], seen: r.seen[:0], removed: r.removed[:0]})
+	}
+	*m = Model{cfg: cfg, replicas: replicas}
 	return m
 }
 
@@ -325,7 +339,7 @@ func (m *Model) Sent(i int, msg *Message) {
 		m.sentPrepareOk(i, r, msg)
 	case CmdCommit:
 		if m.primary(msg.View) != i || !r.wasIn(StatusNormal, msg.View) {
-			m.fail(i, RuleCommit, "sends %s not as the Normal primary of the view", msg)
+			m.fail(i, RuleCommit, "sends %s not as the Normal primary of the view", msg.String())
 		}
 	case CmdStartViewChange:
 		m.sentStartViewChange(i, r, msg)
@@ -352,11 +366,11 @@ func (r *replicaState) wasIn(st Status, v uint64) bool {
 func (m *Model) sentPrepare(i int, r *replicaState, msg *Message) {
 	switch {
 	case !r.wasIn(StatusNormal, msg.View):
-		m.fail(i, RulePrepare, "sends %s while not Normal in its view", msg)
+		m.fail(i, RulePrepare, "sends %s while not Normal in its view", msg.String())
 	case m.cfg.Star && m.primary(msg.View) != i:
-		m.fail(i, RulePrepare, "sends %s as a backup of a star", msg)
+		m.fail(i, RulePrepare, "sends %s as a backup of a star", msg.String())
 	case !r.holds(msg.Op, msg.Checksum):
-		m.fail(i, RulePrepare, "sends %s without holding the op with that checksum", msg)
+		m.fail(i, RulePrepare, "sends %s without holding the op with that checksum", msg.String())
 	}
 }
 
@@ -364,13 +378,13 @@ func (m *Model) sentPrepare(i int, r *replicaState, msg *Message) {
 func (m *Model) sentPrepareOk(i int, r *replicaState, msg *Message) {
 	switch {
 	case m.primary(msg.View) == i:
-		m.fail(i, RulePrepareOk, "sends %s as the primary of its view", msg)
+		m.fail(i, RulePrepareOk, "sends %s as the primary of its view", msg.String())
 	case msg.To != m.primary(msg.View):
-		m.fail(i, RulePrepareOk, "sends %s to a replica other than the view's primary", msg)
+		m.fail(i, RulePrepareOk, "sends %s to a replica other than the view's primary", msg.String())
 	case !r.wasIn(StatusNormal, msg.View):
-		m.fail(i, RulePrepareOk, "sends %s while not Normal in its view", msg)
+		m.fail(i, RulePrepareOk, "sends %s while not Normal in its view", msg.String())
 	case !r.holds(msg.Op, msg.Checksum):
-		m.fail(i, RulePrepareOk, "sends %s without holding the op with that checksum", msg)
+		m.fail(i, RulePrepareOk, "sends %s without holding the op with that checksum", msg.String())
 	}
 }
 
@@ -382,13 +396,13 @@ func (m *Model) sentStartViewChange(i int, r *replicaState, msg *Message) {
 			ok = ok || (s.status != StatusRecovering && s.view <= msg.View)
 		}
 		if !ok {
-			m.fail(i, RuleStartViewChange, "sends %s while recovering or in a later view", msg)
+			m.fail(i, RuleStartViewChange, "sends %s while recovering or in a later view", msg.String())
 		}
 		r.leaveFrom |= 1 << uint(i)
 		return
 	}
 	if !r.wasIn(StatusViewChange, msg.View) {
-		m.fail(i, RuleStartViewChange, "sends %s while not changing into that view", msg)
+		m.fail(i, RuleStartViewChange, "sends %s while not changing into that view", msg.String())
 	}
 }
 
@@ -397,7 +411,7 @@ func (m *Model) sentStartViewChange(i int, r *replicaState, msg *Message) {
 func (m *Model) sentDoViewChange(i int, r *replicaState, msg *Message) {
 	v := msg.View
 	if m.primary(v) == i || msg.To != m.primary(v) {
-		m.fail(i, RuleDoViewChange, "sends %s: not from another replica to the view's primary", msg)
+		m.fail(i, RuleDoViewChange, "sends %s: not from another replica to the view's primary", msg.String())
 		return
 	}
 	svcs := 0
@@ -416,7 +430,7 @@ func (m *Model) sentDoViewChange(i int, r *replicaState, msg *Message) {
 			return
 		}
 	}
-	m.fail(i, RuleDoViewChange, "sends %s having heard StartViewChange for it from %d others", msg, svcs)
+	m.fail(i, RuleDoViewChange, "sends %s having heard StartViewChange for it from %d others", msg.String(), svcs)
 }
 
 // checkVote: a vote is readable (docs/protocol.md "Readability") and keeps
@@ -425,12 +439,12 @@ func (m *Model) sentDoViewChange(i int, r *replicaState, msg *Message) {
 // acks; D8 and D41 for unsure ops).
 func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 	if !readable(msg) {
-		m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries is unreadable", msg, len(msg.Suffix))
+		m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries is unreadable", msg.String(), len(msg.Suffix))
 		return
 	}
 	switch {
 	case msg.LogView < r.ackView:
-		m.fail(i, RuleVoteKeepsAcks, "sends %s with log_view below view %d it acked in", msg, r.ackView)
+		m.fail(i, RuleVoteKeepsAcks, "sends %s with log_view below view %d it acked in", msg.String(), r.ackView)
 		return
 	case msg.LogView > r.ackView:
 		return
@@ -438,7 +452,7 @@ func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 	for op := msg.Commit + 1; op < uint64(len(r.acks)); op++ {
 		if sum := r.acks[op]; sum != 0 {
 			if why := keeps(msg, op, sum); why != "" {
-				m.fail(i, RuleVoteKeepsAcks, "sends %s, which %s op %d it acked with checksum %x", msg, why, op, sum)
+				m.fail(i, RuleVoteKeepsAcks, "sends %s, which %s op %d it acked with checksum %x", msg.String(), why, op, sum)
 				return
 			}
 		}
@@ -491,14 +505,14 @@ func (m *Model) sentStartView(i int, r *replicaState, msg *Message) {
 	v := msg.View
 	switch {
 	case !r.wasIn(StatusNormal, v):
-		m.fail(i, RuleStartView, "sends %s while not Normal in that view", msg)
+		m.fail(i, RuleStartView, "sends %s while not Normal in that view", msg.String())
 	case msg.LogView != v:
-		m.fail(i, RuleStartView, "sends %s stating another log_view", msg)
+		m.fail(i, RuleStartView, "sends %s stating another log_view", msg.String())
 	case msg.Commit > msg.Op:
-		m.fail(i, RuleStartView, "sends %s stating a commit point above its head", msg)
+		m.fail(i, RuleStartView, "sends %s stating a commit point above its head", msg.String())
 	case m.primary(v) != i && !m.cfg.Relay:
-		m.fail(i, RuleStartView, "relays %s with relays off", msg)
+		m.fail(i, RuleStartView, "relays %s with relays off", msg.String())
 	case !readable(msg):
-		m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries is unreadable", msg, len(msg.Suffix))
+		m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries is unreadable", msg.String(), len(msg.Suffix))
 	}
 }

@@ -537,3 +537,20 @@ func TestQuorums(t *testing.T) {
 		assert.LessOrEqual(t, qv, n, "n=%d", n)
 	}
 }
+
+// TestRecycledModelJudgesAsNew: a model made from a finished one's memory
+// keeps nothing of its record: the earlier run's acks and journal would
+// otherwise pass a slip or flag a correct step.
+func TestRecycledModelJudgesAsNew(t *testing.T) {
+	old := replicate(newTrace(t, Config{LeaveWindow: true}))
+	old.clock(1, false).send(1, Message{Command: CmdCommit, View: 0, To: 2})
+	require.NotNil(t, old.m.Failed())
+
+	tr := &trace{t: t, m: NewFrom(Config{Replicas: 3, LeaveWindow: true}, old.m)}
+	assert.Nil(t, tr.m.Failed(), "the finding is gone")
+	// The old record held op 1 at replica 2; the new one does not.
+	tr.clock(2, false).send(2, prepareOk(0, 1, 0xa, 0))
+	require.NotNil(t, tr.m.Failed())
+	assert.Equal(t, RulePrepareOk, tr.m.Failed().Rule)
+	assert.Equal(t, uint64(1), tr.m.Failed().Step, "steps count from the new run's start")
+}
