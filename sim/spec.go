@@ -116,9 +116,20 @@ func (c *Cluster) specTicked(i int) {
 // messages.
 func (c *Cluster) specStep(i int) {
 	s := c.spec
-	if s == nil || s.Failed() != nil {
+	if s == nil {
 		return
 	}
+	if s.Failed() == nil {
+		c.specFeed(i)
+	}
+	if f := s.Failed(); f != nil && c.failure == nil {
+		c.failure = &check.Failure{Invariant: f.Invariant(), Evidence: f.Evidence, Tick: f.Tick, Replicas: []int{f.Replica}}
+	}
+}
+
+// specFeed hands the model one step's events and messages.
+func (c *Cluster) specFeed(i int) {
+	s := c.spec
 	for k := range c.out.Events {
 		e := &c.out.Events[k]
 		switch e.Kind {
@@ -136,9 +147,6 @@ func (c *Cluster) specStep(i int) {
 	for k := range c.out.Messages {
 		m := specMessage(&c.out.Messages[k], &c.specSuffix)
 		s.Sent(i, &m)
-	}
-	if f := s.Failed(); f != nil && c.failure == nil {
-		c.failure = &check.Failure{Invariant: f.Invariant(), Evidence: f.Evidence, Tick: f.Tick, Replicas: []int{f.Replica}}
 	}
 }
 
