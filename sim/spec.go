@@ -68,7 +68,7 @@ func specSuffix(buf *[]spec.Entry, s []replica.SuffixEntry) []spec.Entry {
 // rule reads becomes spec.CmdOther with its envelope only. A suffix is
 // translated into buf, or left out with a nil buf.
 func specMessage(m *replica.Message, buf *[]spec.Entry) spec.Message {
-	s := spec.Message{From: m.From, To: m.To, View: m.View}
+	s := spec.Message{Name: m.Command.String(), From: m.From, To: m.To, View: m.View}
 	switch m.Command {
 	case replica.CmdPrepare:
 		h := m.Prepare().Header
@@ -96,12 +96,31 @@ func specMessage(m *replica.Message, buf *[]spec.Entry) spec.Message {
 	return s
 }
 
+// specCause translates a delivered message as far as a rule reads it: the
+// step's cause and the votes it carries need its envelope and a
+// StartViewChange's mark only, so no payload is decoded (a delivery is the
+// most frequent step).
+func specCause(m *replica.Message) spec.Message {
+	s := spec.Message{Name: m.Command.String(), From: m.From, To: m.To, View: m.View}
+	switch m.Command {
+	case replica.CmdStartViewChange:
+		s.Command, s.Leave = spec.CmdStartViewChange, m.StartViewChange().Leave
+	case replica.CmdDoViewChange:
+		s.Command = spec.CmdDoViewChange
+	case replica.CmdStartView:
+		s.Command = spec.CmdStartView
+	case replica.CmdRequestStartView:
+		s.Command = spec.CmdRequestStartView
+	}
+	return s
+}
+
 // specDelivered opens replica to's step on message m.
 func (c *Cluster) specDelivered(to int, m *replica.Message) {
 	if c.spec == nil {
 		return
 	}
-	s := specMessage(m, nil) // no rule reads a delivered suffix
+	s := specCause(m)
 	c.spec.Delivered(c.now, to, &s)
 }
 

@@ -64,7 +64,10 @@ func (c Command) String() string {
 // carries are set: Op and Checksum for a Prepare or PrepareOk; LogView, Op and
 // Commit for a DoViewChange or StartView; Leave for a StartViewChange.
 type Message struct {
-	Command  Command
+	Command Command
+	// Name is the replica's name for the command, for evidence: a
+	// command no rule reads is CmdOther, and the name says which it was.
+	Name     string
 	From, To int
 	View     uint64
 	Op       uint64
@@ -87,7 +90,11 @@ type Entry struct {
 }
 
 func (m *Message) String() string {
-	s := fmt.Sprintf("%s %d->%d view=%d", m.Command, m.From, m.To, m.View)
+	name := m.Name
+	if name == "" {
+		name = m.Command.String()
+	}
+	s := fmt.Sprintf("%s %d->%d view=%d", name, m.From, m.To, m.View)
 	switch m.Command {
 	case CmdPrepare, CmdPrepareOk:
 		s += fmt.Sprintf(" op=%d checksum=%x", m.Op, m.Checksum)
