@@ -116,6 +116,12 @@ func (m *Model) fail(i int, rule, format string, args ...any) {
 			i, m.steps, r.cause.describe(), r.status, r.view, r.logView, fmt.Sprintf(format, args...), ruleTexts[rule])}
 }
 
+// startViewChangeFor reports whether the step was opened by an unmarked
+// StartViewChange for view v.
+func (c *cause) startViewChangeFor(v uint64) bool {
+	return c.delivered && c.msg.Command == CmdStartViewChange && !c.msg.Leave && c.msg.View == v
+}
+
 func (c *cause) describe() string {
 	if c.delivered {
 		return "on " + c.msg.String()
@@ -255,6 +261,29 @@ func (m *Model) Status(i int, st Status, view, logView uint64) {
 		return
 	}
 	r := &m.replicas[i]
+	if m.statusHolds(i, r, st, view, logView) {
+		switch {
+		case !r.announced:
+			if st == StatusNormal && m.primary(view) == i {
+				m.fail(i, RuleRestartPrimary, "restarts Normal as the primary of view %d", view)
+			}
+		case st == StatusNormal && (r.status != StatusNormal || r.view != view):
+			m.enterNormal(i, view)
+		case st == StatusViewChange && (r.status != StatusViewChange || r.view != view):
+			m.enterViewChange(i, view)
+		}
+	}
+	r.announced = true
+	r.status, r.view, r.logView = st, view, logView
+	r.floor = max(r.floor, view)
+	// The replica forgets the requests to leave at every status change.
+	r.leaveFrom = 0
+	r.seen = append(r.seen, r.snapshot)
+}
+
+// statusHolds checks the invariants a reported status must satisfy
+// whatever led to it, and reports whether they hold.
+func (m *Model) statusHolds(i int, r *replicaState, st Status, view, logView uint64) bool {
 	switch {
 	case r.announced && view < r.view:
 		m.fail(i, RuleViewMonotonic, "reports view %d below its view %d", view, r.view)
@@ -264,21 +293,10 @@ func (m *Model) Status(i int, st Status, view, logView uint64) {
 		m.fail(i, RuleLogViewAtMostView, "reports log_view %d above view %d", logView, view)
 	case st == StatusNormal && logView != view:
 		m.fail(i, RuleNormalLogView, "reports Normal in view %d with log_view %d", view, logView)
-	case !r.announced:
-		if st == StatusNormal && m.primary(view) == i {
-			m.fail(i, RuleRestartPrimary, "restarts Normal as the primary of view %d", view)
-		}
-	case st == StatusNormal && (r.status != StatusNormal || r.view != view):
-		m.enterNormal(i, view)
-	case st == StatusViewChange && (r.status != StatusViewChange || r.view != view):
-		m.enterViewChange(i, view)
+	default:
+		return true
 	}
-	r.announced = true
-	r.status, r.view, r.logView = st, view, logView
-	r.floor = max(r.floor, view)
-	// The replica forgets the requests to leave at every status change.
-	r.leaveFrom = 0
-	r.seen = append(r.seen, r.snapshot)
+	return false
 }
 
 // enterNormal: VRR 4.2 steps 3 to 5. The primary starts view v after a
@@ -419,8 +437,7 @@ func (m *Model) sentDoViewChange(i int, r *replicaState, msg *Message) {
 		svcs = bits.OnesCount16(r.svcFrom)
 	}
 	changing := svcs >= quorumViewChange(m.cfg.Replicas)-1 && msg.LogView < v
-	c := &r.cause
-	resent := msg.LogView == v && c.delivered && c.msg.Command == CmdStartViewChange && !c.msg.Leave && c.msg.View == v
+	resent := msg.LogView == v && r.cause.startViewChangeFor(v)
 	for _, s := range r.seen {
 		if s.view != v || msg.LogView < s.logView {
 			continue

@@ -134,6 +134,16 @@ func viewChange(tr *trace) *trace {
 	return tr
 }
 
+// pulledIntoView1 is replicate, then replica 2 times out, asks to leave view
+// 0, and is pulled into view 1 by replica 1's StartViewChange, which is also
+// the vote it needs to send its own DoViewChange.
+func pulledIntoView1(tr *trace) *trace {
+	replicate(tr).clock(2, true).sendAll(2, svc(0, true))
+	tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
+	tr.m.Status(2, StatusViewChange, 1, 0)
+	return tr
+}
+
 func TestCorrectTracesPass(t *testing.T) {
 	tr := viewChange(replicate(newTrace(t, Config{LeaveWindow: true, Relay: true})))
 	assert.Nil(t, tr.m.Failed())
@@ -292,9 +302,7 @@ func TestRulesFire(t *testing.T) {
 		}},
 		{RuleDoViewChange, window, func(tr *trace, slip bool) {
 			// A vote states a log_view as high as the view it votes for.
-			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
-			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
-			tr.m.Status(2, StatusViewChange, 1, 0)
+			pulledIntoView1(tr)
 			lv := uint64(0)
 			if slip {
 				lv = 1
@@ -376,9 +384,7 @@ func TestRulesFire(t *testing.T) {
 		}},
 		{RulePrepareOk, window, func(tr *trace, slip bool) {
 			// A replica changing views acks a prepare of its old view.
-			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
-			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
-			tr.m.Status(2, StatusViewChange, 1, 0)
+			pulledIntoView1(tr)
 			tr.deliver(2, Message{Command: CmdPrepare, From: 1, View: 0, Op: 1, Checksum: 0xa}).slip()
 			if slip {
 				tr.send(2, prepareOk(0, 1, 0xa, 0))
@@ -413,9 +419,7 @@ func TestRulesFire(t *testing.T) {
 		}},
 		{RuleSuffixReadable, window, func(tr *trace, slip bool) {
 			// A vote whose headers do not chain.
-			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
-			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
-			tr.m.Status(2, StatusViewChange, 1, 0)
+			pulledIntoView1(tr)
 			v := dvc(1, 0, 1)
 			v.Op, v.Suffix = 2, []Entry{{Op: 2, Checksum: 0xb, Parent: 0xa}, {Op: 1, Checksum: 0xa, Present: true}}
 			if slip {
@@ -425,9 +429,7 @@ func TestRulesFire(t *testing.T) {
 		}},
 		{RuleVoteKeepsAcks, window, func(tr *trace, slip bool) {
 			// Replica 2 acked op 1 in view 0; its vote nacks it.
-			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
-			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
-			tr.m.Status(2, StatusViewChange, 1, 0)
+			pulledIntoView1(tr)
 			v := dvc(1, 0, 1)
 			if slip {
 				v.Suffix = []Entry{{Op: 1, Nack: true}}
@@ -436,18 +438,14 @@ func TestRulesFire(t *testing.T) {
 		}},
 		{RuleVoteKeepsAcks, window, func(tr *trace, slip bool) {
 			// ... or keeps only the header (a derived nack).
-			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
-			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
-			tr.m.Status(2, StatusViewChange, 1, 0)
+			pulledIntoView1(tr)
 			v := dvc(1, 0, 1)
 			v.Suffix[0].Present = !slip
 			tr.slip().send(2, v)
 		}},
 		{RuleVoteKeepsAcks, window, func(tr *trace, slip bool) {
 			// ... or stops below it.
-			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
-			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
-			tr.m.Status(2, StatusViewChange, 1, 0)
+			pulledIntoView1(tr)
 			v := dvc(1, 0, 1)
 			if slip {
 				v.Op, v.Suffix = 0, nil
