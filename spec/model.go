@@ -18,6 +18,10 @@ type cause struct {
 	delivered bool
 	msg       Message // when delivered
 	timeout   bool    // a timeout of its own fired in the step
+	// mustHold: the view-change status timeout fired while the replica
+	// had to hold its view (escalate_holds); held: it reported the hold.
+	mustHold, held bool
+	holdView       uint64 // the view it had to hold
 }
 
 // opSum is one journal entry: an op and its checksum.
@@ -46,6 +50,9 @@ type replicaState struct {
 	svcView, dvcView uint64
 	svcFrom, dvcFrom uint16
 	leaveFrom        uint16
+	// oldHeartbeat: in this view change an older view's primary
+	// heartbeat the replica (a Commit of its view, refused as old).
+	oldHeartbeat bool
 	// acks holds, by op, the checksum of every PrepareOk that left this
 	// replica in ackView, the latest view it acked in, in any life: an ack
 	// promises the op to every later vote of that log_view.
@@ -155,6 +162,10 @@ func (m *Model) Delivered(tick uint64, i int, msg *Message) {
 	r := &m.replicas[i]
 	bit := uint16(1) << uint(msg.From)
 	switch msg.Command {
+	case CmdCommit:
+		if r.status == StatusViewChange && msg.View < r.view && msg.From == m.primary(msg.View) {
+			r.oldHeartbeat = true
+		}
 	case CmdStartViewChange:
 		if msg.Leave {
 			if msg.View >= r.view {
@@ -179,8 +190,54 @@ func addVote(view uint64, from uint16, v uint64, bit uint16) (uint64, uint16) {
 	return view, from
 }
 
-// TimedOut records that a timeout of replica i fired in its step.
-func (m *Model) TimedOut(i int) { m.replicas[i].cause.timeout = true }
+// Timer names the timeouts a rule tells apart.
+type Timer uint8
+
+// Timers.
+const (
+	TimerOther            Timer = iota
+	TimerViewChangeStatus       // the view-change status timeout, which escalates or holds
+)
+
+// TimedOut records that timeout t of replica i fired in its step.
+func (m *Model) TimedOut(i int, t Timer) {
+	r := &m.replicas[i]
+	r.cause.timeout = true
+	if t == TimerViewChangeStatus && r.status == StatusViewChange && r.oldHeartbeat &&
+		r.votesFor(r.view) < quorumViewChange(m.cfg.Replicas)-1 {
+		r.cause.mustHold, r.cause.holdView = true, r.view
+	}
+}
+
+// votesFor counts the replicas heard joining view v's change: the senders
+// of a StartViewChange or a DoViewChange for it (a vote joins it too). The
+// replica counts no more than these.
+func (r *replicaState) votesFor(v uint64) int {
+	var from uint16
+	if r.svcView == v {
+		from |= r.svcFrom
+	}
+	if r.dvcView == v {
+		from |= r.dvcFrom
+	}
+	return bits.OnesCount16(from)
+}
+
+// Held records that replica i held its view instead of escalating.
+func (m *Model) Held(i int) {
+	r := &m.replicas[i]
+	r.cause.held = true
+	r.oldHeartbeat = false
+}
+
+// EndStep closes replica i's step: the rules that weigh the whole step.
+func (m *Model) EndStep(i int) {
+	c := &m.replicas[i].cause
+	if c.mustHold && !c.held {
+		m.fail(i, RuleEscalateHolds, "escalates from view %d on its view-change status timeout while an older view's primary heartbeats it and it heard too few StartViewChange for its vote", c.holdView)
+	}
+	c.mustHold = false
+}
 
 // Journaled records that replica i journaled op with checksum sum.
 func (m *Model) Journaled(i int, op, sum uint64) {
@@ -249,6 +306,7 @@ func (m *Model) Restart(i int, keepLog bool) {
 	r.announced = false
 	r.status = StatusRecovering
 	r.svcView, r.svcFrom, r.dvcView, r.dvcFrom, r.leaveFrom = 0, 0, 0, 0, 0
+	r.oldHeartbeat = false
 	if !keepLog {
 		r.log = r.log[:0]
 	}
@@ -276,8 +334,10 @@ func (m *Model) Status(i int, st Status, view, logView uint64) {
 	r.announced = true
 	r.status, r.view, r.logView = st, view, logView
 	r.floor = max(r.floor, view)
-	// The replica forgets the requests to leave at every status change.
+	// The replica forgets the requests to leave, and an older primary's
+	// heartbeats, at every status change.
 	r.leaveFrom = 0
+	r.oldHeartbeat = false
 	r.seen = append(r.seen, r.snapshot)
 }
 

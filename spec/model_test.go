@@ -18,17 +18,29 @@ type trace struct {
 	m    *Model
 	tick uint64
 	bad  uint64 // the step number of the planted slip, 0 if none yet
+	open int    // the replica whose step is open, -1 if none
 }
 
 func newTrace(t *testing.T, cfg Config) *trace {
 	if cfg.Replicas == 0 {
 		cfg.Replicas = 3
 	}
-	return &trace{t: t, m: New(cfg)}
+	return &trace{t: t, m: New(cfg), open: -1}
+}
+
+// end closes the open step, as the harness does after its messages.
+func (tr *trace) end() *trace {
+	if tr.open >= 0 {
+		tr.m.EndStep(tr.open)
+		tr.open = -1
+	}
+	return tr
 }
 
 // deliver opens replica to's step on msg.
 func (tr *trace) deliver(to int, msg Message) *trace {
+	tr.end()
+	tr.open = to
 	tr.tick++
 	msg.To = to
 	tr.m.Delivered(tr.tick, to, &msg)
@@ -37,10 +49,12 @@ func (tr *trace) deliver(to int, msg Message) *trace {
 
 // clock opens replica i's step on the clock; timeout says a timeout fired.
 func (tr *trace) clock(i int, timeout bool) *trace {
+	tr.end()
+	tr.open = i
 	tr.tick++
 	tr.m.Ticked(tr.tick, i)
 	if timeout {
-		tr.m.TimedOut(i)
+		tr.m.TimedOut(i, TimerOther)
 	}
 	return tr
 }
@@ -169,9 +183,11 @@ func fires(t *testing.T, rule string, cfg Config, build func(tr *trace, slip boo
 	t.Helper()
 	good := newTrace(t, cfg)
 	build(good, false)
+	good.end()
 	require.Nil(t, good.m.Failed(), "the correct trace passes")
 	bad := newTrace(t, cfg)
 	build(bad, true)
+	bad.end()
 	f := bad.m.Failed()
 	require.NotNil(t, f, "the slip is caught")
 	assert.Equal(t, rule, f.Rule, f.Evidence)
@@ -465,6 +481,22 @@ func TestRulesFire(t *testing.T) {
 			tr.m.Status(2, StatusViewChange, 3, lv)
 			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 3}).slip()
 			tr.send(2, dvc(3, lv, 0))
+		}},
+		{RuleEscalateHolds, window, func(tr *trace, slip bool) {
+			// Replica 2 changes into view 1 alone while view 0's primary
+			// still heartbeats it; its status timeout must hold.
+			replicate(tr).deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 0, Leave: true})
+			tr.clock(2, true).sendAll(2, svc(0, true))
+			tr.m.Status(2, StatusViewChange, 1, 0)
+			tr.sendAll(2, svc(1, false))
+			tr.deliver(2, Message{Command: CmdCommit, From: 0, View: 0})
+			tr.clock(2, false).slip()
+			tr.m.TimedOut(2, TimerViewChangeStatus)
+			if slip {
+				tr.sendAll(2, svc(1, true))
+			} else {
+				tr.m.Held(2)
+			}
 		}},
 		{RuleCommit, window, func(tr *trace, slip bool) {
 			replicate(tr).clock(1, true).slip()
