@@ -419,6 +419,10 @@ func (m *Model) Sent(i int, msg *Message) {
 		if m.primary(msg.View) != i || !r.wasIn(StatusNormal, msg.View) {
 			m.fail(i, RuleCommit, "sends %s not as the Normal primary of the view", msg.String())
 		}
+	case CmdCommitOk:
+		if m.primary(msg.View) == i || msg.To != m.primary(msg.View) || !r.wasIn(StatusNormal, msg.View) {
+			m.fail(i, RuleCommitOk, "sends %s not as a Normal backup of the view to its primary", msg.String())
+		}
 	case CmdStartViewChange:
 		m.sentStartViewChange(i, r, msg)
 	case CmdDoViewChange:

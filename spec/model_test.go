@@ -482,6 +482,28 @@ func TestRulesFire(t *testing.T) {
 			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 3}).slip()
 			tr.send(2, dvc(3, lv, 0))
 		}},
+		{RuleCommitOk, window, func(tr *trace, slip bool) {
+			// The deposed primary, now a backup of view 1, answers with its
+			// old view's number.
+			viewChange(replicate(tr)).deliver(0, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1})
+			tr.m.Status(0, StatusNormal, 1, 1)
+			tr.deliver(0, Message{Command: CmdCommit, From: 1, View: 1}).slip()
+			v := uint64(1)
+			if slip {
+				v = 0
+			}
+			tr.send(0, Message{Command: CmdCommitOk, View: v, To: 1})
+		}},
+		{RuleCommitOk, window, func(tr *trace, slip bool) {
+			// A backup answers a heartbeat to a replica other than the
+			// view's primary.
+			replicate(tr).deliver(2, Message{Command: CmdCommit, From: 0, View: 0}).slip()
+			to := 0
+			if slip {
+				to = 1
+			}
+			tr.send(2, Message{Command: CmdCommitOk, View: 0, To: to})
+		}},
 		{RuleEscalateHolds, window, func(tr *trace, slip bool) {
 			// Replica 2 changes into view 1 alone while view 0's primary
 			// still heartbeats it; its status timeout must hold.

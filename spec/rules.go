@@ -19,6 +19,7 @@ const (
 	RuleSuffixReadable    = "suffix_readable"
 	RuleVoteKeepsAcks     = "vote_keeps_acks"
 	RuleEscalateHolds     = "escalate_holds"
+	RuleCommitOk          = "commit_ok_sender"
 )
 
 // ruleTexts states each rule as docs/spec.md does: the evidence of a finding
@@ -39,6 +40,7 @@ var ruleTexts = map[string]string{
 	RuleCommit:            "a Commit (heartbeat) in view v is sent only by v's primary, Normal in v",
 	RuleSuffixReadable:    "a DoViewChange or StartView is readable: its suffix starts at the head it announces and walks down one op at a time along the parent chain (an empty one announces a head at or below its commit point)",
 	RuleEscalateHolds:     "a replica whose view-change status timeout fires while an older view's primary heartbeat it in this view change, and which heard StartViewChange for its view from fewer than a view-change quorum less one, holds its view instead of escalating",
+	RuleCommitOk:          "a CommitOk in view v (a heartbeat's answer, or a backup telling its commit point) is sent to v's primary by a backup Normal in v",
 	RuleVoteKeepsAcks:     "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
 }
 
@@ -50,7 +52,7 @@ func Rules() []string {
 	return []string{RuleViewMonotonic, RuleLogViewAtMostView, RuleNormalLogView, RuleEnterNormal,
 		RuleRestartPrimary, RuleViewChangeCause, RuleLeaveQuorum, RuleStartViewChange,
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
-		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds}
+		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk}
 }
 
 // quorumReplication and quorumViewChange are the model's own quorum
