@@ -43,13 +43,15 @@ type replicaState struct {
 	// an event (a transfer install's wipe, a displacement into the evicted
 	// ring, a disk's lost slot) stay, which can only make a rule pass.
 	log []uint64
-	// Votes delivered in this life: StartViewChange (not leave) and
-	// DoViewChange senders for the highest view seen, and the senders of
-	// requests to leave this replica's view or a later one since its last
-	// status change (the replica counts no more than these).
-	svcView, dvcView uint64
-	svcFrom, dvcFrom uint16
-	leaveFrom        uint16
+	// Votes delivered in this life, by view: StartViewChange (not leave)
+	// and DoViewChange senders; and the senders of requests to leave this
+	// replica's view or a later one since its last status change. The
+	// replica counts no more than these. By view, not for the highest view
+	// only: a recovering replica drops a vote for a view it may never
+	// reach, and must still be credited for the votes of the view it does.
+	// Maps are only looked up, never ranged over.
+	svcs, dvcs map[uint64]uint16
+	leaveFrom  uint16
 	// oldHeartbeat: in this view change an older view's primary
 	// heartbeat the replica (a Commit of its view, refused as old).
 	oldHeartbeat bool
@@ -70,8 +72,10 @@ type replicaState struct {
 
 // Model checks a run's steps against the protocol. It is fed in process by
 // the harness, one replica step at a time: Delivered or Ticked opens a step,
-// then the step's events (Status, TimedOut, Journaled, Unjournaled) and the
-// messages it sends (Sent) follow.
+// then the step's events (Status, TimedOut, Held, Journaled, Unjournaled)
+// and the messages it sends (Sent) follow, and EndStep closes it. OnWire and
+// Restart come between steps. Vote tallies are bit masks of replica ids:
+// a cluster has at most 9 replicas, a mask holds 16.
 type Model struct {
 	cfg      Config
 	replicas []replicaState
@@ -98,7 +102,12 @@ func NewFrom(cfg Config, old *Model) *Model {
 		if i < cap(replicas) {
 			r = replicas[:i+1][i]
 		}
-		replicas = append(replicas, replicaState{announced: true,
+		if r.svcs == nil {
+			r.svcs, r.dvcs = map[uint64]uint16{}, map[uint64]uint16{}
+		}
+		clear(r.svcs)
+		clear(r.dvcs)
+		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs,
 			log: r.log[:0], acks: r.acks[:0], seen: r.seen[:0], removed: r.removed[:0]})
 	}
 	*m = Model{cfg: cfg, replicas: replicas}
@@ -173,21 +182,10 @@ func (m *Model) Delivered(tick uint64, i int, msg *Message) {
 			}
 			return
 		}
-		r.svcView, r.svcFrom = addVote(r.svcView, r.svcFrom, msg.View, bit)
+		r.svcs[msg.View] |= bit
 	case CmdDoViewChange:
-		r.dvcView, r.dvcFrom = addVote(r.dvcView, r.dvcFrom, msg.View, bit)
+		r.dvcs[msg.View] |= bit
 	}
-}
-
-// addVote adds a vote for view to the tally of the highest view voted for.
-func addVote(view uint64, from uint16, v uint64, bit uint16) (uint64, uint16) {
-	switch {
-	case v > view:
-		return v, bit
-	case v == view:
-		return view, from | bit
-	}
-	return view, from
 }
 
 // Timer names the timeouts a rule tells apart.
@@ -213,14 +211,7 @@ func (m *Model) TimedOut(i int, t Timer) {
 // of a StartViewChange or a DoViewChange for it (a vote joins it too). The
 // replica counts no more than these.
 func (r *replicaState) votesFor(v uint64) int {
-	var from uint16
-	if r.svcView == v {
-		from |= r.svcFrom
-	}
-	if r.dvcView == v {
-		from |= r.dvcFrom
-	}
-	return bits.OnesCount16(from)
+	return bits.OnesCount16(r.svcs[v] | r.dvcs[v])
 }
 
 // Held records that replica i held its view instead of escalating.
@@ -294,9 +285,6 @@ func setAt(s []uint64, op, sum uint64) []uint64 {
 	return s
 }
 
-// Crash records that replica i stopped.
-func (m *Model) Crash(i int) {}
-
 // Restart records that replica i came back in a new life. keepLog says its
 // journal survived (a write-ahead journal; on a disk, what the disk gives
 // back, which the model cannot see: it keeps the old entries, which can only
@@ -305,7 +293,9 @@ func (m *Model) Restart(i int, keepLog bool) {
 	r := &m.replicas[i]
 	r.announced = false
 	r.status = StatusRecovering
-	r.svcView, r.svcFrom, r.dvcView, r.dvcFrom, r.leaveFrom = 0, 0, 0, 0, 0
+	clear(r.svcs)
+	clear(r.dvcs)
+	r.leaveFrom = 0
 	r.oldHeartbeat = false
 	if !keepLog {
 		r.log = r.log[:0]
@@ -364,10 +354,7 @@ func (m *Model) statusHolds(i int, r *replicaState, st Status, view, logView uin
 func (m *Model) enterNormal(i int, view uint64) {
 	r := &m.replicas[i]
 	if m.primary(view) == i {
-		others := 0
-		if r.dvcView == view {
-			others = bits.OnesCount16(r.dvcFrom)
-		}
+		others := bits.OnesCount16(r.dvcs[view])
 		if need := quorumViewChange(m.cfg.Replicas) - 1; others < need {
 			m.fail(i, RuleEnterNormal, "starts view %d as its primary with DoViewChange votes from %d other replicas, fewer than %d", view, others, need)
 		}
@@ -496,10 +483,7 @@ func (m *Model) sentDoViewChange(i int, r *replicaState, msg *Message) {
 		m.fail(i, RuleDoViewChange, "sends %s: not from another replica to the view's primary", msg.String())
 		return
 	}
-	svcs := 0
-	if r.svcView == v {
-		svcs = bits.OnesCount16(r.svcFrom)
-	}
+	svcs := bits.OnesCount16(r.svcs[v])
 	changing := svcs >= quorumViewChange(m.cfg.Replicas)-1 && msg.LogView < v
 	resent := msg.LogView == v && r.cause.startViewChangeFor(v)
 	for _, s := range r.seen {

@@ -606,3 +606,19 @@ func TestRecycledModelJudgesAsNew(t *testing.T) {
 	assert.Equal(t, RulePrepareOk, tr.m.Failed().Rule)
 	assert.Equal(t, uint64(1), tr.m.Failed().Step, "steps count from the new run's start")
 }
+
+// TestVotesCountByView: a vote for a view the replica never reaches (heard
+// while recovering, which drops it) does not hide the votes of the view it
+// does reach. A tally of the highest view only would fail this vote.
+func TestVotesCountByView(t *testing.T) {
+	tr := viewChange(replicate(newTrace(t, Config{LeaveWindow: true, Relay: true})))
+	tr.m.Restart(0, false)
+	tr.deliver(0, Message{Command: CmdStartViewChange, From: 2, View: 7}) // dropped: recovering
+	tr.deliver(0, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1})
+	tr.m.Status(0, StatusNormal, 1, 1)
+	tr.deliver(0, Message{Command: CmdStartViewChange, From: 2, View: 2})
+	tr.m.Status(0, StatusViewChange, 2, 1)
+	tr.send(0, dvc(2, 1, 2))
+	tr.end()
+	assert.Nil(t, tr.m.Failed())
+}
