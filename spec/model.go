@@ -325,9 +325,15 @@ func (m *Model) Status(i int, st Status, view, logView uint64) {
 	r.status, r.view, r.logView = st, view, logView
 	r.floor = max(r.floor, view)
 	// The replica forgets the requests to leave, and an older primary's
-	// heartbeats, at every status change.
+	// heartbeats, at every status change; a request that opened this step
+	// may be handled after it (a restarted replica reports its status
+	// first), so it counts again.
 	r.leaveFrom = 0
 	r.oldHeartbeat = false
+	if c := &r.cause; c.delivered && c.msg.Command == CmdStartViewChange && c.msg.Leave && c.msg.View >= view &&
+		c.msg.From >= 0 && c.msg.From < m.cfg.Replicas && c.msg.From != i {
+		r.leaveFrom |= 1 << uint(c.msg.From)
+	}
 	r.seen = append(r.seen, r.snapshot)
 }
 
@@ -503,8 +509,8 @@ func (m *Model) sentDoViewChange(i int, r *replicaState, msg *Message) {
 // every op a quorum acked, which works only if every acker's vote shows its
 // acks; D8 and D41 for unsure ops).
 func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
-	if !readable(msg) {
-		m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries is unreadable", msg.String(), len(msg.Suffix))
+	if why := unreadable(msg); why != "" {
+		m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries %s", msg.String(), len(msg.Suffix), why)
 		return
 	}
 	switch {
@@ -547,22 +553,27 @@ func keeps(msg *Message, op, sum uint64) string {
 	return ""
 }
 
-// readable: a suffix starts at the announced head and walks down one op at
-// a time, each header naming the next as its parent.
-func readable(msg *Message) bool {
+// unreadable says where a suffix fails to start at the announced head and
+// walk down one op at a time, each header naming the next as its parent;
+// "" if it does not.
+func unreadable(msg *Message) string {
 	s := msg.Suffix
 	if len(s) == 0 {
-		return msg.Op <= msg.Commit || msg.Op == 0
+		if msg.Op <= msg.Commit || msg.Op == 0 {
+			return ""
+		}
+		return "is empty above its commit point"
 	}
 	for k := range s {
 		if s[k].Op != msg.Op-uint64(k) {
-			return false
+			return fmt.Sprintf("has op %d at entry %d, where op %d belongs", s[k].Op, k, msg.Op-uint64(k))
 		}
 		if k+1 < len(s) && s[k].Checksum != 0 && s[k+1].Checksum != 0 && s[k].Parent != 0 && s[k].Parent != s[k+1].Checksum {
-			return false
+			return fmt.Sprintf("names parent %x at op %d above a header %x (present %t, unsure %t)",
+				s[k].Parent, s[k].Op, s[k+1].Checksum, s[k+1].Present, s[k+1].Unsure)
 		}
 	}
-	return true
+	return ""
 }
 
 // sentStartView: VRR 4.2 step 5, and the relayed view (D43, D48).
@@ -577,7 +588,9 @@ func (m *Model) sentStartView(i int, r *replicaState, msg *Message) {
 		m.fail(i, RuleStartView, "sends %s stating a commit point above its head", msg.String())
 	case m.primary(v) != i && !m.cfg.Relay:
 		m.fail(i, RuleStartView, "relays %s with relays off", msg.String())
-	case !readable(msg):
-		m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries is unreadable", msg.String(), len(msg.Suffix))
+	default:
+		if why := unreadable(msg); why != "" {
+			m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries %s", msg.String(), len(msg.Suffix), why)
+		}
 	}
 }
