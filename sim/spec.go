@@ -25,6 +25,7 @@ func newSpec(cfg *Config, old *spec.Model) *spec.Model {
 		LeaveWindow: !cfg.Protocol.SVCQuorumOff,
 		Relay:       !cfg.Protocol.RelayStartViewOff,
 		ViewFloor:   !cfg.Storage.On,
+		Disk:        cfg.Storage.On,
 	}, old)
 }
 

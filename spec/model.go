@@ -43,6 +43,10 @@ type replicaState struct {
 	// an event (a transfer install's wipe, a displacement into the evicted
 	// ring, a disk's lost slot) stay, which can only make a rule pass.
 	log []uint64
+	// past holds, with Config.Disk (disk), every entry the replica dropped
+	// or overwrote, in any life: a restart may read any of them back.
+	past map[opSum]bool
+	disk bool
 	// Votes delivered in this life, by view: StartViewChange (not leave)
 	// and DoViewChange senders; and the senders of requests to leave this
 	// replica's view or a later one since its last status change. The
@@ -107,7 +111,14 @@ func NewFrom(cfg Config, old *Model) *Model {
 		}
 		clear(r.svcs)
 		clear(r.dvcs)
-		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs,
+		// past is kept, cleared, from run to run; only a run on disks
+		// uses it (disk).
+		past := r.past
+		if past == nil {
+			past = map[opSum]bool{}
+		}
+		clear(past)
+		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs, past: past, disk: cfg.Disk,
 			log: r.log[:0], acks: r.acks[:0], seen: r.seen[:0], removed: r.removed[:0]})
 	}
 	*m = Model{cfg: cfg, replicas: replicas}
@@ -233,6 +244,9 @@ func (m *Model) EndStep(i int) {
 // Journaled records that replica i journaled op with checksum sum.
 func (m *Model) Journaled(i int, op, sum uint64) {
 	r := &m.replicas[i]
+	if r.disk && op < uint64(len(r.log)) && r.log[op] != 0 && r.log[op] != sum {
+		r.past[opSum{op, r.log[op]}] = true
+	}
 	r.log = setAt(r.log, op, sum)
 }
 
@@ -244,6 +258,9 @@ func (m *Model) Unjournaled(i int, op, sum uint64) {
 		r.log[op] = 0
 	}
 	r.removed = append(r.removed, opSum{op, sum})
+	if r.disk {
+		r.past[opSum{op, sum}] = true
+	}
 }
 
 // holds reports whether replica i held op with checksum sum in this step.
@@ -256,7 +273,7 @@ func (r *replicaState) holds(op, sum uint64) bool {
 			return true
 		}
 	}
-	return false
+	return r.disk && r.past[opSum{op, sum}]
 }
 
 // OnWire records a message that left the harness for the network: on a

@@ -126,6 +126,11 @@ type Config struct {
 	// crash may lose the write, and the oracle's monotonicity rule judges
 	// what the replica acted in on the wire instead.
 	ViewFloor bool
+	// Disk: journals are on simulated disks. A restart reads back what
+	// the disk holds, which may be an entry the replica had dropped or
+	// overwritten when its write never landed; no event reports what it
+	// read, so an entry once journaled counts as possibly held.
+	Disk bool
 }
 
 // Finding is the first rule a run broke.
