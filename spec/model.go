@@ -345,13 +345,20 @@ func (m *Model) Status(i int, st Status, view, logView uint64) {
 	// heartbeats, at every status change; a request that opened this step
 	// may be handled after it (a restarted replica reports its status
 	// first), so it counts again.
-	r.leaveFrom = 0
+	r.leaveFrom = m.leaveOpening(i, view)
 	r.oldHeartbeat = false
-	if c := &r.cause; c.delivered && c.msg.Command == CmdStartViewChange && c.msg.Leave && c.msg.View >= view &&
-		c.msg.From >= 0 && c.msg.From < m.cfg.Replicas && c.msg.From != i {
-		r.leaveFrom |= 1 << uint(c.msg.From)
-	}
 	r.seen = append(r.seen, r.snapshot)
+}
+
+// leaveOpening is the request to leave view or a later one that opened
+// replica i's step, as a mask of its sender (0 if none).
+func (m *Model) leaveOpening(i int, view uint64) uint16 {
+	c := &m.replicas[i].cause
+	if !c.delivered || c.msg.Command != CmdStartViewChange || !c.msg.Leave || c.msg.View < view ||
+		c.msg.From < 0 || c.msg.From >= m.cfg.Replicas || c.msg.From == i {
+		return 0
+	}
+	return 1 << uint(c.msg.From)
 }
 
 // statusHolds checks the invariants a reported status must satisfy
