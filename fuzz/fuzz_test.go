@@ -52,7 +52,9 @@ func TestFindingReplays(t *testing.T) {
 	bugs, err := replica.ParseBugs([]string{"narrow-repair-under-commit-lag"})
 	require.NoError(t, err)
 	var found []Outcome
-	Run(context.Background(), Options{Budget: 96, Seed: 1, Jobs: 2, Bugs: bugs, Run: sim.Run, Deliver: func(o Outcome) {
+	// Search seed 4: with the protocol model on (D52) seed 1's search fails
+	// only fresh swarm inputs within 96 runs.
+	Run(context.Background(), Options{Budget: 96, Seed: 4, Jobs: 2, Bugs: bugs, Run: sim.Run, Deliver: func(o Outcome) {
 		if o.Failed() && !o.Input.Swarm() {
 			found = append(found, o)
 		}

@@ -59,13 +59,14 @@ func (r *Replica) discard(j Header, foreign bool) {
 		r.journal.remove(j.Op)
 		r.journalGen++
 		r.aside.put(j)
+		// The set-aside body is gone from the journal: the commit point
+		// that makes it committed must survive a restart, or the next vote
+		// nacks it, on a disk or a write-ahead journal in memory alike (the
+		// protocol model's vote_keeps_acks found the second: swarm seeds
+		// 869, 1903, 1953). Capped at the head: a vote whose commit point
+		// lies above its head names a head no vote may describe.
+		r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 		if r.store != nil {
-			// On a disk the set-aside body is gone from the journal: the
-			// commit point that makes it committed must survive a restart,
-			// or the next vote nacks it. Capped at the head: a vote whose
-			// commit point lies above its head names a head no vote may
-			// describe.
-			r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 			// That superblock may land after the slot's blank: the blank
 			// says the op was set aside, not never held (recordAside).
 			r.store.aside[j.Op%uint64(r.journal.live.size)] = true

@@ -60,7 +60,7 @@ func TestScenarioReachesItsMarks(t *testing.T) {
 				require.NotEmpty(t, s.Bug, "the scenario has a defect to switch on")
 				bugs = []string{s.Bug}
 			}
-			res := runScenario(t, s, 1, bugs)
+			res := runShape(t, s, 1, bugs)
 			markstest.AssertReached(t, &res.Marks, tc.want...)
 		})
 	}

@@ -52,7 +52,7 @@ func TestStaleDVCCacheTruncatesAckedOp(t *testing.T) {
 			e.Kind == replica.EvJournalAppend || e.Kind == replica.EvCommit)
 	}
 	run := func(seed uint64, bugs []string) (sim.Result, *eventLog, *replyWatch) {
-		cfg, at := scenarioConfig(t, s, seed, bugs)
+		cfg, at := shapeConfig(t, s, seed, bugs)
 		replies := &replyWatch{inner: at.Script, op: k}
 		w := &eventLog{inner: replies, keep: keep}
 		at.Script = w

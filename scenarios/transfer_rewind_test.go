@@ -65,7 +65,7 @@ func TestTransferBelowAdoptedHead(t *testing.T) {
 		{[]string{s.Bug}, sim.VerdictLiveness, false},
 	} {
 		for seed := uint64(1); seed <= 3; seed++ {
-			cfg, at := scenarioConfig(t, s, seed, tc.bugs)
+			cfg, at := shapeConfig(t, s, seed, tc.bugs)
 			w := &installWatch{inner: at.Script}
 			at.Script = w
 			res, err := verify.Run(cfg, at)

@@ -47,7 +47,7 @@ func (w *eventLog) of(kind replica.EventKind) []replica.Event {
 // keep accepted.
 func runLogged(t *testing.T, s scenarios.Scenario, seed uint64, bugs []string, keep func(e *replica.Event) bool) (sim.Result, *eventLog) {
 	t.Helper()
-	cfg, at := scenarioConfig(t, s, seed, bugs)
+	cfg, at := shapeConfig(t, s, seed, bugs)
 	w := &eventLog{inner: at.Script, keep: keep}
 	at.Script = w
 	res, err := verify.Run(cfg, at)

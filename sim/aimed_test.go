@@ -128,7 +128,9 @@ func TestStragglerOutsideTheCoreStays(t *testing.T) {
 		assert.NotContains(t, trace.String(), "outside the core of a source protocol: cut off", "seed %d", seed)
 		bad, err := sim.Run(stragglerConfig(seed, "escalate-without-hold"), sim.Attach{})
 		require.NoError(t, err)
-		if bad.Verdict == sim.VerdictLiveness {
+		// The views climb (liveness), or with the protocol model on the
+		// first escalation that had to hold fails the run (D52).
+		if bad.Verdict == sim.VerdictLiveness || bad.Invariant == "spec/escalate_holds" {
 			stalled++
 		}
 	}

@@ -26,6 +26,25 @@ func BenchmarkRunSwarm(b *testing.B) {
 	benchRuns(b, swarm.Config)
 }
 
+// BenchmarkRunSwarmSpec runs the same swarm seeds with the protocol model
+// (docs/spec.md) on and off: the ratio of the two events/s is the model's
+// cost. A run the model fails stops there, so compare events/s, not runs/s.
+func BenchmarkRunSwarmSpec(b *testing.B) {
+	for _, off := range []bool{false, true} {
+		name := "spec=on"
+		if off {
+			name = "spec=off"
+		}
+		b.Run(name, func(b *testing.B) {
+			benchRuns(b, func(seed uint64) sim.Config {
+				cfg := swarm.Config(seed)
+				cfg.SpecOff = off
+				return cfg
+			})
+		})
+	}
+}
+
 func benchRuns(b *testing.B, config func(uint64) sim.Config) {
 	b.ReportAllocs()
 	var events uint64

@@ -6,6 +6,7 @@ import (
 	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim/check"
+	"vsrsim/spec"
 )
 
 // Script drives a scenario over virtual time. At is called at the start of
@@ -61,9 +62,12 @@ type Cluster struct {
 	idle       clientsIdle
 
 	checker *check.Checker
-	trace   *Trace
-	out     replica.Output
-	stats   Stats
+	spec    *spec.Model // nil with Config.SpecOff
+	// specSuffix is the buffer suffixes are translated into for the model.
+	specSuffix []spec.Entry
+	trace      *Trace
+	out        replica.Output
+	stats      Stats
 
 	deliverFn func(*packetsim.Delivery[replica.Message])
 	liveness  livenessState
@@ -101,6 +105,7 @@ func newCluster(cfg Config, at Attach, trace *Trace) (*Cluster, error) {
 		trace:      trace,
 		workloadOn: !cfg.WorkloadOff,
 	}
+	c.spec = newSpec(&c.cfg, spare.takeSpec())
 	var netSpare *packetsim.Spare[replica.Message]
 	if spare != nil {
 		netSpare = &spare.net
@@ -220,6 +225,7 @@ func (c *Cluster) Restart(i int) {
 		checkpoint = r.Info().CommitMin
 	}
 	c.checker.Restart(c.now, i, checkpoint)
+	c.specRestart(i)
 	if c.disks != nil {
 		c.checker.RestartFromDisk(i, c.disks.r[i].promised, c.disks.r[i].promisedLogView)
 		c.traceFaults(i)
@@ -274,6 +280,7 @@ func (c *Cluster) step() {
 			c.checkEventsMax()
 			continue
 		}
+		c.specTicked(i)
 		c.flush(i)
 	}
 	c.tickClients()
@@ -285,6 +292,7 @@ func (c *Cluster) step() {
 func (c *Cluster) submit(m *replica.Message) {
 	c.trace.message(c.now, lineSend, m, c.net.NextPacketID(), packetsim.NotDropped, false)
 	c.reportSend(m)
+	c.specOnWire(m)
 	c.net.SubmitCopy(c.now, m.From, m.To, m)
 }
 
@@ -314,6 +322,7 @@ func (c *Cluster) deliver(d *packetsim.Delivery[replica.Message]) {
 		return
 	}
 	c.reportDelivery(d.To, m)
+	c.specDelivered(d.To, m)
 	c.out.Reset()
 	r.Step(m, &c.out)
 	c.flush(d.To)
@@ -327,6 +336,7 @@ func (c *Cluster) flush(i int) {
 		c.report(i, e)
 		c.observe(e)
 	}
+	c.specStep(i)
 	if c.disks != nil {
 		c.writes(i)
 		c.settleOwnAcks(i)

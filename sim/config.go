@@ -120,6 +120,12 @@ type Config struct {
 	// Storage puts each replica's journal on a simulated disk
 	// (storage_config.go); off, nothing about a run changes.
 	Storage Storage
+
+	// SpecOff turns off the step-by-step protocol model (spec/,
+	// docs/spec.md), which is on by default; only for speed comparisons.
+	// The model only observes: a run's trace and hash are the same either
+	// way, unless the model ends it with a finding.
+	SpecOff bool
 }
 
 // DefaultConfig is `vsrsim run --seed N` with default options: network faults

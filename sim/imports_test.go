@@ -41,7 +41,7 @@ var randV2Seeded = map[string]bool{
 
 // deterministicDirs are the package directories checked, relative to the
 // module root. "sim" means the top-level directory only.
-var deterministicDirs = []string{"sim", "sim/swarm", "sim/settings", "sim/ndjson", "prng", "queue", "sim/check", "replica", "packetsim", "disksim", "scenarios", "scenarios/vsrfile", "outcome", "marks"}
+var deterministicDirs = []string{"sim", "sim/swarm", "sim/settings", "sim/ndjson", "prng", "queue", "sim/check", "replica", "packetsim", "disksim", "scenarios", "scenarios/vsrfile", "outcome", "marks", "spec"}
 
 func moduleRoot(t *testing.T) string {
 	t.Helper()

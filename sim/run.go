@@ -8,6 +8,7 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/replica"
 	"vsrsim/sim/check"
+	"vsrsim/spec"
 )
 
 // Verdict is a run's outcome.
@@ -265,6 +266,9 @@ func (c *Cluster) release(spare *Spare) {
 		c.net.Recycle(&spare.net)
 		spare.trace = c.trace
 		spare.checker = c.checker
+		if c.spec != nil {
+			spare.spec = c.spec
+		}
 	}
 	for i, r := range c.replicas {
 		if r != nil {
@@ -287,6 +291,7 @@ type Spare struct {
 	net     packetsim.Spare[replica.Message]
 	trace   *Trace
 	checker *check.Checker
+	spec    *spec.Model
 }
 
 // replicaOptions are replica i's options, lent the spare's journals if the

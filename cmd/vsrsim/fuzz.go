@@ -22,6 +22,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/sim"
 	"vsrsim/sim/settings"
+	"vsrsim/verify"
 )
 
 // fuzzBudgetMax bounds --budget: past it a typo, not a plan, is the likelier
@@ -87,6 +88,7 @@ found: 1 safety, 4 crash, 3 liveness; 130 if interrupted before any finding;
 	f.StringVar(&o.excused, "excused", "", "append each unrecoverable (excused) run as one JSON line to `FILE`")
 	f.BoolVar(&o.noFoci, "no-foci", false, "draw fresh swarm seeds without their focus slices (docs/fuzz.md measures the foci so)")
 	_ = cmd.RegisterFlagCompletionFunc("bug", completeBugs)
+	addSpecFlag(cmd)
 	for _, name := range []string{"budget", "seed", "jobs"} {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.NoFileCompletions)
 	}
@@ -125,7 +127,7 @@ func (o *fuzzOptions) fuzz(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	began := time.Now()
 	sum := fuzz.Run(ctx, fuzz.Options{Budget: o.budget, Seed: seed, Jobs: o.jobs, Bugs: bugs, Corpus: corpus,
-		Unfocused: o.noFoci, Deliver: r.deliver, Keep: r.keep})
+		Unfocused: o.noFoci, Deliver: r.deliver, Keep: r.keep, Run: specRun(verify.Run)})
 	r.progress.clear()
 	if r.writeErr != nil {
 		return internalErrorf("%v", r.writeErr)

@@ -18,14 +18,17 @@ import (
 // The failures file, the saved inputs and the summary are the same with one
 // job or two, and every finding replays from its record, shrinks included.
 func TestFuzzJobsAgreeAndFindingsReplay(t *testing.T) {
-	args := []string{"fuzz", "--budget", "96", "--seed", "1", "--bug", "narrow-repair-under-commit-lag"}
+	// Search seed 4: with the protocol model on (D52) the search from seed 1
+	// fails only fresh swarm inputs within 96 runs, and this test needs a
+	// failing mutated one.
+	args := []string{"fuzz", "--budget", "96", "--seed", "4", "--bug", "narrow-repair-under-commit-lag"}
 	var outs []cliResult
 	var dirs []string
 	for _, jobs := range []string{"1", "2"} {
 		dir := t.TempDir()
 		failures := filepath.Join(dir, "f.jsonl")
 		out := vsrsim(t, append(args, "--jobs", jobs, "--failures", failures, "--corpus", filepath.Join(dir, "corpus"))...)
-		require.Equal(t, exitLiveness, out.code, "stderr: %s", out.stderr)
+		require.Contains(t, []int{exitSafety, exitLiveness}, out.code, "a finding; stderr: %s", out.stderr)
 		outs, dirs = append(outs, out), append(dirs, dir)
 	}
 	// The records name their saved files by path, which differs by

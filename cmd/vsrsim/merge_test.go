@@ -59,7 +59,7 @@ func TestMergeShardsGivesTheWholeSweep(t *testing.T) {
 			assert.Equal(t, strings.Join(want, "\n")+"\n", out.stdout)
 			for _, row := range [][]string{
 				{"files", "3"}, {"records read", "8"}, {"duplicates dropped", "2"}, {"conflicts", "0"},
-				{"runs kept", "6"}, {"verdict: safety", "6"}, {"invariant: (acked_)?durability", "6"},
+				{"runs kept", "6"}, {"verdict: safety", "6"}, {"invariant: spec/vote_keeps_acks", "6"},
 				{"bug switch on: dvc-cache-ignores-journal", "6"},
 			} {
 				assert.Regexp(t, `│ `+row[0]+` +│ `+row[1]+` +│`, out.stderr)

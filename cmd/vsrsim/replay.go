@@ -66,6 +66,7 @@ case naming an unknown scenario or bug, 64 bad flags.`,
 	f.BoolVar(&o.update, "update", false, "rewrite the expected verdict and hash of FILE's text lines in place")
 	f.VarP(o.output, "output", "o", "output format")
 	o.artifacts.addFlags(cmd)
+	addSpecFlag(cmd)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(o.output.allowed, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

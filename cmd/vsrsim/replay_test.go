@@ -91,7 +91,7 @@ func TestReplayDrift(t *testing.T) {
 func TestReplayRunRecord(t *testing.T) {
 	out := vsrsim(t, "run", "--seed", "2", "--scenario", "vc-straggler", "--bug", "escalate-without-hold",
 		"--extra-delay", "2:*=600", "-o", "json")
-	require.Equal(t, exitLiveness, out.code, out.stderr)
+	require.Equal(t, exitSafety, out.code, out.stderr) // spec/escalate_holds (D52)
 	path := writeFile(t, "failures.jsonl", out.stdout+out.stdout)
 
 	got := vsrsim(t, "replay", path)
@@ -100,7 +100,7 @@ func TestReplayRunRecord(t *testing.T) {
 
 	pin := vsrsim(t, "replay", "--pin", "--line", "1", path)
 	require.Equal(t, 0, pin.code, pin.stderr)
-	assert.Regexp(t, `^vc-straggler 2 escalate-without-hold liveness [0-9a-f]{16} extra-delay=2:\*=600\n$`, pin.stdout)
+	assert.Regexp(t, `^vc-straggler 2 escalate-without-hold safety [0-9a-f]{16} extra-delay=2:\*=600\n$`, pin.stdout)
 
 	trace := filepath.Join(t.TempDir(), "t.ndjson")
 	assert.Equal(t, exitUsage, vsrsim(t, "replay", "--trace", trace, path).code, "two cases, no --line")

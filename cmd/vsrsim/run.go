@@ -95,6 +95,7 @@ func (o *runOptions) addShapeFlags(cmd *cobra.Command) {
 	f.Var(&o.scenarioFile, "scenario-file", "run the timed script in `FILE` (docs/scenario-files.md)")
 	f.StringArrayVar(&o.bugs, "bug", nil, "turn on a bug switch (repeatable; see vsrsim list)")
 	f.BoolVar(&o.noFoci, "no-foci", false, "draw a swarm seed without its focus slice (docs/fuzz.md); not with a scenario")
+	addSpecFlag(cmd)
 	for _, fl := range settings.Flags() {
 		f.Var(&overrideFlag{o: &o.override, key: fl.Key, typ: fl.Form}, fl.Key, fl.Usage)
 	}
@@ -228,6 +229,7 @@ func (o *runOptions) config(seed uint64) (sim.Config, sim.Attach, error) {
 		return sim.Config{}, sim.Attach{}, usageErrorf("--bug: %v", err)
 	}
 	cfg.Bugs = bugs
+	applySpec(&cfg)
 
 	if err := o.override.Apply(&cfg); err != nil {
 		return sim.Config{}, sim.Attach{}, usageErrorf("%s", flagError(err))

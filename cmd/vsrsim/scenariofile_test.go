@@ -59,7 +59,7 @@ func TestRecordedSeed(t *testing.T) {
 		bugs []string
 	}{
 		{"5", exitPass, nil},
-		{"0x2b", exitLiveness, []string{"--bug", "transfer-rewinds-sequencer"}},
+		{"0x2b", exitSafety, []string{"--bug", "transfer-rewinds-sequencer"}}, // the model: an unreadable vote
 	} {
 		path := filepath.Join(t.TempDir(), "rec.vsr")
 		_, orig := runJSONOf(t, tc.code, append([]string{"run", "--seed", tc.seed, "--record", path}, tc.bugs...)...)

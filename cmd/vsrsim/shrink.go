@@ -131,6 +131,7 @@ func (o *shrinkOptions) search(script *vsrfile.File, cfg sim.Config, seed uint64
 	if target.Invariant == outcome.InvLinearizable {
 		run = verify.Run
 	}
+	run = specRun(run)
 	out, err := shrink.Shrink(script, shrink.Options{
 		Seed: seed, Bugs: cfg.Bugs, Target: target, StartSeeds: o.startMax, SeedsPerCandidate: o.perCand,
 		MaxRuns: o.maxRuns, Jobs: o.jobs, Run: run, Progress: stderr,

@@ -1,0 +1,59 @@
+package scenarios_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/scenarios"
+	"vsrsim/verify"
+)
+
+// specCaught pins the failure shapes the protocol model (docs/spec.md)
+// catches at a step, seeds 1..5, with the rule that fires: the outcome checks
+// see these later (a stall, or a loss at the merge), or not at all.
+var specCaught = map[string]string{
+	// The rewound replica's next vote announces a head its suffix does not
+	// start at (t~5,500 and ~7,600, where the stall is judged at 24,000).
+	"transfer-rewind":      "suffix_readable",
+	"transfer-rewind-wide": "suffix_readable",
+	// A stale cached vote keeps only the header of op 21, which its sender
+	// acked: two to four ticks before the merge it feeds truncates op 21.
+	"stale-dvc-cache": "vote_keeps_acks",
+	// The straggler escalates while view 0's primary still heartbeats it
+	// and none joined its view change (t~1,800, where the outcome checks
+	// judge the views climbing at 15,000).
+	"vc-straggler": "escalate_holds",
+}
+
+// TestSpecCatchesShapes: with its bug on every failure shape still fails
+// with the model on, never later than with it off (the model only observes:
+// the runs are the same up to its finding), and the shapes the model catches
+// are the ones pinned above.
+func TestSpecCatchesShapes(t *testing.T) {
+	for _, s := range scenarios.All() {
+		if s.Bug == "" {
+			continue
+		}
+		t.Run(s.Name, func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1); seed <= 5; seed++ {
+				cfg, at := scenarioConfig(t, s, seed, []string{s.Bug})
+				on, err := verify.Run(cfg, at)
+				require.NoError(t, err)
+				off := runShape(t, s, seed, []string{s.Bug})
+				assert.True(t, on.Verdict.Failed(), "seed %d: the model on, the shape still fails: %s", seed, on.Evidence)
+				assert.LessOrEqual(t, on.Ticks, off.Ticks, "seed %d: the model never fails a run later", seed)
+				rule, caught := strings.CutPrefix(on.Invariant, "spec/")
+				t.Logf("seed %d: model on %s %s at t=%d; off %s %s at t=%d", seed, on.Verdict, on.Invariant, on.Ticks, off.Verdict, off.Invariant, off.Ticks)
+				if want, ok := specCaught[s.Name]; ok {
+					assert.Equal(t, want, rule, "seed %d: %s", seed, on.Evidence)
+				} else {
+					assert.False(t, caught, "seed %d: the model now catches %s (%s): pin it", seed, s.Name, on.Evidence)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"vsrsim/replica"
+	"vsrsim/sim/check"
+	"vsrsim/spec"
+)
+
+// The boundary between the replicas and the protocol model (spec/), as
+// observe.go is the oracle's: the harness translates each replica step (what
+// started it, the events it reports, the messages it sends) into the model's
+// own types. The model never reads a replica, and changes nothing in a run:
+// it only judges, and a broken rule ends the run as a safety failure
+// (invariant "spec/<rule>").
+
+// newSpec returns the model for a run, or nil with Config.SpecOff; old is
+// a finished run's model whose memory it may reuse, or nil.
+func newSpec(cfg *Config, old *spec.Model) *spec.Model {
+	if cfg.SpecOff {
+		return nil
+	}
+	return spec.NewFrom(spec.Config{
+		Replicas:    cfg.Replicas,
+		Star:        cfg.Topology == replica.TopologyStar,
+		LeaveWindow: !cfg.Protocol.SVCQuorumOff,
+		Relay:       !cfg.Protocol.RelayStartViewOff,
+		ViewFloor:   !cfg.Storage.On,
+		Disk:        cfg.Storage.On,
+	}, old)
+}
+
+// takeSpec returns the model spare holds, if any, and forgets it.
+func (s *Spare) takeSpec() *spec.Model {
+	if s == nil {
+		return nil
+	}
+	m := s.spec
+	s.spec = nil
+	return m
+}
+
+func specStatus(s replica.Status) spec.Status {
+	switch s {
+	case replica.StatusNormal:
+		return spec.StatusNormal
+	case replica.StatusViewChange:
+		return spec.StatusViewChange
+	}
+	return spec.StatusRecovering
+}
+
+// specSuffix translates a suffix into buf, reused from message to message:
+// the model reads a suffix only within the step that sends it.
+func specSuffix(buf *[]spec.Entry, s []replica.SuffixEntry) []spec.Entry {
+	if buf == nil {
+		return nil
+	}
+	out := (*buf)[:0]
+	for k := range s {
+		e := &s[k]
+		out = append(out, spec.Entry{Op: e.Header.Op, Checksum: e.Header.Checksum, Parent: e.Header.Parent,
+			Present: e.Present, Nack: e.Nack, Unsure: e.Unsure})
+	}
+	*buf = out
+	return out
+}
+
+// specMessage translates a message into the model's terms; a command no
+// rule reads becomes spec.CmdOther with its envelope only. A suffix is
+// translated into buf, or left out with a nil buf.
+func specMessage(m *replica.Message, buf *[]spec.Entry) spec.Message {
+	s := spec.Message{Name: m.Command.String(), From: m.From, To: m.To, View: m.View}
+	switch m.Command {
+	case replica.CmdPrepare:
+		h := m.Prepare().Header
+		s.Command, s.Op, s.Checksum = spec.CmdPrepare, h.Op, h.Checksum
+	case replica.CmdPrepareOK:
+		p := m.PrepareOk()
+		s.Command, s.Op, s.Checksum = spec.CmdPrepareOk, p.Op, p.Checksum
+	case replica.CmdCommit:
+		s.Command = spec.CmdCommit
+	case replica.CmdCommitOK:
+		s.Command = spec.CmdCommitOk
+	case replica.CmdStartViewChange:
+		s.Command, s.Leave = spec.CmdStartViewChange, m.StartViewChange().Leave
+	case replica.CmdDoViewChange:
+		p := m.DoViewChange()
+		s.Command, s.LogView, s.Op, s.Commit = spec.CmdDoViewChange, p.LogView, p.Op, p.Commit
+		s.Suffix = specSuffix(buf, p.Suffix)
+	case replica.CmdStartView:
+		p := m.StartView()
+		s.Command, s.LogView, s.Op, s.Commit = spec.CmdStartView, p.LogView, p.Op, p.Commit
+		s.Suffix = specSuffix(buf, p.Suffix)
+	case replica.CmdRequestStartView:
+		s.Command = spec.CmdRequestStartView
+	}
+	return s
+}
+
+// specCause translates a delivered message as far as a rule reads it: the
+// step's cause, the votes it carries and an older primary's heartbeat need
+// its envelope and a StartViewChange's mark only, so no payload is decoded
+// (a delivery is the most frequent step).
+func specCause(m *replica.Message) spec.Message {
+	s := spec.Message{Name: m.Command.String(), From: m.From, To: m.To, View: m.View}
+	switch m.Command {
+	case replica.CmdStartViewChange:
+		s.Command, s.Leave = spec.CmdStartViewChange, m.StartViewChange().Leave
+	case replica.CmdDoViewChange:
+		s.Command = spec.CmdDoViewChange
+	case replica.CmdStartView:
+		s.Command = spec.CmdStartView
+	case replica.CmdRequestStartView:
+		s.Command = spec.CmdRequestStartView
+	case replica.CmdCommit:
+		s.Command = spec.CmdCommit
+	}
+	return s
+}
+
+// specDelivered opens replica to's step on message m.
+func (c *Cluster) specDelivered(to int, m *replica.Message) {
+	if c.spec == nil {
+		return
+	}
+	s := specCause(m)
+	c.spec.Delivered(c.now, to, &s)
+}
+
+// specTicked opens replica i's step on the clock.
+func (c *Cluster) specTicked(i int) {
+	if c.spec != nil {
+		c.spec.Ticked(c.now, i)
+	}
+}
+
+// specStep hands the model replica i's step: its events in order, then its
+// messages.
+func (c *Cluster) specStep(i int) {
+	s := c.spec
+	if s == nil {
+		return
+	}
+	if s.Failed() == nil {
+		c.specFeed(i)
+	}
+	if f := s.Failed(); f != nil && c.failure == nil {
+		c.failure = &check.Failure{Invariant: f.Invariant(), Evidence: f.Evidence, Tick: f.Tick, Replicas: []int{f.Replica}}
+	}
+}
+
+// specFeed hands the model one step's events and messages.
+func (c *Cluster) specFeed(i int) {
+	s := c.spec
+	for k := range c.out.Events {
+		e := &c.out.Events[k]
+		switch e.Kind {
+		case replica.EvStatus:
+			p := e.StatusChanged()
+			s.Status(i, specStatus(p.Status), p.View, p.LogView)
+		case replica.EvTimeout:
+			s.TimedOut(i, specTimer(e.TimedOut().Timer))
+		case replica.EvHold:
+			s.Held(i)
+		case replica.EvJournalAppend:
+			s.Journaled(i, e.Op, e.Checksum)
+		case replica.EvJournalTruncate, replica.EvJournalPrune, replica.EvJournalSetAside, replica.EvJournalEvict:
+			s.Unjournaled(i, e.Op, e.Checksum)
+		}
+	}
+	for k := range c.out.Messages {
+		m := specMessage(&c.out.Messages[k], &c.specSuffix)
+		s.Sent(i, &m)
+	}
+	s.EndStep(i)
+}
+
+// specTimerViewChangeStatus is the replica's name for its view-change
+// status timeout. Timers are named by their trace word only; the
+// vc-straggler shape of TestSpecCatchesShapes (scenarios/spec_test.go)
+// fails if this one stops matching.
+const specTimerViewChangeStatus = "view_change_status"
+
+// specTimer maps a timeout's name to the model's timer.
+func specTimer(name string) spec.Timer {
+	if name == specTimerViewChangeStatus {
+		return spec.TimerViewChangeStatus
+	}
+	return spec.TimerOther
+}
+
+// specOnWire tells the model a replica's message left for the network.
+func (c *Cluster) specOnWire(m *replica.Message) {
+	if c.spec != nil && m.Command == replica.CmdPrepareOK {
+		s := specMessage(m, nil)
+		c.spec.OnWire(&s)
+	}
+}
+
+// specRestart tells the model replica i came back in a new life.
+func (c *Cluster) specRestart(i int) {
+	if c.spec != nil {
+		c.spec.Restart(i, c.cfg.Durability == replica.DurabilityWAL)
+	}
+}

@@ -1,0 +1,68 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/replica"
+	"vsrsim/spec"
+)
+
+// TestSpecOnlyObserves: the protocol model changes nothing in a run. With
+// it on and off, a run the model does not fail has the same verdict and
+// trace hash; one it fails is the same run cut short at the model's step.
+func TestSpecOnlyObserves(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		cfg := breakConfig(seed)
+		on, err := Run(cfg, Attach{})
+		require.NoError(t, err)
+		cfg.SpecOff = true
+		off, err := Run(cfg, Attach{})
+		require.NoError(t, err)
+		if strings.HasPrefix(on.Invariant, "spec/") {
+			assert.LessOrEqual(t, on.Ticks, off.Ticks, "seed %d", seed)
+			continue
+		}
+		assert.Equal(t, off.Verdict, on.Verdict, "seed %d", seed)
+		assert.Equal(t, off.TraceHash, on.TraceHash, "seed %d: the model moved the trace", seed)
+		assert.Equal(t, off.Events, on.Events, "seed %d", seed)
+	}
+}
+
+// TestBreakSpecForgedIntoARealRun forges, into the model, a step the
+// protocol never takes, in the middle of a real run: replica 1 acks an op
+// it never journaled. The run must end at that tick with the model's
+// verdict, the rule's text and the trace tail; the same run unforged
+// passes (TestSpecOnlyObserves covers seed 11's neighbours).
+func TestBreakSpecForgedIntoARealRun(t *testing.T) {
+	var forged uint64
+	script := scriptFunc(func(c *Cluster, tick uint64) {
+		if forged != 0 || c.checker.CommittedMax() < 5 {
+			return
+		}
+		info, ok := c.Info(1)
+		if !ok || info.Status != replica.StatusNormal {
+			return
+		}
+		forged = tick
+		c.spec.Ticked(tick, 1)
+		m := spec.Message{Command: spec.CmdPrepareOk, From: 1, To: replica.PrimaryOf(info.View, c.cfg.Replicas),
+			View: info.View, Op: 1 << 40, Checksum: 0xbad}
+		c.spec.Sent(1, &m)
+		c.specStep(1)
+	})
+	res := runBreak(t, breakConfig(11), script)
+	require.NotZero(t, forged, "the script never ran")
+	assert.Equal(t, VerdictSafety, res.Verdict)
+	assert.Equal(t, "spec/"+spec.RulePrepareOk, res.Invariant)
+	assert.Contains(t, res.Evidence, spec.RuleText(spec.RulePrepareOk))
+	assert.Equal(t, forged, res.Ticks, "the run ends at the forged step's tick")
+	assert.NotEmpty(t, res.Tail)
+
+	clean, err := Run(breakConfig(11), Attach{})
+	require.NoError(t, err)
+	assert.Equal(t, VerdictPass, clean.Verdict, clean.Evidence)
+}

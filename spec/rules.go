@@ -1,0 +1,73 @@
+package spec
+
+// Rule names: a contract with the verdict ("spec/<name>"), docs/spec.md and
+// the tests that break each on purpose.
+const (
+	RuleViewMonotonic     = "view_monotonic"
+	RuleLogViewAtMostView = "log_view_at_most_view"
+	RuleNormalLogView     = "normal_log_view"
+	RuleEnterNormal       = "enter_normal"
+	RuleRestartPrimary    = "restart_primary_leaves"
+	RuleViewChangeCause   = "view_change_cause"
+	RuleLeaveQuorum       = "leave_quorum"
+	RuleStartViewChange   = "start_view_change_sender"
+	RuleDoViewChange      = "do_view_change_sender"
+	RuleStartView         = "start_view_sender"
+	RulePrepare           = "prepare_sender"
+	RulePrepareOk         = "prepare_ok_sender"
+	RuleCommit            = "commit_sender"
+	RuleSuffixReadable    = "suffix_readable"
+	RuleVoteKeepsAcks     = "vote_keeps_acks"
+	RuleEscalateHolds     = "escalate_holds"
+	RuleCommitOk          = "commit_ok_sender"
+)
+
+// ruleTexts states each rule as docs/spec.md does: the evidence of a finding
+// carries it, so a reader needs no other page to see what broke.
+var ruleTexts = map[string]string{
+	RuleViewMonotonic:     "a replica's view never decreases within a life, nor below the last view it reported across a restart without a disk",
+	RuleLogViewAtMostView: "log_view <= view",
+	RuleNormalLogView:     "a replica in Normal status in view v has log_view == v",
+	RuleEnterNormal:       "a replica enters Normal in view v only as v's primary holding DoViewChange votes for v from a view-change quorum (its own included), or on a StartView for v delivered to it in that step",
+	RuleRestartPrimary:    "a restarted replica does not resume Normal as the primary of its view: it cannot know what its lost pipeline gathered",
+	RuleViewChangeCause:   "a replica moves into a view change of a higher view only on its own timeout, on a StartViewChange, DoViewChange or RequestStartView delivered to it, or at a restart",
+	RuleLeaveQuorum:       "with the StartViewChange window, a replica leaves view v on its own (not pulled into the new view by a message of that view) only when a view-change quorum asked to leave v or a later view, itself included",
+	RuleStartViewChange:   "a StartViewChange for v is sent only by a replica in view-change status in v; a request to leave v only by a replica not recovering whose view is at most v",
+	RuleDoViewChange:      "a DoViewChange for v goes to v's primary from another replica: one in view-change status in v with log_view < v that heard StartViewChange for v from a view-change quorum less one, or one Normal in v re-sending its vote (log_view v) to a StartViewChange for v",
+	RuleStartView:         "a StartView for v is sent by a replica Normal in v, stating log_view v and a commit point no higher than its head; by v's primary, or by a backup relaying the view when relays are on",
+	RulePrepare:           "a Prepare in view v is sent by a replica Normal in v holding that op with that checksum: the primary, or a backup forwarding along the chain",
+	RulePrepareOk:         "a PrepareOk in view v for (op, checksum) is sent to v's primary by a backup Normal in v holding that op with that checksum",
+	RuleCommit:            "a Commit (heartbeat) in view v is sent only by v's primary, Normal in v",
+	RuleSuffixReadable:    "a DoViewChange or StartView is readable: its suffix starts at the head it announces and walks down one op at a time along the parent chain (an empty one announces a head at or below its commit point)",
+	RuleEscalateHolds:     "a replica whose view-change status timeout fires while an older view's primary heartbeat it in this view change, and which heard StartViewChange for its view from fewer than a view-change quorum less one, holds its view instead of escalating",
+	RuleCommitOk:          "a CommitOk in view v (a heartbeat's answer, or a backup telling its commit point) is sent to v's primary by a backup Normal in v",
+	RuleVoteKeepsAcks:     "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
+}
+
+// RuleText returns the rule's text ("" for an unknown name).
+func RuleText(rule string) string { return ruleTexts[rule] }
+
+// Rules lists every rule name, in the order docs/spec.md gives them.
+func Rules() []string {
+	return []string{RuleViewMonotonic, RuleLogViewAtMostView, RuleNormalLogView, RuleEnterNormal,
+		RuleRestartPrimary, RuleViewChangeCause, RuleLeaveQuorum, RuleStartViewChange,
+		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
+		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk}
+}
+
+// quorumReplication and quorumViewChange are the model's own quorum
+// arithmetic, written from docs/protocol.md "Quorums", not imported: a slip
+// in the replica's cannot slip into the rule that judges it.
+func quorumReplication(n int) int {
+	if n == 2 {
+		return 2
+	}
+	return min((n+1)/2, 3)
+}
+
+func quorumViewChange(n int) int {
+	if n == 2 {
+		return 2
+	}
+	return n + 1 - quorumReplication(n)
+}
