@@ -113,9 +113,13 @@ func parseFlags() suiteFlags {
 	flag.StringVar(&f.jsonOut, "json", "", "also write every row as JSON lines to `FILE`")
 	flag.IntVar(&f.fo.starts, "swarm-starts", 0, "also sweep -fuzz-budget seeds from `N` starts (seed 1, 1000001, ...)")
 	noFoci := flag.Bool("no-foci", false, "draw the swarm seeds of the sweep and the searches without their focus slices")
+	specOff := flag.Bool("spec-off", false, "judge the runs by the outcome checks alone, the protocol model off (D52), to compare")
 	flag.Parse()
 	if *noFoci {
-		f.fo.draw = []string{"--no-foci"}
+		f.fo.draw = append(f.fo.draw, "--no-foci")
+	}
+	if *specOff {
+		f.fo.draw = append(f.fo.draw, "--spec", "off")
 	}
 	return f
 }
