@@ -31,6 +31,13 @@ func (r *Replica) journalPut(h Header, displace bool) bool {
 	invariant(r.id, r.journal.has(h.Op, h.Checksum), "journal_put_holds", detailHolds)
 	r.emit(JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(EvJournalAppend))
 	if g := r.journal.gone; g.Checksum != 0 {
+		// The body goes for good: a restart must not come back below it
+		// and vote it absent (the protocol model's vote_keeps_acks: an op
+		// applied, displaced by one a slot count above, then needed again
+		// by a restart from a superblock whose commit point lagged). The
+		// commit point that covers it becomes durable first, as for a
+		// set-aside body; capped at the head, which a vote must describe.
+		r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 		r.emit(JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(EvJournalEvict))
 	}
 	return true
