@@ -41,7 +41,7 @@ func (r *Replica) onAbdicateTimeout() {
 		r.tAbdicate.stop()
 		return
 	}
-	stalled := r.abd.closeWindow(r.id, r.replicationStalled())
+	stalled := r.abd.closeWindow(r.replicationStalled())
 	unheard := !r.hearsQuorum() && (len(r.pipeline) > 0 || r.opts.Protocol.AbdicateByHearing)
 	if (stalled || unheard) && r.abd.stepAside(stalled) {
 		if stalled {

@@ -38,13 +38,12 @@ func (a *abdication) stalledSince(first uint64) bool {
 
 // closeWindow counts a window that stalled, or starts the count afresh, and
 // reports whether enough stalled in a row to abdicate over it.
-func (a *abdication) closeWindow(self int, stalled bool) bool {
+func (a *abdication) closeWindow(stalled bool) bool {
 	if stalled {
 		a.stallWindows++
 	} else {
 		a.stallWindows = 0
 	}
-	invariant(self, a.stallWindows >= 0 && (stalled || a.stallWindows == 0), "abdication_windows_counted", detailHolds)
 	return a.stallWindows >= stallWindowsMax
 }
 

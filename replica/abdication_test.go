@@ -21,10 +21,10 @@ func TestAbdicationStallWatch(t *testing.T) {
 	assert.False(t, a.stalledSince(5), "an ack it needed came")
 
 	for k := 1; k < stallWindowsMax; k++ {
-		assert.False(t, a.closeWindow(0, true), "window %d", k)
+		assert.False(t, a.closeWindow(true), "window %d", k)
 	}
-	assert.True(t, a.closeWindow(0, true), "%d stalled windows in a row", stallWindowsMax)
-	assert.False(t, a.closeWindow(0, false), "a window that progressed starts the count afresh")
+	assert.True(t, a.closeWindow(true), "%d stalled windows in a row", stallWindowsMax)
+	assert.False(t, a.closeWindow(false), "a window that progressed starts the count afresh")
 	assert.Zero(t, a.stallWindows)
 }
 

@@ -22,7 +22,11 @@ func TestPeersRecency(t *testing.T) {
 	assert.Equal(t, 0, p.countHeardWithin(2000, 500))
 	assert.PanicsWithValue(t, Violation{Replica: 1, Invariant: "heard_in_order", Detail: detailHolds},
 		func() { p.hear(2, 5, 500) }, "time never runs back")
+	assert.Panics(t, func() { p.hear(1, 2000, 500) }, "a replica never hears itself (peers_only_others)")
+	p.lastHeard[1] = 0
 	p.check()
+	p.incarnations[4] = 1
+	assert.Panics(t, p.check, "nothing is known of a replica outside the cluster")
 }
 
 func TestPeersIncarnations(t *testing.T) {

@@ -29,6 +29,10 @@ func TestPipelineRoom(t *testing.T) {
 	assert.Panics(t, func() { p.forget(0, 0) }, "the primary never forgets its own")
 	p.check(0)
 
+	p.push(0, chain[3], 0)
+	p[2].header.Op = 9
+	assert.Panics(t, func() { p.check(0) }, "ops in flight are consecutive (pipeline_consecutive)")
+	p[2].header.Op = 3
 	p.popFront()
 	assert.Equal(t, uint64(2), p.first())
 	p[0].acks = 1 << 1

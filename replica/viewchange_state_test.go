@@ -42,4 +42,6 @@ func TestViewChangeCheck(t *testing.T) {
 	assert.Panics(t, func() { v.check(0, 3) }, "a merge of no vote")
 	v.vote(0, 3, 1, dvcVote{valid: true})
 	assert.NotPanics(t, func() { v.check(0, 3) })
+	v.dvcs[4] = dvcVote{valid: true}
+	assert.Panics(t, func() { v.check(0, 3) }, "a vote from no replica of the cluster (view_change_votes_in_cluster)")
 }

@@ -26,6 +26,13 @@ type slotKey struct {
 	slot int
 }
 
+// inFlightWrite is a write on the disk: its slot, and the journal entry it
+// carries (none for the superblock).
+type inFlightWrite struct {
+	key   slotKey
+	entry entryID
+}
+
 // writes hands a step's writes to replica i's disk, in the order asked for:
 // each starts now if it may (mayStart), or waits in line.
 func (c *Cluster) writes(i int) {
@@ -108,9 +115,8 @@ func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
 		c.disks.nextDue = due
 	}
 	d.inFlight = append(d.inFlight, id)
-	c.noteSubmitted(d, id, w.zone, w.slot, data)
 	key := slotKey{w.zone, w.slot}
-	d.slotOf[id] = key
+	d.slotOf[id] = inFlightWrite{key: key, entry: c.entryOf(w.zone, w.slot, data)}
 	d.busy[key]++
 	if w.batch != 0 {
 		d.batchIn[id] = w.batch
@@ -128,8 +134,9 @@ func (c *Cluster) landed(d *diskOf, id disksim.WriteID) {
 	if k, ok := slices.BinarySearch(d.inFlight, id); ok {
 		d.inFlight = slices.Delete(d.inFlight, k, k+1)
 	}
-	if key, ok := d.slotOf[id]; ok {
-		d.noteLanded(id, key)
+	if f, ok := d.slotOf[id]; ok {
+		key := f.key
+		d.noteLanded(f)
 		delete(d.slotOf, id)
 		if d.busy[key]--; d.busy[key] == 0 {
 			delete(d.busy, key)

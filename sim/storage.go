@@ -46,9 +46,10 @@ type diskOf struct {
 	fences uint64
 	open   []uint64 // fence numbers asked for and not landed, ascending
 	// inFlight are the ids of writes submitted and not landed, ascending,
-	// and slotOf the zone and slot of each, for busy.
+	// and slotOf the zone, slot and journal entry of each (busy, and the
+	// ledger of what landed).
 	inFlight []disksim.WriteID
-	slotOf   map[disksim.WriteID]slotKey
+	slotOf   map[disksim.WriteID]inFlightWrite
 	// busy counts the writes in flight per slot: a disk may land two writes
 	// to one slot in either order, so a second waits for the first.
 	busy map[slotKey]int
@@ -107,7 +108,7 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 		}
 		ds.all = append(ds.all, d)
 		ds.r[i] = diskOf{disk: d, fenced: make(map[disksim.WriteID]uint64),
-			slotOf: make(map[disksim.WriteID]slotKey), busy: make(map[slotKey]int), batchIn: make(map[disksim.WriteID]uint64),
+			slotOf: make(map[disksim.WriteID]inFlightWrite), busy: make(map[slotKey]int), batchIn: make(map[disksim.WriteID]uint64),
 			ledger: newLedger(cfg.JournalSlots)}
 	}
 	return ds, nil

@@ -21,16 +21,14 @@ import (
 type entryID struct{ op, sum uint64 }
 
 // ledger is one replica's: per journal zone and slot, the entry of the last
-// write reported done there (what the replica believes the slot holds), and
-// the entry of each journal write in flight.
+// write reported done there (what the replica believes the slot holds). The
+// entry each write in flight carries is in diskOf.slotOf.
 type ledger struct {
-	want    [2][]entryID // headers, prepares
-	entryOf map[disksim.WriteID]entryID
+	want [2][]entryID // headers, prepares
 }
 
 func newLedger(slots int) ledger {
-	return ledger{want: [2][]entryID{make([]entryID, slots), make([]entryID, slots)},
-		entryOf: make(map[disksim.WriteID]entryID)}
+	return ledger{want: [2][]entryID{make([]entryID, slots), make([]entryID, slots)}}
 }
 
 // zoneIndex is the ledger's index of a journal zone; false for the
@@ -54,24 +52,20 @@ func (c *Cluster) entryIn(z disksim.Zone, slot int, data []byte, ioErr bool) ent
 	return entryID{op, sum}
 }
 
-// noteSubmitted remembers the entry a journal write carries.
-func (c *Cluster) noteSubmitted(d *diskOf, id disksim.WriteID, z disksim.Zone, slot int, data []byte) {
-	if _, ok := zoneIndex(z); ok {
-		d.ledger.entryOf[id] = c.entryIn(z, slot, data, false)
+// entryOf is the entry a write's bytes carry: none for the superblock.
+func (c *Cluster) entryOf(z disksim.Zone, slot int, data []byte) entryID {
+	if _, journal := zoneIndex(z); !journal {
+		return entryID{}
 	}
+	return c.entryIn(z, slot, data, false)
 }
 
-// noteLanded: the disk reported write id to (z, slot) done; the replica now
-// believes the slot holds its entry (the disk may have lost or misplaced it:
-// the ledger compares what it wants with what the media holds).
-func (d *diskOf) noteLanded(id disksim.WriteID, key slotKey) {
-	zi, ok := zoneIndex(key.zone)
-	if !ok {
-		return
-	}
-	if e, ok := d.ledger.entryOf[id]; ok {
-		d.ledger.want[zi][key.slot] = e
-		delete(d.ledger.entryOf, id)
+// noteLanded: the disk reported write f done; the replica now believes its
+// slot holds its entry (the disk may have lost or misplaced it: the ledger
+// compares what it wants with what the media holds).
+func (d *diskOf) noteLanded(f inFlightWrite) {
+	if zi, journal := zoneIndex(f.key.zone); journal {
+		d.ledger.want[zi][f.key.slot] = f.entry
 	}
 }
 
@@ -81,17 +75,16 @@ func (d *diskOf) noteLanded(id disksim.WriteID, key slotKey) {
 // or intact as the media shows.
 func (c *Cluster) noteCrashed(d *diskOf) {
 	for _, id := range d.inFlight {
-		key, ok := d.slotOf[id]
-		zi, journal := zoneIndex(key.zone)
+		f, ok := d.slotOf[id]
+		zi, journal := zoneIndex(f.key.zone)
 		if !ok || !journal {
 			continue
 		}
-		buf, ioErr := d.disk.Peek(key.zone, key.slot)
-		if e := d.ledger.entryOf[id]; c.entryIn(key.zone, key.slot, buf, ioErr) == e {
-			d.ledger.want[zi][key.slot] = e
+		buf, ioErr := d.disk.Peek(f.key.zone, f.key.slot)
+		if c.entryIn(f.key.zone, f.key.slot, buf, ioErr) == f.entry {
+			d.ledger.want[zi][f.key.slot] = f.entry
 		}
 	}
-	clear(d.ledger.entryOf)
 }
 
 // intact reports whether replica i's disk holds (op, sum) intact in either

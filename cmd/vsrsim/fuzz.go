@@ -234,11 +234,7 @@ func (r *fuzzRun) deliver(out fuzz.Outcome) {
 	}
 	switch {
 	case out.Failed():
-		var w io.Writer // never a nil *os.File in an interface: no --failures writes nothing
-		if r.failures != nil {
-			w = r.failures
-		}
-		replay, _ := r.record(&out, w, r.o.failures)
+		replay, _ := r.record(&out, r.failures, r.o.failures)
 		r.progress.clear()
 		fmt.Fprintf(r.stdout, "FAIL run %d seed %d %s %s: %s\n  replay: %s\n", out.Index, out.Input.Seed, out.Result.Verdict,
 			out.Result.Invariant, oneLine(out.Result.Evidence), replay)
@@ -253,8 +249,10 @@ func (r *fuzzRun) deliver(out fuzz.Outcome) {
 
 // record saves a file input beside the file at beside (or in the working
 // directory without one), writes the run's record to w if set, and returns
-// the command that replays the run and the saved file's path.
-func (r *fuzzRun) record(out *fuzz.Outcome, w io.Writer, beside string) (replay, path string) {
+// the command that replays the run and the saved file's path. w is the
+// file itself, never an interface: a nil *os.File in an io.Writer is not
+// nil, and writing to it ended a search 70 at its first finding.
+func (r *fuzzRun) record(out *fuzz.Outcome, w *os.File, beside string) (replay, path string) {
 	replay, path, err := r.saveInput(out, beside)
 	if err != nil && r.writeErr == nil {
 		r.writeErr = err

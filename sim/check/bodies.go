@@ -16,10 +16,9 @@ type bodySet struct {
 	sinceLoss uint64
 	// damaged: copies a disk's record shows lost: both records of the
 	// replica's slot faulty when it crashed or while it was down
-	// (DiskCopies). unlanded: copies the replica reported journaled whose
-	// write never landed before it crashed (no fault: they never were on
-	// the disk).
-	damaged, unlanded uint16
+	// (DiskCopies). A copy whose write never landed before its replica
+	// crashed is withdrawn without being damaged: no fault took it.
+	damaged uint16
 	// lostAt is the tick the last copy was lost to a disk or a crash;
 	// beyondAt the tick since which the copies disks lost, not held again,
 	// are a replication quorum (0: not now).

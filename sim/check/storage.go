@@ -53,8 +53,6 @@ func (c *Checker) DiskCopies(tick uint64, i int, intact func(op, sum uint64) (ok
 				b.damaged |= bit
 				b.lostAt = tick
 				c.noteBeyond(tick, b)
-			} else {
-				b.unlanded |= bit
 			}
 		}
 	}
