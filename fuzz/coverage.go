@@ -4,8 +4,8 @@ import (
 	"slices"
 
 	"vsrsim/marks"
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // A feature is one condition a run reached, as a number: its kind in the top
@@ -100,7 +100,7 @@ type watch struct {
 	journal uint64
 	ckpt    uint64
 	up      []bool
-	status  []replica.Status
+	status  []vsr.Status
 	view    []uint64
 	commit  []uint64
 	codes   []uint8
@@ -117,7 +117,7 @@ const maxMoments = 64
 
 func newWatch(cfg *sim.Config) *watch {
 	n := cfg.Replicas
-	w := &watch{n: n, ckpt: max(cfg.CheckpointInterval, 1), up: make([]bool, n), status: make([]replica.Status, n),
+	w := &watch{n: n, ckpt: max(cfg.CheckpointInterval, 1), up: make([]bool, n), status: make([]vsr.Status, n),
 		view: make([]uint64, n), commit: make([]uint64, n), codes: make([]uint8, n), seen: map[uint64]bool{}}
 	w.journal = uint64(cfg.Durability) + 1
 	if cfg.Storage.On {
@@ -145,7 +145,7 @@ func (w *watch) Record(r *sim.Record) error {
 		w.moment(r.Tick)
 	case "restart":
 		w.up[r.Node] = true
-		w.status[r.Node] = replica.StatusRecovering
+		w.status[r.Node] = vsr.StatusRecovering
 	case "event":
 		if !w.event(r.Tick, r.Event) {
 			return nil
@@ -158,21 +158,21 @@ func (w *watch) Record(r *sim.Record) error {
 }
 
 // event applies a replica's report; false if it moves nothing a state holds.
-func (w *watch) event(tick uint64, e *replica.Event) bool {
+func (w *watch) event(tick uint64, e *vsr.Event) bool {
 	i := e.Replica
 	switch e.Kind {
-	case replica.EvStatus:
+	case vsr.EvStatus:
 		s := e.StatusChanged()
-		if s.Status == replica.StatusViewChange && w.status[i] != replica.StatusViewChange {
+		if s.Status == vsr.StatusViewChange && w.status[i] != vsr.StatusViewChange {
 			w.moment(tick)
 		}
 		w.status[i], w.view[i] = s.Status, s.View
-	case replica.EvCommit:
+	case vsr.EvCommit:
 		w.commit[i] = e.Op
-	case replica.EvTransferInstall:
+	case vsr.EvTransferInstall:
 		w.commit[i] = e.Op
 		w.moment(tick)
-	case replica.EvRepairRequest:
+	case vsr.EvRepairRequest:
 		w.moment(tick)
 		return false
 	default:
@@ -208,15 +208,15 @@ func (w *watch) code(i int, topView, topCommit uint64) uint8 {
 	}
 	class := classRecovering
 	switch {
-	case w.status[i] == replica.StatusViewChange && w.view[i] >= topView:
+	case w.status[i] == vsr.StatusViewChange && w.view[i] >= topView:
 		class = classViewChange
-	case w.status[i] == replica.StatusViewChange:
+	case w.status[i] == vsr.StatusViewChange:
 		class = classViewChangeBehind
-	case w.status[i] == replica.StatusNormal && w.view[i] < topView:
+	case w.status[i] == vsr.StatusNormal && w.view[i] < topView:
 		class = classNormalBehind
-	case w.status[i] == replica.StatusNormal && replica.PrimaryOf(w.view[i], w.n) == i:
+	case w.status[i] == vsr.StatusNormal && vsr.PrimaryOf(w.view[i], w.n) == i:
 		class = classPrimary
-	case w.status[i] == replica.StatusNormal:
+	case w.status[i] == vsr.StatusNormal:
 		class = classBackup
 	}
 	lag := topCommit - min(w.commit[i], topCommit)

@@ -17,6 +17,7 @@ import (
 	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
 	"vsrsim/sim/swarm"
+	"vsrsim/vsr"
 )
 
 // trail is a search's outcomes and summary as text: what must not depend
@@ -162,7 +163,7 @@ func TestWatchClasses(t *testing.T) {
 	assert.Equal(t, uint8(classDown), w.code(0, 1, 100))
 	assert.Equal(t, uint8(classPrimary), w.code(1, 1, 100))
 	assert.Equal(t, uint8(classBackup+classes), w.code(2, 1, 100), "a replica a checkpoint behind is its own class")
-	w.status[2] = replica.StatusViewChange
+	w.status[2] = vsr.StatusViewChange
 	w.view[2] = 0
 	assert.Equal(t, uint8(classViewChangeBehind+classes), w.code(2, 1, 100))
 	require.Len(t, w.states, 1)

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,15 +22,15 @@ func TestAbandonedMergeVotesItsLogView(t *testing.T) {
 
 	r.Step(voteIn(4, 2, 2, 1, 1, present(hs[1])), out)
 	require.True(t, r.vc.merged, "op 1 is canonical: r2 holds it")
-	require.Equal(t, StatusViewChange, r.Info().Status, "still repairing op 1")
+	require.Equal(t, vsr.StatusViewChange, r.Info().Status, "still repairing op 1")
 	require.Equal(t, uint64(1), r.Info().Sequencer)
 
 	out.Reset()
-	svc := StartViewChange{}.Message().Routed(2, 1, 5)
+	svc := vsr.StartViewChange{}.Message().Routed(2, 1, 5)
 	r.Step(&svc, out)
-	var dvcs []DoViewChange
+	var dvcs []vsr.DoViewChange
 	for _, m := range out.Messages {
-		if m.Command == CmdDoViewChange {
+		if m.Command == vsr.CmdDoViewChange {
 			dvcs = append(dvcs, m.DoViewChange())
 		}
 	}

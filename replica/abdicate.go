@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // Abdication (protocol.md "Abdication"): a primary that cannot commit, yet
 // whose heartbeats keep every backup from timing out, must step aside. It
@@ -16,28 +19,28 @@ import "vsrsim/marks"
 // sparse workload whose heartbeat answers are lost keeps its view.
 
 // hear records that m reached this primary from a replica of its view.
-func (r *Replica) hear(m *Message) {
-	if r.status != StatusNormal || !r.isPrimary() || m.View != r.view ||
+func (r *Replica) hear(m *vsr.Message) {
+	if r.status != vsr.StatusNormal || !r.isPrimary() || m.View != r.view ||
 		m.From < 0 || m.From >= r.n || m.From == r.id {
 		return
 	}
-	if m.Command == CmdStartViewChange && m.StartViewChange().Leave {
+	if m.Command == vsr.CmdStartViewChange && m.StartViewChange().Leave {
 		return // a replica asking to leave the view is not following it
 	}
 	r.peers.heardInWindow(m.From)
 	if r.hearsQuorum() && r.abd.resume() {
 		r.vc.leave &^= 1 << uint(r.id)
-		r.emit(ViewNoted{View: r.view}.Event(EvResume))
+		r.emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvResume))
 		r.due |= dueDrain
 	}
 }
 
 func (r *Replica) hearsQuorum() bool {
-	return r.peers.windowQuorum(QuorumReplication(r.n))
+	return r.peers.windowQuorum(vsr.QuorumReplication(r.n))
 }
 
 func (r *Replica) onAbdicateTimeout() {
-	if r.status != StatusNormal || !r.isPrimary() {
+	if r.status != vsr.StatusNormal || !r.isPrimary() {
 		r.tAbdicate.stop()
 		return
 	}
@@ -49,7 +52,7 @@ func (r *Replica) onAbdicateTimeout() {
 		} else {
 			r.mark(marks.Abdicate)
 		}
-		r.emit(ViewNoted{View: r.view}.Event(EvAbdicate))
+		r.emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvAbdicate))
 	}
 	r.pushStartView()
 	r.peers.newWindow()
@@ -75,9 +78,9 @@ func (r *Replica) firstInPipeline() uint64 { return r.pipeline.first() }
 
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
 // its incarnation.
-func (r *Replica) onCommitOK(m *Envelope, p CommitOk) {
+func (r *Replica) onCommitOK(m *vsr.Envelope, p vsr.CommitOk) {
 	invariant(r.id, m.View == r.view, "commit_ok_gate_primary", detailGate)
-	invariant(r.id, r.status == StatusNormal, "commit_ok_gate_primary", detailGate)
+	invariant(r.id, r.status == vsr.StatusNormal, "commit_ok_gate_primary", detailGate)
 	invariant(r.id, r.isPrimary(), "commit_ok_gate_primary", detailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
 	invariant(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "commit_ok_incarnation_known", detailHolds)
@@ -105,7 +108,7 @@ func (r *Replica) retransmitOnHeard(from int) {
 // are committed here too, whatever the votes that elected it knew; without
 // this, a primary elected by replicas that knew less waits forever for fresh
 // acks of ops its only other live backup applied before it lost its journal.
-func (r *Replica) learnCommitFromBackup(p CommitOk) {
+func (r *Replica) learnCommitFromBackup(p vsr.CommitOk) {
 	c := p.Commit
 	if c <= r.wm.commitMax || c > r.wm.sequencer || !r.journal.has(c, p.Checksum) {
 		return

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,11 +40,11 @@ func TestAbdicateWhenDeaf(t *testing.T) {
 			assert.Equal(t, tt.moved, c.info(1).View > 0)
 			assert.Equal(t, tt.moved, c.info(2).View > 0)
 			if !tt.moved {
-				assert.Empty(t, c.eventsOf(0, EvAbdicate))
+				assert.Empty(t, c.eventsOf(0, vsr.EvAbdicate))
 				return
 			}
-			require.NotEmpty(t, c.eventsOf(0, EvAbdicate))
-			marked := c.sent(func(m *Message) bool { return m.Command == CmdCommit && m.Commit().Abdicated })
+			require.NotEmpty(t, c.eventsOf(0, vsr.EvAbdicate))
+			marked := c.sent(func(m *vsr.Message) bool { return m.Command == vsr.CmdCommit && m.Commit().Abdicated })
 			assert.NotEmpty(t, marked, "an abdicated primary marks its heartbeats")
 		})
 	}
@@ -66,16 +67,16 @@ func TestAbdicateOnStalledReplication(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newTestCluster(t, 3, func(o *Options) { o.Protocol = tt.protocol })
 			c.commitRequests(0, 1, 2)
-			c.dropIf(func(m *Message) bool { return m.Command == CmdPrepareOK && m.To == 0 })
+			c.dropIf(func(m *vsr.Message) bool { return m.Command == vsr.CmdPrepareOK && m.To == 0 })
 			c.request(0, 0, 3, put(3, 30))
 			hb := smallTimeouts().HeartbeatTicks
 			c.tick(int((stallWindowsMax + 4) * hb))
 			assert.Equal(t, tt.moved, c.info(1).View > 0, "the backups left view 0")
-			assert.Empty(t, c.eventsOf(0, EvResume), "hearing a quorum does not cure a stall")
+			assert.Empty(t, c.eventsOf(0, vsr.EvResume), "hearing a quorum does not cure a stall")
 			if tt.moved {
-				require.NotEmpty(t, c.eventsOf(0, EvAbdicate))
+				require.NotEmpty(t, c.eventsOf(0, vsr.EvAbdicate))
 			} else {
-				assert.Empty(t, c.eventsOf(0, EvAbdicate))
+				assert.Empty(t, c.eventsOf(0, vsr.EvAbdicate))
 			}
 		})
 	}
@@ -89,11 +90,11 @@ func TestAbdicatedPrimaryResumes(t *testing.T) {
 	c.cutLink(1, 0)
 	c.cutLink(2, 0)
 	c.request(0, 0, 2, put(2, 20)) // pending: a deaf primary abdicates over it
-	c.tickUntil(int(3*smallTimeouts().HeartbeatTicks), func() bool { return len(c.eventsOf(0, EvAbdicate)) > 0 }, "r0 abdicates")
+	c.tickUntil(int(3*smallTimeouts().HeartbeatTicks), func() bool { return len(c.eventsOf(0, vsr.EvAbdicate)) > 0 }, "r0 abdicates")
 	c.healLink(1, 0)
 	c.healLink(2, 0)
-	c.tickUntil(int(smallTimeouts().HeartbeatTicks), func() bool { return len(c.eventsOf(0, EvResume)) > 0 }, "r0 resumes")
-	assert.Equal(t, StatusNormal, c.info(1).Status)
+	c.tickUntil(int(smallTimeouts().HeartbeatTicks), func() bool { return len(c.eventsOf(0, vsr.EvResume)) > 0 }, "r0 resumes")
+	assert.Equal(t, vsr.StatusNormal, c.info(1).Status)
 	c.commitRequests(0, 3, 3)
 	c.tickUntil(int(10*smallTimeouts().HeartbeatTicks), func() bool { c.deliverAll(); return c.info(0).CommitMax == 3 }, "it prepares and commits again")
 }

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,7 +27,7 @@ func TestNoAckAboveHeaderOnlyOp(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := New(DefaultOptions(1, 3), zeroJitter{})
 			require.NoError(t, err)
-			var out Output
+			var out vsr.Output
 			r.begin(&out)
 			for _, op := range tc.bodies {
 				require.True(t, r.journalPut(chain[op], true))
@@ -35,7 +36,7 @@ func TestNoAckAboveHeaderOnlyOp(t *testing.T) {
 			r.ack(chain[3])
 			acked := false
 			for _, m := range out.Messages {
-				acked = acked || (m.Command == CmdPrepareOK && m.PrepareOk().Op == 3)
+				acked = acked || (m.Command == vsr.CmdPrepareOK && m.PrepareOk().Op == 3)
 			}
 			assert.Equal(t, tc.wantAck, acked)
 		})

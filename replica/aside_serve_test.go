@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,7 +19,7 @@ func TestRepairServesSetAsideBodies(t *testing.T) {
 	j, ok := r2.journal.get(3)
 	require.True(t, ok)
 	require.LessOrEqual(t, j.Op, r2.wm.commitMax)
-	r2.out = &Output{}
+	r2.out = &vsr.Output{}
 	r2.discard(j, false)
 	r2.out = nil
 	_, held := r2.journal.get(3)
@@ -26,8 +27,8 @@ func TestRepairServesSetAsideBodies(t *testing.T) {
 	_, aside := r2.aside.get(3)
 	require.True(t, aside, "op 3 was set aside")
 
-	out := &Output{}
-	r2.Step(msg(RequestPrepares{From: 2, To: 4}, 1, 2, 0), out)
+	out := &vsr.Output{}
+	r2.Step(msg(vsr.RequestPrepares{From: 2, To: 4}, 1, 2, 0), out)
 	var ops []uint64
 	for _, h := range repairServed(out) {
 		ops = append(ops, h.Op)

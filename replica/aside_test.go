@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,20 +20,20 @@ func TestChainWalkSetsCommittedBodiesAside(t *testing.T) {
 	fork.Seal()
 	tests := []struct {
 		name     string
-		journal  []Header
+		journal  []vsr.Header
 		expect   uint64 // the canonical checksum the walk starts from, at op 5
 		aside    []uint64
 		pruned   []uint64
 		reclaims bool
 	}{
-		{"gap below the anchor", []Header{chain[1], chain[2], chain[3], chain[4]}, chain[5].Checksum, []uint64{4, 3}, nil, true},
-		{"fork below the anchor", []Header{chain[1], chain[2], chain[3], fork, chain[5]}, chain[5].Checksum, []uint64{3}, []uint64{4}, false},
+		{"gap below the anchor", []vsr.Header{chain[1], chain[2], chain[3], chain[4]}, chain[5].Checksum, []uint64{4, 3}, nil, true},
+		{"fork below the anchor", []vsr.Header{chain[1], chain[2], chain[3], fork, chain[5]}, chain[5].Checksum, []uint64{3}, []uint64{4}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := New(DefaultOptions(1, 3), zeroJitter{})
 			require.NoError(t, err)
-			out := &Output{}
+			out := &vsr.Output{}
 			r.out = out
 			for _, h := range tt.journal {
 				require.True(t, r.journal.put(h, true))
@@ -44,9 +45,9 @@ func TestChainWalkSetsCommittedBodiesAside(t *testing.T) {
 			var aside, pruned []uint64
 			for _, e := range out.Events {
 				switch e.Kind {
-				case EvJournalSetAside:
+				case vsr.EvJournalSetAside:
 					aside = append(aside, e.Op)
-				case EvJournalPrune:
+				case vsr.EvJournalPrune:
 					pruned = append(pruned, e.Op)
 				}
 			}

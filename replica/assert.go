@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // The replica's one assertion. An assertion turns a correctness bug into a
 // crash the simulator reports by the invariant's name (the panic value is a
 // Violation), so a run never carries on from a state the protocol forbids.
@@ -19,18 +21,10 @@ const (
 
 // unowned stands for the replica in an assertion of code that knows none (the
 // journal, a ring, a payload); the harness still reports the invariant by name.
-const unowned = -1
+const unowned = vsr.Unowned
 
 // invariant panics with a Violation of the invariant name at replica
-// (unowned: -1) unless ok. detail is a constant, or a format whose %d or %b
-// verbs take values (at most violationValuesMax). The numbers travel unboxed
-// and the Violation formats them only when printed, and the failing branch
-// makes no call: a passing assertion costs a compare and a branch, and
-// functions on the hot path that hold a few stay small enough to inline.
+// (unowned: -1) unless ok (Assert, the vocabulary's one assertion).
 func invariant(replica int, ok bool, name, detail string, values ...uint64) {
-	if !ok {
-		v := Violation{Replica: replica, Invariant: name, Detail: detail}
-		v.count = copy(v.values[:], values)
-		panic(v)
-	}
+	vsr.Assert(replica, ok, name, detail, values...)
 }

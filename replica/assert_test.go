@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/require"
 )
@@ -11,7 +12,7 @@ import (
 func TestInvariantViolation(t *testing.T) {
 	require.NotPanics(t, func() { invariant(1, true, "fine", "%d", 3) })
 	defer func() {
-		v, ok := recover().(Violation)
+		v, ok := recover().(vsr.Violation)
 		require.True(t, ok)
 		require.Equal(t, 2, v.Replica)
 		require.Equal(t, "commit_min_le_commit_max", v.Invariant)

@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // A merge can know an op's canonical header and find its body at no voter:
 // every voter nacked it too few times to truncate, or holds it only as a
@@ -19,12 +22,12 @@ import "vsrsim/marks"
 func (r *Replica) fetchAwaitedBody(res *mergeResult) {
 	n := len(res.decisions)
 	if n == 0 {
-		r.vc.awaitBody = Header{}
+		r.vc.awaitBody = vsr.Header{}
 		return
 	}
 	d := &res.decisions[n-1]
 	if d.verdict != opAwaitBody || d.op > r.vc.dvcs[r.id].op {
-		r.vc.awaitBody = Header{}
+		r.vc.awaitBody = vsr.Header{}
 		return
 	}
 	invariant(r.id, d.known && d.header.Op == d.op, "await_body_known", "op %d header op %d", d.op, d.header.Op)
@@ -39,20 +42,20 @@ func (r *Replica) fetchAwaitedBody(res *mergeResult) {
 // body: a voter's vote already said it does not hold it.
 func (r *Replica) askAwaitedBody() {
 	o := r.vc.awaitBody.Op
-	invariant(r.id, r.status == StatusViewChange && !r.vc.merged, "await_body_before_merge", detailHolds)
-	invariant(r.id, PrimaryOf(r.view, r.n) == r.id, "await_body_primary_elect", detailHolds)
+	invariant(r.id, r.status == vsr.StatusViewChange && !r.vc.merged, "await_body_before_merge", detailHolds)
+	invariant(r.id, vsr.PrimaryOf(r.view, r.n) == r.id, "await_body_primary_elect", detailHolds)
 	invariant(r.id, o > 0, "await_body_known", detailHolds)
 	for i := 0; i < r.n; i++ {
 		if i != r.id && !r.vc.dvcs[i].valid {
 			r.mark(marks.MergeBodyFetched)
-			r.send(i, RequestPrepares{From: o, To: o}.Message())
+			r.send(i, vsr.RequestPrepares{From: o, To: o}.Message())
 		}
 	}
 }
 
 // awaitedBody reports whether h is the body the merge waits on.
-func (r *Replica) awaitedBody(h *Header) bool {
-	return r.status == StatusViewChange && !r.vc.merged && r.vc.awaitBody.Op != 0 &&
+func (r *Replica) awaitedBody(h *vsr.Header) bool {
+	return r.status == vsr.StatusViewChange && !r.vc.merged && r.vc.awaitBody.Op != 0 &&
 		h.Op == r.vc.awaitBody.Op && h.Checksum == r.vc.awaitBody.Checksum
 }
 
@@ -61,7 +64,7 @@ func (r *Replica) awaitedBody(h *Header) bool {
 // a nack or a blank into a copy: the merge may keep more, never truncate
 // more, and keeping a canonical op is always safe.
 func (r *Replica) revote() {
-	if r.vc.merged || r.status != StatusViewChange || PrimaryOf(r.view, r.n) != r.id || !r.vc.dvcs[r.id].valid {
+	if r.vc.merged || r.status != vsr.StatusViewChange || vsr.PrimaryOf(r.view, r.n) != r.id || !r.vc.dvcs[r.id].valid {
 		return
 	}
 	m := r.doViewChange()

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,30 +12,30 @@ import (
 // 1's header and finds its body at no voter: r1 adopted op 1 header-only in
 // view 2, r2's slot of it is unsure, r3 never reached it. Two nacks of a
 // needed three: the merge waits. r0, whose vote is not in, holds the body.
-func awaitingBody(t *testing.T) (*Replica, *Output, Header) {
+func awaitingBody(t *testing.T) (*Replica, *vsr.Output, vsr.Header) {
 	t.Helper()
 	hs := chainHeaders(1, 2)
 	r, err := New(DefaultOptions(1, 4), zeroJitter{})
 	require.NoError(t, err)
-	out := &Output{}
-	r.Step(msg(StartView{LogView: 2, Op: 1, Suffix: []SuffixEntry{headerOnly(hs[1])}}, 2, 1, 2), out)
+	out := &vsr.Output{}
+	r.Step(msg(vsr.StartView{LogView: 2, Op: 1, Suffix: []vsr.SuffixEntry{headerOnly(hs[1])}}, 2, 1, 2), out)
 	require.Equal(t, uint64(1), r.Info().Sequencer, "r1 adopted op 1 without its body")
 	require.False(t, r.Journaled(1))
 	for _, p := range []int{2, 3} {
-		r.Step(msg(StartViewChange{}, p, 1, 5), out)
+		r.Step(msg(vsr.StartViewChange{}, p, 1, 5), out)
 	}
 	require.True(t, r.vc.dvcs[1].valid, "the primary-elect voted for itself")
 	out.Reset()
-	r.Step(voteIn(5, 2, 2, 1, 1, SuffixEntry{Header: hs[1], Unsure: true}), out)
+	r.Step(voteIn(5, 2, 2, 1, 1, vsr.SuffixEntry{Header: hs[1], Unsure: true}), out)
 	r.Step(voteIn(5, 0, 3, 1, 0), out)
 	require.False(t, r.vc.merged, "two nacks of three, and no voter holds the body")
 	return r, out, hs[1]
 }
 
-func repairAsks(out *Output, to int) []RequestPrepares {
-	var asks []RequestPrepares
+func repairAsks(out *vsr.Output, to int) []vsr.RequestPrepares {
+	var asks []vsr.RequestPrepares
 	for _, m := range out.Messages {
-		if m.Command == CmdRequestPrepares && m.To == to {
+		if m.Command == vsr.CmdRequestPrepares && m.To == to {
 			asks = append(asks, m.RequestPrepares())
 		}
 	}
@@ -47,7 +48,7 @@ func repairAsks(out *Output, to int) []RequestPrepares {
 // view with op 1 kept.
 func TestMergeFetchesABodyNoVoterHolds(t *testing.T) {
 	r, out, h := awaitingBody(t)
-	assert.Equal(t, []RequestPrepares{{From: 1, To: 1}}, repairAsks(out, 0), "r0 is asked for op 1")
+	assert.Equal(t, []vsr.RequestPrepares{{From: 1, To: 1}}, repairAsks(out, 0), "r0 is asked for op 1")
 	assert.Empty(t, repairAsks(out, 2), "a voter said it holds no body")
 	assert.Empty(t, repairAsks(out, 3))
 
@@ -58,12 +59,12 @@ func TestMergeFetchesABodyNoVoterHolds(t *testing.T) {
 	assert.NotEmpty(t, repairAsks(out, 0), "asked again on the message timeout")
 
 	out.Reset()
-	r.Step(msg(RepairPrepare{Header: h}, 0, 1, 5), out)
+	r.Step(msg(vsr.RepairPrepare{Header: h}, 0, 1, 5), out)
 	assert.True(t, r.Journaled(1))
-	assert.Equal(t, StatusNormal, r.Info().Status, "the view starts")
+	assert.Equal(t, vsr.StatusNormal, r.Info().Status, "the view starts")
 	assert.Equal(t, uint64(5), r.Info().View)
 	assert.Equal(t, uint64(1), r.Info().Sequencer, "op 1 kept")
-	assert.Empty(t, eventsIn(out, EvMergeTruncate))
+	assert.Empty(t, eventsIn(out, vsr.EvMergeTruncate))
 }
 
 // TestMergeTakesOnlyTheCanonicalBody: a body for the awaited op that is not
@@ -71,13 +72,13 @@ func TestMergeFetchesABodyNoVoterHolds(t *testing.T) {
 // keeps waiting.
 func TestMergeTakesOnlyTheCanonicalBody(t *testing.T) {
 	r, out, _ := awaitingBody(t)
-	other := Header{Op: 1, View: 3, Parent: genesisChecksum, Timestamp: 1, Body: put(1, 99)}
+	other := vsr.Header{Op: 1, View: 3, Parent: genesisChecksum, Timestamp: 1, Body: put(1, 99)}
 	other.Seal()
 	out.Reset()
-	r.Step(msg(RepairPrepare{Header: other}, 0, 1, 5), out)
+	r.Step(msg(vsr.RepairPrepare{Header: other}, 0, 1, 5), out)
 	assert.False(t, r.Journaled(1))
 	assert.False(t, r.vc.merged)
-	assert.Equal(t, StatusViewChange, r.Info().Status)
+	assert.Equal(t, vsr.StatusViewChange, r.Info().Status)
 }
 
 // The fetch's assertions fire when their premises are broken on purpose.
@@ -85,7 +86,7 @@ func TestAwaitBodyAssertionsFire(t *testing.T) {
 	violation := func(t *testing.T, name string, fn func()) {
 		t.Helper()
 		defer func() {
-			v, ok := recover().(Violation)
+			v, ok := recover().(vsr.Violation)
 			require.True(t, ok, "no violation")
 			assert.Equal(t, name, v.Invariant)
 		}()
@@ -108,7 +109,7 @@ func TestAwaitBodyAssertionsFire(t *testing.T) {
 	})
 	t.Run("in own vote", func(t *testing.T) {
 		r, _, _ := awaitingBody(t)
-		r.out = &Output{}     // as Step sets it: the vote marks its cache
+		r.out = &vsr.Output{} // as Step sets it: the vote marks its cache
 		r.vc.awaitBody.Op = 5 // above the primary-elect's own head, op 1
 		violation(t, "await_body_in_own_vote", r.revote)
 	})

@@ -5,6 +5,7 @@ import (
 
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // BenchmarkStepPrepareRound measures the replica state machine alone, with no
@@ -39,14 +40,14 @@ func benchPrepareRound(b *testing.B, n int, topology replica.Topology) {
 		rs[i] = r
 	}
 	client := n // the first client's node id
-	var out replica.Output
-	queue := make([]replica.Message, 0, 64)
+	var out vsr.Output
+	queue := make([]vsr.Message, 0, 64)
 	steps := uint64(0)
 	request := uint64(0)
 	round := func() {
 		request++
-		queue = append(queue[:0], replica.Request{Client: uint64(client), Request: request,
-			Body: replica.Operation{Kind: replica.OpPut, Key: uint32(request % replica.KeySpace), Value: request}}.Message().Routed(client, 0, 0))
+		queue = append(queue[:0], vsr.Request{Client: uint64(client), Request: request,
+			Body: vsr.Operation{Kind: vsr.OpPut, Key: uint32(request % vsr.KeySpace), Value: request}}.Message().Routed(client, 0, 0))
 		for k := 0; k < len(queue); k++ {
 			m := queue[k]
 			if m.To >= n {

@@ -1,9 +1,11 @@
 package replica
 
+import "vsrsim/vsr"
+
 // Info is a read-only snapshot of a replica's state for checkers and reports.
 type Info struct {
 	ID           int
-	Status       Status
+	Status       vsr.Status
 	View         uint64
 	LogView      uint64
 	Sequencer    uint64
@@ -41,7 +43,7 @@ func (r *Replica) Info() Info {
 		Incarnation:  r.incarnation,
 		Checkpoint:   r.sb.Checkpoint.Op,
 		Transferring: r.transfer.active,
-		Primary:      r.status == StatusNormal && r.isPrimary(),
+		Primary:      r.status == vsr.StatusNormal && r.isPrimary(),
 		Pipeline:     len(r.pipeline),
 	}
 	if r.transfer.pinned {
@@ -51,7 +53,7 @@ func (r *Replica) Info() Info {
 		i.PipelineHead = r.pipeline[0].header.Op
 		i.PipelineHeadAcks = popcount16(r.pipeline[0].acks)
 		for _, e := range r.pipeline[1:] {
-			if popcount16(e.acks) >= QuorumReplication(r.n) {
+			if popcount16(e.acks) >= vsr.QuorumReplication(r.n) {
 				i.PipelineLaterQuorum = true
 				i.PipelineLaterQuorumOp = e.header.Op
 				break

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // ring holds headers in slots indexed by op mod size. An empty slot has a zero
 // checksum. It is the storage of the journal, the evicted ring and the adopted
 // headers; lookups are by op, never by iteration order. Its slots are made at
@@ -7,8 +9,8 @@ package replica
 // ring's 88 KB a replica and restart were most of a run's garbage.
 type ring struct {
 	size  int
-	slots []Header // nil until the first put: every slot empty
-	spare *Spare   // where slots come from and go back to, if set
+	slots []vsr.Header // nil until the first put: every slot empty
+	spare *Spare       // where slots come from and go back to, if set
 	// store, on the journal's live ring of a replica on a disk, collects
 	// the slots to write back (storage.go); nil otherwise.
 	store *storageState
@@ -16,19 +18,19 @@ type ring struct {
 
 func newRing(size int, spare *Spare) ring { return ring{size: size, spare: spare} }
 
-func (r *ring) get(op uint64) (Header, bool) {
+func (r *ring) get(op uint64) (vsr.Header, bool) {
 	if r.slots == nil {
-		return Header{}, false
+		return vsr.Header{}, false
 	}
 	h := r.slots[op%uint64(len(r.slots))]
 	if h.Checksum == 0 || h.Op != op {
-		return Header{}, false
+		return vsr.Header{}, false
 	}
 	return h, true
 }
 
 // put stores h and returns what it displaced (a different op in the same slot).
-func (r *ring) put(h Header) (Header, bool) {
+func (r *ring) put(h vsr.Header) (vsr.Header, bool) {
 	invariant(unowned, h.Checksum != 0, "ring_put_sealed", detailStorage)
 	if r.slots == nil {
 		r.slots = r.spare.takeSlots(r.size)
@@ -42,19 +44,19 @@ func (r *ring) put(h Header) (Header, bool) {
 	if old.Checksum != 0 && old.Op != h.Op {
 		return old, true
 	}
-	return Header{}, false
+	return vsr.Header{}, false
 }
 
-func (r *ring) remove(op uint64) (Header, bool) {
+func (r *ring) remove(op uint64) (vsr.Header, bool) {
 	if r.slots == nil {
-		return Header{}, false
+		return vsr.Header{}, false
 	}
 	i := op % uint64(len(r.slots))
 	h := r.slots[i]
 	if h.Checksum == 0 || h.Op != op {
-		return Header{}, false
+		return vsr.Header{}, false
 	}
-	r.slots[i] = Header{}
+	r.slots[i] = vsr.Header{}
 	r.store.touch(int(i))
 	invariant(unowned, r.slots[i].Checksum == 0, "ring_remove_empties", detailStorage)
 	return h, true
@@ -80,7 +82,7 @@ type journal struct {
 	head    uint64 // highest op ever put and not truncated; 0 when empty
 	// gone is the entry the last put let go for good (off the evicted ring,
 	// or a newer op displaced by an older one); a zero checksum: none.
-	gone Header
+	gone vsr.Header
 }
 
 func newJournal(slots int, spare *Spare) *journal {
@@ -90,7 +92,7 @@ func newJournal(slots int, spare *Spare) *journal {
 }
 
 // get returns the prepare at op if the journal holds it.
-func (j *journal) get(op uint64) (Header, bool) { return j.live.get(op) }
+func (j *journal) get(op uint64) (vsr.Header, bool) { return j.live.get(op) }
 
 // has reports whether the journal holds op with the given checksum.
 func (j *journal) has(op, checksum uint64) bool {
@@ -99,7 +101,7 @@ func (j *journal) has(op, checksum uint64) bool {
 }
 
 // getForRepair also reads the evicted ring.
-func (j *journal) getForRepair(op uint64) (Header, bool) {
+func (j *journal) getForRepair(op uint64) (vsr.Header, bool) {
 	if h, ok := j.live.get(op); ok {
 		return h, true
 	}
@@ -120,10 +122,10 @@ func (j *journal) firstRetained() uint64 {
 // older than the one holding its slot is refused unless displace is set: the
 // newer op is then lost from the journal, and a repair that fetched it has to
 // fetch it again.
-func (j *journal) put(h Header, displace bool) bool {
+func (j *journal) put(h vsr.Header, displace bool) bool {
 	invariant(unowned, h.Op > 0, "journal_put_real_op", detailStorage)
 	invariant(unowned, h.Checksum != 0, "journal_put_real_op", detailStorage)
-	j.gone = Header{}
+	j.gone = vsr.Header{}
 	i := h.Op % uint64(j.live.size)
 	if cur := j.live.slots[i]; cur.Checksum != 0 && cur.Op > h.Op && !displace {
 		return false
@@ -157,7 +159,7 @@ func (j *journal) lowestHoldable() uint64 {
 }
 
 // truncateAbove removes every op above op and reports each through fn.
-func (j *journal) truncateAbove(op uint64, fn func(Header)) {
+func (j *journal) truncateAbove(op uint64, fn func(vsr.Header)) {
 	if j.head <= op {
 		return
 	}
@@ -176,7 +178,7 @@ func (j *journal) truncateAbove(op uint64, fn func(Header)) {
 }
 
 // remove drops one op (a view change found it disagrees with the canonical log).
-func (j *journal) remove(op uint64) (Header, bool) {
+func (j *journal) remove(op uint64) (vsr.Header, bool) {
 	h, ok := j.live.remove(op)
 	_, still := j.live.get(op)
 	invariant(unowned, !still, "journal_remove_removes", detailStorage)
@@ -194,7 +196,7 @@ func (j *journal) dropThrough(op uint64) {
 	for _, r := range []*ring{&j.live, &j.evicted} {
 		for i := range r.slots {
 			if h := r.slots[i]; h.Checksum != 0 && h.Op <= op {
-				r.slots[i] = Header{}
+				r.slots[i] = vsr.Header{}
 				r.store.touch(i)
 			}
 		}

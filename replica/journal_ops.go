@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // The replica's journal mutations. journal.go is the storage, which knows no
 // view or commit point; here each mutation keeps the replica's side in step:
 // the generation that tags the cached DoViewChange suffix, the event the
@@ -9,19 +11,19 @@ package replica
 
 // headerAt returns the header this replica knows at op: journaled, adopted, or
 // the one it last committed.
-func (r *Replica) headerAt(op uint64) (Header, bool) {
+func (r *Replica) headerAt(op uint64) (vsr.Header, bool) {
 	if h, ok := r.journal.get(op); ok {
 		return h, true
 	}
 	if h, ok := r.adopted.get(op); ok {
 		return h, true
 	}
-	return Header{}, false
+	return vsr.Header{}, false
 }
 
 // journalPut journals h and bumps the journal generation that tags the cached
 // DoViewChange suffix.
-func (r *Replica) journalPut(h Header, displace bool) bool {
+func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 	invariant(r.id, h.Op > r.wm.commitMin, "journal_put_above_commit_min", "op %d commit_min %d", h.Op, r.wm.commitMin)
 	invariant(r.id, h.Op >= r.journalFloor, "journal_put_above_floor", "op %d floor %d", h.Op, r.journalFloor)
 	if !r.journal.put(h, displace) {
@@ -29,7 +31,7 @@ func (r *Replica) journalPut(h Header, displace bool) bool {
 	}
 	r.journalGen++
 	invariant(r.id, r.journal.has(h.Op, h.Checksum), "journal_put_holds", detailHolds)
-	r.emit(JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(EvJournalAppend))
+	r.emit(vsr.JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalAppend))
 	if g := r.journal.gone; g.Checksum != 0 {
 		// The body goes for good: a restart must not come back below it
 		// and vote it absent (the protocol model's vote_keeps_acks: an op
@@ -38,7 +40,7 @@ func (r *Replica) journalPut(h Header, displace bool) bool {
 		// commit point that covers it becomes durable first, as for a
 		// set-aside body; capped at the head, which a vote must describe.
 		r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
-		r.emit(JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(EvJournalEvict))
+		r.emit(vsr.JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(vsr.EvJournalEvict))
 	}
 	return true
 }
@@ -54,14 +56,14 @@ func (r *Replica) clearAdopted() {
 // holds another op at j's slot. A committed op's body is never thrown away
 // unless a checkpoint covers it: an unproven entry at or below the commit
 // point is set aside instead.
-func (r *Replica) discard(j Header, foreign bool) {
+func (r *Replica) discard(j vsr.Header, foreign bool) {
 	switch {
 	case j.Op > r.wm.commitMax:
 		r.journalRemove(j.Op)
 	case foreign:
 		r.journal.remove(j.Op)
 		r.journalGen++
-		r.emit(JournalChange{View: r.view, Op: j.Op, Checksum: j.Checksum}.Event(EvJournalPrune))
+		r.emit(vsr.JournalChange{View: r.view, Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalPrune))
 	default:
 		r.journal.remove(j.Op)
 		r.journalGen++
@@ -78,7 +80,7 @@ func (r *Replica) discard(j Header, foreign bool) {
 			// says the op was set aside, not never held (recordAside).
 			r.store.aside[j.Op%uint64(r.journal.live.size)] = true
 		}
-		r.emit(JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(EvJournalSetAside))
+		r.emit(vsr.JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalSetAside))
 	}
 	invariant(r.id, !r.journal.has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
 	if !foreign && j.Op <= r.wm.commitMax && j.Op > r.sb.Checkpoint.Op {
@@ -116,16 +118,16 @@ func (r *Replica) reclaim(top uint64, all bool) {
 func (r *Replica) journalRemove(op uint64) {
 	if h, ok := r.journal.remove(op); ok {
 		r.journalGen++
-		r.emit(JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(EvJournalTruncate))
+		r.emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
 	}
 	_, still := r.journal.get(op)
 	invariant(r.id, !still, "journal_remove_removes", detailHolds)
 }
 
 func (r *Replica) truncateJournalAbove(op uint64) {
-	r.journal.truncateAbove(op, func(h Header) {
+	r.journal.truncateAbove(op, func(h vsr.Header) {
 		r.journalGen++
-		r.emit(JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(EvJournalTruncate))
+		r.emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
 	})
 	invariant(r.id, op >= r.wm.commitMin, "truncate_keeps_applied", "op %d commit_min %d", op, r.wm.commitMin)
 	invariant(r.id, r.journal.head <= op, "truncate_lowers_head", "head %d op %d", r.journal.head, op)
@@ -135,7 +137,7 @@ func (r *Replica) truncateJournalAbove(op uint64) {
 // canonical header at bottom: leftovers of an older view that no suffix
 // described. Repair fetches the canonical ones again.
 func (r *Replica) pruneUnchained(bottom uint64) {
-	var h Header
+	var h vsr.Header
 	for ; bottom <= r.knownHead() && bottom > r.wm.commitMin; bottom++ {
 		var ok bool
 		if h, ok = r.headerAt(bottom); ok && h.Parent != 0 {

@@ -3,6 +3,7 @@ package replica
 import (
 	"strings"
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,8 +12,8 @@ import (
 // Journal retention: protocol.md "State of one replica" (bounded retention,
 // the evicted ring) and "Repair" (RangeEvicted, then state transfer).
 
-func hdr(op uint64) Header {
-	h := Header{Op: op, Timestamp: op, Body: put(uint32(op), op)}
+func hdr(op uint64) vsr.Header {
+	h := vsr.Header{Op: op, Timestamp: op, Body: put(uint32(op), op)}
 	h.Seal()
 	return h
 }
@@ -86,14 +87,14 @@ func TestJournalTruncateAbove(t *testing.T) {
 		j.put(hdr(op), false)
 	}
 	var removed []uint64
-	j.truncateAbove(4, func(h Header) { removed = append(removed, h.Op) })
+	j.truncateAbove(4, func(h vsr.Header) { removed = append(removed, h.Op) })
 	assert.Equal(t, []uint64{6, 5}, removed)
 	assert.Equal(t, uint64(4), j.head)
 	_, ok := j.get(5)
 	assert.False(t, ok)
 	_, ok = j.get(4)
 	assert.True(t, ok)
-	j.truncateAbove(9, func(Header) { t.Fatal("nothing above the head") })
+	j.truncateAbove(9, func(vsr.Header) { t.Fatal("nothing above the head") })
 	assert.Equal(t, uint64(4), j.head)
 
 	j.wipe()
@@ -111,8 +112,8 @@ func retained(t *testing.T, ops uint64) (*testCluster, int) {
 		o.Topology = TopologyStar
 		o.JournalSlots = 64
 	})
-	starve := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 2 })
-	noRepair := c.dropIf(cmdFrom(CmdRequestPrepares, 2))
+	starve := c.dropIf(func(m *vsr.Message) bool { return m.Command == vsr.CmdPrepare && m.To == 2 })
+	noRepair := c.dropIf(cmdFrom(vsr.CmdRequestPrepares, 2))
 	c.commitRequests(0, 1, ops)
 	c.removeFilter(starve)
 	require.Equal(t, ops, c.info(0).CommitMax)
@@ -129,8 +130,8 @@ func TestJournalEvictedRingServesRepair(t *testing.T) {
 
 	_, live := r0.journal.get(20)
 	require.False(t, live, "op 20 left the live ring")
-	out := &Output{}
-	r0.Step(msg(RequestPrepares{From: 20, To: 22}, 1, 0, 0), out)
+	out := &vsr.Output{}
+	r0.Step(msg(vsr.RequestPrepares{From: 20, To: 22}, 1, 0, 0), out)
 	served := repairServed(out)
 	var ops []uint64
 	for _, h := range served {
@@ -140,13 +141,13 @@ func TestJournalEvictedRingServesRepair(t *testing.T) {
 	assert.Equal(t, []uint64{20, 21, 22}, ops, "served from the evicted ring")
 	require.NotEmpty(t, out.Messages)
 	last := out.Messages[len(out.Messages)-1]
-	assert.Equal(t, CmdRepairDone, last.Command)
+	assert.Equal(t, vsr.CmdRepairDone, last.Command)
 	assert.Equal(t, uint64(22), last.RepairDone().Last)
 
 	out.Reset()
-	r0.Step(msg(RequestPrepares{From: 5, To: 6}, 1, 0, 0), out)
+	r0.Step(msg(vsr.RequestPrepares{From: 5, To: 6}, 1, 0, 0), out)
 	require.Len(t, out.Messages, 1)
-	assert.Equal(t, CmdRangeEvicted, out.Messages[0].Command)
+	assert.Equal(t, vsr.CmdRangeEvicted, out.Messages[0].Command)
 	assert.Equal(t, first, out.Messages[0].RangeEvicted().First)
 }
 
@@ -157,17 +158,17 @@ func TestJournalEvictedRingServesRepair(t *testing.T) {
 func TestJournalRangeEvictedArmsStateTransfer(t *testing.T) {
 	c, noRepair := retained(t, 140)
 	c.removeFilter(noRepair)
-	c.dropIf(func(m *Message) bool {
-		return m.Command == CmdRequestPrepares && m.From == 2 && m.RequestPrepares().From > 1
+	c.dropIf(func(m *vsr.Message) bool {
+		return m.Command == vsr.CmdRequestPrepares && m.From == 2 && m.RequestPrepares().From > 1
 	})
-	c.tickUntil(100, func() bool { return len(c.sent(cmdTo(CmdRangeEvicted, 2))) > 0 }, "r2 asks for evicted ops")
-	ev := c.sent(cmdTo(CmdRangeEvicted, 2))[0]
+	c.tickUntil(100, func() bool { return len(c.sent(cmdTo(vsr.CmdRangeEvicted, 2))) > 0 }, "r2 asks for evicted ops")
+	ev := c.sent(cmdTo(vsr.CmdRangeEvicted, 2))[0]
 	assert.Equal(t, uint64(140-2*64+1), ev.RangeEvicted().First, "the server's first retained op")
 	assert.True(t, c.info(2).Transferring, "RangeEvicted arms a state transfer")
-	assert.NotEmpty(t, c.sent(cmdFrom(CmdRequestStateTransfer, 2)))
+	assert.NotEmpty(t, c.sent(cmdFrom(vsr.CmdRequestStateTransfer, 2)))
 
 	c.tickUntil(200, func() bool { return c.info(2).CommitMin == 140 }, "r2 catches up")
-	inst := c.eventsOf(2, EvTransferInstall)
+	inst := c.eventsOf(2, vsr.EvTransferInstall)
 	require.Len(t, inst, 1)
 	assert.Equal(t, uint64(140), inst[0].Op)
 	assert.Equal(t, c.r(0).sm, c.r(2).sm)
@@ -189,7 +190,7 @@ func TestJournalRepairAfterRangeEvictedQuiesces(t *testing.T) {
 	c.removeFilter(noRepair)
 	// Tick until r2's repair timer fires, then let the messages run out: a
 	// bounded number must do (four windows of 32 cover ops 13..140).
-	for k := 0; k < 20 && len(c.sent(cmdTo(CmdRangeEvicted, 2))) == 0; k++ {
+	for k := 0; k < 20 && len(c.sent(cmdTo(vsr.CmdRangeEvicted, 2))) == 0; k++ {
 		for _, r := range c.replicas {
 			r.Tick(&c.out)
 			c.collect()
@@ -197,9 +198,9 @@ func TestJournalRepairAfterRangeEvictedQuiesces(t *testing.T) {
 		for steps := 0; steps < 10_000 && c.deliverOne(); steps++ {
 		}
 	}
-	require.NotEmpty(t, c.sent(cmdTo(CmdRangeEvicted, 2)))
+	require.NotEmpty(t, c.sent(cmdTo(vsr.CmdRangeEvicted, 2)))
 	assert.Zero(t, len(c.queue), "repair traffic must quiesce between ticks")
-	assert.LessOrEqual(t, len(c.sent(cmdFrom(CmdRequestPrepares, 2))), 6)
+	assert.LessOrEqual(t, len(c.sent(cmdFrom(vsr.CmdRequestPrepares, 2))), 6)
 }
 
 // TestCheckpointEveryFitsTheJournal: the journal always holds every op since
@@ -232,14 +233,14 @@ func TestTransferStaleGuard(t *testing.T) {
 		commitMax  uint64
 		offer      uint64
 		guard      uint64 // 0: installs
-		reason     Reason
+		reason     vsr.Reason
 	}{
 		{"wal: offer below an acked op", DurabilityWAL, Bugs{}, 10, 8, 7, 10, refuseAcked},
-		{"wal: repaired ops above the ack head", DurabilityWAL, Bugs{}, 5, 10, 7, 0, ReasonNone},
-		{"wal: offer at the ack head", DurabilityWAL, Bugs{}, 7, 10, 7, 0, ReasonNone},
+		{"wal: repaired ops above the ack head", DurabilityWAL, Bugs{}, 5, 10, 7, 0, vsr.ReasonNone},
+		{"wal: offer at the ack head", DurabilityWAL, Bugs{}, 7, 10, 7, 0, vsr.ReasonNone},
 		{"memory: held op below commit_max", DurabilityMemory, Bugs{}, 0, 8, 7, 8, refuseAcked},
-		{"memory: offer at commit_max", DurabilityMemory, Bugs{}, 10, 8, 8, 0, ReasonNone},
-		{"keeping install: nothing to protect", DurabilityWAL, Bugs{}, 10, 8, 7, 0, ReasonNone},
+		{"memory: offer at commit_max", DurabilityMemory, Bugs{}, 10, 8, 8, 0, vsr.ReasonNone},
+		{"keeping install: nothing to protect", DurabilityWAL, Bugs{}, 10, 8, 7, 0, vsr.ReasonNone},
 		{"defect: repaired ops", DurabilityWAL, Bugs{StaleGuardUsesCommitMax: true}, 5, 10, 7, 10, refuseStale},
 		{"defect: commit_max alone", DurabilityWAL, Bugs{StaleGuardUsesCommitMax: true}, 0, 12, 10, 12, refuseStale},
 	} {
@@ -252,7 +253,7 @@ func TestTransferStaleGuard(t *testing.T) {
 			opts.Protocol.SourceTransfer = !strings.HasPrefix(tc.name, "keeping install")
 			r, err := New(opts, zeroJitter{})
 			require.NoError(t, err)
-			r.out = &Output{}
+			r.out = &vsr.Output{}
 			for op := 1; op <= 10; op++ {
 				r.journalPut(hs[op], true)
 				if uint64(op) <= tc.acked {
@@ -266,7 +267,7 @@ func TestTransferStaleGuard(t *testing.T) {
 			r.transfer = transferState{active: true, pinned: true, commitOp: tc.offer, snapshot: snapshotOf(hs, tc.offer)}
 			r.installTransfer()
 
-			refused := eventsIn(r.out, EvOfferRefused)
+			refused := eventsIn(r.out, vsr.EvOfferRefused)
 			if tc.guard != 0 {
 				require.Len(t, refused, 1)
 				assert.Equal(t, tc.reason, refused[0].OfferRefused().Reason)
@@ -293,21 +294,21 @@ func TestTransferStaleGuard(t *testing.T) {
 }
 
 // snapshotOf is the checkpoint at op of the chain hs.
-func snapshotOf(hs []Header, op uint64) *Snapshot {
-	var sm StateMachine
+func snapshotOf(hs []vsr.Header, op uint64) *vsr.Snapshot {
+	var sm vsr.StateMachine
 	for o := uint64(1); o <= op; o++ {
 		sm.Apply(hs[o].Body)
 	}
-	s := &Snapshot{Op: op, OpChecksum: hs[op].Checksum, State: sm}
+	s := &vsr.Snapshot{Op: op, OpChecksum: hs[op].Checksum, State: sm}
 	s.StateChecksum = s.State.Checksum()
 	return s
 }
 
 // repairServed lists the bodies a repair answer in out carries, in order.
-func repairServed(out *Output) []Header {
-	var hs []Header
+func repairServed(out *vsr.Output) []vsr.Header {
+	var hs []vsr.Header
 	for _, m := range out.Messages {
-		if m.Command == CmdRepairPrepare {
+		if m.Command == vsr.CmdRepairPrepare {
 			hs = append(hs, m.RepairPrepare().Header)
 		}
 	}

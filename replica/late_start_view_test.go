@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,27 +33,27 @@ func TestRecoveringRefusesStartViewBelowItsAcks(t *testing.T) {
 			// r2 restarts and probes; hold back r0's first answer.
 			c.crash(2)
 			c.restart(2)
-			hold := c.dropIf(cmdTo(CmdStartView, 2))
+			hold := c.dropIf(cmdTo(vsr.CmdStartView, 2))
 			since := c.mark()
-			c.tickUntil(100, func() bool { return len(c.sentSince(since, cmdTo(CmdStartView, 2))) > 0 }, "r0 answers r2's probe")
-			old := c.sentSince(since, cmdTo(CmdStartView, 2))[0]
+			c.tickUntil(100, func() bool { return len(c.sentSince(since, cmdTo(vsr.CmdStartView, 2))) > 0 }, "r0 answers r2's probe")
+			old := c.sentSince(since, cmdTo(vsr.CmdStartView, 2))[0]
 			require.Equal(t, uint64(2), old.StartView().Op)
 			c.removeFilter(hold)
-			c.tickUntil(100, func() bool { return c.info(2).Status == StatusNormal }, "r2 recovers")
+			c.tickUntil(100, func() bool { return c.info(2).Status == vsr.StatusNormal }, "r2 recovers")
 
 			// r2 acks ops 3 and 4 of the same view, then loses its journal again.
 			c.commitRequests(0, 3, 4)
 			require.Equal(t, uint64(4), c.info(2).AckHead)
 			c.crash(2)
 			c.restart(2)
-			require.Equal(t, StatusRecovering, c.info(2).Status)
+			require.Equal(t, vsr.StatusRecovering, c.info(2).Status)
 
 			c.inject(old)
 			c.deliverAll()
 			assert.Len(t, c.drops(2, tc.reason), 1, "the old StartView is refused")
-			assert.Equal(t, StatusRecovering, c.info(2).Status, "nothing adopted")
+			assert.Equal(t, vsr.StatusRecovering, c.info(2).Status, "nothing adopted")
 
-			c.tickUntil(100, func() bool { return c.info(2).Status == StatusNormal }, "r2 recovers from a fresh answer")
+			c.tickUntil(100, func() bool { return c.info(2).Status == vsr.StatusNormal }, "r2 recovers from a fresh answer")
 			assert.GreaterOrEqual(t, c.info(2).Sequencer, uint64(4), "its head covers the ops it acked")
 		})
 	}

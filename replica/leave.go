@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // The StartViewChange quorum window (protocol.md "View change"). A replica's
 // own timeout (a backup that lost its primary, an abdicated primary, a view
@@ -22,7 +25,7 @@ import "vsrsim/marks"
 func (r *Replica) askToLeave() {
 	r.vc.leave |= 1 << uint(r.id)
 	r.vc.leaveTo = max(r.vc.leaveTo, r.view+1)
-	r.sendAll(StartViewChange{Leave: true}.Message())
+	r.sendAll(vsr.StartViewChange{Leave: true}.Message())
 	r.maybeLeave()
 }
 
@@ -30,7 +33,7 @@ func (r *Replica) askToLeave() {
 // leave a newer view counts too (that replica has left ours already, and wants
 // out of its own), and raises the view this one moves to; it also probes the
 // newer view's primary, in case that view works.
-func (r *Replica) onLeave(m *Envelope) {
+func (r *Replica) onLeave(m *vsr.Envelope) {
 	invariant(r.id, m.From >= 0, "leave_gate_sender", detailGate)
 	invariant(r.id, m.From < r.n, "leave_gate_sender", detailGate)
 	invariant(r.id, m.From != r.id, "leave_gate_sender", detailGate)
@@ -51,7 +54,7 @@ func (r *Replica) onLeave(m *Envelope) {
 	}
 	r.vc.leave |= 1 << uint(m.From)
 	r.vc.leaveTo = max(r.vc.leaveTo, m.View+1)
-	if popcount16(r.vc.leave) < QuorumViewChange(r.n) {
+	if popcount16(r.vc.leave) < vsr.QuorumViewChange(r.n) {
 		r.mark(marks.SVCHeldByWindow)
 	}
 	r.maybeLeave()
@@ -59,13 +62,13 @@ func (r *Replica) onLeave(m *Envelope) {
 }
 
 func (r *Replica) maybeLeave() {
-	if popcount16(r.vc.leave) < QuorumViewChange(r.n) {
+	if popcount16(r.vc.leave) < vsr.QuorumViewChange(r.n) {
 		return
 	}
 	r.mark(marks.SVCQuorumReached)
 	to := max(r.vc.leaveTo, r.view+1)
-	if r.status == StatusViewChange {
-		r.emit(ViewNoted{View: to}.Event(EvViewEscalate))
+	if r.status == vsr.StatusViewChange {
+		r.emit(vsr.ViewNoted{View: to}.Event(vsr.EvViewEscalate))
 	}
 	r.startViewChange(to)
 }

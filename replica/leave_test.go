@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -31,8 +32,8 @@ func TestLeaveNeedsAQuorum(t *testing.T) {
 			c.tick(int(4 * smallTimeouts().HeartbeatTicks))
 			assert.Equal(t, tt.moved, c.info(1).View > 0)
 			if !tt.protocol.SVCQuorumOff {
-				asks := c.sent(func(m *Message) bool {
-					return m.Command == CmdStartViewChange && m.From == 2 && m.StartViewChange().Leave
+				asks := c.sent(func(m *vsr.Message) bool {
+					return m.Command == vsr.CmdStartViewChange && m.From == 2 && m.StartViewChange().Leave
 				})
 				assert.NotEmpty(t, asks, "r2 asks to leave")
 			}
@@ -61,17 +62,17 @@ func TestLeaveRequestsExpire(t *testing.T) {
 			// r1 of 5 (view-change quorum 3) hears two others ask; it does
 			// not ask itself, and its primary keeps heartbeating it.
 			c := newTestCluster(t, 5, nil)
-			out := &Output{}
+			out := &vsr.Output{}
 			r := c.r(1)
 			ask := func(from int) {
-				r.Step(msg(StartViewChange{Leave: true}, from, 1, 0), out)
+				r.Step(msg(vsr.StartViewChange{Leave: true}, from, 1, 0), out)
 			}
 			ask(2)
 			ask(3)
 			for k := uint64(0); k < tt.gap; k++ {
 				r.Tick(out)
 				if k%3 == 0 {
-					r.Step(msg(Commit{}, 0, 1, 0), out)
+					r.Step(msg(vsr.Commit{}, 0, 1, 0), out)
 				}
 			}
 			ask(4)

@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // noMark: a reason whose drop names no protocol branch worth a mark.
 const noMark = marks.Count
@@ -10,29 +13,29 @@ const noMark = marks.Count
 // refused (gate or handler) from one call site. An offer the gate refuses as
 // not newer is the same branch installTransfer marks for a snapshot that
 // arrived too late.
-var dropMarks = func() (t [reasonCount]marks.Mark) {
+var dropMarks = func() (t [vsr.ReasonCount]marks.Mark) {
 	for i := range t {
 		t[i] = noMark
 	}
-	t[ReasonBadChecksum] = marks.DropBadChecksum
-	t[ReasonGap] = marks.DropGap
-	t[ReasonOldView] = marks.DropOldView
-	t[ReasonNewerView] = marks.DropNewerView
-	t[ReasonStaleIncarnation] = marks.DropStaleIncarnation
-	t[ReasonParentMismatch] = marks.DropParentMismatch
-	t[ReasonHeaderMismatch] = marks.DropHeaderMismatch
-	t[ReasonUnverified] = marks.DropUnverified
-	t[ReasonRecovering] = marks.DropRecovering
-	t[ReasonTransferring] = marks.DropTransferring
-	t[ReasonRequestQueueFull] = marks.DropRequestQueueFull
-	t[ReasonOldRequest] = marks.DropOldRequest
-	t[ReasonChunkCorrupt] = marks.DropChunkCorrupt
-	t[ReasonDVCUnreadable] = marks.DropDVCUnreadable
-	t[ReasonDVCGap] = marks.DropDVCUnreadable
-	t[ReasonStartViewUnreadable] = marks.DropStartViewUnreadable
-	t[ReasonBelowCommit] = marks.DropBelowCommit
-	t[ReasonBelowAck] = marks.DropBelowAck
-	t[ReasonOfferNotNewer] = marks.TransferOfferRefusedNotNewer
+	t[vsr.ReasonBadChecksum] = marks.DropBadChecksum
+	t[vsr.ReasonGap] = marks.DropGap
+	t[vsr.ReasonOldView] = marks.DropOldView
+	t[vsr.ReasonNewerView] = marks.DropNewerView
+	t[vsr.ReasonStaleIncarnation] = marks.DropStaleIncarnation
+	t[vsr.ReasonParentMismatch] = marks.DropParentMismatch
+	t[vsr.ReasonHeaderMismatch] = marks.DropHeaderMismatch
+	t[vsr.ReasonUnverified] = marks.DropUnverified
+	t[vsr.ReasonRecovering] = marks.DropRecovering
+	t[vsr.ReasonTransferring] = marks.DropTransferring
+	t[vsr.ReasonRequestQueueFull] = marks.DropRequestQueueFull
+	t[vsr.ReasonOldRequest] = marks.DropOldRequest
+	t[vsr.ReasonChunkCorrupt] = marks.DropChunkCorrupt
+	t[vsr.ReasonDVCUnreadable] = marks.DropDVCUnreadable
+	t[vsr.ReasonDVCGap] = marks.DropDVCUnreadable
+	t[vsr.ReasonStartViewUnreadable] = marks.DropStartViewUnreadable
+	t[vsr.ReasonBelowCommit] = marks.DropBelowCommit
+	t[vsr.ReasonBelowAck] = marks.DropBelowAck
+	t[vsr.ReasonOfferNotNewer] = marks.TransferOfferRefusedNotNewer
 	return t
 }()
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/marks"
+	"vsrsim/vsr"
 )
 
 // A drop counts its reason's mark from the one drop path, wherever the
@@ -15,25 +16,25 @@ import (
 // nothing, since it runs on every dropped message.
 func TestDropCountsItsReasonsMark(t *testing.T) {
 	tests := []struct {
-		reason Reason
+		reason vsr.Reason
 		want   marks.Mark // marks.Count: none
 	}{
-		{ReasonGap, marks.DropGap},
-		{ReasonOldView, marks.DropOldView},
-		{ReasonBadChecksum, marks.DropBadChecksum},
-		{ReasonBelowCommit, marks.DropBelowCommit},
-		{ReasonDVCGap, marks.DropDVCUnreadable},
-		{ReasonOfferNotNewer, marks.TransferOfferRefusedNotNewer},
-		{ReasonInFlight, marks.Count},
-		{ReasonNotPrimary, marks.Count},
+		{vsr.ReasonGap, marks.DropGap},
+		{vsr.ReasonOldView, marks.DropOldView},
+		{vsr.ReasonBadChecksum, marks.DropBadChecksum},
+		{vsr.ReasonBelowCommit, marks.DropBelowCommit},
+		{vsr.ReasonDVCGap, marks.DropDVCUnreadable},
+		{vsr.ReasonOfferNotNewer, marks.TransferOfferRefusedNotNewer},
+		{vsr.ReasonInFlight, marks.Count},
+		{vsr.ReasonNotPrimary, marks.Count},
 	}
 	for _, tc := range tests {
 		t.Run(tc.reason.String(), func(t *testing.T) {
 			r, err := New(DefaultOptions(1, 3), zeroJitter{})
 			require.NoError(t, err)
-			var out Output
+			var out vsr.Output
 			r.out = &out
-			r.drop(&Envelope{Command: CmdPrepare, From: 0}, 0, tc.reason, 0)
+			r.drop(&vsr.Envelope{Command: vsr.CmdPrepare, From: 0}, 0, tc.reason, 0)
 			var want marks.Counts
 			if tc.want != marks.Count {
 				want.Hit(tc.want)
@@ -48,7 +49,7 @@ func TestDropCountsItsReasonsMark(t *testing.T) {
 // Every mark the drop table names is a real mark, and no reason maps to a
 // mark of another family by a slip in the table.
 func TestDropTableNamesRealMarks(t *testing.T) {
-	for reason := ReasonNone; reason < reasonCount; reason++ {
+	for reason := vsr.ReasonNone; reason < vsr.ReasonCount; reason++ {
 		m := dropMarks[reason]
 		if m == noMark {
 			continue

@@ -1,6 +1,9 @@
 package replica
 
-import "fmt"
+import (
+	"fmt"
+	"vsrsim/vsr"
+)
 
 // The DoViewChange merge (VRR section 4.2, protocol.md "View change") as a
 // pure function: votes in, decision out. The replica only gathers the votes
@@ -42,7 +45,7 @@ func (v opVerdict) String() string {
 // it, which voters hold its body, and the verdict.
 type opDecision struct {
 	op      uint64
-	header  Header
+	header  vsr.Header
 	known   bool
 	nacks   int
 	present uint16
@@ -60,12 +63,12 @@ type mergeResult struct {
 	commit    uint64 // the commit point, with the pipeline-bound inference
 	head      uint64 // the merged log's head, after any truncation
 	// log holds the canonical headers of commit+1..head, in op order.
-	log []Header
+	log []vsr.Header
 	// sources holds, per op of log, the voters that hold its body.
 	sources []uint16
 	// truncated holds the known canonical headers from the first nacked op up
 	// to votedHead, and truncateNacks the nacks that proved the first.
-	truncated     []Header
+	truncated     []vsr.Header
 	truncateNacks int
 	// decisions lists every op the merge looked at, from commit+1 up to the
 	// op that truncated the log or made it wait.
@@ -129,7 +132,7 @@ func mergeBounds(votes []dvcVote) (logView, commit uint64) {
 
 // canonicalHeader returns the header at op from the lowest-numbered vote of
 // the canonical log_view that describes it.
-func canonicalHeader(votes []dvcVote, logView, op uint64) (Header, bool) {
+func canonicalHeader(votes []dvcVote, logView, op uint64) (vsr.Header, bool) {
 	for i := range votes {
 		v := &votes[i]
 		if !v.valid || v.logView != logView {
@@ -139,7 +142,7 @@ func canonicalHeader(votes []dvcVote, logView, op uint64) (Header, bool) {
 			return e.Header, true
 		}
 	}
-	return Header{}, false
+	return vsr.Header{}, false
 }
 
 // decideOp weighs every vote on op. A vote nacks an op it never reached, an
@@ -178,7 +181,7 @@ func decideOp(votes []dvcVote, logView, op uint64) opDecision {
 		}
 	}
 	switch {
-	case d.nacks >= QuorumNack(len(votes)):
+	case d.nacks >= vsr.QuorumNack(len(votes)):
 		d.verdict = opTruncated
 	case !d.known:
 		d.verdict = opAwaitHeader

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/prng"
+	"vsrsim/vsr"
 )
 
 // naiveMerge is the merge written the slow, obvious way, straight from the
@@ -56,7 +57,7 @@ func naiveMerge(votes []dvcVote) mergeResult {
 type naiveVote struct {
 	replica int
 	vote    dvcVote
-	byOp    map[uint64]SuffixEntry
+	byOp    map[uint64]vsr.SuffixEntry
 }
 
 type naive struct {
@@ -70,7 +71,7 @@ func newNaive(votes []dvcVote) *naive {
 		if !v.valid {
 			continue
 		}
-		m := map[uint64]SuffixEntry{}
+		m := map[uint64]vsr.SuffixEntry{}
 		for _, e := range v.suffix {
 			m[e.Header.Op] = e
 		}
@@ -80,16 +81,16 @@ func newNaive(votes []dvcVote) *naive {
 }
 
 // canon: the lowest-numbered vote of the log_view that describes op.
-func (nm *naive) canon(logView, op uint64) (Header, bool) {
+func (nm *naive) canon(logView, op uint64) (vsr.Header, bool) {
 	for _, x := range nm.valid {
 		if e, ok := x.byOp[op]; ok && x.vote.logView == logView && e.Header.Checksum != 0 {
 			return e.Header, true
 		}
 	}
-	return Header{}, false
+	return vsr.Header{}, false
 }
 
-func (nm *naive) nacks(x naiveVote, op uint64, canon Header, known bool) bool {
+func (nm *naive) nacks(x naiveVote, op uint64, canon vsr.Header, known bool) bool {
 	e, has := x.byOp[op]
 	blank := e.Header.Checksum == 0
 	differs := known && has && !blank && e.Header.Checksum != canon.Checksum
@@ -111,7 +112,7 @@ func (nm *naive) decide(logView, op uint64) opDecision {
 		}
 	}
 	switch {
-	case d.nacks >= nm.n-QuorumReplication(nm.n)+1:
+	case d.nacks >= nm.n-vsr.QuorumReplication(nm.n)+1:
 		d.verdict = opTruncated
 	case !d.known:
 		d.verdict = opAwaitHeader
@@ -125,14 +126,14 @@ func (nm *naive) decide(logView, op uint64) opDecision {
 
 // genChain returns a sealed hash chain of headers for ops 1..n, headers[0]
 // standing for op 0; salt makes a fork's checksums differ from the main line.
-func genChain(n uint64, salt uint64, base []Header, forkAt uint64) []Header {
-	hs := make([]Header, n+1)
+func genChain(n uint64, salt uint64, base []vsr.Header, forkAt uint64) []vsr.Header {
+	hs := make([]vsr.Header, n+1)
 	for op := uint64(1); op <= n; op++ {
 		if op < forkAt && base != nil {
 			hs[op] = base[op]
 			continue
 		}
-		h := Header{Op: op, Parent: hs[op-1].Checksum, Commit: op - min(op, PipelineMax-1), Timestamp: salt*1000 + op}
+		h := vsr.Header{Op: op, Parent: hs[op-1].Checksum, Commit: op - min(op, PipelineMax-1), Timestamp: salt*1000 + op}
 		if op == 1 {
 			h.Parent = genesisChecksum
 		}
@@ -181,18 +182,18 @@ func genVotes(s *prng.Stream, n int) []dvcVote {
 	return votes
 }
 
-func genEntry(s *prng.Stream, h Header, commit uint64) SuffixEntry {
+func genEntry(s *prng.Stream, h vsr.Header, commit uint64) vsr.SuffixEntry {
 	switch s.Uint64N(6) {
 	case 0, 1:
-		return SuffixEntry{Header: h, Present: true}
+		return vsr.SuffixEntry{Header: h, Present: true}
 	case 2:
-		return SuffixEntry{Header: h}
+		return vsr.SuffixEntry{Header: h}
 	case 3:
-		return SuffixEntry{Header: h, Unsure: true}
+		return vsr.SuffixEntry{Header: h, Unsure: true}
 	case 4:
-		return SuffixEntry{Header: Header{Op: h.Op}, Nack: h.Op > commit}
+		return vsr.SuffixEntry{Header: vsr.Header{Op: h.Op}, Nack: h.Op > commit}
 	}
-	return SuffixEntry{Header: Header{Op: h.Op}}
+	return vsr.SuffixEntry{Header: vsr.Header{Op: h.Op}}
 }
 
 // TestMergeMatchesNaive holds the merge against its naive twin over
@@ -225,14 +226,14 @@ func TestMergeMatchesNaive(t *testing.T) {
 // TestMergeCases pins the merge's decision on hand-built votes (n=3).
 func TestMergeCases(t *testing.T) {
 	chain := genChain(4, 1, nil, 0)
-	present := func(ops ...uint64) []SuffixEntry {
-		var s []SuffixEntry
+	present := func(ops ...uint64) []vsr.SuffixEntry {
+		var s []vsr.SuffixEntry
 		for _, op := range ops {
-			s = append(s, SuffixEntry{Header: chain[op], Present: true})
+			s = append(s, vsr.SuffixEntry{Header: chain[op], Present: true})
 		}
 		return s
 	}
-	nack := func(op uint64) SuffixEntry { return SuffixEntry{Header: Header{Op: op}, Nack: true} }
+	nack := func(op uint64) vsr.SuffixEntry { return vsr.SuffixEntry{Header: vsr.Header{Op: op}, Nack: true} }
 	for _, tc := range []struct {
 		name    string
 		votes   []dvcVote
@@ -248,12 +249,12 @@ func TestMergeCases(t *testing.T) {
 		}, true, 1, 3, []opVerdict{opCanonical, opCanonical}},
 		{"two nacks truncate op 3", []dvcVote{
 			{valid: true, logView: 1, op: 3, commit: 1, suffix: present(3, 2, 1)},
-			{valid: true, logView: 1, op: 3, commit: 1, suffix: append([]SuffixEntry{nack(3)}, present(2, 1)...)},
+			{valid: true, logView: 1, op: 3, commit: 1, suffix: append([]vsr.SuffixEntry{nack(3)}, present(2, 1)...)},
 			{valid: true, logView: 1, op: 2, commit: 1, suffix: present(2, 1)},
 		}, true, 1, 2, []opVerdict{opCanonical, opTruncated}},
 		{"header without a body waits", []dvcVote{
-			{valid: true, logView: 1, op: 2, commit: 1, suffix: []SuffixEntry{{Header: chain[2], Unsure: true}, {Header: chain[1], Present: true}}},
-			{valid: true, logView: 1, op: 2, commit: 1, suffix: []SuffixEntry{{Header: chain[2], Unsure: true}, {Header: chain[1], Present: true}}},
+			{valid: true, logView: 1, op: 2, commit: 1, suffix: []vsr.SuffixEntry{{Header: chain[2], Unsure: true}, {Header: chain[1], Present: true}}},
+			{valid: true, logView: 1, op: 2, commit: 1, suffix: []vsr.SuffixEntry{{Header: chain[2], Unsure: true}, {Header: chain[1], Present: true}}},
 			{},
 		}, false, 1, 2, []opVerdict{opAwaitBody}},
 		{"older log_view is outvoted", []dvcVote{

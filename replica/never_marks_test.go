@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/marks"
+	"vsrsim/vsr"
 )
 
 // drop-parent-mismatch is on the never list (no correct run reaches it), so
@@ -23,7 +24,7 @@ func TestForgedParentReachesNeverMark(t *testing.T) {
 
 	c.request(0, 0, 4, put(4, 40))
 	c.deliverOne() // the request: the primary prepares op 4
-	held := c.take(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 1 })
+	held := c.take(func(m *vsr.Message) bool { return m.Command == vsr.CmdPrepare && m.To == 1 })
 	require.Len(t, held, 1)
 	forged := held[0]
 	h := forged.Prepare().Header
@@ -31,7 +32,7 @@ func TestForgedParentReachesNeverMark(t *testing.T) {
 	h.Parent ^= 0x5a5a
 	h.Seal()
 	env := forged.Envelope
-	forged = Prepare{Header: h}.Message()
+	forged = vsr.Prepare{Header: h}.Message()
 	forged.Envelope = env
 	c.inject(forged)
 	c.deliverAll()
@@ -55,5 +56,5 @@ func TestVotesAboveEveryHeadReachNeverMark(t *testing.T) {
 	assert.True(t, r.vc.dvcs[2].valid, "the vote is readable: a commit point above its head, no suffix")
 	assert.True(t, out.Marks.Reached(marks.MergeHeadUnknown))
 	assert.False(t, r.vc.merged, "the merge waits for a vote that describes op 5")
-	assert.Equal(t, StatusViewChange, r.Info().Status)
+	assert.Equal(t, vsr.StatusViewChange, r.Info().Status)
 }

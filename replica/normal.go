@@ -1,10 +1,13 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // Normal operation (VRR section 4.1; protocol.md "Normal operation").
 
-func (r *Replica) onRequest(m *Envelope, p Request) {
+func (r *Replica) onRequest(m *vsr.Envelope, p vsr.Request) {
 	if r.isForward(m) {
 		// A backup hands a client's request on to the primary it knows, as
 		// TigerBeetle's do, so a client that lost a reply and moved on is
@@ -18,7 +21,7 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 		r.awaitForwarded()
 		return
 	}
-	invariant(r.id, r.status == StatusNormal, "request_gate_primary", detailGate)
+	invariant(r.id, r.status == vsr.StatusNormal, "request_gate_primary", detailGate)
 	invariant(r.id, r.isPrimary(), "request_gate_primary", detailGate)
 	invariant(r.id, !r.transfer.active, "request_gate_primary", detailGate)
 	entry := r.sm.Clients[r.clientIndex(p.Client)]
@@ -31,18 +34,18 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 	}
 	for i := range r.pipeline {
 		if r.pipeline[i].header.Client == p.Client && r.pipeline[i].header.Request == p.Request {
-			r.drop(m, 0, ReasonInFlight, r.pipeline[i].header.Op)
+			r.drop(m, 0, vsr.ReasonInFlight, r.pipeline[i].header.Op)
 			return
 		}
 	}
 	for i := range r.requests {
 		if r.requests[i].Client == p.Client && r.requests[i].Request == p.Request {
-			r.drop(m, 0, ReasonInFlight, 0)
+			r.drop(m, 0, vsr.ReasonInFlight, 0)
 			return
 		}
 	}
 	if len(r.requests) >= r.opts.requestQueue() {
-		r.drop(m, 0, ReasonRequestQueueFull, 0)
+		r.drop(m, 0, vsr.ReasonRequestQueueFull, 0)
 		return
 	}
 	// Requests wait in order behind the pipeline and behind commit lag: a
@@ -52,12 +55,12 @@ func (r *Replica) onRequest(m *Envelope, p Request) {
 }
 
 // prepare assigns the next op to a request and replicates it.
-func (r *Replica) prepare(m *Request) {
+func (r *Replica) prepare(m *vsr.Request) {
 	invariant(r.id, len(r.pipeline) < PipelineMax, "prepare_pipeline_not_full", detailHolds)
-	invariant(r.id, r.status == StatusNormal, "prepare_on_applied_log", detailHolds)
+	invariant(r.id, r.status == vsr.StatusNormal, "prepare_on_applied_log", detailHolds)
 	invariant(r.id, r.isPrimary(), "prepare_on_applied_log", detailHolds)
 	invariant(r.id, r.wm.commitMin == r.wm.commitMax, "prepare_on_applied_log", detailHolds)
-	h := Header{
+	h := vsr.Header{
 		Op:        r.wm.sequencer + 1,
 		View:      r.view,
 		Parent:    r.wm.headSum,
@@ -83,9 +86,9 @@ func (r *Replica) prepare(m *Request) {
 
 // replicate sends a prepare on: to the next replica in the chain, or to every
 // backup in a star.
-func (r *Replica) replicate(h Header) {
+func (r *Replica) replicate(h vsr.Header) {
 	h.View = r.view
-	msg := Prepare{Header: h}.Message()
+	msg := vsr.Prepare{Header: h}.Message()
 	if r.opts.Topology == TopologyStar {
 		if r.isPrimary() {
 			r.sendAll(msg)
@@ -98,9 +101,9 @@ func (r *Replica) replicate(h Header) {
 	}
 }
 
-func (r *Replica) onPrepare(m *Envelope, p Prepare) {
+func (r *Replica) onPrepare(m *vsr.Envelope, p vsr.Prepare) {
 	invariant(r.id, m.View == r.view, "prepare_gate_backup", detailGate)
-	invariant(r.id, r.status == StatusNormal, "prepare_gate_backup", detailGate)
+	invariant(r.id, r.status == vsr.StatusNormal, "prepare_gate_backup", detailGate)
 	invariant(r.id, !r.isPrimary(), "prepare_gate_backup", detailGate)
 	h := p.Header
 	invariant(r.id, h.Valid(), "prepare_gate_valid", detailGate)
@@ -113,7 +116,7 @@ func (r *Replica) onPrepare(m *Envelope, p Prepare) {
 		// (it lost this replica's ack to a restart) gets it.
 		r.ack(h)
 	case h.Op <= r.wm.commitMin:
-		r.drop(m, h.Op, ReasonOldOp, r.wm.commitMin)
+		r.drop(m, h.Op, vsr.ReasonOldOp, r.wm.commitMin)
 		r.tellCommitToPrimary()
 	case r.journal.has(h.Op, h.Checksum) && h.Op <= r.wm.sequencer:
 		// Held within the log: ack again. A held op above the head (a
@@ -125,13 +128,13 @@ func (r *Replica) onPrepare(m *Envelope, p Prepare) {
 		r.replicate(h)
 		r.ack(h)
 	case r.transfer.active:
-		r.drop(m, h.Op, ReasonTransferring, 0)
+		r.drop(m, h.Op, vsr.ReasonTransferring, 0)
 	case h.Op != r.wm.sequencer+1:
 		// The gap check compares against the sequencer, not the journal: the
 		// repair driver is left to close real gaps.
-		r.drop(m, h.Op, ReasonGap, r.wm.sequencer)
+		r.drop(m, h.Op, vsr.ReasonGap, r.wm.sequencer)
 	case h.Parent != r.wm.headSum:
-		r.drop(m, h.Op, ReasonParentMismatch, r.wm.sequencer)
+		r.drop(m, h.Op, vsr.ReasonParentMismatch, r.wm.sequencer)
 	default:
 		r.journalPut(h, true)
 		r.adopted.remove(h.Op)
@@ -144,8 +147,8 @@ func (r *Replica) onPrepare(m *Envelope, p Prepare) {
 }
 
 // ack sends a PrepareOk for h to the primary.
-func (r *Replica) ack(h Header) {
-	if r.status != StatusNormal || r.transfer.active || r.isPrimary() {
+func (r *Replica) ack(h vsr.Header) {
+	if r.status != vsr.StatusNormal || r.transfer.active || r.isPrimary() {
 		return
 	}
 	invariant(r.id, h.Op > 0, "ack_journaled", detailHolds)
@@ -158,18 +161,18 @@ func (r *Replica) ack(h Header) {
 	}
 	invariant(r.id, r.ackHead >= h.Op, "ack_head_covers_ack", detailHolds)
 	r.noteAck(&h)
-	r.send(r.primary(), PrepareOk{Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Incarnation: r.incarnation}.Message())
+	r.send(r.primary(), vsr.PrepareOk{Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Incarnation: r.incarnation}.Message())
 }
 
-func (r *Replica) onPrepareOK(m *Envelope, p PrepareOk) {
+func (r *Replica) onPrepareOK(m *vsr.Envelope, p vsr.PrepareOk) {
 	invariant(r.id, m.View == r.view, "prepare_ok_gate_primary", detailGate)
-	invariant(r.id, r.status == StatusNormal, "prepare_ok_gate_primary", detailGate)
+	invariant(r.id, r.status == vsr.StatusNormal, "prepare_ok_gate_primary", detailGate)
 	invariant(r.id, r.isPrimary(), "prepare_ok_gate_primary", detailGate)
 	invariant(r.id, p.Incarnation >= r.peers.incarnation(m.From), "prepare_ok_gate_incarnation", detailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
 	if e := r.pipeline.find(p.Op, p.Checksum); e != nil {
 		bit := uint16(1) << uint(m.From)
-		if e.acks&bit == 0 && r.quorumAcks(e) < QuorumReplication(r.n) {
+		if e.acks&bit == 0 && r.quorumAcks(e) < vsr.QuorumReplication(r.n) {
 			r.abd.progressed()
 		}
 		e.acks |= bit
@@ -191,7 +194,7 @@ func (r *Replica) learnIncarnation(i int, inc uint64) {
 // replication quorum; the first op without one stops it, even if later ops have
 // one.
 func (r *Replica) commitWalk() {
-	q := QuorumReplication(r.n)
+	q := vsr.QuorumReplication(r.n)
 	before := r.wm.commitMax
 	r.checkPipeline()
 	for len(r.pipeline) > 0 && r.pipeline[0].header.Op <= r.wm.commitMax {
@@ -210,7 +213,7 @@ func (r *Replica) commitWalk() {
 		}
 		r.wm.commitMax = e.header.Op
 		h := &e.header
-		r.emit(PrimaryCommitted{CommittedOp: r.committedOp(h), Acks: uint64(popcount16(e.acks))}.Event())
+		r.emit(vsr.PrimaryCommitted{CommittedOp: r.committedOp(h), Acks: uint64(popcount16(e.acks))}.Event())
 		r.pipeline.popFront()
 	}
 	invariant(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", detailHolds)
@@ -229,7 +232,7 @@ func (r *Replica) commitWalk() {
 // order behind the pipeline and behind commit lag.
 func (r *Replica) prepareNext() bool {
 	for len(r.requests) > 0 && len(r.pipeline) < PipelineMax && r.wm.commitMin == r.wm.commitMax &&
-		r.status == StatusNormal && r.isPrimary() && !r.abd.abdicated {
+		r.status == vsr.StatusNormal && r.isPrimary() && !r.abd.abdicated {
 		m := r.requests[0]
 		copy(r.requests, r.requests[1:])
 		r.requests = r.requests[:len(r.requests)-1]
@@ -284,13 +287,13 @@ func (r *Replica) commitUpTo() {
 // that switch's safety verdict into a crash.)
 func (r *Replica) checkPipeline() { r.pipeline.check(r.id) }
 
-func (r *Replica) apply(h Header) {
+func (r *Replica) apply(h vsr.Header) {
 	// Commit advances by exactly one op, onto the chain it extends.
 	invariant(r.id, h.Op == r.wm.commitMin+1, "apply_next_op", detailHolds)
 	invariant(r.id, h.Parent == r.wm.commitSum, "apply_chains", detailHolds)
 	result := r.sm.Apply(h.Body)
-	if idx := r.clientIndex(h.Client); h.Client != 0 && idx >= 0 && idx < ClientsMax {
-		r.sm.Clients[idx] = ClientEntry{Request: h.Request, Op: h.Op, Result: result}
+	if idx := r.clientIndex(h.Client); h.Client != 0 && idx >= 0 && idx < vsr.ClientsMax {
+		r.sm.Clients[idx] = vsr.ClientEntry{Request: h.Request, Op: h.Op, Result: result}
 	}
 	r.wm.commitMin = h.Op
 	r.wm.commitSum = h.Checksum
@@ -304,12 +307,12 @@ func (r *Replica) apply(h Header) {
 	}
 	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
 	invariant(r.id, r.wm.commitMax >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
-	r.emit(Applied{CommittedOp: r.committedOp(&h), Result: result}.Event())
+	r.emit(vsr.Applied{CommittedOp: r.committedOp(&h), Result: result}.Event())
 	if h.Client != 0 && r.repliesTo(&h) {
 		if !r.isPrimary() {
 			r.mark(marks.ReplyFromBackup)
 		}
-		r.send(int(h.Client), Reply{Client: h.Client, Request: h.Request, Op: h.Op, Result: result}.Message())
+		r.send(int(h.Client), vsr.Reply{Client: h.Client, Request: h.Request, Op: h.Op, Result: result}.Message())
 	}
 	if h.Op%CheckpointEvery(r.opts.CheckpointInterval, r.opts.JournalSlots) == 0 {
 		r.checkpoint()
@@ -317,7 +320,7 @@ func (r *Replica) apply(h Header) {
 }
 
 func (r *Replica) checkpoint() {
-	s := Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
+	s := vsr.Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
 	invariant(r.id, s.Op > 0, "checkpoint_of_an_applied_op", detailHolds)
 	invariant(r.id, s.OpChecksum != 0, "checkpoint_of_an_applied_op", detailHolds)
@@ -325,12 +328,12 @@ func (r *Replica) checkpoint() {
 	r.writeSuperblock()
 	invariant(r.id, r.sb.Checkpoint.Op == r.wm.commitMin, "checkpoint_at_commit_min", detailHolds)
 	r.mark(marks.Checkpoint)
-	r.emit(Checkpointed{Op: s.Op, StateChecksum: s.StateChecksum}.Event())
+	r.emit(vsr.Checkpointed{Op: s.Op, StateChecksum: s.StateChecksum}.Event())
 }
 
-func (r *Replica) onCommit(m *Envelope, p Commit) {
+func (r *Replica) onCommit(m *vsr.Envelope, p vsr.Commit) {
 	invariant(r.id, m.View == r.view, "commit_gate_backup", detailGate)
-	invariant(r.id, r.status == StatusNormal, "commit_gate_backup", detailGate)
+	invariant(r.id, r.status == vsr.StatusNormal, "commit_gate_backup", detailGate)
 	invariant(r.id, !r.isPrimary(), "commit_gate_backup", detailGate)
 	if p.Commit > r.fwdCommit {
 		r.fwdWaiting = false // the primary commits: it hears a quorum
@@ -349,7 +352,7 @@ func (r *Replica) onCommit(m *Envelope, p Commit) {
 	if !r.opts.Protocol.AbdicationOff {
 		// The commit point's checksum lets a primary that lacks it (it was
 		// elected by votes that knew less) recognise it in its own log.
-		r.send(r.primary(), CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.incarnation}.Message())
+		r.send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.incarnation}.Message())
 	}
 }
 
@@ -374,7 +377,7 @@ func (r *Replica) awaitForwarded() {
 }
 
 func (r *Replica) onPrepareTimeout() {
-	if r.status != StatusNormal || !r.isPrimary() || len(r.pipeline) == 0 {
+	if r.status != vsr.StatusNormal || !r.isPrimary() || len(r.pipeline) == 0 {
 		r.tPrepare.stop()
 		return
 	}
@@ -392,31 +395,31 @@ func (r *Replica) onPrepareTimeout() {
 func (r *Replica) retransmit(only int) {
 	for i := range r.pipeline {
 		e := r.pipeline[i]
-		if popcount16(e.acks) >= QuorumReplication(r.n) {
+		if popcount16(e.acks) >= vsr.QuorumReplication(r.n) {
 			continue
 		}
 		h := e.header
 		h.View = r.view
 		for to := 0; to < r.n; to++ {
 			if to != r.id && e.acks&(1<<uint(to)) == 0 && (only < 0 || to == only) {
-				r.send(to, Prepare{Header: h}.Message())
+				r.send(to, vsr.Prepare{Header: h}.Message())
 			}
 		}
 	}
 }
 
 func (r *Replica) onCommitTimeout() {
-	if r.status != StatusNormal || !r.isPrimary() {
+	if r.status != vsr.StatusNormal || !r.isPrimary() {
 		r.tCommit.stop()
 		return
 	}
 	r.heartbeat++
-	r.sendAll(Commit{Commit: r.wm.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abd.abdicated}.Message())
+	r.sendAll(vsr.Commit{Commit: r.wm.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abd.abdicated}.Message())
 	r.tCommit.reset(nil)
 }
 
 func (r *Replica) onHeartbeatTimeout() {
-	if r.status != StatusNormal || r.isPrimary() {
+	if r.status != vsr.StatusNormal || r.isPrimary() {
 		r.tHeartbeat.stop()
 		return
 	}

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,7 +18,7 @@ func TestNormalRequestToReply(t *testing.T) {
 	c.request(0, 0, 1, put(7, 70))
 	c.deliverAll()
 
-	prepares := c.sent(cmd(CmdPrepare))
+	prepares := c.sent(cmd(vsr.CmdPrepare))
 	require.Len(t, prepares, 2, "chain: r0->r1 and r1->r2, stopping before the primary")
 	assert.Equal(t, [2]int{0, 1}, [2]int{prepares[0].From, prepares[0].To})
 	assert.Equal(t, [2]int{1, 2}, [2]int{prepares[1].From, prepares[1].To})
@@ -26,7 +27,7 @@ func TestNormalRequestToReply(t *testing.T) {
 	assert.True(t, first.Valid())
 	assert.Equal(t, uint64(genesisChecksum), first.Parent, "op 1 chains to genesis")
 
-	oks := c.sent(cmd(CmdPrepareOK))
+	oks := c.sent(cmd(vsr.CmdPrepareOK))
 	require.Len(t, oks, 2)
 	for _, m := range oks {
 		assert.Equal(t, 0, m.To, "PrepareOk goes to the primary")
@@ -42,7 +43,7 @@ func TestNormalRequestToReply(t *testing.T) {
 	assert.Equal(t, uint64(1), c.info(0).CommitMin)
 
 	// The primary committed on its own ack plus r1's: two of three.
-	pc := c.eventsOf(0, EvPrimaryCommit)
+	pc := c.eventsOf(0, vsr.EvPrimaryCommit)
 	require.Len(t, pc, 1)
 	assert.Equal(t, uint64(2), pc[0].PrimaryCommitted().Acks, "quorum of 2 acks")
 
@@ -56,7 +57,7 @@ func TestNormalRequestToReply(t *testing.T) {
 		assert.Equal(t, uint64(1), c.info(i).CommitMin, "r%d", i)
 		assert.Equal(t, uint64(70), c.r(i).sm.KV[7], "r%d applied the put", i)
 	}
-	commits := c.eventsOf(-1, EvCommit)
+	commits := c.eventsOf(-1, vsr.EvCommit)
 	require.Len(t, commits, 3)
 	for _, e := range commits {
 		assert.Equal(t, first.Checksum, e.Checksum)
@@ -77,7 +78,7 @@ func TestNormalExactlyOnceReply(t *testing.T) {
 	require.Equal(t, uint64(2), first.Op)
 	require.Equal(t, uint64(30), first.Result)
 
-	appends := len(c.eventsOf(0, EvJournalAppend))
+	appends := len(c.eventsOf(0, vsr.EvJournalAppend))
 	c.request(0, 0, 2, put(3, 31)) // the client timed out and retried
 	c.deliverAll()
 	replies := c.repliesTo(0)
@@ -86,7 +87,7 @@ func TestNormalExactlyOnceReply(t *testing.T) {
 	assert.Equal(t, first.Request, retry.Request)
 	assert.Equal(t, first.Op, retry.Op, "the retry is answered with the original op")
 	assert.Equal(t, first.Result, retry.Result, "and its original result, not a re-execution (which would give 31)")
-	assert.Equal(t, appends, len(c.eventsOf(0, EvJournalAppend)), "no new prepare for a retried request")
+	assert.Equal(t, appends, len(c.eventsOf(0, vsr.EvJournalAppend)), "no new prepare for a retried request")
 	assert.Equal(t, uint64(2), c.info(0).Sequencer)
 
 	// An older request than the table's is dropped outright.
@@ -105,7 +106,7 @@ func TestNormalDuplicateInFlight(t *testing.T) {
 	c.request(0, 0, 1, put(1, 1))
 	c.request(0, 0, 1, put(1, 1))
 	c.deliverAll()
-	assert.Len(t, c.eventsOf(0, EvJournalAppend), 1)
+	assert.Len(t, c.eventsOf(0, vsr.EvJournalAppend), 1)
 	assert.Len(t, c.repliesTo(0), 1)
 }
 
@@ -126,7 +127,7 @@ func TestNormalStarTopology(t *testing.T) {
 	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
 	c.request(0, 0, 1, put(1, 1))
 	c.deliverAll()
-	prepares := c.sent(cmd(CmdPrepare))
+	prepares := c.sent(cmd(vsr.CmdPrepare))
 	require.Len(t, prepares, 2)
 	for _, m := range prepares {
 		assert.Equal(t, 0, m.From, "only the primary sends prepares in a star")
@@ -141,16 +142,16 @@ func TestNormalChainFiveReplicas(t *testing.T) {
 	c := newTestCluster(t, 5, nil)
 	c.request(0, 0, 1, put(1, 1))
 	c.deliverAll()
-	prepares := c.sent(cmd(CmdPrepare))
+	prepares := c.sent(cmd(vsr.CmdPrepare))
 	require.Len(t, prepares, 4)
 	for k, m := range prepares {
 		assert.Equal(t, k, m.From)
 		assert.Equal(t, k+1, m.To)
 	}
-	for _, m := range c.sent(cmd(CmdPrepareOK)) {
+	for _, m := range c.sent(cmd(vsr.CmdPrepareOK)) {
 		assert.Equal(t, 0, m.To)
 	}
-	pc := c.eventsOf(0, EvPrimaryCommit)
+	pc := c.eventsOf(0, vsr.EvPrimaryCommit)
 	require.Len(t, pc, 1)
 	assert.Equal(t, uint64(3), pc[0].PrimaryCommitted().Acks, "n=5 commits on 3 acks")
 }
@@ -160,8 +161,8 @@ func TestNormalChainFiveReplicas(t *testing.T) {
 // backup's commit_max), and the backup neither journals nor acks it.
 func TestNormalGapCheck(t *testing.T) {
 	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
-	lose := c.dropIf(func(m *Message) bool {
-		return m.Command == CmdPrepare && m.To == 1 && m.Prepare().Header.Op == 1
+	lose := c.dropIf(func(m *vsr.Message) bool {
+		return m.Command == vsr.CmdPrepare && m.To == 1 && m.Prepare().Header.Op == 1
 	})
 	c.commitRequests(0, 1, 1) // committed by r0 and r2
 	require.Equal(t, uint64(1), c.info(0).CommitMax)
@@ -173,7 +174,7 @@ func TestNormalGapCheck(t *testing.T) {
 	assert.Equal(t, uint64(2), gaps[0].Op)
 	assert.Equal(t, uint64(0), gaps[0].Dropped().Detail, "the gap check compares against the sequencer")
 	assert.False(t, c.r(1).Journaled(2))
-	for _, e := range c.eventsOf(1, EvAck) {
+	for _, e := range c.eventsOf(1, vsr.EvAck) {
 		assert.NotEqual(t, uint64(2), e.Op, "r1 acked op 2 above its hole")
 	}
 	inf := c.info(1)
@@ -191,7 +192,7 @@ func TestNormalGapCheck(t *testing.T) {
 // then commits both in order once op 1's ack arrives.
 func TestNormalCommitWalkStopsAtFirstUnquorate(t *testing.T) {
 	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
-	lose := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepareOK && m.PrepareOk().Op == 1 })
+	lose := c.dropIf(func(m *vsr.Message) bool { return m.Command == vsr.CmdPrepareOK && m.PrepareOk().Op == 1 })
 	c.request(0, 0, 1, put(1, 1))
 	c.request(0, 1, 1, put(2, 2))
 	c.deliverAll()
@@ -212,12 +213,12 @@ func TestNormalCommitWalkStopsAtFirstUnquorate(t *testing.T) {
 	c.tick(int(smallTimeouts().PrepareTicks))
 	var resent []uint64
 	for _, m := range c.delivered[mark:] {
-		if m.Command == CmdPrepare {
+		if m.Command == vsr.CmdPrepare {
 			resent = append(resent, m.Prepare().Header.Op)
 		}
 	}
 	assert.Equal(t, []uint64{1, 1}, resent)
-	pc := c.eventsOf(0, EvPrimaryCommit)
+	pc := c.eventsOf(0, vsr.EvPrimaryCommit)
 	require.Len(t, pc, 2)
 	assert.Equal(t, uint64(1), pc[0].Op)
 	assert.Equal(t, uint64(2), pc[1].Op)
@@ -230,11 +231,11 @@ func TestNormalCommitWalkStopsAtFirstUnquorate(t *testing.T) {
 func TestNormalPrepareRetransmitUntilQuorum(t *testing.T) {
 	// Without the re-send on a heartbeat's answer (TestRetransmitOnHeard).
 	c := newTestCluster(t, 3, func(o *Options) { o.Protocol.BackoffResetOff = true })
-	lose := c.dropIf(cmd(CmdPrepare))
+	lose := c.dropIf(cmd(vsr.CmdPrepare))
 	c.request(0, 0, 1, put(1, 1))
 	c.deliverAll()
 	c.tick(int(smallTimeouts().PrepareTicks))
-	resent := c.sent(cmd(CmdPrepare))
+	resent := c.sent(cmd(vsr.CmdPrepare))
 	// The first send (chain) went to r1; the retransmit goes to every backup
 	// that has not acked.
 	require.Len(t, resent, 3)
@@ -243,7 +244,7 @@ func TestNormalPrepareRetransmitUntilQuorum(t *testing.T) {
 
 	// The next retransmit waits twice as long (backoff).
 	c.tick(int(smallTimeouts().PrepareTicks))
-	assert.Len(t, c.sent(cmd(CmdPrepare)), 3, "backoff: no retransmit one period later")
+	assert.Len(t, c.sent(cmd(vsr.CmdPrepare)), 3, "backoff: no retransmit one period later")
 	c.removeFilter(lose)
 	c.tick(int(smallTimeouts().PrepareTicks))
 	assert.Equal(t, uint64(1), c.info(0).CommitMax)
@@ -254,13 +255,13 @@ func TestNormalPrepareRetransmitUntilQuorum(t *testing.T) {
 // backup apply in order only the ops its journal holds with an unbroken chain.
 func TestNormalBackupCommitsOnlyWhatItHolds(t *testing.T) {
 	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
-	lose := c.dropIf(func(m *Message) bool { return m.To == 2 && m.Command == CmdPrepare })
+	lose := c.dropIf(func(m *vsr.Message) bool { return m.To == 2 && m.Command == vsr.CmdPrepare })
 	c.commitRequests(0, 1, 3)
-	c.dropIf(func(m *Message) bool { return m.From == 2 && m.Command == CmdRequestPrepares })
+	c.dropIf(func(m *vsr.Message) bool { return m.From == 2 && m.Command == vsr.CmdRequestPrepares })
 	c.removeFilter(lose)
 	c.tick(int(smallTimeouts().CommitTicks))
 	inf := c.info(2)
 	assert.Equal(t, uint64(3), inf.CommitMax)
 	assert.Equal(t, uint64(0), inf.CommitMin, "nothing journaled, nothing applied")
-	assert.Empty(t, c.eventsOf(2, EvCommit))
+	assert.Empty(t, c.eventsOf(2, vsr.EvCommit))
 }

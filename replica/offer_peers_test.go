@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,18 +17,18 @@ import (
 func TestTransferAsksPeersWhenPrimarySilent(t *testing.T) {
 	c, noRepair := retained(t, 140)
 	c.removeFilter(noRepair)
-	c.dropIf(func(m *Message) bool {
-		return m.Command == CmdRequestPrepares && m.From == 2 && m.RequestPrepares().From > 1
+	c.dropIf(func(m *vsr.Message) bool {
+		return m.Command == vsr.CmdRequestPrepares && m.From == 2 && m.RequestPrepares().From > 1
 	})
-	c.dropIf(func(m *Message) bool { return m.From == 2 && m.To == 0 && m.Command == CmdRequestStateTransfer })
+	c.dropIf(func(m *vsr.Message) bool { return m.From == 2 && m.To == 0 && m.Command == vsr.CmdRequestStateTransfer })
 
 	c.tickUntil(300, func() bool { return c.info(2).CommitMin == 140 }, "r2 catches up without its primary")
-	toPrimary := c.sent(func(m *Message) bool { return m.Command == CmdRequestStateTransfer && m.From == 2 && m.To == 0 })
+	toPrimary := c.sent(func(m *vsr.Message) bool { return m.Command == vsr.CmdRequestStateTransfer && m.From == 2 && m.To == 0 })
 	assert.Len(t, toPrimary, offerAsksOfPrimary, "the primary is asked twice, then the peers in turn")
-	offers := c.sent(func(m *Message) bool { return m.Command == CmdStateTransferOffer && m.To == 2 })
+	offers := c.sent(func(m *vsr.Message) bool { return m.Command == vsr.CmdStateTransferOffer && m.To == 2 })
 	require.NotEmpty(t, offers)
 	assert.Equal(t, 1, offers[0].From, "a caught-up backup offered")
-	inst := c.eventsOf(2, EvTransferInstall)
+	inst := c.eventsOf(2, vsr.EvTransferInstall)
 	require.Len(t, inst, 1)
 	assert.Equal(t, c.r(0).sm, c.r(2).sm)
 }
@@ -37,11 +38,11 @@ func TestTransferAsksPeersWhenPrimarySilent(t *testing.T) {
 func TestOfferRequestsStayWithAnsweringPrimary(t *testing.T) {
 	c, noRepair := retained(t, 140)
 	c.removeFilter(noRepair)
-	c.dropIf(func(m *Message) bool {
-		return m.Command == CmdRequestPrepares && m.From == 2 && m.RequestPrepares().From > 1
+	c.dropIf(func(m *vsr.Message) bool {
+		return m.Command == vsr.CmdRequestPrepares && m.From == 2 && m.RequestPrepares().From > 1
 	})
 	c.tickUntil(200, func() bool { return c.info(2).CommitMin == 140 }, "r2 catches up")
-	asked := c.sent(cmdFrom(CmdRequestStateTransfer, 2))
+	asked := c.sent(cmdFrom(vsr.CmdRequestStateTransfer, 2))
 	require.NotEmpty(t, asked, "r2 transferred")
 	for _, m := range asked {
 		assert.Equal(t, 0, m.To, "only the primary is asked")

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // pipeline is the primary's prepares in flight, oldest first, each with the
 // replicas whose acks it counted: one room of a replica's state (issue 36).
 // The primary's handlers (normal.go) take ops in, count acks and commit off
@@ -8,7 +10,7 @@ package replica
 type pipeline []pipelineEntry
 
 type pipelineEntry struct {
-	header Header
+	header vsr.Header
 	acks   uint16 // bit per replica
 	// fence is how many fenced writes the primary had asked for by the end
 	// of the step that took the op into its pipeline: its own ack counts
@@ -18,7 +20,7 @@ type pipelineEntry struct {
 
 // push takes op h in with the primary self's own ack, counted once fence
 // fenced writes have landed.
-func (p *pipeline) push(self int, h Header, fence uint64) {
+func (p *pipeline) push(self int, h vsr.Header, fence uint64) {
 	if n := len(*p); n > 0 {
 		invariant(self, h.Op == (*p)[n-1].header.Op+1, "pipeline_consecutive", "op %d after %d", h.Op, (*p)[n-1].header.Op)
 	}

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,11 +29,11 @@ func TestPrimaryPushesStartView(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := newTestCluster(t, 3, func(o *Options) { o.Protocol = tt.protocol })
 			c.commitRequests(0, 1, 2)
-			hold := c.dropIf(cmdTo(CmdStartView, 2))
+			hold := c.dropIf(cmdTo(vsr.CmdStartView, 2))
 			c.crash(0)
 			hb := int(smallTimeouts().HeartbeatTicks)
-			c.tickUntil(8*hb, func() bool { return c.info(1).Status == StatusNormal && c.info(1).View == 1 }, "r1 leads view 1")
-			require.NotEqual(t, StatusNormal, c.info(2).Status, "r2 missed the StartView")
+			c.tickUntil(8*hb, func() bool { return c.info(1).Status == vsr.StatusNormal && c.info(1).View == 1 }, "r1 leads view 1")
+			require.NotEqual(t, vsr.StatusNormal, c.info(2).Status, "r2 missed the StartView")
 			c.restart(0) // a quorum for view 1 without r2's acks
 			c.removeFilter(hold)
 			c.cutLink(2, 1)
@@ -40,9 +41,9 @@ func TestPrimaryPushesStartView(t *testing.T) {
 			c.tick(4 * hb)
 			c.commitRequests(1, 3, 4)
 			c.tick(2 * hb)
-			assert.Equal(t, tt.joins, c.info(2).Status == StatusNormal && c.info(2).View == 1, "r2 joins view 1")
+			assert.Equal(t, tt.joins, c.info(2).Status == vsr.StatusNormal && c.info(2).View == 1, "r2 joins view 1")
 			assert.Equal(t, tt.joins, c.info(2).CommitMin == 4, "r2 applies view 1's commits")
-			assert.Equal(t, tt.joins, len(c.sentSince(since, cmdTo(CmdStartView, 2))) > 0, "r1 pushed its StartView, or r0 relayed it")
+			assert.Equal(t, tt.joins, len(c.sentSince(since, cmdTo(vsr.CmdStartView, 2))) > 0, "r1 pushed its StartView, or r0 relayed it")
 		})
 	}
 }
@@ -59,9 +60,9 @@ func TestPushedStartViewLeavesAFollowerAlone(t *testing.T) {
 	c.tick(2 * hb)
 	c.commitRequests(0, 3, 5)
 	c.tick(2 * hb)
-	require.NotEmpty(t, c.sent(cmdTo(CmdStartView, 1)), "r0 pushed its StartView to r1")
-	assert.NotEmpty(t, c.drops(1, ReasonInView.String()))
-	assert.Empty(t, c.eventsOf(1, EvJournalTruncate))
+	require.NotEmpty(t, c.sent(cmdTo(vsr.CmdStartView, 1)), "r0 pushed its StartView to r1")
+	assert.NotEmpty(t, c.drops(1, vsr.ReasonInView.String()))
+	assert.Empty(t, c.eventsOf(1, vsr.EvJournalTruncate))
 	assert.Equal(t, uint64(5), c.info(1).CommitMin)
 	assert.Equal(t, uint64(0), c.info(1).View)
 }

@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // Recency (protocol.md "Prompt recovery"). Each replica notes when it last
 // heard each peer. Two things follow. A replica whose retries backed off while
@@ -19,7 +22,7 @@ func (r *Replica) recentTicks() uint64 { return r.opts.Timeouts.HeartbeatTicks }
 
 // noteHeard records that m came from a peer, and starts backed-off retries
 // afresh when it makes a quorum heard again.
-func (r *Replica) noteHeard(m *Message) {
+func (r *Replica) noteHeard(m *vsr.Message) {
 	f := m.From
 	if !r.peers.isPeer(f) {
 		return
@@ -27,7 +30,7 @@ func (r *Replica) noteHeard(m *Message) {
 	if r.peers.hear(f, r.clk.now, r.recentTicks()) {
 		return // already recent: the count of peers heard did not change
 	}
-	if r.peersHeard()+1 == QuorumReplication(r.n) {
+	if r.peersHeard()+1 == vsr.QuorumReplication(r.n) {
 		r.resetBackoff()
 	}
 }
@@ -50,7 +53,7 @@ func (r *Replica) resetBackoff() {
 		return
 	}
 	reset := false
-	if r.repair.stalls > 0 && r.status == StatusNormal {
+	if r.repair.stalls > 0 && r.status == vsr.StatusNormal {
 		// Ask again now, from the primary on: the session that waited
 		// went to a peer that could not answer.
 		r.repair.stalls = 0

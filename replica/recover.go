@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"vsrsim/marks"
+	"vsrsim/vsr"
 )
 
 // Recovery from disk (docs/storage.md "The path that survives each fault"). A restart
@@ -35,7 +36,7 @@ const (
 // recordRead is one copy of a slot, decoded.
 type recordRead struct {
 	kind   uint64 // recordNone, recordBlank, recordHeader or recordPrepare
-	header Header
+	header vsr.Header
 	bad    bool // unreadable: an I/O error, a checksum that fails, a foreign slot
 	// foreign: the record's checksum holds but it names another slot: a
 	// misdirected write.
@@ -45,18 +46,18 @@ type recordRead struct {
 // slotRead is both copies of a slot and what recovery made of them.
 type slotRead struct {
 	class slotClass
-	entry Header // the op, for slotIntact
-	has   bool   // entry is a prepare whose own checksum holds
-	kept  bool   // the header copy was unreadable; the prepare stood alone
+	entry vsr.Header // the op, for slotIntact
+	has   bool       // entry is a prepare whose own checksum holds
+	kept  bool       // the header copy was unreadable; the prepare stood alone
 	// header is a faulty slot's header copy, where it holds (hasHeader):
 	// a candidate for the op's header, if something else vouches for it.
-	header    Header
+	header    vsr.Header
 	hasHeader bool
 }
 
 // readRecord decodes one copy of slot. ignoreSlot is the checksum-ignores-slot
 // defect: a record naming another slot still passes.
-func readRecord(buf []byte, ioErr bool, z StorageZone, slot, slots int, ignoreSlot bool) recordRead {
+func readRecord(buf []byte, ioErr bool, z vsr.StorageZone, slot, slots int, ignoreSlot bool) recordRead {
 	switch {
 	case ioErr:
 		return recordRead{bad: true}
@@ -68,9 +69,9 @@ func readRecord(buf []byte, ioErr bool, z StorageZone, slot, slots int, ignoreSl
 		return readBlank(buf, slot, ignoreSlot)
 	}
 	h := wordsHeader(&w)
-	h.Body = Operation{Kind: OpKind(w.w[10]), Key: uint32(w.w[11]), Value: w.w[12]}
+	h.Body = vsr.Operation{Kind: vsr.OpKind(w.w[10]), Key: uint32(w.w[11]), Value: w.w[12]}
 	wantKind := recordHeader
-	if z == ZonePrepares {
+	if z == vsr.ZonePrepares {
 		wantKind = recordPrepare
 	}
 	rec := recordRead{kind: w.w[0], header: h}
@@ -162,7 +163,7 @@ func trustedPrepare(hc, pc recordRead) slotRead {
 }
 
 // newer reports whether header copy h names a newer entry than prepare p.
-func newer(h, p *Header) bool {
+func newer(h, p *vsr.Header) bool {
 	if h.Op != p.Op {
 		return h.Op > p.Op
 	}
@@ -171,10 +172,10 @@ func newer(h, p *Header) bool {
 
 // readSuperblock returns the newest copy whose checksum holds and which names
 // its own copy index, and its sequence number; ok is false if no copy holds.
-func readSuperblock(read ReadFunc) (sb Superblock, seq uint64, ok bool, bad int) {
+func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad int) {
 	blank := 0
-	for c := 0; c < SuperblockCopies; c++ {
-		buf, ioErr := read(ZoneSuperblock, c)
+	for c := 0; c < vsr.SuperblockCopies; c++ {
+		buf, ioErr := read(vsr.ZoneSuperblock, c)
 		if ioErr {
 			bad++
 			continue
@@ -194,7 +195,7 @@ func readSuperblock(read ReadFunc) (sb Superblock, seq uint64, ok bool, bad int)
 		seq, ok = w.w[2], true
 		sb = Superblock{View: w.w[3], LogView: w.w[4], CommitMax: w.w[5], Incarnation: w.w[6],
 			AckHead: w.w[7], AckView: w.w[8], AckViewHead: w.w[9]}
-		sb.Checkpoint = Snapshot{Op: w.w[10], OpChecksum: w.w[11], StateChecksum: w.w[12]}
+		sb.Checkpoint = vsr.Snapshot{Op: w.w[10], OpChecksum: w.w[11], StateChecksum: w.w[12]}
 		sb.Head, sb.HeadSum = w.w[13], w.w[14]
 	}
 	if !ok && blank > 0 {
@@ -239,7 +240,7 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.journal.live.clear()
 	r.journal.live.store = nil
 	r.journal.head = 0
-	rec := readDisk(opts, d.Read, func(h Header) { r.journal.put(h, true) })
+	rec := readDisk(opts, d.Read, func(h vsr.Header) { r.journal.put(h, true) })
 	r.storageMarks = append(r.storageMarks, rec.marks...)
 	if !rec.sbOK {
 		// No copy of the superblock holds: the disk lost what the replica
@@ -412,7 +413,7 @@ func durableHead(d Durable, sb *Superblock) Durable {
 // readDisk reads and classifies every superblock copy and journal slot,
 // handing each intact entry to put as it goes (a restart reads the whole
 // journal: keeping every slot's reading would cost more than the journal).
-func readDisk(opts Options, read ReadFunc, put func(Header)) diskRecovery {
+func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecovery {
 	rec := diskRecovery{slots: opts.JournalSlots}
 	var bad int
 	rec.sb, rec.seq, rec.sbOK, bad = readSuperblock(read)
@@ -423,10 +424,10 @@ func readDisk(opts Options, read ReadFunc, put func(Header)) diskRecovery {
 	ignore := opts.Bugs.ChecksumIgnoresSlot
 	n := uint64(rec.slots)
 	for slot := 0; slot < rec.slots; slot++ {
-		hb, herr := read(ZoneHeaders, slot)
-		hc := readRecord(hb, herr, ZoneHeaders, slot, rec.slots, ignore)
-		pb, perr := read(ZonePrepares, slot)
-		pc := readRecord(pb, perr, ZonePrepares, slot, rec.slots, ignore)
+		hb, herr := read(vsr.ZoneHeaders, slot)
+		hc := readRecord(hb, herr, vsr.ZoneHeaders, slot, rec.slots, ignore)
+		pb, perr := read(vsr.ZonePrepares, slot)
+		pc := readRecord(pb, perr, vsr.ZonePrepares, slot, rec.slots, ignore)
 		s := classify(hc, pc, ignore)
 		if s.kept {
 			rec.marks = append(rec.marks, marks.StoragePrepareKept)
@@ -527,7 +528,7 @@ func (r *Replica) restoreCheckpoint() {
 func (r *Replica) recoverHead(m marks.Mark) {
 	r.amnesiac = true
 	r.unsureTop = max(r.sb.AckHead, r.wm.sequencer)
-	r.status = StatusRecovering
+	r.status = vsr.StatusRecovering
 	r.storageMarks = append(r.storageMarks, m)
 	r.tProbe.start(r.jitter)
 	r.tRepair.stop()

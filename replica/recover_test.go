@@ -2,40 +2,41 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-func sealed(op, view uint64, key uint32) Header {
-	h := Header{Op: op, View: view, Parent: op * 7, Commit: op - 1, Client: 1, Request: op, Timestamp: op,
-		Body: Operation{Kind: OpPut, Key: key, Value: op}}
+func sealed(op, view uint64, key uint32) vsr.Header {
+	h := vsr.Header{Op: op, View: view, Parent: op * 7, Commit: op - 1, Client: 1, Request: op, Timestamp: op,
+		Body: vsr.Operation{Kind: vsr.OpPut, Key: key, Value: op}}
 	h.Seal()
 	return h
 }
 
-func headerCopy(slot int, h Header) recordRead {
-	b := make([]byte, HeaderRecordBytes)
+func headerCopy(slot int, h vsr.Header) recordRead {
+	b := make([]byte, vsr.HeaderRecordBytes)
 	encodeEntry(b, recordHeader, slot, &h)
-	return readRecord(b, false, ZoneHeaders, slot, 64, false)
+	return readRecord(b, false, vsr.ZoneHeaders, slot, 64, false)
 }
 
-func prepareCopy(slot int, h Header) recordRead {
-	b := make([]byte, PrepareRecordBytes)
+func prepareCopy(slot int, h vsr.Header) recordRead {
+	b := make([]byte, vsr.PrepareRecordBytes)
 	encodeEntry(b, recordPrepare, slot, &h)
-	return readRecord(b, false, ZonePrepares, slot, 64, false)
+	return readRecord(b, false, vsr.ZonePrepares, slot, 64, false)
 }
 
-func blankCopy(z StorageZone, slot int) recordRead { return blankOf(recordBlank, z, slot) }
+func blankCopy(z vsr.StorageZone, slot int) recordRead { return blankOf(recordBlank, z, slot) }
 
 // asideCopy is the blank of a slot whose op was set aside below the commit
 // point.
-func asideCopy(z StorageZone, slot int) recordRead { return blankOf(recordAside, z, slot) }
+func asideCopy(z vsr.StorageZone, slot int) recordRead { return blankOf(recordAside, z, slot) }
 
-func blankOf(blank uint64, z StorageZone, slot int) recordRead {
-	b := make([]byte, PrepareRecordBytes)
+func blankOf(blank uint64, z vsr.StorageZone, slot int) recordRead {
+	b := make([]byte, vsr.PrepareRecordBytes)
 	kind := recordHeader
-	if z == ZonePrepares {
+	if z == vsr.ZonePrepares {
 		kind = recordPrepare
 	}
 	encodeBlank(b, blank, kind, slot)
@@ -57,26 +58,26 @@ func TestClassify(t *testing.T) {
 	}{
 		{"both agree", headerCopy(6, a), prepareCopy(6, a), slotIntact, 70, false},
 		{"never written", none, none, slotEmpty, 0, false},
-		{"both blank", blankCopy(ZoneHeaders, 6), blankCopy(ZonePrepares, 6), slotEmpty, 0, false},
+		{"both blank", blankCopy(vsr.ZoneHeaders, 6), blankCopy(vsr.ZonePrepares, 6), slotEmpty, 0, false},
 		{"header lags the prepare (crash between them)", headerCopy(6, older), prepareCopy(6, a), slotIntact, 70, false},
 		{"header not yet written", none, prepareCopy(6, a), slotIntact, 70, false},
 		{"header unreadable, prepare verifies", bad, prepareCopy(6, a), slotIntact, 70, false},
 		{"header names a newer op: the prepare's write went astray", headerCopy(6, a), prepareCopy(6, older), slotFaulty, 0, true},
 		{"same op, newer view in the header", headerCopy(6, a2), prepareCopy(6, a), slotFaulty, 0, true},
 		{"prepare unreadable", headerCopy(6, a), bad, slotFaulty, 0, true},
-		{"blank prepare beside an op's header", headerCopy(6, a), blankCopy(ZonePrepares, 6), slotFaulty, 0, true},
+		{"blank prepare beside an op's header", headerCopy(6, a), blankCopy(vsr.ZonePrepares, 6), slotFaulty, 0, true},
 		{"prepare never written beside an op's header", headerCopy(6, a), none, slotFaulty, 0, true},
 		// A header lands only after its prepare: an unreadable one beside an
 		// empty prepare slot is an op whose prepare went astray (misdirected),
 		// which the replica may have acked (fuzz finding
 		// disk-misdirected-acked-op-nacked).
 		{"header unreadable, prepare never written", bad, none, slotFaulty, 0, false},
-		{"header unreadable, prepare blank", bad, blankCopy(ZonePrepares, 6), slotFaulty, 0, false},
+		{"header unreadable, prepare blank", bad, blankCopy(vsr.ZonePrepares, 6), slotFaulty, 0, false},
 		// A set-aside op may have committed with the commit point that
 		// says so still in flight: the slot is not empty.
-		{"both set aside", asideCopy(ZoneHeaders, 6), asideCopy(ZonePrepares, 6), slotFaulty, 0, false},
-		{"set aside, header copy in flight", headerCopy(6, a), asideCopy(ZonePrepares, 6), slotFaulty, 0, true},
-		{"set-aside header beside a new op's prepare", asideCopy(ZoneHeaders, 6), prepareCopy(6, a), slotIntact, 70, false},
+		{"both set aside", asideCopy(vsr.ZoneHeaders, 6), asideCopy(vsr.ZonePrepares, 6), slotFaulty, 0, false},
+		{"set aside, header copy in flight", headerCopy(6, a), asideCopy(vsr.ZonePrepares, 6), slotFaulty, 0, true},
+		{"set-aside header beside a new op's prepare", asideCopy(vsr.ZoneHeaders, 6), prepareCopy(6, a), slotIntact, 70, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,15 +94,15 @@ func TestClassify(t *testing.T) {
 func TestMisdirectedRecord(t *testing.T) {
 	n := sealed(71, 3, 9)
 	m := sealed(70, 3, 4)
-	b := make([]byte, PrepareRecordBytes)
+	b := make([]byte, vsr.PrepareRecordBytes)
 	encodeEntry(b, recordPrepare, 7, &n) // meant for slot 7, landed in slot 6
-	r := readRecord(b, false, ZonePrepares, 6, 64, false)
+	r := readRecord(b, false, vsr.ZonePrepares, 6, 64, false)
 	assert.True(t, r.bad)
 	assert.True(t, r.foreign)
 	s := classify(headerCopy(6, m), r, false)
 	assert.Equal(t, slotFaulty, s.class)
 
-	r = readRecord(b, false, ZonePrepares, 6, 64, true)
+	r = readRecord(b, false, vsr.ZonePrepares, 6, 64, true)
 	require.False(t, r.bad)
 	s = classify(headerCopy(6, m), r, true)
 	assert.Equal(t, slotIntact, s.class)
@@ -112,29 +113,29 @@ func TestMisdirectedRecord(t *testing.T) {
 // A damaged or torn record never verifies.
 func TestDamagedRecordFails(t *testing.T) {
 	a := sealed(70, 3, 1)
-	b := make([]byte, PrepareRecordBytes)
+	b := make([]byte, vsr.PrepareRecordBytes)
 	encodeEntry(b, recordPrepare, 6, &a)
 	for i := range b[:64] {
 		b[i] = 0xDB
 	}
-	assert.True(t, readRecord(b, false, ZonePrepares, 6, 64, false).bad)
-	assert.True(t, readRecord(nil, true, ZonePrepares, 6, 64, false).bad, "an I/O error")
+	assert.True(t, readRecord(b, false, vsr.ZonePrepares, 6, 64, false).bad)
+	assert.True(t, readRecord(nil, true, vsr.ZonePrepares, 6, 64, false).bad, "an I/O error")
 }
 
 // The superblock reader takes the newest copy whose checksum holds and which
 // names its own copy index; a disk never written reads as genesis.
 func TestReadSuperblock(t *testing.T) {
-	copies := make([][]byte, SuperblockCopies)
+	copies := make([][]byte, vsr.SuperblockCopies)
 	write := func(c int, seq, view uint64) {
 		var w recWords
 		superblockWords(&w, c, seq, &Superblock{View: view})
 		w.seal()
-		copies[c] = make([]byte, SuperblockRecordBytes)
+		copies[c] = make([]byte, vsr.SuperblockRecordBytes)
 		w.put(copies[c])
 	}
-	read := func(z StorageZone, slot int) ([]byte, bool) {
+	read := func(z vsr.StorageZone, slot int) ([]byte, bool) {
 		if copies[slot] == nil {
-			return make([]byte, SuperblockRecordBytes), false
+			return make([]byte, vsr.SuperblockRecordBytes), false
 		}
 		return copies[slot], false
 	}
@@ -142,7 +143,7 @@ func TestReadSuperblock(t *testing.T) {
 	require.True(t, ok, "never written: genesis")
 	assert.Equal(t, genesisSnapshot().OpChecksum, sb.Checkpoint.OpChecksum)
 
-	for c := 0; c < SuperblockCopies; c++ {
+	for c := 0; c < vsr.SuperblockCopies; c++ {
 		write(c, 4, 2)
 	}
 	write(1, 5, 3)

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // Recycling: journal rings and the pipeline are most of what a replica
 // allocates. A replica that is done with them (Release) leaves them in a
 // Spare for the replicas made next with it: a restart after amnesia, the next
@@ -9,14 +11,14 @@ package replica
 // Spare holds memory released replicas left. It is not safe for concurrent
 // use: one run at a time uses it. A nil *Spare recycles nothing.
 type Spare struct {
-	slots     [][]Header
+	slots     [][]vsr.Header
 	pipelines [][]pipelineEntry
 }
 
 // spareMax bounds what a Spare keeps of each kind: a cluster's worth.
 const spareMax = 4 * ReplicasMax
 
-func (s *Spare) takeSlots(size int) []Header {
+func (s *Spare) takeSlots(size int) []vsr.Header {
 	if s != nil {
 		for k := len(s.slots) - 1; k >= 0; k-- {
 			if got := s.slots[k]; len(got) == size {
@@ -26,7 +28,7 @@ func (s *Spare) takeSlots(size int) []Header {
 			}
 		}
 	}
-	return make([]Header, size)
+	return make([]vsr.Header, size)
 }
 
 // release leaves the ring's slots in its Spare; the ring is empty afterwards.

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/prng"
+	"vsrsim/vsr"
 )
 
 // TestReleasedMemoryComesBackEmpty: a replica made after another was
@@ -19,7 +20,7 @@ func TestReleasedMemoryComesBackEmpty(t *testing.T) {
 		old, err := New(opts, prng.ReplicaJitter(1, 0))
 		require.NoError(t, err)
 		for op := uint64(1); op <= 8; op++ {
-			h := Header{Op: op, Checksum: op}
+			h := vsr.Header{Op: op, Checksum: op}
 			old.journal.put(h, true)
 			old.adopted.put(h)
 			old.aside.put(h)

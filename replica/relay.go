@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // Relayed StartViews (protocol.md "Relayed StartView"). A replica that wants
 // out of a view the rest of the cluster has moved past, or that is stuck
@@ -25,12 +28,12 @@ import "vsrsim/marks"
 // relayer is Normal in this view, so its commit point is committed in it,
 // exactly as a Commit heartbeat's would be; the headers are not taken, since
 // this replica's log of the view may run past the relayer's.
-func (r *Replica) learnRelayedCommit(p StartView) {
+func (r *Replica) learnRelayedCommit(p vsr.StartView) {
 	if p.Commit <= r.wm.commitMax {
 		return
 	}
 	r.mark(marks.CommitRelayed)
-	invariant(r.id, r.status == StatusNormal && !r.isPrimary(), "relayed_commit_to_a_backup", detailHolds)
+	invariant(r.id, r.status == vsr.StatusNormal && !r.isPrimary(), "relayed_commit_to_a_backup", detailHolds)
 	r.advanceCommitMax(p.Commit)
 	r.commitUpTo()
 	r.repairKick()
@@ -53,14 +56,14 @@ func (r *Replica) tellCommitToPrimary() {
 	}
 	r.toldCommitAt = r.clk.now + 1
 	r.mark(marks.CommitToldPrimary)
-	r.send(r.primary(), CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.incarnation}.Message())
+	r.send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.incarnation}.Message())
 }
 
 // relayStartView answers m, a StartViewChange or a recovering replica's
 // RequestStartView for this replica's view or an older one, with this view's
 // StartView (carrying nonce) when this replica is a backup that follows its
 // view well (followsItsView). It reports whether it relayed.
-func (r *Replica) relayStartView(m *Envelope, nonce uint64) bool {
+func (r *Replica) relayStartView(m *vsr.Envelope, nonce uint64) bool {
 	if !r.followsItsView() || m.View > r.view || m.From == r.primary() || m.From < 0 || m.From >= r.n {
 		return false
 	}
@@ -93,7 +96,7 @@ func (r *Replica) relayStartView(m *Envelope, nonce uint64) bool {
 // repair) would name a head with no header to chain the next prepare to:
 // swarm seed 2998 reached the parent-mismatch never-mark so.
 func (r *Replica) followsItsView() bool {
-	return !r.opts.Protocol.RelayStartViewOff && r.status == StatusNormal && !r.isPrimary() &&
+	return !r.opts.Protocol.RelayStartViewOff && r.status == vsr.StatusNormal && !r.isPrimary() &&
 		r.logView == r.view && !r.fwdWaiting && r.vc.leave&(1<<uint(r.id)) == 0 &&
 		r.wm.sequencer >= r.wm.commitMax
 }

@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // Repair (protocol.md "Repair"): a replica fetches the prepares it lacks by
 // request, one session at a time, from the primary by default, rotating peers
@@ -155,7 +158,7 @@ func (r *Replica) anyPeer(int) bool { return true }
 
 // repairKick starts a repair session when one is due and none is running.
 func (r *Replica) repairKick() {
-	if r.status != StatusNormal || r.repair.active || r.n == 1 {
+	if r.status != vsr.StatusNormal || r.repair.active || r.n == 1 {
 		return
 	}
 	from, to, ok := r.repairWindow()
@@ -177,8 +180,8 @@ func (r *Replica) repairSend(peer int, from, to uint64) {
 	r.repair.to = to
 	r.repair.progress = false
 	r.mark(marks.RepairRequested)
-	r.emit(RepairRequested{From: from, To: to, Peer: peer}.Event())
-	r.send(peer, RequestPrepares{From: from, To: to}.Message())
+	r.emit(vsr.RepairRequested{From: from, To: to, Peer: peer}.Event())
+	r.send(peer, vsr.RequestPrepares{From: from, To: to}.Message())
 	r.tRepair.retry(r.jitter, r.repairRounds())
 }
 
@@ -215,7 +218,7 @@ func (r *Replica) repairForView(op uint64) {
 }
 
 func (r *Replica) onRepairTimeout() {
-	if r.status == StatusRecovering {
+	if r.status == vsr.StatusRecovering {
 		r.tRepair.stop()
 		return
 	}
@@ -225,7 +228,7 @@ func (r *Replica) onRepairTimeout() {
 		}
 		r.repair.active = false
 	}
-	if r.status == StatusViewChange {
+	if r.status == vsr.StatusViewChange {
 		r.tryStartView()
 	} else {
 		r.repairKick()
@@ -235,9 +238,9 @@ func (r *Replica) onRepairTimeout() {
 	}
 }
 
-func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
+func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	from, to := p.From, p.To
-	invariant(r.id, r.status != StatusRecovering, "request_prepares_gate_range", detailGate)
+	invariant(r.id, r.status != vsr.StatusRecovering, "request_prepares_gate_range", detailGate)
 	invariant(r.id, from != 0, "request_prepares_gate_range", detailGate)
 	invariant(r.id, to >= from, "request_prepares_gate_range", detailGate)
 	if to-from+1 > RepairBatchMax {
@@ -246,7 +249,7 @@ func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
 	first := r.firstRetained()
 	if from < first {
 		if _, ok := r.journal.getForRepair(from); !ok {
-			r.send(m.From, RangeEvicted{First: first}.Message())
+			r.send(m.From, vsr.RangeEvicted{First: first}.Message())
 			return
 		}
 	}
@@ -254,7 +257,7 @@ func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
 		// A disk took this committed op's copy at a restart; the state
 		// applied past it is what this replica can give: a transfer.
 		r.mark(marks.StorageRangeLost)
-		r.send(m.From, RangeEvicted{First: from + 1}.Message())
+		r.send(m.From, vsr.RangeEvicted{First: from + 1}.Message())
 		return
 	}
 	last := uint64(0)
@@ -274,14 +277,14 @@ func (r *Replica) onRequestPrepares(m *Envelope, p RequestPrepares) {
 			continue
 		}
 		h.View = r.view
-		r.send(m.From, RepairPrepare{Header: h, Commit: r.wm.commitMin}.Message())
+		r.send(m.From, vsr.RepairPrepare{Header: h, Commit: r.wm.commitMin}.Message())
 		last = op
 	}
 	invariant(r.id, last == 0 || (last >= from && last <= to), "repair_serves_the_range", detailHolds)
 	if last != 0 {
 		r.mark(marks.RepairServed)
 	}
-	r.send(m.From, RepairDone{Last: last}.Message())
+	r.send(m.From, vsr.RepairDone{Last: last}.Message())
 }
 
 // lostToDisk reports whether op, applied here and within what the journal
@@ -323,10 +326,10 @@ func (r *Replica) firstRetained() uint64 {
 	return first
 }
 
-func (r *Replica) onRepairPrepare(m *Envelope, rp RepairPrepare) {
+func (r *Replica) onRepairPrepare(m *vsr.Envelope, rp vsr.RepairPrepare) {
 	h := rp.Header
 	o := h.Op
-	invariant(r.id, r.status != StatusRecovering, "repair_prepare_gate_valid", detailGate)
+	invariant(r.id, r.status != vsr.StatusRecovering, "repair_prepare_gate_valid", detailGate)
 	invariant(r.id, h.Valid(), "repair_prepare_gate_valid", detailGate)
 	invariant(r.id, o > r.wm.commitMin, "repair_prepare_gate_new", detailGate)
 	invariant(r.id, !r.journal.has(o, h.Checksum), "repair_prepare_gate_new", detailGate)
@@ -334,11 +337,11 @@ func (r *Replica) onRepairPrepare(m *Envelope, rp RepairPrepare) {
 	case repairMismatch:
 		r.mark(marks.RepairBodyMismatch)
 		a, _ := r.adopted.get(o)
-		r.drop(m, o, ReasonHeaderMismatch, a.Checksum&0xffff)
+		r.drop(m, o, vsr.ReasonHeaderMismatch, a.Checksum&0xffff)
 		return
 	case repairUnverified:
 		r.holdPending(h)
-		r.drop(m, o, ReasonUnverified, 0)
+		r.drop(m, o, vsr.ReasonUnverified, 0)
 		return
 	}
 	if !r.repairPut(h, m) {
@@ -367,7 +370,7 @@ const (
 // same parent. What vouches for it: the server applied it (committed, so
 // canonical by agreement), an adopted header, the commit anchor, or the
 // canonical op above it naming it as parent.
-func (r *Replica) repairVerdict(h Header, serverCommit uint64) repairCheck {
+func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 	o := h.Op
 	if r.awaitedBody(&h) {
 		return repairVerified // the merge's canonical header vouches for it
@@ -396,7 +399,7 @@ func (r *Replica) repairVerdict(h Header, serverCommit uint64) repairCheck {
 }
 
 // holdPending keeps a committed-range body that nothing vouches for yet.
-func (r *Replica) holdPending(h Header) {
+func (r *Replica) holdPending(h vsr.Header) {
 	if h.Op > r.wm.commitMax {
 		return
 	}
@@ -415,7 +418,7 @@ func (r *Replica) holdPending(h Header) {
 	r.repair.pending = append(p, h)
 }
 
-func (r *Replica) takePending(op uint64) (Header, bool) {
+func (r *Replica) takePending(op uint64) (vsr.Header, bool) {
 	p := r.repair.pending
 	for i := range p {
 		if p[i].Op == op {
@@ -424,13 +427,13 @@ func (r *Replica) takePending(op uint64) (Header, bool) {
 			return h, true
 		}
 	}
-	return Header{}, false
+	return vsr.Header{}, false
 }
 
 // repairPut journals a verified repaired body and lets it move the head, the
 // acks and the commit point. m is the message it came in (nil for a body
 // taken from pending).
-func (r *Replica) repairPut(h Header, m *Envelope) bool {
+func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 	o := h.Op
 	if j, ok := r.journal.get(o); ok && j.Checksum != h.Checksum {
 		r.journalRemove(o)
@@ -439,7 +442,7 @@ func (r *Replica) repairPut(h Header, m *Envelope) bool {
 	// that later shows it header-only would count as a nack.
 	if !r.journalPut(h, false) {
 		if m != nil {
-			r.drop(m, o, ReasonNoSlot, 0)
+			r.drop(m, o, vsr.ReasonNoSlot, 0)
 		}
 		return false
 	}
@@ -463,7 +466,7 @@ func (r *Replica) repairPut(h Header, m *Envelope) bool {
 		r.ack(h)
 	}
 	r.commitUpTo()
-	if r.status == StatusViewChange {
+	if r.status == vsr.StatusViewChange {
 		if r.awaitedBody(&h) {
 			r.revote()
 		}
@@ -472,7 +475,7 @@ func (r *Replica) repairPut(h Header, m *Envelope) bool {
 	return true
 }
 
-func (r *Replica) onRepairDone(m *Envelope) {
+func (r *Replica) onRepairDone(m *vsr.Envelope) {
 	invariant(r.id, r.repair.active, "repair_done_gate_peer", detailGate)
 	invariant(r.id, m.From == r.repair.peer, "repair_done_gate_peer", detailGate)
 	r.repair.active = false
@@ -481,7 +484,7 @@ func (r *Replica) onRepairDone(m *Envelope) {
 		r.repair.stalls++ // this peer could not help: rotate
 		r.repair.unhelpful |= 1 << uint(m.From)
 	}
-	if r.status == StatusViewChange {
+	if r.status == vsr.StatusViewChange {
 		r.tryStartView()
 	} else {
 		r.repairKick()
@@ -494,8 +497,8 @@ func (r *Replica) onRepairDone(m *Envelope) {
 // repairing from what is still retained; until then ask the next peer, which
 // may hold it still (a backup that installed a checkpoint retains nothing
 // below it).
-func (r *Replica) onRangeEvicted(m *Envelope, p RangeEvicted) {
-	invariant(r.id, r.status != StatusRecovering, "range_evicted_gate_peer", detailGate)
+func (r *Replica) onRangeEvicted(m *vsr.Envelope, p vsr.RangeEvicted) {
+	invariant(r.id, r.status != vsr.StatusRecovering, "range_evicted_gate_peer", detailGate)
 	invariant(r.id, r.repair.active, "range_evicted_gate_peer", detailGate)
 	invariant(r.id, m.From == r.repair.peer, "range_evicted_gate_peer", detailGate)
 	r.repair.active = false
@@ -505,7 +508,7 @@ func (r *Replica) onRangeEvicted(m *Envelope, p RangeEvicted) {
 	r.repair.unhelpful |= 1 << uint(m.From)
 	if m.From != r.primary() && !again {
 		if c := r.nextHelpfulPeer(m.From); c >= 0 {
-			if from, to, ok := r.repairWindow(); ok && r.status == StatusNormal {
+			if from, to, ok := r.repairWindow(); ok && r.status == vsr.StatusNormal {
 				r.repairSend(c, from, to)
 			}
 			return

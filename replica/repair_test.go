@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,7 +16,7 @@ import (
 func lagging(t *testing.T, ops uint64) *testCluster {
 	t.Helper()
 	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
-	starve := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 2 })
+	starve := c.dropIf(func(m *vsr.Message) bool { return m.Command == vsr.CmdPrepare && m.To == 2 })
 	c.commitRequests(0, 1, ops)
 	require.Equal(t, ops, c.info(0).CommitMax)
 	require.Equal(t, uint64(0), c.info(2).Sequencer)
@@ -29,19 +30,19 @@ func TestRepairLaggingBackupCatchesUp(t *testing.T) {
 	c := lagging(t, 5)
 	c.tickUntil(50, func() bool { return c.info(2).CommitMin == 5 }, "r2 catches up")
 
-	reqs := c.eventsOf(2, EvRepairRequest)
+	reqs := c.eventsOf(2, vsr.EvRepairRequest)
 	require.NotEmpty(t, reqs)
 	assert.Equal(t, uint64(1), reqs[0].Op, "from commit_min+1")
 	assert.Equal(t, uint64(5), reqs[0].RepairRequested().To, "to commit_max")
 	assert.Equal(t, 0, reqs[0].RepairRequested().Peer, "the primary by default")
 
-	repairs := c.sent(func(m *Message) bool { return m.Command == CmdRepairPrepare && m.To == 2 })
+	repairs := c.sent(func(m *vsr.Message) bool { return m.Command == vsr.CmdRepairPrepare && m.To == 2 })
 	require.Len(t, repairs, 5)
 	for k, m := range repairs {
 		assert.Equal(t, uint64(k+1), m.RepairPrepare().Header.Op)
 		assert.Equal(t, 0, m.From)
 	}
-	done := c.sent(cmdTo(CmdRepairDone, 2))
+	done := c.sent(cmdTo(vsr.CmdRepairDone, 2))
 	require.Len(t, done, 1)
 	assert.Equal(t, uint64(5), done[0].RepairDone().Last, "RepairDone names the last op served")
 
@@ -53,7 +54,7 @@ func TestRepairLaggingBackupCatchesUp(t *testing.T) {
 		assert.True(t, c.r(2).journal.has(op, h0.Checksum), "op %d repaired with the primary's checksum", op)
 	}
 	assert.Equal(t, c.r(0).sm, c.r(2).sm, "same state after catch-up")
-	assert.Empty(t, c.eventsOf(2, EvAck), "committed ops fetched by repair are not acked")
+	assert.Empty(t, c.eventsOf(2, vsr.EvAck), "committed ops fetched by repair are not acked")
 }
 
 // TestRepairWindowBounded: a lag wider than RepairWindowMax is fetched one
@@ -61,7 +62,7 @@ func TestRepairLaggingBackupCatchesUp(t *testing.T) {
 func TestRepairWindowBounded(t *testing.T) {
 	c := lagging(t, RepairWindowMax+8)
 	c.tickUntil(100, func() bool { return c.info(2).CommitMin == RepairWindowMax+8 }, "r2 catches up")
-	reqs := c.eventsOf(2, EvRepairRequest)
+	reqs := c.eventsOf(2, vsr.EvRepairRequest)
 	require.GreaterOrEqual(t, len(reqs), 2)
 	assert.Equal(t, uint64(1), reqs[0].Op)
 	assert.Equal(t, uint64(RepairWindowMax), reqs[0].RepairRequested().To)
@@ -73,13 +74,13 @@ func TestRepairWindowBounded(t *testing.T) {
 // timeout counts a stall and the next session asks another peer.
 func TestRepairRotatesPeerOnStall(t *testing.T) {
 	c := lagging(t, 3)
-	c.dropIf(func(m *Message) bool { return m.Command == CmdRequestPrepares && m.To == 0 })
+	c.dropIf(func(m *vsr.Message) bool { return m.Command == vsr.CmdRequestPrepares && m.To == 0 })
 	c.tickUntil(100, func() bool { return c.info(2).CommitMin == 3 }, "r2 catches up from r1")
-	reqs := c.eventsOf(2, EvRepairRequest)
+	reqs := c.eventsOf(2, vsr.EvRepairRequest)
 	require.GreaterOrEqual(t, len(reqs), 2)
 	assert.Equal(t, 0, reqs[0].RepairRequested().Peer)
 	assert.Equal(t, 1, reqs[len(reqs)-1].RepairRequested().Peer, "rotated to r1 after the stall")
-	served := c.sent(func(m *Message) bool { return m.Command == CmdRepairPrepare && m.To == 2 })
+	served := c.sent(func(m *vsr.Message) bool { return m.Command == vsr.CmdRepairPrepare && m.To == 2 })
 	for _, m := range served {
 		assert.Equal(t, 1, m.From)
 	}
@@ -89,14 +90,16 @@ func TestRepairRotatesPeerOnStall(t *testing.T) {
 // gap check and later repairs both; its commit catches up.
 func TestRepairGapClosedByRepair(t *testing.T) {
 	c := newTestCluster(t, 3, func(o *Options) { o.Topology = TopologyStar })
-	lose := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 2 && m.Prepare().Header.Op == 1 })
+	lose := c.dropIf(func(m *vsr.Message) bool {
+		return m.Command == vsr.CmdPrepare && m.To == 2 && m.Prepare().Header.Op == 1
+	})
 	c.commitRequests(0, 1, 2)
 	c.removeFilter(lose)
 	require.Len(t, c.drops(2, "gap"), 1)
 	c.tickUntil(50, func() bool { return c.info(2).CommitMin == 2 }, "r2 repairs the gap")
 	assert.True(t, c.r(2).Journaled(1))
 	assert.True(t, c.r(2).Journaled(2))
-	assert.NotEmpty(t, c.eventsOf(2, EvRepairRequest))
+	assert.NotEmpty(t, c.eventsOf(2, vsr.EvRepairRequest))
 }
 
 // TestRepairVerification: a repaired body is journaled only if it matches the
@@ -112,45 +115,45 @@ func TestRepairVerification(t *testing.T) {
 	t.Run("header mismatch", func(t *testing.T) {
 		r, err := New(DefaultOptions(2, 3), zeroJitter{})
 		require.NoError(t, err)
-		out := &Output{}
+		out := &vsr.Output{}
 		// Adopt a view with op 1 committed and ops 2..3 uncommitted.
-		r.Step(msg(StartView{LogView: 1, Op: 3, Commit: 1,
-			Suffix: []SuffixEntry{present(hs[3]), present(hs[2]), present(hs[1])}}, 1, 2, 1), out)
+		r.Step(msg(vsr.StartView{LogView: 1, Op: 3, Commit: 1,
+			Suffix: []vsr.SuffixEntry{present(hs[3]), present(hs[2]), present(hs[1])}}, 1, 2, 1), out)
 		out.Reset()
-		r.Step(msg(RepairPrepare{Header: forged, Commit: 1}, 1, 2, 1), out)
-		drops := eventsIn(out, EvDrop)
+		r.Step(msg(vsr.RepairPrepare{Header: forged, Commit: 1}, 1, 2, 1), out)
+		drops := eventsIn(out, vsr.EvDrop)
 		require.Len(t, drops, 1)
-		assert.Equal(t, ReasonHeaderMismatch, drops[0].Dropped().Reason)
+		assert.Equal(t, vsr.ReasonHeaderMismatch, drops[0].Dropped().Reason)
 		assert.False(t, r.Journaled(2))
 
 		out.Reset()
-		r.Step(msg(RepairPrepare{Header: hs[2], Commit: 1}, 1, 2, 1), out)
+		r.Step(msg(vsr.RepairPrepare{Header: hs[2], Commit: 1}, 1, 2, 1), out)
 		assert.True(t, r.journal.has(2, hs[2].Checksum))
-		acks := eventsIn(out, EvAck)
+		acks := eventsIn(out, vsr.EvAck)
 		require.Len(t, acks, 1, "an uncommitted op within the adopted head is acked once repaired")
 		assert.Equal(t, uint64(2), acks[0].Op)
 	})
 	t.Run("unverified", func(t *testing.T) {
 		r, err := New(DefaultOptions(2, 3), zeroJitter{})
 		require.NoError(t, err)
-		out := &Output{}
+		out := &vsr.Output{}
 		// No adopted header, not committed: nothing vouches for it.
-		r.Step(msg(RepairPrepare{Header: hs[1], Commit: 0}, 0, 2, 0), out)
-		drops := eventsIn(out, EvDrop)
+		r.Step(msg(vsr.RepairPrepare{Header: hs[1], Commit: 0}, 0, 2, 0), out)
+		drops := eventsIn(out, vsr.EvDrop)
 		require.Len(t, drops, 1)
-		assert.Equal(t, ReasonUnverified, drops[0].Dropped().Reason)
+		assert.Equal(t, vsr.ReasonUnverified, drops[0].Dropped().Reason)
 		assert.False(t, r.Journaled(1))
 	})
 	t.Run("bad checksum", func(t *testing.T) {
 		r, err := New(DefaultOptions(2, 3), zeroJitter{})
 		require.NoError(t, err)
-		out := &Output{}
+		out := &vsr.Output{}
 		bad := hs[1]
 		bad.Body.Value++
-		r.Step(msg(RepairPrepare{Header: bad, Commit: 1}, 0, 2, 0), out)
-		drops := eventsIn(out, EvDrop)
+		r.Step(msg(vsr.RepairPrepare{Header: bad, Commit: 1}, 0, 2, 0), out)
+		drops := eventsIn(out, vsr.EvDrop)
 		require.Len(t, drops, 1)
-		assert.Equal(t, ReasonBadChecksum, drops[0].Dropped().Reason)
+		assert.Equal(t, vsr.ReasonBadChecksum, drops[0].Dropped().Reason)
 	})
 }
 
@@ -159,17 +162,17 @@ func TestRepairVerification(t *testing.T) {
 func TestRepairServerBounds(t *testing.T) {
 	c := newTestCluster(t, 3, nil)
 	c.commitRequests(0, 1, 4)
-	out := &Output{}
-	c.r(0).Step(msg(RequestPrepares{From: 3, To: 9}, 1, 0, 0), out)
+	out := &vsr.Output{}
+	c.r(0).Step(msg(vsr.RequestPrepares{From: 3, To: 9}, 1, 0, 0), out)
 	var ops []uint64
-	var done []RepairDone
+	var done []vsr.RepairDone
 	for _, m := range out.Messages {
 		switch m.Command {
-		case CmdRepairPrepare:
+		case vsr.CmdRepairPrepare:
 			p := m.RepairPrepare()
 			ops = append(ops, p.Header.Op)
 			assert.Equal(t, uint64(4), p.Commit, "carries the server's commit_min")
-		case CmdRepairDone:
+		case vsr.CmdRepairDone:
 			done = append(done, m.RepairDone())
 		}
 	}
@@ -178,11 +181,11 @@ func TestRepairServerBounds(t *testing.T) {
 	assert.Equal(t, uint64(4), done[0].Last)
 
 	out.Reset()
-	c.r(0).Step(msg(RequestPrepares{From: 5, To: 3}, 1, 0, 0), out)
+	c.r(0).Step(msg(vsr.RequestPrepares{From: 5, To: 3}, 1, 0, 0), out)
 	assert.Empty(t, out.Messages)
-	drops := eventsIn(out, EvDrop)
+	drops := eventsIn(out, vsr.EvDrop)
 	require.Len(t, drops, 1)
-	assert.Equal(t, ReasonBadRange, drops[0].Dropped().Reason)
+	assert.Equal(t, vsr.ReasonBadRange, drops[0].Dropped().Reason)
 }
 
 // TestRepairVerifiesDownTheChain: bodies between commit_min and commit_max
@@ -192,22 +195,22 @@ func TestRepairServerBounds(t *testing.T) {
 // commit_min (an abandoned view's op) is refused.
 func TestRepairVerifiesDownTheChain(t *testing.T) {
 	hs := chainHeaders(8, 0)
-	fork := Header{Op: 6, Parent: hs[5].Checksum, Timestamp: 99, Body: put(6, 600)}
+	fork := vsr.Header{Op: 6, Parent: hs[5].Checksum, Timestamp: 99, Body: put(6, 600)}
 	fork.Seal()
 	require.NotEqual(t, hs[6].Checksum, fork.Checksum)
 
 	r, err := New(DefaultOptions(1, 3), zeroJitter{})
 	require.NoError(t, err)
-	out := &Output{}
+	out := &vsr.Output{}
 	r.out = out
 	for op := 1; op <= 5; op++ {
 		r.journalPut(hs[op], true)
 		r.apply(hs[op])
 	}
 	r.wm.commitMax = 8
-	r.commitAnchor = Header{Op: 8, Checksum: hs[8].Checksum}
-	repair := func(h Header) {
-		r.Step(msg(RepairPrepare{Header: h, Commit: 0}, 2, 1, 0), out)
+	r.commitAnchor = vsr.Header{Op: 8, Checksum: hs[8].Checksum}
+	repair := func(h vsr.Header) {
+		r.Step(msg(vsr.RepairPrepare{Header: h, Commit: 0}, 2, 1, 0), out)
 	}
 
 	repair(fork)

@@ -10,6 +10,7 @@ package replica
 
 import (
 	"vsrsim/marks"
+	"vsrsim/vsr"
 )
 
 // Superblock is the replica's durable state: it survives every restart.
@@ -18,7 +19,7 @@ type Superblock struct {
 	LogView     uint64
 	CommitMax   uint64
 	Incarnation uint64
-	Checkpoint  Snapshot
+	Checkpoint  vsr.Snapshot
 	// AckHead is the highest op this replica ever acknowledged (a backup's
 	// PrepareOk, a primary's own ack), recorded before the ack leaves: after
 	// a restart without a journal the ops it may have acked and forgotten lie
@@ -49,7 +50,7 @@ type Durable struct {
 	// Read, set by the harness for a replica on a disk (Options.Storage),
 	// reads the disk back: the superblock and the journal's live slots
 	// then come from it, not from memory (recover.go).
-	Read ReadFunc
+	Read vsr.ReadFunc
 	// checkpoints are the last checkpoints the replica wrote: their states
 	// live beside the disk, and the superblock read back names one.
 	checkpoints *checkpointHistory
@@ -63,7 +64,7 @@ type viewHeaders struct {
 	adoptedHead uint64
 	sequencer   uint64
 	headSum     uint64
-	anchor      Header
+	anchor      vsr.Header
 }
 
 type repairSession struct {
@@ -77,7 +78,7 @@ type repairSession struct {
 	unhelpful uint16
 	// pending holds committed-range bodies that arrived before anything
 	// could vouch for them; a verified op above lets its parent in.
-	pending []Header
+	pending []vsr.Header
 }
 
 type transferState struct {
@@ -87,7 +88,7 @@ type transferState struct {
 	offerView uint64
 	commitOp  uint64
 	next      int
-	snapshot  *Snapshot
+	snapshot  *vsr.Snapshot
 	stalls    int
 	asks      uint64
 	// unanswered counts offer requests sent since the last offer.
@@ -103,7 +104,7 @@ type dvcVote struct {
 	logView uint64
 	op      uint64
 	commit  uint64
-	suffix  []SuffixEntry
+	suffix  []vsr.SuffixEntry
 }
 
 // dvcCacheTag says when a cached DoViewChange suffix is still valid. The
@@ -121,23 +122,23 @@ type Replica struct {
 	jitter Jitter
 
 	sb          Superblock
-	status      Status
+	status      vsr.Status
 	view        uint64
 	logView     uint64
 	wm          watermarks
 	journal     *journal
 	adopted     ring // headers known from a StartView or merge, bodies maybe not held
 	aside       ring // committed-range bodies a chain walk could not vouch for (see pruneChainFrom)
-	sm          StateMachine
+	sm          vsr.StateMachine
 	journalGen  uint64
 	ackHead     uint64
 	incarnation uint64
 
 	// Primary.
 	pipeline  pipeline // prepares in flight (pipeline.go)
-	requests  []Request
+	requests  []vsr.Request
 	heartbeat uint64
-	offers    []*Snapshot
+	offers    []*vsr.Snapshot
 	due       due // follow-up work the driver (settle) runs before the step ends
 	// fencesAsked counts the fenced writes this incarnation asked for and
 	// fencesLanded how many of the first of them the harness said landed
@@ -167,7 +168,7 @@ type Replica struct {
 	// commitAnchor is the canonical checksum at an op no higher than
 	// commit_max, learned from a StartView or a merge even when only the
 	// checksum travelled (the commit point's entry of a suffix).
-	commitAnchor Header
+	commitAnchor vsr.Header
 	// toldCommitAt is one past the tick this backup last told its primary
 	// its commit point unasked (tellCommitToPrimary).
 	toldCommitAt uint64
@@ -195,7 +196,7 @@ type Replica struct {
 	// Output to count into, so the first step does.
 	amnesiaUncounted bool
 
-	out *Output
+	out *vsr.Output
 
 	// rewoundCommit: the checkpoint a defective install rewound to, stated
 	// as the vote's commit point until a view settles (see voteCommit).
@@ -223,7 +224,7 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 	r.sb.Checkpoint = genesisSnapshot()
 	r.wm.commitSum = r.sb.Checkpoint.OpChecksum
 	r.wm.headSum = r.wm.commitSum
-	r.status = StatusNormal
+	r.status = vsr.StatusNormal
 	r.startNormalTimeouts()
 	if opts.Storage {
 		r.store = newStorageState(opts.JournalSlots)
@@ -258,7 +259,7 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.amnesiac = true
 	r.amnesiaUncounted = true
 	r.unsureTop = r.sb.AckHead
-	r.status = StatusRecovering
+	r.status = vsr.StatusRecovering
 	r.tProbe.start(r.jitter)
 	r.tRepair.stop()
 	return r, nil
@@ -329,21 +330,21 @@ func (r *Replica) restoreWAL(d Durable) {
 func (r *Replica) rejoin() {
 	r.announce = true
 	if r.logView == r.view && !r.isPrimary() {
-		r.status = StatusNormal
+		r.status = vsr.StatusNormal
 		r.startNormalTimeouts()
 		return
 	}
 	if r.logView == r.view {
 		r.view++
 	}
-	r.status = StatusViewChange
+	r.status = vsr.StatusViewChange
 	r.writeSuperblock()
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.start(r.jitter)
 }
 
 // begin opens a step: it reports a restart that happened outside one.
-func (r *Replica) begin(out *Output) {
+func (r *Replica) begin(out *vsr.Output) {
 	r.out = out
 	if r.amnesiaUncounted || r.announce || r.storageMarks != nil {
 		// Only a restart's first tick or step: the rest is a call away.
@@ -372,8 +373,8 @@ func (r *Replica) resume() {
 	r.announce = false
 	r.mark(marks.RestartWAL)
 	r.emitStatus()
-	if r.status == StatusViewChange {
-		r.sendAll(StartViewChange{}.Message())
+	if r.status == vsr.StatusViewChange {
+		r.sendAll(vsr.StartViewChange{}.Message())
 	}
 	// The repair window armed when the view was adopted died with the
 	// process, while the journal kept the view's headers without bodies:
@@ -424,8 +425,8 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	return r
 }
 
-func genesisSnapshot() Snapshot {
-	var s Snapshot
+func genesisSnapshot() vsr.Snapshot {
+	var s vsr.Snapshot
 	s.OpChecksum = genesisChecksum
 	s.StateChecksum = s.State.Checksum()
 	return s
@@ -447,7 +448,7 @@ func (r *Replica) Durable() Durable {
 }
 
 // Tick advances the replica's timeouts by one tick.
-func (r *Replica) Tick(out *Output) {
+func (r *Replica) Tick(out *vsr.Output) {
 	r.clk.now++
 	r.clk.pos = tickBegin
 	// Most ticks are quiet: nothing is due, no restart to report, no timeout
@@ -527,35 +528,35 @@ func (r *Replica) fire(t *timeout, handle func()) {
 	if t.capped() {
 		r.mark(marks.BackoffCapped)
 	}
-	r.emit(TimedOut{Timer: t.name}.Event())
+	r.emit(vsr.TimedOut{Timer: t.name}.Event())
 	handle()
 	r.settle()
 }
 
 // ---- helpers ----
 
-func (r *Replica) primary() int    { return PrimaryOf(r.view, r.n) }
+func (r *Replica) primary() int    { return vsr.PrimaryOf(r.view, r.n) }
 func (r *Replica) isPrimary() bool { return r.primary() == r.id }
-func (r *Replica) f() int          { return QuorumViewChange(r.n) - 1 }
+func (r *Replica) f() int          { return vsr.QuorumViewChange(r.n) - 1 }
 func (r *Replica) clientIndex(c uint64) int {
 	return int(c) - r.n
 }
 
 // setStatus is the one place status changes; it asserts the allowed moves.
-func (r *Replica) setStatus(to Status) {
+func (r *Replica) setStatus(to vsr.Status) {
 	from := r.status
 	allowed := false
 	switch from {
-	case StatusNormal:
-		allowed = to == StatusViewChange || to == StatusNormal
-	case StatusViewChange:
-		allowed = to == StatusNormal || to == StatusViewChange
-	case StatusRecovering:
-		allowed = to == StatusNormal
+	case vsr.StatusNormal:
+		allowed = to == vsr.StatusViewChange || to == vsr.StatusNormal
+	case vsr.StatusViewChange:
+		allowed = to == vsr.StatusNormal || to == vsr.StatusViewChange
+	case vsr.StatusRecovering:
+		allowed = to == vsr.StatusNormal
 	}
 	invariant(r.id, allowed, "status_transition", "status %d -> %d (0 normal, 1 view_change, 2 recovering)", uint64(from), uint64(to))
 	r.status = to
-	if to == StatusNormal {
+	if to == vsr.StatusNormal {
 		r.rewoundCommit = 0
 	}
 	r.emitStatus()
@@ -563,7 +564,7 @@ func (r *Replica) setStatus(to Status) {
 
 // noteAck records op as acknowledged, durably, before the ack is sent or
 // counted.
-func (r *Replica) noteAck(h *Header) {
+func (r *Replica) noteAck(h *vsr.Header) {
 	r.sb.AckHead = max(r.sb.AckHead, h.Op)
 	if r.view > r.sb.AckView {
 		r.sb.AckView, r.sb.AckViewHead = r.view, 0
@@ -571,7 +572,7 @@ func (r *Replica) noteAck(h *Header) {
 	if r.view == r.sb.AckView {
 		r.sb.AckViewHead = max(r.sb.AckViewHead, h.Op)
 	}
-	r.emit(Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
+	r.emit(vsr.Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
 }
 
 func (r *Replica) writeSuperblock() {

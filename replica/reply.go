@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // Replies (protocol.md "Replies"). The primary answers every request it
 // commits. So does one backup per op, the same one on every replica, chosen
@@ -15,8 +18,8 @@ import "vsrsim/marks"
 // when the op is its to answer and still recent (a backup catching up through
 // hundreds of old ops owes their clients nothing: they were answered or moved
 // on long ago).
-func (r *Replica) repliesTo(h *Header) bool {
-	if r.status != StatusNormal {
+func (r *Replica) repliesTo(h *vsr.Header) bool {
+	if r.status != vsr.StatusNormal {
 		return false
 	}
 	if r.isPrimary() {
@@ -29,7 +32,7 @@ func (r *Replica) repliesTo(h *Header) bool {
 // primary: a hash of the op picks one of the n-1 backups, so the load spreads
 // and every replica agrees which one it is without a message.
 func (r *Replica) replyBackup(op uint64) int {
-	k := int(checksumMix(op) % uint64(r.n-1)) // scatters consecutive ops
+	k := int(vsr.ChecksumMix(op) % uint64(r.n-1)) // scatters consecutive ops
 	if k >= r.primary() {
 		k++ // skip the primary
 	}
@@ -42,12 +45,12 @@ func (r *Replica) replyBackup(op uint64) int {
 // from its client table, as the primary would, and reports whether it did: a
 // client whose reply from the primary was lost, or that cannot reach the
 // primary, gets its answer from the first backup it tries.
-func (r *Replica) answerFromTable(p Request) bool {
+func (r *Replica) answerFromTable(p vsr.Request) bool {
 	if r.opts.Protocol.BackupRepliesOff {
 		return false
 	}
 	idx := r.clientIndex(p.Client)
-	if idx < 0 || idx >= ClientsMax {
+	if idx < 0 || idx >= vsr.ClientsMax {
 		return false
 	}
 	entry := r.sm.Clients[idx]
@@ -62,6 +65,6 @@ func (r *Replica) answerFromTable(p Request) bool {
 
 // replyFromTable answers request p with the op and result its client table
 // row recorded: the committed answer, never a re-execution (exactly once).
-func (r *Replica) replyFromTable(p Request, entry ClientEntry) {
-	r.send(int(p.Client), Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
+func (r *Replica) replyFromTable(p vsr.Request, entry vsr.ClientEntry) {
+	r.send(int(p.Client), vsr.Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
 }

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,7 @@ func TestReplyBackupIsOneBackup(t *testing.T) {
 				share[b]++
 			}
 			for i := 0; i < n; i++ {
-				if i != PrimaryOf(view, n) {
+				if i != vsr.PrimaryOf(view, n) {
 					assert.Greater(t, share[i], 600/(n-1)/2, "n=%d view=%d: backup %d answers its share", n, view, i)
 				}
 			}
@@ -57,7 +58,7 @@ func TestBackupReplies(t *testing.T) {
 		}
 
 		before := len(c.repliesTo(0))
-		forwarded := len(c.sent(cmdFrom(CmdRequest, 2)))
+		forwarded := len(c.sent(cmdFrom(vsr.CmdRequest, 2)))
 		c.request(2, 0, 6, put(1, 1)) // a retry of the last request, at a backup
 		c.deliverAll()
 		replies := c.repliesTo(0)
@@ -67,10 +68,10 @@ func TestBackupReplies(t *testing.T) {
 		assert.Equal(t, uint64(6), last.Op, "with the op it committed as")
 		if off {
 			assert.Equal(t, 0, last.From, "the primary answers the forwarded retry")
-			assert.Len(t, c.sent(cmdFrom(CmdRequest, 2)), forwarded+1, "r2 forwarded it")
+			assert.Len(t, c.sent(cmdFrom(vsr.CmdRequest, 2)), forwarded+1, "r2 forwarded it")
 		} else {
 			assert.Equal(t, 2, last.From, "r2 answers from its table")
-			assert.Len(t, c.sent(cmdFrom(CmdRequest, 2)), forwarded, "r2 forwarded nothing")
+			assert.Len(t, c.sent(cmdFrom(vsr.CmdRequest, 2)), forwarded, "r2 forwarded nothing")
 		}
 	}
 }
@@ -86,14 +87,14 @@ func TestRetransmitOnHeard(t *testing.T) {
 			o.Topology = TopologyStar
 			o.Protocol.BackoffResetOff = off
 		})
-		lose := c.dropIf(cmd(CmdPrepare))
+		lose := c.dropIf(cmd(vsr.CmdPrepare))
 		c.request(0, 0, 1, put(1, 1))
 		c.deliverAll()
 		c.tick(100) // retransmits back off to 16 periods
 		c.removeFilter(lose)
-		before := len(c.sent(cmd(CmdPrepare)))
+		before := len(c.sent(cmd(vsr.CmdPrepare)))
 		c.tick(int(smallTimeouts().CommitTicks) + 1) // a heartbeat and its answers
-		resent := len(c.sent(cmd(CmdPrepare))) - before
+		resent := len(c.sent(cmd(vsr.CmdPrepare))) - before
 		if off {
 			assert.Zero(t, c.info(0).CommitMax, "off: still waiting out the backoff")
 		} else {

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,10 +30,10 @@ func TestWALRestartRearmsRepair(t *testing.T) {
 	require.False(t, back.Journaled(2), "op 2 is still header-only")
 	asked := false
 	for tick := 0; tick < int(opts.Timeouts.RepairTicks)*4 && !asked; tick++ {
-		out := Output{}
+		out := vsr.Output{}
 		back.Tick(&out)
 		for _, m := range out.Messages {
-			if m.Command == CmdRequestPrepares {
+			if m.Command == vsr.CmdRequestPrepares {
 				p := m.RequestPrepares()
 				asked = asked || (p.From <= 2 && p.To >= 2)
 			}
@@ -49,6 +50,6 @@ func walBackup(t *testing.T) (*Replica, Options) {
 	opts.Durability = DurabilityWAL
 	r, err := New(opts, zeroJitter{})
 	require.NoError(t, err)
-	r.begin(&Output{})
+	r.begin(&vsr.Output{})
 	return r, opts
 }

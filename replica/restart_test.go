@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ func TestRestartMemoryJournalCatchesUp(t *testing.T) {
 	c.crash(2)
 	c.restart(2)
 	inf := c.info(2)
-	assert.Equal(t, StatusRecovering, inf.Status)
+	assert.Equal(t, vsr.StatusRecovering, inf.Status)
 	assert.Equal(t, uint64(1), inf.Incarnation)
 	assert.Equal(t, uint64(0), inf.Sequencer, "amnesia: the journal reads empty")
 	assert.Equal(t, uint64(0), inf.CommitMin, "back to the checkpoint (genesis)")
@@ -37,29 +38,29 @@ func TestRestartMemoryJournalCatchesUp(t *testing.T) {
 	mark := len(c.events)
 
 	c.tickUntil(50, func() bool { return c.info(2).CommitMin == 3 }, "r2 catches up")
-	probes := c.sent(cmdFrom(CmdRequestStartView, 2))
+	probes := c.sent(cmdFrom(vsr.CmdRequestStartView, 2))
 	require.NotEmpty(t, probes)
 	assert.Equal(t, uint64(1), probes[0].RequestStartView().Incarnation, "the probe carries the incarnation")
-	views := c.sent(cmdTo(CmdStartView, 2))
+	views := c.sent(cmdTo(vsr.CmdStartView, 2))
 	require.NotEmpty(t, views)
 	assert.Equal(t, 0, views[0].From, "the primary answers the probe")
 	assert.Equal(t, probes[0].RequestStartView().Nonce, views[0].StartView().Nonce, "with the probe's nonce")
 	assert.Equal(t, uint64(3), views[0].StartView().Op)
 
-	var order []EventKind
+	var order []vsr.EventKind
 	for _, e := range c.events[mark:] {
-		if e.Replica == 2 && (e.Kind == EvStatus || e.Kind == EvRepairRequest || e.Kind == EvCommit) {
+		if e.Replica == 2 && (e.Kind == vsr.EvStatus || e.Kind == vsr.EvRepairRequest || e.Kind == vsr.EvCommit) {
 			if len(order) == 0 || order[len(order)-1] != e.Kind {
 				order = append(order, e.Kind)
 			}
 		}
 	}
-	assert.Equal(t, []EventKind{EvStatus, EvRepairRequest, EvCommit}, order,
+	assert.Equal(t, []vsr.EventKind{vsr.EvStatus, vsr.EvRepairRequest, vsr.EvCommit}, order,
 		"adopt the view, then repair, then commit")
-	st := c.eventsOf(2, EvStatus)
+	st := c.eventsOf(2, vsr.EvStatus)
 	require.NotEmpty(t, st)
-	assert.Equal(t, StatusNormal, st[0].StatusChanged().Status)
-	reqs := c.eventsOf(2, EvRepairRequest)
+	assert.Equal(t, vsr.StatusNormal, st[0].StatusChanged().Status)
+	reqs := c.eventsOf(2, vsr.EvRepairRequest)
 	assert.Equal(t, uint64(1), reqs[0].Op)
 	assert.Equal(t, uint64(3), reqs[0].RepairRequested().To)
 	assert.Equal(t, c.r(0).sm, c.r(2).sm)
@@ -79,11 +80,11 @@ func TestRestartWALJournalSurvives(t *testing.T) {
 	c.crash(2)
 	c.restart(2)
 	inf := c.info(2)
-	assert.Equal(t, StatusNormal, inf.Status, "a backup resumes its settled view")
+	assert.Equal(t, vsr.StatusNormal, inf.Status, "a backup resumes its settled view")
 	assert.Equal(t, uint64(3), inf.Sequencer, "the head walks up the surviving journal")
 	assert.Equal(t, uint64(0), inf.CommitMin)
 	c.tickUntil(50, func() bool { return c.info(2).CommitMin == 3 }, "r2 commits from its own journal")
-	assert.Empty(t, c.eventsOf(2, EvRepairRequest), "nothing to fetch")
+	assert.Empty(t, c.eventsOf(2, vsr.EvRepairRequest), "nothing to fetch")
 }
 
 // TestRestartRecoveringVotesInNoElection: the last primary crashes while the
@@ -102,19 +103,19 @@ func TestRestartRecoveringVotesInNoElection(t *testing.T) {
 	c.crash(0)
 	since := c.mark()
 	c.tick(300)
-	assert.Equal(t, StatusRecovering, c.info(2).Status)
+	assert.Equal(t, vsr.StatusRecovering, c.info(2).Status)
 	assert.Equal(t, uint64(0), c.info(1).View, "alone, r1 cannot leave view 0")
-	asks := c.sentSince(since, func(m *Message) bool {
-		return m.Command == CmdStartViewChange && m.From == 1 && m.StartViewChange().Leave
+	asks := c.sentSince(since, func(m *vsr.Message) bool {
+		return m.Command == vsr.CmdStartViewChange && m.From == 1 && m.StartViewChange().Leave
 	})
 	assert.NotEmpty(t, asks, "r1 asks to leave")
-	for _, m := range c.sentSince(since, func(m *Message) bool { return m.From == 2 }) {
-		assert.NotEqual(t, CmdStartViewChange, m.Command, "a recovering replica joined a view change")
-		assert.NotEqual(t, CmdDoViewChange, m.Command, "a recovering replica voted")
-		assert.NotEqual(t, CmdPrepareOK, m.Command, "a recovering replica acked")
+	for _, m := range c.sentSince(since, func(m *vsr.Message) bool { return m.From == 2 }) {
+		assert.NotEqual(t, vsr.CmdStartViewChange, m.Command, "a recovering replica joined a view change")
+		assert.NotEqual(t, vsr.CmdDoViewChange, m.Command, "a recovering replica voted")
+		assert.NotEqual(t, vsr.CmdPrepareOK, m.Command, "a recovering replica acked")
 	}
-	assert.NotEmpty(t, c.sent(cmdFrom(CmdRequestStartView, 2)), "it keeps probing")
-	assert.Empty(t, c.eventsOf(1, EvMergeTruncate))
+	assert.NotEmpty(t, c.sent(cmdFrom(vsr.CmdRequestStartView, 2)), "it keeps probing")
+	assert.Empty(t, c.eventsOf(1, vsr.EvMergeTruncate))
 }
 
 // TestRestartRecoveringTakesRelayedView: as above, but the live backup,
@@ -128,12 +129,14 @@ func TestRestartRecoveringTakesRelayedView(t *testing.T) {
 	c.restart(2)
 	c.crash(0)
 	c.tickUntil(600, func() bool {
-		return c.info(1).View == 1 && c.info(1).Status == StatusNormal && c.info(2).Status == StatusNormal
+		return c.info(1).View == 1 && c.info(1).Status == vsr.StatusNormal && c.info(2).Status == vsr.StatusNormal
 	},
 		"r1 and r2 elect view 1")
-	assert.NotEmpty(t, c.sent(func(m *Message) bool { return m.Command == CmdStartView && m.From == 1 && m.To == 2 && m.View == 0 }), "r1 relayed view 0")
+	assert.NotEmpty(t, c.sent(func(m *vsr.Message) bool {
+		return m.Command == vsr.CmdStartView && m.From == 1 && m.To == 2 && m.View == 0
+	}), "r1 relayed view 0")
 	assert.Equal(t, uint64(2), c.info(1).CommitMax, "nothing committed is lost")
-	assert.Empty(t, c.eventsOf(1, EvMergeTruncate))
+	assert.Empty(t, c.eventsOf(1, vsr.EvMergeTruncate))
 }
 
 // TestRestartRecoveringAcksNothing: a Recovering replica drops prepares.
@@ -141,11 +144,11 @@ func TestRestartRecoveringAcksNothing(t *testing.T) {
 	c := newTestCluster(t, 3, starMemory)
 	c.crash(2)
 	c.restart(2)
-	c.dropIf(cmdTo(CmdRequestStartView, 0)) // keep r2 Recovering
+	c.dropIf(cmdTo(vsr.CmdRequestStartView, 0)) // keep r2 Recovering
 	c.commitRequests(0, 1, 2)
 	assert.Len(t, c.drops(2, "recovering"), 2)
-	assert.Empty(t, c.eventsOf(2, EvAck))
-	assert.Equal(t, StatusRecovering, c.info(2).Status)
+	assert.Empty(t, c.eventsOf(2, vsr.EvAck))
+	assert.Equal(t, vsr.StatusRecovering, c.info(2).Status)
 	assert.Equal(t, uint64(2), c.info(0).CommitMax, "r0 and r1 commit without it")
 }
 
@@ -155,14 +158,14 @@ func TestRestartRecoveringAcksNothing(t *testing.T) {
 // on the restarted replica's fresh ack after it repaired the body.
 func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	c := newTestCluster(t, 3, starMemory)
-	c.dropIf(cmdTo(CmdPrepare, 1)) // r1 never sees op 1: r2's ack decides
+	c.dropIf(cmdTo(vsr.CmdPrepare, 1)) // r1 never sees op 1: r2's ack decides
 	c.request(0, 0, 1, put(1, 10))
 	for c.deliverOne() {
-		if len(c.queue) > 0 && c.queue[0].Command == CmdPrepareOK {
+		if len(c.queue) > 0 && c.queue[0].Command == vsr.CmdPrepareOK {
 			break
 		}
 	}
-	held := c.take(cmdFrom(CmdPrepareOK, 2))
+	held := c.take(cmdFrom(vsr.CmdPrepareOK, 2))
 	require.Len(t, held, 1)
 	require.Equal(t, uint64(0), held[0].PrepareOk().Incarnation)
 	c.deliverAll()
@@ -170,8 +173,8 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	c.crash(2)
 	c.restart(2)
 	// r0 learns incarnation 1 from the probe, but r2 does not get the answer yet.
-	noView := c.dropIf(cmdTo(CmdStartView, 2))
-	c.tickUntil(50, func() bool { return len(c.sent(cmdTo(CmdStartView, 2))) > 0 }, "r0 answers a probe")
+	noView := c.dropIf(cmdTo(vsr.CmdStartView, 2))
+	c.tickUntil(50, func() bool { return len(c.sent(cmdTo(vsr.CmdStartView, 2))) > 0 }, "r0 answers a probe")
 	require.Equal(t, uint64(1), c.r(0).peers.incarnations[2])
 
 	c.inject(held[0])
@@ -186,9 +189,9 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	// missing. While the repair is held back, a retransmitted prepare of op 1
 	// fails the gap check, which compares against the sequencer, not the
 	// journal.
-	noRepair := c.dropIf(cmdFrom(CmdRequestPrepares, 2))
+	noRepair := c.dropIf(cmdFrom(vsr.CmdRequestPrepares, 2))
 	c.removeFilter(noView)
-	c.tickUntil(50, func() bool { return c.info(2).Status == StatusNormal }, "r2 adopts the view")
+	c.tickUntil(50, func() bool { return c.info(2).Status == vsr.StatusNormal }, "r2 adopts the view")
 	assert.Equal(t, uint64(1), c.info(2).Sequencer)
 	assert.False(t, c.r(2).Journaled(1))
 	c.tickUntil(100, func() bool { return len(c.drops(2, "gap")) > 0 }, "a retransmitted prepare reaches r2")
@@ -199,11 +202,11 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 
 	c.removeFilter(noRepair)
 	c.tickUntil(100, func() bool { return c.info(0).CommitMax == 1 }, "op 1 commits on the fresh ack")
-	fresh := c.sent(func(m *Message) bool {
-		return m.Command == CmdPrepareOK && m.From == 2 && m.PrepareOk().Incarnation == 1
+	fresh := c.sent(func(m *vsr.Message) bool {
+		return m.Command == vsr.CmdPrepareOK && m.From == 2 && m.PrepareOk().Incarnation == 1
 	})
 	require.NotEmpty(t, fresh)
-	pc := c.eventsOf(0, EvPrimaryCommit)
+	pc := c.eventsOf(0, vsr.EvPrimaryCommit)
 	require.Len(t, pc, 1)
 	assert.Equal(t, uint64(2), pc[0].PrimaryCommitted().Acks)
 	assert.Len(t, c.repliesTo(0), 1)
@@ -225,10 +228,10 @@ func TestRestartMemoryBelowCheckpointRangeEvicted(t *testing.T) {
 	assert.Equal(t, uint64(4), c.info(1).Checkpoint)
 	assert.Equal(t, uint64(4), c.info(1).CommitMin, "restarts from its checkpoint")
 	c.tickUntil(50, func() bool { return c.info(1).CommitMin == 5 }, "r1 repairs op 5")
-	out := &Output{}
-	c.r(1).Step(msg(RequestPrepares{From: 2, To: 5}, 2, 1, 0), out)
+	out := &vsr.Output{}
+	c.r(1).Step(msg(vsr.RequestPrepares{From: 2, To: 5}, 2, 1, 0), out)
 	require.Len(t, out.Messages, 1)
-	assert.Equal(t, CmdRangeEvicted, out.Messages[0].Command)
+	assert.Equal(t, vsr.CmdRangeEvicted, out.Messages[0].Command)
 	assert.Equal(t, uint64(5), out.Messages[0].RangeEvicted().First, "first op above the checkpoint")
 }
 
@@ -239,16 +242,16 @@ func TestRestartMemoryBelowCheckpointRangeEvicted(t *testing.T) {
 // it dropped the next prepare as not linking (swarm seed 2998).
 func TestRelayNeedsALogUpToCommit(t *testing.T) {
 	c := newTestCluster(t, 3, memoryJournal)
-	c.dropIf(cmdTo(CmdPrepare, 1))
-	c.dropIf(cmdFrom(CmdRequestPrepares, 1))
+	c.dropIf(cmdTo(vsr.CmdPrepare, 1))
+	c.dropIf(cmdFrom(vsr.CmdRequestPrepares, 1))
 	c.commitRequests(0, 1, 2)
 	c.tickUntil(100, func() bool { return c.info(1).CommitMax == 2 }, "r1 learns the commit point")
 	require.Equal(t, uint64(0), c.info(1).Sequencer, "r1 holds none of it")
 	c.crash(2)
 	c.restart(2)
 	since := c.mark()
-	c.tickUntil(200, func() bool { return c.info(2).Status == StatusNormal }, "r2 takes the view from the primary")
-	assert.Empty(t, c.sentSince(since, func(m *Message) bool { return m.Command == CmdStartView && m.From == 1 }),
+	c.tickUntil(200, func() bool { return c.info(2).Status == vsr.StatusNormal }, "r2 takes the view from the primary")
+	assert.Empty(t, c.sentSince(since, func(m *vsr.Message) bool { return m.Command == vsr.CmdStartView && m.From == 1 }),
 		"r1 relays nothing while its log stops below its commit point")
 	assert.Equal(t, uint64(2), c.info(2).Sequencer)
 }
@@ -263,13 +266,13 @@ func TestOneReplicaRestartCountsItsOwnVote(t *testing.T) {
 	c.commitRequests(0, 1, 3)
 	c.crash(0)
 	c.restart(0)
-	require.Equal(t, StatusViewChange, c.info(0).Status, "the primary of the view it crashed in comes back changing view")
+	require.Equal(t, vsr.StatusViewChange, c.info(0).Status, "the primary of the view it crashed in comes back changing view")
 	c.tick(1)
 	inf := c.info(0)
-	assert.Equal(t, StatusNormal, inf.Status, "its own vote is a view-change quorum of one")
+	assert.Equal(t, vsr.StatusNormal, inf.Status, "its own vote is a view-change quorum of one")
 	assert.Equal(t, uint64(1), inf.View, "the view after the one it crashed in, with no escalation")
 	assert.Equal(t, uint64(1), inf.LogView)
 	assert.Equal(t, uint64(3), inf.Sequencer, "the journal survived")
 	c.tickUntil(10, func() bool { return c.info(0).CommitMin == 3 }, "r0 commits from its own journal")
-	assert.Empty(t, c.eventsOf(0, EvViewEscalate), "no status timeout was needed")
+	assert.Empty(t, c.eventsOf(0, vsr.EvViewEscalate), "no status timeout was needed")
 }

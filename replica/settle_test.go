@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,25 +18,25 @@ func TestSettleAppliesBeforeNextPrepare(t *testing.T) {
 	r := c.r(0)
 	for client := 0; client < 3; client++ {
 		node := uint64(c.clientNode(client))
-		r.requests = append(r.requests, Request{Client: node, Request: 1, Body: put(uint32(client), 7)})
+		r.requests = append(r.requests, vsr.Request{Client: node, Request: 1, Body: put(uint32(client), 7)})
 	}
-	var out Output
+	var out vsr.Output
 	r.out = &out
 	r.due |= dueDrain
 	r.settle()
 	r.out = nil
 
-	var kinds []EventKind
+	var kinds []vsr.EventKind
 	for _, e := range out.Events {
-		if e.Kind == EvJournalAppend || e.Kind == EvCommit {
+		if e.Kind == vsr.EvJournalAppend || e.Kind == vsr.EvCommit {
 			kinds = append(kinds, e.Kind)
 		}
 	}
 	require.Len(t, kinds, 6)
 	for i, k := range kinds {
-		want := EvJournalAppend
+		want := vsr.EvJournalAppend
 		if i%2 == 1 {
-			want = EvCommit
+			want = vsr.EvCommit
 		}
 		assert.Equal(t, want, k, "event %d of %v", i, kinds)
 	}

@@ -1,6 +1,9 @@
 package replica
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"vsrsim/vsr"
+)
 
 // Storage: with Options.Storage a replica keeps its write-ahead journal and
 // superblock on a disk the harness simulates (docs/storage.md). The replica
@@ -11,43 +14,6 @@ import "encoding/binary"
 // before it have landed (a fenced write), so nothing leaves before what it
 // promises is durable; a superblock write lands only after every earlier
 // write, so the superblock never points past data still in flight.
-
-// StorageZone is a zone of the disk, numbered as disksim numbers its zones.
-type StorageZone uint8
-
-// The zones a replica writes.
-const (
-	ZoneSuperblock StorageZone = iota
-	ZoneHeaders
-	ZonePrepares
-)
-
-// SuperblockCopies is how many copies of its superblock a replica writes.
-const SuperblockCopies = 4
-
-// Record sizes in bytes: a header record fits a 128-byte sector, a prepare two.
-const (
-	HeaderRecordBytes     = 128
-	PrepareRecordBytes    = 256
-	SuperblockRecordBytes = 128
-)
-
-// Write is one write a step asks for: Data[Off:Off+Len] of Output.WriteData to
-// slot Slot of zone Zone. Fenced: the messages of this step, and of every
-// later one, wait until it has landed.
-type Write struct {
-	Zone     StorageZone
-	Slot     int
-	Off, Len int
-	Fenced   bool
-}
-
-// Bytes returns the data of w, valid until the Output is reset.
-func (o *Output) Bytes(w *Write) []byte { return o.WriteData[w.Off : w.Off+w.Len] }
-
-// ReadFunc reads one slot back from the disk: its bytes and whether a sector
-// of it read damaged (an I/O error). The bytes are valid until the next call.
-type ReadFunc func(z StorageZone, slot int) ([]byte, bool)
 
 // Record kinds, the first word of every record. Zero is a slot never written.
 const (
@@ -82,7 +48,7 @@ func (w *recWords) seal() { w.add(recordChecksum(w.w[:w.n])) }
 func recordChecksum(ws []uint64) uint64 {
 	x := uint64(0x243f6a8885a308d3)
 	for _, v := range ws {
-		x = checksumMix(x ^ v)
+		x = vsr.ChecksumMix(x ^ v)
 	}
 	return x | 1 // never zero: a zeroed slot never verifies
 }
@@ -107,7 +73,7 @@ func decodeWords(buf []byte, n int) (recWords, bool) {
 }
 
 // headerRecWords lays a header out without its body.
-func headerRecWords(w *recWords, kind uint64, slot int, h *Header) {
+func headerRecWords(w *recWords, kind uint64, slot int, h *vsr.Header) {
 	w.add(kind, uint64(slot), h.Op, h.View, h.Parent, h.Checksum, h.Commit, h.Client, h.Request, h.Timestamp)
 }
 
@@ -116,7 +82,7 @@ const headerRecordWords = 10
 // encodeEntry writes a copy of an entry: the prepare's (recordPrepare) or the
 // header ring's (recordHeader). Both carry the body (three words, and the
 // header's checksum covers them), so either copy verifies on its own.
-func encodeEntry(buf []byte, kind uint64, slot int, h *Header) {
+func encodeEntry(buf []byte, kind uint64, slot int, h *vsr.Header) {
 	var w recWords
 	headerRecWords(&w, kind, slot, h)
 	w.add(uint64(h.Body.Kind), uint64(h.Body.Key), h.Body.Value)
@@ -131,8 +97,8 @@ func encodeBlank(buf []byte, blank, kind uint64, slot int) {
 	w.put(buf)
 }
 
-func wordsHeader(w *recWords) Header {
-	return Header{Op: w.w[2], View: w.w[3], Parent: w.w[4], Checksum: w.w[5], Commit: w.w[6],
+func wordsHeader(w *recWords) vsr.Header {
+	return vsr.Header{Op: w.w[2], View: w.w[3], Parent: w.w[4], Checksum: w.w[5], Commit: w.w[6],
 		Client: w.w[7], Request: w.w[8], Timestamp: w.w[9]}
 }
 
@@ -178,11 +144,11 @@ type storageState struct {
 // crash, and by the replica restarted from it: a crashed replica never steps
 // again.
 type checkpointHistory struct {
-	kept [checkpointsKept]Snapshot
+	kept [checkpointsKept]vsr.Snapshot
 }
 
 // note records cp if it is not the newest already.
-func (h *checkpointHistory) note(cp *Snapshot) {
+func (h *checkpointHistory) note(cp *vsr.Snapshot) {
 	if *cp != h.kept[0] {
 		copy(h.kept[1:], h.kept[:checkpointsKept-1])
 		h.kept[0] = *cp
@@ -213,16 +179,16 @@ func (r *Replica) flushStorage() {
 		// after its prepare, so recovery may trust a prepare that verifies.
 		if h := r.journal.live.slots[slot]; h.Checksum != 0 {
 			s.aside[slot] = false
-			r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
-			r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
+			r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
+			r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
 			continue
 		}
 		blank := recordBlank
 		if s.aside[slot] {
 			blank = recordAside
 		}
-		r.write(ZonePrepares, slot, PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordPrepare, slot) })
-		r.write(ZoneHeaders, slot, HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordHeader, slot) })
+		r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordPrepare, slot) })
+		r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordHeader, slot) })
 	}
 	s.dirty = s.dirty[:0]
 	// The head and the commit point go down with every superblock: a
@@ -256,8 +222,8 @@ func (r *Replica) writeSuperblockCopies() {
 	s.written = fieldsOf(&r.sb)
 	r.checkpoints.note(&r.sb.Checkpoint)
 	fenced := !r.opts.Bugs.SuperblockTrustsTorn
-	for c := 0; c < SuperblockCopies; c++ {
-		r.write(ZoneSuperblock, c, SuperblockRecordBytes, fenced, func(b []byte) {
+	for c := 0; c < vsr.SuperblockCopies; c++ {
+		r.write(vsr.ZoneSuperblock, c, vsr.SuperblockRecordBytes, fenced, func(b []byte) {
 			var w recWords
 			superblockWords(&w, c, s.seq, &r.sb)
 			w.seal()
@@ -268,15 +234,15 @@ func (r *Replica) writeSuperblockCopies() {
 }
 
 // zeroRecord is what a write's bytes start from.
-var zeroRecord [PrepareRecordBytes]byte
+var zeroRecord [vsr.PrepareRecordBytes]byte
 
 // write appends a write of size bytes, filled by fill, to the step's output.
-func (r *Replica) write(z StorageZone, slot, size int, fenced bool, fill func([]byte)) {
+func (r *Replica) write(z vsr.StorageZone, slot, size int, fenced bool, fill func([]byte)) {
 	o := r.out
 	off := len(o.WriteData)
 	o.WriteData = append(o.WriteData, zeroRecord[:size]...)
 	fill(o.WriteData[off : off+size])
-	o.Writes = append(o.Writes, Write{Zone: z, Slot: slot, Off: off, Len: size, Fenced: fenced})
+	o.Writes = append(o.Writes, vsr.Write{Zone: z, Slot: slot, Off: off, Len: size, Fenced: fenced})
 	if fenced {
 		r.fencesAsked++
 	}
@@ -331,7 +297,7 @@ func (r *Replica) quorumAcks(e *pipelineEntry) int {
 // blank, a slot never written, a damaged or foreign record hold none. It is
 // the on-disk format read from outside, for the harness's record of what
 // landed where; a replica's recovery reads its records itself.
-func DiskEntry(z StorageZone, slot, slots int, buf []byte, ioErr bool) (op, checksum uint64, ok bool) {
+func DiskEntry(z vsr.StorageZone, slot, slots int, buf []byte, ioErr bool) (op, checksum uint64, ok bool) {
 	rec := readRecord(buf, ioErr, z, slot, slots, false)
 	if rec.bad || (rec.kind != recordHeader && rec.kind != recordPrepare) {
 		return 0, 0, false

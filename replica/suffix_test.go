@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,8 +12,8 @@ import (
 // present bits, readability and the cache); VRR Revisited §4.2 step 2.
 
 // suffixOf lists hs[top], hs[top-1], ..., hs[bottom] as present entries.
-func suffixOf(hs []Header, top, bottom uint64) []SuffixEntry {
-	var s []SuffixEntry
+func suffixOf(hs []vsr.Header, top, bottom uint64) []vsr.SuffixEntry {
+	var s []vsr.SuffixEntry
 	for op := top; op >= bottom && op > 0; op-- {
 		s = append(s, present(hs[op]))
 	}
@@ -31,33 +32,35 @@ func TestSuffixReadable(t *testing.T) {
 	}
 	tampered := hs[4]
 	tampered.Body.Value++ // checksum no longer matches
-	blank := func(op uint64, nack bool) SuffixEntry { return SuffixEntry{Header: Header{Op: op}, Nack: nack} }
+	blank := func(op uint64, nack bool) vsr.SuffixEntry {
+		return vsr.SuffixEntry{Header: vsr.Header{Op: op}, Nack: nack}
+	}
 	// A committed header as buildSuffix writes it at commit_min: checksum only.
-	commitOnly := SuffixEntry{Header: Header{Op: 2, Checksum: hs[2].Checksum}}
+	commitOnly := vsr.SuffixEntry{Header: vsr.Header{Op: 2, Checksum: hs[2].Checksum}}
 
 	cases := []struct {
 		name     string
 		op       uint64
 		commit   uint64
-		suffix   []SuffixEntry
+		suffix   []vsr.SuffixEntry
 		readable bool
 	}{
 		{"a full chain", 5, 1, suffixOf(hs, 5, 1), true},
 		{"a chain down to the commit point", 5, 3, suffixOf(hs, 5, 3), true},
-		{"blanks in the middle", 5, 1, []SuffixEntry{present(hs[5]), blank(4, true), present(hs[3]), blank(2, true), present(hs[1])}, true},
-		{"a blank on top", 5, 3, []SuffixEntry{blank(5, true), present(hs[4]), present(hs[3])}, true},
-		{"all blanks", 3, 0, []SuffixEntry{blank(3, true), blank(2, true), blank(1, true)}, true},
-		{"header-only entries", 3, 1, []SuffixEntry{headerOnly(hs[3]), headerOnly(hs[2]), present(hs[1])}, true},
-		{"a checksum-only header at commit_min", 3, 2, []SuffixEntry{present(hs[3]), commitOnly}, true},
+		{"blanks in the middle", 5, 1, []vsr.SuffixEntry{present(hs[5]), blank(4, true), present(hs[3]), blank(2, true), present(hs[1])}, true},
+		{"a blank on top", 5, 3, []vsr.SuffixEntry{blank(5, true), present(hs[4]), present(hs[3])}, true},
+		{"all blanks", 3, 0, []vsr.SuffixEntry{blank(3, true), blank(2, true), blank(1, true)}, true},
+		{"header-only entries", 3, 1, []vsr.SuffixEntry{headerOnly(hs[3]), headerOnly(hs[2]), present(hs[1])}, true},
+		{"a checksum-only header at commit_min", 3, 2, []vsr.SuffixEntry{present(hs[3]), commitOnly}, true},
 		{"empty at the commit point", 4, 4, nil, true},
 		{"empty at genesis", 0, 0, nil, true},
 		{"first op is not op", 5, 1, suffixOf(hs, 4, 1), false},
 		{"first op above op", 4, 1, suffixOf(hs, 5, 1), false},
 		{"empty above the commit point", 5, 1, nil, false},
-		{"a skipped op", 5, 1, []SuffixEntry{present(hs[5]), present(hs[3]), present(hs[2])}, false},
-		{"ops going up", 2, 0, []SuffixEntry{present(hs[2]), present(hs[3])}, false},
-		{"a broken parent chain", 5, 1, []SuffixEntry{present(hs[5]), present(hs[4]), present(other[3]), present(other[2])}, false},
-		{"a tampered header", 5, 3, []SuffixEntry{present(hs[5]), present(tampered), present(hs[3])}, false},
+		{"a skipped op", 5, 1, []vsr.SuffixEntry{present(hs[5]), present(hs[3]), present(hs[2])}, false},
+		{"ops going up", 2, 0, []vsr.SuffixEntry{present(hs[2]), present(hs[3])}, false},
+		{"a broken parent chain", 5, 1, []vsr.SuffixEntry{present(hs[5]), present(hs[4]), present(other[3]), present(other[2])}, false},
+		{"a tampered header", 5, 3, []vsr.SuffixEntry{present(hs[5]), present(tampered), present(hs[3])}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,7 +76,7 @@ func TestBuildSuffixSources(t *testing.T) {
 	hs := chainHeaders(6, 0)
 	r, err := New(DefaultOptions(1, 3), zeroJitter{})
 	require.NoError(t, err)
-	r.out = &Output{}
+	r.out = &vsr.Output{}
 	for _, op := range []uint64{4, 5} {
 		r.journalPut(hs[op], true)
 	}
@@ -137,7 +140,7 @@ func TestDVCSuffixCacheTag(t *testing.T) {
 		o.Bugs.DVCCacheIgnoresJournal = bug
 		r, err := New(o, zeroJitter{})
 		require.NoError(t, err)
-		r.out = &Output{}
+		r.out = &vsr.Output{}
 		r.journalPut(hs[1], true)
 		r.adopted.put(hs[2])
 		r.wm.sequencer, r.wm.headSum = 2, hs[2].Checksum
@@ -183,9 +186,9 @@ func TestAmnesiacSuffixIsUnsure(t *testing.T) {
 			d.Superblock.AckHead = 4 // it acked up to op 4 before the crash
 			r, err := Restart(opts, zeroJitter{}, d)
 			require.NoError(t, err)
-			r.out = &Output{}
-			sv := StartView{Op: 6, Commit: 2,
-				Suffix: []SuffixEntry{headerOnly(hs[6]), headerOnly(hs[5]), headerOnly(hs[4]), headerOnly(hs[3]), headerOnly(hs[2])}}
+			r.out = &vsr.Output{}
+			sv := vsr.StartView{Op: 6, Commit: 2,
+				Suffix: []vsr.SuffixEntry{headerOnly(hs[6]), headerOnly(hs[5]), headerOnly(hs[4]), headerOnly(hs[3]), headerOnly(hs[2])}}
 			r.adoptStartView(3, sv)
 			s := r.buildSuffix(6, 2)
 			require.Len(t, s, 5)

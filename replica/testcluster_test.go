@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/require"
 )
@@ -42,17 +43,17 @@ type testCluster struct {
 	replicas []*Replica
 	durable  []Durable
 
-	queue     []Message
+	queue     []vsr.Message
 	cut       map[[2]int]bool
-	filters   map[int]func(m *Message) bool
+	filters   map[int]func(m *vsr.Message) bool
 	filterSeq int
 
-	delivered []Message // every message a replica received, in order
-	dropped   []Message // every message lost to a cut, a filter or a crash
-	toClients []Message // every message sent to a client
-	events    []Event   // every event, in order
-	sentLog   []Message // every message a replica sent, in order
-	out       Output
+	delivered []vsr.Message // every message a replica received, in order
+	dropped   []vsr.Message // every message lost to a cut, a filter or a crash
+	toClients []vsr.Message // every message sent to a client
+	events    []vsr.Event   // every event, in order
+	sentLog   []vsr.Message // every message a replica sent, in order
+	out       vsr.Output
 
 	// What a transcript has printed of events and sentLog.
 	lastEvents, lastSent int
@@ -70,7 +71,7 @@ func newTestCluster(t testing.TB, n int, configure func(o *Options)) *testCluste
 		replicas: make([]*Replica, n),
 		durable:  make([]Durable, n),
 		cut:      map[[2]int]bool{},
-		filters:  map[int]func(m *Message) bool{},
+		filters:  map[int]func(m *vsr.Message) bool{},
 	}
 	for i := 0; i < n; i++ {
 		o := DefaultOptions(i, n)
@@ -99,13 +100,13 @@ func (c *testCluster) info(i int) Info { return c.r(i).Info() }
 func (c *testCluster) clientNode(i int) int { return c.n + i }
 
 // request sends client i's request number req to replica to.
-func (c *testCluster) request(to, client int, req uint64, body Operation) {
+func (c *testCluster) request(to, client int, req uint64, body vsr.Operation) {
 	node := c.clientNode(client)
-	c.queue = append(c.queue, Request{Client: uint64(node), Request: req, Body: body}.Message().Routed(node, to, 0))
+	c.queue = append(c.queue, vsr.Request{Client: uint64(node), Request: req, Body: body}.Message().Routed(node, to, 0))
 }
 
 // inject queues m as if it had just been sent.
-func (c *testCluster) inject(m Message) { c.queue = append(c.queue, m) }
+func (c *testCluster) inject(m vsr.Message) { c.queue = append(c.queue, m) }
 
 // collect records what the last step produced and queues its messages.
 func (c *testCluster) collect() {
@@ -122,7 +123,7 @@ func (c *testCluster) collect() {
 }
 
 // lost reports whether m is dropped by a cut, a filter or a crash.
-func (c *testCluster) lost(m *Message) bool {
+func (c *testCluster) lost(m *vsr.Message) bool {
 	if c.cut[[2]int{m.From, m.To}] || c.replicas[m.To] == nil {
 		return true
 	}
@@ -167,7 +168,7 @@ func (c *testCluster) deliverAll() {
 func (c *testCluster) dumpTail(k int) {
 	c.t.Helper()
 	for _, m := range c.delivered[max(0, len(c.delivered)-k):] {
-		c.t.Log(string(AppendMessage(nil, &m, c.n)))
+		c.t.Log(string(vsr.AppendMessage(nil, &m, c.n)))
 	}
 	for _, e := range c.events[max(0, len(c.events)-k):] {
 		c.t.Log(e.String())
@@ -222,7 +223,7 @@ func (c *testCluster) cutLink(from, to int)  { c.cut[[2]int{from, to}] = true }
 func (c *testCluster) healLink(from, to int) { delete(c.cut, [2]int{from, to}) }
 
 // dropIf installs a filter: a message for which f returns true is dropped.
-func (c *testCluster) dropIf(f func(m *Message) bool) int {
+func (c *testCluster) dropIf(f func(m *vsr.Message) bool) int {
 	c.filterSeq++
 	c.filters[c.filterSeq] = f
 	return c.filterSeq
@@ -232,8 +233,8 @@ func (c *testCluster) removeFilter(id int) { delete(c.filters, id) }
 
 // take removes and returns the queued messages matching f (to hold them back
 // and inject them later).
-func (c *testCluster) take(f func(m *Message) bool) []Message {
-	var took, kept []Message
+func (c *testCluster) take(f func(m *vsr.Message) bool) []vsr.Message {
+	var took, kept []vsr.Message
 	for _, m := range c.queue {
 		if f(&m) {
 			took = append(took, m)
@@ -246,8 +247,8 @@ func (c *testCluster) take(f func(m *Message) bool) []Message {
 }
 
 // eventsOf returns replica i's events of kind k (i < 0: every replica's).
-func (c *testCluster) eventsOf(i int, k EventKind) []Event {
-	var es []Event
+func (c *testCluster) eventsOf(i int, k vsr.EventKind) []vsr.Event {
+	var es []vsr.Event
 	for _, e := range c.events {
 		if e.Kind == k && (i < 0 || e.Replica == i) {
 			es = append(es, e)
@@ -257,9 +258,9 @@ func (c *testCluster) eventsOf(i int, k EventKind) []Event {
 }
 
 // drops returns replica i's drop events with the given reason.
-func (c *testCluster) drops(i int, reason string) []Event {
-	var es []Event
-	for _, e := range c.eventsOf(i, EvDrop) {
+func (c *testCluster) drops(i int, reason string) []vsr.Event {
+	var es []vsr.Event
+	for _, e := range c.eventsOf(i, vsr.EvDrop) {
 		if e.Dropped().Reason.String() == reason {
 			es = append(es, e)
 		}
@@ -269,7 +270,7 @@ func (c *testCluster) drops(i int, reason string) []Event {
 
 // sent returns the messages delivered or dropped so far that match f: the
 // delivered ones in order, then the dropped ones in order.
-func (c *testCluster) sent(f func(m *Message) bool) []Message {
+func (c *testCluster) sent(f func(m *vsr.Message) bool) []vsr.Message {
 	return c.sentSince(traffic{}, f)
 }
 
@@ -279,8 +280,8 @@ type traffic struct{ delivered, dropped int }
 func (c *testCluster) mark() traffic { return traffic{len(c.delivered), len(c.dropped)} }
 
 // sentSince is sent restricted to messages delivered or dropped after mark.
-func (c *testCluster) sentSince(mark traffic, f func(m *Message) bool) []Message {
-	var ms []Message
+func (c *testCluster) sentSince(mark traffic, f func(m *vsr.Message) bool) []vsr.Message {
+	var ms []vsr.Message
 	for _, m := range c.delivered[mark.delivered:] {
 		if f(&m) {
 			ms = append(ms, m)
@@ -298,7 +299,7 @@ func (c *testCluster) sentSince(mark traffic, f func(m *Message) bool) []Message
 func (c *testCluster) repliesTo(client int) []reply {
 	var ms []reply
 	for _, m := range c.toClients {
-		if m.Command == CmdReply && m.To == c.clientNode(client) {
+		if m.Command == vsr.CmdReply && m.To == c.clientNode(client) {
 			ms = append(ms, reply{From: m.From, Reply: m.Reply()})
 		}
 	}
@@ -315,30 +316,30 @@ func (c *testCluster) commitRequests(to int, first, last uint64) {
 	}
 }
 
-func put(key uint32, value uint64) Operation {
-	return Operation{Kind: OpPut, Key: key, Value: value}
+func put(key uint32, value uint64) vsr.Operation {
+	return vsr.Operation{Kind: vsr.OpPut, Key: key, Value: value}
 }
 
-func cmd(command Command) func(m *Message) bool {
-	return func(m *Message) bool { return m.Command == command }
+func cmd(command vsr.Command) func(m *vsr.Message) bool {
+	return func(m *vsr.Message) bool { return m.Command == command }
 }
 
-func cmdTo(command Command, to int) func(m *Message) bool {
-	return func(m *Message) bool { return m.Command == command && m.To == to }
+func cmdTo(command vsr.Command, to int) func(m *vsr.Message) bool {
+	return func(m *vsr.Message) bool { return m.Command == command && m.To == to }
 }
 
-func cmdFrom(command Command, from int) func(m *Message) bool {
-	return func(m *Message) bool { return m.Command == command && m.From == from }
+func cmdFrom(command vsr.Command, from int) func(m *vsr.Message) bool {
+	return func(m *vsr.Message) bool { return m.Command == command && m.From == from }
 }
 
 // chainHeaders returns sealed prepares for ops 1..n, each linking to the
 // previous one's checksum (op 1 to the genesis checksum), as a primary of view
 // would build them.
-func chainHeaders(n int, view uint64) []Header {
-	hs := make([]Header, n+1) // index by op; hs[0] unused
+func chainHeaders(n int, view uint64) []vsr.Header {
+	hs := make([]vsr.Header, n+1) // index by op; hs[0] unused
 	parent := uint64(genesisChecksum)
 	for op := 1; op <= n; op++ {
-		h := Header{Op: uint64(op), View: view, Parent: parent, Client: 0, Request: 0,
+		h := vsr.Header{Op: uint64(op), View: view, Parent: parent, Client: 0, Request: 0,
 			Timestamp: uint64(op), Body: put(uint32(op), uint64(op))}
 		h.Seal()
 		hs[op] = h
@@ -350,7 +351,7 @@ func chainHeaders(n int, view uint64) []Header {
 // TestHarnessDeterministic checks the harness itself: the same inputs give
 // the same messages and events, so every test below is reproducible.
 func TestHarnessDeterministic(t *testing.T) {
-	run := func() ([]Message, []Event) {
+	run := func() ([]vsr.Message, []vsr.Event) {
 		c := newTestCluster(t, 3, nil)
 		c.commitRequests(0, 1, 3)
 		c.crash(0)
@@ -367,11 +368,11 @@ func TestHarnessDeterministic(t *testing.T) {
 // reply is a reply as its client received it.
 type reply struct {
 	From int
-	Reply
+	vsr.Reply
 }
 
 // msg is p sent from one node to another in view.
-func msg[P interface{ Message() Message }](p P, from, to int, view uint64) *Message {
+func msg[P interface{ Message() vsr.Message }](p P, from, to int, view uint64) *vsr.Message {
 	m := p.Message().Routed(from, to, view)
 	return &m
 }

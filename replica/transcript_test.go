@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -275,7 +276,7 @@ func (s *transcript) deliver(limit int) []string {
 	var out []string
 	for k := 0; k < limit && len(s.c.queue) > 0; k++ {
 		m := s.c.queue[0]
-		line := string(AppendMessage(nil, &m, s.c.n))
+		line := string(vsr.AppendMessage(nil, &m, s.c.n))
 		if s.c.lost(&m) {
 			s.c.queue = s.c.queue[1:]
 			s.c.dropped = append(s.c.dropped, m)
@@ -294,7 +295,7 @@ func (s *transcript) deliver(limit int) []string {
 func (s *transcript) stepOutput(sends bool) []string {
 	var out []string
 	for _, e := range s.c.events[s.seenEvents():] {
-		if e.Kind == EvTimeout {
+		if e.Kind == vsr.EvTimeout {
 			continue
 		}
 		if kind := e.Kind.String(); s.hide[kind] {
@@ -306,7 +307,7 @@ func (s *transcript) stepOutput(sends bool) []string {
 	s.c.lastEvents = len(s.c.events)
 	if sends {
 		for _, m := range s.c.sentLog[s.c.lastSent:] {
-			out = append(out, "  "+string(AppendMessage(nil, &m, s.c.n)))
+			out = append(out, "  "+string(vsr.AppendMessage(nil, &m, s.c.n)))
 		}
 	}
 	s.c.lastSent = len(s.c.sentLog)
@@ -356,12 +357,12 @@ func (s *transcript) isolate(i int, cut bool) {
 // receiver); "drop clear" removes every filter.
 func (s *transcript) drop(a map[string]string) []string {
 	if _, ok := a["clear"]; ok {
-		s.c.filters = map[int]func(m *Message) bool{}
+		s.c.filters = map[int]func(m *vsr.Message) bool{}
 		return nil
 	}
 	from, to := argInt(s.t, a, "from", -1), argInt(s.t, a, "to", -1)
 	name := a["cmd"]
-	s.c.dropIf(func(m *Message) bool {
+	s.c.dropIf(func(m *vsr.Message) bool {
 		return m.Command.String() == name && (from < 0 || m.From == from) && (to < 0 || m.To == to)
 	})
 	return nil
@@ -398,31 +399,31 @@ func (s *transcript) status() []string {
 // entries are KIND header (header only), present, unsure or nack. Headers
 // come from replica R's journal, so an injected log names ops the cluster
 // really prepared.
-func (s *transcript) injected(command string, a map[string]string) Message {
+func (s *transcript) injected(command string, a map[string]string) vsr.Message {
 	from, to, view := argInt(s.t, a, "from", -1), argInt(s.t, a, "to", -1), uint64(argInt(s.t, a, "v", 0))
 	op := uint64(argInt(s.t, a, "op", 0))
-	header := func(op uint64) Header {
+	header := func(op uint64) vsr.Header {
 		h, ok := s.c.r(argInt(s.t, a, "headers-of", -1)).headerAt(op)
 		require.True(s.t, ok, "replica %s holds no header of op %d", a["headers-of"], op)
 		return h
 	}
 	switch command {
 	case "StartViewChange":
-		return *msg(StartViewChange{}, from, to, view)
+		return *msg(vsr.StartViewChange{}, from, to, view)
 	case "StartView":
-		var suffix []SuffixEntry
+		var suffix []vsr.SuffixEntry
 		for k := op; k >= 1; k-- {
-			suffix = append(suffix, SuffixEntry{Header: header(k)})
+			suffix = append(suffix, vsr.SuffixEntry{Header: header(k)})
 		}
-		return *msg(StartView{LogView: view, Op: op, Suffix: suffix}, from, to, view)
+		return *msg(vsr.StartView{LogView: view, Op: op, Suffix: suffix}, from, to, view)
 	case "DoViewChange":
-		var suffix []SuffixEntry
+		var suffix []vsr.SuffixEntry
 		if list := a["suffix"]; list != "" {
 			for _, e := range strings.Split(list, ",") {
 				opText, kind, _ := strings.Cut(e, ":")
 				k, err := strconv.ParseUint(opText, 10, 64)
 				require.NoError(s.t, err, "suffix entry %q", e)
-				entry := SuffixEntry{Header: header(k)}
+				entry := vsr.SuffixEntry{Header: header(k)}
 				switch kind {
 				case "header":
 				case "present":
@@ -430,16 +431,16 @@ func (s *transcript) injected(command string, a map[string]string) Message {
 				case "unsure":
 					entry.Unsure = true
 				case "nack":
-					entry = SuffixEntry{Header: Header{Op: k}, Nack: true}
+					entry = vsr.SuffixEntry{Header: vsr.Header{Op: k}, Nack: true}
 				default:
 					require.Failf(s.t, "suffix entry kind", "%q: want header, present, unsure or nack", kind)
 				}
 				suffix = append(suffix, entry)
 			}
 		}
-		vote := DoViewChange{LogView: uint64(argInt(s.t, a, "log_view", 0)), Op: op, Suffix: suffix}
+		vote := vsr.DoViewChange{LogView: uint64(argInt(s.t, a, "log_view", 0)), Op: op, Suffix: suffix}
 		return *msg(vote, from, to, view)
 	}
 	require.Failf(s.t, "unknown injected command", "%q", command)
-	return Message{}
+	return vsr.Message{}
 }

@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // State transfer (protocol.md "State transfer"): a replica whose next op is no
 // longer retained by its peers pulls a checkpoint instead.
@@ -31,7 +34,7 @@ const offerAsksOfPrimary = 2
 // to a primary outside it never caught up, swarm seed 17943942941257122543),
 // and any caught-up replica's state is committed.
 func (r *Replica) requestOffer() {
-	if r.status != StatusNormal || r.n == 1 {
+	if r.status != vsr.StatusNormal || r.n == 1 {
 		return
 	}
 	peer := r.primary()
@@ -41,7 +44,7 @@ func (r *Replica) requestOffer() {
 		peer = r.nextPeer(peer, r.anyPeer)
 	}
 	r.transfer.unanswered++
-	r.send(peer, RequestStateTransfer{}.Message())
+	r.send(peer, vsr.RequestStateTransfer{}.Message())
 }
 
 // primarySilent reports whether this backup's primary has not been heard
@@ -60,7 +63,7 @@ func (r *Replica) onTransferTimeout() {
 		r.tTransfer.stop()
 		return
 	}
-	if r.status != StatusNormal {
+	if r.status != vsr.StatusNormal {
 		r.tTransfer.reset(r.jitter)
 		return
 	}
@@ -75,7 +78,7 @@ func (r *Replica) onTransferTimeout() {
 		r.requestOffer()
 	} else {
 		// One chunk in flight, pulled on the retry cadence.
-		r.send(r.transfer.peer, RequestStateChunk{SnapshotOp: r.transfer.commitOp, Chunk: r.transfer.next}.Message())
+		r.send(r.transfer.peer, vsr.RequestStateChunk{SnapshotOp: r.transfer.commitOp, Chunk: r.transfer.next}.Message())
 		r.transfer.stalls++
 		if r.transfer.stalls > transferPatience<<min(r.transfer.abandons, 6) {
 			r.transfer.pinned = false
@@ -88,10 +91,10 @@ func (r *Replica) onTransferTimeout() {
 	r.tTransfer.retry(r.jitter, uint64(max(r.transfer.stalls-1, 0)))
 }
 
-func (r *Replica) onRequestStateTransfer(m *Envelope) {
-	invariant(r.id, r.status == StatusNormal, "request_state_transfer_gate_caught_up", detailGate)
+func (r *Replica) onRequestStateTransfer(m *vsr.Envelope) {
+	invariant(r.id, r.status == vsr.StatusNormal, "request_state_transfer_gate_caught_up", detailGate)
 	invariant(r.id, r.wm.commitMin == r.wm.commitMax, "request_state_transfer_gate_caught_up", detailGate)
-	s := &Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
+	s := &vsr.Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
 	if len(r.offers) > 0 && r.offers[len(r.offers)-1].Op == s.Op {
 		s = r.offers[len(r.offers)-1]
@@ -104,13 +107,13 @@ func (r *Replica) onRequestStateTransfer(m *Envelope) {
 	}
 	invariant(r.id, len(r.offers) <= offerSnapshotsMax, "offer_kept_at_commit_min", detailHolds)
 	invariant(r.id, r.offers[len(r.offers)-1].Op == r.wm.commitMin, "offer_kept_at_commit_min", detailHolds)
-	r.send(m.From, StateTransferOffer{SnapshotOp: s.Op}.Message())
+	r.send(m.From, vsr.StateTransferOffer{SnapshotOp: s.Op}.Message())
 }
 
-func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
+func (r *Replica) onStateTransferOffer(m *vsr.Envelope, p vsr.StateTransferOffer) {
 	invariant(r.id, r.transfer.active, "offer_gate_wanted", detailGate)
 	invariant(r.id, !r.transfer.pinned, "offer_gate_wanted", detailGate)
-	invariant(r.id, r.status == StatusNormal, "offer_gate_wanted", detailGate)
+	invariant(r.id, r.status == vsr.StatusNormal, "offer_gate_wanted", detailGate)
 	invariant(r.id, p.SnapshotOp > r.wm.commitMin, "offer_gate_newer", detailGate)
 	r.transfer.pinned = true
 	r.transfer.unanswered = 0
@@ -122,16 +125,16 @@ func (r *Replica) onStateTransferOffer(m *Envelope, p StateTransferOffer) {
 	r.transfer.snapshot = nil
 }
 
-func (r *Replica) onRequestStateChunk(m *Envelope, p RequestStateChunk) {
+func (r *Replica) onRequestStateChunk(m *vsr.Envelope, p vsr.RequestStateChunk) {
 	s := r.offerAt(p.SnapshotOp)
 	invariant(r.id, s != nil, "state_chunk_gate_offer", detailGate)
 	invariant(r.id, p.Chunk >= 0, "state_chunk_gate_offer", detailGate)
-	invariant(r.id, p.Chunk < SnapshotChunks, "state_chunk_gate_offer", detailGate)
-	r.send(m.From, StateChunk{SnapshotOp: s.Op, Chunk: p.Chunk, Snapshot: s}.Message())
+	invariant(r.id, p.Chunk < vsr.SnapshotChunks, "state_chunk_gate_offer", detailGate)
+	r.send(m.From, vsr.StateChunk{SnapshotOp: s.Op, Chunk: p.Chunk, Snapshot: s}.Message())
 }
 
 // offerAt returns the offered snapshot at op, or nil once it aged out.
-func (r *Replica) offerAt(op uint64) *Snapshot {
+func (r *Replica) offerAt(op uint64) *vsr.Snapshot {
 	for _, s := range r.offers {
 		if s.Op == op {
 			return s
@@ -140,7 +143,7 @@ func (r *Replica) offerAt(op uint64) *Snapshot {
 	return nil
 }
 
-func (r *Replica) onStateChunk(m *Envelope, p StateChunk) {
+func (r *Replica) onStateChunk(m *vsr.Envelope, p vsr.StateChunk) {
 	t := &r.transfer
 	invariant(r.id, t.active, "state_chunk_gate_wanted", detailGate)
 	invariant(r.id, t.pinned, "state_chunk_gate_wanted", detailGate)
@@ -150,10 +153,10 @@ func (r *Replica) onStateChunk(m *Envelope, p StateChunk) {
 	t.snapshot = p.Snapshot
 	t.next++
 	t.stalls = 0
-	if t.next == SnapshotChunks {
+	if t.next == vsr.SnapshotChunks {
 		r.installTransfer()
 	}
-	invariant(r.id, r.transfer.next < SnapshotChunks || !r.transfer.pinned, "state_chunk_pull_bounded", detailHolds)
+	invariant(r.id, r.transfer.next < vsr.SnapshotChunks || !r.transfer.pinned, "state_chunk_pull_bounded", detailHolds)
 }
 
 // Offer refusals: the fixed guard's and the defect's have their own reasons,
@@ -161,9 +164,9 @@ func (r *Replica) onStateChunk(m *Envelope, p StateChunk) {
 const (
 	// refuseAcked: the offer lies below an op this replica holds and may have
 	// acknowledged.
-	refuseAcked = ReasonBelowAcceptedHead
+	refuseAcked = vsr.ReasonBelowAcceptedHead
 	// refuseStale: the defect's guard, up to max(journal head, commit_max).
-	refuseStale = ReasonStale
+	refuseStale = vsr.ReasonStale
 )
 
 // acceptedHead bounds what this replica may have acknowledged. With a WAL
@@ -185,22 +188,22 @@ func (r *Replica) acceptedHead() uint64 {
 // head, as the source's fixed guard does. The defect protects everything
 // up to max(journal head, commit_max), which under steady writes repair and
 // heartbeats push past every pinned offer.
-func (r *Replica) staleGuard(commitOp uint64) (uint64, Reason) {
+func (r *Replica) staleGuard(commitOp uint64) (uint64, vsr.Reason) {
 	if r.opts.Bugs.StaleGuardUsesCommitMax {
 		if g := max(r.journal.head, r.wm.commitMax); g > commitOp {
 			return g, refuseStale
 		}
-		return 0, ReasonNone
+		return 0, vsr.ReasonNone
 	}
 	if !r.opts.Protocol.SourceTransfer {
-		return 0, ReasonNone // the install keeps every held op above the checkpoint
+		return 0, vsr.ReasonNone // the install keeps every held op above the checkpoint
 	}
 	for op := min(r.acceptedHead(), r.knownHead()); op > commitOp; op-- {
 		if _, ok := r.journal.get(op); ok {
 			return op, refuseAcked
 		}
 	}
-	return 0, ReasonNone
+	return 0, vsr.ReasonNone
 }
 
 func (r *Replica) installTransfer() {
@@ -208,14 +211,14 @@ func (r *Replica) installTransfer() {
 	s := t.snapshot
 	if s.Op <= r.wm.commitMin {
 		r.mark(marks.TransferOfferRefusedNotNewer)
-		r.emit(OfferRefused{Op: s.Op, Guard: r.wm.commitMin, Reason: ReasonNotNewer}.Event())
+		r.emit(vsr.OfferRefused{Op: s.Op, Guard: r.wm.commitMin, Reason: vsr.ReasonNotNewer}.Event())
 		t.pinned = false
 		t.snapshot = nil
 		return
 	}
 	if guard, reason := r.staleGuard(s.Op); guard != 0 {
 		r.mark(marks.TransferOfferRefusedStale)
-		r.emit(OfferRefused{Op: s.Op, Guard: guard, Reason: reason}.Event())
+		r.emit(vsr.OfferRefused{Op: s.Op, Guard: guard, Reason: reason}.Event())
 		t.pinned = false
 		t.snapshot = nil
 		return
@@ -252,7 +255,7 @@ func (r *Replica) installTransfer() {
 	r.repairFloor = 0
 	r.transfer = transferState{}
 	r.tTransfer.stop()
-	r.emit(TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Snapshot: s}.Event())
+	r.emit(vsr.TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Snapshot: s}.Event())
 	if r.isPrimary() {
 		r.commitWalk()
 	}

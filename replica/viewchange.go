@@ -1,13 +1,16 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // View change (VRR section 4.2; protocol.md "View change").
 
 func (r *Replica) startViewChange(v uint64) {
-	invariant(r.id, v > r.view || (v == r.view && r.status == StatusNormal), "view_change_forward",
+	invariant(r.id, v > r.view || (v == r.view && r.status == vsr.StatusNormal), "view_change_forward",
 		"view %d -> %d status %d", r.view, v, uint64(r.status))
-	if r.status == StatusViewChange && !r.opts.Protocol.SVCQuorumOff {
+	if r.status == vsr.StatusViewChange && !r.opts.Protocol.SVCQuorumOff {
 		r.vc.vcRounds++
 	}
 	r.view = v
@@ -16,7 +19,7 @@ func (r *Replica) startViewChange(v uint64) {
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]
 	r.repair = repairSession{}
-	r.setStatus(StatusViewChange)
+	r.setStatus(vsr.StatusViewChange)
 	r.writeSuperblock()
 	r.tHeartbeat.stop()
 	r.tCommit.stop()
@@ -25,15 +28,15 @@ func (r *Replica) startViewChange(v uint64) {
 	r.abd.abdicated = false
 	r.tVCMsg.start(r.jitter)
 	r.tVCStatus.retry(r.jitter, r.vc.vcRounds)
-	invariant(r.id, r.status == StatusViewChange, "start_view_change_entered", detailHolds)
+	invariant(r.id, r.status == vsr.StatusViewChange, "start_view_change_entered", detailHolds)
 	invariant(r.id, r.view == v, "start_view_change_entered", detailHolds)
 	invariant(r.id, len(r.pipeline) == 0, "start_view_change_entered", detailHolds)
-	r.sendAll(StartViewChange{}.Message().InView(v))
+	r.sendAll(vsr.StartViewChange{}.Message().InView(v))
 	r.maybeSendDoViewChange()
 }
 
-func (r *Replica) onStartViewChange(m *Envelope, p StartViewChange) {
-	invariant(r.id, r.status != StatusRecovering, "start_view_change_gate_view", detailGate)
+func (r *Replica) onStartViewChange(m *vsr.Envelope, p vsr.StartViewChange) {
+	invariant(r.id, r.status != vsr.StatusRecovering, "start_view_change_gate_view", detailGate)
 	invariant(r.id, m.View >= r.view, "start_view_change_gate_view", detailGate)
 	if p.Leave {
 		r.onLeave(m)
@@ -42,7 +45,7 @@ func (r *Replica) onStartViewChange(m *Envelope, p StartViewChange) {
 	if m.View > r.view {
 		r.startViewChange(m.View)
 	}
-	if r.status == StatusNormal {
+	if r.status == vsr.StatusNormal {
 		if m.View == r.view && r.isPrimary() {
 			// The sender missed our StartView: tell it.
 			r.sendStartView(m.From, 0)
@@ -60,7 +63,7 @@ func (r *Replica) onStartViewChange(m *Envelope, p StartViewChange) {
 
 // maybeSendDoViewChange votes once f other replicas joined this view change.
 func (r *Replica) maybeSendDoViewChange() {
-	if r.status != StatusViewChange || popcount16(r.vc.svcFrom) < r.f() {
+	if r.status != vsr.StatusViewChange || popcount16(r.vc.svcFrom) < r.f() {
 		return
 	}
 	m := r.doViewChange()
@@ -68,7 +71,7 @@ func (r *Replica) maybeSendDoViewChange() {
 	if r.incarnation > 0 && r.opts.Durability == DurabilityWAL {
 		r.mark(marks.RestartWALVote)
 	}
-	if PrimaryOf(r.view, r.n) == r.id {
+	if vsr.PrimaryOf(r.view, r.n) == r.id {
 		// The primary-elect holds its own vote to the same standard as its peers'.
 		if !suffixReadable(m.Op, m.Commit, m.Suffix) {
 			r.dropUnreadable(r.id, r.view, m)
@@ -78,7 +81,7 @@ func (r *Replica) maybeSendDoViewChange() {
 		r.tryMerge()
 		return
 	}
-	r.send(PrimaryOf(r.view, r.n), m.Message())
+	r.send(vsr.PrimaryOf(r.view, r.n), m.Message())
 }
 
 // voteCommit is the commit point a DoViewChange states: commit_max, except
@@ -93,8 +96,8 @@ func (r *Replica) voteCommit() uint64 {
 	return r.wm.commitMax
 }
 
-func (r *Replica) doViewChange() DoViewChange {
-	return DoViewChange{
+func (r *Replica) doViewChange() vsr.DoViewChange {
+	return vsr.DoViewChange{
 		LogView: r.logView,
 		Op:      r.wm.sequencer,
 		Commit:  r.voteCommit(),
@@ -105,7 +108,7 @@ func (r *Replica) doViewChange() DoViewChange {
 // dvcSuffix returns this replica's DoViewChange suffix, rebuilt only when its
 // cache tag changes. The journal generation belongs in the tag: a body that lands
 // without moving op or commit changes what the suffix must say.
-func (r *Replica) dvcSuffix() []SuffixEntry {
+func (r *Replica) dvcSuffix() []vsr.SuffixEntry {
 	tag := dvcCacheTag{op: r.wm.sequencer, commit: r.voteCommit(), generation: r.journalGen}
 	if r.opts.Bugs.DVCCacheIgnoresJournal {
 		tag.generation = 0
@@ -135,7 +138,7 @@ func (r *Replica) knownHead() uint64 {
 // buildSuffix lists headers from top down to commit (inclusive), at most
 // SuffixMax: journaled (present), adopted (header only), or blank (a nack).
 // A new slice every time: a sent suffix is never mutated.
-func (r *Replica) buildSuffix(top, commit uint64) []SuffixEntry {
+func (r *Replica) buildSuffix(top, commit uint64) []vsr.SuffixEntry {
 	count := uint64(0)
 	if top >= commit {
 		count = top - commit + 1
@@ -146,7 +149,7 @@ func (r *Replica) buildSuffix(top, commit uint64) []SuffixEntry {
 	if count > SuffixMax {
 		count = SuffixMax
 	}
-	s := make([]SuffixEntry, 0, count)
+	s := make([]vsr.SuffixEntry, 0, count)
 	for i := uint64(0); i < count; i++ {
 		o := top - i
 		if o == 0 {
@@ -158,35 +161,35 @@ func (r *Replica) buildSuffix(top, commit uint64) []SuffixEntry {
 }
 
 // suffixEntry is what this replica says of op o in a suffix down to commit.
-func (r *Replica) suffixEntry(o, commit uint64) SuffixEntry {
+func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
 	if h, ok := r.journal.get(o); ok {
-		return SuffixEntry{Header: h, Present: true}
+		return vsr.SuffixEntry{Header: h, Present: true}
 	}
 	if h, ok := r.adopted.get(o); ok {
 		if o <= r.unsureTop {
 			r.mark(marks.RestartAmnesiacUnsureHeld)
 		}
-		return SuffixEntry{Header: h, Unsure: o <= r.unsureTop || r.unsureOp(o)}
+		return vsr.SuffixEntry{Header: h, Unsure: o <= r.unsureTop || r.unsureOp(o)}
 	}
 	if o == r.commitAnchor.Op && o > r.wm.commitMin && r.commitAnchor.Checksum != 0 {
 		// A primary-elect may know the commit point's header only from
 		// the votes: pass it on, so backups can anchor their journals.
-		return SuffixEntry{Header: r.commitAnchor}
+		return vsr.SuffixEntry{Header: r.commitAnchor}
 	}
 	if o == r.wm.commitMin && o > 0 {
-		return SuffixEntry{Header: Header{Op: o, Checksum: r.wm.commitSum}}
+		return vsr.SuffixEntry{Header: vsr.Header{Op: o, Checksum: r.wm.commitSum}}
 	}
 	if r.unsureOp(o) {
 		// Its slot was faulty at a restart: this replica may have acked it.
 		r.mark(marks.StorageUnsureVoted)
-		return SuffixEntry{Header: Header{Op: o}}
+		return vsr.SuffixEntry{Header: vsr.Header{Op: o}}
 	}
-	return SuffixEntry{Header: Header{Op: o}, Nack: o > commit && o > r.unsureTop}
+	return vsr.SuffixEntry{Header: vsr.Header{Op: o}, Nack: o > commit && o > r.unsureTop}
 }
 
 // suffixReadable checks that a suffix starts at op and walks down one op at a
 // time with a consistent parent chain. A receiver drops an unreadable vote whole.
-func suffixReadable(op, commit uint64, s []SuffixEntry) bool {
+func suffixReadable(op, commit uint64, s []vsr.SuffixEntry) bool {
 	if len(s) == 0 {
 		return op <= commit || op == 0
 	}
@@ -214,7 +217,7 @@ func suffixReadable(op, commit uint64, s []SuffixEntry) bool {
 // suffixGap returns the ops a full window leaves between a vote's commit
 // point and the bottom of its suffix: above the commit, so uncommitted by the
 // voter's own account, and described by no entry.
-func suffixGap(commit uint64, s []SuffixEntry) (lo, hi uint64, ok bool) {
+func suffixGap(commit uint64, s []vsr.SuffixEntry) (lo, hi uint64, ok bool) {
 	if len(s) < SuffixMax {
 		return 0, 0, false
 	}
@@ -225,20 +228,20 @@ func suffixGap(commit uint64, s []SuffixEntry) (lo, hi uint64, ok bool) {
 	return commit + 1, bottom - 1, true
 }
 
-func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
-	invariant(r.id, r.status != StatusRecovering, "do_view_change_gate_view", detailGate)
+func (r *Replica) onDoViewChange(m *vsr.Envelope, p vsr.DoViewChange) {
+	invariant(r.id, r.status != vsr.StatusRecovering, "do_view_change_gate_view", detailGate)
 	invariant(r.id, m.View >= r.view, "do_view_change_gate_view", detailGate)
 	if m.View > r.view {
 		r.startViewChange(m.View)
 	}
-	if r.status == StatusNormal {
+	if r.status == vsr.StatusNormal {
 		if r.isPrimary() && m.View == r.view {
 			r.sendStartView(m.From, 0)
 		}
 		return
 	}
-	if PrimaryOf(m.View, r.n) != r.id {
-		r.drop(m, p.Op, ReasonNotPrimaryElect, 0)
+	if vsr.PrimaryOf(m.View, r.n) != r.id {
+		r.drop(m, p.Op, vsr.ReasonNotPrimaryElect, 0)
 		return
 	}
 	if !suffixReadable(p.Op, p.Commit, p.Suffix) {
@@ -251,18 +254,18 @@ func (r *Replica) onDoViewChange(m *Envelope, p DoViewChange) {
 	r.tryMerge()
 }
 
-func (r *Replica) recordDoViewChange(from int, view uint64, m DoViewChange) {
+func (r *Replica) recordDoViewChange(from int, view uint64, m vsr.DoViewChange) {
 	invariant(r.id, from >= 0, "vote_of_this_view", detailHolds)
 	invariant(r.id, from < r.n, "vote_of_this_view", detailHolds)
 	invariant(r.id, view == r.view, "vote_of_this_view", detailHolds)
 	invariant(r.id, suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable", detailHolds)
-	s := make([]SuffixEntry, len(m.Suffix))
+	s := make([]vsr.SuffixEntry, len(m.Suffix))
 	copy(s, m.Suffix)
 	r.vc.vote(r.id, r.n, from, dvcVote{valid: true, logView: m.LogView, op: m.Op, commit: m.Commit, suffix: s})
 }
 
 // entry returns vote v's suffix entry at op, if its window covers op.
-func (v *dvcVote) entry(op uint64) (*SuffixEntry, bool) {
+func (v *dvcVote) entry(op uint64) (*vsr.SuffixEntry, bool) {
 	if op > v.op || len(v.suffix) == 0 {
 		return nil, false
 	}
@@ -276,7 +279,7 @@ func (v *dvcVote) entry(op uint64) (*SuffixEntry, bool) {
 // tryMerge merges a view-change quorum of votes into the canonical log once
 // the replica's own vote is among them; mergeVotes decides, this installs.
 func (r *Replica) tryMerge() {
-	if r.vc.merged || r.status != StatusViewChange || !r.vc.dvcs[r.id].valid {
+	if r.vc.merged || r.status != vsr.StatusViewChange || !r.vc.dvcs[r.id].valid {
 		return
 	}
 	votes := 0
@@ -285,7 +288,7 @@ func (r *Replica) tryMerge() {
 			votes++
 		}
 	}
-	if votes < QuorumViewChange(r.n) {
+	if votes < vsr.QuorumViewChange(r.n) {
 		return
 	}
 	res := mergeVotes(r.vc.dvcs[:r.n])
@@ -299,7 +302,7 @@ func (r *Replica) tryMerge() {
 		r.fetchAwaitedBody(&res)
 		return // wait for more votes, or the body
 	}
-	r.vc.awaitBody = Header{}
+	r.vc.awaitBody = vsr.Header{}
 	if _, known := r.voteHeader(res.head); !known && res.head > 0 {
 		// A vote's commit point lies above every voted head (its voter
 		// learned the commit before the prepare): wait for a vote that
@@ -311,7 +314,7 @@ func (r *Replica) tryMerge() {
 	invariant(r.id, uint64(len(res.log)) == res.head-res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	r.markMerge(&res)
 	for _, h := range res.truncated {
-		r.emit(MergeTruncated{View: r.view, Op: h.Op, Checksum: h.Checksum, Nacks: uint64(res.truncateNacks)}.Event())
+		r.emit(vsr.MergeTruncated{View: r.view, Op: h.Op, Checksum: h.Checksum, Nacks: uint64(res.truncateNacks)}.Event())
 	}
 	r.installCanonical(res.commit, res.head, res.log)
 	if res.logView > r.logView {
@@ -329,7 +332,7 @@ func (r *Replica) tryMerge() {
 // installCanonical makes the merged log this replica's: it drops journal
 // entries that disagree or lie above the new head and keeps the canonical
 // headers as adopted.
-func (r *Replica) installCanonical(commit, head uint64, log []Header) {
+func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 	r.advanceCommitMax(commit)
 	r.clearAdopted()
 	for _, h := range log {
@@ -374,8 +377,8 @@ func (r *Replica) installCanonical(commit, head uint64, log []Header) {
 // op a later view replaced: taking one as the commit point's anchor once
 // let a restarted primary repair and apply an older view's op (agreement,
 // fuzz-lower-log-view-anchor.vsr, D49).
-func (r *Replica) voteHeader(op uint64) (Header, bool) {
-	var best Header
+func (r *Replica) voteHeader(op uint64) (vsr.Header, bool) {
+	var best vsr.Header
 	found := false
 	bestLogView := uint64(0)
 	canonical, _ := mergeBounds(r.vc.dvcs[:r.n])
@@ -397,7 +400,7 @@ func (r *Replica) voteHeader(op uint64) (Header, bool) {
 // trusted for the anchor, never this replica's own journal, which may hold an
 // older view's leftovers at exactly those ops. With no anchor at all nothing
 // between commit_min and commit_max can be vouched for, and it goes.
-func (r *Replica) verifyBelowSuffix(suffix []SuffixEntry) {
+func (r *Replica) verifyBelowSuffix(suffix []vsr.SuffixEntry) {
 	for i := len(suffix) - 1; i >= 0; i-- {
 		e := suffix[i]
 		if e.Blank() {
@@ -418,7 +421,7 @@ func (r *Replica) verifyBelowSuffix(suffix []SuffixEntry) {
 // body of the merged log; until then it repairs them from the senders that
 // marked them present.
 func (r *Replica) tryStartView() {
-	if !r.vc.merged || r.status != StatusViewChange {
+	if !r.vc.merged || r.status != vsr.StatusViewChange {
 		return
 	}
 	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
@@ -446,7 +449,7 @@ func (r *Replica) startView() {
 	}
 	r.heartbeat = 0
 	r.repair = repairSession{}
-	r.setStatus(StatusNormal)
+	r.setStatus(vsr.StatusNormal)
 	r.writeSuperblock()
 	for i := 0; i < r.n; i++ {
 		if i != r.id {
@@ -456,7 +459,7 @@ func (r *Replica) startView() {
 	r.startNormalTimeouts()
 	r.onCommitTimeout()
 	r.due |= dueCommitWalk // the new view's pipeline may hold a quorum already
-	invariant(r.id, r.status == StatusNormal, "start_view_primary_normal", detailHolds)
+	invariant(r.id, r.status == vsr.StatusNormal, "start_view_primary_normal", detailHolds)
 	invariant(r.id, r.logView == r.view, "start_view_primary_normal", detailHolds)
 	invariant(r.id, r.isPrimary(), "start_view_primary_normal", detailHolds)
 	r.checkPipeline()
@@ -470,8 +473,8 @@ func (r *Replica) sendStartView(to int, nonce uint64) {
 
 // startViewOf is this replica's view as a StartView: its log's head, commit
 // point and the headers between.
-func (r *Replica) startViewOf(nonce uint64) StartView {
-	return StartView{
+func (r *Replica) startViewOf(nonce uint64) vsr.StartView {
+	return vsr.StartView{
 		LogView: r.logView,
 		Op:      r.wm.sequencer,
 		Commit:  r.wm.commitMax,
@@ -480,14 +483,14 @@ func (r *Replica) startViewOf(nonce uint64) StartView {
 	}
 }
 
-func (r *Replica) onStartView(m *Envelope, p StartView) {
+func (r *Replica) onStartView(m *vsr.Envelope, p vsr.StartView) {
 	invariant(r.id, m.View >= r.view, "start_view_gate_primary", detailGate)
-	invariant(r.id, r.id != PrimaryOf(m.View, r.n), "start_view_gate_primary", detailGate)
-	if m.From != PrimaryOf(m.View, r.n) {
+	invariant(r.id, r.id != vsr.PrimaryOf(m.View, r.n), "start_view_gate_primary", detailGate)
+	if m.From != vsr.PrimaryOf(m.View, r.n) {
 		r.mark(marks.StartViewRelayAdopted)
 	}
 	r.adoptStartView(m.View, p)
-	invariant(r.id, r.status == StatusNormal, "adopt_start_view_normal", detailHolds)
+	invariant(r.id, r.status == vsr.StatusNormal, "adopt_start_view_normal", detailHolds)
 	invariant(r.id, r.view == m.View, "adopt_start_view_normal", detailHolds)
 	invariant(r.id, r.logView == m.View, "adopt_start_view_normal", detailHolds)
 }
@@ -513,7 +516,7 @@ func (r *Replica) endAmnesia(op uint64) {
 // adoptStartView adopts the primary's log. The sequencer jumps to the announced
 // head even when bodies are missing: the headers are kept and repair fetches
 // the bodies.
-func (r *Replica) adoptStartView(view uint64, m StartView) {
+func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 	if r.amnesiac {
 		r.endAmnesia(m.Op)
 	}
@@ -549,7 +552,7 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 	}
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]
-	r.setStatus(StatusNormal)
+	r.setStatus(vsr.StatusNormal)
 	r.writeSuperblock()
 	r.startNormalTimeouts()
 	for i := len(m.Suffix) - 1; i >= 0; i-- {
@@ -564,20 +567,20 @@ func (r *Replica) adoptStartView(view uint64, m StartView) {
 	r.repairKick()
 }
 
-func (r *Replica) onRequestStartView(m *Envelope, p RequestStartView) {
+func (r *Replica) onRequestStartView(m *vsr.Envelope, p vsr.RequestStartView) {
 	r.learnIncarnation(m.From, p.Incarnation)
 	invariant(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "probe_incarnation_known", detailHolds)
-	if m.View > r.view && r.status != StatusRecovering {
+	if m.View > r.view && r.status != vsr.StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.
 		r.startViewChange(m.View)
 		return
 	}
-	if r.status != StatusNormal || !r.isPrimary() {
+	if r.status != vsr.StatusNormal || !r.isPrimary() {
 		// A recovering replica probes every peer: one that follows the
 		// view well relays it (relay.go).
 		if !r.relayStartView(m, p.Nonce) {
-			r.drop(m, 0, ReasonNotPrimary, 0)
+			r.drop(m, 0, vsr.ReasonNotPrimary, 0)
 		}
 		return
 	}
@@ -592,12 +595,12 @@ func (r *Replica) probeNewerView(v uint64) {
 	}
 	r.vc.probeNonce++
 	r.vc.probedView = v
-	r.send(PrimaryOf(v, r.n), RequestStartView{Incarnation: r.incarnation, Nonce: r.vc.probeNonce}.Message().InView(v))
+	r.send(vsr.PrimaryOf(v, r.n), vsr.RequestStartView{Incarnation: r.incarnation, Nonce: r.vc.probeNonce}.Message().InView(v))
 	r.tProbe.start(r.jitter)
 }
 
 func (r *Replica) onProbeTimeout() {
-	if r.status != StatusRecovering {
+	if r.status != vsr.StatusRecovering {
 		r.tProbe.stop()
 		r.leaveUnansweredView()
 		return
@@ -605,7 +608,7 @@ func (r *Replica) onProbeTimeout() {
 	r.vc.probeNonce++
 	for i := 0; i < r.n; i++ {
 		if i != r.id {
-			r.send(i, RequestStartView{Incarnation: r.incarnation, Nonce: r.vc.probeNonce}.Message())
+			r.send(i, vsr.RequestStartView{Incarnation: r.incarnation, Nonce: r.vc.probeNonce}.Message())
 		}
 	}
 	r.tProbe.reset(r.jitter)
@@ -625,24 +628,24 @@ func (r *Replica) leaveUnansweredView() {
 	r.mark(marks.ProbeUnanswered)
 	r.vc.leave |= 1 << uint(r.id)
 	r.vc.leaveTo = max(r.vc.leaveTo, v+1)
-	r.sendAll(StartViewChange{Leave: true}.Message().InView(v))
+	r.sendAll(vsr.StartViewChange{Leave: true}.Message().InView(v))
 	r.maybeLeave()
 }
 
 func (r *Replica) onViewChangeMessageTimeout() {
-	if r.status != StatusViewChange {
+	if r.status != vsr.StatusViewChange {
 		r.tVCMsg.stop()
 		return
 	}
-	r.sendAll(StartViewChange{}.Message())
+	r.sendAll(vsr.StartViewChange{}.Message())
 	if r.vc.leave&(1<<uint(r.id)) != 0 {
 		// A standing wish to leave is said again: the others' windows forget
 		// requests, and timeouts backed off apart may never meet in one.
 		r.mark(marks.LeaveResent)
-		r.sendAll(StartViewChange{Leave: true}.Message())
+		r.sendAll(vsr.StartViewChange{Leave: true}.Message())
 	}
-	if r.vc.dvcSent && PrimaryOf(r.view, r.n) != r.id {
-		r.send(PrimaryOf(r.view, r.n), r.doViewChange().Message())
+	if r.vc.dvcSent && vsr.PrimaryOf(r.view, r.n) != r.id {
+		r.send(vsr.PrimaryOf(r.view, r.n), r.doViewChange().Message())
 	}
 	if r.vc.merged {
 		r.tryStartView()
@@ -657,14 +660,14 @@ func (r *Replica) onViewChangeMessageTimeout() {
 // its DoViewChange and an older view's primary is still heartbeating it: its
 // own StartViewChange may simply not have arrived yet.
 func (r *Replica) onViewChangeStatusTimeout() {
-	if r.status != StatusViewChange {
+	if r.status != vsr.StatusViewChange {
 		r.tVCStatus.stop()
 		return
 	}
 	if !r.opts.Bugs.EscalateWithoutHold && popcount16(r.vc.svcFrom) < r.f() && r.vc.oldPrimaryHB {
 		r.vc.oldPrimaryHB = false
 		r.mark(marks.EscalateHeldByPrimary)
-		r.emit(ViewNoted{View: r.view}.Event(EvHold))
+		r.emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvHold))
 		r.tVCStatus.reset(r.jitter)
 		return
 	}
@@ -675,6 +678,6 @@ func (r *Replica) onViewChangeStatusTimeout() {
 		r.askToLeave()
 		return
 	}
-	r.emit(ViewNoted{View: r.view + 1}.Event(EvViewEscalate))
+	r.emit(vsr.ViewNoted{View: r.view + 1}.Event(vsr.EvViewEscalate))
 	r.startViewChange(r.view + 1)
 }

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // viewChange is the view change room of a replica's state (issue 36): the
 // requests to leave its view, the votes it collected, the merge it made, the
 // body the merge waits on, its cached vote, and its probes of a newer view.
@@ -22,10 +24,10 @@ type viewChange struct {
 	// awaitBody is the canonical header of the op the merge waits on for a
 	// body no voter holds (zero when it waits on nothing of the kind): the
 	// primary-elect asks the replicas whose votes are not in for it.
-	awaitBody Header
+	awaitBody vsr.Header
 	// dvcCache is this replica's last vote's suffix, valid while
 	// dvcCacheTag matches (dvcCacheOK).
-	dvcCache    []SuffixEntry
+	dvcCache    []vsr.SuffixEntry
 	dvcCacheTag dvcCacheTag
 	dvcCacheOK  bool
 	// oldPrimaryHB: an older view's primary heartbeat this replica during
@@ -45,7 +47,7 @@ func (v *viewChange) enter(self, n int) {
 	}
 	v.dvcSent, v.merged = false, false
 	v.mergeSources = v.mergeSources[:0]
-	v.awaitBody = Header{}
+	v.awaitBody = vsr.Header{}
 	v.oldPrimaryHB = false
 	v.check(self, n)
 }

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,7 +16,7 @@ func TestViewChangeEnter(t *testing.T) {
 	v.vote(0, 3, 2, dvcVote{valid: true, op: 5})
 	v.merged, v.dvcSent, v.oldPrimaryHB = true, true, true
 	v.mergeSources = append(v.mergeSources, 0b11)
-	v.awaitBody = Header{Op: 5}
+	v.awaitBody = vsr.Header{Op: 5}
 	require.Equal(t, 1, v.votes())
 
 	v.enter(0, 3)
@@ -24,7 +25,7 @@ func TestViewChangeEnter(t *testing.T) {
 	assert.Zero(t, v.leaveTo)
 	assert.False(t, v.merged || v.dvcSent || v.oldPrimaryHB)
 	assert.Empty(t, v.mergeSources)
-	assert.Equal(t, Header{}, v.awaitBody)
+	assert.Equal(t, vsr.Header{}, v.awaitBody)
 	assert.Equal(t, uint64(3), v.vcRounds, "rounds count views entered in a row")
 	assert.Equal(t, uint64(7), v.probeNonce, "a probe's nonce never repeats")
 	assert.True(t, v.dvcCacheOK, "the cached vote is tagged, not tied to a view")

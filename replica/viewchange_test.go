@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,8 +20,8 @@ func TestViewChangeCrashedPrimaryKeepsQuorumOp(t *testing.T) {
 	c.tick(int(smallTimeouts().CommitTicks))
 	require.Equal(t, uint64(1), c.info(2).CommitMin)
 
-	noForward := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepare && m.To == 2 })
-	noAcks := c.dropIf(func(m *Message) bool { return m.Command == CmdPrepareOK && m.To == 0 })
+	noForward := c.dropIf(func(m *vsr.Message) bool { return m.Command == vsr.CmdPrepare && m.To == 2 })
+	noAcks := c.dropIf(func(m *vsr.Message) bool { return m.Command == vsr.CmdPrepareOK && m.To == 0 })
 	c.request(0, 0, 2, put(2, 20))
 	c.deliverAll()
 	op2, ok := c.r(0).journal.get(2)
@@ -29,7 +30,7 @@ func TestViewChangeCrashedPrimaryKeepsQuorumOp(t *testing.T) {
 	require.False(t, c.r(2).Journaled(2))
 	require.Equal(t, uint64(1), c.info(0).CommitMax, "op 2 is not committed")
 	ackers := map[int]bool{}
-	for _, e := range c.eventsOf(-1, EvAck) {
+	for _, e := range c.eventsOf(-1, vsr.EvAck) {
 		if e.Op == 2 {
 			ackers[e.Replica] = true
 		}
@@ -40,20 +41,20 @@ func TestViewChangeCrashedPrimaryKeepsQuorumOp(t *testing.T) {
 	c.removeFilter(noForward)
 	c.removeFilter(noAcks)
 	c.tickUntil(200, func() bool {
-		return c.info(1).Primary && c.info(2).Status == StatusNormal && c.info(2).View == 1 && c.info(1).CommitMax >= 2
+		return c.info(1).Primary && c.info(2).Status == vsr.StatusNormal && c.info(2).View == 1 && c.info(1).CommitMax >= 2
 	}, "r1 leads view 1 and commits op 2")
 
 	inf := c.info(1)
 	assert.Equal(t, uint64(1), inf.View)
 	assert.Equal(t, uint64(1), inf.LogView)
 	assert.Equal(t, uint64(2), inf.Sequencer)
-	assert.Empty(t, c.eventsOf(-1, EvMergeTruncate), "nothing a quorum acked is truncated")
+	assert.Empty(t, c.eventsOf(-1, vsr.EvMergeTruncate), "nothing a quorum acked is truncated")
 	assert.True(t, c.r(1).journal.has(2, op2.Checksum), "op 2 survives with its checksum")
 	c.tick(int(smallTimeouts().CommitTicks))
 	for _, i := range []int{1, 2} {
 		assert.Equal(t, uint64(2), c.info(i).CommitMin, "r%d", i)
 	}
-	for _, e := range c.eventsOf(-1, EvCommit) {
+	for _, e := range c.eventsOf(-1, vsr.EvCommit) {
 		if e.Op == 2 {
 			assert.Equal(t, op2.Checksum, e.Checksum)
 		}
@@ -72,7 +73,7 @@ func TestViewChangeCrashedPrimaryKeepsQuorumOp(t *testing.T) {
 	assert.Equal(t, uint64(2), last.Request)
 
 	// DoViewChanges went only to the primary-elect, and only after StartViewChange.
-	dvcs := c.sent(cmd(CmdDoViewChange))
+	dvcs := c.sent(cmd(vsr.CmdDoViewChange))
 	require.NotEmpty(t, dvcs)
 	for _, m := range dvcs {
 		assert.Equal(t, 1, m.To)
@@ -86,13 +87,13 @@ func TestViewChangeCrashedPrimaryKeepsQuorumOp(t *testing.T) {
 func TestViewChangeLosesOnlyUnackedOp(t *testing.T) {
 	c := newTestCluster(t, 3, nil)
 	c.commitRequests(0, 1, 1)
-	c.dropIf(func(m *Message) bool { return m.From == 0 && m.Command == CmdPrepare })
+	c.dropIf(func(m *vsr.Message) bool { return m.From == 0 && m.Command == vsr.CmdPrepare })
 	c.request(0, 0, 2, put(2, 20))
 	c.deliverAll()
 	lost, ok := c.r(0).journal.get(2)
 	require.True(t, ok)
 	c.crash(0)
-	c.tickUntil(200, func() bool { return c.info(1).Primary && c.info(2).View == 1 && c.info(2).Status == StatusNormal },
+	c.tickUntil(200, func() bool { return c.info(1).Primary && c.info(2).View == 1 && c.info(2).Status == vsr.StatusNormal },
 		"r1 leads view 1")
 	assert.Equal(t, uint64(1), c.info(1).Sequencer)
 	c.request(1, 1, 1, put(9, 90))
@@ -114,9 +115,9 @@ func TestViewChangeEscalatesPastCrashedPrimaryElect(t *testing.T) {
 	c.crash(1)
 	c.tickUntil(400, func() bool { return c.info(2).Primary }, "r2 leads")
 	assert.Equal(t, uint64(2), c.info(2).View)
-	assert.NotEmpty(t, c.eventsOf(-1, EvViewEscalate))
+	assert.NotEmpty(t, c.eventsOf(-1, vsr.EvViewEscalate))
 	for _, i := range []int{3, 4} {
-		assert.Equal(t, StatusNormal, c.info(i).Status)
+		assert.Equal(t, vsr.StatusNormal, c.info(i).Status)
 		assert.Equal(t, uint64(2), c.info(i).View)
 	}
 	c.request(2, 0, 3, put(3, 3))
@@ -130,17 +131,17 @@ func TestViewChangeEscalatesPastCrashedPrimaryElect(t *testing.T) {
 func TestViewChangeWaitsForStartViewChanges(t *testing.T) {
 	r, err := New(DefaultOptions(3, 5), zeroJitter{})
 	require.NoError(t, err)
-	var out Output
-	r.Step(msg(StartViewChange{}, 2, 3, 1), &out)
-	assert.Equal(t, StatusViewChange, r.Info().Status)
+	var out vsr.Output
+	r.Step(msg(vsr.StartViewChange{}, 2, 3, 1), &out)
+	assert.Equal(t, vsr.StatusViewChange, r.Info().Status)
 	for _, m := range out.Messages {
-		assert.NotEqual(t, CmdDoViewChange, m.Command, "one StartViewChange is not f=2")
+		assert.NotEqual(t, vsr.CmdDoViewChange, m.Command, "one StartViewChange is not f=2")
 	}
 	out.Reset()
-	r.Step(msg(StartViewChange{}, 4, 3, 1), &out)
-	var dvc []Message
+	r.Step(msg(vsr.StartViewChange{}, 4, 3, 1), &out)
+	var dvc []vsr.Message
 	for _, m := range out.Messages {
-		if m.Command == CmdDoViewChange {
+		if m.Command == vsr.CmdDoViewChange {
 			dvc = append(dvc, m)
 		}
 	}
@@ -153,42 +154,44 @@ func TestViewChangeWaitsForStartViewChanges(t *testing.T) {
 
 // electing returns replica id (the primary of view) in view change for view,
 // with its own (empty-log) vote recorded, after StartViewChange from peers.
-func electing(t *testing.T, view uint64, id, n int, peers ...int) (*Replica, *Output) {
+func electing(t *testing.T, view uint64, id, n int, peers ...int) (*Replica, *vsr.Output) {
 	t.Helper()
-	require.Equal(t, id, PrimaryOf(view, n))
+	require.Equal(t, id, vsr.PrimaryOf(view, n))
 	r, err := New(DefaultOptions(id, n), zeroJitter{})
 	require.NoError(t, err)
-	out := &Output{}
+	out := &vsr.Output{}
 	for _, p := range peers {
-		r.Step(msg(StartViewChange{}, p, id, view), out)
+		r.Step(msg(vsr.StartViewChange{}, p, id, view), out)
 	}
-	require.Equal(t, StatusViewChange, r.Info().Status)
+	require.Equal(t, vsr.StatusViewChange, r.Info().Status)
 	require.True(t, r.vc.dvcs[id].valid, "the primary-elect voted for itself")
 	return r, out
 }
 
 // vote is a DoViewChange for view 1 from `from` with log_view 0, head op,
 // commit 0 and the given suffix (top first).
-func vote(from, to int, op uint64, suffix ...SuffixEntry) *Message {
+func vote(from, to int, op uint64, suffix ...vsr.SuffixEntry) *vsr.Message {
 	return voteIn(1, 0, from, to, op, suffix...)
 }
 
 // committedVote is a vote for view 1 that states commit.
-func committedVote(from, to int, op, commit uint64, suffix ...SuffixEntry) *Message {
-	return msg(DoViewChange{Op: op, Commit: commit, Suffix: suffix}, from, to, 1)
+func committedVote(from, to int, op, commit uint64, suffix ...vsr.SuffixEntry) *vsr.Message {
+	return msg(vsr.DoViewChange{Op: op, Commit: commit, Suffix: suffix}, from, to, 1)
 }
 
 // voteIn is a DoViewChange for view with logView.
-func voteIn(view, logView uint64, from, to int, op uint64, suffix ...SuffixEntry) *Message {
-	return msg(DoViewChange{LogView: logView, Op: op, Suffix: suffix}, from, to, view)
+func voteIn(view, logView uint64, from, to int, op uint64, suffix ...vsr.SuffixEntry) *vsr.Message {
+	return msg(vsr.DoViewChange{LogView: logView, Op: op, Suffix: suffix}, from, to, view)
 }
 
-func present(h Header) SuffixEntry    { return SuffixEntry{Header: h, Present: true} }
-func headerOnly(h Header) SuffixEntry { return SuffixEntry{Header: h} }
-func nackBlank(op uint64) SuffixEntry { return SuffixEntry{Header: Header{Op: op}, Nack: true} }
+func present(h vsr.Header) vsr.SuffixEntry    { return vsr.SuffixEntry{Header: h, Present: true} }
+func headerOnly(h vsr.Header) vsr.SuffixEntry { return vsr.SuffixEntry{Header: h} }
+func nackBlank(op uint64) vsr.SuffixEntry {
+	return vsr.SuffixEntry{Header: vsr.Header{Op: op}, Nack: true}
+}
 
-func eventsIn(out *Output, k EventKind) []Event {
-	var es []Event
+func eventsIn(out *vsr.Output, k vsr.EventKind) []vsr.Event {
+	var es []vsr.Event
 	for _, e := range out.Events {
 		if e.Kind == k {
 			es = append(es, e)
@@ -207,7 +210,7 @@ func TestMergeDerivedNackTruncates(t *testing.T) {
 	out.Reset()
 	r.Step(vote(2, 1, 2, headerOnly(hs[2]), present(hs[1])), out)
 
-	tr := eventsIn(out, EvMergeTruncate)
+	tr := eventsIn(out, vsr.EvMergeTruncate)
 	require.Len(t, tr, 1)
 	assert.Equal(t, uint64(2), tr[0].Op)
 	assert.Equal(t, hs[2].Checksum, tr[0].Checksum)
@@ -215,27 +218,27 @@ func TestMergeDerivedNackTruncates(t *testing.T) {
 	assert.Equal(t, uint64(1), r.Info().Sequencer, "the merged log ends at op 1")
 
 	// Op 1 is present only at r2: the primary-elect repairs it before starting.
-	require.Equal(t, StatusViewChange, r.Info().Status)
-	var reqs []Message
+	require.Equal(t, vsr.StatusViewChange, r.Info().Status)
+	var reqs []vsr.Message
 	for _, m := range out.Messages {
-		if m.Command == CmdRequestPrepares {
+		if m.Command == vsr.CmdRequestPrepares {
 			reqs = append(reqs, m)
 		}
 	}
 	require.Len(t, reqs, 1)
 	assert.Equal(t, 2, reqs[0].To)
-	assert.Equal(t, RequestPrepares{From: 1, To: 1}, reqs[0].RequestPrepares())
+	assert.Equal(t, vsr.RequestPrepares{From: 1, To: 1}, reqs[0].RequestPrepares())
 
 	out.Reset()
-	r.Step(msg(RepairPrepare{Header: hs[1]}, 2, 1, 1), out)
+	r.Step(msg(vsr.RepairPrepare{Header: hs[1]}, 2, 1, 1), out)
 	inf := r.Info()
-	assert.Equal(t, StatusNormal, inf.Status)
+	assert.Equal(t, vsr.StatusNormal, inf.Status)
 	assert.True(t, inf.Primary)
 	assert.Equal(t, uint64(1), inf.LogView)
 	assert.Equal(t, 1, inf.Pipeline, "op 1 is uncommitted: it is re-replicated in the new view")
 	var starts int
 	for _, m := range out.Messages {
-		if m.Command == CmdStartView {
+		if m.Command == vsr.CmdStartView {
 			starts++
 			assert.Equal(t, uint64(1), m.StartView().Op)
 		}
@@ -249,19 +252,19 @@ func TestMergeNackQuorumThreshold(t *testing.T) {
 	hs := chainHeaders(2, 0)
 	cases := []struct {
 		name      string
-		r2, r3    []SuffixEntry
+		r2, r3    []vsr.SuffixEntry
 		truncated bool
 		nacks     uint64
 	}{
 		{"two nacks and a body: kept",
-			[]SuffixEntry{present(hs[2]), present(hs[1])},
-			[]SuffixEntry{headerOnly(hs[2]), present(hs[1])}, false, 0},
+			[]vsr.SuffixEntry{present(hs[2]), present(hs[1])},
+			[]vsr.SuffixEntry{headerOnly(hs[2]), present(hs[1])}, false, 0},
 		{"own nack plus two derived nacks: truncated",
-			[]SuffixEntry{headerOnly(hs[2]), present(hs[1])},
-			[]SuffixEntry{headerOnly(hs[2]), present(hs[1])}, true, 3},
+			[]vsr.SuffixEntry{headerOnly(hs[2]), present(hs[1])},
+			[]vsr.SuffixEntry{headerOnly(hs[2]), present(hs[1])}, true, 3},
 		{"own nack, a nack bit and a derived nack: truncated",
-			[]SuffixEntry{headerOnly(hs[2]), present(hs[1])},
-			[]SuffixEntry{nackBlank(2), present(hs[1])}, true, 3},
+			[]vsr.SuffixEntry{headerOnly(hs[2]), present(hs[1])},
+			[]vsr.SuffixEntry{nackBlank(2), present(hs[1])}, true, 3},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -271,7 +274,7 @@ func TestMergeNackQuorumThreshold(t *testing.T) {
 			out.Reset()
 			r.Step(vote(3, 1, 2, tc.r3...), out)
 			require.True(t, r.vc.merged)
-			tr := eventsIn(out, EvMergeTruncate)
+			tr := eventsIn(out, vsr.EvMergeTruncate)
 			if !tc.truncated {
 				assert.Empty(t, tr)
 				assert.Equal(t, uint64(2), r.Info().Sequencer)
@@ -293,16 +296,16 @@ func TestMergeWaitsWithoutBodyOrQuorum(t *testing.T) {
 	r, out := electing(t, 1, 1, 5, 2, 3)
 	r.Step(vote(2, 1, 2, headerOnly(hs[2]), present(hs[1])), out)
 	// r3 carries a blank without the nack bit: it neither holds nor denies op 2.
-	r.Step(vote(3, 1, 2, SuffixEntry{Header: Header{Op: 2}}, present(hs[1])), out)
+	r.Step(vote(3, 1, 2, vsr.SuffixEntry{Header: vsr.Header{Op: 2}}, present(hs[1])), out)
 	assert.False(t, r.vc.merged, "neither a body nor a nack quorum: wait")
-	assert.Empty(t, eventsIn(out, EvMergeTruncate))
-	assert.Equal(t, StatusViewChange, r.Info().Status)
+	assert.Empty(t, eventsIn(out, vsr.EvMergeTruncate))
+	assert.Equal(t, vsr.StatusViewChange, r.Info().Status)
 
 	// A fourth vote that can serve op 2 settles it.
 	out.Reset()
 	r.Step(vote(4, 1, 2, present(hs[2]), present(hs[1])), out)
 	assert.True(t, r.vc.merged)
-	assert.Empty(t, eventsIn(out, EvMergeTruncate))
+	assert.Empty(t, eventsIn(out, vsr.EvMergeTruncate))
 	assert.Equal(t, uint64(2), r.Info().Sequencer)
 }
 
@@ -328,7 +331,7 @@ func TestMergeHighestLogViewIsCanonical(t *testing.T) {
 	assert.Equal(t, newer[1].Checksum, h.Checksum)
 	_, ok = r.adopted.get(2)
 	assert.False(t, ok, "the stale log's op 2 is not canonical")
-	assert.Empty(t, eventsIn(out, EvMergeTruncate), "op 1 (2 nacks of 3) is kept")
+	assert.Empty(t, eventsIn(out, vsr.EvMergeTruncate), "op 1 (2 nacks of 3) is kept")
 }
 
 // TestMergeUnreadableVoteDropped: a DoViewChange whose suffix does not start at
@@ -338,12 +341,12 @@ func TestMergeUnreadableVoteDropped(t *testing.T) {
 	r, out := electing(t, 1, 1, 3, 2)
 	out.Reset()
 	r.Step(vote(2, 1, 3, present(hs[2]), present(hs[1])), out) // claims op 3, starts at 2
-	drops := eventsIn(out, EvDrop)
+	drops := eventsIn(out, vsr.EvDrop)
 	require.Len(t, drops, 1)
-	assert.Equal(t, ReasonDVCUnreadable, drops[0].Dropped().Reason)
+	assert.Equal(t, vsr.ReasonDVCUnreadable, drops[0].Dropped().Reason)
 	assert.False(t, r.vc.dvcs[2].valid)
 	assert.False(t, r.vc.merged)
-	assert.Equal(t, StatusViewChange, r.Info().Status)
+	assert.Equal(t, vsr.StatusViewChange, r.Info().Status)
 }
 
 // TestStartViewAdoptionSetsSequencerWithoutBodies: a backup adopting a
@@ -353,12 +356,12 @@ func TestStartViewAdoptionSetsSequencerWithoutBodies(t *testing.T) {
 	hs := chainHeaders(3, 0)
 	r, err := New(DefaultOptions(2, 3), zeroJitter{})
 	require.NoError(t, err)
-	out := &Output{}
-	sv := msg(StartView{LogView: 1, Op: 3, Commit: 1,
-		Suffix: []SuffixEntry{present(hs[3]), present(hs[2]), present(hs[1])}}, 1, 2, 1)
+	out := &vsr.Output{}
+	sv := msg(vsr.StartView{LogView: 1, Op: 3, Commit: 1,
+		Suffix: []vsr.SuffixEntry{present(hs[3]), present(hs[2]), present(hs[1])}}, 1, 2, 1)
 	r.Step(sv, out)
 	inf := r.Info()
-	assert.Equal(t, StatusNormal, inf.Status)
+	assert.Equal(t, vsr.StatusNormal, inf.Status)
 	assert.Equal(t, uint64(1), inf.View)
 	assert.Equal(t, uint64(1), inf.LogView)
 	assert.Equal(t, uint64(3), inf.Sequencer, "sequencer = StartView.op with no bodies held")
@@ -369,8 +372,8 @@ func TestStartViewAdoptionSetsSequencerWithoutBodies(t *testing.T) {
 		require.True(t, ok, "op %d header kept", op)
 		assert.Equal(t, hs[op].Checksum, h.Checksum)
 	}
-	assert.Empty(t, eventsIn(out, EvAck), "nothing acked without a body")
-	reqs := eventsIn(out, EvRepairRequest)
+	assert.Empty(t, eventsIn(out, vsr.EvAck), "nothing acked without a body")
+	reqs := eventsIn(out, vsr.EvRepairRequest)
 	require.Len(t, reqs, 1)
 	assert.Equal(t, uint64(1), reqs[0].Op)
 	assert.Equal(t, uint64(3), reqs[0].RepairRequested().To, "repair reaches the adopted head")

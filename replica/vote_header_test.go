@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,7 +18,7 @@ import (
 func TestVoteHeaderTrustsALowerLogViewOnlyBelowItsCommit(t *testing.T) {
 	stale := chainHeaders(23, 0)
 	r, _ := walBackup(t)
-	unsure := make([]SuffixEntry, 3) // ops 19..17: unsure, no header
+	unsure := make([]vsr.SuffixEntry, 3) // ops 19..17: unsure, no header
 	unsure[0] = present(stale[19])
 	r.vc.vote(r.id, r.n, 1, dvcVote{valid: true, logView: 4, op: 19, commit: 17, suffix: unsure})
 	r.vc.vote(r.id, r.n, 0, dvcVote{valid: true, logView: 3, op: 23, commit: 15, suffix: suffixOf(stale, 23, 15)})

@@ -3,6 +3,7 @@ package replica
 import (
 	"slices"
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,7 +24,7 @@ func TestHoldFaultyVouchesHeaderCopies(t *testing.T) {
 		return brokenSlot{slot: int(op % 64), read: slotRead{class: slotFaulty, header: chain[op], hasHeader: true}}
 	}
 	unreadable := brokenSlot{slot: 4, read: slotRead{class: slotFaulty}}
-	restart := func(adopt *Header, missing []uint64, broken ...brokenSlot) *Replica {
+	restart := func(adopt *vsr.Header, missing []uint64, broken ...brokenSlot) *Replica {
 		r, _ := walBackup(t)
 		for op := uint64(1); op <= 6; op++ {
 			if !slices.Contains(missing, op) {

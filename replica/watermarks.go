@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // watermarks are the replica's positions in its log, each an op with the
 // checksum that pins it where a chain is walked from there. Their order is the
 // protocol's spine: nothing is applied that is not known committed
@@ -29,6 +31,6 @@ func (r *Replica) checkWatermarks() {
 	invariant(r.id, r.sb.CommitMax <= w.commitMax, "durable_commit_le_commit_max",
 		"superblock=%d commit_max=%d", r.sb.CommitMax, w.commitMax)
 	// isPrimary divides: it goes last.
-	invariant(r.id, r.status != StatusNormal || w.commitMax <= w.sequencer || !r.isPrimary(), "primary_head_ge_commit_max",
+	invariant(r.id, r.status != vsr.StatusNormal || w.commitMax <= w.sequencer || !r.isPrimary(), "primary_head_ge_commit_max",
 		"commit_max=%d sequencer=%d", w.commitMax, w.sequencer)
 }

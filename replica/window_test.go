@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,11 +14,11 @@ import (
 
 // boundedChain is a hash chain of n prepares whose headers respect the
 // pipeline bound: each carries a commit point PipelineMax below it.
-func boundedChain(n int) []Header {
-	hs := make([]Header, n+1)
+func boundedChain(n int) []vsr.Header {
+	hs := make([]vsr.Header, n+1)
 	parent := uint64(genesisChecksum)
 	for op := 1; op <= n; op++ {
-		h := Header{Op: uint64(op), Parent: parent, Timestamp: uint64(op), Body: put(uint32(op), uint64(op))}
+		h := vsr.Header{Op: uint64(op), Parent: parent, Timestamp: uint64(op), Body: put(uint32(op), uint64(op))}
 		if op > PipelineMax {
 			h.Commit = uint64(op - PipelineMax)
 		}
@@ -33,7 +34,7 @@ func TestSuffixGap(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		commit uint64
-		suffix []SuffixEntry
+		suffix []vsr.SuffixEntry
 		lo, hi uint64
 		gap    bool
 	}{
@@ -62,7 +63,7 @@ func TestUnreadableVoteGapReason(t *testing.T) {
 		name   string
 		op     uint64
 		commit uint64
-		suffix []SuffixEntry
+		suffix []vsr.SuffixEntry
 		reason string
 		aux    uint64
 	}{
@@ -73,7 +74,7 @@ func TestUnreadableVoteGapReason(t *testing.T) {
 			r, out := electing(t, 1, 1, 3, 2)
 			out.Reset()
 			r.Step(committedVote(2, 1, tc.op, tc.commit, tc.suffix...), out)
-			drops := eventsIn(out, EvDrop)
+			drops := eventsIn(out, vsr.EvDrop)
 			require.Len(t, drops, 1)
 			assert.Equal(t, tc.reason, drops[0].Dropped().Reason.String())
 			assert.Equal(t, tc.aux, drops[0].Dropped().Detail)
@@ -96,11 +97,11 @@ func TestMergeInfersCommitBelowWindow(t *testing.T) {
 	r, out := electing(t, 1, 1, 3, 2)
 	out.Reset()
 	r.Step(committedVote(2, 1, 300, 100, suffixOf(hs, 300, 173)...), out)
-	assert.Empty(t, eventsIn(out, EvDrop), "a readable vote with a gap is not dropped")
+	assert.Empty(t, eventsIn(out, vsr.EvDrop), "a readable vote with a gap is not dropped")
 	require.True(t, r.vc.merged)
 	assert.Equal(t, uint64(173), r.Info().CommitMax, "committed up to the window's bottom")
 	assert.Equal(t, uint64(300), r.Info().Sequencer)
-	assert.Empty(t, eventsIn(out, EvMergeTruncate))
+	assert.Empty(t, eventsIn(out, vsr.EvMergeTruncate))
 
 	broken := boundedChain(300)
 	broken[300].Commit = 0
@@ -114,10 +115,10 @@ func TestMergeInfersCommitBelowWindow(t *testing.T) {
 }
 
 // violationOf runs f and returns the replica assertion it failed, if any.
-func violationOf(f func()) (v *Violation) {
+func violationOf(f func()) (v *vsr.Violation) {
 	defer func() {
 		if p := recover(); p != nil {
-			got, ok := p.(Violation)
+			got, ok := p.(vsr.Violation)
 			if !ok {
 				panic(p)
 			}

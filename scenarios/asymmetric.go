@@ -3,6 +3,7 @@ package scenarios
 import (
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // Asymmetric and partial network faults that stay in force to the end of the
@@ -27,7 +28,7 @@ func cutFrom(from, to []int) func(*sim.Cluster, *script) {
 		}
 		return false
 	}
-	return dropIf(func(c *sim.Cluster, _ *script, f, t int, _ *replica.Message) bool {
+	return dropIf(func(c *sim.Cluster, _ *script, f, t int, _ *vsr.Message) bool {
 		return f != t && in(from, f) && in(to, t)
 	})
 }

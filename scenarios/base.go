@@ -5,6 +5,7 @@ import (
 	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // quietCluster shapes a scripted run: no random faults, so the script alone
@@ -33,16 +34,16 @@ func quietCluster(cfg *sim.Config, replicas int) {
 	cfg.Core = nil
 }
 
-func isPrepare(m *replica.Message) bool {
-	return m.Command == replica.CmdPrepare
+func isPrepare(m *vsr.Message) bool {
+	return m.Command == vsr.CmdPrepare
 }
 
 // prepareOp is the op of the prepare a Prepare or RepairPrepare carries.
-func prepareOp(m *replica.Message) (uint64, bool) {
+func prepareOp(m *vsr.Message) (uint64, bool) {
 	switch m.Command {
-	case replica.CmdPrepare:
+	case vsr.CmdPrepare:
 		return m.Prepare().Header.Op, true
-	case replica.CmdRepairPrepare:
+	case vsr.CmdRepairPrepare:
 		return m.RepairPrepare().Header.Op, true
 	}
 	return 0, false

@@ -6,10 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/sim"
 	"vsrsim/sim/swarm"
 	"vsrsim/verify"
+	"vsrsim/vsr"
 )
 
 // pruneWatch records every journal entry a replica pruned whose op and
@@ -17,7 +17,7 @@ import (
 type pruneWatch struct {
 	watching  bool
 	committed map[uint64]uint64 // op -> checksum
-	pruned    []replica.Event
+	pruned    []vsr.Event
 }
 
 func (w *pruneWatch) At(c *sim.Cluster, _ uint64) {
@@ -25,18 +25,18 @@ func (w *pruneWatch) At(c *sim.Cluster, _ uint64) {
 		return
 	}
 	w.watching = true
-	c.Watch(func(e *replica.Event) {
+	c.Watch(func(e *vsr.Event) {
 		switch e.Kind {
-		case replica.EvCommit:
+		case vsr.EvCommit:
 			w.committed[e.Op] = e.Checksum
-		case replica.EvJournalPrune:
+		case vsr.EvJournalPrune:
 			w.pruned = append(w.pruned, *e)
 		}
 	})
 }
 
-func (w *pruneWatch) committedPrunes() []replica.Event {
-	var out []replica.Event
+func (w *pruneWatch) committedPrunes() []vsr.Event {
+	var out []vsr.Event
 	for _, e := range w.pruned {
 		if sum, ok := w.committed[e.Op]; ok && sum == e.Checksum {
 			out = append(out, e)

@@ -6,9 +6,9 @@ import (
 	"slices"
 
 	"vsrsim/packetsim"
-	"vsrsim/replica"
 	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // fileScript runs a file's actions over virtual time. It keeps its own table
@@ -220,7 +220,7 @@ func (s *fileScript) link(c *sim.Cluster, a *action, x, y int) {
 		s.drop[l] |= a.kinds
 		if !s.filtering {
 			s.filtering = true
-			net.AddFilter(func(from, to int, m replica.Message) bool {
+			net.AddFilter(func(from, to int, m vsr.Message) bool {
 				return s.drop[from*s.nodes+to]&(1<<m.Command) != 0
 			})
 		}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"vsrsim/replica"
 	"vsrsim/scenarios/vsrfile"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // checkTarget refuses a target the cluster lacks.
@@ -36,11 +36,11 @@ func primaryNow(c *sim.Cluster) (int, bool) {
 	found := false
 	for i := 0; i < n; i++ {
 		info, ok := c.Info(i)
-		if ok && info.Status == replica.StatusNormal && (!found || info.View > view) {
+		if ok && info.Status == vsr.StatusNormal && (!found || info.View > view) {
 			view, found = info.View, true
 		}
 	}
-	return replica.PrimaryOf(view, n), found
+	return vsr.PrimaryOf(view, n), found
 }
 
 // nodes appends the node ids t names now (clients are numbered after the
@@ -94,7 +94,7 @@ func parseKinds(s string) (uint32, error) {
 	var mask uint32
 	for _, k := range strings.Split(s, ",") {
 		found := false
-		for cmd := replica.Command(1); cmd < 32; cmd++ {
+		for cmd := vsr.Command(1); cmd < 32; cmd++ {
 			if name := cmd.String(); !strings.HasPrefix(name, "Command(") && strings.EqualFold(name, k) {
 				mask |= 1 << cmd
 				found = true

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // hollow-op (failure-shapes.md 1): a restarted backup adopts a view whose head
@@ -38,16 +39,16 @@ func init() {
 			return newScript(
 				step{do: do(
 					note("hollow-op: op 21 reaches r1 only; r2 repairs nothing in view 0"),
-					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *vsr.Message) bool {
 						switch {
-						case m.Command == replica.CmdRepairPrepare && to == 2:
+						case m.Command == vsr.CmdRepairPrepare && to == 2:
 							// r2 keeps its commit lag until it adopts view 1.
 							return !inView(c, 2, 1)
 						case m.View != 0:
 							return false
-						case m.Command == replica.CmdPrepare && to == 2 && m.Prepare().Header.Op >= hollowOp:
+						case m.Command == vsr.CmdPrepare && to == 2 && m.Prepare().Header.Op >= hollowOp:
 							return true
-						case m.Command == replica.CmdPrepareOK && from == 1 && m.PrepareOk().Op >= hollowOp:
+						case m.Command == vsr.CmdPrepareOK && from == 1 && m.PrepareOk().Op >= hollowOp:
 							return true
 						}
 						return false
@@ -55,7 +56,7 @@ func init() {
 				)},
 				step{when: committed(0, 8), do: crash(2)},
 				step{when: afterTicks(1), do: restart(2)},
-				step{when: all(journaled(1, hollowOp), status(2, replica.StatusNormal)), do: do(note("hollow-op: r0 crashes before op 21 commits"), crash(0))},
+				step{when: all(journaled(1, hollowOp), status(2, vsr.StatusNormal)), do: do(note("hollow-op: r0 crashes before op 21 commits"), crash(0))},
 			)
 		},
 	})

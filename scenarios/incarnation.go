@@ -3,6 +3,7 @@ package scenarios
 import (
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // AckRestartOp is the op whose ack outlives its sender's journal in
@@ -32,7 +33,7 @@ func init() {
 			return newScript(
 				step{do: do(
 					note("ack-across-restart: op 20 reaches r2 only"),
-					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *vsr.Message) bool {
 						op, carries := prepareOp(m)
 						isOp := carries && op == AckRestartOp
 						switch {

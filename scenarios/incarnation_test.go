@@ -6,10 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
 	"vsrsim/verify"
+	"vsrsim/vsr"
 )
 
 // ackLedger is a test-side record of acks: per op and checksum, the replicas
@@ -28,13 +28,13 @@ func (l *ackLedger) At(c *sim.Cluster, tick uint64) {
 	if !l.watching {
 		l.watching = true
 		l.n = c.Config().Replicas
-		c.Watch(func(e *replica.Event) {
+		c.Watch(func(e *vsr.Event) {
 			switch e.Kind {
-			case replica.EvAck:
+			case vsr.EvAck:
 				l.acks[[2]uint64{e.Op, e.Checksum}] |= 1 << uint(e.Replica)
-			case replica.EvPrimaryCommit:
+			case vsr.EvPrimaryCommit:
 				got := popcount(l.acks[[2]uint64{e.Op, e.Checksum}])
-				if got < replica.QuorumReplication(l.n) {
+				if got < vsr.QuorumReplication(l.n) {
 					l.short = append(l.short, e.String())
 				}
 			}

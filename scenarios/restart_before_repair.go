@@ -3,8 +3,8 @@ package scenarios
 import (
 	"fmt"
 
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // restart-before-repair (failure-shapes.md 6): a backup adopts a view head H,
@@ -67,8 +67,8 @@ func newRestartBeforeRepair() sim.Script {
 			holdFirstOffer(name),
 			keepOutOfNewerViews("restarted"), // until its post-restart vote
 			func(c *sim.Cluster, s *script) {
-				c.Watch(func(e *replica.Event) {
-					if e.Kind == replica.EvTransferInstall && e.Replica == 2 && !s.flags["installed"] {
+				c.Watch(func(e *vsr.Event) {
+					if e.Kind == vsr.EvTransferInstall && e.Replica == 2 && !s.flags["installed"] {
 						s.flags["installed"] = true
 					}
 				})
@@ -89,13 +89,13 @@ func newRestartBeforeRepair() sim.Script {
 // restartStarvesR2 drops the prepares and repairs that would reach r2 while
 // r0 commits the lead (step 1), and, once r0 offered its transfer, every
 // repair until r2 restarts (step 3).
-func restartStarvesR2(c *sim.Cluster, s *script, _, to int, m *replica.Message) bool {
+func restartStarvesR2(c *sim.Cluster, s *script, _, to int, m *vsr.Message) bool {
 	if to != 2 {
 		return false
 	}
 	switch m.Command {
-	case replica.CmdPrepare, replica.CmdRepairPrepare, replica.CmdRangeEvicted, replica.CmdRepairDone:
-		if s.ops["T"] != 0 && !s.flags["restarted"] && m.Command != replica.CmdPrepare {
+	case vsr.CmdPrepare, vsr.CmdRepairPrepare, vsr.CmdRangeEvicted, vsr.CmdRepairDone:
+		if s.ops["T"] != 0 && !s.flags["restarted"] && m.Command != vsr.CmdPrepare {
 			return true // repair never fetches T+1..H before the restart
 		}
 		info, ok := c.Info(0)
@@ -124,5 +124,5 @@ func restartReleaseOffer(c *sim.Cluster, s *script) {
 	c.Note(fmt.Sprintf("restart-before-repair: r2 adopted view 1 with head %d commit %d; the offer of T=%d reaches it",
 		info.Sequencer, info.CommitMax, s.ops["T"]))
 	s.flags["offer-released"] = true
-	c.Inject(replica.StateTransferOffer{SnapshotOp: s.ops["T"]}.Message().Routed(0, 2, 0))
+	c.Inject(vsr.StateTransferOffer{SnapshotOp: s.ops["T"]}.Message().Routed(0, 2, 0))
 }

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 var droppedOp = regexp.MustCompile(`truncation dropped committed op (\d+) `)
@@ -24,9 +24,9 @@ var droppedOp = regexp.MustCompile(`truncation dropped committed op (\d+) `)
 func TestRestartBeforeRepair(t *testing.T) {
 	s, err := scenarios.Lookup("restart-before-repair")
 	require.NoError(t, err)
-	keep := func(e *replica.Event) bool {
-		return e.Replica == 2 && (e.Kind == replica.EvTransferInstall || e.Kind == replica.EvStatus) ||
-			e.Replica == 1 && e.Kind == replica.EvPrimaryCommit
+	keep := func(e *vsr.Event) bool {
+		return e.Replica == 2 && (e.Kind == vsr.EvTransferInstall || e.Kind == vsr.EvStatus) ||
+			e.Replica == 1 && e.Kind == vsr.EvPrimaryCommit
 	}
 	for _, tc := range []struct {
 		bugs    []string
@@ -38,14 +38,14 @@ func TestRestartBeforeRepair(t *testing.T) {
 		for seed := uint64(1); seed <= 5; seed++ {
 			res, w := runLogged(t, s, seed, tc.bugs, keep)
 			assert.Equal(t, tc.verdict, res.Verdict, "seed %d bugs %v: %s", seed, tc.bugs, res.Evidence)
-			var install *replica.Event
-			var resumed *replica.Event
+			var install *vsr.Event
+			var resumed *vsr.Event
 			for i := range w.events {
 				e := &w.events[i]
 				switch {
-				case e.Kind == replica.EvTransferInstall && install == nil:
+				case e.Kind == vsr.EvTransferInstall && install == nil:
 					install = e
-				case e.Kind == replica.EvStatus && install != nil && resumed == nil:
+				case e.Kind == vsr.EvStatus && install != nil && resumed == nil:
 					resumed = e // the first status after the install is the restart's
 				}
 			}
@@ -54,7 +54,7 @@ func TestRestartBeforeRepair(t *testing.T) {
 			T, H := install.Op, install.TransferInstalled().Head
 			require.Less(t, T, H, "seed %d: the transfer lies below the adopted head", seed)
 			committedAbove := map[uint64]bool{}
-			for _, e := range w.of(replica.EvPrimaryCommit) {
+			for _, e := range w.of(vsr.EvPrimaryCommit) {
 				if e.Op > H {
 					committedAbove[e.Op] = true
 				}

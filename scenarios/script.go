@@ -1,8 +1,8 @@
 package scenarios
 
 import (
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // step is one action of a script: it waits until its condition holds, then
@@ -67,7 +67,7 @@ func flag(name string) func(*sim.Cluster, *script) bool {
 	return func(_ *sim.Cluster, s *script) bool { return s.flags[name] }
 }
 
-func status(i int, st replica.Status) func(*sim.Cluster, *script) bool {
+func status(i int, st vsr.Status) func(*sim.Cluster, *script) bool {
 	return func(c *sim.Cluster, _ *script) bool {
 		info, ok := c.Info(i)
 		return ok && info.Status == st
@@ -110,16 +110,16 @@ func do(fns ...func(*sim.Cluster, *script)) func(*sim.Cluster, *script) {
 // dropIf installs a packet filter: matching packets are dropped at submit.
 // The filter sees the script's own state (flags, ops), never the cluster's
 // configured script, which a caller may have wrapped.
-func dropIf(match func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool) func(*sim.Cluster, *script) {
+func dropIf(match func(c *sim.Cluster, s *script, from, to int, m *vsr.Message) bool) func(*sim.Cluster, *script) {
 	return func(c *sim.Cluster, s *script) {
-		c.Network().AddFilter(func(from, to int, m replica.Message) bool { return match(c, s, from, to, &m) })
+		c.Network().AddFilter(func(from, to int, m vsr.Message) bool { return match(c, s, from, to, &m) })
 	}
 }
 
 // inView reports whether replica i is up and Normal in view v or later.
 func inView(c *sim.Cluster, i int, v uint64) bool {
 	info, ok := c.Info(i)
-	return ok && info.Status == replica.StatusNormal && info.View >= v
+	return ok && info.Status == vsr.StatusNormal && info.View >= v
 }
 
 // cut cuts the directed links between every pair of the two groups.

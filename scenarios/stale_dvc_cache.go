@@ -3,8 +3,8 @@ package scenarios
 import (
 	"fmt"
 
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // stale-dvc-cache (failure-shapes.md 5), on 3 WAL replicas as in the source:
@@ -56,8 +56,8 @@ func staleDVCCacheScript() sim.Script {
 			dropIf(staleDVCKeepsOpOnR0),
 			dropIf(staleDVCHoldsViewChange),
 			func(c *sim.Cluster, s *script) {
-				c.Watch(func(e *replica.Event) {
-					if e.Kind == replica.EvPrimaryCommit && e.Replica == 0 && e.Op == k {
+				c.Watch(func(e *vsr.Event) {
+					if e.Kind == vsr.EvPrimaryCommit && e.Replica == 0 && e.Op == k {
 						s.flags["k-committed"] = true
 					}
 				})
@@ -77,21 +77,21 @@ func staleDVCCacheScript() sim.Script {
 // staleDVCKeepsOpOnR0 drops what r0 sends during the fault phase that would
 // let another node learn op k, or its commit, before the script allows it
 // (steps 1, 2 and 4).
-func staleDVCKeepsOpOnR0(c *sim.Cluster, s *script, from, _ int, m *replica.Message) bool {
+func staleDVCKeepsOpOnR0(c *sim.Cluster, s *script, from, _ int, m *vsr.Message) bool {
 	const k = staleDVCOp
 	if c.Now() > c.Config().FaultTicks || from != 0 {
 		return false
 	}
 	switch m.Command {
-	case replica.CmdPrepare:
+	case vsr.CmdPrepare:
 		return m.Prepare().Header.Op >= k
-	case replica.CmdCommit:
+	case vsr.CmdCommit:
 		// Nobody else learns that k committed; and once r0 is
 		// silent its view-0 heartbeats stop.
 		return m.Commit().Commit >= k || (m.View == 0 && s.flags["silent"])
-	case replica.CmdRepairPrepare:
+	case vsr.CmdRepairPrepare:
 		return m.RepairPrepare().Header.Op == k && !s.flags["release"]
-	case replica.CmdReply:
+	case vsr.CmdReply:
 		// No client learns that k (or anything after it)
 		// committed: the ack quorum alone must convict.
 		return m.Reply().Op >= k
@@ -101,17 +101,17 @@ func staleDVCKeepsOpOnR0(c *sim.Cluster, s *script, from, _ int, m *replica.Mess
 
 // staleDVCHoldsViewChange drops every DoViewChange but those for a view r0
 // leads, until r0 leads one (step 2).
-func staleDVCHoldsViewChange(c *sim.Cluster, s *script, _, _ int, m *replica.Message) bool {
+func staleDVCHoldsViewChange(c *sim.Cluster, s *script, _, _ int, m *vsr.Message) bool {
 	// Until r0 leads a view, no other view change completes.
-	return m.Command == replica.CmdDoViewChange && !s.flags["settled"] &&
-		(m.View == 0 || replica.PrimaryOf(m.View, c.Config().Replicas) != 0)
+	return m.Command == vsr.CmdDoViewChange && !s.flags["settled"] &&
+		(m.View == 0 || vsr.PrimaryOf(m.View, c.Config().Replicas) != 0)
 }
 
 // staleDVCR0Leads holds once r0 is the Normal primary of a view after 0 and
 // r1 and r2 are in it.
 func staleDVCR0Leads(c *sim.Cluster, _ *script) bool {
 	p, ok := c.Info(0)
-	return ok && p.Primary && p.View > 0 && p.Status == replica.StatusNormal &&
+	return ok && p.Primary && p.View > 0 && p.Status == vsr.StatusNormal &&
 		inView(c, 1, p.View) && inView(c, 2, p.View)
 }
 
@@ -122,6 +122,6 @@ func staleDVCStraggle(c *sim.Cluster, s *script) {
 	p, _ := c.Info(0)
 	s.ops["view"] = p.View
 	c.Note(fmt.Sprintf("stale-dvc-cache: r0 leads view %d with op %d uncommitted; a straggling StartViewChange(%d) reaches r1 and r2", p.View, staleDVCOp, p.View))
-	c.Inject(replica.StartViewChange{}.Message().Routed(2, 1, p.View))
-	c.Inject(replica.StartViewChange{}.Message().Routed(1, 2, p.View))
+	c.Inject(vsr.StartViewChange{}.Message().Routed(2, 1, p.View))
+	c.Inject(vsr.StartViewChange{}.Message().Routed(1, 2, p.View))
 }

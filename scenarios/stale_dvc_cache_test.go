@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
 	"vsrsim/verify"
+	"vsrsim/vsr"
 )
 
 // replyWatch wraps a script and counts the replies for op that pass the
@@ -27,8 +27,8 @@ func (w *replyWatch) At(c *sim.Cluster, tick uint64) {
 	w.inner.At(c, tick) // the script's filters first: ours sees what they let through
 	if !w.installed {
 		w.installed = true
-		c.Network().AddFilter(func(from, to int, m replica.Message) bool {
-			if m.Command == replica.CmdReply && m.Reply().Op == w.op {
+		c.Network().AddFilter(func(from, to int, m vsr.Message) bool {
+			if m.Command == vsr.CmdReply && m.Reply().Op == w.op {
 				w.replies++
 			}
 			return false
@@ -47,9 +47,9 @@ func TestStaleDVCCacheTruncatesAckedOp(t *testing.T) {
 	s, err := scenarios.Lookup("stale-dvc-cache")
 	require.NoError(t, err)
 	const k = uint64(21)
-	keep := func(e *replica.Event) bool {
-		return e.Op == k && (e.Kind == replica.EvMergeTruncate || e.Kind == replica.EvAck ||
-			e.Kind == replica.EvJournalAppend || e.Kind == replica.EvCommit)
+	keep := func(e *vsr.Event) bool {
+		return e.Op == k && (e.Kind == vsr.EvMergeTruncate || e.Kind == vsr.EvAck ||
+			e.Kind == vsr.EvJournalAppend || e.Kind == vsr.EvCommit)
 	}
 	run := func(seed uint64, bugs []string) (sim.Result, *eventLog, *replyWatch) {
 		cfg, at := shapeConfig(t, s, seed, bugs)
@@ -66,7 +66,7 @@ func TestStaleDVCCacheTruncatesAckedOp(t *testing.T) {
 		assert.Equal(t, "durability", bug.Invariant, "seed %d", seed)
 		assert.Zero(t, replies.replies, "seed %d: no client received op 21's reply", seed)
 
-		truncs := w.of(replica.EvMergeTruncate)
+		truncs := w.of(vsr.EvMergeTruncate)
 		require.NotEmpty(t, truncs, "seed %d", seed)
 		trunc := truncs[0]
 		assert.Equal(t, uint64(2), trunc.MergeTruncated().Nacks, "seed %d: two stale votes, a nack quorum at n=3", seed)
@@ -82,10 +82,10 @@ func TestStaleDVCCacheTruncatesAckedOp(t *testing.T) {
 		// merge their own votes made truncated it.
 		ackView := map[int]uint64{}
 		for _, e := range w.events {
-			if e.Kind == replica.EvMergeTruncate {
+			if e.Kind == vsr.EvMergeTruncate {
 				break
 			}
-			if e.Kind == replica.EvAck && e.Replica != 0 && e.Checksum == trunc.Checksum {
+			if e.Kind == vsr.EvAck && e.Replica != 0 && e.Checksum == trunc.Checksum {
 				ackView[e.Replica] = e.View
 			}
 		}
@@ -94,16 +94,16 @@ func TestStaleDVCCacheTruncatesAckedOp(t *testing.T) {
 		assert.Equal(t, ackView[1], ackView[2], "seed %d: both acks in one view", seed)
 		assert.Less(t, ackView[1], trunc.View, "seed %d", seed)
 		committed := false
-		for _, e := range w.of(replica.EvCommit) {
+		for _, e := range w.of(vsr.EvCommit) {
 			committed = committed || (e.Replica == 0 && e.Checksum == trunc.Checksum)
 		}
 		assert.True(t, committed, "seed %d: r0 committed op 21 first", seed)
 
 		fix, w, replies := run(seed, nil)
 		assert.Equal(t, sim.VerdictPass, fix.Verdict, "seed %d: %s", seed, fix.Evidence)
-		assert.Empty(t, w.of(replica.EvMergeTruncate), "seed %d: the fixed cache keeps op 21", seed)
+		assert.Empty(t, w.of(vsr.EvMergeTruncate), "seed %d: the fixed cache keeps op 21", seed)
 		kept := false
-		for _, e := range w.of(replica.EvCommit) {
+		for _, e := range w.of(vsr.EvCommit) {
 			kept = kept || e.Replica == 1
 		}
 		assert.True(t, kept, "seed %d: r1 commits op 21 in the next view", seed)

@@ -1,8 +1,8 @@
 package scenarios
 
 import (
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // stale-offer (failure-shapes.md 3): a backup that fell past the evicted ring
@@ -38,12 +38,12 @@ func init() {
 			return newScript(
 				step{do: do(
 					note("stale-offer: r2 falls behind while r0 and r1 write"),
-					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *vsr.Message) bool {
 						if to != 2 || c.Now() == 0 {
 							return false
 						}
 						switch m.Command {
-						case replica.CmdPrepare, replica.CmdRepairPrepare, replica.CmdRangeEvicted, replica.CmdRepairDone:
+						case vsr.CmdPrepare, vsr.CmdRepairPrepare, vsr.CmdRangeEvicted, vsr.CmdRepairDone:
 							info, ok := c.Info(0)
 							return ok && info.CommitMin < staleOfferLead
 						}

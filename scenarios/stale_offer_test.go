@@ -9,9 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // TestStaleOfferRefusals: with the defect r2 refuses every offer it pulls, as
@@ -20,17 +20,17 @@ import (
 func TestStaleOfferRefusals(t *testing.T) {
 	s, err := scenarios.Lookup("stale-offer")
 	require.NoError(t, err)
-	offers := func(e *replica.Event) bool {
-		return e.Replica == 2 && (e.Kind == replica.EvOfferRefused || e.Kind == replica.EvTransferInstall)
+	offers := func(e *vsr.Event) bool {
+		return e.Replica == 2 && (e.Kind == vsr.EvOfferRefused || e.Kind == vsr.EvTransferInstall)
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
 		bug, w := runLogged(t, s, seed, []string{s.Bug}, offers)
 		require.Equal(t, sim.VerdictLiveness, bug.Verdict, "seed %d: %s", seed, bug.Evidence)
-		refused := w.of(replica.EvOfferRefused)
+		refused := w.of(vsr.EvOfferRefused)
 		assert.GreaterOrEqual(t, len(refused), 5, "seed %d: refused again and again", seed)
-		assert.Empty(t, w.of(replica.EvTransferInstall), "seed %d: every offer refused", seed)
+		assert.Empty(t, w.of(vsr.EvTransferInstall), "seed %d: every offer refused", seed)
 		for _, e := range refused {
-			assert.Equal(t, replica.ReasonStale, e.OfferRefused().Reason, "seed %d", seed)
+			assert.Equal(t, vsr.ReasonStale, e.OfferRefused().Reason, "seed %d", seed)
 			assert.Greater(t, e.OfferRefused().Guard, e.Op, "seed %d: the guard lies above the offer", seed)
 		}
 		require.NotEmpty(t, refused, "seed %d", seed)
@@ -46,8 +46,8 @@ func TestStaleOfferRefusals(t *testing.T) {
 
 		fix, w := runLogged(t, s, seed, nil, offers)
 		assert.Equal(t, sim.VerdictPass, fix.Verdict, "seed %d: %s", seed, fix.Evidence)
-		assert.Empty(t, w.of(replica.EvOfferRefused), "seed %d: the source's guard refuses none", seed)
-		assert.NotEmpty(t, w.of(replica.EvTransferInstall), "seed %d: r2 installs", seed)
+		assert.Empty(t, w.of(vsr.EvOfferRefused), "seed %d: the source's guard refuses none", seed)
+		assert.NotEmpty(t, w.of(vsr.EvTransferInstall), "seed %d: r2 installs", seed)
 	}
 }
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"vsrsim/prng"
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // The storage failure shapes (docs/storage.md, failure-shapes of the FAST'17
@@ -112,11 +112,11 @@ func newStorageShape(name string, knowsCommit bool, damage func(c *sim.Cluster, 
 
 // storageFilter keeps r1's ack of M from r0 until r1 journaled N, and, once
 // the script hushes it, every commit point r0 would tell r1.
-func storageFilter(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
+func storageFilter(c *sim.Cluster, s *script, from, to int, m *vsr.Message) bool {
 	switch {
-	case m.Command == replica.CmdPrepareOK && from == 1 && to == 0 && s.ops["M"] != 0:
+	case m.Command == vsr.CmdPrepareOK && from == 1 && to == 0 && s.ops["M"] != 0:
 		return m.PrepareOk().Op >= s.ops["M"] && !c.Journaled(1, s.ops["N"])
-	case m.Command == replica.CmdCommit && from == 0 && to == 1:
+	case m.Command == vsr.CmdCommit && from == 0 && to == 1:
 		return s.flags["hush"]
 	}
 	return false
@@ -172,8 +172,8 @@ func newTornSuperblock() sim.Script {
 	return newScript(
 		step{when: storageLeadDone, do: do(note(name+": r0 is cut off; r1 and r2 leave view 0"), cut(true, []int{0}, []int{1, 2}),
 			func(c *sim.Cluster, s *script) {
-				c.Watch(func(e *replica.Event) {
-					if e.Kind == replica.EvStatus && e.Replica == 2 && e.StatusChanged().View >= 1 {
+				c.Watch(func(e *vsr.Event) {
+					if e.Kind == vsr.EvStatus && e.Replica == 2 && e.StatusChanged().View >= 1 {
 						s.flags["left"] = true
 					}
 				})
@@ -213,8 +213,8 @@ func newUnlandedCommit() sim.Script {
 	return newScript(
 		step{when: func(c *sim.Cluster, _ *script) bool { return committedTo(c, 0, 10) },
 			do: do(note(name+": r0 committed a lead of 10 ops on its disk"), func(c *sim.Cluster, s *script) {
-				c.Watch(func(e *replica.Event) {
-					if e.Kind == replica.EvJournalAppend && e.Replica == 0 && e.Op > 10 {
+				c.Watch(func(e *vsr.Event) {
+					if e.Kind == vsr.EvJournalAppend && e.Replica == 0 && e.Op > 10 {
 						s.flags["journaled"] = true
 					}
 				})

@@ -3,8 +3,8 @@ package scenarios
 import (
 	"fmt"
 
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // transfer-rewind (failure-shapes.md 2): a lagging backup adopts a view head H
@@ -58,26 +58,26 @@ func registerTransferRewind(name string, gap uint64, description string) {
 			return newScript(
 				step{do: do(
 					note(name+": r2 falls behind while r0 and r1 write"),
-					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *vsr.Message) bool {
 						if to != 2 {
 							return false
 						}
 						switch m.Command {
-						case replica.CmdPrepare, replica.CmdRepairPrepare, replica.CmdRangeEvicted, replica.CmdRepairDone:
+						case vsr.CmdPrepare, vsr.CmdRepairPrepare, vsr.CmdRangeEvicted, vsr.CmdRepairDone:
 							info, ok := c.Info(0)
 							return ok && info.CommitMin < lead
 						}
 						return false
 					}),
 					holdFirstOffer(name),
-					dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
-						return m.Command == replica.CmdPrepareOK && from == 1 && to == 0 &&
+					dropIf(func(c *sim.Cluster, s *script, from, to int, m *vsr.Message) bool {
+						return m.Command == vsr.CmdPrepareOK && from == 1 && to == 0 &&
 							s.flags["block-acks"]
 					}),
 					keepOutOfNewerViews("installed"), // until its post-install vote
 					func(c *sim.Cluster, s *script) {
-						c.Watch(func(e *replica.Event) {
-							if e.Kind == replica.EvTransferInstall && e.Replica == 2 && !s.flags["installed"] {
+						c.Watch(func(e *vsr.Event) {
+							if e.Kind == vsr.EvTransferInstall && e.Replica == 2 && !s.flags["installed"] {
 								s.flags["installed"] = true
 								// r1 crashes at the install: nothing it sent
 								// before, still in flight, reaches r2 after.
@@ -102,7 +102,7 @@ func registerTransferRewind(name string, gap uint64, description string) {
 						info, _ := c.Info(2)
 						c.Note(fmt.Sprintf("%s: r2 adopted view 1 with head %d; the offer of T=%d reaches it", name, info.Sequencer, s.ops["T"]))
 						s.flags["offer-released"] = true
-						c.Inject(replica.StateTransferOffer{SnapshotOp: s.ops["T"]}.Message().Routed(0, 2, 0))
+						c.Inject(vsr.StateTransferOffer{SnapshotOp: s.ops["T"]}.Message().Routed(0, 2, 0))
 					}},
 				step{when: flag("installed"), do: do(note(name+": r2 installed the transfer; r1 crashes"), crash(1))},
 			)
@@ -115,18 +115,18 @@ func registerTransferRewind(name string, gap uint64, description string) {
 // r2's first transfer request through, so r0 keeps offering T rather than
 // newer commit points.
 func holdFirstOffer(name string) func(*sim.Cluster, *script) {
-	return dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
+	return dropIf(func(c *sim.Cluster, s *script, from, to int, m *vsr.Message) bool {
 		if s.flags["offer-released"] {
 			return false
 		}
 		switch {
-		case m.Command == replica.CmdStateTransferOffer && to == 2:
+		case m.Command == vsr.CmdStateTransferOffer && to == 2:
 			if s.ops["T"] == 0 {
 				s.ops["T"] = m.StateTransferOffer().SnapshotOp
 				c.Note(fmt.Sprintf("%s: r0 offers T=%d; the offer is held back", name, s.ops["T"]))
 			}
 			return true
-		case m.Command == replica.CmdRequestStateTransfer && from == 2:
+		case m.Command == vsr.CmdRequestStateTransfer && from == 2:
 			return s.ops["T"] != 0
 		}
 		return false
@@ -137,12 +137,12 @@ func holdFirstOffer(name string) func(*sim.Cluster, *script) {
 // of a view above 1 on its way to r2 until the script sets flag: r2 stays in
 // view 1, so the view change that follows must see the vote it casts after.
 func keepOutOfNewerViews(flag string) func(*sim.Cluster, *script) {
-	return dropIf(func(c *sim.Cluster, s *script, from, to int, m *replica.Message) bool {
+	return dropIf(func(c *sim.Cluster, s *script, from, to int, m *vsr.Message) bool {
 		if to != 2 || m.View < 2 || s.flags[flag] {
 			return false
 		}
 		switch m.Command {
-		case replica.CmdStartViewChange, replica.CmdDoViewChange, replica.CmdStartView:
+		case vsr.CmdStartViewChange, vsr.CmdDoViewChange, vsr.CmdStartView:
 			return true
 		}
 		return false

@@ -11,6 +11,7 @@ import (
 	"vsrsim/scenarios"
 	"vsrsim/sim"
 	"vsrsim/verify"
+	"vsrsim/vsr"
 )
 
 // installWatch wraps a scenario's script and records r2's head just before
@@ -20,7 +21,7 @@ type installWatch struct {
 	inner      sim.Script
 	watching   bool
 	headBefore uint64
-	install    *replica.Event
+	install    *vsr.Event
 	headAfter  uint64
 	unreadable int
 }
@@ -28,14 +29,14 @@ type installWatch struct {
 func (w *installWatch) At(c *sim.Cluster, tick uint64) {
 	if !w.watching {
 		w.watching = true
-		c.Watch(func(e *replica.Event) {
+		c.Watch(func(e *vsr.Event) {
 			switch {
-			case e.Kind == replica.EvTransferInstall && e.Replica == 2 && w.install == nil:
+			case e.Kind == vsr.EvTransferInstall && e.Replica == 2 && w.install == nil:
 				copied := *e
 				w.install = &copied
 				info, _ := c.Info(2)
 				w.headAfter = info.Sequencer
-			case e.Kind == replica.EvDrop && e.Dropped().Reason == replica.ReasonDVCUnreadable && w.install != nil:
+			case e.Kind == vsr.EvDrop && e.Dropped().Reason == vsr.ReasonDVCUnreadable && w.install != nil:
 				w.unreadable++
 			}
 		})
@@ -95,19 +96,19 @@ func TestTransferRewindGap(t *testing.T) {
 		s, err := scenarios.Lookup(name)
 		require.NoError(t, err)
 		wide := name == "transfer-rewind-wide"
-		keep := func(e *replica.Event) bool {
-			return e.Kind == replica.EvTransferInstall && e.Replica == 2 ||
-				e.Kind == replica.EvDrop && (e.Dropped().Reason == replica.ReasonDVCGap || e.Dropped().Reason == replica.ReasonDVCUnreadable)
+		keep := func(e *vsr.Event) bool {
+			return e.Kind == vsr.EvTransferInstall && e.Replica == 2 ||
+				e.Kind == vsr.EvDrop && (e.Dropped().Reason == vsr.ReasonDVCGap || e.Dropped().Reason == vsr.ReasonDVCUnreadable)
 		}
 		for seed := uint64(1); seed <= 3; seed++ {
 			bug, w := runLogged(t, s, seed, []string{s.Bug}, keep)
 			require.Equal(t, sim.VerdictLiveness, bug.Verdict, "%s seed %d: %s", name, seed, bug.Evidence)
-			installs := w.of(replica.EvTransferInstall)
+			installs := w.of(vsr.EvTransferInstall)
 			require.NotEmpty(t, installs, "%s seed %d", name, seed)
 			T, H := installs[0].Op, installs[0].TransferInstalled().Head
 			gaps, unreadable := 0, 0
-			for _, e := range w.of(replica.EvDrop) {
-				if e.Dropped().Reason == replica.ReasonDVCUnreadable {
+			for _, e := range w.of(vsr.EvDrop) {
+				if e.Dropped().Reason == vsr.ReasonDVCUnreadable {
 					unreadable++
 					continue
 				}
@@ -117,7 +118,7 @@ func TestTransferRewindGap(t *testing.T) {
 			}
 			fix, fw := runLogged(t, s, seed, nil, keep)
 			assert.Equal(t, sim.VerdictPass, fix.Verdict, "%s seed %d: %s", name, seed, fix.Evidence)
-			assert.Empty(t, fw.of(replica.EvDrop), "%s seed %d: no vote dropped", name, seed)
+			assert.Empty(t, fw.of(vsr.EvDrop), "%s seed %d: no vote dropped", name, seed)
 			if !wide {
 				assert.LessOrEqual(t, H-T, uint64(replica.SuffixMax), "%s seed %d", name, seed)
 				assert.Zero(t, gaps, "%s seed %d: the narrow window reaches the commit point", name, seed)

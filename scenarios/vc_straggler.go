@@ -2,8 +2,8 @@ package scenarios
 
 import (
 	"vsrsim/packetsim"
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // StragglerDelayTicks is the directed extra delay on the straggler's outbound
@@ -52,7 +52,7 @@ func vcStragglerScript(delay uint64, withDelay bool) sim.Script {
 	}
 	return newScript(append(steps,
 		step{when: atTick(800), do: do(note("vc-straggler: r2 stops hearing the primary"), cutInto(true, 2, 0, 1))},
-		step{when: status(2, replica.StatusViewChange), do: do(note("vc-straggler: r2 hears the primary again"), cutInto(false, 2, 0, 1))},
+		step{when: status(2, vsr.StatusViewChange), do: do(note("vc-straggler: r2 hears the primary again"), cutInto(false, 2, 0, 1))},
 	)...)
 }
 

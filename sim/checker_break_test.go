@@ -10,6 +10,7 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/replica"
 	"vsrsim/sim/check"
+	"vsrsim/vsr"
 )
 
 // End-to-end checker breaks: a real simulation (DefaultConfig) with a script
@@ -98,8 +99,8 @@ func TestBreakCommittedOpLostReplyDropped(t *testing.T) {
 	script := scriptFunc(func(c *Cluster, tick uint64) {
 		client := c.cfg.Replicas // node id of client 0
 		if !installed {
-			c.Network().AddFilter(func(_, to packetsim.NodeID, m replica.Message) bool {
-				return to == client && m.Command == replica.CmdReply
+			c.Network().AddFilter(func(_, to packetsim.NodeID, m vsr.Message) bool {
+				return to == client && m.Command == vsr.CmdReply
 			})
 			installed = true
 		}
@@ -158,8 +159,8 @@ func TestBreakClientResultForgedReply(t *testing.T) {
 	script := scriptFunc(func(c *Cluster, tick uint64) {
 		client := c.cfg.Replicas // node id of client 0
 		if !installed {
-			c.Network().AddFilter(func(from, to packetsim.NodeID, m replica.Message) bool {
-				return to == client && m.Command == replica.CmdReply && m.Reply().Result != forgedResult
+			c.Network().AddFilter(func(from, to packetsim.NodeID, m vsr.Message) bool {
+				return to == client && m.Command == vsr.CmdReply && m.Reply().Result != forgedResult
 			})
 			installed = true
 		}
@@ -170,7 +171,7 @@ func TestBreakClientResultForgedReply(t *testing.T) {
 			return
 		}
 		forged++
-		c.Inject(replica.Reply{Client: uint64(client), Request: cl.request, Op: top, Result: forgedResult}.Message().Routed(0, client, 0))
+		c.Inject(vsr.Reply{Client: uint64(client), Request: cl.request, Op: top, Result: forgedResult}.Message().Routed(0, client, 0))
 	})
 	res := runBreak(t, breakConfig(13), script)
 	require.NotZero(t, forged)
@@ -353,7 +354,7 @@ func TestHoleSameViewCutOfACountedCopy(t *testing.T) {
 		sum, _ := c.checker.Committed(op)
 		// Chain topology: r1 is the backup r0's prepares reach first, so
 		// its ack is in every commit quorum of a healthy view 0.
-		e := replica.JournalChange{Op: op, Checksum: sum, View: 0}.Event(replica.EvJournalTruncate)
+		e := vsr.JournalChange{Op: op, Checksum: sum, View: 0}.Event(vsr.EvJournalTruncate)
 		c.report(1, &e)
 		return true
 	})
@@ -371,10 +372,10 @@ func TestHoleMemoryFirstLifeAcks(t *testing.T) {
 		parent, _ := c.checker.Committed(op - 1)
 		const sum = 0xacced
 		c.checker.OwnAck(0, 0, op, sum, parent)
-		ack := replica.PrepareOk{Op: op, Checksum: sum, Parent: parent}.Message().Routed(1, 0, 0)
+		ack := vsr.PrepareOk{Op: op, Checksum: sum, Parent: parent}.Message().Routed(1, 0, 0)
 		c.reportSend(&ack)
 		c.reportDelivery(0, &ack)
-		e := replica.MergeTruncated{Op: op, Checksum: sum, View: 1}.Event()
+		e := vsr.MergeTruncated{Op: op, Checksum: sum, View: 1}.Event()
 		c.report(2, &e)
 		return true
 	})
@@ -394,7 +395,7 @@ func TestHoleIncarnationZeroAfterRestart(t *testing.T) {
 			restarted = true
 			return false
 		}
-		ack := replica.PrepareOk{Op: 1, Checksum: 1}.Message().Routed(2, 0, 0)
+		ack := vsr.PrepareOk{Op: 1, Checksum: 1}.Message().Routed(2, 0, 0)
 		c.Inject(ack)
 		return true
 	})
@@ -410,9 +411,9 @@ func TestHoleTransferInstallsWrongState(t *testing.T) {
 	res := holeRun(t, 44, replica.DurabilityWAL, func(c *Cluster, tick uint64) bool {
 		op := c.checker.CommittedMax()
 		sum, _ := c.checker.Committed(op)
-		snap := &replica.Snapshot{Op: op, OpChecksum: sum}
+		snap := &vsr.Snapshot{Op: op, OpChecksum: sum}
 		snap.State.KV[3] = 0xbad
-		e := replica.TransferInstalled{Op: op, Checksum: sum, Snapshot: snap}.Event()
+		e := vsr.TransferInstalled{Op: op, Checksum: sum, Snapshot: snap}.Event()
 		c.report(2, &e)
 		return true
 	})

@@ -3,8 +3,8 @@ package sim
 import (
 	"math"
 
-	"vsrsim/replica"
 	"vsrsim/sim/check"
+	"vsrsim/vsr"
 )
 
 // HistoryOp is one client operation as the client saw it, for linearizability.
@@ -17,7 +17,7 @@ type client struct {
 	index    int
 	request  uint64
 	inFlight bool
-	op       replica.Operation
+	op       vsr.Operation
 	target   int
 	callTick uint64
 	resendAt uint64
@@ -76,16 +76,16 @@ func (c *Cluster) tickClients() {
 func (c *Cluster) issue(cl *client) {
 	cl.request++
 	cl.inFlight = true
-	key := uint32(c.workload.Uint64N(replica.KeySpace))
+	key := uint32(c.workload.Uint64N(vsr.KeySpace))
 	switch c.workload.Uint64N(5) {
 	case 0, 1:
-		cl.op = replica.Operation{Kind: replica.OpPut, Key: key, Value: uint64(cl.index+1)<<32 | cl.request}
+		cl.op = vsr.Operation{Kind: vsr.OpPut, Key: key, Value: uint64(cl.index+1)<<32 | cl.request}
 	case 2:
 		// Not idempotent: an update executed twice, or lost, changes every
 		// later answer for the key.
-		cl.op = replica.Operation{Kind: replica.OpIncr, Key: key, Value: 1 + c.workload.Uint64N(9)}
+		cl.op = vsr.Operation{Kind: vsr.OpIncr, Key: key, Value: 1 + c.workload.Uint64N(9)}
 	default:
-		cl.op = replica.Operation{Kind: replica.OpGet, Key: key}
+		cl.op = vsr.Operation{Kind: vsr.OpGet, Key: key}
 	}
 	c.checker.Request(cl.index, cl.request, checkOp(cl.op))
 	cl.callTick = c.now
@@ -96,12 +96,12 @@ func (c *Cluster) issue(cl *client) {
 }
 
 func (c *Cluster) sendRequest(cl *client) {
-	m := replica.Request{Client: uint64(cl.node), Request: cl.request, Body: cl.op}.Message().Routed(cl.node, cl.target, 0)
+	m := vsr.Request{Client: uint64(cl.node), Request: cl.request, Body: cl.op}.Message().Routed(cl.node, cl.target, 0)
 	c.submit(&m)
 	cl.resendAt = c.now + c.cfg.ClientTimeoutTicks
 }
 
-func (c *Cluster) onReply(msg *replica.Message) {
+func (c *Cluster) onReply(msg *vsr.Message) {
 	cl := &c.clients[msg.To-c.cfg.Replicas]
 	m := msg.Reply()
 	// Every reply a client receives is checked, a late duplicate included.

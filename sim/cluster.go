@@ -7,6 +7,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/sim/check"
 	"vsrsim/spec"
+	"vsrsim/vsr"
 )
 
 // Script drives a scenario over virtual time. At is called at the start of
@@ -51,7 +52,7 @@ type Cluster struct {
 	durable   []replica.Durable
 	jitter    []*prng.Stream
 	restartAt []uint64
-	net       *packetsim.Network[replica.Message]
+	net       *packetsim.Network[vsr.Message]
 	faults    *prng.Stream
 	workload  *prng.Stream
 	scenario  *prng.Stream
@@ -66,10 +67,10 @@ type Cluster struct {
 	// specSuffix is the buffer suffixes are translated into for the model.
 	specSuffix []spec.Entry
 	trace      *Trace
-	out        replica.Output
+	out        vsr.Output
 	stats      Stats
 
-	deliverFn func(*packetsim.Delivery[replica.Message])
+	deliverFn func(*packetsim.Delivery[vsr.Message])
 	liveness  livenessState
 	failure   *check.Failure
 	assists   []Assist
@@ -106,7 +107,7 @@ func newCluster(cfg Config, at Attach, trace *Trace) (*Cluster, error) {
 		workloadOn: !cfg.WorkloadOff,
 	}
 	c.spec = newSpec(&c.cfg, spare.takeSpec())
-	var netSpare *packetsim.Spare[replica.Message]
+	var netSpare *packetsim.Spare[vsr.Message]
 	if spare != nil {
 		netSpare = &spare.net
 	}
@@ -136,8 +137,8 @@ func newCluster(cfg Config, at Attach, trace *Trace) (*Cluster, error) {
 	c.deliverFn = c.deliver
 	// A step's output is a few messages and events; the buffers grow to the
 	// largest step and stay.
-	c.out.Messages = make([]replica.Message, 0, 16)
-	c.out.Events = make([]replica.Event, 0, 16)
+	c.out.Messages = make([]vsr.Message, 0, 16)
+	c.out.Events = make([]vsr.Event, 0, 16)
 	return c, nil
 }
 
@@ -148,7 +149,7 @@ func (c *Cluster) Now() uint64 { return c.now }
 func (c *Cluster) Config() *Config { return &c.cfg }
 
 // Network is the packet simulator, for scenario hooks.
-func (c *Cluster) Network() *packetsim.Network[replica.Message] { return c.net }
+func (c *Cluster) Network() *packetsim.Network[vsr.Message] { return c.net }
 
 // Rand is the scenario's own stream: draws here never shift the network's,
 // faults' or workload's.
@@ -237,7 +238,7 @@ func (c *Cluster) Restart(i int) {
 // Inject puts a copy of a message on the network now, as a late duplicate of
 // one the sender sent earlier would arrive (a straggler). It is traced like any
 // send.
-func (c *Cluster) Inject(m replica.Message) {
+func (c *Cluster) Inject(m vsr.Message) {
 	c.submit(&m)
 }
 
@@ -289,14 +290,14 @@ func (c *Cluster) step() {
 	}
 }
 
-func (c *Cluster) submit(m *replica.Message) {
+func (c *Cluster) submit(m *vsr.Message) {
 	c.trace.message(c.now, lineSend, m, c.net.NextPacketID(), packetsim.NotDropped, false)
 	c.reportSend(m)
 	c.specOnWire(m)
 	c.net.SubmitCopy(c.now, m.From, m.To, m)
 }
 
-func (c *Cluster) deliver(d *packetsim.Delivery[replica.Message]) {
+func (c *Cluster) deliver(d *packetsim.Delivery[vsr.Message]) {
 	m := &d.Payload
 	if d.Damaged && !damage(m) {
 		d.Dropped, d.Reason = true, packetsim.Corrupt
@@ -312,7 +313,7 @@ func (c *Cluster) deliver(d *packetsim.Delivery[replica.Message]) {
 	}
 	c.trace.message(c.now, lineRecv, m, d.ID, packetsim.NotDropped, d.Duplicate)
 	if d.To >= c.cfg.Replicas {
-		if m.Command == replica.CmdReply {
+		if m.Command == vsr.CmdReply {
 			c.onReply(m)
 		}
 		return
@@ -357,21 +358,21 @@ func (c *Cluster) checkEventsMax() {
 type eventsExceeded struct{}
 
 // observe counts events for stats and liveness evidence.
-func (c *Cluster) observe(e *replica.Event) {
+func (c *Cluster) observe(e *vsr.Event) {
 	switch e.Kind {
-	case replica.EvStatus:
-		if e.StatusChanged().Status == replica.StatusViewChange {
+	case vsr.EvStatus:
+		if e.StatusChanged().Status == vsr.StatusViewChange {
 			c.stats.ViewChanges++
 		}
-	case replica.EvRepairRequest:
+	case vsr.EvRepairRequest:
 		c.stats.Repairs++
-	case replica.EvTransferInstall:
+	case vsr.EvTransferInstall:
 		c.stats.StateTransfers++
-	case replica.EvOfferRefused:
+	case vsr.EvOfferRefused:
 		c.stats.OffersRefused++
-	case replica.EvCheckpoint:
+	case vsr.EvCheckpoint:
 		c.stats.Checkpoints++
-	case replica.EvTimeout:
+	case vsr.EvTimeout:
 		c.stats.Timeouts++
 	}
 	for k := range c.watch {
@@ -380,12 +381,12 @@ func (c *Cluster) observe(e *replica.Event) {
 }
 
 type watch struct {
-	fn func(*replica.Event)
+	fn func(*vsr.Event)
 }
 
 // Watch registers fn to see every replica event from now on (for scenario
 // scripts that wait on replica state).
-func (c *Cluster) Watch(fn func(*replica.Event)) {
+func (c *Cluster) Watch(fn func(*vsr.Event)) {
 	c.watch = append(c.watch, watch{fn: fn})
 }
 

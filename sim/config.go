@@ -20,6 +20,7 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // Bounds on what a configuration may ask for. A run is virtual time, so nothing
@@ -183,8 +184,8 @@ func (c *Config) validateShape() error {
 	if c.Replicas < 1 || c.Replicas > replica.ReplicasMax {
 		return fmt.Errorf("replicas must be 1..%d, got %d", replica.ReplicasMax, c.Replicas)
 	}
-	if c.Clients < 1 || c.Clients > replica.ClientsMax {
-		return fmt.Errorf("clients must be 1..%d, got %d", replica.ClientsMax, c.Clients)
+	if c.Clients < 1 || c.Clients > vsr.ClientsMax {
+		return fmt.Errorf("clients must be 1..%d, got %d", vsr.ClientsMax, c.Clients)
 	}
 	if c.JournalSlots < JournalSlotsMin || c.JournalSlots > replica.JournalSlotsMax {
 		return fmt.Errorf("journal slots must be %d..%d, got %d", JournalSlotsMin, replica.JournalSlotsMax, c.JournalSlots)

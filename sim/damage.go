@@ -1,6 +1,6 @@
 package sim
 
-import "vsrsim/replica"
+import "vsrsim/vsr"
 
 // damageBits is what the harness flips in a damaged packet: a few bits of a
 // value its checksum covers, never the checksum itself.
@@ -16,30 +16,30 @@ const damageBits = 0x10204
 // net-corrupt). It is the only place the harness touches message fields;
 // slices and snapshots are shared with the sender, so it copies what it
 // changes.
-func damage(m *replica.Message) bool {
+func damage(m *vsr.Message) bool {
 	env := m.Envelope
 	switch m.Command {
-	case replica.CmdPrepare:
+	case vsr.CmdPrepare:
 		p := m.Prepare()
 		p.Header.Body.Value ^= damageBits
 		*m = p.Message()
-	case replica.CmdRepairPrepare:
+	case vsr.CmdRepairPrepare:
 		p := m.RepairPrepare()
 		p.Header.Body.Value ^= damageBits
 		*m = p.Message()
-	case replica.CmdDoViewChange:
+	case vsr.CmdDoViewChange:
 		p := m.DoViewChange()
 		if !damageSuffix(&p.Suffix) {
 			return false
 		}
 		*m = p.Message()
-	case replica.CmdStartView:
+	case vsr.CmdStartView:
 		p := m.StartView()
 		if !damageSuffix(&p.Suffix) {
 			return false
 		}
 		*m = p.Message()
-	case replica.CmdStateChunk:
+	case vsr.CmdStateChunk:
 		p := m.StateChunk()
 		if p.Snapshot == nil {
 			return false
@@ -59,10 +59,10 @@ func damage(m *replica.Message) bool {
 // receiver checks against its checksum: a blank entry, or one without a
 // parent link, is not (the receiver cannot tell it from a header it knows
 // only by op).
-func damageSuffix(suffix *[]replica.SuffixEntry) bool {
+func damageSuffix(suffix *[]vsr.SuffixEntry) bool {
 	for i := range *suffix {
 		if e := &(*suffix)[i]; !e.Blank() && e.Header.Parent != 0 {
-			s := append([]replica.SuffixEntry(nil), (*suffix)...)
+			s := append([]vsr.SuffixEntry(nil), (*suffix)...)
 			s[i].Header.Body.Value ^= damageBits
 			*suffix = s
 			return true

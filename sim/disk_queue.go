@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"vsrsim/disksim"
-	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // The fenced disk I/O queue of each replica: the writes a step asks for start
@@ -48,7 +48,7 @@ func (c *Cluster) writes(i int) {
 			d.open = append(d.open, fence)
 		}
 		dw := deferredWrite{zone: disksim.Zone(w.Zone), slot: w.Slot, fence: fence}
-		if w.Zone == replica.ZoneSuperblock {
+		if w.Zone == vsr.ZoneSuperblock {
 			if batch == 0 {
 				d.batches++
 				batch = d.batches
@@ -71,7 +71,7 @@ func (d *diskOf) takeBuf() []byte {
 		d.bufs = d.bufs[:k-1]
 		return b
 	}
-	return make([]byte, 0, replica.PrepareRecordBytes)
+	return make([]byte, 0, vsr.PrepareRecordBytes)
 }
 
 // mayStart reports whether a write may go to the disk now, with the first

@@ -2,11 +2,10 @@ package sim
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"vsrsim/replica"
 )
 
 // queueCluster is a cluster on disks whose every write lands exactly lat
@@ -25,10 +24,10 @@ func queueCluster(t *testing.T, lat uint64) *Cluster {
 }
 
 // ask hands replica 0's disk the writes of one step.
-func ask(c *Cluster, ws ...replica.Write) {
+func ask(c *Cluster, ws ...vsr.Write) {
 	c.out.Reset()
 	for _, w := range ws {
-		w.Off, w.Len = len(c.out.WriteData), replica.HeaderRecordBytes
+		w.Off, w.Len = len(c.out.WriteData), vsr.HeaderRecordBytes
 		c.out.WriteData = append(c.out.WriteData, make([]byte, w.Len)...)
 		c.out.Writes = append(c.out.Writes, w)
 	}
@@ -41,14 +40,14 @@ func at(c *Cluster, now uint64) {
 	c.tickDisks()
 }
 
-func journal(z replica.StorageZone, slot int, fenced bool) replica.Write {
-	return replica.Write{Zone: z, Slot: slot, Fenced: fenced}
+func journal(z vsr.StorageZone, slot int, fenced bool) vsr.Write {
+	return vsr.Write{Zone: z, Slot: slot, Fenced: fenced}
 }
 
 func TestDiskQueueSlotWaitsForItsSlot(t *testing.T) {
 	c := queueCluster(t, 5)
 	d := &c.disks.r[0]
-	ask(c, journal(replica.ZonePrepares, 3, true), journal(replica.ZonePrepares, 3, true), journal(replica.ZonePrepares, 4, true))
+	ask(c, journal(vsr.ZonePrepares, 3, true), journal(vsr.ZonePrepares, 3, true), journal(vsr.ZonePrepares, 4, true))
 	assert.Len(t, d.inFlight, 2, "slot 4 starts at once beside slot 3")
 	require.Len(t, d.deferred, 1, "a second write to slot 3 waits: a disk may land two in either order")
 	assert.Equal(t, []uint64{1, 2, 3}, d.open)
@@ -64,7 +63,7 @@ func TestDiskQueueSlotWaitsForItsSlot(t *testing.T) {
 func TestDiskQueueHeaderWaitsForItsPrepare(t *testing.T) {
 	c := queueCluster(t, 5)
 	d := &c.disks.r[0]
-	ask(c, journal(replica.ZonePrepares, 7, true), journal(replica.ZoneHeaders, 7, true), journal(replica.ZoneHeaders, 8, true))
+	ask(c, journal(vsr.ZonePrepares, 7, true), journal(vsr.ZoneHeaders, 7, true), journal(vsr.ZoneHeaders, 8, true))
 	require.Len(t, d.deferred, 1)
 	assert.Equal(t, 7, d.deferred[0].slot, "the header copy of slot 7 waits for its prepare, slot 8's does not")
 	at(c, 6)
@@ -74,14 +73,14 @@ func TestDiskQueueHeaderWaitsForItsPrepare(t *testing.T) {
 func TestDiskQueueSuperblockWaitsForEveryEarlierWrite(t *testing.T) {
 	c := queueCluster(t, 5)
 	d := &c.disks.r[0]
-	ask(c, journal(replica.ZonePrepares, 1, true))
+	ask(c, journal(vsr.ZonePrepares, 1, true))
 	at(c, 3)
-	ask(c, journal(replica.ZoneSuperblock, 0, true), journal(replica.ZoneSuperblock, 1, true), journal(replica.ZonePrepares, 2, true))
+	ask(c, journal(vsr.ZoneSuperblock, 0, true), journal(vsr.ZoneSuperblock, 1, true), journal(vsr.ZonePrepares, 2, true))
 	assert.Len(t, d.deferred, 3, "the batch waits for slot 1's write; the journal write behind it waits too")
 	at(c, 6)
 	assert.Empty(t, d.deferred, "both copies of one version start together, and the write that waited behind them")
 	assert.Len(t, d.inFlight, 3)
-	ask(c, journal(replica.ZoneSuperblock, 2, true))
+	ask(c, journal(vsr.ZoneSuperblock, 2, true))
 	assert.Len(t, d.deferred, 1, "a newer version waits for the writes in flight, its elder's copies among them")
 	at(c, 11)
 	assert.Empty(t, d.deferred)
@@ -93,18 +92,18 @@ func TestDiskQueueSuperblockWaitsForEveryEarlierWrite(t *testing.T) {
 func TestDiskQueueHoldsMessagesForTheirFence(t *testing.T) {
 	c := queueCluster(t, 5)
 	d := &c.disks.r[0]
-	ask(c, journal(replica.ZonePrepares, 1, true))
-	m := replica.Commit{}.Message()
+	ask(c, journal(vsr.ZonePrepares, 1, true))
+	m := vsr.Commit{}.Message()
 	m.From, m.To = 0, 1
 	c.send(0, &m)
 	require.Len(t, d.held, 1, "a message waits for every fenced write asked for before it")
-	ask(c, journal(replica.ZonePrepares, 2, false))
+	ask(c, journal(vsr.ZonePrepares, 2, false))
 	c.send(0, &m)
 	require.Len(t, d.held, 2, "and keeps its place behind the first")
 	at(c, 6)
 	assert.Empty(t, d.held, "the fence landed: both leave, in order")
 
-	ask(c, journal(replica.ZonePrepares, 3, true))
+	ask(c, journal(vsr.ZonePrepares, 3, true))
 	c.send(0, &m)
 	c.crashDisk(0)
 	assert.Empty(t, d.held, "a crash ends what waited: it never left")

@@ -2,8 +2,7 @@ package sim
 
 import (
 	"fmt"
-
-	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // Expectation is a progress check a run makes over a window of ticks,
@@ -71,8 +70,8 @@ func (c *Cluster) initExpect() {
 	}
 	x.before = make([]uint64, len(x.list))
 	x.seen = make([]uint64, len(x.list))
-	c.Watch(func(e *replica.Event) {
-		if e.Kind != replica.EvStatus || e.StatusChanged().Status != replica.StatusNormal || e.View <= x.normalView {
+	c.Watch(func(e *vsr.Event) {
+		if e.Kind != vsr.EvStatus || e.StatusChanged().Status != vsr.StatusNormal || e.View <= x.normalView {
 			return
 		}
 		x.normalView = e.View

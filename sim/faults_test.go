@@ -10,6 +10,7 @@ import (
 	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim/check"
+	"vsrsim/vsr"
 )
 
 // downWatch is a script that records the most replicas down or without their
@@ -28,7 +29,7 @@ func (w *downWatch) At(c *Cluster, tick uint64) {
 func TestCrashesKeepAViewChangeQuorum(t *testing.T) {
 	for n := 2; n <= 7; n++ {
 		t.Run(fmt.Sprintf("replicas=%d", n), func(t *testing.T) {
-			allowed := n - replica.QuorumViewChange(n)
+			allowed := n - vsr.QuorumViewChange(n)
 			most := 0
 			for seed := uint64(1); seed <= 3; seed++ {
 				cfg := DefaultConfig(seed)
@@ -54,7 +55,7 @@ func TestCrashesKeepAViewChangeQuorum(t *testing.T) {
 		w := &downWatch{}
 		_, err := Run(cfg, Attach{Script: w})
 		require.NoError(t, err)
-		assert.Greater(t, w.most, cfg.Replicas-replica.QuorumViewChange(cfg.Replicas))
+		assert.Greater(t, w.most, cfg.Replicas-vsr.QuorumViewChange(cfg.Replicas))
 	})
 }
 

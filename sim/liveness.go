@@ -2,6 +2,7 @@ package sim
 
 import (
 	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // livenessState is the harness's side of the liveness phase: which replicas
@@ -71,7 +72,7 @@ func (c *Cluster) startLiveness() {
 		if k > 0 {
 			b = append(b, ',')
 		}
-		b = replica.AppendNode(b, i, n)
+		b = vsr.AppendNode(b, i, n)
 	}
 	c.trace.end(c.now, "phase", b)
 }

@@ -1,32 +1,32 @@
 package sim
 
 import (
-	"vsrsim/replica"
 	"vsrsim/sim/check"
+	"vsrsim/vsr"
 )
 
 // The boundary between the replicas and the oracle: the harness translates
 // what it sees (effects a replica reports, messages it delivers) into the
 // oracle's own terms. The oracle never reads a replica.
 
-func checkStatus(s replica.Status) check.Status {
+func checkStatus(s vsr.Status) check.Status {
 	switch s {
-	case replica.StatusNormal:
+	case vsr.StatusNormal:
 		return check.StatusNormal
-	case replica.StatusViewChange:
+	case vsr.StatusViewChange:
 		return check.StatusViewChange
 	}
 	return check.StatusRecovering
 }
 
-func checkOp(o replica.Operation) check.Op {
+func checkOp(o vsr.Operation) check.Op {
 	k := check.OpNoop
 	switch o.Kind {
-	case replica.OpPut:
+	case vsr.OpPut:
 		k = check.OpPut
-	case replica.OpGet:
+	case vsr.OpGet:
 		k = check.OpGet
-	case replica.OpIncr:
+	case vsr.OpIncr:
 		k = check.OpIncr
 	}
 	return check.Op{Kind: k, Key: o.Key, Value: o.Value}
@@ -36,17 +36,17 @@ func checkOp(o replica.Operation) check.Op {
 // weighs to the oracle's own words, by name rather than by text, so renaming a
 // reason's trace word can never silently disable evidence. Every other reason
 // maps to "": the oracle counts none of them.
-func checkReason(r replica.Reason) string {
+func checkReason(r vsr.Reason) string {
 	switch r {
-	case replica.ReasonGap:
+	case vsr.ReasonGap:
 		return check.ReasonGap
-	case replica.ReasonDVCUnreadable:
+	case vsr.ReasonDVCUnreadable:
 		return check.ReasonDVCUnreadable
-	case replica.ReasonDVCGap:
+	case vsr.ReasonDVCGap:
 		return check.ReasonDVCGap
-	case replica.ReasonStale:
+	case vsr.ReasonStale:
 		return check.ReasonStale
-	case replica.ReasonBelowAcceptedHead:
+	case vsr.ReasonBelowAcceptedHead:
 		return check.ReasonBelowAcceptedHead
 	}
 	return ""
@@ -62,53 +62,53 @@ func (c *Cluster) clientIndex(node uint64) int {
 }
 
 // report hands one replica event to the oracle.
-func (c *Cluster) report(i int, e *replica.Event) {
+func (c *Cluster) report(i int, e *vsr.Event) {
 	o := c.checker
 	switch e.Kind {
-	case replica.EvJournalAppend, replica.EvAck, replica.EvJournalTruncate, replica.EvMergeTruncate, replica.EvJournalPrune, replica.EvJournalEvict:
+	case vsr.EvJournalAppend, vsr.EvAck, vsr.EvJournalTruncate, vsr.EvMergeTruncate, vsr.EvJournalPrune, vsr.EvJournalEvict:
 		c.reportJournal(i, e)
-	case replica.EvPrimaryCommit:
+	case vsr.EvPrimaryCommit:
 		p := e.PrimaryCommitted()
 		o.PrimaryCommit(c.now, i, p.View, p.Op, p.Checksum, p.Parent, c.clientIndex(p.Client), p.Request)
-	case replica.EvCommit:
+	case vsr.EvCommit:
 		p := e.Applied()
 		o.Apply(c.now, i, p.Op, p.Checksum, p.Parent, p.Result)
-	case replica.EvStatus:
+	case vsr.EvStatus:
 		p := e.StatusChanged()
 		o.Status(c.now, i, checkStatus(p.Status), p.View, p.LogView, p.Op, p.Commit)
-	case replica.EvCheckpoint:
+	case vsr.EvCheckpoint:
 		o.Checkpoint(c.now, i, e.Op, e.Checkpointed().StateChecksum)
-	case replica.EvTransferInstall:
+	case vsr.EvTransferInstall:
 		p := e.TransferInstalled()
 		o.Install(c.now, i, p.Op, p.Checksum, check.StateHash(p.Snapshot.State.KV[:]))
-	case replica.EvDrop:
+	case vsr.EvDrop:
 		p := e.Dropped()
 		o.ReplicaDropped(i, checkReason(p.Reason), p.Op, p.Commit, p.Detail)
-	case replica.EvOfferRefused:
+	case vsr.EvOfferRefused:
 		p := e.OfferRefused()
 		o.OfferRefused(checkReason(p.Reason), p.Op, p.Guard)
-	case replica.EvViewEscalate:
+	case vsr.EvViewEscalate:
 		o.Escalated(i)
-	case replica.EvHold:
+	case vsr.EvHold:
 		o.Held()
 	}
 }
 
 // reportJournal hands the oracle one event of a replica's journal.
-func (c *Cluster) reportJournal(i int, e *replica.Event) {
+func (c *Cluster) reportJournal(i int, e *vsr.Event) {
 	o := c.checker
 	switch e.Kind {
-	case replica.EvJournalAppend:
+	case vsr.EvJournalAppend:
 		o.Journaled(i, e.Op, e.Checksum)
-	case replica.EvAck:
+	case vsr.EvAck:
 		c.reportOwnAck(i, e.Acked())
-	case replica.EvJournalTruncate:
+	case vsr.EvJournalTruncate:
 		o.Dropped(c.now, i, check.DropTruncate, e.View, e.Op, e.Checksum, 0)
-	case replica.EvMergeTruncate:
+	case vsr.EvMergeTruncate:
 		o.Dropped(c.now, i, check.DropMergeTruncate, e.View, e.Op, e.Checksum, e.MergeTruncated().Nacks)
-	case replica.EvJournalPrune:
+	case vsr.EvJournalPrune:
 		o.Dropped(c.now, i, check.DropPrune, e.View, e.Op, e.Checksum, 0)
-	case replica.EvJournalEvict:
+	case vsr.EvJournalEvict:
 		o.Evicted(i, e.Op, e.Checksum)
 	}
 }
@@ -116,15 +116,15 @@ func (c *Cluster) reportJournal(i int, e *replica.Event) {
 // reportSend tells the oracle the incarnation a replica stamps on what it
 // sends now, a stamp of 0 included: a restarted life that stamps 0 is a
 // defect the oracle must see.
-func (c *Cluster) reportSend(m *replica.Message) {
+func (c *Cluster) reportSend(m *vsr.Message) {
 	if m.From >= c.cfg.Replicas {
 		return
 	}
 	switch m.Command {
-	case replica.CmdPrepareOK, replica.CmdCommitOK, replica.CmdRequestStartView:
+	case vsr.CmdPrepareOK, vsr.CmdCommitOK, vsr.CmdRequestStartView:
 		c.checker.Sent(c.now, m.From, m.SenderIncarnation())
 	}
-	if m.Command == replica.CmdPrepareOK {
+	if m.Command == vsr.CmdPrepareOK {
 		p := m.PrepareOk()
 		c.checker.AckSent(m.From, p.Op, p.Checksum)
 	}
@@ -132,12 +132,12 @@ func (c *Cluster) reportSend(m *replica.Message) {
 
 // reportDelivery tells the oracle what reached live replica to, before it
 // steps: acks reaching a primary, and incarnations a probe reveals.
-func (c *Cluster) reportDelivery(to int, m *replica.Message) {
+func (c *Cluster) reportDelivery(to int, m *vsr.Message) {
 	switch m.Command {
-	case replica.CmdPrepareOK:
+	case vsr.CmdPrepareOK:
 		p := m.PrepareOk()
 		c.checker.AckDelivered(to, m.From, p.Incarnation, m.View, p.Op, p.Checksum, p.Parent)
-	case replica.CmdRequestStartView:
+	case vsr.CmdRequestStartView:
 		c.checker.Delivered(to, m.From, m.RequestStartView().Incarnation)
 	}
 }

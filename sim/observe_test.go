@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"vsrsim/replica"
 	"vsrsim/sim/check"
+	"vsrsim/vsr"
 )
 
 // TestCheckReason: the reasons the liveness evidence weighs reach the oracle
@@ -14,18 +14,18 @@ import (
 // this test, not a text match, is what keeps the evidence alive.
 func TestCheckReason(t *testing.T) {
 	for _, tc := range []struct {
-		r    replica.Reason
+		r    vsr.Reason
 		want string
 	}{
-		{replica.ReasonGap, check.ReasonGap},
-		{replica.ReasonDVCUnreadable, check.ReasonDVCUnreadable},
-		{replica.ReasonDVCGap, check.ReasonDVCGap},
-		{replica.ReasonStale, check.ReasonStale},
-		{replica.ReasonBelowAcceptedHead, check.ReasonBelowAcceptedHead},
-		{replica.ReasonStaleIncarnation, ""},
-		{replica.ReasonNotNewer, ""},
-		{replica.ReasonOldView, ""},
-		{replica.ReasonNone, ""},
+		{vsr.ReasonGap, check.ReasonGap},
+		{vsr.ReasonDVCUnreadable, check.ReasonDVCUnreadable},
+		{vsr.ReasonDVCGap, check.ReasonDVCGap},
+		{vsr.ReasonStale, check.ReasonStale},
+		{vsr.ReasonBelowAcceptedHead, check.ReasonBelowAcceptedHead},
+		{vsr.ReasonStaleIncarnation, ""},
+		{vsr.ReasonNotNewer, ""},
+		{vsr.ReasonOldView, ""},
+		{vsr.ReasonNone, ""},
 	} {
 		assert.Equal(t, tc.want, checkReason(tc.r), "%v", tc.r)
 	}

@@ -1,6 +1,6 @@
 package sim
 
-import "vsrsim/replica"
+import "vsrsim/vsr"
 
 // A primary's ack of its own prepare stands for a copy of the op only once the
 // op's write has landed: a backup's ack is heard only then (its PrepareOk
@@ -12,15 +12,15 @@ import "vsrsim/replica"
 // every fenced write its replica asked for by the end of the step that made
 // it, as the replica counts (replica.Landed); unset while that step runs.
 type ownAck struct {
-	p     replica.Acked
+	p     vsr.Acked
 	fence uint64
 	set   bool
 }
 
 // reportOwnAck hands the oracle a replica's ack of its own prepare now, or,
 // on a disk, once the writes of its step have landed.
-func (c *Cluster) reportOwnAck(i int, p replica.Acked) {
-	if c.disks != nil && replica.PrimaryOf(p.View, c.cfg.Replicas) == i {
+func (c *Cluster) reportOwnAck(i int, p vsr.Acked) {
+	if c.disks != nil && vsr.PrimaryOf(p.View, c.cfg.Replicas) == i {
 		d := &c.disks.r[i]
 		d.ownAcks = append(d.ownAcks, ownAck{p: p})
 		return

@@ -2,7 +2,7 @@ package sim
 
 import (
 	"vsrsim/packetsim"
-	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // Record is one trace line in structured form, as the trace hands it to a
@@ -16,12 +16,12 @@ type Record struct {
 	// Replicas is the cluster size: node ids at or above it are clients.
 	Replicas int
 
-	Msg    *replica.Message     // send, recv, drop
+	Msg    *vsr.Message         // send, recv, drop
 	Packet uint64               // send, recv, drop: the packet id, shared by a send and its fate
 	Drop   packetsim.DropReason // drop
 	Dup    bool                 // recv, drop: the network's replayed copy
 
-	Event *replica.Event // event
+	Event *vsr.Event // event
 
 	Node int // crash, restart: the replica; -1 on other lines
 }
@@ -48,44 +48,44 @@ type MsgFields struct {
 }
 
 // MessageFields are m's numbers a record can show.
-func MessageFields(m *replica.Message) (f MsgFields) {
+func MessageFields(m *vsr.Message) (f MsgFields) {
 	switch m.Command {
-	case replica.CmdPrepare:
+	case vsr.CmdPrepare:
 		f.header(m.Prepare().Header)
-	case replica.CmdRepairPrepare:
+	case vsr.CmdRepairPrepare:
 		f.header(m.RepairPrepare().Header)
-	case replica.CmdPrepareOK:
+	case vsr.CmdPrepareOK:
 		p := m.PrepareOk()
 		f.Op, f.Checksum, f.Parent = p.Op, p.Checksum, p.Parent
 		f.HasOp, f.HasSum, f.HasParent = true, true, true
-	case replica.CmdReply:
+	case vsr.CmdReply:
 		f.Op, f.HasOp = m.Reply().Op, true
-	case replica.CmdRepairDone:
+	case vsr.CmdRepairDone:
 		f.Op, f.HasOp = m.RepairDone().Last, true
-	case replica.CmdRangeEvicted:
+	case vsr.CmdRangeEvicted:
 		f.Op, f.HasOp = m.RangeEvicted().First, true
-	case replica.CmdRequestPrepares:
+	case vsr.CmdRequestPrepares:
 		f.Op, f.HasOp = m.RequestPrepares().From, true
-	case replica.CmdDoViewChange:
+	case vsr.CmdDoViewChange:
 		p := m.DoViewChange()
 		f.Op, f.Commit, f.HasOp, f.HasCommit = p.Op, p.Commit, true, true
-	case replica.CmdStartView:
+	case vsr.CmdStartView:
 		p := m.StartView()
 		f.Op, f.Commit, f.HasOp, f.HasCommit = p.Op, p.Commit, true, true
-	case replica.CmdCommit:
+	case vsr.CmdCommit:
 		f.Commit, f.HasCommit = m.Commit().Commit, true
-	case replica.CmdStateTransferOffer:
+	case vsr.CmdStateTransferOffer:
 		f.Commit, f.HasCommit = m.StateTransferOffer().SnapshotOp, true
-	case replica.CmdRequestStateChunk:
+	case vsr.CmdRequestStateChunk:
 		f.Commit, f.HasCommit = m.RequestStateChunk().SnapshotOp, true
-	case replica.CmdStateChunk:
+	case vsr.CmdStateChunk:
 		f.Commit, f.HasCommit = m.StateChunk().SnapshotOp, true
 	}
 	return f
 }
 
 // header fills the fields of a message that carries a whole prepare header.
-func (f *MsgFields) header(h replica.Header) {
+func (f *MsgFields) header(h vsr.Header) {
 	f.Op, f.Checksum, f.Parent, f.Commit = h.Op, h.Checksum, h.Parent, h.Commit
 	f.HasOp, f.HasSum, f.HasParent, f.HasCommit = true, true, true, true
 }
@@ -96,21 +96,21 @@ type EvFields struct {
 }
 
 // EventFields say which numbers of an event of kind k mean something.
-func EventFields(k replica.EventKind) EvFields {
+func EventFields(k vsr.EventKind) EvFields {
 	switch k {
-	case replica.EvCommit, replica.EvJournalAppend, replica.EvJournalTruncate, replica.EvAck, replica.EvJournalPrune:
+	case vsr.EvCommit, vsr.EvJournalAppend, vsr.EvJournalTruncate, vsr.EvAck, vsr.EvJournalPrune:
 		return EvFields{Op: true, Checksum: true, Parent: true}
-	case replica.EvStatus:
+	case vsr.EvStatus:
 		return EvFields{View: true, Op: true, Commit: true}
-	case replica.EvDrop:
+	case vsr.EvDrop:
 		return EvFields{Op: true, Peer: true}
-	case replica.EvMergeTruncate:
+	case vsr.EvMergeTruncate:
 		return EvFields{View: true, Op: true, Checksum: true}
-	case replica.EvPrimaryCommit, replica.EvCheckpoint, replica.EvTransferInstall, replica.EvOfferRefused:
+	case vsr.EvPrimaryCommit, vsr.EvCheckpoint, vsr.EvTransferInstall, vsr.EvOfferRefused:
 		return EvFields{Op: true}
-	case replica.EvRepairRequest:
+	case vsr.EvRepairRequest:
 		return EvFields{Op: true, Peer: true}
-	case replica.EvHold, replica.EvViewEscalate:
+	case vsr.EvHold, vsr.EvViewEscalate:
 		return EvFields{View: true}
 	}
 	return EvFields{}
@@ -179,12 +179,12 @@ func (r *Record) Client() (int, bool) {
 
 // eventPeer is the replica at the other end of an event: a drop's sender, the
 // peer a repair request asked.
-func eventPeer(e *replica.Event, replicas int) (int, bool) {
+func eventPeer(e *vsr.Event, replicas int) (int, bool) {
 	p := -1
 	switch e.Kind {
-	case replica.EvDrop:
+	case vsr.EvDrop:
 		p = e.Dropped().From
-	case replica.EvRepairRequest:
+	case vsr.EvRepairRequest:
 		p = e.RepairRequested().Peer
 	default:
 		return 0, false

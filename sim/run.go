@@ -9,6 +9,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/sim/check"
 	"vsrsim/spec"
+	"vsrsim/vsr"
 )
 
 // Verdict is a run's outcome.
@@ -148,7 +149,7 @@ func (c *Cluster) runLoop(res *Result) {
 		if p := recover(); p != nil {
 			res.Verdict = VerdictCrash
 			switch v := p.(type) {
-			case replica.Violation:
+			case vsr.Violation:
 				res.Invariant = v.Invariant
 				res.Evidence = fmt.Sprintf("t=%d %s", c.now, v.Error())
 			case eventsExceeded:
@@ -288,7 +289,7 @@ func (c *Cluster) release(spare *Spare) {
 type Spare struct {
 	// Replica is lent to the run's replicas (replica.Options.Spare).
 	Replica replica.Spare
-	net     packetsim.Spare[replica.Message]
+	net     packetsim.Spare[vsr.Message]
 	trace   *Trace
 	checker *check.Checker
 	spec    *spec.Model

@@ -4,6 +4,7 @@ import (
 	"vsrsim/replica"
 	"vsrsim/sim/check"
 	"vsrsim/spec"
+	"vsrsim/vsr"
 )
 
 // The boundary between the replicas and the protocol model (spec/), as
@@ -39,11 +40,11 @@ func (s *Spare) takeSpec() *spec.Model {
 	return m
 }
 
-func specStatus(s replica.Status) spec.Status {
+func specStatus(s vsr.Status) spec.Status {
 	switch s {
-	case replica.StatusNormal:
+	case vsr.StatusNormal:
 		return spec.StatusNormal
-	case replica.StatusViewChange:
+	case vsr.StatusViewChange:
 		return spec.StatusViewChange
 	}
 	return spec.StatusRecovering
@@ -51,7 +52,7 @@ func specStatus(s replica.Status) spec.Status {
 
 // specSuffix translates a suffix into buf, reused from message to message:
 // the model reads a suffix only within the step that sends it.
-func specSuffix(buf *[]spec.Entry, s []replica.SuffixEntry) []spec.Entry {
+func specSuffix(buf *[]spec.Entry, s []vsr.SuffixEntry) []spec.Entry {
 	if buf == nil {
 		return nil
 	}
@@ -68,30 +69,30 @@ func specSuffix(buf *[]spec.Entry, s []replica.SuffixEntry) []spec.Entry {
 // specMessage translates a message into the model's terms; a command no
 // rule reads becomes spec.CmdOther with its envelope only. A suffix is
 // translated into buf, or left out with a nil buf.
-func specMessage(m *replica.Message, buf *[]spec.Entry) spec.Message {
+func specMessage(m *vsr.Message, buf *[]spec.Entry) spec.Message {
 	s := spec.Message{Name: m.Command.String(), From: m.From, To: m.To, View: m.View}
 	switch m.Command {
-	case replica.CmdPrepare:
+	case vsr.CmdPrepare:
 		h := m.Prepare().Header
 		s.Command, s.Op, s.Checksum = spec.CmdPrepare, h.Op, h.Checksum
-	case replica.CmdPrepareOK:
+	case vsr.CmdPrepareOK:
 		p := m.PrepareOk()
 		s.Command, s.Op, s.Checksum = spec.CmdPrepareOk, p.Op, p.Checksum
-	case replica.CmdCommit:
+	case vsr.CmdCommit:
 		s.Command = spec.CmdCommit
-	case replica.CmdCommitOK:
+	case vsr.CmdCommitOK:
 		s.Command = spec.CmdCommitOk
-	case replica.CmdStartViewChange:
+	case vsr.CmdStartViewChange:
 		s.Command, s.Leave = spec.CmdStartViewChange, m.StartViewChange().Leave
-	case replica.CmdDoViewChange:
+	case vsr.CmdDoViewChange:
 		p := m.DoViewChange()
 		s.Command, s.LogView, s.Op, s.Commit = spec.CmdDoViewChange, p.LogView, p.Op, p.Commit
 		s.Suffix = specSuffix(buf, p.Suffix)
-	case replica.CmdStartView:
+	case vsr.CmdStartView:
 		p := m.StartView()
 		s.Command, s.LogView, s.Op, s.Commit = spec.CmdStartView, p.LogView, p.Op, p.Commit
 		s.Suffix = specSuffix(buf, p.Suffix)
-	case replica.CmdRequestStartView:
+	case vsr.CmdRequestStartView:
 		s.Command = spec.CmdRequestStartView
 	}
 	return s
@@ -101,25 +102,25 @@ func specMessage(m *replica.Message, buf *[]spec.Entry) spec.Message {
 // step's cause, the votes it carries and an older primary's heartbeat need
 // its envelope and a StartViewChange's mark only, so no payload is decoded
 // (a delivery is the most frequent step).
-func specCause(m *replica.Message) spec.Message {
+func specCause(m *vsr.Message) spec.Message {
 	s := spec.Message{Name: m.Command.String(), From: m.From, To: m.To, View: m.View}
 	switch m.Command {
-	case replica.CmdStartViewChange:
+	case vsr.CmdStartViewChange:
 		s.Command, s.Leave = spec.CmdStartViewChange, m.StartViewChange().Leave
-	case replica.CmdDoViewChange:
+	case vsr.CmdDoViewChange:
 		s.Command = spec.CmdDoViewChange
-	case replica.CmdStartView:
+	case vsr.CmdStartView:
 		s.Command = spec.CmdStartView
-	case replica.CmdRequestStartView:
+	case vsr.CmdRequestStartView:
 		s.Command = spec.CmdRequestStartView
-	case replica.CmdCommit:
+	case vsr.CmdCommit:
 		s.Command = spec.CmdCommit
 	}
 	return s
 }
 
 // specDelivered opens replica to's step on message m.
-func (c *Cluster) specDelivered(to int, m *replica.Message) {
+func (c *Cluster) specDelivered(to int, m *vsr.Message) {
 	if c.spec == nil {
 		return
 	}
@@ -155,16 +156,16 @@ func (c *Cluster) specFeed(i int) {
 	for k := range c.out.Events {
 		e := &c.out.Events[k]
 		switch e.Kind {
-		case replica.EvStatus:
+		case vsr.EvStatus:
 			p := e.StatusChanged()
 			s.Status(i, specStatus(p.Status), p.View, p.LogView)
-		case replica.EvTimeout:
+		case vsr.EvTimeout:
 			s.TimedOut(i, specTimer(e.TimedOut().Timer))
-		case replica.EvHold:
+		case vsr.EvHold:
 			s.Held(i)
-		case replica.EvJournalAppend:
+		case vsr.EvJournalAppend:
 			s.Journaled(i, e.Op, e.Checksum)
-		case replica.EvJournalTruncate, replica.EvJournalPrune, replica.EvJournalSetAside, replica.EvJournalEvict:
+		case vsr.EvJournalTruncate, vsr.EvJournalPrune, vsr.EvJournalSetAside, vsr.EvJournalEvict:
 			s.Unjournaled(i, e.Op, e.Checksum)
 		}
 	}
@@ -190,8 +191,8 @@ func specTimer(name string) spec.Timer {
 }
 
 // specOnWire tells the model a replica's message left for the network.
-func (c *Cluster) specOnWire(m *replica.Message) {
-	if c.spec != nil && m.Command == replica.CmdPrepareOK {
+func (c *Cluster) specOnWire(m *vsr.Message) {
+	if c.spec != nil && m.Command == vsr.CmdPrepareOK {
 		s := specMessage(m, nil)
 		c.spec.OnWire(&s)
 	}

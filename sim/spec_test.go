@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/spec"
+	"vsrsim/vsr"
 )
 
 // TestSpecOnlyObserves: the protocol model changes nothing in a run. With
@@ -44,12 +44,12 @@ func TestBreakSpecForgedIntoARealRun(t *testing.T) {
 			return
 		}
 		info, ok := c.Info(1)
-		if !ok || info.Status != replica.StatusNormal {
+		if !ok || info.Status != vsr.StatusNormal {
 			return
 		}
 		forged = tick
 		c.spec.Ticked(tick, 1)
-		m := spec.Message{Command: spec.CmdPrepareOk, From: 1, To: replica.PrimaryOf(info.View, c.cfg.Replicas),
+		m := spec.Message{Command: spec.CmdPrepareOk, From: 1, To: vsr.PrimaryOf(info.View, c.cfg.Replicas),
 			View: info.View, Op: 1 << 40, Checksum: 0xbad}
 		c.spec.Sent(1, &m)
 		c.specStep(1)

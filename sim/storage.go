@@ -5,7 +5,7 @@ import (
 
 	"vsrsim/disksim"
 	"vsrsim/prng"
-	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // The harness side of storage (Config.Storage; docs/storage.md): each replica's
@@ -85,7 +85,7 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 	s := &cfg.Storage
 	geo := cfg.diskGeometry()
 	atlas, err := disksim.NewAtlas(disksim.AtlasOptions{
-		Replicas: cfg.Replicas, Quorum: replica.QuorumReplication(cfg.Replicas), Geometry: geo, Off: s.AtlasOff,
+		Replicas: cfg.Replicas, Quorum: vsr.QuorumReplication(cfg.Replicas), Geometry: geo, Off: s.AtlasOff,
 	}, prng.New(seed, prng.StreamDiskAtlas))
 	if err != nil {
 		return nil, err
@@ -177,9 +177,9 @@ func (c *Cluster) crashDisk(i int) {
 
 // readBack is the ReadFunc of replica i's restart: every read goes to its
 // disk now (and may draw a latent error).
-func (c *Cluster) readBack(i int) replica.ReadFunc {
+func (c *Cluster) readBack(i int) vsr.ReadFunc {
 	d := c.disks.r[i].disk
-	return func(z replica.StorageZone, slot int) ([]byte, bool) {
+	return func(z vsr.StorageZone, slot int) ([]byte, bool) {
 		return d.Read(c.now, disksim.Zone(z), slot)
 	}
 }

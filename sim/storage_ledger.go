@@ -5,6 +5,7 @@ import (
 
 	"vsrsim/disksim"
 	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // The storage ledger: what each replica's disk should hold and what it does
@@ -45,7 +46,7 @@ func zoneIndex(z disksim.Zone) (int, bool) {
 
 // entryIn decodes the entry a journal record's bytes hold.
 func (c *Cluster) entryIn(z disksim.Zone, slot int, data []byte, ioErr bool) entryID {
-	op, sum, ok := replica.DiskEntry(replica.StorageZone(z), slot, c.cfg.JournalSlots, data, ioErr)
+	op, sum, ok := replica.DiskEntry(vsr.StorageZone(z), slot, c.cfg.JournalSlots, data, ioErr)
 	if !ok {
 		return entryID{}
 	}

@@ -1,6 +1,6 @@
 package sim
 
-import "vsrsim/replica"
+import "vsrsim/vsr"
 
 // The send path of every message a replica hands the harness: straight to the
 // network without disks; on disks, held until every fenced write the replica
@@ -9,12 +9,12 @@ import "vsrsim/replica"
 // restart floors; the acks aimed misdirects key on).
 
 type heldMessage struct {
-	m     replica.Message
+	m     vsr.Message
 	fence uint64
 }
 
 // send puts replica i's message on the network, or holds it for its fence.
-func (c *Cluster) send(i int, m *replica.Message) {
+func (c *Cluster) send(i int, m *vsr.Message) {
 	if c.disks == nil {
 		c.submit(m)
 		return
@@ -28,12 +28,12 @@ func (c *Cluster) send(i int, m *replica.Message) {
 }
 
 // sent submits a message that left, noting the view it acts in.
-func (c *Cluster) sent(d *diskOf, m *replica.Message) {
+func (c *Cluster) sent(d *diskOf, m *vsr.Message) {
 	if promises(m) {
 		d.promised = max(d.promised, m.View)
 	}
 	d.promisedLogView = max(d.promisedLogView, actedLogView(m))
-	if m.Command == replica.CmdPrepareOK && m.From < c.cfg.Replicas {
+	if m.Command == vsr.CmdPrepareOK && m.From < c.cfg.Replicas {
 		c.aimMisdirect(m.From, m.PrepareOk().Op)
 	}
 	c.submit(m)
@@ -42,12 +42,12 @@ func (c *Cluster) sent(d *diskOf, m *replica.Message) {
 // promises reports whether a message acts in its view: a vote for it, or
 // normal work within it. A wish to leave a view (a leave StartViewChange)
 // names a view the sender may never have been in, and promises nothing.
-func promises(m *replica.Message) bool {
+func promises(m *vsr.Message) bool {
 	switch m.Command {
-	case replica.CmdPrepare, replica.CmdPrepareOK, replica.CmdCommit, replica.CmdCommitOK,
-		replica.CmdDoViewChange, replica.CmdStartView:
+	case vsr.CmdPrepare, vsr.CmdPrepareOK, vsr.CmdCommit, vsr.CmdCommitOK,
+		vsr.CmdDoViewChange, vsr.CmdStartView:
 		return true
-	case replica.CmdStartViewChange:
+	case vsr.CmdStartViewChange:
 		return !m.StartViewChange().Leave
 	}
 	return false
@@ -56,13 +56,13 @@ func promises(m *replica.Message) bool {
 // actedLogView is the log_view a message shows its sender acted in: a
 // Prepare, PrepareOk or Commit is sent in Normal status in its view; a
 // DoViewChange and a StartView name the sender's log_view. 0 for the rest.
-func actedLogView(m *replica.Message) uint64 {
+func actedLogView(m *vsr.Message) uint64 {
 	switch m.Command {
-	case replica.CmdPrepare, replica.CmdPrepareOK, replica.CmdCommit:
+	case vsr.CmdPrepare, vsr.CmdPrepareOK, vsr.CmdCommit:
 		return m.View
-	case replica.CmdDoViewChange:
+	case vsr.CmdDoViewChange:
 		return m.DoViewChange().LogView
-	case replica.CmdStartView:
+	case vsr.CmdStartView:
 		return m.StartView().LogView
 	}
 	return 0

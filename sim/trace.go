@@ -4,7 +4,7 @@ import (
 	"strconv"
 
 	"vsrsim/packetsim"
-	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // Trace is the run's canonical event log. Every line is hashed in its compact
@@ -54,10 +54,10 @@ type entry struct {
 	packet uint64
 	drop   packetsim.DropReason
 	dup    bool
-	msg    replica.Message // send, recv, drop
-	ev     replica.Event   // event
-	text   []byte          // lineText: the whole line
-	word   string          // lineText: its kind word
+	msg    vsr.Message // send, recv, drop
+	ev     vsr.Event   // event
+	text   []byte      // lineText: the whole line
+	word   string      // lineText: its kind word
 }
 
 const tailLines = 40
@@ -82,7 +82,7 @@ func newTrace(observer Sink, replicas int, spare *Spare) *Trace {
 const fnvOffset = 14695981039346656037
 
 // open hashes a line's tick and kind and returns its ring entry.
-func (t *Trace) open(tick uint64, kind lineKind, l *replica.Line) *entry {
+func (t *Trace) open(tick uint64, kind lineKind, l *vsr.Line) *entry {
 	l.H = t.hash
 	l.Word(tick)
 	l.Word(uint64(kind))
@@ -96,7 +96,7 @@ func (t *Trace) open(tick uint64, kind lineKind, l *replica.Line) *entry {
 }
 
 // close stores the line's hash and hands the line to the sink.
-func (t *Trace) close(e *entry, l *replica.Line) {
+func (t *Trace) close(e *entry, l *vsr.Line) {
 	t.hash = l.H
 	t.lines++
 	if t.sink == nil || t.err != nil {
@@ -120,8 +120,8 @@ func (t *Trace) close(e *entry, l *replica.Line) {
 }
 
 // message traces a send, delivery or drop of packet id.
-func (t *Trace) message(tick uint64, kind lineKind, m *replica.Message, id uint64, drop packetsim.DropReason, dup bool) {
-	var l replica.Line
+func (t *Trace) message(tick uint64, kind lineKind, m *vsr.Message, id uint64, drop packetsim.DropReason, dup bool) {
+	var l vsr.Line
 	e := t.open(tick, kind, &l)
 	l.Word(uint64(drop))
 	l.Message(m, t.replicas)
@@ -133,8 +133,8 @@ func (t *Trace) message(tick uint64, kind lineKind, m *replica.Message, id uint6
 }
 
 // event traces a replica event.
-func (t *Trace) event(tick uint64, ev *replica.Event) {
-	var l replica.Line
+func (t *Trace) event(tick uint64, ev *vsr.Event) {
+	var l vsr.Line
 	e := t.open(tick, lineEvent, &l)
 	l.Event(ev)
 	e.ev = *ev
@@ -143,7 +143,7 @@ func (t *Trace) event(tick uint64, ev *replica.Event) {
 
 // node traces a crash or restart of replica i.
 func (t *Trace) node(tick uint64, kind lineKind, i int) {
-	var l replica.Line
+	var l vsr.Line
 	e := t.open(tick, kind, &l)
 	l.Word(uint64(i))
 	e.node = i
@@ -163,7 +163,7 @@ func (t *Trace) begin(tick uint64, kind string) []byte {
 
 // end traces the free-text line b that begin started.
 func (t *Trace) end(tick uint64, kind string, b []byte) {
-	var l replica.Line
+	var l vsr.Line
 	e := t.open(tick, lineText, &l)
 	l.Bytes(b)
 	e.text = append(e.text[:0], b...)
@@ -191,15 +191,15 @@ func (t *Trace) format(b []byte, e *entry) []byte {
 	b = append(b, ' ')
 	switch e.kind {
 	case lineCrash, lineRestart:
-		b = replica.AppendNode(b, e.node, t.replicas)
+		b = vsr.AppendNode(b, e.node, t.replicas)
 	case lineEvent:
-		b = replica.AppendEvent(b, &e.ev)
+		b = vsr.AppendEvent(b, &e.ev)
 	case lineDrop:
 		b = append(b, e.drop.String()...)
 		b = append(b, ' ')
-		b = replica.AppendMessage(b, &e.msg, t.replicas)
+		b = vsr.AppendMessage(b, &e.msg, t.replicas)
 	case lineSend, lineRecv:
-		b = replica.AppendMessage(b, &e.msg, t.replicas)
+		b = vsr.AppendMessage(b, &e.msg, t.replicas)
 		if e.dup {
 			b = append(b, " dup"...)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // transferWatch cuts r2 off until the others committed `lead` ops, heals it,
@@ -25,8 +26,8 @@ type transferWatch struct {
 func (w *transferWatch) At(c *Cluster, tick uint64) {
 	if !w.watching {
 		w.watching = true
-		c.Watch(func(e *replica.Event) {
-			if e.Kind == replica.EvTransferInstall && e.Replica == 2 {
+		c.Watch(func(e *vsr.Event) {
+			if e.Kind == vsr.EvTransferInstall && e.Replica == 2 {
 				w.installs++
 			}
 		})

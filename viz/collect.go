@@ -5,8 +5,8 @@
 package viz
 
 import (
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // subTicks spreads the records of one tick over distinct timestamps, so the
@@ -143,27 +143,27 @@ func (c *Collector) arrive(r *sim.Record, ts uint64) {
 	if m.To < c.Replicas {
 		// What a replica hears raises the highest commit it knows of.
 		switch m.Command {
-		case replica.CmdCommit:
+		case vsr.CmdCommit:
 			c.raiseCommit(m.To, ts, c.commit[m.To][0], m.Commit().Commit)
-		case replica.CmdStartView:
+		case vsr.CmdStartView:
 			c.raiseCommit(m.To, ts, c.commit[m.To][0], m.StartView().Commit)
-		case replica.CmdDoViewChange:
+		case vsr.CmdDoViewChange:
 			c.raiseCommit(m.To, ts, c.commit[m.To][0], m.DoViewChange().Commit)
-		case replica.CmdPrepare:
+		case vsr.CmdPrepare:
 			c.raiseCommit(m.To, ts, c.commit[m.To][0], m.Prepare().Header.Commit)
 		}
 	}
 }
 
-func (c *Collector) event(e *replica.Event, ts uint64) {
+func (c *Collector) event(e *vsr.Event, ts uint64) {
 	switch e.Kind {
-	case replica.EvStatus:
+	case vsr.EvStatus:
 		p := e.StatusChanged()
 		c.startSpan(e.Replica, ts, p.Status.String(), p.View)
 		c.raiseCommit(e.Replica, ts, c.commit[e.Replica][0], p.Commit)
-	case replica.EvCommit:
+	case vsr.EvCommit:
 		c.raiseCommit(e.Replica, ts, e.Op, e.Op)
-	case replica.EvTransferInstall:
+	case vsr.EvTransferInstall:
 		c.raiseCommit(e.Replica, ts, e.Op, e.Op)
 	}
 }
@@ -206,5 +206,5 @@ func (c *Collector) Finish() {
 
 // Node names a node as the trace does: r<i> or c<j>.
 func (c *Collector) Node(id int) string {
-	return string(replica.AppendNode(nil, id, c.Replicas))
+	return string(vsr.AppendNode(nil, id, c.Replicas))
 }

@@ -8,6 +8,7 @@ import (
 
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // Filter cuts noise from a written trace: it never touches the hash.
@@ -101,12 +102,12 @@ func knownKind(name string) bool {
 	if slices.Contains(lineKinds, name) {
 		return true
 	}
-	for k := replica.EventKind(1); !strings.HasPrefix(k.String(), "Event("); k++ {
+	for k := vsr.EventKind(1); !strings.HasPrefix(k.String(), "Event("); k++ {
 		if k.String() == name {
 			return true
 		}
 	}
-	for c := replica.Command(1); !strings.HasPrefix(c.String(), "Command("); c++ {
+	for c := vsr.Command(1); !strings.HasPrefix(c.String(), "Command("); c++ {
 		if c.String() == name {
 			return true
 		}
@@ -161,7 +162,7 @@ func (f *Filter) matches(names []string, r *sim.Record) bool {
 			return true
 		case r.Msg != nil && n == r.Msg.Command.String():
 			return true
-		case r.Event != nil && r.Event.Kind == replica.EvDrop && n == r.Event.Dropped().Command.String():
+		case r.Event != nil && r.Event.Kind == vsr.EvDrop && n == r.Event.Dropped().Command.String():
 			return true // a replica's drop names the message it dropped, as its msg field does
 		}
 	}

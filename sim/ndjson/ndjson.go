@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // Writer writes a run's trace as one JSON object per line: an optional header
@@ -142,15 +142,15 @@ func appendMsgJSON(b []byte, r *sim.Record) []byte {
 }
 
 // appendEventJSON is the fields of a line about a replica's event.
-func appendEventJSON(b []byte, e *replica.Event) []byte {
+func appendEventJSON(b []byte, e *vsr.Event) []byte {
 	f := sim.EventFields(e.Kind)
 	b = appendStr(b, "event", e.Kind.String())
 	if f.View {
 		b = appendNum(b, "view", e.View)
 	}
 	b = appendOpt(b, "op", e.Op, f.Op)
-	var status replica.StatusChanged
-	if e.Kind == replica.EvStatus {
+	var status vsr.StatusChanged
+	if e.Kind == vsr.EvStatus {
 		status = e.StatusChanged()
 	}
 	b = appendOpt(b, "commit", status.Commit, f.Commit)
@@ -161,29 +161,29 @@ func appendEventJSON(b []byte, e *replica.Event) []byte {
 
 // eventParent is the parent checksum an applied op or an ack names; the
 // journal's kinds name none.
-func eventParent(e *replica.Event) uint64 {
+func eventParent(e *vsr.Event) uint64 {
 	switch e.Kind {
-	case replica.EvCommit:
+	case vsr.EvCommit:
 		return e.Applied().Parent
-	case replica.EvAck:
+	case vsr.EvAck:
 		return e.Acked().Parent
 	}
 	return 0
 }
 
 // appendEventKind appends the fields only one kind carries.
-func appendEventKind(b []byte, e *replica.Event, status replica.StatusChanged) []byte {
+func appendEventKind(b []byte, e *vsr.Event, status vsr.StatusChanged) []byte {
 	switch e.Kind {
-	case replica.EvStatus:
+	case vsr.EvStatus:
 		b = appendStr(b, "status", status.Status.String())
 		b = appendNum(b, "log_view", status.LogView)
-	case replica.EvDrop:
+	case vsr.EvDrop:
 		d := e.Dropped()
 		b = appendStr(b, "msg", d.Command.String())
 		b = appendStr(b, "reason", d.Reason.String())
-	case replica.EvOfferRefused:
+	case vsr.EvOfferRefused:
 		b = appendStr(b, "reason", e.OfferRefused().Reason.String())
-	case replica.EvTimeout:
+	case vsr.EvTimeout:
 		if t := e.TimedOut().Timer; t != "" {
 			b = appendStr(b, "reason", t)
 		}

@@ -14,6 +14,7 @@ import (
 	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // Override is what a user states about a run on top of its base
@@ -295,7 +296,7 @@ func applyClients(o *Override, cfg *sim.Config) error {
 	if o.clients == nil {
 		return nil
 	}
-	return applyCount("clients", *o.clients, &cfg.Clients, replica.ClientsMax)
+	return applyCount("clients", *o.clients, &cfg.Clients, vsr.ClientsMax)
 }
 
 // applyCount sets a count of the cluster, which must be 1..most.

@@ -1,4 +1,4 @@
-package replica
+package vsr
 
 // KeySpace is the number of keys of the state machine. It is small on purpose:
 // clients collide on keys, which is what makes linearizability checks bite.
@@ -44,10 +44,10 @@ func (s *StateMachine) Apply(op Operation) uint64 {
 func (s *StateMachine) Checksum() uint64 {
 	x := uint64(0xbb67ae8584caa73b)
 	for _, v := range s.KV {
-		x = checksumMix(x ^ v)
+		x = ChecksumMix(x ^ v)
 	}
 	for _, c := range s.Clients {
-		x = checksumMix(x ^ c.Request ^ c.Op<<1 ^ c.Result<<2)
+		x = ChecksumMix(x ^ c.Request ^ c.Op<<1 ^ c.Result<<2)
 	}
 	return x
 }

@@ -1,4 +1,4 @@
-package replica
+package vsr
 
 // Typed payloads. A Message is an envelope (command, sender, receiver, view)
 // and a payload whose type the command names. The payload travels as words in
@@ -425,7 +425,7 @@ func (m *Message) SenderIncarnation() uint64 {
 // dropOp is the op a drop event names for m: the op of the prepare a
 // message carries or acknowledges, the head or range start a view-change or
 // repair message names, a reply's op; 0 for the rest.
-func (m *Message) dropOp() uint64 {
+func (m *Message) DropOp() uint64 {
 	switch m.Command {
 	case CmdPrepare, CmdRepairPrepare:
 		if h := getHeader(&m.w); h.Checksum != 0 {

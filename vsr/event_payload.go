@@ -1,4 +1,4 @@
-package replica
+package vsr
 
 // Typed event payloads, as messages have typed payloads (payload.go). Each
 // kind's fields have one meaning; the envelope (View, Op, Checksum) carries
@@ -187,7 +187,7 @@ func journalKind(k EventKind) bool {
 
 // Event returns p as an event of kind k, one of the EvJournal kinds.
 func (p JournalChange) Event(k EventKind) Event {
-	invariant(unowned, journalKind(k), "journal_change_kind", "kind %d", uint64(k))
+	Assert(Unowned, journalKind(k), "journal_change_kind", "kind %d", uint64(k))
 	return Event{Kind: k, View: p.View, Op: p.Op, Checksum: p.Checksum}
 }
 
@@ -284,7 +284,7 @@ func viewKind(k EventKind) bool {
 // Event returns p as an event of kind k: EvHold, EvViewEscalate, EvAbdicate
 // or EvResume.
 func (p ViewNoted) Event(k EventKind) Event {
-	invariant(unowned, viewKind(k), "view_noted_kind", "kind %d", uint64(k))
+	Assert(Unowned, viewKind(k), "view_noted_kind", "kind %d", uint64(k))
 	return Event{Kind: k, View: p.View}
 }
 

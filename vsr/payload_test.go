@@ -1,4 +1,4 @@
-package replica
+package vsr
 
 import (
 	"math"
@@ -150,6 +150,6 @@ func TestDropOpMatchesTheCarriedOp(t *testing.T) {
 		{StateTransferOffer{SnapshotOp: 16}.Message(), 0},
 		{Request{Client: 3, Request: 17}.Message(), 0},
 	} {
-		assert.Equal(t, tc.want, tc.msg.dropOp(), tc.msg.Command.String())
+		assert.Equal(t, tc.want, tc.msg.DropOp(), tc.msg.Command.String())
 	}
 }

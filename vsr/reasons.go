@@ -1,4 +1,4 @@
-package replica
+package vsr
 
 import "fmt"
 
@@ -61,10 +61,10 @@ const (
 	ReasonBelowAcceptedHead
 	ReasonBelowAck
 
-	reasonCount
+	ReasonCount
 )
 
-var reasonNames = [reasonCount]string{
+var reasonNames = [ReasonCount]string{
 	ReasonNone:                "",
 	ReasonUnknownCommand:      "unknown-command",
 	ReasonRecovering:          "recovering",
@@ -109,7 +109,7 @@ var reasonNames = [reasonCount]string{
 }
 
 func (r Reason) String() string {
-	if r < reasonCount {
+	if r < ReasonCount {
 		return reasonNames[r]
 	}
 	return fmt.Sprintf("Reason(%d)", uint8(r))

@@ -1,4 +1,4 @@
-package replica
+package vsr
 
 import "fmt"
 
@@ -98,7 +98,7 @@ func (h *Header) computeChecksum() uint64 {
 	x := uint64(0x6a09e667f3bcc909)
 	for _, w := range [...]uint64{h.Op, h.Parent, h.Commit, h.Client, h.Request, h.Timestamp,
 		uint64(h.Body.Kind), uint64(h.Body.Key), h.Body.Value} {
-		x = checksumMix(x ^ w)
+		x = ChecksumMix(x ^ w)
 	}
 	if x == 0 {
 		x = 1 // zero means "no header"
@@ -106,7 +106,7 @@ func (h *Header) computeChecksum() uint64 {
 	return x
 }
 
-func checksumMix(x uint64) uint64 {
+func ChecksumMix(x uint64) uint64 {
 	x ^= x >> 33
 	x *= 0xff51afd7ed558ccd
 	x ^= x >> 33

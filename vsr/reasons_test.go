@@ -1,4 +1,4 @@
-package replica
+package vsr
 
 import (
 	"testing"
@@ -10,7 +10,7 @@ import (
 // trace line names exactly one reason.
 func TestReasonNames(t *testing.T) {
 	seen := map[string]Reason{}
-	for r := ReasonNone + 1; r < reasonCount; r++ {
+	for r := ReasonNone + 1; r < ReasonCount; r++ {
 		w := r.String()
 		assert.NotEmpty(t, w, "reason %d has no word", r)
 		if prev, dup := seen[w]; dup {

@@ -1,4 +1,4 @@
-package replica
+package vsr
 
 // Quorum arithmetic, as pure functions (protocol.md "Cluster and quorums").
 

@@ -1,4 +1,4 @@
-package replica
+package vsr
 
 import (
 	"math/bits"

@@ -1,4 +1,4 @@
-package replica
+package vsr
 
 import (
 	"fmt"
@@ -139,6 +139,24 @@ type Violation struct {
 	Detail string
 	values [violationValuesMax]uint64
 	count  int
+}
+
+// Unowned stands for the replica in an assertion of code that knows none (the
+// journal, a ring, a payload); the harness still reports the invariant by name.
+const Unowned = -1
+
+// Assert panics with a Violation of the invariant name at replica (Unowned:
+// -1) unless ok. detail is a constant, or a format whose %d or %b verbs take
+// values (at most violationValuesMax). The numbers travel unboxed and the
+// Violation formats them only when printed, and the failing branch makes no
+// call: a passing assertion costs a compare and a branch, and functions on the
+// hot path that hold a few stay small enough to inline.
+func Assert(replica int, ok bool, name, detail string, values ...uint64) {
+	if !ok {
+		v := Violation{Replica: replica, Invariant: name, Detail: detail}
+		v.count = copy(v.values[:], values)
+		panic(v)
+	}
 }
 
 // violationValuesMax bounds the numbers an assertion records.

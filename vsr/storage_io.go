@@ -1,0 +1,42 @@
+package vsr
+
+// The storage interface between a replica and the harness that simulates its
+// disk (docs/storage.md): the zones, the record sizes, the writes a step asks
+// for and the read a restart makes. The record formats live in replica/storage.go.
+
+// StorageZone is a zone of the disk, numbered as disksim numbers its zones.
+type StorageZone uint8
+
+// The zones a replica writes.
+const (
+	ZoneSuperblock StorageZone = iota
+	ZoneHeaders
+	ZonePrepares
+)
+
+// SuperblockCopies is how many copies of its superblock a replica writes.
+const SuperblockCopies = 4
+
+// Record sizes in bytes: a header record fits a 128-byte sector, a prepare two.
+const (
+	HeaderRecordBytes     = 128
+	PrepareRecordBytes    = 256
+	SuperblockRecordBytes = 128
+)
+
+// Write is one write a step asks for: Data[Off:Off+Len] of Output.WriteData to
+// slot Slot of zone Zone. Fenced: the messages of this step, and of every
+// later one, wait until it has landed.
+type Write struct {
+	Zone     StorageZone
+	Slot     int
+	Off, Len int
+	Fenced   bool
+}
+
+// Bytes returns the data of w, valid until the Output is reset.
+func (o *Output) Bytes(w *Write) []byte { return o.WriteData[w.Off : w.Off+w.Len] }
+
+// ReadFunc reads one slot back from the disk: its bytes and whether a sector
+// of it read damaged (an I/O error). The bytes are valid until the next call.
+type ReadFunc func(z StorageZone, slot int) ([]byte, bool)
