@@ -41,7 +41,7 @@ func (r *Replica) hearsQuorum() bool {
 
 func (r *Replica) onAbdicateTimeout() {
 	if r.status != vsr.StatusNormal || !r.isPrimary() {
-		r.tAbdicate.stop()
+		r.timers.abdicate.stop()
 		return
 	}
 	stalled := r.abd.closeWindow(r.replicationStalled())
@@ -57,7 +57,7 @@ func (r *Replica) onAbdicateTimeout() {
 	r.pushStartView()
 	r.peers.newWindow()
 	r.watchReplication()
-	r.tAbdicate.reset(nil)
+	r.timers.abdicate.reset(nil)
 	if r.abd.abdicated && !r.opts.Protocol.SVCQuorumOff {
 		r.askToLeave() // counted by backups that gave up on it too
 	}
@@ -94,12 +94,12 @@ func (r *Replica) onCommitOK(m *vsr.Envelope, p vsr.CommitOk) {
 // The prepares go to it at once and the retransmit timer starts afresh
 // (mark backoff-reset).
 func (r *Replica) retransmitOnHeard(from int) {
-	if r.opts.Protocol.BackoffResetOff || r.abd.abdicated || r.tPrepare.attempts == 0 || len(r.pipeline) == 0 {
+	if r.opts.Protocol.BackoffResetOff || r.abd.abdicated || r.timers.prepare.attempts == 0 || len(r.pipeline) == 0 {
 		return
 	}
 	r.mark(marks.BackoffReset)
 	r.retransmit(from)
-	r.tPrepare.start(r.jitter)
+	r.timers.prepare.start(r.jitter)
 }
 
 // learnCommitFromBackup: a backup applied up to p.Commit, so every op to there
@@ -110,7 +110,7 @@ func (r *Replica) retransmitOnHeard(from int) {
 // acks of ops its only other live backup applied before it lost its journal.
 func (r *Replica) learnCommitFromBackup(p vsr.CommitOk) {
 	c := p.Commit
-	if c <= r.wm.commitMax || c > r.wm.sequencer || !r.journal.has(c, p.Checksum) {
+	if c <= r.wm.commitMax || c > r.wm.sequencer || !r.log.journal.has(c, p.Checksum) {
 		return
 	}
 	r.mark(marks.CommitFromBackup)

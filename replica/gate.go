@@ -32,7 +32,7 @@ func (r *Replica) Step(m *vsr.Message, out *vsr.Output) {
 	}
 	r.settle()
 	r.checkInvariants()
-	if r.store != nil {
+	if r.dur.store != nil {
 		r.flushStorage()
 	}
 	r.out = nil
@@ -261,14 +261,14 @@ func (r *Replica) ignoreStartView(m *vsr.Envelope, p vsr.StartView) (vsr.Reason,
 		// one of that view, delayed (a restart from a checkpoint makes that
 		// visible): adopting it would rewind the head below the state.
 		return vsr.ReasonBelowCommit, r.wm.commitMin
-	case r.status == vsr.StatusRecovering && m.View == r.sb.AckView && p.Op < r.sb.AckViewHead:
+	case r.status == vsr.StatusRecovering && m.View == r.dur.sb.AckView && p.Op < r.dur.sb.AckViewHead:
 		// An amnesiac replica acked ops of this view up to AckViewHead before
 		// it lost them, and a view's head only grows: this StartView is an
 		// old one, delayed. Adopted, it would set the replica's head below
 		// ops it acked and its next vote would disown them: a view change of
 		// it and a replica that lagged could not place committed op 104
 		// (scenarios/testdata/late-start-view-below-ack.vsr).
-		return vsr.ReasonBelowAck, r.sb.AckViewHead
+		return vsr.ReasonBelowAck, r.dur.sb.AckViewHead
 	}
 	return vsr.ReasonNone, 0
 }
@@ -293,7 +293,7 @@ func (r *Replica) ignoreRepair(m *vsr.Message) (vsr.Reason, uint64) {
 		if h.Op <= r.wm.commitMin {
 			return vsr.ReasonOldOp, r.wm.commitMin
 		}
-		if r.journal.has(h.Op, h.Checksum) {
+		if r.log.journal.has(h.Op, h.Checksum) {
 			return vsr.ReasonHeld, 0
 		}
 	case vsr.CmdRangeEvicted:

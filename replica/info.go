@@ -38,10 +38,10 @@ func (r *Replica) Info() Info {
 		Sequencer:    r.wm.sequencer,
 		CommitMin:    r.wm.commitMin,
 		CommitMax:    r.wm.commitMax,
-		JournalHead:  r.journal.head,
-		AckHead:      r.ackHead,
-		Incarnation:  r.incarnation,
-		Checkpoint:   r.sb.Checkpoint.Op,
+		JournalHead:  r.log.journal.head,
+		AckHead:      r.dur.ackHead,
+		Incarnation:  r.dur.incarnation,
+		Checkpoint:   r.dur.sb.Checkpoint.Op,
 		Transferring: r.transfer.active,
 		Primary:      r.status == vsr.StatusNormal && r.isPrimary(),
 		Pipeline:     len(r.pipeline),
@@ -69,15 +69,15 @@ func (r *Replica) Holds(op, checksum uint64) bool {
 	if op <= r.wm.commitMin {
 		return true
 	}
-	if h, ok := r.aside.get(op); ok && h.Checksum == checksum {
+	if h, ok := r.log.aside.get(op); ok && h.Checksum == checksum {
 		return true
 	}
-	return r.journal.has(op, checksum)
+	return r.log.journal.has(op, checksum)
 }
 
 // Journaled reports whether the journal holds op (any checksum).
 func (r *Replica) Journaled(op uint64) bool {
-	_, ok := r.journal.get(op)
+	_, ok := r.log.journal.get(op)
 	return ok
 }
 
@@ -89,8 +89,8 @@ func (d Durable) DurableView() uint64 { return d.Superblock.View }
 // votes neither nack nor copy such an op, so a view change needs another
 // replica that holds the body.
 func (r *Replica) UnsureHollow(fn func(op, checksum uint64)) {
-	for op := r.wm.commitMin + 1; op <= r.unsureTop; op++ {
-		if h, ok := r.adopted.get(op); ok && !r.journal.has(op, h.Checksum) {
+	for op := r.wm.commitMin + 1; op <= r.log.unsureTop; op++ {
+		if h, ok := r.log.adopted.get(op); ok && !r.log.journal.has(op, h.Checksum) {
 			fn(op, h.Checksum)
 		}
 	}

@@ -12,10 +12,10 @@ import "vsrsim/vsr"
 // headerAt returns the header this replica knows at op: journaled, adopted, or
 // the one it last committed.
 func (r *Replica) headerAt(op uint64) (vsr.Header, bool) {
-	if h, ok := r.journal.get(op); ok {
+	if h, ok := r.log.journal.get(op); ok {
 		return h, true
 	}
-	if h, ok := r.adopted.get(op); ok {
+	if h, ok := r.log.adopted.get(op); ok {
 		return h, true
 	}
 	return vsr.Header{}, false
@@ -25,21 +25,21 @@ func (r *Replica) headerAt(op uint64) (vsr.Header, bool) {
 // DoViewChange suffix.
 func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 	invariant(r.id, h.Op > r.wm.commitMin, "journal_put_above_commit_min", "op %d commit_min %d", h.Op, r.wm.commitMin)
-	invariant(r.id, h.Op >= r.journalFloor, "journal_put_above_floor", "op %d floor %d", h.Op, r.journalFloor)
-	if !r.journal.put(h, displace) {
+	invariant(r.id, h.Op >= r.log.journalFloor, "journal_put_above_floor", "op %d floor %d", h.Op, r.log.journalFloor)
+	if !r.log.journal.put(h, displace) {
 		return false
 	}
-	r.journalGen++
-	invariant(r.id, r.journal.has(h.Op, h.Checksum), "journal_put_holds", detailHolds)
+	r.log.journalGen++
+	invariant(r.id, r.log.journal.has(h.Op, h.Checksum), "journal_put_holds", detailHolds)
 	r.emit(vsr.JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalAppend))
-	if g := r.journal.gone; g.Checksum != 0 {
+	if g := r.log.journal.gone; g.Checksum != 0 {
 		// The body goes for good: a restart must not come back below it
 		// and vote it absent (the protocol model's vote_keeps_acks: an op
 		// applied, displaced by one a slot count above, then needed again
 		// by a restart from a superblock whose commit point lagged). The
 		// commit point that covers it becomes durable first, as for a
 		// set-aside body; capped at the head, which a vote must describe.
-		r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
+		r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 		r.emit(vsr.JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(vsr.EvJournalEvict))
 	}
 	return true
@@ -48,8 +48,8 @@ func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 // clearAdopted forgets headers adopted in older views: the new view's headers
 // replace them, and committed ops below them are verified by their server.
 func (r *Replica) clearAdopted() {
-	r.adopted.clear()
-	r.journalGen++ // the suffix is built from adopted headers too
+	r.log.adopted.clear()
+	r.log.journalGen++ // the suffix is built from adopted headers too
 }
 
 // discard takes entry j out of the journal. foreign says the canonical log
@@ -61,30 +61,30 @@ func (r *Replica) discard(j vsr.Header, foreign bool) {
 	case j.Op > r.wm.commitMax:
 		r.journalRemove(j.Op)
 	case foreign:
-		r.journal.remove(j.Op)
-		r.journalGen++
+		r.log.journal.remove(j.Op)
+		r.log.journalGen++
 		r.emit(vsr.JournalChange{View: r.view, Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalPrune))
 	default:
-		r.journal.remove(j.Op)
-		r.journalGen++
-		r.aside.put(j)
+		r.log.journal.remove(j.Op)
+		r.log.journalGen++
+		r.log.aside.put(j)
 		// The set-aside body is gone from the journal: the commit point
 		// that makes it committed must survive a restart, or the next vote
 		// nacks it, on a disk or a write-ahead journal in memory alike (the
 		// protocol model's vote_keeps_acks found the second: swarm seeds
 		// 869, 1903, 1953). Capped at the head: a vote whose commit point
 		// lies above its head names a head no vote may describe.
-		r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
-		if r.store != nil {
+		r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
+		if r.dur.store != nil {
 			// That superblock may land after the slot's blank: the blank
 			// says the op was set aside, not never held (recordAside).
-			r.store.aside[j.Op%uint64(r.journal.live.size)] = true
+			r.dur.store.aside[j.Op%uint64(r.log.journal.live.size)] = true
 		}
 		r.emit(vsr.JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalSetAside))
 	}
-	invariant(r.id, !r.journal.has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
-	if !foreign && j.Op <= r.wm.commitMax && j.Op > r.sb.Checkpoint.Op {
-		_, kept := r.aside.get(j.Op)
+	invariant(r.id, !r.log.journal.has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
+	if !foreign && j.Op <= r.wm.commitMax && j.Op > r.dur.sb.Checkpoint.Op {
+		_, kept := r.log.aside.get(j.Op)
 		invariant(r.id, kept, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.wm.commitMax)
 	}
 }
@@ -97,14 +97,14 @@ func (r *Replica) discard(j vsr.Header, foreign bool) {
 func (r *Replica) reclaim(top uint64, all bool) {
 	top = min(top, r.wm.commitMax)
 	for op := top; op > r.wm.commitMin; op-- {
-		h, ok := r.aside.get(op)
-		if ok && !r.journal.has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
-			r.aside.remove(op)
-			if j, held := r.journal.get(op); held && j.Checksum != h.Checksum {
+		h, ok := r.log.aside.get(op)
+		if ok && !r.log.journal.has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
+			r.log.aside.remove(op)
+			if j, held := r.log.journal.get(op); held && j.Checksum != h.Checksum {
 				r.journalRemove(op)
 			}
 			if r.journalPut(h, false) {
-				_, still := r.aside.get(op)
+				_, still := r.log.aside.get(op)
 				invariant(r.id, !still, "reclaim_moves_out_of_aside", "op %d", op)
 				continue
 			}
@@ -116,21 +116,21 @@ func (r *Replica) reclaim(top uint64, all bool) {
 }
 
 func (r *Replica) journalRemove(op uint64) {
-	if h, ok := r.journal.remove(op); ok {
-		r.journalGen++
+	if h, ok := r.log.journal.remove(op); ok {
+		r.log.journalGen++
 		r.emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
 	}
-	_, still := r.journal.get(op)
+	_, still := r.log.journal.get(op)
 	invariant(r.id, !still, "journal_remove_removes", detailHolds)
 }
 
 func (r *Replica) truncateJournalAbove(op uint64) {
-	r.journal.truncateAbove(op, func(h vsr.Header) {
-		r.journalGen++
+	r.log.journal.truncateAbove(op, func(h vsr.Header) {
+		r.log.journalGen++
 		r.emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
 	})
 	invariant(r.id, op >= r.wm.commitMin, "truncate_keeps_applied", "op %d commit_min %d", op, r.wm.commitMin)
-	invariant(r.id, r.journal.head <= op, "truncate_lowers_head", "head %d op %d", r.journal.head, op)
+	invariant(r.id, r.log.journal.head <= op, "truncate_lowers_head", "head %d op %d", r.log.journal.head, op)
 }
 
 // pruneUnchained removes journal entries below bottom that do not chain to the
@@ -162,14 +162,14 @@ func (r *Replica) pruneUnchained(bottom uint64) {
 func (r *Replica) pruneChainFrom(top, expect uint64) {
 	broken := false
 	for op := top; op > r.wm.commitMin && op <= top; op-- {
-		j, ok := r.journal.get(op)
+		j, ok := r.log.journal.get(op)
 		if !broken {
 			if ok && j.Checksum == expect {
 				expect = j.Parent
 				continue
 			}
 			if !ok {
-				if a, ok := r.adopted.get(op); ok && a.Checksum == expect {
+				if a, ok := r.log.adopted.get(op); ok && a.Checksum == expect {
 					expect = a.Parent
 					continue
 				}
@@ -191,11 +191,11 @@ func (r *Replica) pruneChainFrom(top, expect uint64) {
 // missing, except that the source's install replaces the whole journal (the
 // stale guard protected what it acked).
 func (r *Replica) journalInstall(op uint64) {
-	r.journal.dropThrough(op)
+	r.log.journal.dropThrough(op)
 	if r.opts.Protocol.SourceTransfer {
 		r.truncateJournalAbove(op)
 	}
-	r.journalFloor = op + 1
-	_, below := r.journal.get(op)
+	r.log.journalFloor = op + 1
+	_, below := r.log.journal.get(op)
 	invariant(r.id, !below, "install_drops_through_checkpoint", detailHolds)
 }

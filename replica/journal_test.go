@@ -128,7 +128,7 @@ func TestJournalEvictedRingServesRepair(t *testing.T) {
 	first := r0.firstRetained()
 	assert.Equal(t, uint64(140-2*64+1), first)
 
-	_, live := r0.journal.get(20)
+	_, live := r0.log.journal.get(20)
 	require.False(t, live, "op 20 left the live ring")
 	out := &vsr.Output{}
 	r0.Step(msg(vsr.RequestPrepares{From: 20, To: 22}, 1, 0, 0), out)
@@ -262,7 +262,7 @@ func TestTransferStaleGuard(t *testing.T) {
 			}
 			r.wm.sequencer, r.wm.headSum = 10, hs[10].Checksum
 			r.wm.commitMax = tc.commitMax
-			require.Equal(t, tc.acked, r.ackHead)
+			require.Equal(t, tc.acked, r.dur.ackHead)
 
 			r.transfer = transferState{active: true, pinned: true, commitOp: tc.offer, snapshot: snapshotOf(hs, tc.offer)}
 			r.installTransfer()
@@ -283,10 +283,10 @@ func TestTransferStaleGuard(t *testing.T) {
 			for op := tc.offer + 1; op <= 10; op++ {
 				// The source's install replaces the whole journal; repair
 				// fetches the ops above the checkpoint again.
-				assert.Equal(t, !opts.Protocol.SourceTransfer, r.journal.has(op, hs[op].Checksum), "op %d above the checkpoint kept", op)
+				assert.Equal(t, !opts.Protocol.SourceTransfer, r.log.journal.has(op, hs[op].Checksum), "op %d above the checkpoint kept", op)
 			}
 			for op := uint64(1); op <= tc.offer; op++ {
-				_, ok := r.journal.getForRepair(op)
+				_, ok := r.log.journal.getForRepair(op)
 				assert.False(t, ok, "op %d replaced by the checkpoint", op)
 			}
 		})

@@ -50,7 +50,7 @@ func (r *Replica) onLeave(m *vsr.Envelope) {
 		r.probeNewerView(m.View)
 	}
 	if r.vc.leave&^(1<<uint(r.id)) == 0 {
-		r.tLeave.start(nil) // the window opens with the first request from another replica
+		r.timers.leave.start(nil) // the window opens with the first request from another replica
 	}
 	r.vc.leave |= 1 << uint(m.From)
 	r.vc.leaveTo = max(r.vc.leaveTo, m.View+1)
@@ -78,5 +78,5 @@ func (r *Replica) maybeLeave() {
 func (r *Replica) onLeaveWindow() {
 	r.vc.leave &= 1 << uint(r.id)
 	r.vc.leaveTo = r.view + 1
-	r.tLeave.stop()
+	r.timers.leave.stop()
 }

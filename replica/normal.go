@@ -75,11 +75,11 @@ func (r *Replica) prepare(m *vsr.Request) {
 	r.wm.sequencer = h.Op
 	r.wm.headSum = h.Checksum
 	r.pipeline.push(r.id, h, r.ownFence())
-	invariant(r.id, r.journal.has(h.Op, h.Checksum), "prepare_journaled", detailHolds)
+	invariant(r.id, r.log.journal.has(h.Op, h.Checksum), "prepare_journaled", detailHolds)
 	r.noteAck(&h)
 	r.replicate(h)
-	if !r.tPrepare.running {
-		r.tPrepare.start(r.jitter)
+	if !r.timers.prepare.running {
+		r.timers.prepare.start(r.jitter)
 	}
 	r.due |= dueCommitWalk // alone, the primary's own ack may be a quorum
 }
@@ -107,18 +107,18 @@ func (r *Replica) onPrepare(m *vsr.Envelope, p vsr.Prepare) {
 	invariant(r.id, !r.isPrimary(), "prepare_gate_backup", detailGate)
 	h := p.Header
 	invariant(r.id, h.Valid(), "prepare_gate_valid", detailGate)
-	r.fwdWaiting = false
+	r.fwd.waiting = false
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
 	switch {
-	case h.Op <= r.wm.commitMin && r.journal.has(h.Op, h.Checksum):
+	case h.Op <= r.wm.commitMin && r.log.journal.has(h.Op, h.Checksum):
 		// Applied here already, so canonical: a primary that asks again
 		// (it lost this replica's ack to a restart) gets it.
 		r.ack(h)
 	case h.Op <= r.wm.commitMin:
 		r.drop(m, h.Op, vsr.ReasonOldOp, r.wm.commitMin)
 		r.tellCommitToPrimary()
-	case r.journal.has(h.Op, h.Checksum) && h.Op <= r.wm.sequencer:
+	case r.log.journal.has(h.Op, h.Checksum) && h.Op <= r.wm.sequencer:
 		// Held within the log: ack again. A held op above the head (a
 		// restart keeps intact entries past a faulty slot; repair journals
 		// a committed op above a gap) is acked only once the log reaches
@@ -137,7 +137,7 @@ func (r *Replica) onPrepare(m *vsr.Envelope, p vsr.Prepare) {
 		r.drop(m, h.Op, vsr.ReasonParentMismatch, r.wm.sequencer)
 	default:
 		r.journalPut(h, true)
-		r.adopted.remove(h.Op)
+		r.log.adopted.remove(h.Op)
 		r.wm.sequencer = h.Op
 		r.wm.headSum = h.Checksum
 		r.replicate(h)
@@ -152,16 +152,16 @@ func (r *Replica) ack(h vsr.Header) {
 		return
 	}
 	invariant(r.id, h.Op > 0, "ack_journaled", detailHolds)
-	invariant(r.id, r.journal.has(h.Op, h.Checksum), "ack_journaled", detailHolds)
+	invariant(r.id, r.log.journal.has(h.Op, h.Checksum), "ack_journaled", detailHolds)
 	if r.headerOnlyBelow(h.Op) {
 		return
 	}
-	if h.Op > r.ackHead {
-		r.ackHead = h.Op
+	if h.Op > r.dur.ackHead {
+		r.dur.ackHead = h.Op
 	}
-	invariant(r.id, r.ackHead >= h.Op, "ack_head_covers_ack", detailHolds)
+	invariant(r.id, r.dur.ackHead >= h.Op, "ack_head_covers_ack", detailHolds)
 	r.noteAck(&h)
-	r.send(r.primary(), vsr.PrepareOk{Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Incarnation: r.incarnation}.Message())
+	r.send(r.primary(), vsr.PrepareOk{Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Incarnation: r.dur.incarnation}.Message())
 }
 
 func (r *Replica) onPrepareOK(m *vsr.Envelope, p vsr.PrepareOk) {
@@ -201,14 +201,14 @@ func (r *Replica) commitWalk() {
 		// Committed by other means (a state transfer): nothing left to count.
 		r.pipeline.popFront()
 	}
-	r.ownAckWaits = false
+	r.dur.ownAckWaits = false
 	for len(r.pipeline) > 0 {
 		e := r.pipeline[0]
 		if e.header.Op != r.wm.commitMax+1 {
 			break
 		}
 		if r.quorumAcks(&e) < q {
-			r.ownAckWaits = popcount16(e.acks) >= q
+			r.dur.ownAckWaits = popcount16(e.acks) >= q
 			break
 		}
 		r.wm.commitMax = e.header.Op
@@ -219,9 +219,9 @@ func (r *Replica) commitWalk() {
 	invariant(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", detailHolds)
 	invariant(r.id, len(r.pipeline) == 0 || r.pipeline[0].header.Op > r.wm.commitMax, "commit_walk_stops_at_first_unacked", detailHolds)
 	if len(r.pipeline) == 0 {
-		r.tPrepare.stop()
+		r.timers.prepare.stop()
 	} else if r.wm.commitMax > before {
-		r.tPrepare.start(r.jitter) // progress: retransmit promptly again
+		r.timers.prepare.start(r.jitter) // progress: retransmit promptly again
 	}
 	r.commitUpTo()
 	r.due |= dueDrain
@@ -269,7 +269,7 @@ func (r *Replica) advanceCommitMax(commit uint64) {
 func (r *Replica) commitUpTo() {
 	invariant(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_up_to_min_le_max", detailHolds)
 	for r.wm.commitMin < r.wm.commitMax {
-		h, ok := r.journal.get(r.wm.commitMin + 1)
+		h, ok := r.log.journal.get(r.wm.commitMin + 1)
 		if !ok || h.Parent != r.wm.commitSum {
 			return
 		}
@@ -324,9 +324,9 @@ func (r *Replica) checkpoint() {
 	s.StateChecksum = s.State.Checksum()
 	invariant(r.id, s.Op > 0, "checkpoint_of_an_applied_op", detailHolds)
 	invariant(r.id, s.OpChecksum != 0, "checkpoint_of_an_applied_op", detailHolds)
-	r.sb.Checkpoint = s
+	r.dur.sb.Checkpoint = s
 	r.writeSuperblock()
-	invariant(r.id, r.sb.Checkpoint.Op == r.wm.commitMin, "checkpoint_at_commit_min", detailHolds)
+	invariant(r.id, r.dur.sb.Checkpoint.Op == r.wm.commitMin, "checkpoint_at_commit_min", detailHolds)
 	r.mark(marks.Checkpoint)
 	r.emit(vsr.Checkpointed{Op: s.Op, StateChecksum: s.StateChecksum}.Event())
 }
@@ -335,10 +335,8 @@ func (r *Replica) onCommit(m *vsr.Envelope, p vsr.Commit) {
 	invariant(r.id, m.View == r.view, "commit_gate_backup", detailGate)
 	invariant(r.id, r.status == vsr.StatusNormal, "commit_gate_backup", detailGate)
 	invariant(r.id, !r.isPrimary(), "commit_gate_backup", detailGate)
-	if p.Commit > r.fwdCommit {
-		r.fwdWaiting = false // the primary commits: it hears a quorum
-	}
-	if !p.Abdicated && !r.fwdWaiting {
+	r.fwd.primaryCommitted(p.Commit)
+	if !p.Abdicated && !r.fwd.waiting {
 		r.heardFromPrimary()
 	}
 	applied := r.wm.commitMin
@@ -352,13 +350,13 @@ func (r *Replica) onCommit(m *vsr.Envelope, p vsr.Commit) {
 	if !r.opts.Protocol.AbdicationOff {
 		// The commit point's checksum lets a primary that lacks it (it was
 		// elected by votes that knew less) recognise it in its own log.
-		r.send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.incarnation}.Message())
+		r.send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.dur.incarnation}.Message())
 	}
 }
 
 func (r *Replica) heardFromPrimary() {
 	r.vc.leave &^= 1 << uint(r.id)
-	r.tHeartbeat.reset(r.jitter)
+	r.timers.heartbeat.reset(r.jitter)
 }
 
 // awaitForwarded: a backup handed a client's request to its primary. Until
@@ -369,25 +367,24 @@ func (r *Replica) heardFromPrimary() {
 // otherwise hold its backups for good. Their heartbeat timeouts then ask to
 // leave, and a quorum of them moves the view.
 func (r *Replica) awaitForwarded() {
-	if r.opts.Protocol.AbdicationOff || r.opts.Protocol.AbdicateByHearing || r.fwdWaiting {
+	if r.opts.Protocol.AbdicationOff || r.opts.Protocol.AbdicateByHearing {
 		return
 	}
-	r.fwdWaiting = true
-	r.fwdCommit = r.wm.commitMax
+	r.fwd.forwarded(r.wm.commitMax)
 }
 
 func (r *Replica) onPrepareTimeout() {
 	if r.status != vsr.StatusNormal || !r.isPrimary() || len(r.pipeline) == 0 {
-		r.tPrepare.stop()
+		r.timers.prepare.stop()
 		return
 	}
 	if r.abd.abdicated {
 		// A retransmit would hold the backups' heartbeat timeouts.
-		r.tPrepare.backoffNext(r.jitter)
+		r.timers.prepare.backoffNext(r.jitter)
 		return
 	}
 	r.retransmit(-1)
-	r.tPrepare.backoffNext(r.jitter)
+	r.timers.prepare.backoffNext(r.jitter)
 }
 
 // retransmit re-sends each pipeline entry short of a quorum to each backup
@@ -410,24 +407,24 @@ func (r *Replica) retransmit(only int) {
 
 func (r *Replica) onCommitTimeout() {
 	if r.status != vsr.StatusNormal || !r.isPrimary() {
-		r.tCommit.stop()
+		r.timers.commit.stop()
 		return
 	}
 	r.heartbeat++
 	r.sendAll(vsr.Commit{Commit: r.wm.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abd.abdicated}.Message())
-	r.tCommit.reset(nil)
+	r.timers.commit.reset(nil)
 }
 
 func (r *Replica) onHeartbeatTimeout() {
 	if r.status != vsr.StatusNormal || r.isPrimary() {
-		r.tHeartbeat.stop()
+		r.timers.heartbeat.stop()
 		return
 	}
-	if r.fwdWaiting {
+	if r.fwd.waiting {
 		r.mark(marks.ForwardUnanswered)
 	}
 	if !r.opts.Protocol.SVCQuorumOff {
-		r.tHeartbeat.start(r.jitter)
+		r.timers.heartbeat.start(r.jitter)
 		r.askToLeave()
 		return
 	}
@@ -443,7 +440,7 @@ func (r *Replica) onHeartbeatTimeout() {
 // the ack once repair has filled the gap.
 func (r *Replica) headerOnlyBelow(op uint64) bool {
 	for o := r.wm.commitMax + 1; o < op; o++ {
-		if _, ok := r.journal.get(o); !ok {
+		if _, ok := r.log.journal.get(o); !ok {
 			return true
 		}
 	}

@@ -23,14 +23,14 @@ func TestOwnAckWaitsForItsWrite(t *testing.T) {
 	c.tick(5)
 	r := c.r(0)
 	require.Equal(t, uint64(1), c.info(0).Sequencer, "the op is prepared")
-	require.Positive(t, r.fencesAsked, "its write was asked for")
+	require.Positive(t, r.dur.fencesAsked, "its write was asked for")
 	assert.Zero(t, c.info(0).CommitMax, "nothing commits on an ack its disk does not hold")
-	assert.True(t, r.ownAckWaits)
+	assert.True(t, r.dur.ownAckWaits)
 
-	r.Landed(r.fencesAsked - 1)
+	r.Landed(r.dur.fencesAsked - 1)
 	c.tick(1)
 	assert.Zero(t, c.info(0).CommitMax, "one of the step's writes is still in flight")
-	r.Landed(r.fencesAsked)
+	r.Landed(r.dur.fencesAsked)
 	c.tick(1)
 	assert.Equal(t, uint64(1), c.info(0).CommitMax, "the write landed: the own ack counts")
 
@@ -46,7 +46,7 @@ func TestOwnAckWaitsForItsWrite(t *testing.T) {
 func TestOwnAckFenceInvariants(t *testing.T) {
 	c := newTestCluster(t, 1, onDisk)
 	r := c.r(0)
-	v := violationOf(func() { r.Landed(r.fencesAsked + 1) })
+	v := violationOf(func() { r.Landed(r.dur.fencesAsked + 1) })
 	require.NotNil(t, v)
 	assert.Equal(t, "landed_were_asked", v.Invariant)
 
@@ -56,8 +56,8 @@ func TestOwnAckFenceInvariants(t *testing.T) {
 	c.tick(5)
 	r = c.r(0)
 	require.Len(t, r.pipeline, 1)
-	r.pipeline[0].fence = r.fencesAsked + 1 // planted: a fence never asked for
-	r.due |= dueCommitWalk                  // a busy tick flushes
+	r.pipeline[0].fence = r.dur.fencesAsked + 1 // planted: a fence never asked for
+	r.due |= dueCommitWalk                      // a busy tick flushes
 	v = violationOf(func() { c.tick(1) })
 	require.NotNil(t, v)
 	assert.Equal(t, "own_ack_fence_asked", v.Invariant)

@@ -27,7 +27,7 @@ func (r *Replica) noteHeard(m *vsr.Message) {
 	if !r.peers.isPeer(f) {
 		return
 	}
-	if r.peers.hear(f, r.clk.now, r.recentTicks()) {
+	if r.peers.hear(f, r.timers.clk.now, r.recentTicks()) {
 		return // already recent: the count of peers heard did not change
 	}
 	if r.peersHeard()+1 == vsr.QuorumReplication(r.n) {
@@ -37,12 +37,12 @@ func (r *Replica) noteHeard(m *vsr.Message) {
 
 // heardRecently reports whether peer i was heard within recentTicks.
 func (r *Replica) heardRecently(i int) bool {
-	return r.peers.heardWithin(i, r.clk.now, r.recentTicks())
+	return r.peers.heardWithin(i, r.timers.clk.now, r.recentTicks())
 }
 
 // peersHeard counts the peers heard recently.
 func (r *Replica) peersHeard() int {
-	return r.peers.countHeardWithin(r.clk.now, r.recentTicks())
+	return r.peers.countHeardWithin(r.timers.clk.now, r.recentTicks())
 }
 
 // resetBackoff starts the retries that backed off afresh: repair (asked again
@@ -62,18 +62,18 @@ func (r *Replica) resetBackoff() {
 			r.repair.active = false
 		}
 		r.repairKick()
-		if !r.repair.active && r.tRepair.running {
-			r.tRepair.retry(r.jitter, 0)
+		if !r.repair.active && r.timers.repair.running {
+			r.timers.repair.retry(r.jitter, 0)
 		}
 		invariant(r.id, r.repairRounds() == 0, "backoff_reset_repair_rounds", detailHolds)
 		reset = true
 	}
-	if r.transfer.active && r.tTransfer.running && r.tTransfer.attempts > 0 {
-		r.tTransfer.retry(r.jitter, 0)
+	if r.transfer.active && r.timers.transfer.running && r.timers.transfer.attempts > 0 {
+		r.timers.transfer.retry(r.jitter, 0)
 		reset = true
 	}
-	if r.tVCMsg.running && r.tVCMsg.attempts > 0 {
-		r.tVCMsg.retry(r.jitter, 0)
+	if r.timers.vcMsg.running && r.timers.vcMsg.attempts > 0 {
+		r.timers.vcMsg.retry(r.jitter, 0)
 		reset = true
 	}
 	// The view-change status timeout (escalation) keeps its backoff: a

@@ -231,36 +231,36 @@ type brokenSlot struct {
 // recoverFromDisk is Restart for a replica on a disk.
 func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r := newReplica(opts, jitter)
-	r.store = newStorageState(opts.JournalSlots)
-	r.checkpoints = d.checkpoints
-	if r.checkpoints == nil {
-		r.checkpoints = new(checkpointHistory)
+	r.dur.store = newStorageState(opts.JournalSlots)
+	r.dur.checkpoints = d.checkpoints
+	if r.dur.checkpoints == nil {
+		r.dur.checkpoints = new(checkpointHistory)
 	}
-	r.journal = d.journal
-	r.journal.live.clear()
-	r.journal.live.store = nil
-	r.journal.head = 0
-	rec := readDisk(opts, d.Read, func(h vsr.Header) { r.journal.put(h, true) })
-	r.storageMarks = append(r.storageMarks, rec.marks...)
+	r.log.journal = d.journal
+	r.log.journal.live.clear()
+	r.log.journal.live.store = nil
+	r.log.journal.head = 0
+	rec := readDisk(opts, d.Read, func(h vsr.Header) { r.log.journal.put(h, true) })
+	r.dur.storageMarks = append(r.dur.storageMarks, rec.marks...)
 	if !rec.sbOK {
 		// No copy of the superblock holds: the disk lost what the replica
 		// promised. Beyond what the protocol survives (the atlas never
 		// allows it); come back with nothing, as after amnesia, and let the
 		// oracle's storage-beyond-f rule judge the run.
-		r.sb = Superblock{Checkpoint: genesisSnapshot()}
+		r.dur.sb = Superblock{Checkpoint: genesisSnapshot()}
 		r.restoreSuperblock()
-		r.journal.wipe()
-		r.journal.live.store = r.store
-		r.journalFloor = 1
+		r.log.journal.wipe()
+		r.log.journal.live.store = r.dur.store
+		r.log.journalFloor = 1
 		r.recoverHead(marks.StorageSuperblockLost)
 		return r, nil
 	}
-	r.sb = rec.sb
+	r.dur.sb = rec.sb
 	r.restoreCheckpoint()
 	r.restoreSuperblock()
-	r.store.seq, r.store.written = rec.seq, fieldsOf(&rec.sb)
+	r.dur.store.seq, r.dur.store.written = rec.seq, fieldsOf(&rec.sb)
 	cut := r.refill(rec)
-	r.journal.live.store = r.store
+	r.log.journal.live.store = r.dur.store
 	r.restoreWAL(durableHead(d, &rec.sb))
 	if cut != 0 {
 		r.forgetFrom(cut)
@@ -269,7 +269,7 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		r.headFromJournal()
 	}
 	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "recover_head_above_checkpoint", "head %d checkpoint %d", r.wm.sequencer, r.wm.commitMin)
-	invariant(r.id, rec.faulty == 0 || rec.lowest > r.sb.Checkpoint.Op, "recover_faulty_above_checkpoint", "lowest %d", rec.lowest)
+	invariant(r.id, rec.faulty == 0 || rec.lowest > r.dur.sb.Checkpoint.Op, "recover_faulty_above_checkpoint", "lowest %d", rec.lowest)
 	if rec.faulty == 0 || opts.Bugs.TruncateOnCorrupt || opts.Bugs.CorruptSlotNacks {
 		r.rejoin()
 		return r, nil
@@ -292,16 +292,16 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 // it must recover it first.
 func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	n := uint64(rec.slots)
-	cp, acked := r.sb.Checkpoint.Op, r.sb.AckHead
+	cp, acked := r.dur.sb.Checkpoint.Op, r.dur.sb.AckHead
 	var maybe []maybeOp
 	for _, b := range rec.broken {
 		first := cp + 1 + (uint64(b.slot)+n-(cp+1)%n)%n
 		if first > acked {
-			r.storageMarks = append(r.storageMarks, marks.StorageSlotUnacked)
+			r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageSlotUnacked)
 			continue
 		}
 		for o := first; o <= acked; o += n {
-			if _, ok := r.journal.get(o); !ok {
+			if _, ok := r.log.journal.get(o); !ok {
 				maybe = append(maybe, maybeOp{o, b.read})
 			}
 		}
@@ -322,7 +322,7 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 		held = append(held, m.op)
 	}
 	slices.Sort(held)
-	r.unsureOps = held
+	r.log.setUnsure(r.id, held)
 	invariant(r.id, len(held) == 0 || held[len(held)-1] <= r.knownHead(), "unsure_ops_below_head", "top %d", uint64(len(held)))
 	return true
 }
@@ -350,7 +350,7 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 		// copy is that entry only if it carries the same checksum and the
 		// op above in this replica's own journal, a body it wrote, names it
 		// as parent. An adopted header above vouches for nothing here.
-		above, held := r.journal.get(o + 1)
+		above, held := r.log.journal.get(o + 1)
 		vouched = known.Checksum == s.header.Checksum && held && above.Parent == s.header.Checksum
 	}
 	vouched = vouched || (o == r.wm.sequencer && s.header.Checksum == r.wm.headSum)
@@ -358,9 +358,9 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 		return false
 	}
 	// The header copy carries its body and verifies on its own: a real copy.
-	r.journal.put(s.header, true)
-	r.storageMarks = append(r.storageMarks, marks.StorageHeaderVouched)
-	invariant(r.id, r.journal.has(o, s.header.Checksum), "vouched_header_journaled", "op %d", o)
+	r.log.journal.put(s.header, true)
+	r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageHeaderVouched)
+	invariant(r.id, r.log.journal.has(o, s.header.Checksum), "vouched_header_journaled", "op %d", o)
 	return true
 }
 
@@ -375,20 +375,20 @@ func (r *Replica) setAsideCopy(s slotRead, o uint64) {
 	if !s.hasHeader || s.header.Op != o || o > r.wm.commitMax || o <= r.wm.commitMin {
 		return
 	}
-	if _, held := r.aside.get(o); held {
+	if _, held := r.log.aside.get(o); held {
 		return
 	}
-	r.aside.put(s.header)
-	r.storageMarks = append(r.storageMarks, marks.StorageHeaderSetAside)
+	r.log.aside.put(s.header)
+	r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageHeaderSetAside)
 }
 
 // unsureOp reports whether op's slot was faulty at the restart and the op is
 // neither applied nor journaled since: the vote must not nack it.
 func (r *Replica) unsureOp(o uint64) bool {
-	if o <= r.wm.commitMin || len(r.unsureOps) == 0 {
+	if o <= r.wm.commitMin || len(r.log.unsureOps) == 0 {
 		return false
 	}
-	_, found := slices.BinarySearch(r.unsureOps, o)
+	_, found := slices.BinarySearch(r.log.unsureOps, o)
 	return found
 }
 
@@ -461,11 +461,11 @@ func (r *Replica) refill(rec diskRecovery) (cut uint64) {
 	}
 	cut = rec.lowest
 	for op := cut; op <= rec.highest; op++ {
-		r.journal.remove(op)
+		r.log.journal.remove(op)
 	}
-	r.journal.head = min(r.journal.head, cut-1)
-	r.storageMarks = append(r.storageMarks, marks.StorageTruncated)
-	_, kept := r.journal.get(cut)
+	r.log.journal.head = min(r.log.journal.head, cut-1)
+	r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageTruncated)
+	_, kept := r.log.journal.get(cut)
 	invariant(r.id, !kept, "truncate_on_corrupt_cuts", "op %d", cut)
 	return cut
 }
@@ -484,7 +484,7 @@ func (r *Replica) headFromJournal() {
 			r.wm.headSum = h.Checksum
 		}
 	}
-	r.adoptedHead = min(r.adoptedHead, r.wm.sequencer)
+	r.log.adoptedHead = min(r.log.adoptedHead, r.wm.sequencer)
 	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "head_from_journal_above_checkpoint", "head %d", r.wm.sequencer)
 }
 
@@ -496,41 +496,41 @@ func (r *Replica) forgetFrom(cut uint64) {
 	if r.wm.sequencer > top {
 		r.wm.sequencer = top
 		r.wm.headSum = r.wm.commitSum
-		if h, ok := r.journal.get(top); ok {
+		if h, ok := r.log.journal.get(top); ok {
 			r.wm.headSum = h.Checksum
 		}
 	}
-	r.adoptedHead = min(r.adoptedHead, top)
+	r.log.adoptedHead = min(r.log.adoptedHead, top)
 	r.wm.commitMax = max(min(r.wm.commitMax, top), r.wm.commitMin)
-	r.sb.CommitMax = r.wm.commitMax
+	r.dur.sb.CommitMax = r.wm.commitMax
 	invariant(r.id, r.wm.sequencer <= top, "forget_from_cut", "head %d cut %d", r.wm.sequencer, cut)
 }
 
 // restoreCheckpoint takes the state of the checkpoint the superblock names
 // from the history the Durable handed over, kept beside the disk.
 func (r *Replica) restoreCheckpoint() {
-	if r.sb.Checkpoint.Op == 0 {
-		r.sb.Checkpoint = genesisSnapshot()
+	if r.dur.sb.Checkpoint.Op == 0 {
+		r.dur.sb.Checkpoint = genesisSnapshot()
 	}
-	for k := range r.checkpoints.kept {
-		if cp := &r.checkpoints.kept[k]; cp.Op == r.sb.Checkpoint.Op && cp.OpChecksum == r.sb.Checkpoint.OpChecksum {
-			r.sb.Checkpoint = *cp
+	for k := range r.dur.checkpoints.kept {
+		if cp := &r.dur.checkpoints.kept[k]; cp.Op == r.dur.sb.Checkpoint.Op && cp.OpChecksum == r.dur.sb.Checkpoint.OpChecksum {
+			r.dur.sb.Checkpoint = *cp
 			break
 		}
 	}
-	invariant(r.id, r.sb.Checkpoint.StateChecksum == r.sb.Checkpoint.State.Checksum(), "recover_checkpoint_state",
-		"checkpoint op %d", r.sb.Checkpoint.Op)
+	invariant(r.id, r.dur.sb.Checkpoint.StateChecksum == r.dur.sb.Checkpoint.State.Checksum(), "recover_checkpoint_state",
+		"checkpoint op %d", r.dur.sb.Checkpoint.Op)
 }
 
 // recoverHead brings the replica back without trusting its head: Recovering,
 // voting nothing until a StartView, every op up to its durable ack head
 // unsure (m says why).
 func (r *Replica) recoverHead(m marks.Mark) {
-	r.amnesiac = true
-	r.unsureTop = max(r.sb.AckHead, r.wm.sequencer)
+	r.log.amnesiac = true
+	r.log.unsureTop = max(r.dur.sb.AckHead, r.wm.sequencer)
 	r.status = vsr.StatusRecovering
-	r.storageMarks = append(r.storageMarks, m)
-	r.tProbe.start(r.jitter)
-	r.tRepair.stop()
-	invariant(r.id, r.unsureTop >= r.sb.AckHead, "recovering_head_unsure_covers_acks", "unsure %d ack head %d", r.unsureTop, r.sb.AckHead)
+	r.dur.storageMarks = append(r.dur.storageMarks, m)
+	r.timers.probe.start(r.jitter)
+	r.timers.repair.stop()
+	invariant(r.id, r.log.unsureTop >= r.dur.sb.AckHead, "recovering_head_unsure_covers_acks", "unsure %d ack head %d", r.log.unsureTop, r.dur.sb.AckHead)
 }

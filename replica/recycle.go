@@ -59,9 +59,9 @@ func (r *Replica) Release() {
 		s.pipelines = append(s.pipelines, r.pipeline[:0])
 	}
 	r.pipeline = nil
-	r.journal.release()
-	r.adopted.release()
-	r.aside.release()
+	r.log.journal.release()
+	r.log.adopted.release()
+	r.log.aside.release()
 }
 
 // Release leaves a write-ahead Durable's journal and header rings in their

@@ -21,18 +21,18 @@ func TestReleasedMemoryComesBackEmpty(t *testing.T) {
 		require.NoError(t, err)
 		for op := uint64(1); op <= 8; op++ {
 			h := vsr.Header{Op: op, Checksum: op}
-			old.journal.put(h, true)
-			old.adopted.put(h)
-			old.aside.put(h)
+			old.log.journal.put(h, true)
+			old.log.adopted.put(h)
+			old.log.aside.put(h)
 			old.pipeline = append(old.pipeline, pipelineEntry{header: h})
 		}
 		old.Release()
 		fresh, err := New(opts, prng.ReplicaJitter(1, 0))
 		require.NoError(t, err)
 		for op := uint64(1); op <= 8; op++ {
-			_, inJournal := fresh.journal.get(op)
-			_, adopted := fresh.adopted.get(op)
-			_, aside := fresh.aside.get(op)
+			_, inJournal := fresh.log.journal.get(op)
+			_, adopted := fresh.log.adopted.get(op)
+			_, aside := fresh.log.aside.get(op)
 			assert.False(t, inJournal || adopted || aside, "round %d: op %d survived a release", round, op)
 		}
 		if round > 0 {

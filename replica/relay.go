@@ -51,12 +51,11 @@ func (r *Replica) tellCommitToPrimary() {
 	if r.opts.Protocol.RelayStartViewOff || r.wm.commitMin == 0 {
 		return
 	}
-	if last := r.toldCommitAt; last != 0 && r.clk.now < last+r.opts.Timeouts.CommitTicks {
+	if !r.fwd.tellCommitDue(r.timers.clk.now, r.opts.Timeouts.CommitTicks) {
 		return
 	}
-	r.toldCommitAt = r.clk.now + 1
 	r.mark(marks.CommitToldPrimary)
-	r.send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.incarnation}.Message())
+	r.send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.dur.incarnation}.Message())
 }
 
 // relayStartView answers m, a StartViewChange or a recovering replica's
@@ -67,7 +66,7 @@ func (r *Replica) relayStartView(m *vsr.Envelope, nonce uint64) bool {
 	if !r.followsItsView() || m.View > r.view || m.From == r.primary() || m.From < 0 || m.From >= r.n {
 		return false
 	}
-	if !r.peers.mayRelay(m.From, r.clk.now, r.opts.Timeouts.ViewChangeMsgTicks) {
+	if !r.peers.mayRelay(m.From, r.timers.clk.now, r.opts.Timeouts.ViewChangeMsgTicks) {
 		return true // one per retransmit period: the peer's asks are resent anyway
 	}
 	sv := r.startViewOf(nonce)
@@ -80,7 +79,7 @@ func (r *Replica) relayStartView(m *vsr.Envelope, nonce uint64) bool {
 			return false
 		}
 	}
-	r.peers.relayed(m.From, r.clk.now)
+	r.peers.relayed(m.From, r.timers.clk.now)
 	r.mark(marks.StartViewRelayed)
 	r.send(m.From, sv.Message())
 	invariant(r.id, r.logView == r.view, "relay_from_its_view_log", detailHolds)
@@ -97,6 +96,6 @@ func (r *Replica) relayStartView(m *vsr.Envelope, nonce uint64) bool {
 // swarm seed 2998 reached the parent-mismatch never-mark so.
 func (r *Replica) followsItsView() bool {
 	return !r.opts.Protocol.RelayStartViewOff && r.status == vsr.StatusNormal && !r.isPrimary() &&
-		r.logView == r.view && !r.fwdWaiting && r.vc.leave&(1<<uint(r.id)) == 0 &&
+		r.logView == r.view && !r.fwd.waiting && r.vc.leave&(1<<uint(r.id)) == 0 &&
 		r.wm.sequencer >= r.wm.commitMax
 }

@@ -12,7 +12,7 @@ import (
 // missingSuffix reports whether adopted headers above commit_max lack bodies.
 func (r *Replica) missingSuffix() bool {
 	for op := r.wm.commitMax + 1; op <= r.knownHead(); op++ {
-		if h, ok := r.adopted.get(op); ok && !r.journal.has(op, h.Checksum) {
+		if h, ok := r.log.adopted.get(op); ok && !r.log.journal.has(op, h.Checksum) {
 			return true
 		}
 	}
@@ -36,25 +36,25 @@ func (r *Replica) fetchToOp() uint64 {
 // armRepairOnAdopt sets the repair window when a view is adopted: this is when
 // adopted headers without bodies appear.
 func (r *Replica) armRepairOnAdopt() {
-	if to := r.fetchToOp(); to > r.repairArmedTo {
-		r.repairArmedTo = to
+	if to := r.fetchToOp(); to > r.log.repairArmedTo {
+		r.log.repairArmedTo = to
 	}
 }
 
 // repairWindow is the window the next request covers: the armed window, widened
 // to the current fetch window while commit lags.
 func (r *Replica) repairWindow() (from, to uint64, ok bool) {
-	to = r.repairArmedTo
+	to = r.log.repairArmedTo
 	if r.wm.commitMin < r.wm.commitMax {
 		if w := r.fetchToOp(); w > to {
 			to = w
 		}
 	}
 	from = r.repairFrom(to)
-	if low := r.journal.lowestHoldable(); from < low && from <= to && !r.holdsCanonical(from) {
+	if low := r.log.journal.lowestHoldable(); from < low && from <= to && !r.holdsCanonical(from) {
 		// The next op to commit no longer fits beside the ops journaled
 		// above it: only a checkpoint gets past it.
-		r.repairFloor = low
+		r.log.repairFloor = low
 		r.startTransfer()
 		from = low
 	}
@@ -71,7 +71,7 @@ func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 	}
 	if from > to {
 		if from = r.firstUnheld(low, to); from > to {
-			r.repairArmedTo = 0
+			r.log.repairArmedTo = 0
 			return 0, 0, false
 		}
 		// Only waiting bodies are left: nothing above them came to
@@ -90,14 +90,14 @@ func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 // again without end).
 func (r *Replica) repairFrom(to uint64) uint64 {
 	from := r.wm.commitMin + 1
-	if r.repairFloor <= from {
+	if r.log.repairFloor <= from {
 		return from
 	}
-	from = r.repairFloor
+	from = r.log.repairFloor
 	if size := uint64(r.opts.JournalSlots); to >= size && to-size+1 > from {
 		from = to - size + 1
 	}
-	return max(from, r.journal.lowestHoldable())
+	return max(from, r.log.journal.lowestHoldable())
 }
 
 // heldPending reports whether a body for op waits in repair.pending.
@@ -121,11 +121,11 @@ func (r *Replica) firstUnheld(from, to uint64) uint64 {
 // holdsCanonical reports whether the journal holds op and it agrees with any
 // adopted header there.
 func (r *Replica) holdsCanonical(op uint64) bool {
-	j, ok := r.journal.get(op)
+	j, ok := r.log.journal.get(op)
 	if !ok {
 		return false
 	}
-	if a, ok := r.adopted.get(op); ok && a.Checksum != j.Checksum {
+	if a, ok := r.log.adopted.get(op); ok && a.Checksum != j.Checksum {
 		return false
 	}
 	return true
@@ -182,7 +182,7 @@ func (r *Replica) repairSend(peer int, from, to uint64) {
 	r.mark(marks.RepairRequested)
 	r.emit(vsr.RepairRequested{From: from, To: to, Peer: peer}.Event())
 	r.send(peer, vsr.RequestPrepares{From: from, To: to}.Message())
-	r.tRepair.retry(r.jitter, r.repairRounds())
+	r.timers.repair.retry(r.jitter, r.repairRounds())
 }
 
 // repairForView fetches a body the primary-elect lacks from a voter that holds it.
@@ -208,8 +208,8 @@ func (r *Replica) repairForView(op uint64) {
 	}
 	to := op
 	for to+1 <= r.wm.sequencer && to-op+1 < RepairWindowMax {
-		h, _ := r.adopted.get(to + 1)
-		if r.journal.has(to+1, h.Checksum) {
+		h, _ := r.log.adopted.get(to + 1)
+		if r.log.journal.has(to+1, h.Checksum) {
 			break
 		}
 		to++
@@ -219,7 +219,7 @@ func (r *Replica) repairForView(op uint64) {
 
 func (r *Replica) onRepairTimeout() {
 	if r.status == vsr.StatusRecovering {
-		r.tRepair.stop()
+		r.timers.repair.stop()
 		return
 	}
 	if r.repair.active {
@@ -234,7 +234,7 @@ func (r *Replica) onRepairTimeout() {
 		r.repairKick()
 	}
 	if !r.repair.active {
-		r.tRepair.retry(r.jitter, r.repairRounds())
+		r.timers.repair.retry(r.jitter, r.repairRounds())
 	}
 }
 
@@ -248,7 +248,7 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	}
 	first := r.firstRetained()
 	if from < first {
-		if _, ok := r.journal.getForRepair(from); !ok {
+		if _, ok := r.log.journal.getForRepair(from); !ok {
 			r.send(m.From, vsr.RangeEvicted{First: first}.Message())
 			return
 		}
@@ -262,7 +262,7 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	}
 	last := uint64(0)
 	for op := from; op <= to; op++ {
-		h, ok := r.journal.getForRepair(op)
+		h, ok := r.log.journal.getForRepair(op)
 		if !ok {
 			// A body set aside (no chain vouches for it here yet) may be
 			// the last copy of a committed op, and the requester may hold
@@ -271,7 +271,7 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 			// the only copies of committed ops 205-209 lay set aside at a
 			// replica that could not verify them, while a peer that could
 			// asked for them in vain for the whole liveness phase).
-			h, ok = r.aside.get(op)
+			h, ok = r.log.aside.get(op)
 		}
 		if !ok {
 			continue
@@ -291,13 +291,13 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 // retains, is held nowhere here: only a replica on a disk loses such a copy
 // (a faulty slot at a restart), and only its applied state still covers it.
 func (r *Replica) lostToDisk(op uint64) bool {
-	if r.store == nil || op > r.wm.commitMin {
+	if r.dur.store == nil || op > r.wm.commitMin {
 		return false
 	}
-	if _, ok := r.journal.getForRepair(op); ok {
+	if _, ok := r.log.journal.getForRepair(op); ok {
 		return false
 	}
-	_, aside := r.aside.get(op)
+	_, aside := r.log.aside.get(op)
 	return !aside
 }
 
@@ -319,9 +319,9 @@ func (r *Replica) nextHelpfulPeer(from int) int {
 
 // firstRetained is the lowest op this replica could serve by repair.
 func (r *Replica) firstRetained() uint64 {
-	first := r.journal.firstRetained()
-	if r.journalFloor > first {
-		first = r.journalFloor
+	first := r.log.journal.firstRetained()
+	if r.log.journalFloor > first {
+		first = r.log.journalFloor
 	}
 	return first
 }
@@ -332,11 +332,11 @@ func (r *Replica) onRepairPrepare(m *vsr.Envelope, rp vsr.RepairPrepare) {
 	invariant(r.id, r.status != vsr.StatusRecovering, "repair_prepare_gate_valid", detailGate)
 	invariant(r.id, h.Valid(), "repair_prepare_gate_valid", detailGate)
 	invariant(r.id, o > r.wm.commitMin, "repair_prepare_gate_new", detailGate)
-	invariant(r.id, !r.journal.has(o, h.Checksum), "repair_prepare_gate_new", detailGate)
+	invariant(r.id, !r.log.journal.has(o, h.Checksum), "repair_prepare_gate_new", detailGate)
 	switch r.repairVerdict(h, rp.Commit) {
 	case repairMismatch:
 		r.mark(marks.RepairBodyMismatch)
-		a, _ := r.adopted.get(o)
+		a, _ := r.log.adopted.get(o)
 		r.drop(m, o, vsr.ReasonHeaderMismatch, a.Checksum&0xffff)
 		return
 	case repairUnverified:
@@ -378,20 +378,20 @@ func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 	if o <= r.wm.commitMax && o <= serverCommit {
 		return repairVerified
 	}
-	if a, ok := r.adopted.get(o); ok {
+	if a, ok := r.log.adopted.get(o); ok {
 		if a.Checksum != h.Checksum {
 			return repairMismatch
 		}
 		return repairVerified
 	}
-	if o == r.commitAnchor.Op && h.Checksum == r.commitAnchor.Checksum {
+	if o == r.log.commitAnchor.Op && h.Checksum == r.log.commitAnchor.Checksum {
 		return repairVerified
 	}
 	if o < r.wm.commitMax {
-		if a, ok := r.adopted.get(o + 1); ok && a.Parent == h.Checksum {
+		if a, ok := r.log.adopted.get(o + 1); ok && a.Parent == h.Checksum {
 			return repairVerified
 		}
-		if j, ok := r.journal.get(o + 1); ok && j.Parent == h.Checksum {
+		if j, ok := r.log.journal.get(o + 1); ok && j.Parent == h.Checksum {
 			return repairVerified
 		}
 	}
@@ -435,7 +435,7 @@ func (r *Replica) takePending(op uint64) (vsr.Header, bool) {
 // taken from pending).
 func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 	o := h.Op
-	if j, ok := r.journal.get(o); ok && j.Checksum != h.Checksum {
+	if j, ok := r.log.journal.get(o); ok && j.Checksum != h.Checksum {
 		r.journalRemove(o)
 	}
 	// Never displace a newer op: this replica may have acked it, and a vote
@@ -446,8 +446,8 @@ func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 		}
 		return false
 	}
-	if a, ok := r.adopted.get(o); ok && a.Checksum != h.Checksum {
-		r.adopted.put(h) // a stale header from an older view
+	if a, ok := r.log.adopted.get(o); ok && a.Checksum != h.Checksum {
+		r.log.adopted.put(h) // a stale header from an older view
 	}
 	r.repair.progress = true
 	r.repair.stalls = 0
@@ -455,7 +455,7 @@ func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 	r.reclaim(o-1, false)
 	// Catch-up below the commit point extends the head; repair never rewinds it.
 	for r.wm.sequencer < r.wm.commitMax {
-		next, ok := r.journal.get(r.wm.sequencer + 1)
+		next, ok := r.log.journal.get(r.wm.sequencer + 1)
 		if !ok || next.Parent != r.wm.headSum {
 			break
 		}
@@ -515,8 +515,8 @@ func (r *Replica) onRangeEvicted(m *vsr.Envelope, p vsr.RangeEvicted) {
 		}
 	}
 	if p.First > r.wm.commitMin+1 {
-		if p.First > r.repairFloor {
-			r.repairFloor = p.First
+		if p.First > r.log.repairFloor {
+			r.log.repairFloor = p.First
 		}
 		r.startTransfer()
 	}

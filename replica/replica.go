@@ -121,18 +121,16 @@ type Replica struct {
 	n      int
 	jitter Jitter
 
-	sb          Superblock
-	status      vsr.Status
-	view        uint64
-	logView     uint64
-	wm          watermarks
-	journal     *journal
-	adopted     ring // headers known from a StartView or merge, bodies maybe not held
-	aside       ring // committed-range bodies a chain walk could not vouch for (see pruneChainFrom)
-	sm          vsr.StateMachine
-	journalGen  uint64
-	ackHead     uint64
-	incarnation uint64
+	status  vsr.Status
+	view    uint64
+	logView uint64
+	wm      watermarks
+	sm      vsr.StateMachine
+	// log is the journal and what the replica knows of the log beyond it
+	// (log_state.go); dur its durable state and the disk's writes in
+	// flight (durability.go).
+	log logState
+	dur durability
 
 	// Primary.
 	pipeline  pipeline // prepares in flight (pipeline.go)
@@ -140,78 +138,25 @@ type Replica struct {
 	heartbeat uint64
 	offers    []*vsr.Snapshot
 	due       due // follow-up work the driver (settle) runs before the step ends
-	// fencesAsked counts the fenced writes this incarnation asked for and
-	// fencesLanded how many of the first of them the harness said landed
-	// (Landed); ownAckWaits: the pipeline's first op lacks a quorum only
-	// because the primary's own write of it has not landed.
-	fencesAsked, fencesLanded uint64
-	ownAckWaits               bool
 	// abd is the primary's watch over its own view (abdication.go).
 	abd abdication
-	// fwdWaiting: this backup forwarded a client's request and has not seen
-	// its primary act since (awaitForwarded); fwdCommit is the commit point
-	// it knew then.
-	fwdWaiting bool
-	fwdCommit  uint64
+	// fwd is a backup's watch over a request it forwarded (forwarding.go).
+	fwd forwarding
 
 	// vc is the view change in progress or last completed (viewchange_state.go).
-	vc            viewChange
-	adoptedHead   uint64
-	repairArmedTo uint64 // top of the repair window armed by the last adoption
-	repairFloor   uint64 // lowest op peers still retain, after a RangeEvicted
-	journalFloor  uint64 // lowest op this journal can hold (after amnesia or a transfer)
-	// amnesiac: the journal was lost in a restart and no view adopted since.
-	// unsureTop: ops at or below it may have been acknowledged before a lost
-	// journal, so this replica never nacks them (protocol.md "Crash and restart").
-	amnesiac  bool
-	unsureTop uint64
-	// commitAnchor is the canonical checksum at an op no higher than
-	// commit_max, learned from a StartView or a merge even when only the
-	// checksum travelled (the commit point's entry of a suffix).
-	commitAnchor vsr.Header
-	// toldCommitAt is one past the tick this backup last told its primary
-	// its commit point unasked (tellCommitToPrimary).
-	toldCommitAt uint64
+	vc viewChange
 	// peers is what this replica knows of the others (peers.go).
 	peers peers
 
 	repair   repairSession
 	transfer transferState
-
-	tPrepare   timeout
-	tCommit    timeout
-	tHeartbeat timeout
-	tVCMsg     timeout
-	tVCStatus  timeout
-	tProbe     timeout
-	tRepair    timeout
-	tTransfer  timeout
-	tAbdicate  timeout
-	tLeave     timeout
-	clk        timerClock
-	// announce: a restart changed the status outside a step; the first tick
-	// reports it.
-	announce bool
-	// amnesiaUncounted: an amnesiac restart not yet marked; Restart has no
-	// Output to count into, so the first step does.
-	amnesiaUncounted bool
+	timers   timers // every countdown and their shared clock (timers.go)
 
 	out *vsr.Output
 
 	// rewoundCommit: the checkpoint a defective install rewound to, stated
 	// as the vote's commit point until a view settles (see voteCommit).
 	rewoundCommit uint64
-
-	// store tracks the writes of a replica on a disk (storage.go); nil
-	// without Options.Storage. checkpoints are the last it wrote, newest
-	// first; storageMarks the marks a restart from disk owes its first step.
-	store        *storageState
-	checkpoints  *checkpointHistory
-	storageMarks []marks.Mark
-	// unsureOps are ops whose journal slot was faulty at a restart from
-	// disk, at or below the durable ack head and the known head: the vote
-	// holds them unsure until repair journals them (recover.go).
-	unsureOps []uint64
 }
 
 // New returns a replica starting a fresh cluster: view 0, Normal, empty log.
@@ -220,16 +165,16 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 		return nil, err
 	}
 	r := newReplica(opts, jitter)
-	r.journal = newJournal(opts.JournalSlots, opts.Spare)
-	r.sb.Checkpoint = genesisSnapshot()
-	r.wm.commitSum = r.sb.Checkpoint.OpChecksum
+	r.log.journal = newJournal(opts.JournalSlots, opts.Spare)
+	r.dur.sb.Checkpoint = genesisSnapshot()
+	r.wm.commitSum = r.dur.sb.Checkpoint.OpChecksum
 	r.wm.headSum = r.wm.commitSum
 	r.status = vsr.StatusNormal
 	r.startNormalTimeouts()
 	if opts.Storage {
-		r.store = newStorageState(opts.JournalSlots)
-		r.journal.live.store = r.store
-		r.checkpoints = new(checkpointHistory)
+		r.dur.store = newStorageState(opts.JournalSlots)
+		r.log.journal.live.store = r.dur.store
+		r.dur.checkpoints = new(checkpointHistory)
 	}
 	return r, nil
 }
@@ -246,34 +191,34 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		return recoverFromDisk(opts, jitter, d)
 	}
 	r := newReplica(opts, jitter)
-	r.sb = d.Superblock
+	r.dur.sb = d.Superblock
 	r.restoreSuperblock()
 	if opts.Durability == DurabilityWAL && d.journal != nil {
-		r.journal = d.journal
+		r.log.journal = d.journal
 		r.restoreWAL(d)
 		r.rejoin()
 		return r, nil
 	}
-	r.journal = newJournal(opts.JournalSlots, opts.Spare)
-	r.journalFloor = r.sb.Checkpoint.Op + 1
-	r.amnesiac = true
-	r.amnesiaUncounted = true
-	r.unsureTop = r.sb.AckHead
+	r.log.journal = newJournal(opts.JournalSlots, opts.Spare)
+	r.log.journalFloor = r.dur.sb.Checkpoint.Op + 1
+	r.log.amnesiac = true
+	r.dur.amnesiaUncounted = true
+	r.log.unsureTop = r.dur.sb.AckHead
 	r.status = vsr.StatusRecovering
-	r.tProbe.start(r.jitter)
-	r.tRepair.stop()
+	r.timers.probe.start(r.jitter)
+	r.timers.repair.stop()
 	return r, nil
 }
 
 // restoreSuperblock takes up the view, the commit point and the checkpoint's
 // state from the superblock, in a new incarnation.
 func (r *Replica) restoreSuperblock() {
-	r.sb.Incarnation++
-	r.incarnation = r.sb.Incarnation
-	r.view = r.sb.View
-	r.logView = r.sb.LogView
-	r.wm.commitMax = r.sb.CommitMax
-	cp := r.sb.Checkpoint
+	r.dur.sb.Incarnation++
+	r.dur.incarnation = r.dur.sb.Incarnation
+	r.view = r.dur.sb.View
+	r.logView = r.dur.sb.LogView
+	r.wm.commitMax = r.dur.sb.CommitMax
+	cp := r.dur.sb.Checkpoint
 	r.sm = cp.State
 	r.wm.commitMin = cp.Op
 	r.wm.commitSum = cp.OpChecksum
@@ -289,7 +234,7 @@ func (r *Replica) restoreSuperblock() {
 // come back beside it (see rejoin).
 func (r *Replica) restoreWAL(d Durable) {
 	for {
-		h, ok := r.journal.get(r.wm.sequencer + 1)
+		h, ok := r.log.journal.get(r.wm.sequencer + 1)
 		if !ok || h.Parent != r.wm.headSum {
 			break
 		}
@@ -302,17 +247,17 @@ func (r *Replica) restoreWAL(d Durable) {
 	if v == nil {
 		return
 	}
-	r.adopted = v.adopted
-	r.aside = v.aside
-	r.adoptedHead = v.adoptedHead
-	r.commitAnchor = v.anchor
+	r.log.adopted = v.adopted
+	r.log.aside = v.aside
+	r.log.adoptedHead = v.adoptedHead
+	r.log.commitAnchor = v.anchor
 	switch {
 	case v.sequencer <= r.wm.sequencer:
 	case r.opts.Bugs.RestartSkipsAdoptedHead:
 		// The defect takes the chained prefix for the whole adopted
 		// view: the head above it, and every op acked past the gap,
 		// drop out of the next vote.
-		r.adoptedHead = min(r.adoptedHead, r.wm.sequencer)
+		r.log.adoptedHead = min(r.log.adoptedHead, r.wm.sequencer)
 	default:
 		// The head of an adopted view whose bodies were still being
 		// repaired (after a transfer install below it, say): the log
@@ -328,7 +273,7 @@ func (r *Replica) restoreWAL(d Durable) {
 // primary cannot know what its lost pipeline had gathered, so it leaves its
 // view for the next one. The status change is reported on the first tick.
 func (r *Replica) rejoin() {
-	r.announce = true
+	r.dur.announce = true
 	if r.logView == r.view && !r.isPrimary() {
 		r.status = vsr.StatusNormal
 		r.startNormalTimeouts()
@@ -339,29 +284,29 @@ func (r *Replica) rejoin() {
 	}
 	r.status = vsr.StatusViewChange
 	r.writeSuperblock()
-	r.tVCMsg.start(r.jitter)
-	r.tVCStatus.start(r.jitter)
+	r.timers.vcMsg.start(r.jitter)
+	r.timers.vcStatus.start(r.jitter)
 }
 
 // begin opens a step: it reports a restart that happened outside one.
 func (r *Replica) begin(out *vsr.Output) {
 	r.out = out
-	if r.amnesiaUncounted || r.announce || r.storageMarks != nil {
+	if r.dur.amnesiaUncounted || r.dur.announce || r.dur.storageMarks != nil {
 		// Only a restart's first tick or step: the rest is a call away.
 		r.beginRestarted()
 	}
 }
 
 func (r *Replica) beginRestarted() {
-	if r.amnesiaUncounted {
-		r.amnesiaUncounted = false
+	if r.dur.amnesiaUncounted {
+		r.dur.amnesiaUncounted = false
 		r.mark(marks.RestartAmnesiac)
 	}
-	for _, m := range r.storageMarks {
+	for _, m := range r.dur.storageMarks {
 		r.mark(m)
 	}
-	r.storageMarks = nil
-	if r.announce {
+	r.dur.storageMarks = nil
+	if r.dur.announce {
 		r.resume()
 	}
 }
@@ -370,7 +315,7 @@ func (r *Replica) beginRestarted() {
 // view change it is in, replays its journal up to the commit point, and
 // votes at once if its own vote is a quorum.
 func (r *Replica) resume() {
-	r.announce = false
+	r.dur.announce = false
 	r.mark(marks.RestartWAL)
 	r.emitStatus()
 	if r.status == vsr.StatusViewChange {
@@ -391,34 +336,16 @@ func (r *Replica) resume() {
 }
 
 func newReplica(opts Options, jitter Jitter) *Replica {
-	t := opts.Timeouts
 	r := &Replica{
-		opts:    opts,
-		id:      opts.ID,
-		n:       opts.Replicas,
-		jitter:  jitter,
-		adopted: newRing(opts.JournalSlots, opts.Spare),
-		aside:   newRing(opts.JournalSlots, opts.Spare),
-		peers:   newPeers(opts.ID, opts.Replicas),
+		opts:   opts,
+		id:     opts.ID,
+		n:      opts.Replicas,
+		jitter: jitter,
+		peers:  newPeers(opts.ID, opts.Replicas),
 	}
-	r.tPrepare = timeout{name: "prepare", after: t.PrepareTicks, backoff: true}
-	r.tCommit = timeout{name: "commit", after: t.CommitTicks}
-	r.tHeartbeat = timeout{name: "heartbeat", after: t.HeartbeatTicks}
-	r.tVCMsg = timeout{name: "view_change_message", after: t.ViewChangeMsgTicks, backoff: true}
-	backoff := !opts.Protocol.BackoffOff
-	// The status timeout backs off to 8x only: enough to outwait replicas
-	// a view-change round trip apart (three 600-tick hops), while one that lands on
-	// a crashed primary still escalates within seconds.
-	r.tVCStatus = timeout{name: "view_change_status", after: t.ViewChangeStatusTick, backoff: backoff, shiftMax: 3}
-	r.tProbe = timeout{name: "start_view_probe", after: t.StartViewProbeTicks}
-	r.tRepair = timeout{name: "repair", after: t.RepairTicks, backoff: backoff}
-	r.tTransfer = timeout{name: "transfer", after: t.RepairTicks, backoff: backoff}
-	r.tAbdicate = timeout{name: "abdicate", after: t.HeartbeatTicks}
-	r.tLeave = timeout{name: "start_view_change_window", after: t.ViewChangeStatusTick}
-	r.clk.pos = tickDone
-	for i, t := range r.timeouts() {
-		t.clk, t.pos = &r.clk, i
-	}
+	r.log.adopted = newRing(opts.JournalSlots, opts.Spare)
+	r.log.aside = newRing(opts.JournalSlots, opts.Spare)
+	r.timers.init(opts)
 	r.pipeline = opts.Spare.takePipeline()
 	// requests grows on demand: only a primary queues, and most replicas of
 	// a run never lead.
@@ -438,34 +365,34 @@ const genesisChecksum = 0x5eed5eed5eed5eed
 // Durable returns what survives a crash of this replica right now. The journal
 // is handed over whole: the crashed replica is never stepped again.
 func (r *Replica) Durable() Durable {
-	d := Durable{Superblock: r.sb, checkpoints: r.checkpoints}
+	d := Durable{Superblock: r.dur.sb, checkpoints: r.dur.checkpoints}
 	if r.opts.Durability == DurabilityWAL {
-		d.journal = r.journal
-		d.view = &viewHeaders{adopted: r.adopted, aside: r.aside, adoptedHead: r.adoptedHead,
-			sequencer: r.wm.sequencer, headSum: r.wm.headSum, anchor: r.commitAnchor}
+		d.journal = r.log.journal
+		d.view = &viewHeaders{adopted: r.log.adopted, aside: r.log.aside, adoptedHead: r.log.adoptedHead,
+			sequencer: r.wm.sequencer, headSum: r.wm.headSum, anchor: r.log.commitAnchor}
 	}
 	return d
 }
 
 // Tick advances the replica's timeouts by one tick.
 func (r *Replica) Tick(out *vsr.Output) {
-	r.clk.now++
-	r.clk.pos = tickBegin
+	r.timers.clk.now++
+	r.timers.clk.pos = tickBegin
 	// Most ticks are quiet: nothing is due, no restart to report, no timeout
 	// fires. Such a tick moves only the clock, which no invariant reads, so
 	// the state the last step or tick checked is checked still.
-	busy := r.due != 0 || r.announce || r.amnesiaUncounted || r.storageMarks != nil || r.clk.now >= r.clk.next
+	busy := r.due != 0 || r.dur.announce || r.dur.amnesiaUncounted || r.dur.storageMarks != nil || r.timers.clk.now >= r.timers.clk.next
 	r.begin(out)
 	r.settle()
-	if r.clk.now >= r.clk.next {
+	if r.timers.clk.now >= r.timers.clk.next {
 		r.tickTimeouts()
 	}
-	r.clk.pos = tickDone
+	r.timers.clk.pos = tickDone
 	if busy {
 		// A quiet tick moves only the clock: nothing to check, nothing
 		// to write.
 		r.checkInvariants()
-		if r.store != nil {
+		if r.dur.store != nil {
 			r.flushStorage()
 		}
 	}
@@ -473,50 +400,41 @@ func (r *Replica) Tick(out *vsr.Output) {
 }
 
 // timeouts lists the timeouts in their turns in Tick.
-func (r *Replica) timeouts() [10]*timeout {
-	return [10]*timeout{&r.tPrepare, &r.tCommit, &r.tHeartbeat, &r.tVCMsg, &r.tVCStatus,
-		&r.tProbe, &r.tRepair, &r.tTransfer, &r.tAbdicate, &r.tLeave}
-}
 
 // tickTimeouts gives each timeout its turn, in the order of timeouts, and
 // then finds the next tick at which one is due.
 func (r *Replica) tickTimeouts() {
-	if r.tPrepare.tick() {
-		r.fire(&r.tPrepare, r.onPrepareTimeout)
+	if r.timers.prepare.tick() {
+		r.fire(&r.timers.prepare, r.onPrepareTimeout)
 	}
-	if r.tCommit.tick() {
-		r.fire(&r.tCommit, r.onCommitTimeout)
+	if r.timers.commit.tick() {
+		r.fire(&r.timers.commit, r.onCommitTimeout)
 	}
-	if r.tHeartbeat.tick() {
-		r.fire(&r.tHeartbeat, r.onHeartbeatTimeout)
+	if r.timers.heartbeat.tick() {
+		r.fire(&r.timers.heartbeat, r.onHeartbeatTimeout)
 	}
-	if r.tVCMsg.tick() {
-		r.fire(&r.tVCMsg, r.onViewChangeMessageTimeout)
+	if r.timers.vcMsg.tick() {
+		r.fire(&r.timers.vcMsg, r.onViewChangeMessageTimeout)
 	}
-	if r.tVCStatus.tick() {
-		r.fire(&r.tVCStatus, r.onViewChangeStatusTimeout)
+	if r.timers.vcStatus.tick() {
+		r.fire(&r.timers.vcStatus, r.onViewChangeStatusTimeout)
 	}
-	if r.tProbe.tick() {
-		r.fire(&r.tProbe, r.onProbeTimeout)
+	if r.timers.probe.tick() {
+		r.fire(&r.timers.probe, r.onProbeTimeout)
 	}
-	if r.tRepair.tick() {
-		r.fire(&r.tRepair, r.onRepairTimeout)
+	if r.timers.repair.tick() {
+		r.fire(&r.timers.repair, r.onRepairTimeout)
 	}
-	if r.tTransfer.tick() {
-		r.fire(&r.tTransfer, r.onTransferTimeout)
+	if r.timers.transfer.tick() {
+		r.fire(&r.timers.transfer, r.onTransferTimeout)
 	}
-	if r.tAbdicate.tick() {
-		r.fire(&r.tAbdicate, r.onAbdicateTimeout)
+	if r.timers.abdicate.tick() {
+		r.fire(&r.timers.abdicate, r.onAbdicateTimeout)
 	}
-	if r.tLeave.tick() {
-		r.fire(&r.tLeave, r.onLeaveWindow)
+	if r.timers.leave.tick() {
+		r.fire(&r.timers.leave, r.onLeaveWindow)
 	}
-	r.clk.next = uint64(1<<64 - 1)
-	for _, t := range r.timeouts() {
-		if t.running {
-			r.clk.next = min(r.clk.next, t.deadline)
-		}
-	}
+	r.timers.findNext()
 }
 
 // fire traces a timeout that fired and runs its handler, then the driver: a
@@ -565,53 +483,53 @@ func (r *Replica) setStatus(to vsr.Status) {
 // noteAck records op as acknowledged, durably, before the ack is sent or
 // counted.
 func (r *Replica) noteAck(h *vsr.Header) {
-	r.sb.AckHead = max(r.sb.AckHead, h.Op)
-	if r.view > r.sb.AckView {
-		r.sb.AckView, r.sb.AckViewHead = r.view, 0
+	r.dur.sb.AckHead = max(r.dur.sb.AckHead, h.Op)
+	if r.view > r.dur.sb.AckView {
+		r.dur.sb.AckView, r.dur.sb.AckViewHead = r.view, 0
 	}
-	if r.view == r.sb.AckView {
-		r.sb.AckViewHead = max(r.sb.AckViewHead, h.Op)
+	if r.view == r.dur.sb.AckView {
+		r.dur.sb.AckViewHead = max(r.dur.sb.AckViewHead, h.Op)
 	}
 	r.emit(vsr.Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
 }
 
 func (r *Replica) writeSuperblock() {
-	r.sb.View = r.view
-	r.sb.LogView = r.logView
-	if r.wm.commitMax > r.sb.CommitMax {
-		r.sb.CommitMax = r.wm.commitMax
+	r.dur.sb.View = r.view
+	r.dur.sb.LogView = r.logView
+	if r.wm.commitMax > r.dur.sb.CommitMax {
+		r.dur.sb.CommitMax = r.wm.commitMax
 	}
-	r.sb.Incarnation = r.incarnation
+	r.dur.sb.Incarnation = r.dur.incarnation
 }
 
 func (r *Replica) startNormalTimeouts() {
 	r.vc.vcRounds = 0
-	r.tVCMsg.stop()
-	r.tVCStatus.stop()
-	r.tProbe.stop()
+	r.timers.vcMsg.stop()
+	r.timers.vcStatus.stop()
+	r.timers.probe.stop()
 	r.peers.newWindow()
-	r.fwdWaiting = false
+	r.fwd.waiting = false
 	r.abd.normal(r.firstInPipeline())
 	r.vc.leave = 0
 	r.vc.leaveTo = 0
-	r.tLeave.stop()
+	r.timers.leave.stop()
 	if r.isPrimary() {
 		if !r.opts.Protocol.AbdicationOff {
-			r.tAbdicate.start(nil)
+			r.timers.abdicate.start(nil)
 		}
-		r.tHeartbeat.stop()
-		r.tCommit.start(nil)
-		r.tPrepare.stop()
+		r.timers.heartbeat.stop()
+		r.timers.commit.start(nil)
+		r.timers.prepare.stop()
 		if len(r.pipeline) > 0 {
-			r.tPrepare.start(r.jitter)
+			r.timers.prepare.start(r.jitter)
 		}
 	} else {
-		r.tAbdicate.stop()
-		r.tCommit.stop()
-		r.tPrepare.stop()
-		r.tHeartbeat.start(r.jitter)
+		r.timers.abdicate.stop()
+		r.timers.commit.stop()
+		r.timers.prepare.stop()
+		r.timers.heartbeat.start(r.jitter)
 	}
-	r.tRepair.start(r.jitter)
+	r.timers.repair.start(r.jitter)
 }
 
 // checkInvariants asserts the replica's own consistency after every step.
@@ -621,7 +539,8 @@ func (r *Replica) checkInvariants() {
 	invariant(r.id, len(r.pipeline) <= SuffixMax, "pipeline_bounded", "%d", uint64(len(r.pipeline)))
 	invariant(r.id, len(r.requests) <= r.opts.requestQueue(), "request_queue_bounded", "%d", uint64(len(r.requests)))
 	invariant(r.id, r.due == 0, "settled", "due %b after the driver ran", uint64(r.due))
-	invariant(r.id, r.sb.AckHead >= r.ackHead, "ack_head_durable", "superblock %d, acked %d", r.sb.AckHead, r.ackHead)
-	invariant(r.id, r.journal.head == 0 || r.journalFloor <= r.journal.head+1, "journal_floor_le_head",
-		"floor %d head %d", r.journalFloor, r.journal.head)
+	r.log.check(r.id)
+	r.dur.check(r.id)
+	r.timers.check(r.id)
+	r.fwd.check(r.id, r.timers.clk.now)
 }

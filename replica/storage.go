@@ -171,13 +171,13 @@ func (s *storageState) touch(i int) {
 // slot (both copies, or blanks where the op was taken out), then, ordered
 // after them, the superblock if it changed.
 func (r *Replica) flushStorage() {
-	s := r.store
+	s := r.dur.store
 	for _, i := range s.dirty {
 		s.marked[i] = false
 		slot := int(i)
 		// The prepare first: the harness lands a slot's header copy only
 		// after its prepare, so recovery may trust a prepare that verifies.
-		if h := r.journal.live.slots[slot]; h.Checksum != 0 {
+		if h := r.log.journal.live.slots[slot]; h.Checksum != 0 {
 			s.aside[slot] = false
 			r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
 			r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
@@ -196,41 +196,41 @@ func (r *Replica) flushStorage() {
 	// what it knew committed. The commit point is capped at the head: a vote
 	// whose commit point lies above its head names a head no vote may
 	// describe.
-	r.sb.Head, r.sb.HeadSum = r.wm.sequencer, r.wm.headSum
-	r.sb.CommitMax = max(r.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
-	if f := fieldsOf(&r.sb); f != s.written {
+	r.dur.sb.Head, r.dur.sb.HeadSum = r.wm.sequencer, r.wm.headSum
+	r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
+	if f := fieldsOf(&r.dur.sb); f != s.written {
 		r.writeSuperblockCopies()
 	}
 	// The ops this step took into the pipeline stand on every write it
 	// asked for: the harness counts the same (sim, reportOwnAck).
 	for k := range r.pipeline {
 		if e := &r.pipeline[k]; e.fence == fencePending {
-			e.fence = r.fencesAsked
+			e.fence = r.dur.fencesAsked
 		}
-		invariant(r.id, r.pipeline[k].fence <= r.fencesAsked, "own_ack_fence_asked", "fence %d asked %d", r.pipeline[k].fence, r.fencesAsked)
+		invariant(r.id, r.pipeline[k].fence <= r.dur.fencesAsked, "own_ack_fence_asked", "fence %d asked %d", r.pipeline[k].fence, r.dur.fencesAsked)
 	}
 	invariant(r.id, len(s.dirty) == 0, "storage_flushed", detailStorage)
-	invariant(r.id, fieldsOf(&r.sb) == s.written, "storage_flushed", detailStorage)
+	invariant(r.id, fieldsOf(&r.dur.sb) == s.written, "storage_flushed", detailStorage)
 }
 
 // writeSuperblockCopies writes every copy of the superblock under the next
 // sequence number. With superblock-trusts-torn the writes are not fenced:
 // the replica acts on the new superblock before it has landed.
 func (r *Replica) writeSuperblockCopies() {
-	s := r.store
+	s := r.dur.store
 	s.seq++
-	s.written = fieldsOf(&r.sb)
-	r.checkpoints.note(&r.sb.Checkpoint)
+	s.written = fieldsOf(&r.dur.sb)
+	r.dur.checkpoints.note(&r.dur.sb.Checkpoint)
 	fenced := !r.opts.Bugs.SuperblockTrustsTorn
 	for c := 0; c < vsr.SuperblockCopies; c++ {
 		r.write(vsr.ZoneSuperblock, c, vsr.SuperblockRecordBytes, fenced, func(b []byte) {
 			var w recWords
-			superblockWords(&w, c, s.seq, &r.sb)
+			superblockWords(&w, c, s.seq, &r.dur.sb)
 			w.seal()
 			w.put(b)
 		})
 	}
-	invariant(r.id, s.written == fieldsOf(&r.sb), "superblock_written", detailStorage)
+	invariant(r.id, s.written == fieldsOf(&r.dur.sb), "superblock_written", detailStorage)
 }
 
 // zeroRecord is what a write's bytes start from.
@@ -244,7 +244,7 @@ func (r *Replica) write(z vsr.StorageZone, slot, size int, fenced bool, fill fun
 	fill(o.WriteData[off : off+size])
 	o.Writes = append(o.Writes, vsr.Write{Zone: z, Slot: slot, Off: off, Len: size, Fenced: fenced})
 	if fenced {
-		r.fencesAsked++
+		r.dur.fencesAsked++
 	}
 }
 
@@ -255,12 +255,7 @@ func (r *Replica) write(z vsr.StorageZone, slot, size int, fenced bool, fill fun
 // commit an op a crash can still take from the disk, and the replica would
 // commit another op in its place. The next tick or step commits what waited.
 func (r *Replica) Landed(n uint64) {
-	if n <= r.fencesLanded {
-		return
-	}
-	invariant(r.id, n <= r.fencesAsked, "landed_were_asked", "landed %d asked %d", n, r.fencesAsked)
-	r.fencesLanded = n
-	if r.ownAckWaits {
+	if r.dur.fenceLanded(r.id, n) && r.dur.ownAckWaits {
 		r.due |= dueCommitWalk
 	}
 }
@@ -273,7 +268,7 @@ const fencePending = ^uint64(0)
 
 // ownFence is the fence a primary's own ack made now stands on.
 func (r *Replica) ownFence() uint64 {
-	if r.store == nil {
+	if r.dur.store == nil {
 		return 0
 	}
 	return fencePending
@@ -284,7 +279,7 @@ func (r *Replica) ownFence() uint64 {
 // there is nothing to wait for.
 func (r *Replica) quorumAcks(e *pipelineEntry) int {
 	n := popcount16(e.acks)
-	if r.store != nil && e.fence > r.fencesLanded && e.acks&(1<<uint(r.id)) != 0 && !r.opts.Bugs.OwnAckBeforeWriteLands {
+	if r.dur.store != nil && e.fence > r.dur.fencesLanded && e.acks&(1<<uint(r.id)) != 0 && !r.opts.Bugs.OwnAckBeforeWriteLands {
 		n--
 	}
 	return n

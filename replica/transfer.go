@@ -19,7 +19,7 @@ func (r *Replica) startTransfer() {
 	r.mark(marks.TransferStarted)
 	r.transfer = transferState{active: true}
 	r.requestOffer()
-	r.tTransfer.start(r.jitter)
+	r.timers.transfer.start(r.jitter)
 }
 
 // offerAsksOfPrimary is how many requests in a row a transferring backup
@@ -60,18 +60,18 @@ func (r *Replica) primarySilent() bool {
 
 func (r *Replica) onTransferTimeout() {
 	if !r.transfer.active {
-		r.tTransfer.stop()
+		r.timers.transfer.stop()
 		return
 	}
 	if r.status != vsr.StatusNormal {
-		r.tTransfer.reset(r.jitter)
+		r.timers.transfer.reset(r.jitter)
 		return
 	}
-	if r.wm.commitMin == r.wm.commitMax || (r.repairFloor > 0 && r.wm.commitMin+1 >= r.repairFloor) {
+	if r.wm.commitMin == r.wm.commitMax || (r.log.repairFloor > 0 && r.wm.commitMin+1 >= r.log.repairFloor) {
 		// Repair caught up past what peers had evicted: nothing to transfer.
 		r.transfer = transferState{}
-		r.repairFloor = 0
-		r.tTransfer.stop()
+		r.log.repairFloor = 0
+		r.timers.transfer.stop()
 		return
 	}
 	if !r.transfer.pinned {
@@ -88,7 +88,7 @@ func (r *Replica) onTransferTimeout() {
 	}
 	// A chunk that arrived reset stalls: the pull keeps its cadence. Every
 	// request in a row that went unanswered doubles the wait (capped).
-	r.tTransfer.retry(r.jitter, uint64(max(r.transfer.stalls-1, 0)))
+	r.timers.transfer.retry(r.jitter, uint64(max(r.transfer.stalls-1, 0)))
 }
 
 func (r *Replica) onRequestStateTransfer(m *vsr.Envelope) {
@@ -178,7 +178,7 @@ func (r *Replica) acceptedHead() uint64 {
 	if r.opts.Durability == DurabilityMemory {
 		return r.wm.commitMax
 	}
-	return r.ackHead
+	return r.dur.ackHead
 }
 
 // staleGuard returns the op that makes an offer at commitOp stale, and the
@@ -190,7 +190,7 @@ func (r *Replica) acceptedHead() uint64 {
 // heartbeats push past every pinned offer.
 func (r *Replica) staleGuard(commitOp uint64) (uint64, vsr.Reason) {
 	if r.opts.Bugs.StaleGuardUsesCommitMax {
-		if g := max(r.journal.head, r.wm.commitMax); g > commitOp {
+		if g := max(r.log.journal.head, r.wm.commitMax); g > commitOp {
 			return g, refuseStale
 		}
 		return 0, vsr.ReasonNone
@@ -199,7 +199,7 @@ func (r *Replica) staleGuard(commitOp uint64) (uint64, vsr.Reason) {
 		return 0, vsr.ReasonNone // the install keeps every held op above the checkpoint
 	}
 	for op := min(r.acceptedHead(), r.knownHead()); op > commitOp; op-- {
-		if _, ok := r.journal.get(op); ok {
+		if _, ok := r.log.journal.get(op); ok {
 			return op, refuseAcked
 		}
 	}
@@ -242,7 +242,7 @@ func (r *Replica) installTransfer() {
 			r.rewoundCommit = s.Op
 		}
 	} else {
-		r.journalGen++
+		r.log.journalGen++
 		if r.wm.sequencer < s.Op {
 			r.wm.sequencer = s.Op
 			r.wm.headSum = s.OpChecksum
@@ -250,15 +250,15 @@ func (r *Replica) installTransfer() {
 	}
 	invariant(r.id, r.wm.commitMin == s.Op, "install_at_snapshot", detailHolds)
 	invariant(r.id, r.wm.commitMax >= s.Op, "install_at_snapshot", detailHolds)
-	r.sb.Checkpoint = *s
+	r.dur.sb.Checkpoint = *s
 	r.writeSuperblock()
-	r.repairFloor = 0
+	r.log.repairFloor = 0
 	r.transfer = transferState{}
-	r.tTransfer.stop()
+	r.timers.transfer.stop()
 	r.emit(vsr.TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Snapshot: s}.Event())
 	if r.isPrimary() {
 		r.commitWalk()
 	}
-	r.repairArmedTo = r.fetchToOp()
+	r.log.repairArmedTo = r.fetchToOp()
 	r.repairKick()
 }

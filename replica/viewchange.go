@@ -15,19 +15,19 @@ func (r *Replica) startViewChange(v uint64) {
 	}
 	r.view = v
 	r.vc.enter(r.id, r.n)
-	r.tLeave.stop()
+	r.timers.leave.stop()
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]
 	r.repair = repairSession{}
 	r.setStatus(vsr.StatusViewChange)
 	r.writeSuperblock()
-	r.tHeartbeat.stop()
-	r.tCommit.stop()
-	r.tPrepare.stop()
-	r.tAbdicate.stop()
+	r.timers.heartbeat.stop()
+	r.timers.commit.stop()
+	r.timers.prepare.stop()
+	r.timers.abdicate.stop()
 	r.abd.abdicated = false
-	r.tVCMsg.start(r.jitter)
-	r.tVCStatus.retry(r.jitter, r.vc.vcRounds)
+	r.timers.vcMsg.start(r.jitter)
+	r.timers.vcStatus.retry(r.jitter, r.vc.vcRounds)
 	invariant(r.id, r.status == vsr.StatusViewChange, "start_view_change_entered", detailHolds)
 	invariant(r.id, r.view == v, "start_view_change_entered", detailHolds)
 	invariant(r.id, len(r.pipeline) == 0, "start_view_change_entered", detailHolds)
@@ -68,7 +68,7 @@ func (r *Replica) maybeSendDoViewChange() {
 	}
 	m := r.doViewChange()
 	r.vc.dvcSent = true
-	if r.incarnation > 0 && r.opts.Durability == DurabilityWAL {
+	if r.dur.incarnation > 0 && r.opts.Durability == DurabilityWAL {
 		r.mark(marks.RestartWALVote)
 	}
 	if vsr.PrimaryOf(r.view, r.n) == r.id {
@@ -109,7 +109,7 @@ func (r *Replica) doViewChange() vsr.DoViewChange {
 // cache tag changes. The journal generation belongs in the tag: a body that lands
 // without moving op or commit changes what the suffix must say.
 func (r *Replica) dvcSuffix() []vsr.SuffixEntry {
-	tag := dvcCacheTag{op: r.wm.sequencer, commit: r.voteCommit(), generation: r.journalGen}
+	tag := dvcCacheTag{op: r.wm.sequencer, commit: r.voteCommit(), generation: r.log.journalGen}
 	if r.opts.Bugs.DVCCacheIgnoresJournal {
 		tag.generation = 0
 	}
@@ -129,8 +129,8 @@ func (r *Replica) dvcSuffix() []vsr.SuffixEntry {
 // knownHead is the highest op this replica knows a header for. It equals the
 // sequencer unless a state transfer rewound the sequencer below an adopted head.
 func (r *Replica) knownHead() uint64 {
-	if r.adoptedHead > r.wm.sequencer {
-		return r.adoptedHead
+	if r.log.adoptedHead > r.wm.sequencer {
+		return r.log.adoptedHead
 	}
 	return r.wm.sequencer
 }
@@ -162,19 +162,19 @@ func (r *Replica) buildSuffix(top, commit uint64) []vsr.SuffixEntry {
 
 // suffixEntry is what this replica says of op o in a suffix down to commit.
 func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
-	if h, ok := r.journal.get(o); ok {
+	if h, ok := r.log.journal.get(o); ok {
 		return vsr.SuffixEntry{Header: h, Present: true}
 	}
-	if h, ok := r.adopted.get(o); ok {
-		if o <= r.unsureTop {
+	if h, ok := r.log.adopted.get(o); ok {
+		if o <= r.log.unsureTop {
 			r.mark(marks.RestartAmnesiacUnsureHeld)
 		}
-		return vsr.SuffixEntry{Header: h, Unsure: o <= r.unsureTop || r.unsureOp(o)}
+		return vsr.SuffixEntry{Header: h, Unsure: o <= r.log.unsureTop || r.unsureOp(o)}
 	}
-	if o == r.commitAnchor.Op && o > r.wm.commitMin && r.commitAnchor.Checksum != 0 {
+	if o == r.log.commitAnchor.Op && o > r.wm.commitMin && r.log.commitAnchor.Checksum != 0 {
 		// A primary-elect may know the commit point's header only from
 		// the votes: pass it on, so backups can anchor their journals.
-		return vsr.SuffixEntry{Header: r.commitAnchor}
+		return vsr.SuffixEntry{Header: r.log.commitAnchor}
 	}
 	if o == r.wm.commitMin && o > 0 {
 		return vsr.SuffixEntry{Header: vsr.Header{Op: o, Checksum: r.wm.commitSum}}
@@ -184,7 +184,7 @@ func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
 		r.mark(marks.StorageUnsureVoted)
 		return vsr.SuffixEntry{Header: vsr.Header{Op: o}}
 	}
-	return vsr.SuffixEntry{Header: vsr.Header{Op: o}, Nack: o > commit && o > r.unsureTop}
+	return vsr.SuffixEntry{Header: vsr.Header{Op: o}, Nack: o > commit && o > r.log.unsureTop}
 }
 
 // suffixReadable checks that a suffix starts at op and walks down one op at a
@@ -337,22 +337,22 @@ func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 	r.clearAdopted()
 	for _, h := range log {
 		op := h.Op
-		if j, ok := r.journal.get(op); ok && j.Checksum != h.Checksum {
+		if j, ok := r.log.journal.get(op); ok && j.Checksum != h.Checksum {
 			r.journalRemove(op)
 		}
-		r.adopted.put(h)
+		r.log.adopted.put(h)
 	}
 	r.truncateJournalAbove(head)
 	r.wm.sequencer = head
-	r.adoptedHead = head
+	r.log.adoptedHead = head
 	if h, ok := r.voteHeader(head); ok {
 		// At or below the commit point any vote's header is canonical.
 		r.wm.headSum = h.Checksum
 		if h.Parent != 0 {
-			if j, ok := r.journal.get(head); ok && j.Checksum != h.Checksum {
+			if j, ok := r.log.journal.get(head); ok && j.Checksum != h.Checksum {
 				r.journalRemove(head)
 			}
-			r.adopted.put(h)
+			r.log.adopted.put(h)
 		}
 	} else {
 		invariant(r.id, head == 0, "merge_head_known", "no vote describes head %d", head)
@@ -361,7 +361,7 @@ func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 	r.pruneUnchained(commit + 1)
 	if h, ok := r.voteHeader(commit); ok && commit > r.wm.commitMin {
 		r.pruneChainFrom(commit, h.Checksum)
-		r.commitAnchor = h
+		r.log.commitAnchor = h
 	} else if commit > r.wm.commitMin {
 		r.pruneChainFrom(commit, 0) // no vote vouches for anything below
 	}
@@ -409,7 +409,7 @@ func (r *Replica) verifyBelowSuffix(suffix []vsr.SuffixEntry) {
 		if e.Header.Op > r.wm.commitMin {
 			r.pruneChainFrom(e.Header.Op, e.Header.Checksum)
 			if e.Header.Op <= r.wm.commitMax {
-				r.commitAnchor = e.Header
+				r.log.commitAnchor = e.Header
 			}
 		}
 		return
@@ -425,8 +425,8 @@ func (r *Replica) tryStartView() {
 		return
 	}
 	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
-		h, _ := r.adopted.get(op)
-		if !r.journal.has(op, h.Checksum) {
+		h, _ := r.log.adopted.get(op)
+		if !r.log.journal.has(op, h.Checksum) {
 			r.repairForView(op)
 			return
 		}
@@ -438,7 +438,7 @@ func (r *Replica) startView() {
 	r.logView = r.view
 	r.pipeline = r.pipeline[:0]
 	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
-		h, ok := r.journal.get(op)
+		h, ok := r.log.journal.get(op)
 		invariant(r.id, ok, "primary_holds_uncommitted", detailHolds)
 		invariant(r.id, len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", detailHolds)
 		// The primary's own ack stands once the op's journal write has
@@ -498,7 +498,7 @@ func (r *Replica) onStartView(m *vsr.Envelope, p vsr.StartView) {
 // endAmnesia bounds what a replica that lost its journal, or could not vouch
 // for its head, holds unsure once it adopts a view with head op.
 func (r *Replica) endAmnesia(op uint64) {
-	if r.store != nil {
+	if r.dur.store != nil {
 		r.mark(marks.StorageHeadRecovered)
 	}
 	// Every op this replica could have acknowledged before it lost its
@@ -508,16 +508,16 @@ func (r *Replica) endAmnesia(op uint64) {
 	// refuses an old StartView of the view it acked in, below-ack): the
 	// lower bound keeps ops prepared while it was down from being held
 	// unsure.
-	r.amnesiac = false
-	r.unsureTop = min(r.unsureTop, op)
-	invariant(r.id, r.unsureTop <= op, "amnesia_ends_at_view_head", "unsure %d head %d", r.unsureTop, op)
+	r.log.amnesiac = false
+	r.log.unsureTop = min(r.log.unsureTop, op)
+	invariant(r.id, r.log.unsureTop <= op, "amnesia_ends_at_view_head", "unsure %d head %d", r.log.unsureTop, op)
 }
 
 // adoptStartView adopts the primary's log. The sequencer jumps to the announced
 // head even when bodies are missing: the headers are kept and repair fetches
 // the bodies.
 func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
-	if r.amnesiac {
+	if r.log.amnesiac {
 		r.endAmnesia(m.Op)
 	}
 	r.mark(marks.StartViewInstalled)
@@ -530,16 +530,16 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 		if m.Suffix[i].Blank() || h.Op <= r.wm.commitMin {
 			continue
 		}
-		if j, ok := r.journal.get(h.Op); ok && j.Checksum != h.Checksum {
+		if j, ok := r.log.journal.get(h.Op); ok && j.Checksum != h.Checksum {
 			r.journalRemove(h.Op)
 		}
 		if h.Parent != 0 {
-			r.adopted.put(h)
+			r.log.adopted.put(h)
 		}
 	}
 	r.truncateJournalAbove(m.Op)
 	r.wm.sequencer = m.Op
-	r.adoptedHead = m.Op
+	r.log.adoptedHead = m.Op
 	r.verifyBelowSuffix(m.Suffix)
 	switch {
 	case len(m.Suffix) > 0 && !m.Suffix[0].Blank():
@@ -557,7 +557,7 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 	r.startNormalTimeouts()
 	for i := len(m.Suffix) - 1; i >= 0; i-- {
 		h := m.Suffix[i].Header
-		if h.Op > m.Commit && r.journal.has(h.Op, h.Checksum) {
+		if h.Op > m.Commit && r.log.journal.has(h.Op, h.Checksum) {
 			r.ack(h)
 		}
 	}
@@ -590,28 +590,28 @@ func (r *Replica) onRequestStartView(m *vsr.Envelope, p vsr.RequestStartView) {
 // probeNewerView asks the primary of a newer view for its StartView, at most
 // once per probe period.
 func (r *Replica) probeNewerView(v uint64) {
-	if r.tProbe.running {
+	if r.timers.probe.running {
 		return
 	}
 	r.vc.probeNonce++
 	r.vc.probedView = v
-	r.send(vsr.PrimaryOf(v, r.n), vsr.RequestStartView{Incarnation: r.incarnation, Nonce: r.vc.probeNonce}.Message().InView(v))
-	r.tProbe.start(r.jitter)
+	r.send(vsr.PrimaryOf(v, r.n), vsr.RequestStartView{Incarnation: r.dur.incarnation, Nonce: r.vc.probeNonce}.Message().InView(v))
+	r.timers.probe.start(r.jitter)
 }
 
 func (r *Replica) onProbeTimeout() {
 	if r.status != vsr.StatusRecovering {
-		r.tProbe.stop()
+		r.timers.probe.stop()
 		r.leaveUnansweredView()
 		return
 	}
 	r.vc.probeNonce++
 	for i := 0; i < r.n; i++ {
 		if i != r.id {
-			r.send(i, vsr.RequestStartView{Incarnation: r.incarnation, Nonce: r.vc.probeNonce}.Message())
+			r.send(i, vsr.RequestStartView{Incarnation: r.dur.incarnation, Nonce: r.vc.probeNonce}.Message())
 		}
 	}
-	r.tProbe.reset(r.jitter)
+	r.timers.probe.reset(r.jitter)
 }
 
 // leaveUnansweredView: the primary of a newer view this replica probed sent
@@ -634,7 +634,7 @@ func (r *Replica) leaveUnansweredView() {
 
 func (r *Replica) onViewChangeMessageTimeout() {
 	if r.status != vsr.StatusViewChange {
-		r.tVCMsg.stop()
+		r.timers.vcMsg.stop()
 		return
 	}
 	r.sendAll(vsr.StartViewChange{}.Message())
@@ -652,7 +652,7 @@ func (r *Replica) onViewChangeMessageTimeout() {
 	} else if r.vc.awaitBody.Op != 0 {
 		r.askAwaitedBody()
 	}
-	r.tVCMsg.backoffNext(r.jitter)
+	r.timers.vcMsg.backoffNext(r.jitter)
 }
 
 // onViewChangeStatusTimeout escalates a stuck view change to the next view. The
@@ -661,20 +661,20 @@ func (r *Replica) onViewChangeMessageTimeout() {
 // own StartViewChange may simply not have arrived yet.
 func (r *Replica) onViewChangeStatusTimeout() {
 	if r.status != vsr.StatusViewChange {
-		r.tVCStatus.stop()
+		r.timers.vcStatus.stop()
 		return
 	}
 	if !r.opts.Bugs.EscalateWithoutHold && popcount16(r.vc.svcFrom) < r.f() && r.vc.oldPrimaryHB {
 		r.vc.oldPrimaryHB = false
 		r.mark(marks.EscalateHeldByPrimary)
 		r.emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvHold))
-		r.tVCStatus.reset(r.jitter)
+		r.timers.vcStatus.reset(r.jitter)
 		return
 	}
 	// Escalation: with the quorum window, a wish to leave for the next view.
 	r.mark(marks.EscalateOnStatusTimeout)
 	if !r.opts.Protocol.SVCQuorumOff {
-		r.tVCStatus.reset(r.jitter)
+		r.timers.vcStatus.reset(r.jitter)
 		r.askToLeave()
 		return
 	}

@@ -32,10 +32,10 @@ func TestHoldFaultyVouchesHeaderCopies(t *testing.T) {
 			}
 		}
 		if adopt != nil {
-			r.adopted.put(*adopt) // known by checksum, body not held
+			r.log.adopted.put(*adopt) // known by checksum, body not held
 		}
 		r.wm.sequencer, r.wm.headSum, r.wm.commitMax = 6, chain[6].Checksum, 6
-		r.sb.AckHead = 6
+		r.dur.sb.AckHead = 6
 		require.True(t, r.holdFaulty(diskRecovery{slots: 64, broken: broken}))
 		return r
 	}
@@ -45,21 +45,21 @@ func TestHoldFaultyVouchesHeaderCopies(t *testing.T) {
 	r := restart(nil, []uint64{3, 4}, faulty(3), faulty(4))
 	assert.True(t, r.Journaled(3), "vouched from the top down")
 	assert.True(t, r.Journaled(4))
-	assert.Empty(t, r.unsureOps)
+	assert.Empty(t, r.log.unsureOps)
 
 	// Op 3 known as an adopted header with the copy's checksum, op 4 in
 	// the journal naming it: the copy is that entry.
 	r = restart(&chain[3], []uint64{3}, faulty(3))
 	assert.True(t, r.Journaled(3), "the same checksum, and the replica's own op above names it")
-	assert.Empty(t, r.unsureOps)
+	assert.Empty(t, r.log.unsureOps)
 
 	// Op 4's slot unreadable too: only the adopted header names op 3,
 	// which vouches for nothing; held unsure, its body set aside and
 	// reclaimed once the log vouches for it.
 	r = restart(&chain[3], []uint64{3, 4}, faulty(3), unreadable)
 	assert.False(t, r.Journaled(3), "an adopted header alone vouches for nothing")
-	assert.Equal(t, []uint64{3, 4}, r.unsureOps)
-	_, aside := r.aside.get(3)
+	assert.Equal(t, []uint64{3, 4}, r.log.unsureOps)
+	_, aside := r.log.aside.get(3)
 	require.True(t, aside, "the committed-range copy is kept set aside")
 	r.reclaim(r.wm.commitMax, true)
 	assert.True(t, r.Journaled(3), "the view's log names it: the body comes back from the disk's copy")
@@ -72,7 +72,7 @@ func TestHoldFaultyVouchesHeaderCopies(t *testing.T) {
 	stale.read.header.Seal()
 	r = restart(&chain[3], []uint64{3, 4}, stale, unreadable)
 	assert.False(t, r.Journaled(3))
-	assert.Equal(t, []uint64{3, 4}, r.unsureOps)
+	assert.Equal(t, []uint64{3, 4}, r.log.unsureOps)
 	r.reclaim(r.wm.commitMax, true)
 	assert.False(t, r.Journaled(3), "a stale copy stays aside, unused")
 }

@@ -1,0 +1,54 @@
+package replica
+
+import "vsrsim/marks"
+
+// durability is what a replica has made durable and what it is still making
+// durable: the superblock, the incarnation and ack head of this life, the
+// disk's writes and fences in flight, the checkpoints it wrote, and what a
+// restart owes its first step (one room of a replica's state, issue 36).
+type durability struct {
+	sb Superblock
+	// incarnation is this life's, taken from the superblock at a restart;
+	// ackHead the highest op acked in it.
+	incarnation uint64
+	ackHead     uint64
+	// fencesAsked counts the fenced writes this incarnation asked for and
+	// fencesLanded how many of the first of them the harness said landed
+	// (Landed); ownAckWaits: the pipeline's first op lacks a quorum only
+	// because the primary's own write of it has not landed.
+	fencesAsked, fencesLanded uint64
+	ownAckWaits               bool
+	// store tracks the writes of a replica on a disk (storage.go); nil
+	// without Options.Storage. checkpoints are the last it wrote, newest
+	// first; storageMarks the marks a restart from disk owes its first step.
+	store        *storageState
+	checkpoints  *checkpointHistory
+	storageMarks []marks.Mark
+	// announce: a restart changed the status outside a step; the first tick
+	// reports it. amnesiaUncounted: an amnesiac restart not yet marked;
+	// Restart has no Output to count into, so the first step does.
+	announce         bool
+	amnesiaUncounted bool
+}
+
+// fenceLanded records that the first n fenced writes landed and reports
+// whether that is news.
+func (d *durability) fenceLanded(self int, n uint64) bool {
+	if n <= d.fencesLanded {
+		return false
+	}
+	invariant(self, n <= d.fencesAsked, "landed_were_asked", "landed %d asked %d", n, d.fencesAsked)
+	d.fencesLanded = n
+	return true
+}
+
+// check asserts what durability always holds: every ack of this life is
+// under the durable ack head (it is written before the ack leaves), no
+// write lands that was not asked for, the superblock's log_view is at most
+// its view, and this life's incarnation is the one the superblock names.
+func (d *durability) check(self int) {
+	invariant(self, d.sb.AckHead >= d.ackHead, "ack_head_durable", "superblock %d, acked %d", d.sb.AckHead, d.ackHead)
+	invariant(self, d.fencesLanded <= d.fencesAsked, "landed_were_asked", "landed %d asked %d", d.fencesLanded, d.fencesAsked)
+	invariant(self, d.sb.LogView <= d.sb.View, "superblock_log_view_le_view", "log_view %d view %d", d.sb.LogView, d.sb.View)
+	invariant(self, d.incarnation == d.sb.Incarnation, "incarnation_is_the_superblocks", "life %d superblock %d", d.incarnation, d.sb.Incarnation)
+}

@@ -1,0 +1,56 @@
+package replica
+
+import "vsrsim/vsr"
+
+// logState is the replica's log: the journal of bodies, the headers it knows
+// without bodies, and the floors and unsure ops that say what it may claim
+// about the ops it cannot show (one room of a replica's state, issue 36).
+type logState struct {
+	journal *journal
+	// adopted: headers known from a StartView or a merge, bodies maybe not
+	// held; adoptedHead the head they lead to.
+	adopted     ring
+	adoptedHead uint64
+	// aside: committed-range bodies a chain walk could not vouch for (see
+	// pruneChainFrom).
+	aside ring
+	// journalGen counts journal and adopted-header mutations (the cached
+	// DoViewChange suffix is valid for one generation).
+	journalGen uint64
+	// repairArmedTo is the top of the repair window armed by the last
+	// adoption; repairFloor the lowest op peers still retain, after a
+	// RangeEvicted; journalFloor the lowest op this journal can hold (after
+	// amnesia or a transfer).
+	repairArmedTo uint64
+	repairFloor   uint64
+	journalFloor  uint64
+	// amnesiac: the journal was lost in a restart and no view adopted since.
+	// unsureTop: ops at or below it may have been acknowledged before a lost
+	// journal, so this replica never nacks them (protocol.md "Crash and
+	// restart").
+	amnesiac  bool
+	unsureTop uint64
+	// unsureOps are ops whose journal slot was faulty at a restart from
+	// disk, at or below the durable ack head and the known head: the vote
+	// holds them unsure until repair journals them (recover.go).
+	unsureOps []uint64
+	// commitAnchor is the canonical checksum at an op no higher than
+	// commit_max, learned from a StartView or a merge even when only the
+	// checksum travelled (the commit point's entry of a suffix).
+	commitAnchor vsr.Header
+}
+
+// setUnsure records the ops a restart from disk holds unsure, ascending.
+func (l *logState) setUnsure(self int, ops []uint64) {
+	for k := 1; k < len(ops); k++ {
+		invariant(self, ops[k-1] < ops[k], "unsure_ops_ascending", "op %d after %d", ops[k], ops[k-1])
+	}
+	l.unsureOps = ops
+}
+
+// check asserts what the log always holds: the journal holds no op below
+// its floor, and a floor never stands more than one above its head.
+func (l *logState) check(self int) {
+	invariant(self, l.journal.head == 0 || l.journalFloor <= l.journal.head+1, "journal_floor_le_head",
+		"floor %d head %d", l.journalFloor, l.journal.head)
+}
