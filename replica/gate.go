@@ -8,9 +8,12 @@ import (
 // The gate. Every message passes one prologue before any handler runs: the
 // sender check, then its command's ignore predicate (TigerBeetle's
 // ignore_<command>_message), a pure list of early refusals, each with its
-// reason. A refused message is dropped with that reason and may draw a
-// reaction (onIgnored: probing a newer view, noting an older primary's
-// heartbeat); an accepted one goes to its handler, which asserts what the
+// reason. A refused message is dropped with that reason and changes nothing.
+// A message that carries one fact worth taking (a relayed view's commit
+// point, a newer view to probe, an older view's peer to hand this view, an
+// older primary still heartbeating) is admitted for that fact alone under a
+// reason of its own (Reason.Takes), traced like a drop, and take handles it;
+// an accepted one goes to its handler, which asserts what the
 // gate guaranteed instead of checking it again. Checks that can only follow
 // a state change the message itself causes (a newer view's view change)
 // stay in the handler.
@@ -24,18 +27,28 @@ func (r *Replica) Step(m *vsr.Message, out *vsr.Output) {
 	r.noteHeard(m)
 	r.hear(m)
 	r.settle() // hearing a quorum again may let queued requests prepare
-	if reason, detail := r.ignore(m); reason != vsr.ReasonNone {
-		r.drop(&m.Envelope, m.DropOp(), reason, detail)
-		r.onIgnored(m, reason)
-	} else {
-		r.dispatch(m)
-	}
+	r.pass(m)
 	r.settle()
 	r.checkInvariants()
 	if r.dur.store != nil {
 		r.flushStorage()
 	}
 	r.out = nil
+}
+
+// pass takes m through the gate: to its handler, to the one fact a partial
+// admission takes, or dropped with its reason and nothing else.
+func (r *Replica) pass(m *vsr.Message) {
+	switch reason, detail := r.ignore(m); {
+	case reason == vsr.ReasonNone:
+		r.dispatch(m)
+	case reason.Takes():
+		r.drop(&m.Envelope, m.DropOp(), reason, detail)
+		r.take(m, reason)
+	default:
+		r.drop(&m.Envelope, m.DropOp(), reason, detail)
+		r.markRefused(m, reason)
+	}
 }
 
 // ignore returns why the replica refuses m, and the number the reason names,
@@ -81,39 +94,39 @@ func (r *Replica) ignoreSender(m *vsr.Message) vsr.Reason {
 	return vsr.ReasonNone
 }
 
-// onIgnored reacts to a refusal that still tells the replica something.
-func (r *Replica) onIgnored(m *vsr.Message, reason vsr.Reason) {
-	switch {
-	case reason == vsr.ReasonStaleIncarnation:
-		for i := range r.pipeline {
-			if r.pipeline[i].header.Op == m.PrepareOk().Op {
-				r.mark(marks.AckOldIncarnationInPipeline)
-				break
-			}
+// markRefused counts a refusal worth a mark beyond its reason's: a refusal
+// changes nothing of the replica (a message that carries a fact worth taking
+// is admitted for that fact under its own reason instead, see take).
+func (r *Replica) markRefused(m *vsr.Message, reason vsr.Reason) {
+	if reason != vsr.ReasonStaleIncarnation {
+		return
+	}
+	for i := range r.pipeline {
+		if r.pipeline[i].header.Op == m.PrepareOk().Op {
+			r.mark(marks.AckOldIncarnationInPipeline)
+			return
 		}
-	case reason == vsr.ReasonNewerView && (m.Command == vsr.CmdPrepare || m.Command == vsr.CmdCommit):
-		r.probeNewerView(m.View)
-	case reason == vsr.ReasonInView || reason == vsr.ReasonOldView:
-		r.onIgnoredView(m, reason)
 	}
 }
 
-// onIgnoredView reacts to a message of this replica's view, or an older one,
-// that the gate refused.
-func (r *Replica) onIgnoredView(m *vsr.Message, reason vsr.Reason) {
-	switch {
-	case reason == vsr.ReasonInView && m.Command == vsr.CmdStartView && m.From != vsr.PrimaryOf(m.View, r.n):
+// take handles a partial admission: the one fact of m its reason names.
+func (r *Replica) take(m *vsr.Message, reason vsr.Reason) {
+	switch reason {
+	case vsr.ReasonCommitOnly:
 		r.learnRelayedCommit(m.StartView())
-	case reason == vsr.ReasonOldView && m.Command == vsr.CmdStartViewChange:
+	case vsr.ReasonProbeNewerView:
+		r.probeNewerView(m.View)
+	case vsr.ReasonRelayView:
 		// A peer still in an older view, or changing into one, that
 		// cannot reach this view's primary: hand it the view.
 		r.relayStartView(&m.Envelope, 0)
-	case reason == vsr.ReasonOldView && m.Command == vsr.CmdCommit:
-		// An older view's primary is still alive and heartbeating: a replica in
-		// view change may hold its view instead of escalating.
-		if r.status == vsr.StatusViewChange && m.From == vsr.PrimaryOf(m.View, r.n) {
-			r.vc.oldPrimaryHB = true
-		}
+	case vsr.ReasonOldPrimaryAlive:
+		// An older view's primary is still alive and heartbeating: a
+		// replica in view change may hold its view instead of escalating.
+		invariant(r.id, r.status == vsr.StatusViewChange, "old_primary_alive_in_view_change", detailGate)
+		r.vc.oldPrimaryHB = true
+	default:
+		panic("replica: a partial admission without a taker")
 	}
 }
 
@@ -195,7 +208,7 @@ func (r *Replica) ignorePrepare(m *vsr.Envelope, p vsr.Prepare) (vsr.Reason, uin
 	case m.View < r.view:
 		return vsr.ReasonOldView, r.view
 	case m.View > r.view:
-		return vsr.ReasonNewerView, r.view
+		return vsr.ReasonProbeNewerView, r.view
 	case r.status != vsr.StatusNormal || r.isPrimary():
 		return vsr.ReasonNotNormalBackup, 0
 	case !p.Header.Valid():
@@ -221,7 +234,9 @@ func (r *Replica) ignoreCommit(m *vsr.Envelope) (vsr.Reason, uint64) {
 	case r.status == vsr.StatusRecovering:
 		return vsr.ReasonRecovering, 0
 	case m.View > r.view:
-		return vsr.ReasonNewerView, r.view
+		return vsr.ReasonProbeNewerView, r.view
+	case m.View < r.view && r.status == vsr.StatusViewChange && m.From == vsr.PrimaryOf(m.View, r.n):
+		return vsr.ReasonOldPrimaryAlive, r.view
 	case m.View < r.view:
 		return vsr.ReasonOldView, r.view
 	case r.status != vsr.StatusNormal || r.isPrimary():
@@ -236,6 +251,8 @@ func (r *Replica) ignoreViewChange(m *vsr.Message) (vsr.Reason, uint64) {
 	switch {
 	case r.status == vsr.StatusRecovering:
 		return vsr.ReasonRecovering, 0
+	case m.View < r.view && m.Command == vsr.CmdStartViewChange:
+		return vsr.ReasonRelayView, r.view
 	case m.View < r.view:
 		return vsr.ReasonOldView, r.view
 	}
@@ -247,7 +264,7 @@ func (r *Replica) ignoreStartView(m *vsr.Envelope, p vsr.StartView) (vsr.Reason,
 	case m.View < r.view:
 		return vsr.ReasonOldView, r.view
 	case m.View == r.view && r.status == vsr.StatusNormal && r.logView == r.view:
-		return vsr.ReasonInView, 0
+		return r.ignoreStartViewInView(m)
 	case m.From != vsr.PrimaryOf(m.View, r.n) && (r.id == vsr.PrimaryOf(m.View, r.n) || r.opts.Protocol.RelayStartViewOff):
 		// A backup relays its view's StartView (relay.go); the view's
 		// own primary never takes one: it would prepare over ops of
@@ -271,6 +288,17 @@ func (r *Replica) ignoreStartView(m *vsr.Envelope, p vsr.StartView) (vsr.Reason,
 		return vsr.ReasonBelowAck, r.dur.sb.AckViewHead
 	}
 	return vsr.ReasonNone, 0
+}
+
+// ignoreStartViewInView: a StartView of the view this replica already
+// follows says nothing new of the log, but one a backup relayed is admitted
+// for its commit point (a backup that missed its primary's commits learns
+// them from a peer).
+func (r *Replica) ignoreStartViewInView(m *vsr.Envelope) (vsr.Reason, uint64) {
+	if m.From != vsr.PrimaryOf(m.View, r.n) {
+		return vsr.ReasonCommitOnly, 0
+	}
+	return vsr.ReasonInView, 0
 }
 
 func (r *Replica) ignoreRepair(m *vsr.Message) (vsr.Reason, uint64) {

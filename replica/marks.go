@@ -20,7 +20,11 @@ var dropMarks = func() (t [vsr.ReasonCount]marks.Mark) {
 	t[vsr.ReasonBadChecksum] = marks.DropBadChecksum
 	t[vsr.ReasonGap] = marks.DropGap
 	t[vsr.ReasonOldView] = marks.DropOldView
-	t[vsr.ReasonNewerView] = marks.DropNewerView
+	// A partial admission counts as the refusal it was before it took its
+	// fact: the same branch of the gate.
+	t[vsr.ReasonProbeNewerView] = marks.DropNewerView
+	t[vsr.ReasonRelayView] = marks.DropOldView
+	t[vsr.ReasonOldPrimaryAlive] = marks.DropOldView
 	t[vsr.ReasonStaleIncarnation] = marks.DropStaleIncarnation
 	t[vsr.ReasonParentMismatch] = marks.DropParentMismatch
 	t[vsr.ReasonHeaderMismatch] = marks.DropHeaderMismatch

@@ -15,7 +15,6 @@ const (
 	ReasonUnknownCommand
 	ReasonRecovering
 	ReasonOldView
-	ReasonNewerView
 	ReasonNotPrimary
 	ReasonNotPrimaryOfView
 	ReasonNotPrimaryElect
@@ -61,6 +60,14 @@ const (
 	ReasonBelowAcceptedHead
 	ReasonBelowAck
 
+	// Partial admissions (Takes): a message the gate does not hand to its
+	// handler, one fact of which the replica takes all the same; the trace
+	// names the fact, so a refusal never acts.
+	ReasonCommitOnly      // a backup's relay of this replica's view: its commit point
+	ReasonProbeNewerView  // a newer view's Prepare or Commit: ask that view's primary for it
+	ReasonRelayView       // an older view's StartViewChange: hand its sender this view
+	ReasonOldPrimaryAlive // an older view's primary heartbeating during a view change
+
 	ReasonCount
 )
 
@@ -69,7 +76,6 @@ var reasonNames = [ReasonCount]string{
 	ReasonUnknownCommand:      "unknown-command",
 	ReasonRecovering:          "recovering",
 	ReasonOldView:             "old-view",
-	ReasonNewerView:           "newer-view",
 	ReasonNotPrimary:          "not-primary",
 	ReasonNotPrimaryOfView:    "not-primary-of-view",
 	ReasonNotPrimaryElect:     "not-primary-elect",
@@ -106,7 +112,15 @@ var reasonNames = [ReasonCount]string{
 	ReasonStale:               "stale",
 	ReasonBelowAcceptedHead:   "below-accepted-head",
 	ReasonBelowAck:            "below-ack",
+	ReasonCommitOnly:          "commit-only",
+	ReasonProbeNewerView:      "probe-newer-view",
+	ReasonRelayView:           "relay-view",
+	ReasonOldPrimaryAlive:     "old-primary-alive",
 }
+
+// Takes reports whether r admits one fact of the message it names (a partial
+// admission) rather than refusing it whole.
+func (r Reason) Takes() bool { return r >= ReasonCommitOnly && r < ReasonCount }
 
 func (r Reason) String() string {
 	if r < ReasonCount {
