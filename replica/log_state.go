@@ -32,7 +32,7 @@ type logState struct {
 	unsureTop uint64
 	// unsureOps are ops whose journal slot was faulty at a restart from
 	// disk, at or below the durable ack head and the known head: the vote
-	// holds them unsure until repair journals them (recover.go).
+	// holds them unsure until repair journals them (restart.go).
 	unsureOps []uint64
 	// commitAnchor is the canonical checksum at an op no higher than
 	// commit_max, learned from a StartView or a merge even when only the

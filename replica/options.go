@@ -143,7 +143,7 @@ type Options struct {
 	RequestQueue int
 	// Storage: the write-ahead journal and the superblock live on a disk the
 	// harness simulates; the replica asks for writes and recovers from what
-	// the disk reads back (storage.go, recover.go). Needs DurabilityWAL.
+	// the disk reads back (storage.go, restart.go). Needs DurabilityWAL.
 	Storage bool
 	// Spare, if set, is memory released replicas left for reuse (see
 	// Release). It never changes what a replica does.

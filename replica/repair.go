@@ -100,16 +100,6 @@ func (r *Replica) repairFrom(to uint64) uint64 {
 	return max(from, r.log.journal.lowestHoldable())
 }
 
-// heldPending reports whether a body for op waits in repair.pending.
-func (r *Replica) heldPending(op uint64) bool {
-	for i := range r.repair.pending {
-		if r.repair.pending[i].Op == op {
-			return true
-		}
-	}
-	return false
-}
-
 // firstUnheld is the first op of from..to the journal does not hold, or
 // to+1.
 func (r *Replica) firstUnheld(from, to uint64) uint64 {
@@ -238,94 +228,6 @@ func (r *Replica) onRepairTimeout() {
 	}
 }
 
-func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
-	from, to := p.From, p.To
-	invariant(r.id, r.status != vsr.StatusRecovering, "request_prepares_gate_range", detailGate)
-	invariant(r.id, from != 0, "request_prepares_gate_range", detailGate)
-	invariant(r.id, to >= from, "request_prepares_gate_range", detailGate)
-	if to-from+1 > RepairBatchMax {
-		to = from + RepairBatchMax - 1
-	}
-	first := r.firstRetained()
-	if from < first {
-		if _, ok := r.log.journal.getForRepair(from); !ok {
-			r.send(m.From, vsr.RangeEvicted{First: first}.Message())
-			return
-		}
-	}
-	if r.lostToDisk(from) {
-		// A disk took this committed op's copy at a restart; the state
-		// applied past it is what this replica can give: a transfer.
-		r.mark(marks.StorageRangeLost)
-		r.send(m.From, vsr.RangeEvicted{First: from + 1}.Message())
-		return
-	}
-	last := uint64(0)
-	for op := from; op <= to; op++ {
-		h, ok := r.log.journal.getForRepair(op)
-		if !ok {
-			// A body set aside (no chain vouches for it here yet) may be
-			// the last copy of a committed op, and the requester may hold
-			// what vouches for it: serve it, and let the requester's own
-			// check decide (seed 4080 of the transfer-race focus's tuning:
-			// the only copies of committed ops 205-209 lay set aside at a
-			// replica that could not verify them, while a peer that could
-			// asked for them in vain for the whole liveness phase).
-			h, ok = r.log.aside.get(op)
-		}
-		if !ok {
-			continue
-		}
-		h.View = r.view
-		r.send(m.From, vsr.RepairPrepare{Header: h, Commit: r.wm.commitMin}.Message())
-		last = op
-	}
-	invariant(r.id, last == 0 || (last >= from && last <= to), "repair_serves_the_range", detailHolds)
-	if last != 0 {
-		r.mark(marks.RepairServed)
-	}
-	r.send(m.From, vsr.RepairDone{Last: last}.Message())
-}
-
-// lostToDisk reports whether op, applied here and within what the journal
-// retains, is held nowhere here: only a replica on a disk loses such a copy
-// (a faulty slot at a restart), and only its applied state still covers it.
-func (r *Replica) lostToDisk(op uint64) bool {
-	if r.dur.store == nil || op > r.wm.commitMin {
-		return false
-	}
-	if _, ok := r.log.journal.getForRepair(op); ok {
-		return false
-	}
-	_, aside := r.log.aside.get(op)
-	return !aside
-}
-
-// nextHelpfulPeer is the peer after from to ask next for a range from has
-// evicted: one that has not said it cannot help, heard recently if any such
-// is (recency.go); -1 if every peer said it cannot help.
-func (r *Replica) nextHelpfulPeer(from int) int {
-	helpful := func(c int) bool { return r.repair.unhelpful&(1<<uint(c)) == 0 }
-	if r.opts.Protocol.BackoffResetOff {
-		for k := 1; k < r.n; k++ {
-			if c := (from + k) % r.n; c != r.id && helpful(c) {
-				return c
-			}
-		}
-		return -1
-	}
-	return r.nextPeer(from+1, helpful)
-}
-
-// firstRetained is the lowest op this replica could serve by repair.
-func (r *Replica) firstRetained() uint64 {
-	first := r.log.journal.firstRetained()
-	if r.log.journalFloor > first {
-		first = r.log.journalFloor
-	}
-	return first
-}
-
 func (r *Replica) onRepairPrepare(m *vsr.Envelope, rp vsr.RepairPrepare) {
 	h := rp.Header
 	o := h.Op
@@ -396,38 +298,6 @@ func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 		}
 	}
 	return repairUnverified
-}
-
-// holdPending keeps a committed-range body that nothing vouches for yet.
-func (r *Replica) holdPending(h vsr.Header) {
-	if h.Op > r.wm.commitMax {
-		return
-	}
-	r.mark(marks.RepairHeldPending)
-	p := r.repair.pending
-	for i := range p {
-		if p[i].Op == h.Op {
-			p[i] = h
-			return
-		}
-	}
-	if len(p) >= RepairBatchMax {
-		copy(p, p[1:])
-		p = p[:len(p)-1]
-	}
-	r.repair.pending = append(p, h)
-}
-
-func (r *Replica) takePending(op uint64) (vsr.Header, bool) {
-	p := r.repair.pending
-	for i := range p {
-		if p[i].Op == op {
-			h := p[i]
-			r.repair.pending = append(p[:i], p[i+1:]...)
-			return h, true
-		}
-	}
-	return vsr.Header{}, false
 }
 
 // repairPut journals a verified repaired body and lets it move the head, the
@@ -521,4 +391,20 @@ func (r *Replica) onRangeEvicted(m *vsr.Envelope, p vsr.RangeEvicted) {
 		r.startTransfer()
 	}
 	r.repairKick()
+}
+
+// nextHelpfulPeer is the peer after from to ask next for a range from has
+// evicted: one that has not said it cannot help, heard recently if any such
+// is (recency.go); -1 if every peer said it cannot help.
+func (r *Replica) nextHelpfulPeer(from int) int {
+	helpful := func(c int) bool { return r.repair.unhelpful&(1<<uint(c)) == 0 }
+	if r.opts.Protocol.BackoffResetOff {
+		for k := 1; k < r.n; k++ {
+			if c := (from + k) % r.n; c != r.id && helpful(c) {
+				return c
+			}
+		}
+		return -1
+	}
+	return r.nextPeer(from+1, helpful)
 }

@@ -49,7 +49,7 @@ type Durable struct {
 	view       *viewHeaders
 	// Read, set by the harness for a replica on a disk (Options.Storage),
 	// reads the disk back: the superblock and the journal's live slots
-	// then come from it, not from memory (recover.go).
+	// then come from it, not from memory (restart.go).
 	Read vsr.ReadFunc
 	// checkpoints are the last checkpoints the replica wrote: their states
 	// live beside the disk, and the superblock read back names one.
@@ -179,115 +179,6 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 	return r, nil
 }
 
-// Restart returns a replica recovering from its durable state after a crash.
-// From a write-ahead journal it rejoins with its durable view, log_view and log
-// (see rejoin). After amnesia (a memory journal) it comes up Recovering: it
-// votes and acks nothing until it adopts a view.
-func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
-	if opts.Storage && d.Read != nil && d.journal != nil {
-		return recoverFromDisk(opts, jitter, d)
-	}
-	r := newReplica(opts, jitter)
-	r.dur.sb = d.Superblock
-	r.restoreSuperblock()
-	if opts.Durability == DurabilityWAL && d.journal != nil {
-		r.log.journal = d.journal
-		r.restoreWAL(d)
-		r.rejoin()
-		return r, nil
-	}
-	r.log.journal = newJournal(opts.JournalSlots, opts.Spare)
-	r.log.journalFloor = r.dur.sb.Checkpoint.Op + 1
-	r.log.amnesiac = true
-	r.dur.amnesiaUncounted = true
-	r.log.unsureTop = r.dur.sb.AckHead
-	r.status = vsr.StatusRecovering
-	r.timers.probe.start(r.jitter)
-	r.timers.repair.stop()
-	return r, nil
-}
-
-// restoreSuperblock takes up the view, the commit point and the checkpoint's
-// state from the superblock, in a new incarnation.
-func (r *Replica) restoreSuperblock() {
-	r.dur.sb.Incarnation++
-	r.dur.incarnation = r.dur.sb.Incarnation
-	r.view = r.dur.sb.View
-	r.logView = r.dur.sb.LogView
-	r.wm.commitMax = r.dur.sb.CommitMax
-	cp := r.dur.sb.Checkpoint
-	r.sm = cp.State
-	r.wm.commitMin = cp.Op
-	r.wm.commitSum = cp.OpChecksum
-	r.wm.sequencer = cp.Op
-	r.wm.headSum = cp.OpChecksum
-	if r.wm.commitMax < r.wm.commitMin {
-		r.wm.commitMax = r.wm.commitMin
-	}
-}
-
-// restoreWAL takes up a surviving write-ahead journal: the head is the end of
-// the chain that links to what the checkpoint applied, and the view's headers
-// come back beside it (see rejoin).
-func (r *Replica) restoreWAL(d Durable) {
-	for {
-		h, ok := r.log.journal.get(r.wm.sequencer + 1)
-		if !ok || h.Parent != r.wm.headSum {
-			break
-		}
-		r.wm.sequencer = h.Op
-		r.wm.headSum = h.Checksum
-	}
-	// Entries above a gap stay: this replica may have acked them, and
-	// the view it adopts next decides which of them are canonical.
-	v := d.view
-	if v == nil {
-		return
-	}
-	r.log.adopted = v.adopted
-	r.log.aside = v.aside
-	r.log.adoptedHead = v.adoptedHead
-	r.log.commitAnchor = v.anchor
-	switch {
-	case v.sequencer <= r.wm.sequencer:
-	case r.opts.Bugs.RestartSkipsAdoptedHead:
-		// The defect takes the chained prefix for the whole adopted
-		// view: the head above it, and every op acked past the gap,
-		// drop out of the next vote.
-		r.log.adoptedHead = min(r.log.adoptedHead, r.wm.sequencer)
-	default:
-		// The head of an adopted view whose bodies were still being
-		// repaired (after a transfer install below it, say): the log
-		// reaches it although the chain has a gap.
-		r.wm.sequencer = v.sequencer
-		r.wm.headSum = v.headSum
-	}
-}
-
-// rejoin resumes a replica whose write-ahead journal survived: it remembers
-// everything it acknowledged, so it may vote and ack at once. A backup of a
-// settled view resumes it; a replica that was mid view change carries on; a
-// primary cannot know what its lost pipeline had gathered, so it leaves its
-// view for the next one. The status change is reported on the first tick.
-func (r *Replica) rejoin() {
-	r.dur.announce = true
-	if r.logView == r.view && !r.isPrimary() {
-		r.status = vsr.StatusNormal
-		r.startNormalTimeouts()
-		return
-	}
-	if r.logView == r.view {
-		r.view++
-	}
-	r.status = vsr.StatusViewChange
-	r.writeSuperblock()
-	r.timers.vcMsg.start(r.jitter)
-	r.timers.vcStatus.start(r.jitter)
-}
-
 // begin opens a step: it reports a restart that happened outside one.
 func (r *Replica) begin(out *vsr.Output) {
 	r.out = out
@@ -295,44 +186,6 @@ func (r *Replica) begin(out *vsr.Output) {
 		// Only a restart's first tick or step: the rest is a call away.
 		r.beginRestarted()
 	}
-}
-
-func (r *Replica) beginRestarted() {
-	if r.dur.amnesiaUncounted {
-		r.dur.amnesiaUncounted = false
-		r.mark(marks.RestartAmnesiac)
-	}
-	for _, m := range r.dur.storageMarks {
-		r.mark(m)
-	}
-	r.dur.storageMarks = nil
-	if r.dur.announce {
-		r.resume()
-	}
-}
-
-// resume reports the status a write-ahead restart came back in, joins the
-// view change it is in, replays its journal up to the commit point, and
-// votes at once if its own vote is a quorum.
-func (r *Replica) resume() {
-	r.dur.announce = false
-	r.mark(marks.RestartWAL)
-	r.emitStatus()
-	if r.status == vsr.StatusViewChange {
-		r.sendAll(vsr.StartViewChange{}.Message())
-	}
-	// The repair window armed when the view was adopted died with the
-	// process, while the journal kept the view's headers without bodies:
-	// arm it again, or ops above the commit point stay hollow, the gap check
-	// refuses the primary's retransmits below the head, and the primary waits
-	// for those acks for ever (swarm seed 2265).
-	r.armRepairOnAdopt()
-	r.commitUpTo()
-	// A view change of one replica needs no peer: its own vote is a
-	// view-change quorum (f = 0), so it votes now rather than a status
-	// timeout later. With peers, f >= 1 and this waits for their
-	// StartViewChange as before.
-	r.maybeSendDoViewChange()
 }
 
 func newReplica(opts Options, jitter Jitter) *Replica {

@@ -1,0 +1,51 @@
+package replica
+
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
+
+// Repair's pending bodies: committed-range bodies that arrived before anything
+// could vouch for them, held until a verified op above lets its parent in.
+
+// heldPending reports whether a body for op waits in repair.pending.
+func (r *Replica) heldPending(op uint64) bool {
+	for i := range r.repair.pending {
+		if r.repair.pending[i].Op == op {
+			return true
+		}
+	}
+	return false
+}
+
+// holdPending keeps a committed-range body that nothing vouches for yet.
+func (r *Replica) holdPending(h vsr.Header) {
+	if h.Op > r.wm.commitMax {
+		return
+	}
+	r.mark(marks.RepairHeldPending)
+	p := r.repair.pending
+	for i := range p {
+		if p[i].Op == h.Op {
+			p[i] = h
+			return
+		}
+	}
+	if len(p) >= RepairBatchMax {
+		copy(p, p[1:])
+		p = p[:len(p)-1]
+	}
+	r.repair.pending = append(p, h)
+}
+
+func (r *Replica) takePending(op uint64) (vsr.Header, bool) {
+	p := r.repair.pending
+	for i := range p {
+		if p[i].Op == op {
+			h := p[i]
+			r.repair.pending = append(p[:i], p[i+1:]...)
+			return h, true
+		}
+	}
+	return vsr.Header{}, false
+}

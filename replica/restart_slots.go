@@ -1,0 +1,261 @@
+package replica
+
+import (
+	"encoding/binary"
+
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
+
+// Reading the disk back for a restart (restart.go): each copy of a
+// journal slot decoded and checked, the two copies of a slot judged together
+// (slot classification), the superblock copies and every slot read.
+
+// checkpointsKept is how many checkpoints a Durable remembers: the superblock
+// read back may lag the newest by the write in flight at the crash.
+const checkpointsKept = 8
+
+// slotClass is what recovery makes of one journal slot.
+type slotClass uint8
+
+const (
+	slotEmpty  slotClass = iota // never written, or its op taken out
+	slotIntact                  // both copies agree on an op with its body
+	slotFaulty                  // a copy unreadable, foreign, or the copies disagree
+)
+
+// recordRead is one copy of a slot, decoded.
+type recordRead struct {
+	kind   uint64 // recordNone, recordBlank, recordHeader or recordPrepare
+	header vsr.Header
+	bad    bool // unreadable: an I/O error, a checksum that fails, a foreign slot
+	// foreign: the record's checksum holds but it names another slot: a
+	// misdirected write.
+	foreign bool
+}
+
+// slotRead is both copies of a slot and what recovery made of them.
+type slotRead struct {
+	class slotClass
+	entry vsr.Header // the op, for slotIntact
+	has   bool       // entry is a prepare whose own checksum holds
+	kept  bool       // the header copy was unreadable; the prepare stood alone
+	// header is a faulty slot's header copy, where it holds (hasHeader):
+	// a candidate for the op's header, if something else vouches for it.
+	header    vsr.Header
+	hasHeader bool
+}
+
+// readRecord decodes one copy of slot. ignoreSlot is the checksum-ignores-slot
+// defect: a record naming another slot still passes.
+func readRecord(buf []byte, ioErr bool, z vsr.StorageZone, slot, slots int, ignoreSlot bool) recordRead {
+	switch {
+	case ioErr:
+		return recordRead{bad: true}
+	case isZero(buf):
+		return recordRead{kind: recordNone}
+	}
+	w, ok := decodeWords(buf, headerRecordWords+3)
+	if !ok {
+		return readBlank(buf, slot, ignoreSlot)
+	}
+	h := wordsHeader(&w)
+	h.Body = vsr.Operation{Kind: vsr.OpKind(w.w[10]), Key: uint32(w.w[11]), Value: w.w[12]}
+	wantKind := recordHeader
+	if z == vsr.ZonePrepares {
+		wantKind = recordPrepare
+	}
+	rec := recordRead{kind: w.w[0], header: h}
+	own := w.w[1] == uint64(slot) && h.Op%uint64(slots) == uint64(slot)
+	rec.foreign = !own && !ignoreSlot
+	rec.bad = rec.kind != wantKind || h.Op == 0 || rec.foreign || !h.Valid()
+	return rec
+}
+
+// readBlank decodes a blank record, shorter than an entry's; anything else
+// that fails its checksum is bad.
+func readBlank(buf []byte, slot int, ignoreSlot bool) recordRead {
+	b, ok := decodeWords(buf, 3)
+	if !ok || (b.w[0] != recordBlank && b.w[0] != recordAside) {
+		return recordRead{bad: true}
+	}
+	foreign := b.w[1] != uint64(slot) && !ignoreSlot
+	return recordRead{kind: b.w[0], bad: foreign, foreign: foreign}
+}
+
+func isZero(b []byte) bool {
+	for ; len(b) >= 8; b = b[8:] {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// classify weighs the two copies of a slot. A slot's prepare lands before its
+// header copy (the harness orders them), so after a crash the header copy may
+// lag the prepare but never lead it: a prepare that verifies is the slot's
+// content, unless the header copy names a newer op, which only a write the
+// disk lost or misplaced can leave. A blank prepare beside a header copy of an
+// op is a removal in flight or a lost write of the op: faulty either way.
+func classify(hc, pc recordRead, trustPrepare bool) slotRead {
+	if trustPrepare && !pc.bad {
+		return trustedPrepare(hc, pc)
+	}
+	headerOp := !hc.bad && hc.kind == recordHeader
+	faulty := slotRead{class: slotFaulty}
+	if headerOp {
+		faulty.header, faulty.hasHeader = hc.header, true
+	}
+	switch {
+	case pc.bad:
+		return faulty
+	case pc.kind == recordPrepare && headerOp && newer(&hc.header, &pc.header):
+		return faulty
+	case pc.kind == recordPrepare:
+		s := slotRead{class: slotIntact, entry: pc.header, has: true}
+		if hc.bad {
+			s.kept = true
+		}
+		return s
+	case hc.bad:
+		// A header copy is written only once its prepare landed: an
+		// unreadable one says an op may have been acked here, whatever
+		// the prepare slot holds (a misdirected write leaves it empty).
+		return faulty
+	case headerOp, pc.kind == recordAside, hc.kind == recordAside:
+		// A set-aside op may have been acked and committed with the
+		// commit point that says so still in flight: not empty.
+		return faulty
+	}
+	return slotRead{class: slotEmpty}
+}
+
+// trustedPrepare is the checksum-ignores-slot defect's reading of a slot: a
+// prepare whose bytes verify is the slot's content, and is taken for the op
+// the slot holds by the header ring, so a record that landed here from
+// another slot (or an older one the slot kept) stands in for that op.
+func trustedPrepare(hc, pc recordRead) slotRead {
+	if pc.kind != recordPrepare {
+		return slotRead{class: slotEmpty}
+	}
+	e := pc.header
+	if !hc.bad && hc.kind == recordHeader && hc.header.Op != e.Op {
+		// The slot's place in the log (op and parent) from the header
+		// ring, the rest, checksum and body, from the record that landed.
+		e.Op, e.Parent = hc.header.Op, hc.header.Parent
+	}
+	return slotRead{class: slotIntact, entry: e, has: true}
+}
+
+// newer reports whether header copy h names a newer entry than prepare p.
+func newer(h, p *vsr.Header) bool {
+	if h.Op != p.Op {
+		return h.Op > p.Op
+	}
+	return h.Checksum != p.Checksum && h.View > p.View
+}
+
+// readSuperblock returns the newest copy whose checksum holds and which names
+// its own copy index, and its sequence number; ok is false if no copy holds.
+func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad int) {
+	blank := 0
+	for c := 0; c < vsr.SuperblockCopies; c++ {
+		buf, ioErr := read(vsr.ZoneSuperblock, c)
+		if ioErr {
+			bad++
+			continue
+		}
+		if isZero(buf) {
+			blank++
+			continue
+		}
+		w, valid := decodeWords(buf, superblockRecordWords)
+		if !valid || w.w[0] != recordSuperblock || w.w[1] != uint64(c) {
+			bad++
+			continue
+		}
+		if ok && w.w[2] <= seq {
+			continue
+		}
+		seq, ok = w.w[2], true
+		sb = Superblock{View: w.w[3], LogView: w.w[4], CommitMax: w.w[5], Incarnation: w.w[6],
+			AckHead: w.w[7], AckView: w.w[8], AckViewHead: w.w[9]}
+		sb.Checkpoint = vsr.Snapshot{Op: w.w[10], OpChecksum: w.w[11], StateChecksum: w.w[12]}
+		sb.Head, sb.HeadSum = w.w[13], w.w[14]
+	}
+	if !ok && blank > 0 {
+		// A copy never written: every version goes to every copy and the
+		// replica acts on one only once all its copies landed, so none
+		// ever did. It crashed before its first superblock landed (the
+		// others torn) and promised nothing yet.
+		return Superblock{Checkpoint: genesisSnapshot()}, 0, true, bad
+	}
+	return sb, seq, ok, bad
+}
+
+// readDisk reads and classifies every superblock copy and journal slot,
+// handing each intact entry to put as it goes (a restart reads the whole
+// journal: keeping every slot's reading would cost more than the journal).
+func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecovery {
+	rec := diskRecovery{slots: opts.JournalSlots}
+	var bad int
+	rec.sb, rec.seq, rec.sbOK, bad = readSuperblock(read)
+	if bad > 0 {
+		rec.marks = append(rec.marks, marks.StorageSuperblockCopyBad)
+	}
+	cp := rec.sb.Checkpoint.Op
+	ignore := opts.Bugs.ChecksumIgnoresSlot
+	n := uint64(rec.slots)
+	for slot := 0; slot < rec.slots; slot++ {
+		hb, herr := read(vsr.ZoneHeaders, slot)
+		hc := readRecord(hb, herr, vsr.ZoneHeaders, slot, rec.slots, ignore)
+		pb, perr := read(vsr.ZonePrepares, slot)
+		pc := readRecord(pb, perr, vsr.ZonePrepares, slot, rec.slots, ignore)
+		s := classify(hc, pc, ignore)
+		if s.kept {
+			rec.marks = append(rec.marks, marks.StoragePrepareKept)
+		}
+		if s.has {
+			rec.highest = max(rec.highest, s.entry.Op)
+			put(s.entry)
+		}
+		if s.class != slotFaulty {
+			continue
+		}
+		rec.marks = append(rec.marks, marks.StorageSlotFaulty)
+		if hc.foreign || pc.foreign {
+			rec.marks = append(rec.marks, marks.StorageSlotForeign)
+		}
+		rec.broken = append(rec.broken, brokenSlot{slot: slot, read: s})
+		rec.faulty++
+		// The lowest op above the checkpoint the slot may hold.
+		if o := cp + 1 + (uint64(slot)+n-(cp+1)%n)%n; rec.lowest == 0 || o < rec.lowest {
+			rec.lowest = o
+		}
+	}
+	return rec
+}
+
+// durableHead is d with the view's head as the superblock read back names
+// it: memory may have held a newer head whose writes never landed, and
+// whose acks, held until they did, never left. The adopted head is capped
+// alike, so a vote describes the head it states.
+func durableHead(d Durable, sb *Superblock) Durable {
+	if d.view == nil {
+		return d
+	}
+	v := *d.view
+	v.sequencer, v.headSum = sb.Head, sb.HeadSum
+	if v.sequencer == 0 {
+		v.headSum = 0
+	}
+	v.adoptedHead = min(v.adoptedHead, sb.Head)
+	d.view = &v
+	return d
+}

@@ -1,0 +1,177 @@
+package replica
+
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
+
+// The StartView side of a view change: a new primary's log handed to its
+// backups, adopted by each, asked for by a replica that lost its view
+// (RequestStartView), and probed for when a newer view shows itself.
+
+// sendStartView sends this primary's view: head, commit and the headers from
+// the head down to the commit point.
+func (r *Replica) sendStartView(to int, nonce uint64) {
+	r.send(to, r.startViewOf(nonce).Message())
+}
+
+// startViewOf is this replica's view as a StartView: its log's head, commit
+// point and the headers between.
+func (r *Replica) startViewOf(nonce uint64) vsr.StartView {
+	return vsr.StartView{
+		LogView: r.logView,
+		Op:      r.wm.sequencer,
+		Commit:  r.wm.commitMax,
+		Suffix:  r.buildSuffix(r.wm.sequencer, r.wm.commitMax),
+		Nonce:   nonce,
+	}
+}
+
+func (r *Replica) onStartView(m *vsr.Envelope, p vsr.StartView) {
+	invariant(r.id, m.View >= r.view, "start_view_gate_primary", detailGate)
+	invariant(r.id, r.id != vsr.PrimaryOf(m.View, r.n), "start_view_gate_primary", detailGate)
+	if m.From != vsr.PrimaryOf(m.View, r.n) {
+		r.mark(marks.StartViewRelayAdopted)
+	}
+	r.adoptStartView(m.View, p)
+	invariant(r.id, r.status == vsr.StatusNormal, "adopt_start_view_normal", detailHolds)
+	invariant(r.id, r.view == m.View, "adopt_start_view_normal", detailHolds)
+	invariant(r.id, r.logView == m.View, "adopt_start_view_normal", detailHolds)
+}
+
+// endAmnesia bounds what a replica that lost its journal, or could not vouch
+// for its head, holds unsure once it adopts a view with head op.
+func (r *Replica) endAmnesia(op uint64) {
+	if r.dur.store != nil {
+		r.mark(marks.StorageHeadRecovered)
+	}
+	// Every op this replica could have acknowledged before it lost its
+	// journal lies at or below its durable ack head (set at restart) and
+	// at or below the head of the first view it adopts after (a
+	// quorum-acked op survives every later view change, and the gate
+	// refuses an old StartView of the view it acked in, below-ack): the
+	// lower bound keeps ops prepared while it was down from being held
+	// unsure.
+	r.log.amnesiac = false
+	r.log.unsureTop = min(r.log.unsureTop, op)
+	invariant(r.id, r.log.unsureTop <= op, "amnesia_ends_at_view_head", "unsure %d head %d", r.log.unsureTop, op)
+}
+
+// adoptStartView adopts the primary's log. The sequencer jumps to the announced
+// head even when bodies are missing: the headers are kept and repair fetches
+// the bodies.
+func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
+	if r.log.amnesiac {
+		r.endAmnesia(m.Op)
+	}
+	r.mark(marks.StartViewInstalled)
+	r.view = view
+	r.logView = view
+	r.advanceCommitMax(m.Commit)
+	r.clearAdopted()
+	for i := range m.Suffix {
+		h := m.Suffix[i].Header
+		if m.Suffix[i].Blank() || h.Op <= r.wm.commitMin {
+			continue
+		}
+		if j, ok := r.log.journal.get(h.Op); ok && j.Checksum != h.Checksum {
+			r.journalRemove(h.Op)
+		}
+		if h.Parent != 0 {
+			r.log.adopted.put(h)
+		}
+	}
+	r.truncateJournalAbove(m.Op)
+	r.wm.sequencer = m.Op
+	r.log.adoptedHead = m.Op
+	r.verifyBelowSuffix(m.Suffix)
+	switch {
+	case len(m.Suffix) > 0 && !m.Suffix[0].Blank():
+		r.wm.headSum = m.Suffix[0].Header.Checksum
+	case m.Op == 0:
+		// An empty log: a head left from before would refuse op 1's parent.
+		r.wm.headSum = genesisChecksum
+	case m.Op == r.wm.commitMin:
+		r.wm.headSum = r.wm.commitSum
+	}
+	r.pipeline = r.pipeline[:0]
+	r.requests = r.requests[:0]
+	r.setStatus(vsr.StatusNormal)
+	r.writeSuperblock()
+	r.startNormalTimeouts()
+	for i := len(m.Suffix) - 1; i >= 0; i-- {
+		h := m.Suffix[i].Header
+		if h.Op > m.Commit && r.log.journal.has(h.Op, h.Checksum) {
+			r.ack(h)
+		}
+	}
+	r.reclaim(r.wm.commitMax, true)
+	r.armRepairOnAdopt()
+	r.commitUpTo()
+	r.repairKick()
+}
+
+func (r *Replica) onRequestStartView(m *vsr.Envelope, p vsr.RequestStartView) {
+	r.learnIncarnation(m.From, p.Incarnation)
+	invariant(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "probe_incarnation_known", detailHolds)
+	if m.View > r.view && r.status != vsr.StatusRecovering {
+		// A recovering replica's durable view is ahead of ours: it cannot vote,
+		// so the cluster must come to it.
+		r.startViewChange(m.View)
+		return
+	}
+	if r.status != vsr.StatusNormal || !r.isPrimary() {
+		// A recovering replica probes every peer: one that follows the
+		// view well relays it (relay.go).
+		if !r.relayStartView(m, p.Nonce) {
+			r.drop(m, 0, vsr.ReasonNotPrimary, 0)
+		}
+		return
+	}
+	r.sendStartView(m.From, p.Nonce)
+}
+
+// probeNewerView asks the primary of a newer view for its StartView, at most
+// once per probe period.
+func (r *Replica) probeNewerView(v uint64) {
+	if r.timers.probe.running {
+		return
+	}
+	r.vc.probeNonce++
+	r.vc.probedView = v
+	r.send(vsr.PrimaryOf(v, r.n), vsr.RequestStartView{Incarnation: r.dur.incarnation, Nonce: r.vc.probeNonce}.Message().InView(v))
+	r.timers.probe.start(r.jitter)
+}
+
+func (r *Replica) onProbeTimeout() {
+	if r.status != vsr.StatusRecovering {
+		r.timers.probe.stop()
+		r.leaveUnansweredView()
+		return
+	}
+	r.vc.probeNonce++
+	for i := 0; i < r.n; i++ {
+		if i != r.id {
+			r.send(i, vsr.RequestStartView{Incarnation: r.dur.incarnation, Nonce: r.vc.probeNonce}.Message())
+		}
+	}
+	r.timers.probe.reset(r.jitter)
+}
+
+// leaveUnansweredView: the primary of a newer view this replica probed sent
+// no StartView within a probe timeout, so this replica cannot reach it either
+// (an old primary that never abdicates, or a replica that never saw the newer
+// view start): it joins the wish to leave that view. One vote, as a backup's
+// own timeout is; it moves no one unless a quorum asks.
+func (r *Replica) leaveUnansweredView() {
+	v := r.vc.probedView
+	if v <= r.view || r.opts.Protocol.SVCQuorumOff {
+		return
+	}
+	r.vc.probedView = 0
+	r.mark(marks.ProbeUnanswered)
+	r.vc.leave |= 1 << uint(r.id)
+	r.vc.leaveTo = max(r.vc.leaveTo, v+1)
+	r.sendAll(vsr.StartViewChange{Leave: true}.Message().InView(v))
+	r.maybeLeave()
+}

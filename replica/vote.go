@@ -1,0 +1,154 @@
+package replica
+
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
+
+// A view change vote (DoViewChange) as this replica writes it and reads
+// another's: the commit point it states, the suffix of its log, and whether a
+// suffix is readable (protocol.md "View change").
+
+// voteCommit is the commit point a DoViewChange states: commit_max, except
+// under the transfer-rewinds-sequencer defect, whose rewound install makes
+// the vote state the checkpoint it installed (as the source's votes stated
+// their commit floor) until the replica settles a view again. The replica's
+// own commit_max never regresses.
+func (r *Replica) voteCommit() uint64 {
+	if r.rewoundCommit != 0 && r.rewoundCommit < r.wm.commitMax {
+		return r.rewoundCommit
+	}
+	return r.wm.commitMax
+}
+
+func (r *Replica) doViewChange() vsr.DoViewChange {
+	return vsr.DoViewChange{
+		LogView: r.logView,
+		Op:      r.wm.sequencer,
+		Commit:  r.voteCommit(),
+		Suffix:  r.dvcSuffix(),
+	}
+}
+
+// dvcSuffix returns this replica's DoViewChange suffix, rebuilt only when its
+// cache tag changes. The journal generation belongs in the tag: a body that lands
+// without moving op or commit changes what the suffix must say.
+func (r *Replica) dvcSuffix() []vsr.SuffixEntry {
+	tag := dvcCacheTag{op: r.wm.sequencer, commit: r.voteCommit(), generation: r.log.journalGen}
+	if r.opts.Bugs.DVCCacheIgnoresJournal {
+		tag.generation = 0
+	}
+	if r.vc.dvcCacheOK && r.vc.dvcCacheTag == tag {
+		r.mark(marks.DVCCacheHit)
+		return r.vc.dvcCache
+	}
+	if r.vc.dvcCacheOK {
+		r.mark(marks.DVCCacheRebuilt)
+	}
+	r.vc.dvcCache = r.buildSuffix(r.knownHead(), r.voteCommit())
+	r.vc.dvcCacheTag = tag
+	r.vc.dvcCacheOK = true
+	return r.vc.dvcCache
+}
+
+// knownHead is the highest op this replica knows a header for. It equals the
+// sequencer unless a state transfer rewound the sequencer below an adopted head.
+func (r *Replica) knownHead() uint64 {
+	if r.log.adoptedHead > r.wm.sequencer {
+		return r.log.adoptedHead
+	}
+	return r.wm.sequencer
+}
+
+// buildSuffix lists headers from top down to commit (inclusive), at most
+// SuffixMax: journaled (present), adopted (header only), or blank (a nack).
+// A new slice every time: a sent suffix is never mutated.
+func (r *Replica) buildSuffix(top, commit uint64) []vsr.SuffixEntry {
+	count := uint64(0)
+	if top >= commit {
+		count = top - commit + 1
+	}
+	if top == 0 && commit == 0 {
+		count = 0
+	}
+	if count > SuffixMax {
+		count = SuffixMax
+	}
+	s := make([]vsr.SuffixEntry, 0, count)
+	for i := uint64(0); i < count; i++ {
+		o := top - i
+		if o == 0 {
+			break
+		}
+		s = append(s, r.suffixEntry(o, commit))
+	}
+	return s
+}
+
+// suffixEntry is what this replica says of op o in a suffix down to commit.
+func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
+	if h, ok := r.log.journal.get(o); ok {
+		return vsr.SuffixEntry{Header: h, Present: true}
+	}
+	if h, ok := r.log.adopted.get(o); ok {
+		if o <= r.log.unsureTop {
+			r.mark(marks.RestartAmnesiacUnsureHeld)
+		}
+		return vsr.SuffixEntry{Header: h, Unsure: o <= r.log.unsureTop || r.unsureOp(o)}
+	}
+	if o == r.log.commitAnchor.Op && o > r.wm.commitMin && r.log.commitAnchor.Checksum != 0 {
+		// A primary-elect may know the commit point's header only from
+		// the votes: pass it on, so backups can anchor their journals.
+		return vsr.SuffixEntry{Header: r.log.commitAnchor}
+	}
+	if o == r.wm.commitMin && o > 0 {
+		return vsr.SuffixEntry{Header: vsr.Header{Op: o, Checksum: r.wm.commitSum}}
+	}
+	if r.unsureOp(o) {
+		// Its slot was faulty at a restart: this replica may have acked it.
+		r.mark(marks.StorageUnsureVoted)
+		return vsr.SuffixEntry{Header: vsr.Header{Op: o}}
+	}
+	return vsr.SuffixEntry{Header: vsr.Header{Op: o}, Nack: o > commit && o > r.log.unsureTop}
+}
+
+// suffixReadable checks that a suffix starts at op and walks down one op at a
+// time with a consistent parent chain. A receiver drops an unreadable vote whole.
+func suffixReadable(op, commit uint64, s []vsr.SuffixEntry) bool {
+	if len(s) == 0 {
+		return op <= commit || op == 0
+	}
+	if s[0].Header.Op != op {
+		return false
+	}
+	for i := range s {
+		e := &s[i]
+		if e.Header.Op != op-uint64(i) {
+			return false
+		}
+		if !e.Blank() && e.Header.Parent != 0 && !e.Header.Valid() {
+			return false
+		}
+		if i+1 < len(s) {
+			next := &s[i+1]
+			if !e.Blank() && !next.Blank() && e.Header.Parent != 0 && e.Header.Parent != next.Header.Checksum {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// suffixGap returns the ops a full window leaves between a vote's commit
+// point and the bottom of its suffix: above the commit, so uncommitted by the
+// voter's own account, and described by no entry.
+func suffixGap(commit uint64, s []vsr.SuffixEntry) (lo, hi uint64, ok bool) {
+	if len(s) < SuffixMax {
+		return 0, 0, false
+	}
+	bottom := s[len(s)-1].Header.Op
+	if bottom <= commit+1 {
+		return 0, 0, false
+	}
+	return commit + 1, bottom - 1, true
+}
