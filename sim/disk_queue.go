@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"slices"
 
 	"vsrsim/disksim"
@@ -26,11 +27,15 @@ type slotKey struct {
 	slot int
 }
 
-// inFlightWrite is a write on the disk: its slot, and the journal entry it
-// carries (none for the superblock).
+// inFlightWrite is a write on the disk: its id, its slot, the journal entry
+// it carries (none for the superblock), its superblock batch (0 for the
+// journal) and its fence (0: not fenced).
 type inFlightWrite struct {
+	id    disksim.WriteID
 	key   slotKey
 	entry entryID
+	batch uint64
+	fence uint64
 }
 
 // writes hands a step's writes to replica i's disk, in the order asked for:
@@ -87,17 +92,17 @@ func (d *diskOf) mayStart(w *deferredWrite, ahead int) bool {
 		if ahead > 0 {
 			return false
 		}
-		for _, id := range d.inFlight {
-			if d.batchOf(id) != w.batch {
+		for k := range d.inFlight {
+			if d.inFlight[k].batch != w.batch {
 				return false
 			}
 		}
 		return true
 	}
-	if d.busy[slotKey{w.zone, w.slot}] > 0 {
+	if d.busyAt(w.zone, w.slot) > 0 {
 		return false
 	}
-	if w.zone == disksim.ZoneHeaders && d.busy[slotKey{disksim.ZonePrepares, w.slot}] > 0 {
+	if w.zone == disksim.ZoneHeaders && d.busyAt(disksim.ZonePrepares, w.slot) > 0 {
 		return false
 	}
 	for k := 0; k < ahead; k++ {
@@ -114,38 +119,42 @@ func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
 	if due, ok := d.disk.NextDue(); ok && due < c.disks.nextDue {
 		c.disks.nextDue = due
 	}
-	d.inFlight = append(d.inFlight, id)
-	key := slotKey{w.zone, w.slot}
-	d.slotOf[id] = inFlightWrite{key: key, entry: c.entryOf(w.zone, w.slot, data)}
-	d.busy[key]++
-	if w.batch != 0 {
-		d.batchIn[id] = w.batch
-	}
-	if w.fence != 0 {
-		d.fenced[id] = w.fence
+	// Ids grow with every write, so the list stays in id order.
+	d.inFlight = append(d.inFlight, inFlightWrite{id: id, key: slotKey{w.zone, w.slot},
+		entry: c.entryOf(w.zone, w.slot, data), batch: w.batch, fence: w.fence})
+	if zi, journal := zoneIndex(w.zone); journal {
+		d.busy[zi][w.slot]++
 	}
 }
 
-// batchOf is the superblock batch of a write in flight, 0 for the journal.
-func (d *diskOf) batchOf(id disksim.WriteID) uint64 { return d.batchIn[id] }
+// busyAt is how many writes to a journal slot are in flight (none is asked
+// of a superblock slot outside a batch).
+func (d *diskOf) busyAt(z disksim.Zone, slot int) uint16 {
+	zi, _ := zoneIndex(z)
+	return d.busy[zi][slot]
+}
+
+// inFlightAt is where write id stands in the list of writes in flight.
+func (d *diskOf) inFlightAt(id disksim.WriteID) (int, bool) {
+	return slices.BinarySearchFunc(d.inFlight, id, func(f inFlightWrite, id disksim.WriteID) int {
+		return cmp.Compare(f.id, id)
+	})
+}
 
 // landed forgets a write that landed and, if fenced, its fence.
 func (c *Cluster) landed(d *diskOf, id disksim.WriteID) {
-	if k, ok := slices.BinarySearch(d.inFlight, id); ok {
-		d.inFlight = slices.Delete(d.inFlight, k, k+1)
+	k, ok := d.inFlightAt(id)
+	if !ok {
+		return
 	}
-	if f, ok := d.slotOf[id]; ok {
-		key := f.key
-		d.noteLanded(f)
-		delete(d.slotOf, id)
-		if d.busy[key]--; d.busy[key] == 0 {
-			delete(d.busy, key)
-		}
+	f := d.inFlight[k]
+	d.inFlight = slices.Delete(d.inFlight, k, k+1)
+	d.noteLanded(f)
+	if zi, journal := zoneIndex(f.key.zone); journal {
+		d.busy[zi][f.key.slot]--
 	}
-	delete(d.batchIn, id)
-	if f, ok := d.fenced[id]; ok {
-		delete(d.fenced, id)
-		if k, ok := slices.BinarySearch(d.open, f); ok {
+	if f.fence != 0 {
+		if k, ok := slices.BinarySearch(d.open, f.fence); ok {
 			d.open = slices.Delete(d.open, k, k+1)
 		}
 	}

@@ -40,19 +40,17 @@ type disks struct {
 // diskOf is one replica's disk and what is in flight on it.
 type diskOf struct {
 	disk *disksim.Disk
-	// fenced maps a fenced write in flight to its fence number; fences
-	// counts the fenced writes the running replica asked for.
-	fenced map[disksim.WriteID]uint64
+	// fences counts the fenced writes the running replica asked for.
 	fences uint64
 	open   []uint64 // fence numbers asked for and not landed, ascending
-	// inFlight are the ids of writes submitted and not landed, ascending,
-	// and slotOf the zone, slot and journal entry of each (busy, and the
-	// ledger of what landed).
-	inFlight []disksim.WriteID
-	slotOf   map[disksim.WriteID]inFlightWrite
-	// busy counts the writes in flight per slot: a disk may land two writes
-	// to one slot in either order, so a second waits for the first.
-	busy map[slotKey]int
+	// inFlight are the writes submitted and not landed, in id order
+	// (ascending), each with its slot, journal entry, batch and fence
+	// (busy, the superblock's wait, the ledger of what landed).
+	inFlight []inFlightWrite
+	// busy counts the writes in flight per journal slot (headers, then
+	// prepares): a disk may land two writes to one slot in either order,
+	// so a second waits for the first.
+	busy [2][]uint16
 	// deferred are writes waiting, in the order asked for: a journal write
 	// for its slot to be free, a superblock batch (every copy of one
 	// version) for every earlier write to land. Once one waits, every
@@ -63,7 +61,6 @@ type diskOf struct {
 	// each would be most of a run's allocations.
 	bufs    [][]byte
 	batches uint64
-	batchIn map[disksim.WriteID]uint64
 	// held are messages waiting for their fence.
 	held []heldMessage
 	// ownAcks are the primary's acks of its own prepares waiting for their
@@ -107,9 +104,8 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 			return nil, err
 		}
 		ds.all = append(ds.all, d)
-		ds.r[i] = diskOf{disk: d, fenced: make(map[disksim.WriteID]uint64),
-			slotOf: make(map[disksim.WriteID]inFlightWrite), busy: make(map[slotKey]int), batchIn: make(map[disksim.WriteID]uint64),
-			ledger: newLedger(cfg.JournalSlots)}
+		ds.r[i] = diskOf{disk: d, ledger: newLedger(cfg.JournalSlots),
+			busy: [2][]uint16{make([]uint16, cfg.JournalSlots), make([]uint16, cfg.JournalSlots)}}
 	}
 	return ds, nil
 }
@@ -168,10 +164,8 @@ func (c *Cluster) crashDisk(i int) {
 	// its own acks still waiting for their writes were never made.
 	d.fences = 0
 	d.ownAcks = d.ownAcks[:0]
-	clear(d.fenced)
-	clear(d.slotOf)
-	clear(d.busy)
-	clear(d.batchIn)
+	clear(d.busy[0])
+	clear(d.busy[1])
 	c.traceFaults(i)
 }
 

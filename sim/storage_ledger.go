@@ -23,7 +23,7 @@ type entryID struct{ op, sum uint64 }
 
 // ledger is one replica's: per journal zone and slot, the entry of the last
 // write reported done there (what the replica believes the slot holds). The
-// entry each write in flight carries is in diskOf.slotOf.
+// entry each write in flight carries is in diskOf.inFlight.
 type ledger struct {
 	want [2][]entryID // headers, prepares
 }
@@ -75,10 +75,9 @@ func (d *diskOf) noteLanded(f inFlightWrite) {
 // holds now; a torn or lost one leaves the slot's earlier entry wanted, torn
 // or intact as the media shows.
 func (c *Cluster) noteCrashed(d *diskOf) {
-	for _, id := range d.inFlight {
-		f, ok := d.slotOf[id]
+	for _, f := range d.inFlight {
 		zi, journal := zoneIndex(f.key.zone)
-		if !ok || !journal {
+		if !journal {
 			continue
 		}
 		buf, ioErr := d.disk.Peek(f.key.zone, f.key.slot)
