@@ -113,6 +113,7 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	cut := r.refill(rec)
 	r.log.journal.live.store = r.dur.store
 	r.restoreWAL(durableHead(d, &rec.sb))
+	r.dropAdoptedOffChain()
 	if cut != 0 {
 		r.forgetFrom(cut)
 	}
@@ -203,6 +204,42 @@ func (r *Replica) restoreWAL(d Durable) {
 		// reaches it although the chain has a gap.
 		r.wm.sequencer = v.sequencer
 		r.wm.headSum = v.headSum
+	}
+}
+
+// dropAdoptedOffChain takes out each adopted header that the journal read
+// back contradicts: the body above it names another parent, or it names
+// another parent than the body below. Memory keeps the headers a merge or a
+// StartView adopted, while the disk may still hold the older log's bodies the
+// adoption was replacing (their truncation never landed before the crash):
+// the replica's vote describes the log of its durable log_view, the bodies it
+// holds and acked, and a header of another log beside them would break the
+// vote's chain (swarm seeds 3642 and 12200: a merge truncated ops 3..8 for a
+// view it never started, the crash tore two of the blanks and lost the rest,
+// and the restarted vote put the merge's op 6 under the old op 7, and the
+// merge's commit point, op 2, under the old op 3).
+func (r *Replica) dropAdoptedOffChain() {
+	for o := r.knownHead(); o > r.wm.commitMin; o-- {
+		a, ok := r.log.adopted.get(o)
+		if !ok {
+			continue
+		}
+		if _, held := r.log.journal.get(o); held {
+			continue // the body is what the vote states
+		}
+		above, hasAbove := r.log.journal.get(o + 1)
+		below, hasBelow := r.log.journal.get(o - 1)
+		if (hasAbove && above.Parent != a.Checksum) || (hasBelow && a.Parent != below.Checksum) {
+			r.log.adopted.remove(o)
+		}
+	}
+	// The commit anchor alike: a committed op of the view the adoption was
+	// for, true in every view, but the old log's body above it chains to
+	// another op, and a vote of that log would break at it (seed 3642).
+	if a := r.log.commitAnchor; a.Checksum != 0 && a.Op > r.wm.commitMin {
+		if above, ok := r.log.journal.get(a.Op + 1); ok && above.Parent != a.Checksum {
+			r.log.commitAnchor = vsr.Header{}
+		}
 	}
 }
 

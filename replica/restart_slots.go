@@ -218,6 +218,13 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 		pb, perr := read(vsr.ZonePrepares, slot)
 		pc := readRecord(pb, perr, vsr.ZonePrepares, slot, rec.slots, ignore)
 		s := classify(hc, pc, ignore)
+		if s.class == slotIntact && !ignore && staleSlot(s.entry.Op, slot, n, cp, rec.sb.AckHead) {
+			// The slot holds an older op than one this replica acked
+			// there: the acked op's writes were lost or misdirected
+			// (swarm seed 5043: an aimed misdirect took its prepare, a
+			// fault its header copy, and the old prepare read back intact).
+			s = slotRead{class: slotFaulty}
+		}
 		if s.kept {
 			rec.marks = append(rec.marks, marks.StoragePrepareKept)
 		}
@@ -240,6 +247,19 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 		}
 	}
 	return rec
+}
+
+// staleSlot reports whether op, read back intact from slot, is older than an
+// op the replica acked at that slot: the highest op at or below the durable
+// ack head that the slot holds, if it lies above the checkpoint. Every op up
+// to the ack head was journaled once (a backup acks only a log it holds up to
+// the op), and a later removal writes a blank, never an older op.
+func staleSlot(op uint64, slot int, n, checkpoint, acked uint64) bool {
+	if acked < uint64(slot) {
+		return false
+	}
+	want := acked - (acked-uint64(slot))%n
+	return want > checkpoint && op < want
 }
 
 // durableHead is d with the view's head as the superblock read back names
