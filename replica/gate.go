@@ -249,7 +249,9 @@ func (r *Replica) ignoreCommit(m *vsr.Envelope) (vsr.Reason, uint64) {
 // replica into that view in its handler; an older view's says nothing.
 func (r *Replica) ignoreViewChange(m *vsr.Message) (vsr.Reason, uint64) {
 	switch {
-	case r.status == vsr.StatusRecovering:
+	case r.status == vsr.StatusRecovering && !(r.log.recoveringHead && m.View > r.view):
+		// A replica recovering its head joins a newer view's change, with
+		// a vote of what it can vouch for; an amnesiac one has no vote.
 		return vsr.ReasonRecovering, 0
 	case m.View < r.view && m.Command == vsr.CmdStartViewChange:
 		return vsr.ReasonRelayView, r.view

@@ -30,6 +30,11 @@ type logState struct {
 	// restart").
 	amnesiac  bool
 	unsureTop uint64
+	// recoveringHead: amnesiac because a restart from disk could not vouch
+	// for its head, the rest of its journal read back whole: it votes in a
+	// newer view's change what it can vouch for, its head at unsureTop and
+	// every op it cannot show unsure (D53: issue 38 item 7).
+	recoveringHead bool
 	// unsureOps are ops whose journal slot was faulty at a restart from
 	// disk, at or below the durable ack head and the known head: the vote
 	// holds them unsure until repair journals them (restart.go).

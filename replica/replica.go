@@ -323,7 +323,8 @@ func (r *Replica) setStatus(to vsr.Status) {
 	case vsr.StatusViewChange:
 		allowed = to == vsr.StatusNormal || to == vsr.StatusViewChange
 	case vsr.StatusRecovering:
-		allowed = to == vsr.StatusNormal
+		// A replica recovering its head may join a newer view's change.
+		allowed = to == vsr.StatusNormal || (to == vsr.StatusViewChange && r.log.recoveringHead)
 	}
 	invariant(r.id, allowed, "status_transition", "status %d -> %d (0 normal, 1 view_change, 2 recovering)", uint64(from), uint64(to))
 	r.status = to

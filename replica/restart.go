@@ -126,7 +126,12 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		r.rejoin()
 		return r, nil
 	}
-	if r.holdFaulty(rec) {
+	held := r.holdFaulty(rec)
+	// Vouching may journal a header copy the old log named (the head the
+	// superblock held, say) beside adopted headers of the newer one: check
+	// the chain again (swarm seed 1592591980).
+	r.dropAdoptedOffChain()
+	if held {
 		r.rejoin()
 		return r, nil
 	}
@@ -411,6 +416,7 @@ func (r *Replica) unsureOp(o uint64) bool {
 // unsure (m says why).
 func (r *Replica) recoverHead(m marks.Mark) {
 	r.log.amnesiac = true
+	r.log.recoveringHead = m == marks.StorageRecoveringHead
 	r.log.unsureTop = max(r.dur.sb.AckHead, r.wm.sequencer)
 	r.status = vsr.StatusRecovering
 	r.dur.storageMarks = append(r.dur.storageMarks, m)

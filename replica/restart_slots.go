@@ -218,12 +218,8 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 		pb, perr := read(vsr.ZonePrepares, slot)
 		pc := readRecord(pb, perr, vsr.ZonePrepares, slot, rec.slots, ignore)
 		s := classify(hc, pc, ignore)
-		if s.class == slotIntact && !ignore && staleSlot(s.entry.Op, slot, n, cp, rec.sb.AckHead) {
-			// The slot holds an older op than one this replica acked
-			// there: the acked op's writes were lost or misdirected
-			// (swarm seed 5043: an aimed misdirect took its prepare, a
-			// fault its header copy, and the old prepare read back intact).
-			s = slotRead{class: slotFaulty}
+		if !ignore {
+			s = reclassify(s, slot, n, cp, &rec.sb)
 		}
 		if s.kept {
 			rec.marks = append(rec.marks, marks.StoragePrepareKept)
@@ -247,6 +243,25 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 		}
 	}
 	return rec
+}
+
+// reclassify takes as faulty two readings that verify all the same: an
+// intact slot holding an older op than the one the durable ack head says was
+// acked there (the acked op's writes were lost or misdirected: swarm seed
+// 5043, an aimed misdirect took op 215's prepare, a fault its header copy,
+// and the old prepare read back intact), and an empty slot where an op acked
+// in the durable log_view stood (a removal for a view this replica never
+// made durable: a StartView adopted or a merge made, the blanks landed, the
+// superblock naming the new log_view did not; its vote in the old log_view
+// must not state it as a nack, swarm seed 1592598570).
+func reclassify(s slotRead, slot int, n, cp uint64, sb *Superblock) slotRead {
+	switch {
+	case s.class == slotIntact && staleSlot(s.entry.Op, slot, n, cp, sb.AckHead):
+		return slotRead{class: slotFaulty}
+	case s.class == slotEmpty && sb.LogView == sb.AckView && staleSlot(0, slot, n, cp, sb.AckViewHead):
+		return slotRead{class: slotFaulty}
+	}
+	return s
 }
 
 // staleSlot reports whether op, read back intact from slot, is older than an

@@ -53,6 +53,7 @@ func (r *Replica) endAmnesia(op uint64) {
 	// lower bound keeps ops prepared while it was down from being held
 	// unsure.
 	r.log.amnesiac = false
+	r.log.recoveringHead = false
 	r.log.unsureTop = min(r.log.unsureTop, op)
 	invariant(r.id, r.log.unsureTop <= op, "amnesia_ends_at_view_head", "unsure %d head %d", r.log.unsureTop, op)
 }

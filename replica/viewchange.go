@@ -13,6 +13,10 @@ func (r *Replica) startViewChange(v uint64) {
 	if r.status == vsr.StatusViewChange && !r.opts.Protocol.SVCQuorumOff {
 		r.vc.vcRounds++
 	}
+	if r.status == vsr.StatusRecovering {
+		// A replica recovering its head joins the change: its probes end.
+		r.timers.probe.stop()
+	}
 	r.view = v
 	r.vc.enter(r.id, r.n)
 	r.timers.leave.stop()
@@ -36,7 +40,7 @@ func (r *Replica) startViewChange(v uint64) {
 }
 
 func (r *Replica) onStartViewChange(m *vsr.Envelope, p vsr.StartViewChange) {
-	invariant(r.id, r.status != vsr.StatusRecovering, "start_view_change_gate_view", detailGate)
+	invariant(r.id, r.status != vsr.StatusRecovering || (r.log.recoveringHead && m.View > r.view), "start_view_change_gate_view", detailGate)
 	invariant(r.id, m.View >= r.view, "start_view_change_gate_view", detailGate)
 	if p.Leave {
 		r.onLeave(m)
@@ -66,6 +70,11 @@ func (r *Replica) maybeSendDoViewChange() {
 	if r.status != vsr.StatusViewChange || popcount16(r.vc.svcFrom) < r.f() {
 		return
 	}
+	if r.log.recoveringHead && vsr.PrimaryOf(r.view, r.n) == r.id {
+		// Its log is not whole: it cannot lead the view it votes in.
+		// The others' status timeouts move them to the next.
+		return
+	}
 	m := r.doViewChange()
 	r.vc.dvcSent = true
 	if r.dur.incarnation > 0 && r.opts.Durability == DurabilityWAL {
@@ -85,7 +94,7 @@ func (r *Replica) maybeSendDoViewChange() {
 }
 
 func (r *Replica) onDoViewChange(m *vsr.Envelope, p vsr.DoViewChange) {
-	invariant(r.id, r.status != vsr.StatusRecovering, "do_view_change_gate_view", detailGate)
+	invariant(r.id, r.status != vsr.StatusRecovering || (r.log.recoveringHead && m.View > r.view), "do_view_change_gate_view", detailGate)
 	invariant(r.id, m.View >= r.view, "do_view_change_gate_view", detailGate)
 	if m.View > r.view {
 		r.startViewChange(m.View)

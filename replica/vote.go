@@ -24,7 +24,7 @@ func (r *Replica) voteCommit() uint64 {
 func (r *Replica) doViewChange() vsr.DoViewChange {
 	return vsr.DoViewChange{
 		LogView: r.logView,
-		Op:      r.wm.sequencer,
+		Op:      r.voteOp(),
 		Commit:  r.voteCommit(),
 		Suffix:  r.dvcSuffix(),
 	}
@@ -34,7 +34,7 @@ func (r *Replica) doViewChange() vsr.DoViewChange {
 // cache tag changes. The journal generation belongs in the tag: a body that lands
 // without moving op or commit changes what the suffix must say.
 func (r *Replica) dvcSuffix() []vsr.SuffixEntry {
-	tag := dvcCacheTag{op: r.wm.sequencer, commit: r.voteCommit(), generation: r.log.journalGen}
+	tag := dvcCacheTag{op: r.voteOp(), commit: r.voteCommit(), generation: r.log.journalGen}
 	if r.opts.Bugs.DVCCacheIgnoresJournal {
 		tag.generation = 0
 	}
@@ -45,7 +45,7 @@ func (r *Replica) dvcSuffix() []vsr.SuffixEntry {
 	if r.vc.dvcCacheOK {
 		r.mark(marks.DVCCacheRebuilt)
 	}
-	r.vc.dvcCache = r.buildSuffix(r.knownHead(), r.voteCommit())
+	r.vc.dvcCache = r.buildSuffix(r.voteHead(), r.voteCommit())
 	r.vc.dvcCacheTag = tag
 	r.vc.dvcCacheOK = true
 	return r.vc.dvcCache
@@ -58,6 +58,25 @@ func (r *Replica) knownHead() uint64 {
 		return r.log.adoptedHead
 	}
 	return r.wm.sequencer
+}
+
+// voteOp is the head a vote states (its Op), and voteHead the op its suffix
+// starts at: the sequencer and the known head, which differ only under the
+// transfer-rewinds-sequencer defect. A replica recovering its head may have
+// acked ops up to its unsure top that it can no longer show: its vote states
+// them, unsure, rather than a head that would nack them.
+func (r *Replica) voteOp() uint64 {
+	if r.log.recoveringHead {
+		return r.voteHead()
+	}
+	return r.wm.sequencer
+}
+
+func (r *Replica) voteHead() uint64 {
+	if r.log.recoveringHead {
+		return max(r.knownHead(), r.log.unsureTop)
+	}
+	return r.knownHead()
 }
 
 // buildSuffix lists headers from top down to commit (inclusive), at most

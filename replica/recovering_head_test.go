@@ -1,0 +1,106 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/vsr"
+)
+
+// staleSlot: a slot's intact op is stale when the durable ack head says a
+// newer op was acked there (above the checkpoint); an empty slot is stale by
+// the same measure (op 0).
+func TestStaleSlot(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		op         uint64
+		slot       int
+		checkpoint uint64
+		acked      uint64
+		want       bool
+	}{
+		{"the op the ack head names there", 215, 23, 0, 215, false},
+		{"an older op where 215 was acked", 151, 23, 0, 215, true},
+		{"the slot's op of the last wrap below the ack head", 151, 23, 0, 214, false},
+		{"acked op at or below the checkpoint", 151, 23, 215, 215, false},
+		{"empty where an acked op stood", 0, 23, 100, 215, true},
+		{"empty slot past the ack head's reach", 0, 23, 0, 10, false},
+	} {
+		assert.Equal(t, c.want, staleSlot(c.op, c.slot, 64, c.checkpoint, c.acked), c.name)
+	}
+}
+
+// recoveringHead puts replica i of c in the state a restart from disk leaves
+// when it cannot vouch for its head: Recovering, amnesiac, every op up to
+// top unsure.
+func recoveringHead(c *testCluster, i int, top uint64) *Replica {
+	r := c.r(i)
+	r.status = vsr.StatusRecovering
+	r.log.amnesiac = true
+	r.log.recoveringHead = true
+	r.log.unsureTop = top
+	return r
+}
+
+// A replica recovering its head joins a newer view's change and votes: its
+// head at its unsure top, the ops it cannot show unsure, never a nack. One
+// amnesiac without a readable disk (no recovering-head flag) refuses.
+func TestRecoveringHeadVotes(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	c.commitRequests(0, 1, 3)
+	r := recoveringHead(c, 2, c.r(2).wm.sequencer+2)
+	head := r.wm.sequencer
+	svc := vsr.StartViewChange{}.Message().Routed(1, 2, r.view+1)
+	reason, _ := r.ignore(&svc)
+	require.Equal(t, vsr.ReasonNone, reason, "a newer view's change is admitted")
+	old := vsr.StartViewChange{}.Message().Routed(1, 2, r.view)
+	reason, _ = r.ignore(&old)
+	assert.Equal(t, vsr.ReasonRecovering, reason, "its own view's is not")
+
+	var out vsr.Output
+	r.Step(&svc, &out)
+	require.Equal(t, vsr.StatusViewChange, r.status)
+	assert.False(t, r.timers.probe.running, "its probes end")
+	var m vsr.DoViewChange
+	for k := range out.Messages {
+		if out.Messages[k].Command == vsr.CmdDoViewChange {
+			m = out.Messages[k].DoViewChange()
+		}
+	}
+	require.NotZero(t, m.Op, "it votes once a peer joined (f = 1)")
+	assert.Equal(t, head+2, m.Op, "the vote's head is its unsure top")
+	require.True(t, suffixReadable(m.Op, m.Commit, m.Suffix))
+	for _, e := range m.Suffix[:2] {
+		assert.True(t, e.Blank() && !e.Nack, "op %d: unsure, never a nack", e.Header.Op)
+	}
+
+	a := newTestCluster(t, 3, nil)
+	a.commitRequests(0, 1, 3)
+	amnesiac := recoveringHead(a, 2, 0)
+	amnesiac.log.recoveringHead = false
+	svc = vsr.StartViewChange{}.Message().Routed(1, 2, amnesiac.view+1)
+	reason, _ = amnesiac.ignore(&svc)
+	assert.Equal(t, vsr.ReasonRecovering, reason, "an amnesiac replica has no vote")
+}
+
+// As the primary of the view it votes in, a replica recovering its head
+// records no vote of its own, so it never merges a log it cannot describe.
+func TestRecoveringHeadLeadsNoView(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	c.commitRequests(0, 1, 3)
+	r := recoveringHead(c, 1, c.r(1).wm.sequencer+1)
+	v := r.view + 1
+	for vsr.PrimaryOf(v, r.n) != r.id {
+		v++
+	}
+	var out vsr.Output
+	for _, from := range []int{0, 2} {
+		m := vsr.StartViewChange{}.Message().Routed(from, 1, v)
+		r.Step(&m, &out)
+	}
+	require.Equal(t, vsr.StatusViewChange, r.status)
+	assert.False(t, r.vc.dvcs[r.id].valid, "no vote of its own")
+	assert.False(t, r.vc.merged)
+}
