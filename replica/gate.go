@@ -249,7 +249,7 @@ func (r *Replica) ignoreCommit(m *vsr.Envelope) (vsr.Reason, uint64) {
 // replica into that view in its handler; an older view's says nothing.
 func (r *Replica) ignoreViewChange(m *vsr.Message) (vsr.Reason, uint64) {
 	switch {
-	case r.status == vsr.StatusRecovering && !(r.log.recoveringHead && m.View > r.view):
+	case r.status == vsr.StatusRecovering && !r.recoveringHeadJoins(m):
 		// A replica recovering its head joins a newer view's change, with
 		// a vote of what it can vouch for; an amnesiac one has no vote.
 		return vsr.ReasonRecovering, 0
@@ -259,6 +259,19 @@ func (r *Replica) ignoreViewChange(m *vsr.Message) (vsr.Reason, uint64) {
 		return vsr.ReasonOldView, r.view
 	}
 	return vsr.ReasonNone, 0
+}
+
+// recoveringHeadJoins reports whether a replica recovering its head takes m:
+// a newer view's StartViewChange or DoViewChange, and, when it is the primary
+// of its own view (which it cannot lead), a request to leave that view.
+func (r *Replica) recoveringHeadJoins(m *vsr.Message) bool {
+	if !r.log.recoveringHead {
+		return false
+	}
+	if m.View > r.view {
+		return true
+	}
+	return m.View == r.view && m.Command == vsr.CmdStartViewChange && m.StartViewChange().Leave && r.isPrimary()
 }
 
 func (r *Replica) ignoreStartView(m *vsr.Envelope, p vsr.StartView) (vsr.Reason, uint64) {

@@ -104,3 +104,34 @@ func TestRecoveringHeadLeadsNoView(t *testing.T) {
 	assert.False(t, r.vc.dvcs[r.id].valid, "no vote of its own")
 	assert.False(t, r.vc.merged)
 }
+
+// The primary of its own view, recovering its head, cannot lead it and no
+// one else will start it: it counts a peer's request to leave, and its own
+// probe timeout adds its wish, which moves both into the next view.
+func TestRecoveringHeadLeavesTheViewItCannotLead(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	c.commitRequests(0, 1, 3)
+	r := recoveringHead(c, 0, c.r(0).wm.sequencer)
+	require.True(t, r.isPrimary())
+	r.timers.probe.start(nil)
+	view := r.view
+	var out vsr.Output
+	leave := vsr.StartViewChange{Leave: true}.Message().Routed(1, 0, view)
+	reason, _ := r.ignore(&leave)
+	require.Equal(t, vsr.ReasonNone, reason, "a request to leave the view it cannot lead is taken")
+	r.Step(&leave, &out)
+	assert.Equal(t, vsr.StatusRecovering, r.status, "one request is no quorum")
+	for k := 0; k < 10000 && r.status == vsr.StatusRecovering; k++ {
+		r.Tick(&out)
+		out.Reset()
+	}
+	require.Equal(t, vsr.StatusViewChange, r.status, "its probe timeout adds its own wish")
+	assert.Equal(t, view+1, r.view)
+
+	b := newTestCluster(t, 3, nil)
+	b.commitRequests(0, 1, 3)
+	backup := recoveringHead(b, 1, b.r(1).wm.sequencer)
+	leave = vsr.StartViewChange{Leave: true}.Message().Routed(2, 1, backup.view)
+	reason, _ = backup.ignore(&leave)
+	assert.Equal(t, vsr.ReasonRecovering, reason, "a backup of its view waits for the primary's StartView")
+}

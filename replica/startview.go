@@ -150,6 +150,9 @@ func (r *Replica) onProbeTimeout() {
 		r.leaveUnansweredView()
 		return
 	}
+	if r.leaveUnledView() {
+		return
+	}
 	r.vc.probeNonce++
 	for i := 0; i < r.n; i++ {
 		if i != r.id {
@@ -157,6 +160,25 @@ func (r *Replica) onProbeTimeout() {
 		}
 	}
 	r.timers.probe.reset(r.jitter)
+}
+
+// leaveUnledView: a replica recovering its head cannot lead its own view, and
+// no other replica will start it: on its probe timeout it wishes to leave the
+// view, which moves it once a view-change quorum wished so (the others'
+// requests to leave counted as they came; D53). It reports whether it left.
+// Without the StartViewChange window (SVCQuorumOff) its timeout alone moves it.
+func (r *Replica) leaveUnledView() bool {
+	if !r.log.recoveringHead || !r.isPrimary() {
+		return false
+	}
+	if r.opts.Protocol.SVCQuorumOff {
+		r.startViewChange(r.view + 1)
+		return true
+	}
+	r.vc.leave |= 1 << uint(r.id)
+	r.vc.leaveTo = max(r.vc.leaveTo, r.view+1)
+	r.maybeLeave()
+	return r.status != vsr.StatusRecovering
 }
 
 // leaveUnansweredView: the primary of a newer view this replica probed sent

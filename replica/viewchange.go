@@ -40,7 +40,7 @@ func (r *Replica) startViewChange(v uint64) {
 }
 
 func (r *Replica) onStartViewChange(m *vsr.Envelope, p vsr.StartViewChange) {
-	invariant(r.id, r.status != vsr.StatusRecovering || (r.log.recoveringHead && m.View > r.view), "start_view_change_gate_view", detailGate)
+	invariant(r.id, r.status != vsr.StatusRecovering || (r.log.recoveringHead && (m.View > r.view || p.Leave)), "start_view_change_gate_view", detailGate)
 	invariant(r.id, m.View >= r.view, "start_view_change_gate_view", detailGate)
 	if p.Leave {
 		r.onLeave(m)
