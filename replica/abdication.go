@@ -39,6 +39,8 @@ func (a *abdication) stalledSince(first uint64) bool {
 // closeWindow counts a window that stalled, or starts the count afresh, and
 // reports whether enough stalled in a row to abdicate over it.
 func (a *abdication) closeWindow(stalled bool) bool {
+	// A window stalls only over an op it watched (stalledSince).
+	invariant(unowned, !stalled || a.stallOp != 0, "abdication_stall_watched_an_op", detailHolds)
 	if stalled {
 		a.stallWindows++
 	} else {
@@ -60,6 +62,9 @@ func (a *abdication) stepAside(stalled bool) bool {
 // resume reports whether an abdication for want of hearing a quorum ends now
 // that one is heard, and ends it. One for stalled replication stays.
 func (a *abdication) resume() bool {
+	// Only a Normal primary hears a quorum, and entering Normal (normal)
+	// clears a stall a view change left behind.
+	invariant(unowned, a.abdicated || !a.stalled, "abdication_stalled_only_aside", detailHolds)
 	if !a.abdicated || a.stalled {
 		return false
 	}

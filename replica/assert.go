@@ -23,8 +23,23 @@ const (
 // journal, a ring, a payload); the harness still reports the invariant by name.
 const unowned = vsr.Unowned
 
+// violationValues is the most numbers a Violation records (vsr's bound):
+// an assertion that names more would lose the rest.
+const violationValues = 4
+
 // invariant panics with a Violation of the invariant name at replica
 // (unowned: -1) unless ok (Assert, the vocabulary's one assertion).
 func invariant(replica int, ok bool, name, detail string, values ...uint64) {
-	vsr.Assert(replica, ok, name, detail, values...)
+	if !ok {
+		violated(replica, name, detail, values)
+	}
+}
+
+// violated reports a failed assertion, the cold path kept out of line so a
+// passing assertion still costs a compare and a branch. The report itself
+// must be whole: a failure is read by its name and its numbers.
+func violated(replica int, name, detail string, values []uint64) {
+	invariant(replica, name != "" && len(values) <= violationValues, "invariant_reports_whole",
+		"an assertion named %d characters records %d values", uint64(len(name)), uint64(len(values)))
+	vsr.Assert(replica, false, name, detail, values...)
 }

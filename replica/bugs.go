@@ -114,6 +114,7 @@ func ParseBugs(names []string) (Bugs, error) {
 		for i := range BugCatalog {
 			if BugCatalog[i].Name == name {
 				BugCatalog[i].set(&b)
+				invariant(unowned, BugCatalog[i].get(&b), "bug_switch_reads_as_set", "catalog entry %d", uint64(i))
 				found = true
 			}
 		}
@@ -136,5 +137,9 @@ func (b Bugs) Names() []string {
 			names = append(names, BugCatalog[i].Name)
 		}
 	}
+	// The names parse back to these very switches: none is missing from
+	// the catalog.
+	back, err := ParseBugs(names)
+	invariant(unowned, err == nil && back == b, "bug_names_round_trip", "%d names", uint64(len(names)))
 	return names
 }

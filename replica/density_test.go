@@ -1,11 +1,13 @@
 package replica
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,20 +24,26 @@ import (
 const (
 	assertionLinesMax = 20
 	complexityMax     = 15
+	// fileLinesMax bounds every non-test source: a file is read whole.
+	fileLinesMax = 450
 )
 
 type sourceShape struct {
 	functions  int
 	bodyLines  int
 	assertions int
+	lines      int      // the file's lines (a package's: their sum)
 	complex    []string // functions over complexityMax
 }
 
-func measureSources(t *testing.T) sourceShape {
+// measureSources measures every non-test source of the package: the whole
+// package, and each file by name.
+func measureSources(t *testing.T) (sourceShape, map[string]sourceShape) {
 	t.Helper()
 	paths, err := filepath.Glob("*.go")
 	require.NoError(t, err)
 	var s sourceShape
+	files := map[string]sourceShape{}
 	fset := token.NewFileSet()
 	for _, p := range paths {
 		if strings.HasSuffix(p, "_test.go") {
@@ -43,28 +51,79 @@ func measureSources(t *testing.T) sourceShape {
 		}
 		src, err := os.ReadFile(p)
 		require.NoError(t, err)
-		f, err := parser.ParseFile(fset, p, src, parser.SkipObjectResolution)
+		f, err := measureFile(fset, p, string(src))
 		require.NoError(t, err)
-		code := codeLines(string(src))
-		for _, d := range f.Decls {
-			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Body == nil {
-				continue
-			}
-			s.functions++
-			from, to := fset.Position(fn.Body.Lbrace).Line, fset.Position(fn.Body.Rbrace).Line
-			for l := from + 1; l < to; l++ {
-				if code[l] {
-					s.bodyLines++
-				}
-			}
-			s.assertions += countAssertions(fn.Body)
-			if c := complexity(fn); c > complexityMax {
-				s.complex = append(s.complex, fset.Position(fn.Pos()).String()+" "+fn.Name.Name)
+		files[p] = f
+		s.functions += f.functions
+		s.bodyLines += f.bodyLines
+		s.assertions += f.assertions
+		s.lines += f.lines
+		s.complex = append(s.complex, f.complex...)
+	}
+	return s, files
+}
+
+// measureFile measures one source: its functions, the code lines of their
+// bodies, the assertions in them, its lines, and its functions over
+// complexityMax.
+func measureFile(fset *token.FileSet, name, src string) (sourceShape, error) {
+	var s sourceShape
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		return s, err
+	}
+	s.lines = strings.Count(src, "\n")
+	code := codeLines(src)
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		s.functions++
+		from, to := fset.Position(fn.Body.Lbrace).Line, fset.Position(fn.Body.Rbrace).Line
+		for l := from + 1; l < to; l++ {
+			if code[l] {
+				s.bodyLines++
 			}
 		}
+		s.assertions += countAssertions(fn.Body)
+		if c := complexity(fn); c > complexityMax {
+			s.complex = append(s.complex, fset.Position(fn.Pos()).String()+" "+fn.Name.Name)
+		}
 	}
-	return s
+	return s, nil
+}
+
+// assertionsShort is how many more assertions s needs for one per
+// assertionLinesMax body lines, counting the line each takes.
+func (s sourceShape) assertionsShort() int {
+	over := s.bodyLines - s.assertions*assertionLinesMax
+	if over <= 0 {
+		return 0
+	}
+	return (over + assertionLinesMax - 2) / (assertionLinesMax - 1)
+}
+
+// fileFindings names, in file order, each file under one assertion per
+// assertionLinesMax body lines and each over fileLinesMax lines.
+func fileFindings(files map[string]sourceShape) []string {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var found []string
+	for _, name := range names {
+		f := files[name]
+		if short := f.assertionsShort(); short > 0 {
+			found = append(found, fmt.Sprintf("%s: %d body lines, %d assertions (%d more needed)",
+				name, f.bodyLines, f.assertions, short))
+		}
+		if f.lines > fileLinesMax {
+			found = append(found, fmt.Sprintf("%s: %d lines, over %d", name, f.lines, fileLinesMax))
+		}
+	}
+	return found
 }
 
 // codeLines marks the 1-based lines that hold code.
@@ -118,7 +177,7 @@ func complexity(fn *ast.FuncDecl) int {
 }
 
 func TestReplicaShape(t *testing.T) {
-	s := measureSources(t)
+	s, _ := measureSources(t)
 	t.Logf("%d functions, %d body lines, %d assertions: one per %.1f lines",
 		s.functions, s.bodyLines, s.assertions, float64(s.bodyLines)/float64(s.assertions))
 	require.GreaterOrEqual(t, s.assertions*assertionLinesMax, s.bodyLines,
@@ -143,4 +202,50 @@ func TestShapeCountsFire(t *testing.T) {
 		}
 	}
 	require.Equal(t, 7, n, "comment and blank lines do not count")
+}
+
+// TestReplicaShapePerFile holds every non-test source, not only the package,
+// to one assertion per assertionLinesMax body lines, and to at most
+// fileLinesMax lines.
+func TestReplicaShapePerFile(t *testing.T) {
+	_, files := measureSources(t)
+	require.NotEmpty(t, files)
+	if found := fileFindings(files); len(found) > 0 {
+		t.Fatalf("files under one assertion per %d body lines or over %d lines:\n%s",
+			assertionLinesMax, fileLinesMax, strings.Join(found, "\n"))
+	}
+}
+
+// TestShapePerFileCountsFire keeps the per-file counters honest on a known
+// source, and the findings on known shapes.
+func TestShapePerFileCountsFire(t *testing.T) {
+	src := "package p\n\n// f is known.\nfunc f(a bool) {\n\tinvariant(0, a, \"x\", \"\")\n\n\t// why\n\tif a {\n\t\tinvariant(0, !a, \"y\", \"\")\n\t}\n}\n\nvar t = []int{\n\t1,\n}\n\nfunc g() {}\n"
+	s, err := measureFile(token.NewFileSet(), "p.go", src)
+	require.NoError(t, err)
+	require.Equal(t, 2, s.functions)
+	require.Equal(t, 4, s.bodyLines, "comment and blank lines, tables and an empty body do not count")
+	require.Equal(t, 2, s.assertions)
+	require.Equal(t, 17, s.lines)
+	require.Empty(t, s.complex)
+
+	for _, c := range []struct{ body, assertions, short int }{
+		{0, 0, 0}, {1, 0, 1}, {20, 1, 0}, {21, 1, 1}, {21, 0, 2}, {262, 1, 13}, {163, 5, 4}, {256, 9, 4},
+	} {
+		got := sourceShape{bodyLines: c.body, assertions: c.assertions}.assertionsShort()
+		require.Equal(t, c.short, got, "%d body lines, %d assertions", c.body, c.assertions)
+		// The assertions it asks for, each a body line, bring the file to density.
+		require.GreaterOrEqual(t, (c.assertions+got)*assertionLinesMax, c.body+got)
+		if got > 0 {
+			require.Less(t, (c.assertions+got-1)*assertionLinesMax, c.body+got-1, "no fewer would do")
+		}
+	}
+	found := fileFindings(map[string]sourceShape{
+		"dense.go":  {bodyLines: 40, assertions: 2, lines: fileLinesMax},
+		"sparse.go": {bodyLines: 41, assertions: 2, lines: 80},
+		"long.go":   {bodyLines: 20, assertions: 1, lines: fileLinesMax + 1},
+	})
+	require.Equal(t, []string{
+		"long.go: 451 lines, over 450",
+		"sparse.go: 41 body lines, 2 assertions (1 more needed)",
+	}, found)
 }

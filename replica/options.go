@@ -1,6 +1,10 @@
 package replica
 
-import "fmt"
+import (
+	"fmt"
+
+	"vsrsim/vsr"
+)
 
 // Topology is how the primary replicates prepares.
 type Topology uint8
@@ -191,7 +195,21 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("every timeout must be positive")
 		}
 	}
+	o.checkValid()
 	return nil
+}
+
+// checkValid asserts what valid options promise the protocol: a replication
+// quorum and a view-change quorum always share a replica, and none is larger
+// than the cluster; the journal holds every op since a checkpoint and a full
+// pipeline above it.
+func (o *Options) checkValid() {
+	n := o.Replicas
+	invariant(o.ID, vsr.QuorumReplication(n)+vsr.QuorumViewChange(n) > n, "validated_quorums_intersect", "replicas %d", uint64(n))
+	invariant(o.ID, vsr.QuorumViewChange(n) <= n && vsr.QuorumNack(n) <= n, "validated_quorums_within_cluster", "replicas %d", uint64(n))
+	every := CheckpointEvery(o.CheckpointInterval, o.JournalSlots)
+	invariant(o.ID, every > 0 && every+PipelineMax <= uint64(o.JournalSlots), "validated_checkpoints_fit_journal",
+		"every %d slots %d", every, uint64(o.JournalSlots))
 }
 
 // requestQueue is the bound in force on the request queue.
@@ -207,6 +225,8 @@ func (o *Options) requestQueue() int {
 // plus a full pipeline. A wider interval would leave a restarted replica
 // unable to replay from its checkpoint without evicting ops it acked.
 func CheckpointEvery(interval uint64, journalSlots int) uint64 {
+	// Valid options hold two pipelines in the journal: the cap is positive.
+	invariant(unowned, journalSlots >= 2*PipelineMax, "checkpoint_every_journal_validated", "slots %d", uint64(journalSlots))
 	limit := uint64(journalSlots - PipelineMax)
 	if interval > limit {
 		return limit

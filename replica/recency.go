@@ -107,6 +107,8 @@ func (r *Replica) nextPeer(start int, ok func(int) bool) int {
 		invariant(r.id, c != r.id, "next_peer_is_a_peer", detailHolds)
 		return c
 	}
+	// The only peer passed over for silence is the primary.
+	invariant(r.id, silent < 0 || silent == r.primary(), "next_peer_silent_is_primary", "peer %d", uint64(silent))
 	return silent
 }
 

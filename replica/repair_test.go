@@ -207,6 +207,7 @@ func TestRepairVerifiesDownTheChain(t *testing.T) {
 		r.journalPut(hs[op], true)
 		r.apply(hs[op])
 	}
+	r.out = nil // as a step leaves it
 	r.wm.commitMax = 8
 	r.log.commitAnchor = vsr.Header{Op: 8, Checksum: hs[8].Checksum}
 	repair := func(h vsr.Header) {

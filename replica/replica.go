@@ -337,6 +337,8 @@ func (r *Replica) setStatus(to vsr.Status) {
 // noteAck records op as acknowledged, durably, before the ack is sent or
 // counted.
 func (r *Replica) noteAck(h *vsr.Header) {
+	// A recovering replica acks nothing until it adopts a view.
+	invariant(r.id, r.status != vsr.StatusRecovering, "recovering_acks_nothing", "op %d", h.Op)
 	r.dur.sb.AckHead = max(r.dur.sb.AckHead, h.Op)
 	if r.view > r.dur.sb.AckView {
 		r.dur.sb.AckView, r.dur.sb.AckViewHead = r.view, 0
@@ -344,6 +346,10 @@ func (r *Replica) noteAck(h *vsr.Header) {
 	if r.view == r.dur.sb.AckView {
 		r.dur.sb.AckViewHead = max(r.dur.sb.AckViewHead, h.Op)
 	}
+	// Every op acked in the newest view is an op acked: the below-ack gate
+	// refuses no more than the ack head covers.
+	invariant(r.id, r.dur.sb.AckViewHead <= r.dur.sb.AckHead, "ack_view_head_le_ack_head", "view head %d ack head %d",
+		r.dur.sb.AckViewHead, r.dur.sb.AckHead)
 	r.emit(vsr.Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
 }
 
@@ -397,4 +403,8 @@ func (r *Replica) checkInvariants() {
 	r.dur.check(r.id)
 	r.timers.check(r.id)
 	r.fwd.check(r.id, r.timers.clk.now)
+	// Normal means the log is this view's; only a restart that cannot vouch
+	// for its log comes back recovering, and adopting a view ends both.
+	invariant(r.id, r.status != vsr.StatusNormal || r.logView == r.view, "normal_log_view_is_view", "log_view=%d view=%d", r.logView, r.view)
+	invariant(r.id, r.status != vsr.StatusRecovering || r.log.amnesiac, "recovering_is_amnesiac", detailHolds)
 }

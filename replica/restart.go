@@ -315,6 +315,7 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	var maybe []maybeOp
 	for _, b := range rec.broken {
 		first := cp + 1 + (uint64(b.slot)+n-(cp+1)%n)%n
+		invariant(r.id, first > cp && first%n == uint64(b.slot), "faulty_slot_first_op", "slot %d op %d", uint64(b.slot), first)
 		if first > acked {
 			r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageSlotUnacked)
 			continue
@@ -440,6 +441,7 @@ func (r *Replica) rejoin() {
 	if r.logView == r.view {
 		r.view++
 	}
+	invariant(r.id, r.logView < r.view, "rejoin_view_change_above_log_view", "log_view %d view %d", r.logView, r.view)
 	r.status = vsr.StatusViewChange
 	r.writeSuperblock()
 	r.timers.vcMsg.start(r.jitter)
@@ -447,6 +449,7 @@ func (r *Replica) rejoin() {
 }
 
 func (r *Replica) beginRestarted() {
+	invariant(r.id, len(r.dur.storageMarks) == 0 || r.dur.store != nil, "storage_marks_from_a_disk", detailHolds)
 	if r.dur.amnesiaUncounted {
 		r.dur.amnesiaUncounted = false
 		r.mark(marks.RestartAmnesiac)
@@ -465,6 +468,7 @@ func (r *Replica) beginRestarted() {
 // votes at once if its own vote is a quorum.
 func (r *Replica) resume() {
 	r.dur.announce = false
+	invariant(r.id, r.status != vsr.StatusRecovering, "resume_not_recovering", detailHolds) // set by rejoin alone
 	r.mark(marks.RestartWAL)
 	r.emitStatus()
 	if r.status == vsr.StatusViewChange {

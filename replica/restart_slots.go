@@ -49,6 +49,8 @@ type slotRead struct {
 // readRecord decodes one copy of slot. ignoreSlot is the checksum-ignores-slot
 // defect: a record naming another slot still passes.
 func readRecord(buf []byte, ioErr bool, z vsr.StorageZone, slot, slots int, ignoreSlot bool) recordRead {
+	invariant(unowned, slot >= 0 && slot < slots, "read_record_slot_in_range", "slot %d of %d", uint64(slot), uint64(slots))
+	invariant(unowned, z == vsr.ZonePrepares || z == vsr.ZoneHeaders, "read_record_journal_zone", "zone %d", uint64(z))
 	switch {
 	case ioErr:
 		return recordRead{bad: true}
@@ -118,6 +120,8 @@ func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 	case pc.kind == recordPrepare && headerOp && newer(&hc.header, &pc.header):
 		return faulty
 	case pc.kind == recordPrepare:
+		// readRecord let it pass: a real op whose header verifies.
+		invariant(unowned, pc.header.Op > 0 && pc.header.Valid(), "classify_intact_verified", "op %d", pc.header.Op)
 		s := slotRead{class: slotIntact, entry: pc.header, has: true}
 		if hc.bad {
 			s.kept = true
@@ -150,11 +154,14 @@ func trustedPrepare(hc, pc recordRead) slotRead {
 		// ring, the rest, checksum and body, from the record that landed.
 		e.Op, e.Parent = hc.header.Op, hc.header.Parent
 	}
+	invariant(unowned, e.Op > 0, "trusted_prepare_real_op", detailHolds)
 	return slotRead{class: slotIntact, entry: e, has: true}
 }
 
 // newer reports whether header copy h names a newer entry than prepare p.
 func newer(h, p *vsr.Header) bool {
+	// Two copies that read back whole: each names a real op.
+	invariant(unowned, h.Op > 0 && p.Op > 0, "newer_compares_real_ops", "header %d prepare %d", h.Op, p.Op)
 	if h.Op != p.Op {
 		return h.Op > p.Op
 	}
@@ -196,6 +203,8 @@ func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad 
 		// others torn) and promised nothing yet.
 		return Superblock{Checkpoint: genesisSnapshot()}, 0, true, bad
 	}
+	// Lost only when no copy was blank and none held: all were bad.
+	invariant(unowned, ok || bad == vsr.SuperblockCopies, "superblock_lost_all_bad", "bad %d", uint64(bad))
 	return sb, seq, ok, bad
 }
 
@@ -225,6 +234,9 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 			rec.marks = append(rec.marks, marks.StoragePrepareKept)
 		}
 		if s.has {
+			// An entry is read back only from its own slot (but for the
+			// checksum-ignores-slot defect).
+			invariant(unowned, s.entry.Op%n == uint64(slot) || ignore, "intact_entry_in_its_slot", "op %d slot %d", s.entry.Op, uint64(slot))
 			rec.highest = max(rec.highest, s.entry.Op)
 			put(s.entry)
 		}
@@ -238,7 +250,9 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 		rec.broken = append(rec.broken, brokenSlot{slot: slot, read: s})
 		rec.faulty++
 		// The lowest op above the checkpoint the slot may hold.
-		if o := cp + 1 + (uint64(slot)+n-(cp+1)%n)%n; rec.lowest == 0 || o < rec.lowest {
+		o := cp + 1 + (uint64(slot)+n-(cp+1)%n)%n
+		invariant(unowned, o > cp && o%n == uint64(slot), "faulty_slot_lowest_in_slot", "slot %d op %d", uint64(slot), o)
+		if rec.lowest == 0 || o < rec.lowest {
 			rec.lowest = o
 		}
 	}

@@ -87,6 +87,9 @@ func encodeEntry(buf []byte, kind uint64, slot int, h *vsr.Header) {
 	headerRecWords(&w, kind, slot, h)
 	w.add(uint64(h.Body.Kind), uint64(h.Body.Key), h.Body.Value)
 	w.seal()
+	// The layout readRecord decodes: the header, its body, the checksum
+	// (add drops what does not fit: any other count lost a word).
+	invariant(unowned, w.n == headerRecordWords+3+1, "entry_record_layout", "%d words", uint64(w.n))
 	w.put(buf)
 }
 
@@ -109,6 +112,7 @@ func superblockWords(w *recWords, copyIdx int, seq uint64, sb *Superblock) {
 	w.add(recordSuperblock, uint64(copyIdx), seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
 		sb.AckHead, sb.AckView, sb.AckViewHead, sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum,
 		sb.Head, sb.HeadSum)
+	invariant(unowned, w.n == superblockRecordWords, "superblock_record_layout", "%d words", uint64(w.n)) // as readSuperblock decodes
 }
 
 const superblockRecordWords = 15

@@ -98,6 +98,11 @@ func (t *timeout) backoffNext(j Jitter) {
 }
 
 func (t *timeout) period(j Jitter) uint64 {
+	// A period is drawn only to arm the countdown: valid options have every
+	// timeout positive, so it never fires the Tick it is armed in, and its
+	// turn lies within a Tick, so the clock's position orders it (arm).
+	invariant(unowned, t.after > 0, "timeout_base_positive", detailHolds)
+	invariant(unowned, tickBegin < t.pos && t.pos < tickDone, "timeout_turn_within_tick", "turn %d", uint64(t.pos))
 	p := t.after
 	if t.backoff {
 		shift, most := t.attempts, t.shiftMax
