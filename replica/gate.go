@@ -277,6 +277,7 @@ func (r *Replica) ignoreViewChange(m *vsr.Message) (vsr.Reason, uint64) {
 // a newer view's StartViewChange or DoViewChange, and, when it is the primary
 // of its own view (which it cannot lead), a request to leave that view.
 func (r *Replica) recoveringHeadJoins(m *vsr.Message) bool {
+	invariant(r.id, r.status == vsr.StatusRecovering, "recovering_head_joins_from_recovering", detailHolds)
 	if !r.log.recoveringHead {
 		return false
 	}

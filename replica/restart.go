@@ -212,42 +212,6 @@ func (r *Replica) restoreWAL(d Durable) {
 	}
 }
 
-// dropAdoptedOffChain takes out each adopted header that the journal read
-// back contradicts: the body above it names another parent, or it names
-// another parent than the body below. Memory keeps the headers a merge or a
-// StartView adopted, while the disk may still hold the older log's bodies the
-// adoption was replacing (their truncation never landed before the crash):
-// the replica's vote describes the log of its durable log_view, the bodies it
-// holds and acked, and a header of another log beside them would break the
-// vote's chain (swarm seeds 3642 and 12200: a merge truncated ops 3..8 for a
-// view it never started, the crash tore two of the blanks and lost the rest,
-// and the restarted vote put the merge's op 6 under the old op 7, and the
-// merge's commit point, op 2, under the old op 3).
-func (r *Replica) dropAdoptedOffChain() {
-	for o := r.knownHead(); o > r.wm.commitMin; o-- {
-		a, ok := r.log.adopted.get(o)
-		if !ok {
-			continue
-		}
-		if _, held := r.log.journal.get(o); held {
-			continue // the body is what the vote states
-		}
-		above, hasAbove := r.log.journal.get(o + 1)
-		below, hasBelow := r.log.journal.get(o - 1)
-		if (hasAbove && above.Parent != a.Checksum) || (hasBelow && a.Parent != below.Checksum) {
-			r.log.adopted.remove(o)
-		}
-	}
-	// The commit anchor alike: a committed op of the view the adoption was
-	// for, true in every view, but the old log's body above it chains to
-	// another op, and a vote of that log would break at it (seed 3642).
-	if a := r.log.commitAnchor; a.Checksum != 0 && a.Op > r.wm.commitMin {
-		if above, ok := r.log.journal.get(a.Op + 1); ok && above.Parent != a.Checksum {
-			r.log.commitAnchor = vsr.Header{}
-		}
-	}
-}
-
 // refill is the journal's side of the restart: truncate-on-corrupt cuts what
 // readDisk put back at the first faulty slot above the checkpoint.
 func (r *Replica) refill(rec diskRecovery) (cut uint64) {
@@ -347,12 +311,6 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	return true
 }
 
-// maybeOp is an op a faulty slot may hold, with the slot's reading.
-type maybeOp struct {
-	op   uint64
-	read slotRead
-}
-
 // vouchHeader journals the header ring's copy of faulty slot s as op o when
 // the log vouches for it: the op above names it as parent, or it is the head
 // the replica held. A header copy alone may be stale (it lands after its
@@ -432,6 +390,9 @@ func (r *Replica) recoverHead(m marks.Mark) {
 // primary cannot know what its lost pipeline had gathered, so it leaves its
 // view for the next one. The status change is reported on the first tick.
 func (r *Replica) rejoin() {
+	// Only a replica that knows its head rejoins; one that does not
+	// recovers it (recoverHead), and never comes here after.
+	invariant(r.id, !r.log.recoveringHead, "rejoin_knows_its_head", detailHolds)
 	r.dur.announce = true
 	if r.logView == r.view && !r.isPrimary() {
 		r.status = vsr.StatusNormal

@@ -288,6 +288,8 @@ func staleSlot(op uint64, slot int, n, checkpoint, acked uint64) bool {
 		return false
 	}
 	want := acked - (acked-uint64(slot))%n
+	invariant(unowned, want%n == uint64(slot) && want <= acked && acked-want < n, "stale_slot_want_in_slot",
+		"want %d slot %d acked %d", want, uint64(slot), acked)
 	return want > checkpoint && op < want
 }
 
@@ -307,4 +309,62 @@ func durableHead(d Durable, sb *Superblock) Durable {
 	v.adoptedHead = min(v.adoptedHead, sb.Head)
 	d.view = &v
 	return d
+}
+
+// dropAdoptedOffChain takes out each adopted header that the journal read
+// back contradicts: the body above it names another parent, or it names
+// another parent than the body below. Memory keeps the headers a merge or a
+// StartView adopted, while the disk may still hold the older log's bodies the
+// adoption was replacing (their truncation never landed before the crash):
+// the replica's vote describes the log of its durable log_view, the bodies it
+// holds and acked, and a header of another log beside them would break the
+// vote's chain (swarm seeds 3642 and 12200: a merge truncated ops 3..8 for a
+// view it never started, the crash tore two of the blanks and lost the rest,
+// and the restarted vote put the merge's op 6 under the old op 7, and the
+// merge's commit point, op 2, under the old op 3).
+func (r *Replica) dropAdoptedOffChain() {
+	for o := r.knownHead(); o > r.wm.commitMin; o-- {
+		a, ok := r.log.adopted.get(o)
+		if !ok {
+			continue
+		}
+		if _, held := r.log.journal.get(o); held {
+			continue // the body is what the vote states
+		}
+		above, hasAbove := r.log.journal.get(o + 1)
+		below, hasBelow := r.log.journal.get(o - 1)
+		if (hasAbove && above.Parent != a.Checksum) || (hasBelow && a.Parent != below.Checksum) {
+			r.log.adopted.remove(o)
+		}
+	}
+	// The commit anchor alike: a committed op of the view the adoption was
+	// for, true in every view, but the old log's body above it chains to
+	// another op, and a vote of that log would break at it (seed 3642).
+	if a := r.log.commitAnchor; a.Checksum != 0 && a.Op > r.wm.commitMin {
+		if above, ok := r.log.journal.get(a.Op + 1); ok && above.Parent != a.Checksum {
+			r.log.commitAnchor = vsr.Header{}
+		}
+	}
+	r.checkAdoptedOnChain()
+}
+
+// checkAdoptedOnChain asserts what dropAdoptedOffChain leaves: no adopted
+// header a journal body above contradicts, and a commit anchor, if any, that
+// the body above names.
+func (r *Replica) checkAdoptedOnChain() {
+	for o := r.knownHead(); o > r.wm.commitMin; o-- {
+		a, ok := r.log.adopted.get(o)
+		_, held := r.log.journal.get(o)
+		above, hasAbove := r.log.journal.get(o + 1)
+		invariant(r.id, !ok || held || !hasAbove || above.Parent == a.Checksum, "adopted_on_journal_chain", "op %d", o)
+	}
+	a := r.log.commitAnchor
+	above, ok := r.log.journal.get(a.Op + 1)
+	invariant(r.id, a.Checksum == 0 || a.Op <= r.wm.commitMin || !ok || above.Parent == a.Checksum, "commit_anchor_on_journal_chain", "op %d", a.Op)
+}
+
+// maybeOp is an op a faulty slot may hold, with the slot's reading.
+type maybeOp struct {
+	op   uint64
+	read slotRead
 }
