@@ -26,6 +26,19 @@ var specCaught = map[string]string{
 	// and none joined its view change (t~1,800, where the outcome checks
 	// judge the views climbing at 15,000).
 	"vc-straggler": "escalate_holds",
+	// The merge's log names another op where a replica applied one, and
+	// the new primary prepares it: 25 to 40 ticks before a replica applies
+	// it (agreement).
+	"corrupt-committed-entry":  "committed_kept",
+	"corrupt-uncommitted-vote": "committed_kept",
+}
+
+// specMissed are the seeds of a pinned shape the model does not catch first:
+// the outcome check fires at the same tick.
+var specMissed = map[string]map[uint64]bool{
+	// The merge drops an acked op (durability) before any prepare names
+	// another in its place.
+	"corrupt-uncommitted-vote": {2: true},
 }
 
 // TestSpecCatchesShapes: with its bug on every failure shape still fails
@@ -48,10 +61,11 @@ func TestSpecCatchesShapes(t *testing.T) {
 				assert.LessOrEqual(t, on.Ticks, off.Ticks, "seed %d: the model never fails a run later", seed)
 				rule, caught := strings.CutPrefix(on.Invariant, "spec/")
 				t.Logf("seed %d: model on %s %s at t=%d; off %s %s at t=%d", seed, on.Verdict, on.Invariant, on.Ticks, off.Verdict, off.Invariant, off.Ticks)
-				if want, ok := specCaught[s.Name]; ok {
+				if want, ok := specCaught[s.Name]; ok && !specMissed[s.Name][seed] {
 					assert.Equal(t, want, rule, "seed %d: %s", seed, on.Evidence)
 				} else {
 					assert.False(t, caught, "seed %d: the model now catches %s (%s): pin it", seed, s.Name, on.Evidence)
+					assert.Equal(t, on.Ticks, off.Ticks, "seed %d: where the model misses, the outcome checks fire alike", seed)
 				}
 			}
 		})

@@ -165,6 +165,8 @@ func (c *Cluster) specFeed(i int) {
 			s.Held(i)
 		case vsr.EvJournalAppend:
 			s.Journaled(i, e.Op, e.Checksum)
+		case vsr.EvCommit:
+			s.Applied(i, e.View, e.Op, e.Checksum)
 		case vsr.EvJournalTruncate, vsr.EvJournalPrune, vsr.EvJournalSetAside, vsr.EvJournalEvict:
 			s.Unjournaled(i, e.Op, e.Checksum)
 		}

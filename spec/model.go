@@ -86,7 +86,15 @@ type Model struct {
 	now      uint64
 	steps    uint64
 	failure  *Finding
+	// applied holds, by op, the checksum some replica applied there and
+	// the lowest view it was applied in (committedKept): an applied op is
+	// committed, and every later view's log holds it.
+	applied []appliedOp
 }
+
+// appliedOp is an op some replica applied: its checksum (0: none yet) and
+// the lowest view a replica applied it in.
+type appliedOp struct{ sum, view uint64 }
 
 // New returns a model of a fresh cluster: every replica Normal in view 0
 // with an empty log, as replicas start.
@@ -121,7 +129,7 @@ func NewFrom(cfg Config, old *Model) *Model {
 		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs, past: past, disk: cfg.Disk,
 			log: r.log[:0], acks: r.acks[:0], seen: r.seen[:0], removed: r.removed[:0]})
 	}
-	*m = Model{cfg: cfg, replicas: replicas}
+	*m = Model{cfg: cfg, replicas: replicas, applied: m.applied[:0]}
 	return m
 }
 
@@ -470,6 +478,9 @@ func (m *Model) sentPrepare(i int, r *replicaState, msg *Message) {
 		m.fail(i, RulePrepare, "sends %s as a backup of a star", msg.String())
 	case !r.holds(msg.Op, msg.Checksum):
 		m.fail(i, RulePrepare, "sends %s without holding the op with that checksum", msg.String())
+	case !m.keepsApplied(msg.View, msg.Op, msg.Checksum):
+		m.fail(i, RuleCommittedKept, "sends %s, where a replica applied checksum %x in view %d",
+			msg.String(), m.applied[msg.Op].sum, m.applied[msg.Op].view)
 	}
 }
 
@@ -615,6 +626,39 @@ func (m *Model) sentStartView(i int, r *replicaState, msg *Message) {
 	default:
 		if why := unreadable(msg); why != "" {
 			m.fail(i, RuleSuffixReadable, "sends %s whose suffix of %d entries %s", msg.String(), len(msg.Suffix), why)
+			return
+		}
+		for k := range msg.Suffix {
+			if e := &msg.Suffix[k]; e.Checksum != 0 && !m.keepsApplied(msg.View, e.Op, e.Checksum) {
+				m.fail(i, RuleCommittedKept, "sends %s naming op %d checksum %x, where a replica applied checksum %x in view %d",
+					msg.String(), e.Op, e.Checksum, m.applied[e.Op].sum, m.applied[e.Op].view)
+				return
+			}
 		}
 	}
+}
+
+// Applied records that replica i applied (op, sum) in view: the op is
+// committed. The first checksum stands (a replica applying another is the
+// oracle's agreement failure); the view is the lowest any applied it in.
+func (m *Model) Applied(i int, view, op, sum uint64) {
+	for uint64(len(m.applied)) <= op {
+		m.applied = append(m.applied, appliedOp{})
+	}
+	a := &m.applied[op]
+	if a.sum == 0 {
+		*a = appliedOp{sum: sum, view: view}
+		return
+	}
+	a.view = min(a.view, view)
+}
+
+// keepsApplied reports whether a log of view v may state (op, sum): unless
+// op was applied in v or an earlier view with another checksum.
+func (m *Model) keepsApplied(v, op, sum uint64) bool {
+	if op >= uint64(len(m.applied)) {
+		return true
+	}
+	a := m.applied[op]
+	return a.sum == 0 || a.view > v || a.sum == sum
 }

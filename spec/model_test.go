@@ -482,6 +482,31 @@ func TestRulesFire(t *testing.T) {
 			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 3}).slip()
 			tr.send(2, dvc(3, lv, 0))
 		}},
+		{RuleCommittedKept, window, func(tr *trace, slip bool) {
+			// Replica 0 applied op 1 in view 0; the primary of view 1, asked
+			// again for its view, states another op 1.
+			replicate(tr)
+			tr.m.Applied(0, 0, 1, 0xa)
+			viewChange(tr).deliver(1, Message{Command: CmdStartViewChange, From: 0, View: 1}).slip()
+			sv := startView(1, 0)
+			if slip {
+				sv.Suffix = []Entry{{Op: 1, Checksum: 0xb, Present: true}}
+			}
+			tr.send(1, sv)
+		}},
+		{RuleCommittedKept, window, func(tr *trace, slip bool) {
+			// ... or its Prepare does: a primary of view 1 that holds
+			// another op 1 than the one applied in view 0.
+			replicate(tr)
+			tr.m.Applied(0, 0, 1, 0xa)
+			viewChange(tr).clock(1, false).slip()
+			sum := uint64(0xa)
+			if slip {
+				sum = 0xb
+				tr.m.Journaled(1, 1, 0xb)
+			}
+			tr.send(1, prepare(1, 1, sum, 2))
+		}},
 		{RuleCommitOk, window, func(tr *trace, slip bool) {
 			// The deposed primary, now a backup of view 1, answers with its
 			// old view's number.

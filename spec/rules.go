@@ -20,6 +20,7 @@ const (
 	RuleVoteKeepsAcks     = "vote_keeps_acks"
 	RuleEscalateHolds     = "escalate_holds"
 	RuleCommitOk          = "commit_ok_sender"
+	RuleCommittedKept     = "committed_kept"
 )
 
 // ruleTexts states each rule as docs/spec.md does: the evidence of a finding
@@ -41,6 +42,7 @@ var ruleTexts = map[string]string{
 	RuleSuffixReadable:    "a DoViewChange or StartView is readable: its suffix starts at the head it announces and walks down one op at a time along the parent chain (an empty one announces a head at or below its commit point)",
 	RuleEscalateHolds:     "a replica whose view-change status timeout fires while an older view's primary heartbeat it in this view change, and which heard StartViewChange for its view from fewer than a view-change quorum less one, holds its view instead of escalating",
 	RuleCommitOk:          "a CommitOk in view v (a heartbeat's answer, or a backup telling its commit point) is sent to v's primary by a backup Normal in v",
+	RuleCommittedKept:     "a Prepare or a StartView of view v states, at every op some replica applied in view v or before, the checksum it applied: an applied op is committed, and every later view's log holds it",
 	RuleVoteKeepsAcks:     "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
 }
 
@@ -52,7 +54,7 @@ func Rules() []string {
 	return []string{RuleViewMonotonic, RuleLogViewAtMostView, RuleNormalLogView, RuleEnterNormal,
 		RuleRestartPrimary, RuleViewChangeCause, RuleLeaveQuorum, RuleStartViewChange,
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
-		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk}
+		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept}
 }
 
 // quorumReplication and quorumViewChange are the model's own quorum
