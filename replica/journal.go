@@ -83,6 +83,10 @@ type journal struct {
 	// gone is the entry the last put let go for good (off the evicted ring,
 	// or a newer op displaced by an older one); a zero checksum: none.
 	gone vsr.Header
+	// moved is the entry the last put displaced from the live ring into the
+	// evicted one: still served to repairs, but no longer read by a restart
+	// or a vote.
+	moved vsr.Header
 }
 
 func newJournal(slots int, spare *Spare) *journal {
@@ -125,12 +129,13 @@ func (j *journal) firstRetained() uint64 {
 func (j *journal) put(h vsr.Header, displace bool) bool {
 	invariant(unowned, h.Op > 0, "journal_put_real_op", detailStorage)
 	invariant(unowned, h.Checksum != 0, "journal_put_real_op", detailStorage)
-	j.gone = vsr.Header{}
+	j.gone, j.moved = vsr.Header{}, vsr.Header{}
 	i := h.Op % uint64(j.live.size)
 	if cur := j.live.slots[i]; cur.Checksum != 0 && cur.Op > h.Op && !displace {
 		return false
 	}
 	if old, displaced := j.live.put(h); displaced && old.Op < h.Op {
+		j.moved = old
 		if lost, out := j.evicted.put(old); out {
 			j.gone = lost
 		}

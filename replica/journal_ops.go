@@ -32,14 +32,19 @@ func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 	r.log.journalGen++
 	invariant(r.id, r.log.journal.has(h.Op, h.Checksum), "journal_put_holds", detailHolds)
 	r.emit(vsr.JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalAppend))
-	if g := r.log.journal.gone; g.Checksum != 0 {
-		// The body goes for good: a restart must not come back below it
-		// and vote it absent (the protocol model's vote_keeps_acks: an op
-		// applied, displaced by one a slot count above, then needed again
-		// by a restart from a superblock whose commit point lagged). The
-		// commit point that covers it becomes durable first, as for a
-		// set-aside body; capped at the head, which a vote must describe.
+	if r.log.journal.moved.Checksum != 0 || r.log.journal.gone.Checksum != 0 {
+		// A body leaves the live ring (into the evicted ring, or for
+		// good): a restart reads the live ring only, and must not come back
+		// below the body and vote it absent (the protocol model's
+		// vote_keeps_acks: an op applied, displaced by one a slot count
+		// above, then needed again by a restart from a superblock whose
+		// commit point lagged; fuzz's transfer-crash-nacks-acked-op, where
+		// repair journaled ops far above a gap). The commit point that
+		// covers it becomes durable first, as for a set-aside body; capped
+		// at the head, which a vote must describe.
 		r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
+	}
+	if g := r.log.journal.gone; g.Checksum != 0 {
 		r.emit(vsr.JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(vsr.EvJournalEvict))
 	}
 	return true

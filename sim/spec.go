@@ -147,6 +147,9 @@ func (c *Cluster) specStep(i int) {
 	}
 	if f := s.Failed(); f != nil && c.failure == nil {
 		c.failure = &check.Failure{Invariant: f.Invariant(), Evidence: f.Evidence, Tick: f.Tick, Replicas: []int{f.Replica}}
+		if f.Op != 0 {
+			c.failure.Ops = []uint64{f.Op}
+		}
 	}
 }
 

@@ -151,6 +151,14 @@ func (m *Model) fail(i int, rule, format string, args ...any) {
 			i, m.steps, r.cause.describe(), r.status, r.view, r.logView, fmt.Sprintf(format, args...), ruleTexts[rule])}
 }
 
+// failOp is fail for a rule about one op: the finding names it.
+func (m *Model) failOp(i int, op uint64, rule, format string, args ...any) {
+	m.fail(i, rule, format, args...)
+	if m.failure != nil && m.failure.Rule == rule && m.failure.Op == 0 {
+		m.failure.Op = op
+	}
+}
+
 // startViewChangeFor reports whether the step was opened by an unmarked
 // StartViewChange for view v.
 func (c *cause) startViewChangeFor(v uint64) bool {
@@ -479,7 +487,7 @@ func (m *Model) sentPrepare(i int, r *replicaState, msg *Message) {
 	case !r.holds(msg.Op, msg.Checksum):
 		m.fail(i, RulePrepare, "sends %s without holding the op with that checksum", msg.String())
 	case !m.keepsApplied(msg.View, msg.Op, msg.Checksum):
-		m.fail(i, RuleCommittedKept, "sends %s, where a replica applied checksum %x in view %d",
+		m.failOp(i, msg.Op, RuleCommittedKept, "sends %s, where a replica applied checksum %x in view %d",
 			msg.String(), m.applied[msg.Op].sum, m.applied[msg.Op].view)
 	}
 }
@@ -630,7 +638,7 @@ func (m *Model) sentStartView(i int, r *replicaState, msg *Message) {
 		}
 		for k := range msg.Suffix {
 			if e := &msg.Suffix[k]; e.Checksum != 0 && !m.keepsApplied(msg.View, e.Op, e.Checksum) {
-				m.fail(i, RuleCommittedKept, "sends %s naming op %d checksum %x, where a replica applied checksum %x in view %d",
+				m.failOp(i, e.Op, RuleCommittedKept, "sends %s naming op %d checksum %x, where a replica applied checksum %x in view %d",
 					msg.String(), e.Op, e.Checksum, m.applied[e.Op].sum, m.applied[e.Op].view)
 				return
 			}

@@ -141,6 +141,11 @@ type Finding struct {
 	Tick     uint64
 	Replica  int
 	Step     uint64 // the model's step count when it fired
+	// Op is the op the finding is about, where one rule names one
+	// (committed_kept); 0 otherwise. The oracle scopes an excuse by it: an
+	// op a disk lost past what the protocol survives (atlas off) may come
+	// back different, and that is the storage's finding, not the replica's.
+	Op uint64
 }
 
 // Invariant is the verdict's invariant name for the finding.
