@@ -197,9 +197,9 @@ func TestWatchClasses(t *testing.T) {
 // disks. source-lost-write-head-straggler.vsr is the source view change's
 // livelock with a straggler holding the only other copy of an op that a
 // replica recovering its head votes unsure (CI's sweep, issue 38's round).
-// atlas-off-committed-op-reprepared.vsr (the last search of issue 38's
-// round) is untriaged: on disks past the atlas, a new primary prepares
-// another op where one was applied before the oracle can prove the loss.
+// atlas-off-merge-drops-acked-op.vsr (the last search of issue 38's round,
+// failing the same on the code before it) is untriaged: on disks past the
+// atlas, a merge drops an op two replicas acked and still hold.
 // Two more, two-disks-recovering-head.vsr and disk-vote-chain-breaks.vsr,
 // are fixed by D53 and pinned in the seed corpus.
 func TestOpenFindingsStillFail(t *testing.T) {
@@ -211,7 +211,7 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"source-straggler-cut-off-late.vsr":     sim.VerdictLiveness,
 		"source-disk-journal-put-assertion.vsr": sim.VerdictCrash,
 		"source-lost-write-head-straggler.vsr":  sim.VerdictLiveness,
-		"atlas-off-committed-op-reprepared.vsr": sim.VerdictSafety,
+		"atlas-off-merge-drops-acked-op.vsr":    sim.VerdictSafety,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

@@ -84,9 +84,25 @@ func (c *Checker) storageLost(b *bodySet) int {
 // records what it learned since, not what it lost (the incarnations it used
 // above all), and a later restart from it comes back below its old promises
 // as surely. It covers findings about that replica alone (ExcuseFailure).
+//
+// Its journal goes with it: without a superblock no record of the disk can
+// be placed (which view wrote it, whether it was acked), so every copy the
+// replica held counts as lost to its disk from then on, toward an op's
+// storage-beyond-f as a damaged record does.
 func (c *Checker) SuperblockLost(tick uint64, i int) {
 	if r := &c.replicas[i]; r.sbLostAt == 0 {
 		r.sbLostAt = tick
+	}
+	bit := uint16(1) << uint(i)
+	for op := range c.bodies {
+		for k := range c.bodies[op] {
+			if b := &c.bodies[op][k]; b.holders&bit != 0 {
+				b.holders &^= bit
+				b.damaged |= bit
+				b.lostAt = tick
+				c.noteBeyond(tick, b)
+			}
+		}
 	}
 }
 
