@@ -127,9 +127,9 @@ func TestDamagedRecordFails(t *testing.T) {
 func TestReadSuperblock(t *testing.T) {
 	copies := make([][]byte, vsr.SuperblockCopies)
 	write := func(c int, seq, view uint64) {
-		var w recWords
-		superblockWords(&w, c, seq, &Superblock{View: view})
-		w.seal()
+		var shared recWords
+		superblockWords(&shared, seq, &Superblock{View: view})
+		w := superblockCopy(shared, checksumFold(shared.w[:shared.n]), c)
 		copies[c] = make([]byte, vsr.SuperblockRecordBytes)
 		w.put(copies[c])
 	}
@@ -158,4 +158,16 @@ func TestReadSuperblock(t *testing.T) {
 	copies[3] = append([]byte(nil), copies[1]...) // copy 1's bytes in slot 3
 	_, _, _, bad = readSuperblock(read)
 	assert.Equal(t, 2, bad, "a copy read from another index fails")
+}
+
+// A superblock copy folded from the shared words of its version carries the
+// checksum a whole-record fold gives: the reader's check is the same.
+func TestSuperblockCopyChecksum(t *testing.T) {
+	var shared recWords
+	superblockWords(&shared, 7, &Superblock{View: 3, Head: 9})
+	for c := 0; c < vsr.SuperblockCopies; c++ {
+		w := superblockCopy(shared, checksumFold(shared.w[:shared.n]), c)
+		require.Equal(t, superblockRecordWords+1, w.n)
+		assert.Equal(t, recordChecksum(w.w[:w.n-1]), w.w[w.n-1], "copy %d", c)
+	}
 }

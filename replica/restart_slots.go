@@ -183,18 +183,18 @@ func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad 
 			continue
 		}
 		w, valid := decodeWords(buf, superblockRecordWords)
-		if !valid || w.w[0] != recordSuperblock || w.w[1] != uint64(c) {
+		if !valid || w.w[0] != recordSuperblock || w.w[14] != uint64(c) {
 			bad++
 			continue
 		}
-		if ok && w.w[2] <= seq {
+		if ok && w.w[1] <= seq {
 			continue
 		}
-		seq, ok = w.w[2], true
-		sb = Superblock{View: w.w[3], LogView: w.w[4], CommitMax: w.w[5], Incarnation: w.w[6],
-			AckHead: w.w[7], AckView: w.w[8], AckViewHead: w.w[9]}
-		sb.Checkpoint = vsr.Snapshot{Op: w.w[10], OpChecksum: w.w[11], StateChecksum: w.w[12]}
-		sb.Head, sb.HeadSum = w.w[13], w.w[14]
+		seq, ok = w.w[1], true
+		sb = Superblock{View: w.w[2], LogView: w.w[3], CommitMax: w.w[4], Incarnation: w.w[5],
+			AckHead: w.w[6], AckView: w.w[7], AckViewHead: w.w[8]}
+		sb.Checkpoint = vsr.Snapshot{Op: w.w[9], OpChecksum: w.w[10], StateChecksum: w.w[11]}
+		sb.Head, sb.HeadSum = w.w[12], w.w[13]
 	}
 	if !ok && blank > 0 {
 		// A copy never written: every version goes to every copy and the

@@ -46,11 +46,16 @@ func (w *recWords) add(v ...uint64) { w.n += copy(w.w[w.n:], v) }
 func (w *recWords) seal() { w.add(recordChecksum(w.w[:w.n])) }
 
 func recordChecksum(ws []uint64) uint64 {
+	return checksumFold(ws) | 1 // never zero: a zeroed slot never verifies
+}
+
+// checksumFold folds words into a record checksum before its final bit.
+func checksumFold(ws []uint64) uint64 {
 	x := uint64(0x243f6a8885a308d3)
 	for _, v := range ws {
 		x = vsr.ChecksumMix(x ^ v)
 	}
-	return x | 1 // never zero: a zeroed slot never verifies
+	return x
 }
 
 func (w *recWords) put(buf []byte) {
@@ -106,13 +111,23 @@ func wordsHeader(w *recWords) vsr.Header {
 }
 
 // superblockWords lays out the superblock fields a copy holds, behind its
-// sequence number. The checkpoint's state is not among them: the harness
-// keeps it beside the disk, never faulty (docs/storage.md).
-func superblockWords(w *recWords, copyIdx int, seq uint64, sb *Superblock) {
-	w.add(recordSuperblock, uint64(copyIdx), seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
+// sequence number, and the copy's index last (superblockCopy): every copy of
+// a version shares the words before it, so their checksum is folded once.
+// The checkpoint's state is not among them: the harness keeps it beside the
+// disk, never faulty (docs/storage.md).
+func superblockWords(w *recWords, seq uint64, sb *Superblock) {
+	w.add(recordSuperblock, seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
 		sb.AckHead, sb.AckView, sb.AckViewHead, sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum,
 		sb.Head, sb.HeadSum)
-	invariant(unowned, w.n == superblockRecordWords, "superblock_record_layout", "%d words", uint64(w.n)) // as readSuperblock decodes
+	invariant(unowned, w.n == superblockRecordWords-1, "superblock_record_layout", "%d words", uint64(w.n)) // as readSuperblock decodes
+}
+
+// superblockCopy completes the shared words w of a version, whose checksum
+// folded so far is prefix, as copy copyIdx: the index, then the checksum.
+func superblockCopy(w recWords, prefix uint64, copyIdx int) recWords {
+	w.add(uint64(copyIdx))
+	w.add(vsr.ChecksumMix(prefix^uint64(copyIdx)) | 1)
+	return w
 }
 
 const superblockRecordWords = 15
@@ -226,11 +241,12 @@ func (r *Replica) writeSuperblockCopies() {
 	s.written = fieldsOf(&r.dur.sb)
 	r.dur.checkpoints.note(&r.dur.sb.Checkpoint)
 	fenced := !r.opts.Bugs.SuperblockTrustsTorn
+	var shared recWords
+	superblockWords(&shared, s.seq, &r.dur.sb)
+	prefix := checksumFold(shared.w[:shared.n])
 	for c := 0; c < vsr.SuperblockCopies; c++ {
 		r.write(vsr.ZoneSuperblock, c, vsr.SuperblockRecordBytes, fenced, func(b []byte) {
-			var w recWords
-			superblockWords(&w, c, s.seq, &r.dur.sb)
-			w.seal()
+			w := superblockCopy(shared, prefix, c)
 			w.put(b)
 		})
 	}
