@@ -252,8 +252,6 @@ func (r *Replica) Tick(out *vsr.Output) {
 	r.out = nil
 }
 
-// timeouts lists the timeouts in their turns in Tick.
-
 // tickTimeouts gives each timeout its turn, in the order of timeouts, and
 // then finds the next tick at which one is due.
 func (r *Replica) tickTimeouts() {

@@ -161,6 +161,27 @@ func TestStorageExcuseScoped(t *testing.T) {
 	assert.False(t, ok, "r2's lost superblock excuses nothing r1 did")
 	_, ok = sb.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op}})
 	assert.False(t, ok, "nor anything about an op")
+	// A lost superblock takes its replica's copies with it: no record of
+	// that disk can be placed. With one other copy lost the op is beyond f,
+	// the proof says which way each was lost, and it stands only until a
+	// copy is held again.
+	both := newTest(true)
+	both.Journaled(0, op, sum)
+	both.Journaled(2, op, sum)
+	both.Crash(5, 2)
+	both.SuperblockLost(7, 2)
+	_, ok = both.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op}})
+	assert.False(t, ok, "one replica's lost superblock alone is within f")
+	both.Crash(10, 0)
+	both.DiskCopies(10, 0, lostOnDisk(op))
+	ex, ok = both.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{op}})
+	require.True(t, ok, "r0's records damaged and r2's superblock gone: a replication quorum")
+	assert.Equal(t, []int{0, 2}, ex.Replicas)
+	assert.Contains(t, ex.Proof, "the disks of r0 hold no intact record of it, and r2 came back with no superblock copy")
+	both.Journaled(2, op, sum) // r2 repaired the op since
+	_, ok = both.ExcuseFailure(&Failure{Tick: 30, Ops: []uint64{op}})
+	assert.False(t, ok, "held again: the damage no longer stands")
+
 	sb.Status(35, 2, StatusNormal, 4, 4, 0, 0)
 	_, ok = sb.ExcuseFailure(&Failure{Tick: 40, Replicas: []int{2}})
 	assert.True(t, ok, "what a lost superblock held (the incarnations a life used) never comes back: it stands")

@@ -140,6 +140,25 @@ func (c *Checker) ExcuseFailure(f *Failure) (*Excuse, bool) {
 		Proof: fmt.Sprintf("every superblock copy of %s faulty since t=%d", replicaList(maskOf(f.Replicas)), since)}, true
 }
 
+// lostCopies says how the replicas of mask lost their copies by tick: the
+// disk's records damaged, or every superblock copy gone (SuperblockLost).
+func (c *Checker) lostCopies(mask uint16, tick uint64) string {
+	var sb uint16
+	for i := range c.replicas {
+		if at := c.replicas[i].sbLostAt; mask&(1<<uint(i)) != 0 && at != 0 && at <= tick {
+			sb |= 1 << uint(i)
+		}
+	}
+	switch {
+	case sb == 0:
+		return "the disks of " + replicaList(mask) + " hold no intact record of it"
+	case sb == mask:
+		return replicaList(sb) + " came back with no superblock copy, and no record of it placed"
+	}
+	return "the disks of " + replicaList(mask&^sb) + " hold no intact record of it, and " +
+		replicaList(sb) + " came back with no superblock copy"
+}
+
 // opBeyond is the storage excuse for op, if some version of it has lost its
 // copies on a replication quorum of disks since no later than tick.
 func (c *Checker) opBeyond(op, tick uint64) (*Excuse, bool) {
@@ -153,8 +172,8 @@ func (c *Checker) opBeyond(op, tick uint64) (*Excuse, bool) {
 		}
 		lost := b.damaged &^ b.holders
 		return &Excuse{Rule: RuleStorageBeyondF, Ops: []uint64{op}, Replicas: members(lost), Since: b.beyondAt,
-			Proof: fmt.Sprintf("op %d csum=%04x: the disks of %s hold no intact record of it since t=%d (a replication quorum is %d)",
-				op, short(b.checksum), replicaList(lost), b.beyondAt, c.qRep)}, true
+			Proof: fmt.Sprintf("op %d csum=%04x: %s since t=%d (a replication quorum is %d)",
+				op, short(b.checksum), c.lostCopies(lost, tick), b.beyondAt, c.qRep)}, true
 	}
 	return nil, false
 }
