@@ -41,7 +41,7 @@ func (r *Replica) hearsQuorum() bool {
 
 func (r *Replica) onAbdicateTimeout() {
 	if r.status != vsr.StatusNormal || !r.isPrimary() {
-		r.timers.abdicate.stop()
+		r.timers.Abdicate.Stop()
 		return
 	}
 	stalled := r.abd.closeWindow(r.replicationStalled())
@@ -57,7 +57,7 @@ func (r *Replica) onAbdicateTimeout() {
 	r.pushStartView()
 	r.peers.newWindow()
 	r.watchReplication()
-	r.timers.abdicate.reset(nil)
+	r.timers.Abdicate.Reset(nil)
 	if r.abd.abdicated && !r.opts.Protocol.SVCQuorumOff {
 		r.askToLeave() // counted by backups that gave up on it too
 	}
@@ -79,11 +79,11 @@ func (r *Replica) firstInPipeline() uint64 { return r.pipeline.first() }
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
 // its incarnation.
 func (r *Replica) onCommitOK(m *vsr.Envelope, p vsr.CommitOk) {
-	invariant(r.id, m.View == r.view, "commit_ok_gate_primary", detailGate)
-	invariant(r.id, r.status == vsr.StatusNormal, "commit_ok_gate_primary", detailGate)
-	invariant(r.id, r.isPrimary(), "commit_ok_gate_primary", detailGate)
+	vsr.Assert(r.id, m.View == r.view, "commit_ok_gate_primary", vsr.DetailGate)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal, "commit_ok_gate_primary", vsr.DetailGate)
+	vsr.Assert(r.id, r.isPrimary(), "commit_ok_gate_primary", vsr.DetailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
-	invariant(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "commit_ok_incarnation_known", detailHolds)
+	vsr.Assert(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "commit_ok_incarnation_known", vsr.DetailHolds)
 	r.learnCommitFromBackup(p)
 	r.retransmitOnHeard(m.From)
 }
@@ -94,12 +94,12 @@ func (r *Replica) onCommitOK(m *vsr.Envelope, p vsr.CommitOk) {
 // The prepares go to it at once and the retransmit timer starts afresh
 // (mark backoff-reset).
 func (r *Replica) retransmitOnHeard(from int) {
-	if r.opts.Protocol.BackoffResetOff || r.abd.abdicated || r.timers.prepare.attempts == 0 || len(r.pipeline) == 0 {
+	if r.opts.Protocol.BackoffResetOff || r.abd.abdicated || r.timers.Prepare.Attempts == 0 || len(r.pipeline) == 0 {
 		return
 	}
 	r.mark(marks.BackoffReset)
 	r.retransmit(from)
-	r.timers.prepare.start(r.jitter)
+	r.timers.Prepare.Start(r.jitter)
 }
 
 // learnCommitFromBackup: a backup applied up to p.Commit, so every op to there
@@ -116,7 +116,7 @@ func (r *Replica) learnCommitFromBackup(p vsr.CommitOk) {
 	r.mark(marks.CommitFromBackup)
 	r.wm.commitMax = c
 	r.due |= dueCommitWalk
-	invariant(r.id, r.wm.commitMax <= r.wm.sequencer, "commit_from_backup_within_log", detailHolds)
+	vsr.Assert(r.id, r.wm.commitMax <= r.wm.sequencer, "commit_from_backup_within_log", vsr.DetailHolds)
 }
 
 // pushStartView sends the view's StartView, unasked, to each backup this

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // abdication is a primary's watch over its own view, one room of its state
 // (issue 36; protocol.md "Abdication", abdicate.go): whether it stepped
 // aside, and why, and the stall watch of the current window (the op first in
@@ -40,7 +42,7 @@ func (a *abdication) stalledSince(first uint64) bool {
 // reports whether enough stalled in a row to abdicate over it.
 func (a *abdication) closeWindow(stalled bool) bool {
 	// A window stalls only over an op it watched (stalledSince).
-	invariant(unowned, !stalled || a.stallOp != 0, "abdication_stall_watched_an_op", detailHolds)
+	vsr.Assert(vsr.Unowned, !stalled || a.stallOp != 0, "abdication_stall_watched_an_op", vsr.DetailHolds)
 	if stalled {
 		a.stallWindows++
 	} else {
@@ -64,7 +66,7 @@ func (a *abdication) stepAside(stalled bool) bool {
 func (a *abdication) resume() bool {
 	// Only a Normal primary hears a quorum, and entering Normal (normal)
 	// clears a stall a view change left behind.
-	invariant(unowned, a.abdicated || !a.stalled, "abdication_stalled_only_aside", detailHolds)
+	vsr.Assert(vsr.Unowned, a.abdicated || !a.stalled, "abdication_stalled_only_aside", vsr.DetailHolds)
 	if !a.abdicated || a.stalled {
 		return false
 	}

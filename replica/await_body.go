@@ -30,7 +30,7 @@ func (r *Replica) fetchAwaitedBody(res *mergeResult) {
 		r.vc.awaitBody = vsr.Header{}
 		return
 	}
-	invariant(r.id, d.known && d.header.Op == d.op, "await_body_known", "op %d header op %d", d.op, d.header.Op)
+	vsr.Assert(r.id, d.known && d.header.Op == d.op, "await_body_known", "op %d header op %d", d.op, d.header.Op)
 	if r.vc.awaitBody == d.header {
 		return // asked already; the message timeout asks again
 	}
@@ -42,9 +42,9 @@ func (r *Replica) fetchAwaitedBody(res *mergeResult) {
 // body: a voter's vote already said it does not hold it.
 func (r *Replica) askAwaitedBody() {
 	o := r.vc.awaitBody.Op
-	invariant(r.id, r.status == vsr.StatusViewChange && !r.vc.merged, "await_body_before_merge", detailHolds)
-	invariant(r.id, vsr.PrimaryOf(r.view, r.n) == r.id, "await_body_primary_elect", detailHolds)
-	invariant(r.id, o > 0, "await_body_known", detailHolds)
+	vsr.Assert(r.id, r.status == vsr.StatusViewChange && !r.vc.merged, "await_body_before_merge", vsr.DetailHolds)
+	vsr.Assert(r.id, vsr.PrimaryOf(r.view, r.n) == r.id, "await_body_primary_elect", vsr.DetailHolds)
+	vsr.Assert(r.id, o > 0, "await_body_known", vsr.DetailHolds)
 	for i := 0; i < r.n; i++ {
 		if i != r.id && !r.vc.dvcs[i].valid {
 			r.mark(marks.MergeBodyFetched)
@@ -71,7 +71,7 @@ func (r *Replica) revote() {
 	if !suffixReadable(m.Op, m.Commit, m.Suffix) {
 		return
 	}
-	invariant(r.id, m.Op >= r.vc.awaitBody.Op, "await_body_in_own_vote", "vote op %d awaited %d", m.Op, r.vc.awaitBody.Op)
+	vsr.Assert(r.id, m.Op >= r.vc.awaitBody.Op, "await_body_in_own_vote", "vote op %d awaited %d", m.Op, r.vc.awaitBody.Op)
 	r.recordDoViewChange(r.id, r.view, m)
 	r.tryMerge()
 }

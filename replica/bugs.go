@@ -3,6 +3,7 @@ package replica
 import (
 	"fmt"
 	"strings"
+	"vsrsim/vsr"
 )
 
 // Bugs are switches that bring back known defects of production VSR
@@ -114,7 +115,7 @@ func ParseBugs(names []string) (Bugs, error) {
 		for i := range BugCatalog {
 			if BugCatalog[i].Name == name {
 				BugCatalog[i].set(&b)
-				invariant(unowned, BugCatalog[i].get(&b), "bug_switch_reads_as_set", "catalog entry %d", uint64(i))
+				vsr.Assert(vsr.Unowned, BugCatalog[i].get(&b), "bug_switch_reads_as_set", "catalog entry %d", uint64(i))
 				found = true
 			}
 		}
@@ -140,6 +141,6 @@ func (b Bugs) Names() []string {
 	// The names parse back to these very switches: none is missing from
 	// the catalog.
 	back, err := ParseBugs(names)
-	invariant(unowned, err == nil && back == b, "bug_names_round_trip", "%d names", uint64(len(names)))
+	vsr.Assert(vsr.Unowned, err == nil && back == b, "bug_names_round_trip", "%d names", uint64(len(names)))
 	return names
 }

@@ -141,8 +141,10 @@ func countAssertions(body *ast.BlockStmt) int {
 	n := 0
 	ast.Inspect(body, func(x ast.Node) bool {
 		if c, ok := x.(*ast.CallExpr); ok {
-			if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "invariant" {
-				n++
+			if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Assert" {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "vsr" {
+					n++
+				}
 			}
 		}
 		return true
@@ -187,7 +189,7 @@ func TestReplicaShape(t *testing.T) {
 
 // TestShapeCountsFire keeps the counters honest on a known source.
 func TestShapeCountsFire(t *testing.T) {
-	src := "package p\n\nfunc f(a, b bool) {\n\t// why\n\n\tif a && b {\n\t\tinvariant(0, a, \"x\", \"\")\n\t}\n\tswitch {\n\tcase a:\n\tdefault:\n\t}\n}\n"
+	src := "package p\n\nfunc f(a, b bool) {\n\t// why\n\n\tif a && b {\n\t\tvsr.Assert(0, a, \"x\", \"\")\n\t}\n\tswitch {\n\tcase a:\n\tdefault:\n\t}\n}\n"
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "p.go", src, 0)
 	require.NoError(t, err)
@@ -219,7 +221,7 @@ func TestReplicaShapePerFile(t *testing.T) {
 // TestShapePerFileCountsFire keeps the per-file counters honest on a known
 // source, and the findings on known shapes.
 func TestShapePerFileCountsFire(t *testing.T) {
-	src := "package p\n\n// f is known.\nfunc f(a bool) {\n\tinvariant(0, a, \"x\", \"\")\n\n\t// why\n\tif a {\n\t\tinvariant(0, !a, \"y\", \"\")\n\t}\n}\n\nvar t = []int{\n\t1,\n}\n\nfunc g() {}\n"
+	src := "package p\n\n// f is known.\nfunc f(a bool) {\n\tvsr.Assert(0, a, \"x\", \"\")\n\n\t// why\n\tif a {\n\t\tvsr.Assert(0, !a, \"y\", \"\")\n\t}\n}\n\nvar t = []int{\n\t1,\n}\n\nfunc g() {}\n"
 	s, err := measureFile(token.NewFileSet(), "p.go", src)
 	require.NoError(t, err)
 	require.Equal(t, 2, s.functions)

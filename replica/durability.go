@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/marks"
+import (
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
 
 // durability is what a replica has made durable and what it is still making
 // durable: the superblock, the incarnation and ack head of this life, the
@@ -37,7 +40,7 @@ func (d *durability) fenceLanded(self int, n uint64) bool {
 	if n <= d.fencesLanded {
 		return false
 	}
-	invariant(self, n <= d.fencesAsked, "landed_were_asked", "landed %d asked %d", n, d.fencesAsked)
+	vsr.Assert(self, n <= d.fencesAsked, "landed_were_asked", "landed %d asked %d", n, d.fencesAsked)
 	d.fencesLanded = n
 	return true
 }
@@ -47,8 +50,8 @@ func (d *durability) fenceLanded(self int, n uint64) bool {
 // write lands that was not asked for, the superblock's log_view is at most
 // its view, and this life's incarnation is the one the superblock names.
 func (d *durability) check(self int) {
-	invariant(self, d.sb.AckHead >= d.ackHead, "ack_head_durable", "superblock %d, acked %d", d.sb.AckHead, d.ackHead)
-	invariant(self, d.fencesLanded <= d.fencesAsked, "landed_were_asked", "landed %d asked %d", d.fencesLanded, d.fencesAsked)
-	invariant(self, d.sb.LogView <= d.sb.View, "superblock_log_view_le_view", "log_view %d view %d", d.sb.LogView, d.sb.View)
-	invariant(self, d.incarnation == d.sb.Incarnation, "incarnation_is_the_superblocks", "life %d superblock %d", d.incarnation, d.sb.Incarnation)
+	vsr.Assert(self, d.sb.AckHead >= d.ackHead, "ack_head_durable", "superblock %d, acked %d", d.sb.AckHead, d.ackHead)
+	vsr.Assert(self, d.fencesLanded <= d.fencesAsked, "landed_were_asked", "landed %d asked %d", d.fencesLanded, d.fencesAsked)
+	vsr.Assert(self, d.sb.LogView <= d.sb.View, "superblock_log_view_le_view", "log_view %d view %d", d.sb.LogView, d.sb.View)
+	vsr.Assert(self, d.incarnation == d.sb.Incarnation, "incarnation_is_the_superblocks", "life %d superblock %d", d.incarnation, d.sb.Incarnation)
 }

@@ -12,7 +12,7 @@ import (
 
 func (r *Replica) send(to int, m vsr.Message) {
 	// Replies go to clients and everything else to replicas.
-	invariant(r.id, (m.Command == vsr.CmdReply) == (to >= r.n), "send_reply_to_client_only", detailHolds)
+	vsr.Assert(r.id, (m.Command == vsr.CmdReply) == (to >= r.n), "send_reply_to_client_only", vsr.DetailHolds)
 	m.From = r.id
 	m.To = to
 	if m.View == 0 {
@@ -39,8 +39,8 @@ func (r *Replica) mark(m marks.Mark) { r.out.Marks.Hit(m) }
 
 // drop records that the replica refused m; op is the op the message names.
 func (r *Replica) drop(m *vsr.Envelope, op uint64, reason vsr.Reason, aux uint64) {
-	invariant(r.id, reason != vsr.ReasonNone, "drop_has_reason", detailHolds)
-	invariant(r.id, reason < vsr.ReasonCount, "drop_has_reason", "reason %d", uint64(reason))
+	vsr.Assert(r.id, reason != vsr.ReasonNone, "drop_has_reason", vsr.DetailHolds)
+	vsr.Assert(r.id, reason < vsr.ReasonCount, "drop_has_reason", "reason %d", uint64(reason))
 	r.markReason(reason)
 	r.emit(vsr.Dropped{Command: m.Command, From: m.From, View: m.View, Op: op, Reason: reason, Detail: aux}.Event())
 }

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // forwarding is a backup's watch over its primary once it forwarded a
 // client's request (awaitForwarded), and over telling the primary its commit
 // point unasked (tellCommitToPrimary): one room of a replica's state (issue 36).
@@ -42,5 +44,5 @@ func (f *forwarding) tellCommitDue(now, period uint64) bool {
 // check asserts what the watch always holds at tick now: a commit point is
 // told at most one tick ahead of the clock that noted it.
 func (f *forwarding) check(self int, now uint64) {
-	invariant(self, f.toldCommitAt <= now+1, "forwarding_told_in_the_past", "told %d now %d", f.toldCommitAt, now)
+	vsr.Assert(self, f.toldCommitAt <= now+1, "forwarding_told_in_the_past", "told %d now %d", f.toldCommitAt, now)
 }

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -29,7 +30,7 @@ func TestForwardingTellCommitDue(t *testing.T) {
 	assert.False(t, f.tellCommitDue(150, 50), "one period after tick 101 is tick 151")
 	assert.True(t, f.tellCommitDue(151, 50))
 	f.check(0, 151)
-	v := violationOf(func() { f.check(0, 100) })
+	v := vsr.ViolationOf(func() { f.check(0, 100) })
 	require.NotNil(t, v, "told at a tick the clock has not reached")
 	assert.Equal(t, "forwarding_told_in_the_past", v.Invariant)
 }

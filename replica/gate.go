@@ -103,8 +103,8 @@ func (r *Replica) markRefused(m *vsr.Message, reason vsr.Reason) {
 	}
 	// Only ignoreAck refuses for an old incarnation, and only a PrepareOk
 	// that reached the primary of its view.
-	invariant(r.id, m.Command == vsr.CmdPrepareOK, "stale_incarnation_refuses_prepare_ok", "command %d", uint64(m.Command))
-	invariant(r.id, r.isPrimary(), "stale_incarnation_at_primary", "view %d", r.view)
+	vsr.Assert(r.id, m.Command == vsr.CmdPrepareOK, "stale_incarnation_refuses_prepare_ok", "command %d", uint64(m.Command))
+	vsr.Assert(r.id, r.isPrimary(), "stale_incarnation_at_primary", "view %d", r.view)
 	for i := range r.pipeline {
 		if r.pipeline[i].header.Op == m.PrepareOk().Op {
 			r.mark(marks.AckOldIncarnationInPipeline)
@@ -118,24 +118,24 @@ func (r *Replica) take(m *vsr.Message, reason vsr.Reason) {
 	// Every predicate refuses a recovering replica first, or admits one
 	// only in Normal or a view change: it takes no fact before it adopts a
 	// view.
-	invariant(r.id, r.status != vsr.StatusRecovering, "recovering_takes_no_fact", "reason %d", uint64(reason))
+	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "recovering_takes_no_fact", "reason %d", uint64(reason))
 	switch reason {
 	case vsr.ReasonCommitOnly:
-		invariant(r.id, m.Command == vsr.CmdStartView, "commit_only_from_start_view", "command %d", uint64(m.Command))
+		vsr.Assert(r.id, m.Command == vsr.CmdStartView, "commit_only_from_start_view", "command %d", uint64(m.Command))
 		r.learnRelayedCommit(m.StartView())
 	case vsr.ReasonProbeNewerView:
-		invariant(r.id, m.View > r.view, "probe_newer_view_is_newer", "view %d own %d", m.View, r.view)
+		vsr.Assert(r.id, m.View > r.view, "probe_newer_view_is_newer", "view %d own %d", m.View, r.view)
 		r.probeNewerView(m.View)
 	case vsr.ReasonRelayView:
-		invariant(r.id, m.View < r.view, "relay_view_to_older_view", "view %d own %d", m.View, r.view)
+		vsr.Assert(r.id, m.View < r.view, "relay_view_to_older_view", "view %d own %d", m.View, r.view)
 		// A peer still in an older view, or changing into one, that
 		// cannot reach this view's primary: hand it the view.
 		r.relayStartView(&m.Envelope, 0)
 	case vsr.ReasonOldPrimaryAlive:
 		// An older view's primary is still alive and heartbeating: a
 		// replica in view change may hold its view instead of escalating.
-		invariant(r.id, r.status == vsr.StatusViewChange, "old_primary_alive_in_view_change", detailGate)
-		invariant(r.id, m.View < r.view, "old_primary_of_older_view", "view %d own %d", m.View, r.view)
+		vsr.Assert(r.id, r.status == vsr.StatusViewChange, "old_primary_alive_in_view_change", vsr.DetailGate)
+		vsr.Assert(r.id, m.View < r.view, "old_primary_of_older_view", "view %d own %d", m.View, r.view)
 		r.vc.oldPrimaryHB = true
 	default:
 		panic("replica: a partial admission without a taker")
@@ -277,7 +277,7 @@ func (r *Replica) ignoreViewChange(m *vsr.Message) (vsr.Reason, uint64) {
 // a newer view's StartViewChange or DoViewChange, and, when it is the primary
 // of its own view (which it cannot lead), a request to leave that view.
 func (r *Replica) recoveringHeadJoins(m *vsr.Message) bool {
-	invariant(r.id, r.status == vsr.StatusRecovering, "recovering_head_joins_from_recovering", detailHolds)
+	vsr.Assert(r.id, r.status == vsr.StatusRecovering, "recovering_head_joins_from_recovering", vsr.DetailHolds)
 	if !r.log.recoveringHead {
 		return false
 	}
@@ -314,7 +314,7 @@ func (r *Replica) ignoreStartView(m *vsr.Envelope, p vsr.StartView) (vsr.Reason,
 		// it and a replica that lagged could not place committed op 104
 		// (scenarios/testdata/late-start-view-below-ack.vsr). What the gate
 		// protects, the recovering replica holds unsure besides.
-		invariant(r.id, r.log.unsureTop >= r.dur.sb.AckViewHead, "below_ack_held_unsure", "unsure %d acked %d",
+		vsr.Assert(r.id, r.log.unsureTop >= r.dur.sb.AckViewHead, "below_ack_held_unsure", "unsure %d acked %d",
 			r.log.unsureTop, r.dur.sb.AckViewHead)
 		return vsr.ReasonBelowAck, r.dur.sb.AckViewHead
 	}
@@ -353,7 +353,7 @@ func (r *Replica) ignoreRepair(m *vsr.Message) (vsr.Reason, uint64) {
 			return vsr.ReasonOldOp, r.wm.commitMin
 		}
 		if r.log.journal.has(h.Op, h.Checksum) {
-			invariant(r.id, h.Op <= r.log.journal.head, "repair_held_within_journal_head", "op %d head %d", h.Op, r.log.journal.head)
+			vsr.Assert(r.id, h.Op <= r.log.journal.head, "repair_held_within_journal_head", "op %d head %d", h.Op, r.log.journal.head)
 			return vsr.ReasonHeld, 0
 		}
 	case vsr.CmdRangeEvicted:
@@ -366,7 +366,7 @@ func (r *Replica) ignoreRepair(m *vsr.Message) (vsr.Reason, uint64) {
 			return vsr.ReasonUnsolicited, 0
 		}
 		// A session is opened only on a range (repairSend).
-		invariant(r.id, r.repair.from <= r.repair.to, "repair_session_range_ordered", "from %d to %d", r.repair.from, r.repair.to)
+		vsr.Assert(r.id, r.repair.from <= r.repair.to, "repair_session_range_ordered", "from %d to %d", r.repair.from, r.repair.to)
 	}
 	return vsr.ReasonNone, 0
 }
@@ -387,7 +387,7 @@ func (r *Replica) ignoreTransfer(m *vsr.Message) (vsr.Reason, uint64) {
 		}
 		// Chunks come only while an offer is pinned, and unpinning lets
 		// them go.
-		invariant(r.id, t.snapshot == nil, "unpinned_transfer_holds_no_chunks", "offer %d", t.commitOp)
+		vsr.Assert(r.id, t.snapshot == nil, "unpinned_transfer_holds_no_chunks", "offer %d", t.commitOp)
 		if m.StateTransferOffer().SnapshotOp <= r.wm.commitMin {
 			return vsr.ReasonOfferNotNewer, r.wm.commitMin
 		}
@@ -407,14 +407,14 @@ func (r *Replica) ignoreChunk(m *vsr.Message) (vsr.Reason, uint64) {
 		if s == nil {
 			return vsr.ReasonOfferGone, p.SnapshotOp
 		}
-		invariant(r.id, s.Op == p.SnapshotOp, "offer_at_its_op", "offer %d asked %d", s.Op, p.SnapshotOp)
+		vsr.Assert(r.id, s.Op == p.SnapshotOp, "offer_at_its_op", "offer %d asked %d", s.Op, p.SnapshotOp)
 	case vsr.CmdStateChunk:
 		p := m.StateChunk()
 		if !t.active || !t.pinned || p.SnapshotOp != t.commitOp || p.Chunk != t.next || p.Snapshot == nil {
 			return vsr.ReasonUnsolicited, 0
 		}
 		// A pinned pull installs at its last chunk and unpins.
-		invariant(r.id, t.next < vsr.SnapshotChunks, "state_chunk_next_in_range", "chunk %d", uint64(t.next))
+		vsr.Assert(r.id, t.next < vsr.SnapshotChunks, "state_chunk_next_in_range", "chunk %d", uint64(t.next))
 		if p.Snapshot.Op != t.commitOp || p.Snapshot.State.Checksum() != p.Snapshot.StateChecksum {
 			return vsr.ReasonChunkCorrupt, 0
 		}

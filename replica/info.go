@@ -49,16 +49,16 @@ func (r *Replica) Info() Info {
 	if r.transfer.pinned {
 		// An offer is pinned only by a transfer under way, and a transfer
 		// that ends or starts afresh is replaced whole.
-		invariant(r.id, r.transfer.active, "info_pinned_transfer_active", "offer %d", r.transfer.commitOp)
+		vsr.Assert(r.id, r.transfer.active, "info_pinned_transfer_active", "offer %d", r.transfer.commitOp)
 		i.TransferOp = r.transfer.commitOp
 	}
 	if len(r.pipeline) > 0 && i.Primary {
 		i.PipelineHead = r.pipeline[0].header.Op
 		i.PipelineHeadAcks = popcount16(r.pipeline[0].acks)
-		invariant(r.id, i.PipelineHeadAcks <= r.n, "info_pipeline_acks_within_cluster", "acks %d", uint64(i.PipelineHeadAcks))
+		vsr.Assert(r.id, i.PipelineHeadAcks <= r.n, "info_pipeline_acks_within_cluster", "acks %d", uint64(i.PipelineHeadAcks))
 		for _, e := range r.pipeline[1:] {
 			if popcount16(e.acks) >= vsr.QuorumReplication(r.n) {
-				invariant(r.id, e.header.Op > i.PipelineHead, "info_later_quorum_above_head", "op %d head %d", e.header.Op, i.PipelineHead)
+				vsr.Assert(r.id, e.header.Op > i.PipelineHead, "info_later_quorum_above_head", "op %d head %d", e.header.Op, i.PipelineHead)
 				i.PipelineLaterQuorum = true
 				i.PipelineLaterQuorumOp = e.header.Op
 				break

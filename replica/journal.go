@@ -31,7 +31,7 @@ func (r *ring) get(op uint64) (vsr.Header, bool) {
 
 // put stores h and returns what it displaced (a different op in the same slot).
 func (r *ring) put(h vsr.Header) (vsr.Header, bool) {
-	invariant(unowned, h.Checksum != 0, "ring_put_sealed", detailStorage)
+	vsr.Assert(vsr.Unowned, h.Checksum != 0, "ring_put_sealed", vsr.DetailStorage)
 	if r.slots == nil {
 		r.slots = r.spare.takeSlots(r.size)
 	}
@@ -39,8 +39,8 @@ func (r *ring) put(h vsr.Header) (vsr.Header, bool) {
 	old := r.slots[i]
 	r.slots[i] = h
 	r.store.touch(int(i))
-	invariant(unowned, r.slots[i].Checksum == h.Checksum, "ring_put_stored", detailStorage)
-	invariant(unowned, r.slots[i].Op == h.Op, "ring_put_stored", detailStorage)
+	vsr.Assert(vsr.Unowned, r.slots[i].Checksum == h.Checksum, "ring_put_stored", vsr.DetailStorage)
+	vsr.Assert(vsr.Unowned, r.slots[i].Op == h.Op, "ring_put_stored", vsr.DetailStorage)
 	if old.Checksum != 0 && old.Op != h.Op {
 		return old, true
 	}
@@ -58,7 +58,7 @@ func (r *ring) remove(op uint64) (vsr.Header, bool) {
 	}
 	r.slots[i] = vsr.Header{}
 	r.store.touch(int(i))
-	invariant(unowned, r.slots[i].Checksum == 0, "ring_remove_empties", detailStorage)
+	vsr.Assert(vsr.Unowned, r.slots[i].Checksum == 0, "ring_remove_empties", vsr.DetailStorage)
 	return h, true
 }
 
@@ -127,8 +127,8 @@ func (j *journal) firstRetained() uint64 {
 // newer op is then lost from the journal, and a repair that fetched it has to
 // fetch it again.
 func (j *journal) put(h vsr.Header, displace bool) bool {
-	invariant(unowned, h.Op > 0, "journal_put_real_op", detailStorage)
-	invariant(unowned, h.Checksum != 0, "journal_put_real_op", detailStorage)
+	vsr.Assert(vsr.Unowned, h.Op > 0, "journal_put_real_op", vsr.DetailStorage)
+	vsr.Assert(vsr.Unowned, h.Checksum != 0, "journal_put_real_op", vsr.DetailStorage)
 	j.gone, j.moved = vsr.Header{}, vsr.Header{}
 	i := h.Op % uint64(j.live.size)
 	if cur := j.live.slots[i]; cur.Checksum != 0 && cur.Op > h.Op && !displace {
@@ -142,15 +142,15 @@ func (j *journal) put(h vsr.Header, displace bool) bool {
 	} else if displaced {
 		j.gone = old
 	}
-	invariant(unowned, j.gone.Op != h.Op, "journal_put_keeps_what_it_put", detailStorage)
+	vsr.Assert(vsr.Unowned, j.gone.Op != h.Op, "journal_put_keeps_what_it_put", vsr.DetailStorage)
 	if h.Op > j.head {
 		j.head = h.Op
 	}
 	// A put then a get round-trips, and the head covers the op.
 	g, ok := j.live.get(h.Op)
-	invariant(unowned, ok, "journal_put_get_round_trip", detailStorage)
-	invariant(unowned, g.Checksum == h.Checksum, "journal_put_get_round_trip", detailStorage)
-	invariant(unowned, j.head >= h.Op, "journal_head_covers_put", detailStorage)
+	vsr.Assert(vsr.Unowned, ok, "journal_put_get_round_trip", vsr.DetailStorage)
+	vsr.Assert(vsr.Unowned, g.Checksum == h.Checksum, "journal_put_get_round_trip", vsr.DetailStorage)
+	vsr.Assert(vsr.Unowned, j.head >= h.Op, "journal_head_covers_put", vsr.DetailStorage)
 	return true
 }
 
@@ -179,14 +179,14 @@ func (j *journal) truncateAbove(op uint64, fn func(vsr.Header)) {
 	}
 	j.head = op
 	_, above := j.live.get(op + 1)
-	invariant(unowned, !above, "journal_truncate_leaves_nothing_above", detailStorage)
+	vsr.Assert(vsr.Unowned, !above, "journal_truncate_leaves_nothing_above", vsr.DetailStorage)
 }
 
 // remove drops one op (a view change found it disagrees with the canonical log).
 func (j *journal) remove(op uint64) (vsr.Header, bool) {
 	h, ok := j.live.remove(op)
 	_, still := j.live.get(op)
-	invariant(unowned, !still, "journal_remove_removes", detailStorage)
+	vsr.Assert(vsr.Unowned, !still, "journal_remove_removes", vsr.DetailStorage)
 	return h, ok
 }
 
@@ -210,7 +210,7 @@ func (j *journal) dropThrough(op uint64) {
 		j.head = 0
 	}
 	_, held := j.live.get(op)
-	invariant(unowned, !held, "journal_drop_through_drops", detailStorage)
+	vsr.Assert(vsr.Unowned, !held, "journal_drop_through_drops", vsr.DetailStorage)
 }
 
 // wipe empties the journal: amnesia.
@@ -218,5 +218,5 @@ func (j *journal) wipe() {
 	j.live.clear()
 	j.evicted.clear()
 	j.head = 0
-	invariant(unowned, j.firstRetained() == 1, "journal_wipe_empties", detailStorage)
+	vsr.Assert(vsr.Unowned, j.firstRetained() == 1, "journal_wipe_empties", vsr.DetailStorage)
 }

@@ -24,13 +24,13 @@ func (r *Replica) headerAt(op uint64) (vsr.Header, bool) {
 // journalPut journals h and bumps the journal generation that tags the cached
 // DoViewChange suffix.
 func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
-	invariant(r.id, h.Op > r.wm.commitMin, "journal_put_above_commit_min", "op %d commit_min %d", h.Op, r.wm.commitMin)
-	invariant(r.id, h.Op >= r.log.journalFloor, "journal_put_above_floor", "op %d floor %d", h.Op, r.log.journalFloor)
+	vsr.Assert(r.id, h.Op > r.wm.commitMin, "journal_put_above_commit_min", "op %d commit_min %d", h.Op, r.wm.commitMin)
+	vsr.Assert(r.id, h.Op >= r.log.journalFloor, "journal_put_above_floor", "op %d floor %d", h.Op, r.log.journalFloor)
 	if !r.log.journal.put(h, displace) {
 		return false
 	}
 	r.log.journalGen++
-	invariant(r.id, r.log.journal.has(h.Op, h.Checksum), "journal_put_holds", detailHolds)
+	vsr.Assert(r.id, r.log.journal.has(h.Op, h.Checksum), "journal_put_holds", vsr.DetailHolds)
 	r.emit(vsr.JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalAppend))
 	if r.log.journal.moved.Checksum != 0 || r.log.journal.gone.Checksum != 0 {
 		// A body leaves the live ring (into the evicted ring, or for
@@ -87,10 +87,10 @@ func (r *Replica) discard(j vsr.Header, foreign bool) {
 		}
 		r.emit(vsr.JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalSetAside))
 	}
-	invariant(r.id, !r.log.journal.has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
+	vsr.Assert(r.id, !r.log.journal.has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
 	if !foreign && j.Op <= r.wm.commitMax && j.Op > r.dur.sb.Checkpoint.Op {
 		_, kept := r.log.aside.get(j.Op)
-		invariant(r.id, kept, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.wm.commitMax)
+		vsr.Assert(r.id, kept, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.wm.commitMax)
 	}
 }
 
@@ -110,7 +110,7 @@ func (r *Replica) reclaim(top uint64, all bool) {
 			}
 			if r.journalPut(h, false) {
 				_, still := r.log.aside.get(op)
-				invariant(r.id, !still, "reclaim_moves_out_of_aside", "op %d", op)
+				vsr.Assert(r.id, !still, "reclaim_moves_out_of_aside", "op %d", op)
 				continue
 			}
 		}
@@ -126,7 +126,7 @@ func (r *Replica) journalRemove(op uint64) {
 		r.emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
 	}
 	_, still := r.log.journal.get(op)
-	invariant(r.id, !still, "journal_remove_removes", detailHolds)
+	vsr.Assert(r.id, !still, "journal_remove_removes", vsr.DetailHolds)
 }
 
 func (r *Replica) truncateJournalAbove(op uint64) {
@@ -134,8 +134,8 @@ func (r *Replica) truncateJournalAbove(op uint64) {
 		r.log.journalGen++
 		r.emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
 	})
-	invariant(r.id, op >= r.wm.commitMin, "truncate_keeps_applied", "op %d commit_min %d", op, r.wm.commitMin)
-	invariant(r.id, r.log.journal.head <= op, "truncate_lowers_head", "head %d op %d", r.log.journal.head, op)
+	vsr.Assert(r.id, op >= r.wm.commitMin, "truncate_keeps_applied", "op %d commit_min %d", op, r.wm.commitMin)
+	vsr.Assert(r.id, r.log.journal.head <= op, "truncate_lowers_head", "head %d op %d", r.log.journal.head, op)
 }
 
 // pruneUnchained removes journal entries below bottom that do not chain to the
@@ -202,5 +202,5 @@ func (r *Replica) journalInstall(op uint64) {
 	}
 	r.log.journalFloor = op + 1
 	_, below := r.log.journal.get(op)
-	invariant(r.id, !below, "install_drops_through_checkpoint", detailHolds)
+	vsr.Assert(r.id, !below, "install_drops_through_checkpoint", vsr.DetailHolds)
 }

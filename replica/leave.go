@@ -34,9 +34,9 @@ func (r *Replica) askToLeave() {
 // out of its own), and raises the view this one moves to; it also probes the
 // newer view's primary, in case that view works.
 func (r *Replica) onLeave(m *vsr.Envelope) {
-	invariant(r.id, m.From >= 0, "leave_gate_sender", detailGate)
-	invariant(r.id, m.From < r.n, "leave_gate_sender", detailGate)
-	invariant(r.id, m.From != r.id, "leave_gate_sender", detailGate)
+	vsr.Assert(r.id, m.From >= 0, "leave_gate_sender", vsr.DetailGate)
+	vsr.Assert(r.id, m.From < r.n, "leave_gate_sender", vsr.DetailGate)
+	vsr.Assert(r.id, m.From != r.id, "leave_gate_sender", vsr.DetailGate)
 	if m.View == r.view {
 		// A peer that wants out of a view this replica follows well
 		// may only have lost its primary: hand it the view.
@@ -50,7 +50,7 @@ func (r *Replica) onLeave(m *vsr.Envelope) {
 		r.probeNewerView(m.View)
 	}
 	if r.vc.leave&^(1<<uint(r.id)) == 0 {
-		r.timers.leave.start(nil) // the window opens with the first request from another replica
+		r.timers.Leave.Start(nil) // the window opens with the first request from another replica
 	}
 	r.vc.leave |= 1 << uint(m.From)
 	r.vc.leaveTo = max(r.vc.leaveTo, m.View+1)
@@ -58,7 +58,7 @@ func (r *Replica) onLeave(m *vsr.Envelope) {
 		r.mark(marks.SVCHeldByWindow)
 	}
 	r.maybeLeave()
-	invariant(r.id, r.vc.leaveTo > m.View || r.view > m.View, "leave_counts_toward_a_newer_view", detailHolds)
+	vsr.Assert(r.id, r.vc.leaveTo > m.View || r.view > m.View, "leave_counts_toward_a_newer_view", vsr.DetailHolds)
 }
 
 func (r *Replica) maybeLeave() {
@@ -78,5 +78,5 @@ func (r *Replica) maybeLeave() {
 func (r *Replica) onLeaveWindow() {
 	r.vc.leave &= 1 << uint(r.id)
 	r.vc.leaveTo = r.view + 1
-	r.timers.leave.stop()
+	r.timers.Leave.Stop()
 }

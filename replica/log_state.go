@@ -48,7 +48,7 @@ type logState struct {
 // setUnsure records the ops a restart from disk holds unsure, ascending.
 func (l *logState) setUnsure(self int, ops []uint64) {
 	for k := 1; k < len(ops); k++ {
-		invariant(self, ops[k-1] < ops[k], "unsure_ops_ascending", "op %d after %d", ops[k], ops[k-1])
+		vsr.Assert(self, ops[k-1] < ops[k], "unsure_ops_ascending", "op %d after %d", ops[k], ops[k-1])
 	}
 	l.unsureOps = ops
 }
@@ -56,6 +56,6 @@ func (l *logState) setUnsure(self int, ops []uint64) {
 // check asserts what the log always holds: the journal holds no op below
 // its floor, and a floor never stands more than one above its head.
 func (l *logState) check(self int) {
-	invariant(self, l.journal.head == 0 || l.journalFloor <= l.journal.head+1, "journal_floor_le_head",
+	vsr.Assert(self, l.journal.head == 0 || l.journalFloor <= l.journal.head+1, "journal_floor_le_head",
 		"floor %d head %d", l.journalFloor, l.journal.head)
 }

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,7 +13,7 @@ func TestLogStateSetUnsure(t *testing.T) {
 	var l logState
 	l.setUnsure(0, []uint64{3, 5, 9})
 	assert.Equal(t, []uint64{3, 5, 9}, l.unsureOps)
-	v := violationOf(func() { l.setUnsure(0, []uint64{3, 3}) })
+	v := vsr.ViolationOf(func() { l.setUnsure(0, []uint64{3, 3}) })
 	require.NotNil(t, v)
 	assert.Equal(t, "unsure_ops_ascending", v.Invariant)
 }
@@ -21,11 +22,11 @@ func TestLogStateSetUnsure(t *testing.T) {
 func TestLogStateCheckFires(t *testing.T) {
 	l := logState{journal: newJournal(64, nil)}
 	l.journalFloor = 40
-	require.Nil(t, violationOf(func() { l.check(0) }), "an empty journal has no head to compare")
+	require.Nil(t, vsr.ViolationOf(func() { l.check(0) }), "an empty journal has no head to compare")
 	l.journal.head = 39
-	require.Nil(t, violationOf(func() { l.check(0) }))
+	require.Nil(t, vsr.ViolationOf(func() { l.check(0) }))
 	l.journal.head = 38
-	v := violationOf(func() { l.check(0) })
+	v := vsr.ViolationOf(func() { l.check(0) })
 	require.NotNil(t, v)
 	assert.Equal(t, "journal_floor_le_head", v.Invariant)
 }

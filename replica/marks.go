@@ -46,7 +46,7 @@ var dropMarks = func() (t [vsr.ReasonCount]marks.Mark) {
 // markMerge counts the decisions of a merge that is ready to install: the
 // quorum itself, and each kind of verdict it reached on the ops it weighed.
 func (r *Replica) markMerge(res *mergeResult) {
-	invariant(r.id, res.ready, "mark_merge_ready", detailHolds)
+	vsr.Assert(r.id, res.ready, "mark_merge_ready", vsr.DetailHolds)
 	r.mark(marks.DVCQuorum)
 	for i := range res.decisions {
 		d := &res.decisions[i]

@@ -57,9 +57,9 @@ type opDecision struct {
 // once, as a nack, a copy or an unsure, or not at all; and a copy counts only
 // against a known header.
 func (d *opDecision) check(n int) {
-	invariant(unowned, d.nacks+popcount16(d.present)+d.unsure <= n, "decide_op_votes_count_once",
+	vsr.Assert(vsr.Unowned, d.nacks+popcount16(d.present)+d.unsure <= n, "decide_op_votes_count_once",
 		"op %d nacks %d unsure %d", d.op, uint64(d.nacks), uint64(d.unsure))
-	invariant(unowned, d.present == 0 || d.known, "decide_op_copy_of_known_header", "op %d", d.op)
+	vsr.Assert(vsr.Unowned, d.present == 0 || d.known, "decide_op_copy_of_known_header", "op %d", d.op)
 }
 
 // mergeResult is the merge's decision. ready is false when some op is
@@ -105,7 +105,7 @@ func mergeVotes(votes []dvcVote) mergeResult {
 	res.head = top
 	for op := res.commit + 1; op <= top; op++ {
 		// The log so far holds commit+1..op-1, one header per op.
-		invariant(unowned, uint64(len(res.log)) == op-res.commit-1, "merge_log_consecutive", "op %d commit %d log %d",
+		vsr.Assert(vsr.Unowned, uint64(len(res.log)) == op-res.commit-1, "merge_log_consecutive", "op %d commit %d log %d",
 			op, res.commit, uint64(len(res.log)))
 		d := decideOp(votes, res.logView, op)
 		res.decisions = append(res.decisions, d)
@@ -120,7 +120,7 @@ func mergeVotes(votes []dvcVote) mergeResult {
 			}
 			res.ready = true
 			// Every op below the truncated one was decided canonical.
-			invariant(unowned, len(res.decisions) == len(res.log)+1, "merge_truncates_once", "decisions %d log %d",
+			vsr.Assert(vsr.Unowned, len(res.decisions) == len(res.log)+1, "merge_truncates_once", "decisions %d log %d",
 				uint64(len(res.decisions)), uint64(len(res.log)))
 			return res
 		case opAwaitHeader, opAwaitBody:
@@ -131,7 +131,7 @@ func mergeVotes(votes []dvcVote) mergeResult {
 	}
 	res.ready = true
 	// Nothing truncated or waited: every op up to the top is in the log.
-	invariant(unowned, uint64(len(res.log)) == top-res.commit, "merge_ready_log_reaches_top", "commit %d top %d log %d",
+	vsr.Assert(vsr.Unowned, uint64(len(res.log)) == top-res.commit, "merge_ready_log_reaches_top", "commit %d top %d log %d",
 		res.commit, top, uint64(len(res.log)))
 	return res
 }
@@ -159,7 +159,7 @@ func canonicalHeader(votes []dvcVote, logView, op uint64) (vsr.Header, bool) {
 		if e, ok := v.entry(op); ok && !e.Blank() {
 			// A recorded vote is readable: its suffix walks down one op
 			// at a time from its head, so the entry at op describes op.
-			invariant(unowned, e.Header.Op == op, "canonical_header_at_op", "op %d header %d", op, e.Header.Op)
+			vsr.Assert(vsr.Unowned, e.Header.Op == op, "canonical_header_at_op", "op %d header %d", op, e.Header.Op)
 			return e.Header, true
 		}
 	}

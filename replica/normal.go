@@ -21,11 +21,11 @@ func (r *Replica) onRequest(m *vsr.Envelope, p vsr.Request) {
 		r.awaitForwarded()
 		return
 	}
-	invariant(r.id, r.status == vsr.StatusNormal, "request_gate_primary", detailGate)
-	invariant(r.id, r.isPrimary(), "request_gate_primary", detailGate)
-	invariant(r.id, !r.transfer.active, "request_gate_primary", detailGate)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal, "request_gate_primary", vsr.DetailGate)
+	vsr.Assert(r.id, r.isPrimary(), "request_gate_primary", vsr.DetailGate)
+	vsr.Assert(r.id, !r.transfer.active, "request_gate_primary", vsr.DetailGate)
 	entry := r.sm.Clients[r.clientIndex(p.Client)]
-	invariant(r.id, p.Request >= entry.Request, "request_gate_not_old", detailGate)
+	vsr.Assert(r.id, p.Request >= entry.Request, "request_gate_not_old", vsr.DetailGate)
 	if p.Request == entry.Request && entry.Request != 0 {
 		// Exactly once: answer from the client table, never re-execute.
 		r.mark(marks.ReplyFromClientTable)
@@ -56,10 +56,10 @@ func (r *Replica) onRequest(m *vsr.Envelope, p vsr.Request) {
 
 // prepare assigns the next op to a request and replicates it.
 func (r *Replica) prepare(m *vsr.Request) {
-	invariant(r.id, len(r.pipeline) < PipelineMax, "prepare_pipeline_not_full", detailHolds)
-	invariant(r.id, r.status == vsr.StatusNormal, "prepare_on_applied_log", detailHolds)
-	invariant(r.id, r.isPrimary(), "prepare_on_applied_log", detailHolds)
-	invariant(r.id, r.wm.commitMin == r.wm.commitMax, "prepare_on_applied_log", detailHolds)
+	vsr.Assert(r.id, len(r.pipeline) < PipelineMax, "prepare_pipeline_not_full", vsr.DetailHolds)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal, "prepare_on_applied_log", vsr.DetailHolds)
+	vsr.Assert(r.id, r.isPrimary(), "prepare_on_applied_log", vsr.DetailHolds)
+	vsr.Assert(r.id, r.wm.commitMin == r.wm.commitMax, "prepare_on_applied_log", vsr.DetailHolds)
 	h := vsr.Header{
 		Op:        r.wm.sequencer + 1,
 		View:      r.view,
@@ -75,11 +75,11 @@ func (r *Replica) prepare(m *vsr.Request) {
 	r.wm.sequencer = h.Op
 	r.wm.headSum = h.Checksum
 	r.pipeline.push(r.id, h, r.ownFence())
-	invariant(r.id, r.log.journal.has(h.Op, h.Checksum), "prepare_journaled", detailHolds)
+	vsr.Assert(r.id, r.log.journal.has(h.Op, h.Checksum), "prepare_journaled", vsr.DetailHolds)
 	r.noteAck(&h)
 	r.replicate(h)
-	if !r.timers.prepare.running {
-		r.timers.prepare.start(r.jitter)
+	if !r.timers.Prepare.Running {
+		r.timers.Prepare.Start(r.jitter)
 	}
 	r.due |= dueCommitWalk // alone, the primary's own ack may be a quorum
 }
@@ -102,11 +102,11 @@ func (r *Replica) replicate(h vsr.Header) {
 }
 
 func (r *Replica) onPrepare(m *vsr.Envelope, p vsr.Prepare) {
-	invariant(r.id, m.View == r.view, "prepare_gate_backup", detailGate)
-	invariant(r.id, r.status == vsr.StatusNormal, "prepare_gate_backup", detailGate)
-	invariant(r.id, !r.isPrimary(), "prepare_gate_backup", detailGate)
+	vsr.Assert(r.id, m.View == r.view, "prepare_gate_backup", vsr.DetailGate)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal, "prepare_gate_backup", vsr.DetailGate)
+	vsr.Assert(r.id, !r.isPrimary(), "prepare_gate_backup", vsr.DetailGate)
 	h := p.Header
-	invariant(r.id, h.Valid(), "prepare_gate_valid", detailGate)
+	vsr.Assert(r.id, h.Valid(), "prepare_gate_valid", vsr.DetailGate)
 	r.fwd.waiting = false
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
@@ -151,24 +151,24 @@ func (r *Replica) ack(h vsr.Header) {
 	if r.status != vsr.StatusNormal || r.transfer.active || r.isPrimary() {
 		return
 	}
-	invariant(r.id, h.Op > 0, "ack_journaled", detailHolds)
-	invariant(r.id, r.log.journal.has(h.Op, h.Checksum), "ack_journaled", detailHolds)
+	vsr.Assert(r.id, h.Op > 0, "ack_journaled", vsr.DetailHolds)
+	vsr.Assert(r.id, r.log.journal.has(h.Op, h.Checksum), "ack_journaled", vsr.DetailHolds)
 	if r.headerOnlyBelow(h.Op) {
 		return
 	}
 	if h.Op > r.dur.ackHead {
 		r.dur.ackHead = h.Op
 	}
-	invariant(r.id, r.dur.ackHead >= h.Op, "ack_head_covers_ack", detailHolds)
+	vsr.Assert(r.id, r.dur.ackHead >= h.Op, "ack_head_covers_ack", vsr.DetailHolds)
 	r.noteAck(&h)
 	r.send(r.primary(), vsr.PrepareOk{Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Incarnation: r.dur.incarnation}.Message())
 }
 
 func (r *Replica) onPrepareOK(m *vsr.Envelope, p vsr.PrepareOk) {
-	invariant(r.id, m.View == r.view, "prepare_ok_gate_primary", detailGate)
-	invariant(r.id, r.status == vsr.StatusNormal, "prepare_ok_gate_primary", detailGate)
-	invariant(r.id, r.isPrimary(), "prepare_ok_gate_primary", detailGate)
-	invariant(r.id, p.Incarnation >= r.peers.incarnation(m.From), "prepare_ok_gate_incarnation", detailGate)
+	vsr.Assert(r.id, m.View == r.view, "prepare_ok_gate_primary", vsr.DetailGate)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal, "prepare_ok_gate_primary", vsr.DetailGate)
+	vsr.Assert(r.id, r.isPrimary(), "prepare_ok_gate_primary", vsr.DetailGate)
+	vsr.Assert(r.id, p.Incarnation >= r.peers.incarnation(m.From), "prepare_ok_gate_incarnation", vsr.DetailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
 	if e := r.pipeline.find(p.Op, p.Checksum); e != nil {
 		bit := uint16(1) << uint(m.From)
@@ -216,12 +216,12 @@ func (r *Replica) commitWalk() {
 		r.emit(vsr.PrimaryCommitted{CommittedOp: r.committedOp(h), Acks: uint64(popcount16(e.acks))}.Event())
 		r.pipeline.popFront()
 	}
-	invariant(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", detailHolds)
-	invariant(r.id, len(r.pipeline) == 0 || r.pipeline[0].header.Op > r.wm.commitMax, "commit_walk_stops_at_first_unacked", detailHolds)
+	vsr.Assert(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", vsr.DetailHolds)
+	vsr.Assert(r.id, len(r.pipeline) == 0 || r.pipeline[0].header.Op > r.wm.commitMax, "commit_walk_stops_at_first_unacked", vsr.DetailHolds)
 	if len(r.pipeline) == 0 {
-		r.timers.prepare.stop()
+		r.timers.Prepare.Stop()
 	} else if r.wm.commitMax > before {
-		r.timers.prepare.start(r.jitter) // progress: retransmit promptly again
+		r.timers.Prepare.Start(r.jitter) // progress: retransmit promptly again
 	}
 	r.commitUpTo()
 	r.due |= dueDrain
@@ -260,14 +260,14 @@ func (r *Replica) advanceCommitMax(commit uint64) {
 	if commit > r.wm.commitMax {
 		r.wm.commitMax = commit
 	}
-	invariant(r.id, r.wm.commitMax >= before, "commit_max_advances", detailHolds)
-	invariant(r.id, r.wm.commitMax >= commit, "commit_max_advances", detailHolds)
+	vsr.Assert(r.id, r.wm.commitMax >= before, "commit_max_advances", vsr.DetailHolds)
+	vsr.Assert(r.id, r.wm.commitMax >= commit, "commit_max_advances", vsr.DetailHolds)
 }
 
 // commitUpTo applies ops in order up to commit_max, as far as the journal holds
 // them with an unbroken parent chain.
 func (r *Replica) commitUpTo() {
-	invariant(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_up_to_min_le_max", detailHolds)
+	vsr.Assert(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_up_to_min_le_max", vsr.DetailHolds)
 	for r.wm.commitMin < r.wm.commitMax {
 		h, ok := r.log.journal.get(r.wm.commitMin + 1)
 		if !ok || h.Parent != r.wm.commitSum {
@@ -278,7 +278,7 @@ func (r *Replica) commitUpTo() {
 	if r.wm.commitMin == r.wm.commitMax && len(r.requests) > 0 {
 		r.due |= dueDrain
 	}
-	invariant(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_up_to_min_le_max", detailHolds)
+	vsr.Assert(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_up_to_min_le_max", vsr.DetailHolds)
 }
 
 // checkPipeline asserts that every pipeline entry holds the primary's own
@@ -289,8 +289,8 @@ func (r *Replica) checkPipeline() { r.pipeline.check(r.id) }
 
 func (r *Replica) apply(h vsr.Header) {
 	// Commit advances by exactly one op, onto the chain it extends.
-	invariant(r.id, h.Op == r.wm.commitMin+1, "apply_next_op", detailHolds)
-	invariant(r.id, h.Parent == r.wm.commitSum, "apply_chains", detailHolds)
+	vsr.Assert(r.id, h.Op == r.wm.commitMin+1, "apply_next_op", vsr.DetailHolds)
+	vsr.Assert(r.id, h.Parent == r.wm.commitSum, "apply_chains", vsr.DetailHolds)
 	result := r.sm.Apply(h.Body)
 	if idx := r.clientIndex(h.Client); h.Client != 0 && idx >= 0 && idx < vsr.ClientsMax {
 		r.sm.Clients[idx] = vsr.ClientEntry{Request: h.Request, Op: h.Op, Result: result}
@@ -305,8 +305,8 @@ func (r *Replica) apply(h vsr.Header) {
 	if r.wm.commitMin > r.wm.commitMax {
 		r.wm.commitMax = r.wm.commitMin
 	}
-	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
-	invariant(r.id, r.wm.commitMax >= r.wm.commitMin, "apply_head_ge_commit", detailHolds)
+	vsr.Assert(r.id, r.wm.sequencer >= r.wm.commitMin, "apply_head_ge_commit", vsr.DetailHolds)
+	vsr.Assert(r.id, r.wm.commitMax >= r.wm.commitMin, "apply_head_ge_commit", vsr.DetailHolds)
 	r.emit(vsr.Applied{CommittedOp: r.committedOp(&h), Result: result}.Event())
 	if h.Client != 0 && r.repliesTo(&h) {
 		if !r.isPrimary() {
@@ -322,19 +322,19 @@ func (r *Replica) apply(h vsr.Header) {
 func (r *Replica) checkpoint() {
 	s := vsr.Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
-	invariant(r.id, s.Op > 0, "checkpoint_of_an_applied_op", detailHolds)
-	invariant(r.id, s.OpChecksum != 0, "checkpoint_of_an_applied_op", detailHolds)
+	vsr.Assert(r.id, s.Op > 0, "checkpoint_of_an_applied_op", vsr.DetailHolds)
+	vsr.Assert(r.id, s.OpChecksum != 0, "checkpoint_of_an_applied_op", vsr.DetailHolds)
 	r.dur.sb.Checkpoint = s
 	r.writeSuperblock()
-	invariant(r.id, r.dur.sb.Checkpoint.Op == r.wm.commitMin, "checkpoint_at_commit_min", detailHolds)
+	vsr.Assert(r.id, r.dur.sb.Checkpoint.Op == r.wm.commitMin, "checkpoint_at_commit_min", vsr.DetailHolds)
 	r.mark(marks.Checkpoint)
 	r.emit(vsr.Checkpointed{Op: s.Op, StateChecksum: s.StateChecksum}.Event())
 }
 
 func (r *Replica) onCommit(m *vsr.Envelope, p vsr.Commit) {
-	invariant(r.id, m.View == r.view, "commit_gate_backup", detailGate)
-	invariant(r.id, r.status == vsr.StatusNormal, "commit_gate_backup", detailGate)
-	invariant(r.id, !r.isPrimary(), "commit_gate_backup", detailGate)
+	vsr.Assert(r.id, m.View == r.view, "commit_gate_backup", vsr.DetailGate)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal, "commit_gate_backup", vsr.DetailGate)
+	vsr.Assert(r.id, !r.isPrimary(), "commit_gate_backup", vsr.DetailGate)
 	r.fwd.primaryCommitted(p.Commit)
 	if !p.Abdicated && !r.fwd.waiting {
 		r.heardFromPrimary()
@@ -345,8 +345,8 @@ func (r *Replica) onCommit(m *vsr.Envelope, p vsr.Commit) {
 	if r.wm.commitMin > applied {
 		r.mark(marks.CommitCatchUp)
 	}
-	invariant(r.id, r.wm.commitMax >= p.Commit, "commit_learns_commit_point", detailHolds)
-	invariant(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_learns_commit_point", detailHolds)
+	vsr.Assert(r.id, r.wm.commitMax >= p.Commit, "commit_learns_commit_point", vsr.DetailHolds)
+	vsr.Assert(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_learns_commit_point", vsr.DetailHolds)
 	if !r.opts.Protocol.AbdicationOff {
 		// The commit point's checksum lets a primary that lacks it (it was
 		// elected by votes that knew less) recognise it in its own log.
@@ -356,7 +356,7 @@ func (r *Replica) onCommit(m *vsr.Envelope, p vsr.Commit) {
 
 func (r *Replica) heardFromPrimary() {
 	r.vc.leave &^= 1 << uint(r.id)
-	r.timers.heartbeat.reset(r.jitter)
+	r.timers.Heartbeat.Reset(r.jitter)
 }
 
 // awaitForwarded: a backup handed a client's request to its primary. Until
@@ -375,16 +375,16 @@ func (r *Replica) awaitForwarded() {
 
 func (r *Replica) onPrepareTimeout() {
 	if r.status != vsr.StatusNormal || !r.isPrimary() || len(r.pipeline) == 0 {
-		r.timers.prepare.stop()
+		r.timers.Prepare.Stop()
 		return
 	}
 	if r.abd.abdicated {
 		// A retransmit would hold the backups' heartbeat timeouts.
-		r.timers.prepare.backoffNext(r.jitter)
+		r.timers.Prepare.BackoffNext(r.jitter)
 		return
 	}
 	r.retransmit(-1)
-	r.timers.prepare.backoffNext(r.jitter)
+	r.timers.Prepare.BackoffNext(r.jitter)
 }
 
 // retransmit re-sends each pipeline entry short of a quorum to each backup
@@ -407,24 +407,24 @@ func (r *Replica) retransmit(only int) {
 
 func (r *Replica) onCommitTimeout() {
 	if r.status != vsr.StatusNormal || !r.isPrimary() {
-		r.timers.commit.stop()
+		r.timers.Commit.Stop()
 		return
 	}
 	r.heartbeat++
 	r.sendAll(vsr.Commit{Commit: r.wm.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abd.abdicated}.Message())
-	r.timers.commit.reset(nil)
+	r.timers.Commit.Reset(nil)
 }
 
 func (r *Replica) onHeartbeatTimeout() {
 	if r.status != vsr.StatusNormal || r.isPrimary() {
-		r.timers.heartbeat.stop()
+		r.timers.Heartbeat.Stop()
 		return
 	}
 	if r.fwd.waiting {
 		r.mark(marks.ForwardUnanswered)
 	}
 	if !r.opts.Protocol.SVCQuorumOff {
-		r.timers.heartbeat.start(r.jitter)
+		r.timers.Heartbeat.Start(r.jitter)
 		r.askToLeave()
 		return
 	}

@@ -3,6 +3,7 @@ package replica
 import (
 	"fmt"
 
+	"vsrsim/replica/timer"
 	"vsrsim/vsr"
 )
 
@@ -40,30 +41,6 @@ func (d Durability) String() string {
 		return "memory"
 	}
 	return "wal"
-}
-
-// Timeouts are the replica's timeouts in ticks (1 tick = 10 ms).
-type Timeouts struct {
-	PrepareTicks         uint64 // primary: retransmit un-acked prepares
-	CommitTicks          uint64 // primary: commit heartbeat
-	HeartbeatTicks       uint64 // backup: no word from the primary
-	ViewChangeMsgTicks   uint64 // StartViewChange / DoViewChange retransmit
-	ViewChangeStatusTick uint64 // escalation backstop while in view change
-	StartViewProbeTicks  uint64 // RequestStartView while recovering
-	RepairTicks          uint64 // repair and state transfer retry
-}
-
-// DefaultTimeouts are protocol.md's defaults.
-func DefaultTimeouts() Timeouts {
-	return Timeouts{
-		PrepareTicks:         25,
-		CommitTicks:          50,
-		HeartbeatTicks:       500,
-		ViewChangeMsgTicks:   50,
-		ViewChangeStatusTick: 500,
-		StartViewProbeTicks:  100,
-		RepairTicks:          100,
-	}
 }
 
 // Limits of the model.
@@ -138,7 +115,7 @@ type Options struct {
 	Durability         Durability
 	JournalSlots       int    // ops retained in the journal; as many again in the evicted ring
 	CheckpointInterval uint64 // ops between checkpoints (see CheckpointEvery)
-	Timeouts           Timeouts
+	Timeouts           timer.Timeouts
 	Protocol           Protocol
 	Bugs               Bugs
 	// RequestQueue bounds the requests a primary holds waiting to prepare;
@@ -161,7 +138,7 @@ func DefaultOptions(id, n int) Options {
 		Replicas:           n,
 		JournalSlots:       1024,
 		CheckpointInterval: 64,
-		Timeouts:           DefaultTimeouts(),
+		Timeouts:           timer.DefaultTimeouts(),
 	}
 }
 
@@ -205,10 +182,10 @@ func (o *Options) Validate() error {
 // pipeline above it.
 func (o *Options) checkValid() {
 	n := o.Replicas
-	invariant(o.ID, vsr.QuorumReplication(n)+vsr.QuorumViewChange(n) > n, "validated_quorums_intersect", "replicas %d", uint64(n))
-	invariant(o.ID, vsr.QuorumViewChange(n) <= n && vsr.QuorumNack(n) <= n, "validated_quorums_within_cluster", "replicas %d", uint64(n))
+	vsr.Assert(o.ID, vsr.QuorumReplication(n)+vsr.QuorumViewChange(n) > n, "validated_quorums_intersect", "replicas %d", uint64(n))
+	vsr.Assert(o.ID, vsr.QuorumViewChange(n) <= n && vsr.QuorumNack(n) <= n, "validated_quorums_within_cluster", "replicas %d", uint64(n))
 	every := CheckpointEvery(o.CheckpointInterval, o.JournalSlots)
-	invariant(o.ID, every > 0 && every+PipelineMax <= uint64(o.JournalSlots), "validated_checkpoints_fit_journal",
+	vsr.Assert(o.ID, every > 0 && every+PipelineMax <= uint64(o.JournalSlots), "validated_checkpoints_fit_journal",
 		"every %d slots %d", every, uint64(o.JournalSlots))
 }
 
@@ -226,7 +203,7 @@ func (o *Options) requestQueue() int {
 // unable to replay from its checkpoint without evicting ops it acked.
 func CheckpointEvery(interval uint64, journalSlots int) uint64 {
 	// Valid options hold two pipelines in the journal: the cap is positive.
-	invariant(unowned, journalSlots >= 2*PipelineMax, "checkpoint_every_journal_validated", "slots %d", uint64(journalSlots))
+	vsr.Assert(vsr.Unowned, journalSlots >= 2*PipelineMax, "checkpoint_every_journal_validated", "slots %d", uint64(journalSlots))
 	limit := uint64(journalSlots - PipelineMax)
 	if interval > limit {
 		return limit

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // peers is what a replica knows of the other replicas, one room of its state
 // (issue 36): when it last heard each (recency.go), the incarnation each
 // last showed it (normal.go's learnIncarnation), which it heard in the
@@ -31,7 +33,7 @@ func (p *peers) isPeer(i int) bool { return i >= 0 && i < p.n && i != p.self }
 func (p *peers) hear(i int, now, recent uint64) (wasRecent bool) {
 	t := now + 1 // 0 means never heard
 	was := p.lastHeard[i]
-	invariant(p.self, was <= t, "heard_in_order", detailHolds)
+	vsr.Assert(p.self, was <= t, "heard_in_order", vsr.DetailHolds)
 	p.lastHeard[i] = t
 	p.checkPeer(i)
 	return was != 0 && t-was <= recent
@@ -60,7 +62,7 @@ func (p *peers) learnIncarnation(i int, inc uint64) bool {
 	if inc <= p.incarnations[i] {
 		return false
 	}
-	invariant(p.self, p.isPeer(i), "learn_incarnation_of_a_peer", detailHolds)
+	vsr.Assert(p.self, p.isPeer(i), "learn_incarnation_of_a_peer", vsr.DetailHolds)
 	p.incarnations[i] = inc
 	p.checkPeer(i)
 	return true
@@ -78,14 +80,14 @@ func (p *peers) mayRelay(i int, now, period uint64) bool {
 
 // relayed notes a StartView relayed to peer i at now.
 func (p *peers) relayed(i int, now uint64) {
-	invariant(p.self, p.isPeer(i), "relay_to_a_peer", detailHolds)
+	vsr.Assert(p.self, p.isPeer(i), "relay_to_a_peer", vsr.DetailHolds)
 	p.relayedAt[i] = now
 	p.checkPeer(i)
 }
 
 // heardInWindow notes peer i following this view in the abdication window.
 func (p *peers) heardInWindow(i int) {
-	invariant(p.self, p.isPeer(i), "window_of_peers", detailHolds)
+	vsr.Assert(p.self, p.isPeer(i), "window_of_peers", vsr.DetailHolds)
 	p.window |= 1 << uint(i)
 }
 
@@ -102,7 +104,7 @@ func (p *peers) newWindow() { p.window = 0 }
 // checkPeer asserts, after a change to what is known of i, that i is a peer:
 // nothing is ever known of the replica itself or of one outside the cluster.
 func (p *peers) checkPeer(i int) {
-	invariant(p.self, p.isPeer(i), "peers_only_others", "replica %d", uint64(i))
+	vsr.Assert(p.self, p.isPeer(i), "peers_only_others", "replica %d", uint64(i))
 }
 
 // check asserts the same of every entry and of the window (tests).
@@ -111,8 +113,8 @@ func (p *peers) check() {
 		if p.isPeer(i) {
 			continue
 		}
-		invariant(p.self, p.lastHeard[i] == 0 && p.incarnations[i] == 0 && p.relayedAt[i] == 0,
+		vsr.Assert(p.self, p.lastHeard[i] == 0 && p.incarnations[i] == 0 && p.relayedAt[i] == 0,
 			"peers_only_others", "replica %d", uint64(i))
 	}
-	invariant(p.self, p.window&(1<<uint(p.self)) == 0 && p.window>>uint(p.n) == 0, "peers_window_only_others", detailHolds)
+	vsr.Assert(p.self, p.window&(1<<uint(p.self)) == 0 && p.window>>uint(p.n) == 0, "peers_window_only_others", vsr.DetailHolds)
 }

@@ -21,7 +21,7 @@ func TestPeersRecency(t *testing.T) {
 	p.hear(2, 1000, 500)
 	assert.Equal(t, 2, p.countHeardWithin(1000, 500))
 	assert.Equal(t, 0, p.countHeardWithin(2000, 500))
-	assert.PanicsWithValue(t, vsr.Violation{Replica: 1, Invariant: "heard_in_order", Detail: detailHolds},
+	assert.PanicsWithValue(t, vsr.Violation{Replica: 1, Invariant: "heard_in_order", Detail: vsr.DetailHolds},
 		func() { p.hear(2, 5, 500) }, "time never runs back")
 	assert.Panics(t, func() { p.hear(1, 2000, 500) }, "a replica never hears itself (peers_only_others)")
 	p.lastHeard[1] = 0

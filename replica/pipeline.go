@@ -22,7 +22,7 @@ type pipelineEntry struct {
 // fenced writes have landed.
 func (p *pipeline) push(self int, h vsr.Header, fence uint64) {
 	if n := len(*p); n > 0 {
-		invariant(self, h.Op == (*p)[n-1].header.Op+1, "pipeline_consecutive", "op %d after %d", h.Op, (*p)[n-1].header.Op)
+		vsr.Assert(self, h.Op == (*p)[n-1].header.Op+1, "pipeline_consecutive", "op %d after %d", h.Op, (*p)[n-1].header.Op)
 	}
 	*p = append(*p, pipelineEntry{header: h, acks: 1 << uint(self), fence: fence})
 }
@@ -48,7 +48,7 @@ func (p pipeline) find(op, checksum uint64) *pipelineEntry {
 // forget takes replica i's acks out of every entry: it restarted, and what it
 // acked before speaks for a journal that may be gone.
 func (p pipeline) forget(self, i int) {
-	invariant(self, i != self, "pipeline_forgets_a_peer", detailHolds)
+	vsr.Assert(self, i != self, "pipeline_forgets_a_peer", vsr.DetailHolds)
 	keep := ^uint16(1 << uint(i))
 	for k := range p {
 		p[k].acks &= keep
@@ -65,7 +65,7 @@ func (p *pipeline) popFront() {
 // entry, and consecutive ops.
 func (p pipeline) check(self int) {
 	for k := range p {
-		invariant(self, p[k].acks&(1<<uint(self)) != 0, "pipeline_holds_own_ack", detailHolds)
-		invariant(self, k == 0 || p[k].header.Op == p[k-1].header.Op+1, "pipeline_consecutive", "op %d", p[k].header.Op)
+		vsr.Assert(self, p[k].acks&(1<<uint(self)) != 0, "pipeline_holds_own_ack", vsr.DetailHolds)
+		vsr.Assert(self, k == 0 || p[k].header.Op == p[k-1].header.Op+1, "pipeline_consecutive", "op %d", p[k].header.Op)
 	}
 }

@@ -27,7 +27,7 @@ func (r *Replica) noteHeard(m *vsr.Message) {
 	if !r.peers.isPeer(f) {
 		return
 	}
-	if r.peers.hear(f, r.timers.clk.now, r.recentTicks()) {
+	if r.peers.hear(f, r.timers.Clk.Now, r.recentTicks()) {
 		return // already recent: the count of peers heard did not change
 	}
 	if r.peersHeard()+1 == vsr.QuorumReplication(r.n) {
@@ -37,12 +37,12 @@ func (r *Replica) noteHeard(m *vsr.Message) {
 
 // heardRecently reports whether peer i was heard within recentTicks.
 func (r *Replica) heardRecently(i int) bool {
-	return r.peers.heardWithin(i, r.timers.clk.now, r.recentTicks())
+	return r.peers.heardWithin(i, r.timers.Clk.Now, r.recentTicks())
 }
 
 // peersHeard counts the peers heard recently.
 func (r *Replica) peersHeard() int {
-	return r.peers.countHeardWithin(r.timers.clk.now, r.recentTicks())
+	return r.peers.countHeardWithin(r.timers.Clk.Now, r.recentTicks())
 }
 
 // resetBackoff starts the retries that backed off afresh: repair (asked again
@@ -62,18 +62,18 @@ func (r *Replica) resetBackoff() {
 			r.repair.active = false
 		}
 		r.repairKick()
-		if !r.repair.active && r.timers.repair.running {
-			r.timers.repair.retry(r.jitter, 0)
+		if !r.repair.active && r.timers.Repair.Running {
+			r.timers.Repair.Retry(r.jitter, 0)
 		}
-		invariant(r.id, r.repairRounds() == 0, "backoff_reset_repair_rounds", detailHolds)
+		vsr.Assert(r.id, r.repairRounds() == 0, "backoff_reset_repair_rounds", vsr.DetailHolds)
 		reset = true
 	}
-	if r.transfer.active && r.timers.transfer.running && r.timers.transfer.attempts > 0 {
-		r.timers.transfer.retry(r.jitter, 0)
+	if r.transfer.active && r.timers.Transfer.Running && r.timers.Transfer.Attempts > 0 {
+		r.timers.Transfer.Retry(r.jitter, 0)
 		reset = true
 	}
-	if r.timers.vcMsg.running && r.timers.vcMsg.attempts > 0 {
-		r.timers.vcMsg.retry(r.jitter, 0)
+	if r.timers.VcMsg.Running && r.timers.VcMsg.Attempts > 0 {
+		r.timers.VcMsg.Retry(r.jitter, 0)
 		reset = true
 	}
 	// The view-change status timeout (escalation) keeps its backoff: a
@@ -104,11 +104,11 @@ func (r *Replica) nextPeer(start int, ok func(int) bool) int {
 		if silent >= 0 {
 			r.mark(marks.PeerRecentChosen) // the silent primary passed over
 		}
-		invariant(r.id, c != r.id, "next_peer_is_a_peer", detailHolds)
+		vsr.Assert(r.id, c != r.id, "next_peer_is_a_peer", vsr.DetailHolds)
 		return c
 	}
 	// The only peer passed over for silence is the primary.
-	invariant(r.id, silent < 0 || silent == r.primary(), "next_peer_silent_is_primary", "peer %d", uint64(silent))
+	vsr.Assert(r.id, silent < 0 || silent == r.primary(), "next_peer_silent_is_primary", "peer %d", uint64(silent))
 	return silent
 }
 

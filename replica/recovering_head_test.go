@@ -62,7 +62,7 @@ func TestRecoveringHeadVotes(t *testing.T) {
 	var out vsr.Output
 	r.Step(&svc, &out)
 	require.Equal(t, vsr.StatusViewChange, r.status)
-	assert.False(t, r.timers.probe.running, "its probes end")
+	assert.False(t, r.timers.Probe.Running, "its probes end")
 	var m vsr.DoViewChange
 	for k := range out.Messages {
 		if out.Messages[k].Command == vsr.CmdDoViewChange {
@@ -113,7 +113,7 @@ func TestRecoveringHeadLeavesTheViewItCannotLead(t *testing.T) {
 	c.commitRequests(0, 1, 3)
 	r := recoveringHead(c, 0, c.r(0).wm.sequencer)
 	require.True(t, r.isPrimary())
-	r.timers.probe.start(nil)
+	r.timers.Probe.Start(nil)
 	view := r.view
 	var out vsr.Output
 	leave := vsr.StartViewChange{Leave: true}.Message().Routed(1, 0, view)

@@ -35,7 +35,7 @@ func (s *Spare) takeSlots(size int) []vsr.Header {
 func (r *ring) release() {
 	// A ring's slots are made whole at its first put (takeSlots): only a
 	// ring's own size goes back to be taken for one of that size.
-	invariant(unowned, r.slots == nil || len(r.slots) == r.size, "ring_released_whole", "slots %d size %d",
+	vsr.Assert(vsr.Unowned, r.slots == nil || len(r.slots) == r.size, "ring_released_whole", "slots %d size %d",
 		uint64(len(r.slots)), uint64(r.size))
 	if r.slots != nil && r.spare != nil && len(r.spare.slots) < spareMax {
 		r.spare.slots = append(r.spare.slots, r.slots)
@@ -49,7 +49,7 @@ func (s *Spare) takePipeline() []pipelineEntry {
 	if s != nil && len(s.pipelines) > 0 {
 		p := s.pipelines[len(s.pipelines)-1]
 		s.pipelines = s.pipelines[:len(s.pipelines)-1]
-		invariant(unowned, cap(p) >= SuffixMax, "spare_pipeline_capacity", "capacity %d", uint64(cap(p)))
+		vsr.Assert(vsr.Unowned, cap(p) >= SuffixMax, "spare_pipeline_capacity", "capacity %d", uint64(cap(p)))
 		return p[:0]
 	}
 	return make([]pipelineEntry, 0, SuffixMax)

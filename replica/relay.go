@@ -33,11 +33,11 @@ func (r *Replica) learnRelayedCommit(p vsr.StartView) {
 		return
 	}
 	r.mark(marks.CommitRelayed)
-	invariant(r.id, r.status == vsr.StatusNormal && !r.isPrimary(), "relayed_commit_to_a_backup", detailHolds)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal && !r.isPrimary(), "relayed_commit_to_a_backup", vsr.DetailHolds)
 	r.advanceCommitMax(p.Commit)
 	r.commitUpTo()
 	r.repairKick()
-	invariant(r.id, r.wm.commitMax >= p.Commit, "relayed_commit_learned", detailHolds)
+	vsr.Assert(r.id, r.wm.commitMax >= p.Commit, "relayed_commit_learned", vsr.DetailHolds)
 }
 
 // tellCommitToPrimary: the primary retransmits a prepare this backup applied
@@ -51,7 +51,7 @@ func (r *Replica) tellCommitToPrimary() {
 	if r.opts.Protocol.RelayStartViewOff || r.wm.commitMin == 0 {
 		return
 	}
-	if !r.fwd.tellCommitDue(r.timers.clk.now, r.opts.Timeouts.CommitTicks) {
+	if !r.fwd.tellCommitDue(r.timers.Clk.Now, r.opts.Timeouts.CommitTicks) {
 		return
 	}
 	r.mark(marks.CommitToldPrimary)
@@ -66,7 +66,7 @@ func (r *Replica) relayStartView(m *vsr.Envelope, nonce uint64) bool {
 	if !r.followsItsView() || m.View > r.view || m.From == r.primary() || m.From < 0 || m.From >= r.n {
 		return false
 	}
-	if !r.peers.mayRelay(m.From, r.timers.clk.now, r.opts.Timeouts.ViewChangeMsgTicks) {
+	if !r.peers.mayRelay(m.From, r.timers.Clk.Now, r.opts.Timeouts.ViewChangeMsgTicks) {
 		return true // one per retransmit period: the peer's asks are resent anyway
 	}
 	sv := r.startViewOf(nonce)
@@ -79,11 +79,11 @@ func (r *Replica) relayStartView(m *vsr.Envelope, nonce uint64) bool {
 			return false
 		}
 	}
-	r.peers.relayed(m.From, r.timers.clk.now)
+	r.peers.relayed(m.From, r.timers.Clk.Now)
 	r.mark(marks.StartViewRelayed)
 	r.send(m.From, sv.Message())
-	invariant(r.id, r.logView == r.view, "relay_from_its_view_log", detailHolds)
-	invariant(r.id, sv.Op >= sv.Commit, "relay_log_reaches_commit", "op %d commit %d", sv.Op, sv.Commit)
+	vsr.Assert(r.id, r.logView == r.view, "relay_from_its_view_log", vsr.DetailHolds)
+	vsr.Assert(r.id, sv.Op >= sv.Commit, "relay_log_reaches_commit", "op %d commit %d", sv.Op, sv.Commit)
 	return true
 }
 

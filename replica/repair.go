@@ -159,11 +159,11 @@ func (r *Replica) repairKick() {
 }
 
 func (r *Replica) repairSend(peer int, from, to uint64) {
-	invariant(r.id, peer != r.id, "repair_asks_a_peer", detailHolds)
-	invariant(r.id, peer >= 0, "repair_asks_a_peer", detailHolds)
-	invariant(r.id, peer < r.n, "repair_asks_a_peer", detailHolds)
-	invariant(r.id, from > 0, "repair_range_nonempty", detailHolds)
-	invariant(r.id, from <= to, "repair_range_nonempty", detailHolds)
+	vsr.Assert(r.id, peer != r.id, "repair_asks_a_peer", vsr.DetailHolds)
+	vsr.Assert(r.id, peer >= 0, "repair_asks_a_peer", vsr.DetailHolds)
+	vsr.Assert(r.id, peer < r.n, "repair_asks_a_peer", vsr.DetailHolds)
+	vsr.Assert(r.id, from > 0, "repair_range_nonempty", vsr.DetailHolds)
+	vsr.Assert(r.id, from <= to, "repair_range_nonempty", vsr.DetailHolds)
 	r.repair.active = true
 	r.repair.peer = peer
 	r.repair.from = from
@@ -172,7 +172,7 @@ func (r *Replica) repairSend(peer int, from, to uint64) {
 	r.mark(marks.RepairRequested)
 	r.emit(vsr.RepairRequested{From: from, To: to, Peer: peer}.Event())
 	r.send(peer, vsr.RequestPrepares{From: from, To: to}.Message())
-	r.timers.repair.retry(r.jitter, r.repairRounds())
+	r.timers.Repair.Retry(r.jitter, r.repairRounds())
 }
 
 // repairForView fetches a body the primary-elect lacks from a voter that holds it.
@@ -209,7 +209,7 @@ func (r *Replica) repairForView(op uint64) {
 
 func (r *Replica) onRepairTimeout() {
 	if r.status == vsr.StatusRecovering {
-		r.timers.repair.stop()
+		r.timers.Repair.Stop()
 		return
 	}
 	if r.repair.active {
@@ -224,17 +224,17 @@ func (r *Replica) onRepairTimeout() {
 		r.repairKick()
 	}
 	if !r.repair.active {
-		r.timers.repair.retry(r.jitter, r.repairRounds())
+		r.timers.Repair.Retry(r.jitter, r.repairRounds())
 	}
 }
 
 func (r *Replica) onRepairPrepare(m *vsr.Envelope, rp vsr.RepairPrepare) {
 	h := rp.Header
 	o := h.Op
-	invariant(r.id, r.status != vsr.StatusRecovering, "repair_prepare_gate_valid", detailGate)
-	invariant(r.id, h.Valid(), "repair_prepare_gate_valid", detailGate)
-	invariant(r.id, o > r.wm.commitMin, "repair_prepare_gate_new", detailGate)
-	invariant(r.id, !r.log.journal.has(o, h.Checksum), "repair_prepare_gate_new", detailGate)
+	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "repair_prepare_gate_valid", vsr.DetailGate)
+	vsr.Assert(r.id, h.Valid(), "repair_prepare_gate_valid", vsr.DetailGate)
+	vsr.Assert(r.id, o > r.wm.commitMin, "repair_prepare_gate_new", vsr.DetailGate)
+	vsr.Assert(r.id, !r.log.journal.has(o, h.Checksum), "repair_prepare_gate_new", vsr.DetailGate)
 	switch r.repairVerdict(h, rp.Commit) {
 	case repairMismatch:
 		r.mark(marks.RepairBodyMismatch)
@@ -346,10 +346,10 @@ func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 }
 
 func (r *Replica) onRepairDone(m *vsr.Envelope) {
-	invariant(r.id, r.repair.active, "repair_done_gate_peer", detailGate)
-	invariant(r.id, m.From == r.repair.peer, "repair_done_gate_peer", detailGate)
+	vsr.Assert(r.id, r.repair.active, "repair_done_gate_peer", vsr.DetailGate)
+	vsr.Assert(r.id, m.From == r.repair.peer, "repair_done_gate_peer", vsr.DetailGate)
 	r.repair.active = false
-	invariant(r.id, r.repair.peer == m.From, "repair_done_by_the_session_peer", detailHolds)
+	vsr.Assert(r.id, r.repair.peer == m.From, "repair_done_by_the_session_peer", vsr.DetailHolds)
 	if !r.repair.progress {
 		r.repair.stalls++ // this peer could not help: rotate
 		r.repair.unhelpful |= 1 << uint(m.From)
@@ -368,12 +368,12 @@ func (r *Replica) onRepairDone(m *vsr.Envelope) {
 // may hold it still (a backup that installed a checkpoint retains nothing
 // below it).
 func (r *Replica) onRangeEvicted(m *vsr.Envelope, p vsr.RangeEvicted) {
-	invariant(r.id, r.status != vsr.StatusRecovering, "range_evicted_gate_peer", detailGate)
-	invariant(r.id, r.repair.active, "range_evicted_gate_peer", detailGate)
-	invariant(r.id, m.From == r.repair.peer, "range_evicted_gate_peer", detailGate)
+	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "range_evicted_gate_peer", vsr.DetailGate)
+	vsr.Assert(r.id, r.repair.active, "range_evicted_gate_peer", vsr.DetailGate)
+	vsr.Assert(r.id, m.From == r.repair.peer, "range_evicted_gate_peer", vsr.DetailGate)
 	r.repair.active = false
 	r.mark(marks.RepairRangeEvicted)
-	invariant(r.id, r.repair.peer == m.From, "range_evicted_by_the_session_peer", detailHolds)
+	vsr.Assert(r.id, r.repair.peer == m.From, "range_evicted_by_the_session_peer", vsr.DetailHolds)
 	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
 	r.repair.unhelpful |= 1 << uint(m.From)
 	if m.From != r.primary() && !again {

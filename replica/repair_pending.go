@@ -36,7 +36,7 @@ func (r *Replica) holdPending(h vsr.Header) {
 		p = p[:len(p)-1]
 	}
 	r.repair.pending = append(p, h)
-	invariant(r.id, len(r.repair.pending) <= RepairBatchMax, "repair_pending_bounded", "%d", uint64(len(r.repair.pending)))
+	vsr.Assert(r.id, len(r.repair.pending) <= RepairBatchMax, "repair_pending_bounded", "%d", uint64(len(r.repair.pending)))
 }
 
 func (r *Replica) takePending(op uint64) (vsr.Header, bool) {
@@ -46,7 +46,7 @@ func (r *Replica) takePending(op uint64) (vsr.Header, bool) {
 			h := p[i]
 			r.repair.pending = append(p[:i], p[i+1:]...)
 			// holdPending replaces a body of the same op: one per op.
-			invariant(r.id, !r.heldPending(op), "repair_pending_one_per_op", "op %d", op)
+			vsr.Assert(r.id, !r.heldPending(op), "repair_pending_one_per_op", "op %d", op)
 			return h, true
 		}
 	}

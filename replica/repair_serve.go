@@ -11,9 +11,9 @@ import (
 
 func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	from, to := p.From, p.To
-	invariant(r.id, r.status != vsr.StatusRecovering, "request_prepares_gate_range", detailGate)
-	invariant(r.id, from != 0, "request_prepares_gate_range", detailGate)
-	invariant(r.id, to >= from, "request_prepares_gate_range", detailGate)
+	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "request_prepares_gate_range", vsr.DetailGate)
+	vsr.Assert(r.id, from != 0, "request_prepares_gate_range", vsr.DetailGate)
+	vsr.Assert(r.id, to >= from, "request_prepares_gate_range", vsr.DetailGate)
 	if to-from+1 > RepairBatchMax {
 		to = from + RepairBatchMax - 1
 	}
@@ -51,7 +51,7 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 		r.send(m.From, vsr.RepairPrepare{Header: h, Commit: r.wm.commitMin}.Message())
 		last = op
 	}
-	invariant(r.id, last == 0 || (last >= from && last <= to), "repair_serves_the_range", detailHolds)
+	vsr.Assert(r.id, last == 0 || (last >= from && last <= to), "repair_serves_the_range", vsr.DetailHolds)
 	if last != 0 {
 		r.mark(marks.RepairServed)
 	}

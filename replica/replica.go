@@ -10,6 +10,7 @@ package replica
 
 import (
 	"vsrsim/marks"
+	"vsrsim/replica/timer"
 	"vsrsim/vsr"
 )
 
@@ -114,6 +115,10 @@ type dvcCacheTag struct {
 	op, commit, generation uint64
 }
 
+// Jitter is the deterministic stream a replica draws its timeout jitter from
+// (the timer package's): the harness hands each replica its own.
+type Jitter = timer.Jitter
+
 // Replica is one VSR replica.
 type Replica struct {
 	opts   Options
@@ -150,7 +155,7 @@ type Replica struct {
 
 	repair   repairSession
 	transfer transferState
-	timers   timers // every countdown and their shared clock (timers.go)
+	timers   timer.Timers // every countdown and their shared clock (timers.go)
 
 	out *vsr.Output
 
@@ -198,7 +203,7 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	}
 	r.log.adopted = newRing(opts.JournalSlots, opts.Spare)
 	r.log.aside = newRing(opts.JournalSlots, opts.Spare)
-	r.timers.init(opts)
+	r.timers.Init(opts.Timeouts, !opts.Protocol.BackoffOff)
 	r.pipeline = opts.Spare.takePipeline()
 	// requests grows on demand: only a primary queues, and most replicas of
 	// a run never lead.
@@ -229,18 +234,18 @@ func (r *Replica) Durable() Durable {
 
 // Tick advances the replica's timeouts by one tick.
 func (r *Replica) Tick(out *vsr.Output) {
-	r.timers.clk.now++
-	r.timers.clk.pos = tickBegin
+	r.timers.Clk.Now++
+	r.timers.Clk.Pos = timer.TickBegin
 	// Most ticks are quiet: nothing is due, no restart to report, no timeout
 	// fires. Such a tick moves only the clock, which no invariant reads, so
 	// the state the last step or tick checked is checked still.
-	busy := r.due != 0 || r.dur.announce || r.dur.amnesiaUncounted || r.dur.storageMarks != nil || r.timers.clk.now >= r.timers.clk.next
+	busy := r.due != 0 || r.dur.announce || r.dur.amnesiaUncounted || r.dur.storageMarks != nil || r.timers.Clk.Now >= r.timers.Clk.Next
 	r.begin(out)
 	r.settle()
-	if r.timers.clk.now >= r.timers.clk.next {
+	if r.timers.Clk.Now >= r.timers.Clk.Next {
 		r.tickTimeouts()
 	}
-	r.timers.clk.pos = tickDone
+	r.timers.Clk.Pos = timer.TickDone
 	if busy {
 		// A quiet tick moves only the clock: nothing to check, nothing
 		// to write.
@@ -255,37 +260,37 @@ func (r *Replica) Tick(out *vsr.Output) {
 // tickTimeouts gives each timeout its turn, in the order of timeouts, and
 // then finds the next tick at which one is due.
 func (r *Replica) tickTimeouts() {
-	if r.timers.prepare.tick() {
-		r.fire(&r.timers.prepare, r.onPrepareTimeout)
+	if r.timers.Prepare.Tick() {
+		r.fire(&r.timers.Prepare, r.onPrepareTimeout)
 	}
-	if r.timers.commit.tick() {
-		r.fire(&r.timers.commit, r.onCommitTimeout)
+	if r.timers.Commit.Tick() {
+		r.fire(&r.timers.Commit, r.onCommitTimeout)
 	}
-	if r.timers.heartbeat.tick() {
-		r.fire(&r.timers.heartbeat, r.onHeartbeatTimeout)
+	if r.timers.Heartbeat.Tick() {
+		r.fire(&r.timers.Heartbeat, r.onHeartbeatTimeout)
 	}
-	if r.timers.vcMsg.tick() {
-		r.fire(&r.timers.vcMsg, r.onViewChangeMessageTimeout)
+	if r.timers.VcMsg.Tick() {
+		r.fire(&r.timers.VcMsg, r.onViewChangeMessageTimeout)
 	}
-	if r.timers.vcStatus.tick() {
-		r.fire(&r.timers.vcStatus, r.onViewChangeStatusTimeout)
+	if r.timers.VcStatus.Tick() {
+		r.fire(&r.timers.VcStatus, r.onViewChangeStatusTimeout)
 	}
-	if r.timers.probe.tick() {
-		r.fire(&r.timers.probe, r.onProbeTimeout)
+	if r.timers.Probe.Tick() {
+		r.fire(&r.timers.Probe, r.onProbeTimeout)
 	}
-	if r.timers.repair.tick() {
-		r.fire(&r.timers.repair, r.onRepairTimeout)
+	if r.timers.Repair.Tick() {
+		r.fire(&r.timers.Repair, r.onRepairTimeout)
 	}
-	if r.timers.transfer.tick() {
-		r.fire(&r.timers.transfer, r.onTransferTimeout)
+	if r.timers.Transfer.Tick() {
+		r.fire(&r.timers.Transfer, r.onTransferTimeout)
 	}
-	if r.timers.abdicate.tick() {
-		r.fire(&r.timers.abdicate, r.onAbdicateTimeout)
+	if r.timers.Abdicate.Tick() {
+		r.fire(&r.timers.Abdicate, r.onAbdicateTimeout)
 	}
-	if r.timers.leave.tick() {
-		r.fire(&r.timers.leave, r.onLeaveWindow)
+	if r.timers.Leave.Tick() {
+		r.fire(&r.timers.Leave, r.onLeaveWindow)
 	}
-	r.timers.findNext()
+	r.timers.FindNext()
 }
 
 // fire traces a timeout that fired and runs its handler, then the driver: a
@@ -293,11 +298,11 @@ func (r *Replica) tickTimeouts() {
 // Tick ticks each countdown inline and calls this only when one fires: almost
 // none does on a given tick, and a call per timeout per tick was a sixth of a
 // swarm run.
-func (r *Replica) fire(t *timeout, handle func()) {
-	if t.capped() {
+func (r *Replica) fire(t *timer.Timeout, handle func()) {
+	if t.Capped() {
 		r.mark(marks.BackoffCapped)
 	}
-	r.emit(vsr.TimedOut{Timer: t.name}.Event())
+	r.emit(vsr.TimedOut{Timer: t.Name}.Event())
 	handle()
 	r.settle()
 }
@@ -324,7 +329,7 @@ func (r *Replica) setStatus(to vsr.Status) {
 		// A replica recovering its head may join a newer view's change.
 		allowed = to == vsr.StatusNormal || (to == vsr.StatusViewChange && r.log.recoveringHead)
 	}
-	invariant(r.id, allowed, "status_transition", "status %d -> %d (0 normal, 1 view_change, 2 recovering)", uint64(from), uint64(to))
+	vsr.Assert(r.id, allowed, "status_transition", "status %d -> %d (0 normal, 1 view_change, 2 recovering)", uint64(from), uint64(to))
 	r.status = to
 	if to == vsr.StatusNormal {
 		r.rewoundCommit = 0
@@ -336,7 +341,7 @@ func (r *Replica) setStatus(to vsr.Status) {
 // counted.
 func (r *Replica) noteAck(h *vsr.Header) {
 	// A recovering replica acks nothing until it adopts a view.
-	invariant(r.id, r.status != vsr.StatusRecovering, "recovering_acks_nothing", "op %d", h.Op)
+	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "recovering_acks_nothing", "op %d", h.Op)
 	r.dur.sb.AckHead = max(r.dur.sb.AckHead, h.Op)
 	if r.view > r.dur.sb.AckView {
 		r.dur.sb.AckView, r.dur.sb.AckViewHead = r.view, 0
@@ -346,7 +351,7 @@ func (r *Replica) noteAck(h *vsr.Header) {
 	}
 	// Every op acked in the newest view is an op acked: the below-ack gate
 	// refuses no more than the ack head covers.
-	invariant(r.id, r.dur.sb.AckViewHead <= r.dur.sb.AckHead, "ack_view_head_le_ack_head", "view head %d ack head %d",
+	vsr.Assert(r.id, r.dur.sb.AckViewHead <= r.dur.sb.AckHead, "ack_view_head_le_ack_head", "view head %d ack head %d",
 		r.dur.sb.AckViewHead, r.dur.sb.AckHead)
 	r.emit(vsr.Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
 }
@@ -362,47 +367,47 @@ func (r *Replica) writeSuperblock() {
 
 func (r *Replica) startNormalTimeouts() {
 	r.vc.vcRounds = 0
-	r.timers.vcMsg.stop()
-	r.timers.vcStatus.stop()
-	r.timers.probe.stop()
+	r.timers.VcMsg.Stop()
+	r.timers.VcStatus.Stop()
+	r.timers.Probe.Stop()
 	r.peers.newWindow()
 	r.fwd.waiting = false
 	r.abd.normal(r.firstInPipeline())
 	r.vc.leave = 0
 	r.vc.leaveTo = 0
-	r.timers.leave.stop()
+	r.timers.Leave.Stop()
 	if r.isPrimary() {
 		if !r.opts.Protocol.AbdicationOff {
-			r.timers.abdicate.start(nil)
+			r.timers.Abdicate.Start(nil)
 		}
-		r.timers.heartbeat.stop()
-		r.timers.commit.start(nil)
-		r.timers.prepare.stop()
+		r.timers.Heartbeat.Stop()
+		r.timers.Commit.Start(nil)
+		r.timers.Prepare.Stop()
 		if len(r.pipeline) > 0 {
-			r.timers.prepare.start(r.jitter)
+			r.timers.Prepare.Start(r.jitter)
 		}
 	} else {
-		r.timers.abdicate.stop()
-		r.timers.commit.stop()
-		r.timers.prepare.stop()
-		r.timers.heartbeat.start(r.jitter)
+		r.timers.Abdicate.Stop()
+		r.timers.Commit.Stop()
+		r.timers.Prepare.Stop()
+		r.timers.Heartbeat.Start(r.jitter)
 	}
-	r.timers.repair.start(r.jitter)
+	r.timers.Repair.Start(r.jitter)
 }
 
 // checkInvariants asserts the replica's own consistency after every step.
 func (r *Replica) checkInvariants() {
 	r.checkWatermarks()
-	invariant(r.id, r.logView <= r.view, "log_view_le_view", "log_view=%d view=%d", r.logView, r.view)
-	invariant(r.id, len(r.pipeline) <= SuffixMax, "pipeline_bounded", "%d", uint64(len(r.pipeline)))
-	invariant(r.id, len(r.requests) <= r.opts.requestQueue(), "request_queue_bounded", "%d", uint64(len(r.requests)))
-	invariant(r.id, r.due == 0, "settled", "due %b after the driver ran", uint64(r.due))
+	vsr.Assert(r.id, r.logView <= r.view, "log_view_le_view", "log_view=%d view=%d", r.logView, r.view)
+	vsr.Assert(r.id, len(r.pipeline) <= SuffixMax, "pipeline_bounded", "%d", uint64(len(r.pipeline)))
+	vsr.Assert(r.id, len(r.requests) <= r.opts.requestQueue(), "request_queue_bounded", "%d", uint64(len(r.requests)))
+	vsr.Assert(r.id, r.due == 0, "settled", "due %b after the driver ran", uint64(r.due))
 	r.log.check(r.id)
 	r.dur.check(r.id)
-	r.timers.check(r.id)
-	r.fwd.check(r.id, r.timers.clk.now)
+	r.timers.Check(r.id)
+	r.fwd.check(r.id, r.timers.Clk.Now)
 	// Normal means the log is this view's; only a restart that cannot vouch
 	// for its log comes back recovering, and adopting a view ends both.
-	invariant(r.id, r.status != vsr.StatusNormal || r.logView == r.view, "normal_log_view_is_view", "log_view=%d view=%d", r.logView, r.view)
-	invariant(r.id, r.status != vsr.StatusRecovering || r.log.amnesiac, "recovering_is_amnesiac", detailHolds)
+	vsr.Assert(r.id, r.status != vsr.StatusNormal || r.logView == r.view, "normal_log_view_is_view", "log_view=%d view=%d", r.logView, r.view)
+	vsr.Assert(r.id, r.status != vsr.StatusRecovering || r.log.amnesiac, "recovering_is_amnesiac", vsr.DetailHolds)
 }

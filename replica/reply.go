@@ -36,8 +36,8 @@ func (r *Replica) replyBackup(op uint64) int {
 	if k >= r.primary() {
 		k++ // skip the primary
 	}
-	invariant(r.id, k != r.primary(), "reply_backup_is_a_backup", detailHolds)
-	invariant(r.id, k < r.n, "reply_backup_is_a_backup", detailHolds)
+	vsr.Assert(r.id, k != r.primary(), "reply_backup_is_a_backup", vsr.DetailHolds)
+	vsr.Assert(r.id, k < r.n, "reply_backup_is_a_backup", vsr.DetailHolds)
 	return k
 }
 
@@ -57,7 +57,7 @@ func (r *Replica) answerFromTable(p vsr.Request) bool {
 	if entry.Request == 0 || p.Request != entry.Request {
 		return false
 	}
-	invariant(r.id, entry.Op <= r.wm.commitMin, "table_reply_applied", "op %d applied %d", entry.Op, r.wm.commitMin)
+	vsr.Assert(r.id, entry.Op <= r.wm.commitMin, "table_reply_applied", "op %d applied %d", entry.Op, r.wm.commitMin)
 	r.mark(marks.ReplyFromBackupTable)
 	r.replyFromTable(p, entry)
 	return true

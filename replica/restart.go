@@ -54,8 +54,8 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.dur.amnesiaUncounted = true
 	r.log.unsureTop = r.dur.sb.AckHead
 	r.status = vsr.StatusRecovering
-	r.timers.probe.start(r.jitter)
-	r.timers.repair.stop()
+	r.timers.Probe.Start(r.jitter)
+	r.timers.Repair.Stop()
 	return r, nil
 }
 
@@ -120,8 +120,8 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	if rec.faulty > 0 && opts.Bugs.CorruptSlotNacks {
 		r.headFromJournal()
 	}
-	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "recover_head_above_checkpoint", "head %d checkpoint %d", r.wm.sequencer, r.wm.commitMin)
-	invariant(r.id, rec.faulty == 0 || rec.lowest > r.dur.sb.Checkpoint.Op, "recover_faulty_above_checkpoint", "lowest %d", rec.lowest)
+	vsr.Assert(r.id, r.wm.sequencer >= r.wm.commitMin, "recover_head_above_checkpoint", "head %d checkpoint %d", r.wm.sequencer, r.wm.commitMin)
+	vsr.Assert(r.id, rec.faulty == 0 || rec.lowest > r.dur.sb.Checkpoint.Op, "recover_faulty_above_checkpoint", "lowest %d", rec.lowest)
 	if rec.faulty == 0 || opts.Bugs.TruncateOnCorrupt || opts.Bugs.CorruptSlotNacks {
 		r.rejoin()
 		return r, nil
@@ -170,7 +170,7 @@ func (r *Replica) restoreCheckpoint() {
 			break
 		}
 	}
-	invariant(r.id, r.dur.sb.Checkpoint.StateChecksum == r.dur.sb.Checkpoint.State.Checksum(), "recover_checkpoint_state",
+	vsr.Assert(r.id, r.dur.sb.Checkpoint.StateChecksum == r.dur.sb.Checkpoint.State.Checksum(), "recover_checkpoint_state",
 		"checkpoint op %d", r.dur.sb.Checkpoint.Op)
 }
 
@@ -225,7 +225,7 @@ func (r *Replica) refill(rec diskRecovery) (cut uint64) {
 	r.log.journal.head = min(r.log.journal.head, cut-1)
 	r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageTruncated)
 	_, kept := r.log.journal.get(cut)
-	invariant(r.id, !kept, "truncate_on_corrupt_cuts", "op %d", cut)
+	vsr.Assert(r.id, !kept, "truncate_on_corrupt_cuts", "op %d", cut)
 	return cut
 }
 
@@ -244,7 +244,7 @@ func (r *Replica) headFromJournal() {
 		}
 	}
 	r.log.adoptedHead = min(r.log.adoptedHead, r.wm.sequencer)
-	invariant(r.id, r.wm.sequencer >= r.wm.commitMin, "head_from_journal_above_checkpoint", "head %d", r.wm.sequencer)
+	vsr.Assert(r.id, r.wm.sequencer >= r.wm.commitMin, "head_from_journal_above_checkpoint", "head %d", r.wm.sequencer)
 }
 
 // forgetFrom is the truncate-on-corrupt defect's rejoin: the replica takes the
@@ -262,7 +262,7 @@ func (r *Replica) forgetFrom(cut uint64) {
 	r.log.adoptedHead = min(r.log.adoptedHead, top)
 	r.wm.commitMax = max(min(r.wm.commitMax, top), r.wm.commitMin)
 	r.dur.sb.CommitMax = r.wm.commitMax
-	invariant(r.id, r.wm.sequencer <= top, "forget_from_cut", "head %d cut %d", r.wm.sequencer, cut)
+	vsr.Assert(r.id, r.wm.sequencer <= top, "forget_from_cut", "head %d cut %d", r.wm.sequencer, cut)
 }
 
 // holdFaulty sorts the faulty slots by what they may have held. A slot whose
@@ -279,7 +279,7 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	var maybe []maybeOp
 	for _, b := range rec.broken {
 		first := cp + 1 + (uint64(b.slot)+n-(cp+1)%n)%n
-		invariant(r.id, first > cp && first%n == uint64(b.slot), "faulty_slot_first_op", "slot %d op %d", uint64(b.slot), first)
+		vsr.Assert(r.id, first > cp && first%n == uint64(b.slot), "faulty_slot_first_op", "slot %d op %d", uint64(b.slot), first)
 		if first > acked {
 			r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageSlotUnacked)
 			continue
@@ -307,7 +307,7 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	}
 	slices.Sort(held)
 	r.log.setUnsure(r.id, held)
-	invariant(r.id, len(held) == 0 || held[len(held)-1] <= r.knownHead(), "unsure_ops_below_head", "top %d", uint64(len(held)))
+	vsr.Assert(r.id, len(held) == 0 || held[len(held)-1] <= r.knownHead(), "unsure_ops_below_head", "top %d", uint64(len(held)))
 	return true
 }
 
@@ -338,7 +338,7 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 	// The header copy carries its body and verifies on its own: a real copy.
 	r.log.journal.put(s.header, true)
 	r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageHeaderVouched)
-	invariant(r.id, r.log.journal.has(o, s.header.Checksum), "vouched_header_journaled", "op %d", o)
+	vsr.Assert(r.id, r.log.journal.has(o, s.header.Checksum), "vouched_header_journaled", "op %d", o)
 	return true
 }
 
@@ -379,9 +379,9 @@ func (r *Replica) recoverHead(m marks.Mark) {
 	r.log.unsureTop = max(r.dur.sb.AckHead, r.wm.sequencer)
 	r.status = vsr.StatusRecovering
 	r.dur.storageMarks = append(r.dur.storageMarks, m)
-	r.timers.probe.start(r.jitter)
-	r.timers.repair.stop()
-	invariant(r.id, r.log.unsureTop >= r.dur.sb.AckHead, "recovering_head_unsure_covers_acks", "unsure %d ack head %d", r.log.unsureTop, r.dur.sb.AckHead)
+	r.timers.Probe.Start(r.jitter)
+	r.timers.Repair.Stop()
+	vsr.Assert(r.id, r.log.unsureTop >= r.dur.sb.AckHead, "recovering_head_unsure_covers_acks", "unsure %d ack head %d", r.log.unsureTop, r.dur.sb.AckHead)
 }
 
 // rejoin resumes a replica whose write-ahead journal survived: it remembers
@@ -392,7 +392,7 @@ func (r *Replica) recoverHead(m marks.Mark) {
 func (r *Replica) rejoin() {
 	// Only a replica that knows its head rejoins; one that does not
 	// recovers it (recoverHead), and never comes here after.
-	invariant(r.id, !r.log.recoveringHead, "rejoin_knows_its_head", detailHolds)
+	vsr.Assert(r.id, !r.log.recoveringHead, "rejoin_knows_its_head", vsr.DetailHolds)
 	r.dur.announce = true
 	if r.logView == r.view && !r.isPrimary() {
 		r.status = vsr.StatusNormal
@@ -402,15 +402,15 @@ func (r *Replica) rejoin() {
 	if r.logView == r.view {
 		r.view++
 	}
-	invariant(r.id, r.logView < r.view, "rejoin_view_change_above_log_view", "log_view %d view %d", r.logView, r.view)
+	vsr.Assert(r.id, r.logView < r.view, "rejoin_view_change_above_log_view", "log_view %d view %d", r.logView, r.view)
 	r.status = vsr.StatusViewChange
 	r.writeSuperblock()
-	r.timers.vcMsg.start(r.jitter)
-	r.timers.vcStatus.start(r.jitter)
+	r.timers.VcMsg.Start(r.jitter)
+	r.timers.VcStatus.Start(r.jitter)
 }
 
 func (r *Replica) beginRestarted() {
-	invariant(r.id, len(r.dur.storageMarks) == 0 || r.dur.store != nil, "storage_marks_from_a_disk", detailHolds)
+	vsr.Assert(r.id, len(r.dur.storageMarks) == 0 || r.dur.store != nil, "storage_marks_from_a_disk", vsr.DetailHolds)
 	if r.dur.amnesiaUncounted {
 		r.dur.amnesiaUncounted = false
 		r.mark(marks.RestartAmnesiac)
@@ -429,7 +429,7 @@ func (r *Replica) beginRestarted() {
 // votes at once if its own vote is a quorum.
 func (r *Replica) resume() {
 	r.dur.announce = false
-	invariant(r.id, r.status != vsr.StatusRecovering, "resume_not_recovering", detailHolds) // set by rejoin alone
+	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "resume_not_recovering", vsr.DetailHolds) // set by rejoin alone
 	r.mark(marks.RestartWAL)
 	r.emitStatus()
 	if r.status == vsr.StatusViewChange {

@@ -49,8 +49,8 @@ type slotRead struct {
 // readRecord decodes one copy of slot. ignoreSlot is the checksum-ignores-slot
 // defect: a record naming another slot still passes.
 func readRecord(buf []byte, ioErr bool, z vsr.StorageZone, slot, slots int, ignoreSlot bool) recordRead {
-	invariant(unowned, slot >= 0 && slot < slots, "read_record_slot_in_range", "slot %d of %d", uint64(slot), uint64(slots))
-	invariant(unowned, z == vsr.ZonePrepares || z == vsr.ZoneHeaders, "read_record_journal_zone", "zone %d", uint64(z))
+	vsr.Assert(vsr.Unowned, slot >= 0 && slot < slots, "read_record_slot_in_range", "slot %d of %d", uint64(slot), uint64(slots))
+	vsr.Assert(vsr.Unowned, z == vsr.ZonePrepares || z == vsr.ZoneHeaders, "read_record_journal_zone", "zone %d", uint64(z))
 	switch {
 	case ioErr:
 		return recordRead{bad: true}
@@ -121,7 +121,7 @@ func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 		return faulty
 	case pc.kind == recordPrepare:
 		// readRecord let it pass: a real op whose header verifies.
-		invariant(unowned, pc.header.Op > 0 && pc.header.Valid(), "classify_intact_verified", "op %d", pc.header.Op)
+		vsr.Assert(vsr.Unowned, pc.header.Op > 0 && pc.header.Valid(), "classify_intact_verified", "op %d", pc.header.Op)
 		s := slotRead{class: slotIntact, entry: pc.header, has: true}
 		if hc.bad {
 			s.kept = true
@@ -154,14 +154,14 @@ func trustedPrepare(hc, pc recordRead) slotRead {
 		// ring, the rest, checksum and body, from the record that landed.
 		e.Op, e.Parent = hc.header.Op, hc.header.Parent
 	}
-	invariant(unowned, e.Op > 0, "trusted_prepare_real_op", detailHolds)
+	vsr.Assert(vsr.Unowned, e.Op > 0, "trusted_prepare_real_op", vsr.DetailHolds)
 	return slotRead{class: slotIntact, entry: e, has: true}
 }
 
 // newer reports whether header copy h names a newer entry than prepare p.
 func newer(h, p *vsr.Header) bool {
 	// Two copies that read back whole: each names a real op.
-	invariant(unowned, h.Op > 0 && p.Op > 0, "newer_compares_real_ops", "header %d prepare %d", h.Op, p.Op)
+	vsr.Assert(vsr.Unowned, h.Op > 0 && p.Op > 0, "newer_compares_real_ops", "header %d prepare %d", h.Op, p.Op)
 	if h.Op != p.Op {
 		return h.Op > p.Op
 	}
@@ -204,7 +204,7 @@ func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad 
 		return Superblock{Checkpoint: genesisSnapshot()}, 0, true, bad
 	}
 	// Lost only when no copy was blank and none held: all were bad.
-	invariant(unowned, ok || bad == vsr.SuperblockCopies, "superblock_lost_all_bad", "bad %d", uint64(bad))
+	vsr.Assert(vsr.Unowned, ok || bad == vsr.SuperblockCopies, "superblock_lost_all_bad", "bad %d", uint64(bad))
 	return sb, seq, ok, bad
 }
 
@@ -236,7 +236,7 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 		if s.has {
 			// An entry is read back only from its own slot (but for the
 			// checksum-ignores-slot defect).
-			invariant(unowned, s.entry.Op%n == uint64(slot) || ignore, "intact_entry_in_its_slot", "op %d slot %d", s.entry.Op, uint64(slot))
+			vsr.Assert(vsr.Unowned, s.entry.Op%n == uint64(slot) || ignore, "intact_entry_in_its_slot", "op %d slot %d", s.entry.Op, uint64(slot))
 			rec.highest = max(rec.highest, s.entry.Op)
 			put(s.entry)
 		}
@@ -251,7 +251,7 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 		rec.faulty++
 		// The lowest op above the checkpoint the slot may hold.
 		o := cp + 1 + (uint64(slot)+n-(cp+1)%n)%n
-		invariant(unowned, o > cp && o%n == uint64(slot), "faulty_slot_lowest_in_slot", "slot %d op %d", uint64(slot), o)
+		vsr.Assert(vsr.Unowned, o > cp && o%n == uint64(slot), "faulty_slot_lowest_in_slot", "slot %d op %d", uint64(slot), o)
 		if rec.lowest == 0 || o < rec.lowest {
 			rec.lowest = o
 		}
@@ -288,7 +288,7 @@ func staleSlot(op uint64, slot int, n, checkpoint, acked uint64) bool {
 		return false
 	}
 	want := acked - (acked-uint64(slot))%n
-	invariant(unowned, want%n == uint64(slot) && want <= acked && acked-want < n, "stale_slot_want_in_slot",
+	vsr.Assert(vsr.Unowned, want%n == uint64(slot) && want <= acked && acked-want < n, "stale_slot_want_in_slot",
 		"want %d slot %d acked %d", want, uint64(slot), acked)
 	return want > checkpoint && op < want
 }
@@ -356,11 +356,11 @@ func (r *Replica) checkAdoptedOnChain() {
 		a, ok := r.log.adopted.get(o)
 		_, held := r.log.journal.get(o)
 		above, hasAbove := r.log.journal.get(o + 1)
-		invariant(r.id, !ok || held || !hasAbove || above.Parent == a.Checksum, "adopted_on_journal_chain", "op %d", o)
+		vsr.Assert(r.id, !ok || held || !hasAbove || above.Parent == a.Checksum, "adopted_on_journal_chain", "op %d", o)
 	}
 	a := r.log.commitAnchor
 	above, ok := r.log.journal.get(a.Op + 1)
-	invariant(r.id, a.Checksum == 0 || a.Op <= r.wm.commitMin || !ok || above.Parent == a.Checksum, "commit_anchor_on_journal_chain", "op %d", a.Op)
+	vsr.Assert(r.id, a.Checksum == 0 || a.Op <= r.wm.commitMin || !ok || above.Parent == a.Checksum, "commit_anchor_on_journal_chain", "op %d", a.Op)
 }
 
 // maybeOp is an op a faulty slot may hold, with the slot's reading.

@@ -1,5 +1,7 @@
 package replica
 
+import "vsrsim/vsr"
+
 // The driver. A handler never chains into the primary's commit walk or into
 // preparing queued requests: it marks them due, and settle runs what is due
 // in a fixed order until nothing is. Before, commit walk, apply and request
@@ -36,19 +38,19 @@ func (r *Replica) settle() {
 
 func (r *Replica) settleDue() {
 	for round := 0; r.due != 0; round++ {
-		invariant(r.id, round <= settleRoundsMax, "settle_bounded", "%d rounds, due %b", uint64(round), uint64(r.due))
+		vsr.Assert(r.id, round <= settleRoundsMax, "settle_bounded", "%d rounds, due %b", uint64(round), uint64(r.due))
 		switch {
 		case r.due&dueCommitWalk != 0:
 			r.due &^= dueCommitWalk
 			before := r.wm.commitMax
 			r.commitWalk()
-			invariant(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", "commit_max %d -> %d", before, r.wm.commitMax)
+			vsr.Assert(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", "commit_max %d -> %d", before, r.wm.commitMax)
 		case r.due&dueDrain != 0:
 			r.due &^= dueDrain
 			queued := len(r.requests)
 			if r.prepareNext() {
 				r.due |= dueCommitWalk | dueDrain
-				invariant(r.id, len(r.requests) < queued, "prepare_consumes_request", "queue %d -> %d",
+				vsr.Assert(r.id, len(r.requests) < queued, "prepare_consumes_request", "queue %d -> %d",
 					uint64(queued), uint64(len(r.requests)))
 			}
 		}

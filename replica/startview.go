@@ -28,15 +28,15 @@ func (r *Replica) startViewOf(nonce uint64) vsr.StartView {
 }
 
 func (r *Replica) onStartView(m *vsr.Envelope, p vsr.StartView) {
-	invariant(r.id, m.View >= r.view, "start_view_gate_primary", detailGate)
-	invariant(r.id, r.id != vsr.PrimaryOf(m.View, r.n), "start_view_gate_primary", detailGate)
+	vsr.Assert(r.id, m.View >= r.view, "start_view_gate_primary", vsr.DetailGate)
+	vsr.Assert(r.id, r.id != vsr.PrimaryOf(m.View, r.n), "start_view_gate_primary", vsr.DetailGate)
 	if m.From != vsr.PrimaryOf(m.View, r.n) {
 		r.mark(marks.StartViewRelayAdopted)
 	}
 	r.adoptStartView(m.View, p)
-	invariant(r.id, r.status == vsr.StatusNormal, "adopt_start_view_normal", detailHolds)
-	invariant(r.id, r.view == m.View, "adopt_start_view_normal", detailHolds)
-	invariant(r.id, r.logView == m.View, "adopt_start_view_normal", detailHolds)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal, "adopt_start_view_normal", vsr.DetailHolds)
+	vsr.Assert(r.id, r.view == m.View, "adopt_start_view_normal", vsr.DetailHolds)
+	vsr.Assert(r.id, r.logView == m.View, "adopt_start_view_normal", vsr.DetailHolds)
 }
 
 // endAmnesia bounds what a replica that lost its journal, or could not vouch
@@ -55,7 +55,7 @@ func (r *Replica) endAmnesia(op uint64) {
 	r.log.amnesiac = false
 	r.log.recoveringHead = false
 	r.log.unsureTop = min(r.log.unsureTop, op)
-	invariant(r.id, r.log.unsureTop <= op, "amnesia_ends_at_view_head", "unsure %d head %d", r.log.unsureTop, op)
+	vsr.Assert(r.id, r.log.unsureTop <= op, "amnesia_ends_at_view_head", "unsure %d head %d", r.log.unsureTop, op)
 }
 
 // adoptStartView adopts the primary's log. The sequencer jumps to the announced
@@ -114,7 +114,7 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 
 func (r *Replica) onRequestStartView(m *vsr.Envelope, p vsr.RequestStartView) {
 	r.learnIncarnation(m.From, p.Incarnation)
-	invariant(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "probe_incarnation_known", detailHolds)
+	vsr.Assert(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "probe_incarnation_known", vsr.DetailHolds)
 	if m.View > r.view && r.status != vsr.StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.
@@ -135,18 +135,18 @@ func (r *Replica) onRequestStartView(m *vsr.Envelope, p vsr.RequestStartView) {
 // probeNewerView asks the primary of a newer view for its StartView, at most
 // once per probe period.
 func (r *Replica) probeNewerView(v uint64) {
-	if r.timers.probe.running {
+	if r.timers.Probe.Running {
 		return
 	}
 	r.vc.probeNonce++
 	r.vc.probedView = v
 	r.send(vsr.PrimaryOf(v, r.n), vsr.RequestStartView{Incarnation: r.dur.incarnation, Nonce: r.vc.probeNonce}.Message().InView(v))
-	r.timers.probe.start(r.jitter)
+	r.timers.Probe.Start(r.jitter)
 }
 
 func (r *Replica) onProbeTimeout() {
 	if r.status != vsr.StatusRecovering {
-		r.timers.probe.stop()
+		r.timers.Probe.Stop()
 		r.leaveUnansweredView()
 		return
 	}
@@ -159,7 +159,7 @@ func (r *Replica) onProbeTimeout() {
 			r.send(i, vsr.RequestStartView{Incarnation: r.dur.incarnation, Nonce: r.vc.probeNonce}.Message())
 		}
 	}
-	r.timers.probe.reset(r.jitter)
+	r.timers.Probe.Reset(r.jitter)
 }
 
 // leaveUnledView: a replica recovering its head cannot lead its own view, and

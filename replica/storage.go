@@ -94,7 +94,7 @@ func encodeEntry(buf []byte, kind uint64, slot int, h *vsr.Header) {
 	w.seal()
 	// The layout readRecord decodes: the header, its body, the checksum
 	// (add drops what does not fit: any other count lost a word).
-	invariant(unowned, w.n == headerRecordWords+3+1, "entry_record_layout", "%d words", uint64(w.n))
+	vsr.Assert(vsr.Unowned, w.n == headerRecordWords+3+1, "entry_record_layout", "%d words", uint64(w.n))
 	w.put(buf)
 }
 
@@ -119,7 +119,7 @@ func superblockWords(w *recWords, seq uint64, sb *Superblock) {
 	w.add(recordSuperblock, seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
 		sb.AckHead, sb.AckView, sb.AckViewHead, sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum,
 		sb.Head, sb.HeadSum)
-	invariant(unowned, w.n == superblockRecordWords-1, "superblock_record_layout", "%d words", uint64(w.n)) // as readSuperblock decodes
+	vsr.Assert(vsr.Unowned, w.n == superblockRecordWords-1, "superblock_record_layout", "%d words", uint64(w.n)) // as readSuperblock decodes
 }
 
 // superblockCopy completes the shared words w of a version, whose checksum
@@ -226,10 +226,10 @@ func (r *Replica) flushStorage() {
 		if e := &r.pipeline[k]; e.fence == fencePending {
 			e.fence = r.dur.fencesAsked
 		}
-		invariant(r.id, r.pipeline[k].fence <= r.dur.fencesAsked, "own_ack_fence_asked", "fence %d asked %d", r.pipeline[k].fence, r.dur.fencesAsked)
+		vsr.Assert(r.id, r.pipeline[k].fence <= r.dur.fencesAsked, "own_ack_fence_asked", "fence %d asked %d", r.pipeline[k].fence, r.dur.fencesAsked)
 	}
-	invariant(r.id, len(s.dirty) == 0, "storage_flushed", detailStorage)
-	invariant(r.id, fieldsOf(&r.dur.sb) == s.written, "storage_flushed", detailStorage)
+	vsr.Assert(r.id, len(s.dirty) == 0, "storage_flushed", vsr.DetailStorage)
+	vsr.Assert(r.id, fieldsOf(&r.dur.sb) == s.written, "storage_flushed", vsr.DetailStorage)
 }
 
 // writeSuperblockCopies writes every copy of the superblock under the next
@@ -250,7 +250,7 @@ func (r *Replica) writeSuperblockCopies() {
 			w.put(b)
 		})
 	}
-	invariant(r.id, s.written == fieldsOf(&r.dur.sb), "superblock_written", detailStorage)
+	vsr.Assert(r.id, s.written == fieldsOf(&r.dur.sb), "superblock_written", vsr.DetailStorage)
 }
 
 // zeroRecord is what a write's bytes start from.

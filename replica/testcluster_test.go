@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/replica/timer"
 	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/require"
@@ -24,8 +25,8 @@ const deliverStepsMax = 200_000
 
 // smallTimeouts keep tests short: the ratios of the defaults (retransmit well
 // below the heartbeat timeout) with every period a few ticks.
-func smallTimeouts() Timeouts {
-	return Timeouts{
+func smallTimeouts() timer.Timeouts {
+	return timer.Timeouts{
 		PrepareTicks:         4,
 		CommitTicks:          5,
 		HeartbeatTicks:       30,

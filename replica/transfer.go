@@ -19,7 +19,7 @@ func (r *Replica) startTransfer() {
 	r.mark(marks.TransferStarted)
 	r.transfer = transferState{active: true}
 	r.requestOffer()
-	r.timers.transfer.start(r.jitter)
+	r.timers.Transfer.Start(r.jitter)
 }
 
 // offerAsksOfPrimary is how many requests in a row a transferring backup
@@ -60,18 +60,18 @@ func (r *Replica) primarySilent() bool {
 
 func (r *Replica) onTransferTimeout() {
 	if !r.transfer.active {
-		r.timers.transfer.stop()
+		r.timers.Transfer.Stop()
 		return
 	}
 	if r.status != vsr.StatusNormal {
-		r.timers.transfer.reset(r.jitter)
+		r.timers.Transfer.Reset(r.jitter)
 		return
 	}
 	if r.wm.commitMin == r.wm.commitMax || (r.log.repairFloor > 0 && r.wm.commitMin+1 >= r.log.repairFloor) {
 		// Repair caught up past what peers had evicted: nothing to transfer.
 		r.transfer = transferState{}
 		r.log.repairFloor = 0
-		r.timers.transfer.stop()
+		r.timers.Transfer.Stop()
 		return
 	}
 	if !r.transfer.pinned {
@@ -88,12 +88,12 @@ func (r *Replica) onTransferTimeout() {
 	}
 	// A chunk that arrived reset stalls: the pull keeps its cadence. Every
 	// request in a row that went unanswered doubles the wait (capped).
-	r.timers.transfer.retry(r.jitter, uint64(max(r.transfer.stalls-1, 0)))
+	r.timers.Transfer.Retry(r.jitter, uint64(max(r.transfer.stalls-1, 0)))
 }
 
 func (r *Replica) onRequestStateTransfer(m *vsr.Envelope) {
-	invariant(r.id, r.status == vsr.StatusNormal, "request_state_transfer_gate_caught_up", detailGate)
-	invariant(r.id, r.wm.commitMin == r.wm.commitMax, "request_state_transfer_gate_caught_up", detailGate)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal, "request_state_transfer_gate_caught_up", vsr.DetailGate)
+	vsr.Assert(r.id, r.wm.commitMin == r.wm.commitMax, "request_state_transfer_gate_caught_up", vsr.DetailGate)
 	s := &vsr.Snapshot{Op: r.wm.commitMin, OpChecksum: r.wm.commitSum, State: r.sm}
 	s.StateChecksum = s.State.Checksum()
 	if len(r.offers) > 0 && r.offers[len(r.offers)-1].Op == s.Op {
@@ -105,16 +105,16 @@ func (r *Replica) onRequestStateTransfer(m *vsr.Envelope) {
 		}
 		r.offers = append(r.offers, s)
 	}
-	invariant(r.id, len(r.offers) <= offerSnapshotsMax, "offer_kept_at_commit_min", detailHolds)
-	invariant(r.id, r.offers[len(r.offers)-1].Op == r.wm.commitMin, "offer_kept_at_commit_min", detailHolds)
+	vsr.Assert(r.id, len(r.offers) <= offerSnapshotsMax, "offer_kept_at_commit_min", vsr.DetailHolds)
+	vsr.Assert(r.id, r.offers[len(r.offers)-1].Op == r.wm.commitMin, "offer_kept_at_commit_min", vsr.DetailHolds)
 	r.send(m.From, vsr.StateTransferOffer{SnapshotOp: s.Op}.Message())
 }
 
 func (r *Replica) onStateTransferOffer(m *vsr.Envelope, p vsr.StateTransferOffer) {
-	invariant(r.id, r.transfer.active, "offer_gate_wanted", detailGate)
-	invariant(r.id, !r.transfer.pinned, "offer_gate_wanted", detailGate)
-	invariant(r.id, r.status == vsr.StatusNormal, "offer_gate_wanted", detailGate)
-	invariant(r.id, p.SnapshotOp > r.wm.commitMin, "offer_gate_newer", detailGate)
+	vsr.Assert(r.id, r.transfer.active, "offer_gate_wanted", vsr.DetailGate)
+	vsr.Assert(r.id, !r.transfer.pinned, "offer_gate_wanted", vsr.DetailGate)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal, "offer_gate_wanted", vsr.DetailGate)
+	vsr.Assert(r.id, p.SnapshotOp > r.wm.commitMin, "offer_gate_newer", vsr.DetailGate)
 	r.transfer.pinned = true
 	r.transfer.unanswered = 0
 	r.transfer.peer = m.From
@@ -127,9 +127,9 @@ func (r *Replica) onStateTransferOffer(m *vsr.Envelope, p vsr.StateTransferOffer
 
 func (r *Replica) onRequestStateChunk(m *vsr.Envelope, p vsr.RequestStateChunk) {
 	s := r.offerAt(p.SnapshotOp)
-	invariant(r.id, s != nil, "state_chunk_gate_offer", detailGate)
-	invariant(r.id, p.Chunk >= 0, "state_chunk_gate_offer", detailGate)
-	invariant(r.id, p.Chunk < vsr.SnapshotChunks, "state_chunk_gate_offer", detailGate)
+	vsr.Assert(r.id, s != nil, "state_chunk_gate_offer", vsr.DetailGate)
+	vsr.Assert(r.id, p.Chunk >= 0, "state_chunk_gate_offer", vsr.DetailGate)
+	vsr.Assert(r.id, p.Chunk < vsr.SnapshotChunks, "state_chunk_gate_offer", vsr.DetailGate)
 	r.send(m.From, vsr.StateChunk{SnapshotOp: s.Op, Chunk: p.Chunk, Snapshot: s}.Message())
 }
 
@@ -145,18 +145,18 @@ func (r *Replica) offerAt(op uint64) *vsr.Snapshot {
 
 func (r *Replica) onStateChunk(m *vsr.Envelope, p vsr.StateChunk) {
 	t := &r.transfer
-	invariant(r.id, t.active, "state_chunk_gate_wanted", detailGate)
-	invariant(r.id, t.pinned, "state_chunk_gate_wanted", detailGate)
-	invariant(r.id, p.SnapshotOp == t.commitOp, "state_chunk_gate_wanted", detailGate)
-	invariant(r.id, p.Chunk == t.next, "state_chunk_gate_wanted", detailGate)
-	invariant(r.id, p.Snapshot != nil, "state_chunk_gate_wanted", detailGate)
+	vsr.Assert(r.id, t.active, "state_chunk_gate_wanted", vsr.DetailGate)
+	vsr.Assert(r.id, t.pinned, "state_chunk_gate_wanted", vsr.DetailGate)
+	vsr.Assert(r.id, p.SnapshotOp == t.commitOp, "state_chunk_gate_wanted", vsr.DetailGate)
+	vsr.Assert(r.id, p.Chunk == t.next, "state_chunk_gate_wanted", vsr.DetailGate)
+	vsr.Assert(r.id, p.Snapshot != nil, "state_chunk_gate_wanted", vsr.DetailGate)
 	t.snapshot = p.Snapshot
 	t.next++
 	t.stalls = 0
 	if t.next == vsr.SnapshotChunks {
 		r.installTransfer()
 	}
-	invariant(r.id, r.transfer.next < vsr.SnapshotChunks || !r.transfer.pinned, "state_chunk_pull_bounded", detailHolds)
+	vsr.Assert(r.id, r.transfer.next < vsr.SnapshotChunks || !r.transfer.pinned, "state_chunk_pull_bounded", vsr.DetailHolds)
 }
 
 // Offer refusals: the fixed guard's and the defect's have their own reasons,
@@ -248,13 +248,13 @@ func (r *Replica) installTransfer() {
 			r.wm.headSum = s.OpChecksum
 		}
 	}
-	invariant(r.id, r.wm.commitMin == s.Op, "install_at_snapshot", detailHolds)
-	invariant(r.id, r.wm.commitMax >= s.Op, "install_at_snapshot", detailHolds)
+	vsr.Assert(r.id, r.wm.commitMin == s.Op, "install_at_snapshot", vsr.DetailHolds)
+	vsr.Assert(r.id, r.wm.commitMax >= s.Op, "install_at_snapshot", vsr.DetailHolds)
 	r.dur.sb.Checkpoint = *s
 	r.writeSuperblock()
 	r.log.repairFloor = 0
 	r.transfer = transferState{}
-	r.timers.transfer.stop()
+	r.timers.Transfer.Stop()
 	r.emit(vsr.TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Snapshot: s}.Event())
 	if r.isPrimary() {
 		r.commitWalk()

@@ -8,40 +8,40 @@ import (
 // View change (VRR section 4.2; protocol.md "View change").
 
 func (r *Replica) startViewChange(v uint64) {
-	invariant(r.id, v > r.view || (v == r.view && r.status == vsr.StatusNormal), "view_change_forward",
+	vsr.Assert(r.id, v > r.view || (v == r.view && r.status == vsr.StatusNormal), "view_change_forward",
 		"view %d -> %d status %d", r.view, v, uint64(r.status))
 	if r.status == vsr.StatusViewChange && !r.opts.Protocol.SVCQuorumOff {
 		r.vc.vcRounds++
 	}
 	if r.status == vsr.StatusRecovering {
 		// A replica recovering its head joins the change: its probes end.
-		r.timers.probe.stop()
+		r.timers.Probe.Stop()
 	}
 	r.view = v
 	r.vc.enter(r.id, r.n)
-	r.timers.leave.stop()
+	r.timers.Leave.Stop()
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]
 	r.repair = repairSession{}
 	r.setStatus(vsr.StatusViewChange)
 	r.writeSuperblock()
-	r.timers.heartbeat.stop()
-	r.timers.commit.stop()
-	r.timers.prepare.stop()
-	r.timers.abdicate.stop()
+	r.timers.Heartbeat.Stop()
+	r.timers.Commit.Stop()
+	r.timers.Prepare.Stop()
+	r.timers.Abdicate.Stop()
 	r.abd.abdicated = false
-	r.timers.vcMsg.start(r.jitter)
-	r.timers.vcStatus.retry(r.jitter, r.vc.vcRounds)
-	invariant(r.id, r.status == vsr.StatusViewChange, "start_view_change_entered", detailHolds)
-	invariant(r.id, r.view == v, "start_view_change_entered", detailHolds)
-	invariant(r.id, len(r.pipeline) == 0, "start_view_change_entered", detailHolds)
+	r.timers.VcMsg.Start(r.jitter)
+	r.timers.VcStatus.Retry(r.jitter, r.vc.vcRounds)
+	vsr.Assert(r.id, r.status == vsr.StatusViewChange, "start_view_change_entered", vsr.DetailHolds)
+	vsr.Assert(r.id, r.view == v, "start_view_change_entered", vsr.DetailHolds)
+	vsr.Assert(r.id, len(r.pipeline) == 0, "start_view_change_entered", vsr.DetailHolds)
 	r.sendAll(vsr.StartViewChange{}.Message().InView(v))
 	r.maybeSendDoViewChange()
 }
 
 func (r *Replica) onStartViewChange(m *vsr.Envelope, p vsr.StartViewChange) {
-	invariant(r.id, r.status != vsr.StatusRecovering || (r.log.recoveringHead && (m.View > r.view || p.Leave)), "start_view_change_gate_view", detailGate)
-	invariant(r.id, m.View >= r.view, "start_view_change_gate_view", detailGate)
+	vsr.Assert(r.id, r.status != vsr.StatusRecovering || (r.log.recoveringHead && (m.View > r.view || p.Leave)), "start_view_change_gate_view", vsr.DetailGate)
+	vsr.Assert(r.id, m.View >= r.view, "start_view_change_gate_view", vsr.DetailGate)
 	if p.Leave {
 		r.onLeave(m)
 		return
@@ -94,8 +94,8 @@ func (r *Replica) maybeSendDoViewChange() {
 }
 
 func (r *Replica) onDoViewChange(m *vsr.Envelope, p vsr.DoViewChange) {
-	invariant(r.id, r.status != vsr.StatusRecovering || (r.log.recoveringHead && m.View > r.view), "do_view_change_gate_view", detailGate)
-	invariant(r.id, m.View >= r.view, "do_view_change_gate_view", detailGate)
+	vsr.Assert(r.id, r.status != vsr.StatusRecovering || (r.log.recoveringHead && m.View > r.view), "do_view_change_gate_view", vsr.DetailGate)
+	vsr.Assert(r.id, m.View >= r.view, "do_view_change_gate_view", vsr.DetailGate)
 	if m.View > r.view {
 		r.startViewChange(m.View)
 	}
@@ -120,10 +120,10 @@ func (r *Replica) onDoViewChange(m *vsr.Envelope, p vsr.DoViewChange) {
 }
 
 func (r *Replica) recordDoViewChange(from int, view uint64, m vsr.DoViewChange) {
-	invariant(r.id, from >= 0, "vote_of_this_view", detailHolds)
-	invariant(r.id, from < r.n, "vote_of_this_view", detailHolds)
-	invariant(r.id, view == r.view, "vote_of_this_view", detailHolds)
-	invariant(r.id, suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable", detailHolds)
+	vsr.Assert(r.id, from >= 0, "vote_of_this_view", vsr.DetailHolds)
+	vsr.Assert(r.id, from < r.n, "vote_of_this_view", vsr.DetailHolds)
+	vsr.Assert(r.id, view == r.view, "vote_of_this_view", vsr.DetailHolds)
+	vsr.Assert(r.id, suffixReadable(m.Op, m.Commit, m.Suffix), "vote_readable", vsr.DetailHolds)
 	s := make([]vsr.SuffixEntry, len(m.Suffix))
 	copy(s, m.Suffix)
 	r.vc.vote(r.id, r.n, from, dvcVote{valid: true, logView: m.LogView, op: m.Op, commit: m.Commit, suffix: s})
@@ -160,7 +160,7 @@ func (r *Replica) tryMerge() {
 	// The merge's commit inference is only as good as the pipeline bound:
 	// assert it on the head's header.
 	if h, ok := r.voteHeader(res.votedHead); ok && h.Parent != 0 {
-		invariant(r.id, h.Op <= h.Commit+PipelineMax, "pipeline_bound", "head op %d carries commit %d, more than %d below",
+		vsr.Assert(r.id, h.Op <= h.Commit+PipelineMax, "pipeline_bound", "head op %d carries commit %d, more than %d below",
 			h.Op, h.Commit, PipelineMax)
 	}
 	if !res.ready {
@@ -175,8 +175,8 @@ func (r *Replica) tryMerge() {
 		r.mark(marks.MergeHeadUnknown)
 		return
 	}
-	invariant(r.id, res.head >= res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
-	invariant(r.id, uint64(len(res.log)) == res.head-res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
+	vsr.Assert(r.id, res.head >= res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
+	vsr.Assert(r.id, uint64(len(res.log)) == res.head-res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	r.markMerge(&res)
 	for _, h := range res.truncated {
 		r.emit(vsr.MergeTruncated{View: r.view, Op: h.Op, Checksum: h.Checksum, Nacks: uint64(res.truncateNacks)}.Event())
@@ -220,7 +220,7 @@ func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 			r.log.adopted.put(h)
 		}
 	} else {
-		invariant(r.id, head == 0, "merge_head_known", "no vote describes head %d", head)
+		vsr.Assert(r.id, head == 0, "merge_head_known", "no vote describes head %d", head)
 		r.wm.headSum = genesisChecksum
 	}
 	r.pruneUnchained(commit + 1)
@@ -231,8 +231,8 @@ func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 		r.pruneChainFrom(commit, 0) // no vote vouches for anything below
 	}
 	r.reclaim(commit, true)
-	invariant(r.id, r.wm.sequencer == head, "install_canonical_head", detailHolds)
-	invariant(r.id, r.wm.commitMax >= commit, "install_canonical_head", detailHolds)
+	vsr.Assert(r.id, r.wm.sequencer == head, "install_canonical_head", vsr.DetailHolds)
+	vsr.Assert(r.id, r.wm.commitMax >= commit, "install_canonical_head", vsr.DetailHolds)
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
@@ -304,8 +304,8 @@ func (r *Replica) startView() {
 	r.pipeline = r.pipeline[:0]
 	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
 		h, ok := r.log.journal.get(op)
-		invariant(r.id, ok, "primary_holds_uncommitted", detailHolds)
-		invariant(r.id, len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", detailHolds)
+		vsr.Assert(r.id, ok, "primary_holds_uncommitted", vsr.DetailHolds)
+		vsr.Assert(r.id, len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", vsr.DetailHolds)
 		// The primary's own ack stands once the op's journal write has
 		// landed; it is reported like any other: the oracle counts it
 		// toward the op's quorum in this view.
@@ -324,15 +324,15 @@ func (r *Replica) startView() {
 	r.startNormalTimeouts()
 	r.onCommitTimeout()
 	r.due |= dueCommitWalk // the new view's pipeline may hold a quorum already
-	invariant(r.id, r.status == vsr.StatusNormal, "start_view_primary_normal", detailHolds)
-	invariant(r.id, r.logView == r.view, "start_view_primary_normal", detailHolds)
-	invariant(r.id, r.isPrimary(), "start_view_primary_normal", detailHolds)
+	vsr.Assert(r.id, r.status == vsr.StatusNormal, "start_view_primary_normal", vsr.DetailHolds)
+	vsr.Assert(r.id, r.logView == r.view, "start_view_primary_normal", vsr.DetailHolds)
+	vsr.Assert(r.id, r.isPrimary(), "start_view_primary_normal", vsr.DetailHolds)
 	r.checkPipeline()
 }
 
 func (r *Replica) onViewChangeMessageTimeout() {
 	if r.status != vsr.StatusViewChange {
-		r.timers.vcMsg.stop()
+		r.timers.VcMsg.Stop()
 		return
 	}
 	r.sendAll(vsr.StartViewChange{}.Message())
@@ -350,7 +350,7 @@ func (r *Replica) onViewChangeMessageTimeout() {
 	} else if r.vc.awaitBody.Op != 0 {
 		r.askAwaitedBody()
 	}
-	r.timers.vcMsg.backoffNext(r.jitter)
+	r.timers.VcMsg.BackoffNext(r.jitter)
 }
 
 // onViewChangeStatusTimeout escalates a stuck view change to the next view. The
@@ -359,20 +359,20 @@ func (r *Replica) onViewChangeMessageTimeout() {
 // own StartViewChange may simply not have arrived yet.
 func (r *Replica) onViewChangeStatusTimeout() {
 	if r.status != vsr.StatusViewChange {
-		r.timers.vcStatus.stop()
+		r.timers.VcStatus.Stop()
 		return
 	}
 	if !r.opts.Bugs.EscalateWithoutHold && popcount16(r.vc.svcFrom) < r.f() && r.vc.oldPrimaryHB {
 		r.vc.oldPrimaryHB = false
 		r.mark(marks.EscalateHeldByPrimary)
 		r.emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvHold))
-		r.timers.vcStatus.reset(r.jitter)
+		r.timers.VcStatus.Reset(r.jitter)
 		return
 	}
 	// Escalation: with the quorum window, a wish to leave for the next view.
 	r.mark(marks.EscalateOnStatusTimeout)
 	if !r.opts.Protocol.SVCQuorumOff {
-		r.timers.vcStatus.reset(r.jitter)
+		r.timers.VcStatus.Reset(r.jitter)
 		r.askToLeave()
 		return
 	}

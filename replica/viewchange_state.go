@@ -54,7 +54,7 @@ func (v *viewChange) enter(self, n int) {
 
 // vote records replica from's DoViewChange.
 func (v *viewChange) vote(self, n, from int, d dvcVote) {
-	invariant(self, from >= 0 && from < n && d.valid, "view_change_vote_from_the_cluster", "from %d", uint64(from))
+	vsr.Assert(self, from >= 0 && from < n && d.valid, "view_change_vote_from_the_cluster", "from %d", uint64(from))
 	v.dvcs[from] = d
 	v.check(self, n)
 }
@@ -73,10 +73,10 @@ func (v *viewChange) votes() int {
 // check asserts what the room always holds: requests and votes come from
 // replicas of the cluster only, and a merge is made of votes.
 func (v *viewChange) check(self, n int) {
-	invariant(self, v.leave>>uint(n) == 0 && v.svcFrom>>uint(n) == 0, "view_change_bits_in_cluster", "leave %d svc %d",
+	vsr.Assert(self, v.leave>>uint(n) == 0 && v.svcFrom>>uint(n) == 0, "view_change_bits_in_cluster", "leave %d svc %d",
 		uint64(v.leave), uint64(v.svcFrom))
 	for i := n; i < ReplicasMax; i++ {
-		invariant(self, !v.dvcs[i].valid, "view_change_votes_in_cluster", "from %d", uint64(i))
+		vsr.Assert(self, !v.dvcs[i].valid, "view_change_votes_in_cluster", "from %d", uint64(i))
 	}
-	invariant(self, !v.merged || v.votes() > 0, "view_change_merge_of_votes", detailHolds)
+	vsr.Assert(self, !v.merged || v.votes() > 0, "view_change_merge_of_votes", vsr.DetailHolds)
 }

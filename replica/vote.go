@@ -15,7 +15,7 @@ import (
 // their commit floor) until the replica settles a view again. The replica's
 // own commit_max never regresses.
 func (r *Replica) voteCommit() uint64 {
-	invariant(r.id, r.rewoundCommit == 0 || r.opts.Bugs.TransferRewindsSequencer, "rewound_commit_only_under_defect",
+	vsr.Assert(r.id, r.rewoundCommit == 0 || r.opts.Bugs.TransferRewindsSequencer, "rewound_commit_only_under_defect",
 		"rewound to %d", r.rewoundCommit)
 	if r.rewoundCommit != 0 && r.rewoundCommit < r.wm.commitMax {
 		return r.rewoundCommit
@@ -25,7 +25,7 @@ func (r *Replica) voteCommit() uint64 {
 
 func (r *Replica) doViewChange() vsr.DoViewChange {
 	// A recovering replica votes nothing until a primary hands it a view.
-	invariant(r.id, r.status != vsr.StatusRecovering, "vote_not_recovering", "view %d", r.view)
+	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "vote_not_recovering", "view %d", r.view)
 	return vsr.DoViewChange{
 		LogView: r.logView,
 		Op:      r.voteOp(),
@@ -106,12 +106,12 @@ func (r *Replica) buildSuffix(top, commit uint64) []vsr.SuffixEntry {
 		e := r.suffixEntry(o, commit)
 		// From the top down, one op at a time; a nack names no header
 		// and a copy always does (the merge reads them so).
-		invariant(r.id, e.Header.Op == o, "suffix_entry_at_its_op", "op %d entry %d", o, e.Header.Op)
-		invariant(r.id, !e.Nack || e.Blank(), "suffix_nack_is_blank", "op %d", o)
-		invariant(r.id, !e.Present || !e.Blank(), "suffix_copy_has_header", "op %d", o)
+		vsr.Assert(r.id, e.Header.Op == o, "suffix_entry_at_its_op", "op %d entry %d", o, e.Header.Op)
+		vsr.Assert(r.id, !e.Nack || e.Blank(), "suffix_nack_is_blank", "op %d", o)
+		vsr.Assert(r.id, !e.Present || !e.Blank(), "suffix_copy_has_header", "op %d", o)
 		s = append(s, e)
 	}
-	invariant(r.id, len(s) == 0 || s[len(s)-1].Header.Op >= commit, "suffix_down_to_commit", "commit %d", commit)
+	vsr.Assert(r.id, len(s) == 0 || s[len(s)-1].Header.Op >= commit, "suffix_down_to_commit", "commit %d", commit)
 	return s
 }
 

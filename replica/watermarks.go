@@ -22,15 +22,15 @@ type watermarks struct {
 // applied op, and the durable commit point never runs ahead of the live one.
 func (r *Replica) checkWatermarks() {
 	w := &r.wm
-	invariant(r.id, w.commitMin <= w.commitMax, "commit_min_le_commit_max",
+	vsr.Assert(r.id, w.commitMin <= w.commitMax, "commit_min_le_commit_max",
 		"commit_min=%d commit_max=%d", w.commitMin, w.commitMax)
-	invariant(r.id, w.commitMin <= w.sequencer, "commit_min_le_sequencer",
+	vsr.Assert(r.id, w.commitMin <= w.sequencer, "commit_min_le_sequencer",
 		"commit_min=%d sequencer=%d", w.commitMin, w.sequencer)
-	invariant(r.id, r.dur.sb.Checkpoint.Op <= w.commitMin, "checkpoint_le_commit_min",
+	vsr.Assert(r.id, r.dur.sb.Checkpoint.Op <= w.commitMin, "checkpoint_le_commit_min",
 		"checkpoint=%d commit_min=%d", r.dur.sb.Checkpoint.Op, w.commitMin)
-	invariant(r.id, r.dur.sb.CommitMax <= w.commitMax, "durable_commit_le_commit_max",
+	vsr.Assert(r.id, r.dur.sb.CommitMax <= w.commitMax, "durable_commit_le_commit_max",
 		"superblock=%d commit_max=%d", r.dur.sb.CommitMax, w.commitMax)
 	// isPrimary divides: it goes last.
-	invariant(r.id, r.status != vsr.StatusNormal || w.commitMax <= w.sequencer || !r.isPrimary(), "primary_head_ge_commit_max",
+	vsr.Assert(r.id, r.status != vsr.StatusNormal || w.commitMax <= w.sequencer || !r.isPrimary(), "primary_head_ge_commit_max",
 		"commit_max=%d sequencer=%d", w.commitMax, w.sequencer)
 }

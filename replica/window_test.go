@@ -108,23 +108,8 @@ func TestMergeInfersCommitBelowWindow(t *testing.T) {
 	broken[300].Seal()
 	r, out = electing(t, 1, 1, 3, 2)
 	m := committedVote(2, 1, 300, 100, suffixOf(broken, 300, 173)...)
-	v := violationOf(func() { r.Step(m, out) })
+	v := vsr.ViolationOf(func() { r.Step(m, out) })
 	require.NotNil(t, v, "the merge asserts the pipeline bound")
 	assert.Equal(t, "pipeline_bound", v.Invariant)
 	assert.Equal(t, 1, v.Replica)
-}
-
-// violationOf runs f and returns the replica assertion it failed, if any.
-func violationOf(f func()) (v *vsr.Violation) {
-	defer func() {
-		if p := recover(); p != nil {
-			got, ok := p.(vsr.Violation)
-			if !ok {
-				panic(p)
-			}
-			v = &got
-		}
-	}()
-	f()
-	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/replica/timer"
 	"vsrsim/vsr"
 )
 
@@ -58,7 +59,7 @@ type Config struct {
 	Durability         replica.Durability
 	JournalSlots       int
 	CheckpointInterval uint64
-	Timeouts           replica.Timeouts
+	Timeouts           timer.Timeouts
 	Protocol           replica.Protocol // mechanisms a scenario's source system lacks
 	Bugs               replica.Bugs
 	// RequestQueue bounds a primary's waiting requests (replica.Options;
@@ -138,7 +139,7 @@ func DefaultConfig(seed uint64) Config {
 		Clients:            4,
 		JournalSlots:       1024,
 		CheckpointInterval: 64,
-		Timeouts:           replica.DefaultTimeouts(),
+		Timeouts:           timer.DefaultTimeouts(),
 		Network: packetsim.Options{
 			DelayMinTicks:           1,
 			DelayMeanTicks:          3,

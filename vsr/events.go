@@ -145,18 +145,45 @@ type Violation struct {
 // journal, a ring, a payload); the harness still reports the invariant by name.
 const Unowned = -1
 
+// Details of an assertion that names no numbers.
+const (
+	DetailHolds   = "does not hold"
+	DetailGate    = "the gate let a message through that it refuses"
+	DetailStorage = "journal storage"
+)
+
 // Assert panics with a Violation of the invariant name at replica (Unowned:
-// -1) unless ok. detail is a constant, or a format whose %d or %b verbs take
+// -1) unless ok: the replica's one assertion. An assertion turns a
+// correctness bug into a crash the simulator reports by the invariant's name,
+// so a run never carries on from a state the protocol forbids; assertions are
+// always on. detail is a constant, or a format whose %d or %b verbs take
 // values (at most violationValuesMax). The numbers travel unboxed and the
-// Violation formats them only when printed, and the failing branch makes no
-// call: a passing assertion costs a compare and a branch, and functions on the
-// hot path that hold a few stay small enough to inline.
+// Violation formats them only when printed, and the failing branch is kept
+// out of line: a passing assertion costs a compare and a branch, and
+// functions on the hot path that hold a few stay small enough to inline.
+//
+// The replica's gate predicates are not assertions: a message they refuse is
+// a fault of the network or a peer, dropped with a reason; a handler then
+// asserts what its predicate guaranteed, and a failure there is the replica's
+// bug.
 func Assert(replica int, ok bool, name, detail string, values ...uint64) {
 	if !ok {
-		v := Violation{Replica: replica, Invariant: name, Detail: detail}
-		v.count = copy(v.values[:], values)
-		panic(v)
+		violated(replica, name, detail, values)
 	}
+}
+
+// violated reports a failed assertion, the cold path kept out of line. The
+// report itself must be whole: a failure is read by its name and its numbers.
+//
+//go:noinline
+func violated(replica int, name, detail string, values []uint64) {
+	if name == "" || len(values) > violationValuesMax {
+		panic(Violation{Replica: replica, Invariant: "invariant_reports_whole", Detail: "an assertion named %d characters records %d values",
+			values: [violationValuesMax]uint64{uint64(len(name)), uint64(len(values))}, count: 2})
+	}
+	v := Violation{Replica: replica, Invariant: name, Detail: detail}
+	v.count = copy(v.values[:], values)
+	panic(v)
 }
 
 // violationValuesMax bounds the numbers an assertion records.
@@ -172,4 +199,21 @@ func (v Violation) Error() string {
 		detail = fmt.Sprintf(detail, args...)
 	}
 	return fmt.Sprintf("replica %d assertion %s: %s", v.Replica, v.Invariant, detail)
+}
+
+// ViolationOf runs f and returns the Violation a failed assertion in it
+// panicked with, or nil if none failed; any other panic goes on. Tests that
+// break a rule on purpose read the invariant it names.
+func ViolationOf(f func()) (v *Violation) {
+	defer func() {
+		if p := recover(); p != nil {
+			got, ok := p.(Violation)
+			if !ok {
+				panic(p)
+			}
+			v = &got
+		}
+	}()
+	f()
+	return nil
 }

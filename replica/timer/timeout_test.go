@@ -1,4 +1,4 @@
-package replica
+package timer
 
 import (
 	"math/rand/v2"
@@ -10,56 +10,56 @@ import (
 
 // countdown is the timeout as a plain countdown, decremented at its turn in
 // every Tick: the behaviour the deadline form must reproduce tick for tick.
-type countdown struct {
-	ticks   uint64
-	running bool
+type Countdown struct {
+	Ticks   uint64
+	Running bool
 }
 
-func (c *countdown) tick() bool {
-	if !c.running {
+func (c *Countdown) Tick() bool {
+	if !c.Running {
 		return false
 	}
-	if c.ticks > 0 {
-		c.ticks--
+	if c.Ticks > 0 {
+		c.Ticks--
 	}
-	return c.ticks == 0
+	return c.Ticks == 0
 }
 
 // timerPair drives a set of deadline timeouts and their countdowns through
 // the same arms and stops, at the same moments of a Tick.
-type timerPair struct {
-	clk  timerClock
-	ts   []timeout
-	refs []countdown
+type TimerPair struct {
+	Clk  TimerClock
+	Ts   []Timeout
+	Refs []Countdown
 }
 
-func newTimerPair(n int) *timerPair {
-	p := &timerPair{clk: timerClock{pos: tickDone}, ts: make([]timeout, n), refs: make([]countdown, n)}
-	for i := range p.ts {
-		p.ts[i].clk, p.ts[i].pos = &p.clk, i
+func NewTimerPair(n int) *TimerPair {
+	p := &TimerPair{Clk: TimerClock{Pos: TickDone}, Ts: make([]Timeout, n), Refs: make([]Countdown, n)}
+	for i := range p.Ts {
+		p.Ts[i].Clk, p.Ts[i].Pos = &p.Clk, i
 	}
 	return p
 }
 
-func (p *timerPair) arm(i int, period uint64) {
-	p.ts[i].running = true
-	p.ts[i].arm(period)
-	p.refs[i] = countdown{ticks: period, running: true}
+func (p *TimerPair) Arm(i int, period uint64) {
+	p.Ts[i].Running = true
+	p.Ts[i].Arm(period)
+	p.Refs[i] = Countdown{Ticks: period, Running: true}
 }
 
-func (p *timerPair) stop(i int) {
-	p.ts[i].stop()
-	p.refs[i].running = false
+func (p *TimerPair) Stop(i int) {
+	p.Ts[i].Stop()
+	p.Refs[i].Running = false
 }
 
 // act arms or stops a random timeout, or does nothing.
-func (p *timerPair) act(rng *rand.Rand) {
-	i := rng.IntN(len(p.ts))
+func (p *TimerPair) Act(rng *rand.Rand) {
+	i := rng.IntN(len(p.Ts))
 	switch rng.IntN(4) {
 	case 0:
-		p.arm(i, rng.Uint64N(4))
+		p.Arm(i, rng.Uint64N(4))
 	case 1:
-		p.stop(i)
+		p.Stop(i)
 	}
 }
 
@@ -69,16 +69,16 @@ func (p *timerPair) act(rng *rand.Rand) {
 func TestTimeoutFiresAsCountdown(t *testing.T) {
 	for seed := uint64(1); seed <= 200; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		p := newTimerPair(4)
+		p := NewTimerPair(4)
 		fired := 0
 		for tick := 0; tick < 60; tick++ {
-			p.act(rng)
-			p.clk.now++
-			p.clk.pos = tickBegin
-			p.act(rng)
-			skipped := p.clk.now < p.clk.next
-			for i := range p.ts {
-				got, want := p.ts[i].tick(), p.refs[i].tick()
+			p.Act(rng)
+			p.Clk.Now++
+			p.Clk.Pos = TickBegin
+			p.Act(rng)
+			skipped := p.Clk.Now < p.Clk.Next
+			for i := range p.Ts {
+				got, want := p.Ts[i].Tick(), p.Refs[i].Tick()
 				require.Equal(t, want, got, "seed %d tick %d timeout %d", seed, tick, i)
 				if got {
 					fired++
@@ -87,16 +87,16 @@ func TestTimeoutFiresAsCountdown(t *testing.T) {
 				if !skipped {
 					// Handlers run only on a Tick that looks at the
 					// timeouts.
-					p.act(rng)
+					p.Act(rng)
 				}
 			}
-			p.clk.next = uint64(1<<64 - 1)
-			for i := range p.ts {
-				if p.ts[i].running {
-					p.clk.next = min(p.clk.next, p.ts[i].deadline)
+			p.Clk.Next = uint64(1<<64 - 1)
+			for i := range p.Ts {
+				if p.Ts[i].Running {
+					p.Clk.Next = min(p.Clk.Next, p.Ts[i].Deadline)
 				}
 			}
-			p.clk.pos = tickDone
+			p.Clk.Pos = TickDone
 		}
 		require.Positive(t, fired, "seed %d: no timeout fired, the test compared nothing", seed)
 	}

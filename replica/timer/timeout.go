@@ -1,4 +1,6 @@
-package replica
+package timer
+
+import "vsrsim/vsr"
 
 // Jitter is the deterministic stream a replica draws its timeout jitter from. The
 // harness hands each replica its own; the replica has no randomness of its own.
@@ -15,97 +17,97 @@ type Jitter interface {
 // of a run. It fires on exactly the ticks the countdown did: armed with period
 // p, it fires on the p-th Tick after, counting the current Tick when the arming
 // comes before the countdown's turn in it (see arm).
-type timeout struct {
-	name     string
-	after    uint64
-	deadline uint64 // the clock value at which it fires (while running)
-	attempts uint64
-	running  bool
-	backoff  bool
+type Timeout struct {
+	Name     string
+	After    uint64
+	Deadline uint64 // the clock value at which it fires (while running)
+	Attempts uint64
+	Running  bool
+	Backoff  bool
 	// shiftMax caps the doublings (0: the default of 4, a 16x period).
-	shiftMax uint64
-	clk      *timerClock
-	pos      int // its turn in Tick
+	ShiftMax uint64
+	Clk      *TimerClock
+	Pos      int // its turn in Tick
 }
 
 // timerClock is a replica's tick count and what its timeouts need of it.
-type timerClock struct {
-	now uint64 // Ticks so far, the current one included
+type TimerClock struct {
+	Now uint64 // Ticks so far, the current one included
 	// pos is the turn of the timeout Tick is looking at: timeouts after it
 	// still count the current Tick down. Outside the timeouts' turns it is
 	// before all of them during a Tick (tickBegin) and after all of them
 	// between Ticks (tickDone).
-	pos int
+	Pos int
 	// next is at or below the deadline of every running timeout: until
 	// then no timeout can fire.
-	next uint64
+	Next uint64
 }
 
 const (
-	tickBegin = -1
-	tickDone  = 1 << 30
+	TickBegin = -1
+	TickDone  = 1 << 30
 )
 
 // arm starts the countdown of p ticks.
-func (t *timeout) arm(p uint64) {
-	base := t.clk.now
-	if t.pos > t.clk.pos {
+func (t *Timeout) Arm(p uint64) {
+	base := t.Clk.Now
+	if t.Pos > t.Clk.Pos {
 		// This Tick's count-down of t is still to come.
 		base--
 	}
-	t.deadline = base + p
-	t.clk.next = min(t.clk.next, t.deadline)
+	t.Deadline = base + p
+	t.Clk.Next = min(t.Clk.Next, t.Deadline)
 }
 
-func (t *timeout) start(j Jitter) {
-	t.running = true
-	t.attempts = 0
-	t.arm(t.period(j))
+func (t *Timeout) Start(j Jitter) {
+	t.Running = true
+	t.Attempts = 0
+	t.Arm(t.Period(j))
 }
 
-func (t *timeout) stop() {
-	t.running = false
-	t.attempts = 0
+func (t *Timeout) Stop() {
+	t.Running = false
+	t.Attempts = 0
 }
 
 // reset restarts the countdown without touching attempts.
-func (t *timeout) reset(j Jitter) {
-	t.running = true
-	t.arm(t.period(j))
+func (t *Timeout) Reset(j Jitter) {
+	t.Running = true
+	t.Arm(t.Period(j))
 }
 
 // retry restarts the countdown as the attempts-th retry in a row: with backoff
 // the period doubles per attempt; attempts 0 is the base period.
-func (t *timeout) retry(j Jitter, attempts uint64) {
-	t.running = true
-	t.attempts = attempts
-	t.arm(t.period(j))
+func (t *Timeout) Retry(j Jitter, attempts uint64) {
+	t.Running = true
+	t.Attempts = attempts
+	t.Arm(t.Period(j))
 }
 
 // capped reports whether the backoff reached its longest period.
-func (t *timeout) capped() bool {
-	most := t.shiftMax
+func (t *Timeout) Capped() bool {
+	most := t.ShiftMax
 	if most == 0 {
 		most = 4
 	}
-	return t.backoff && t.attempts >= most
+	return t.Backoff && t.Attempts >= most
 }
 
 // backoffNext is called after the timeout fired and was handled.
-func (t *timeout) backoffNext(j Jitter) {
-	t.attempts++
-	t.arm(t.period(j))
+func (t *Timeout) BackoffNext(j Jitter) {
+	t.Attempts++
+	t.Arm(t.Period(j))
 }
 
-func (t *timeout) period(j Jitter) uint64 {
+func (t *Timeout) Period(j Jitter) uint64 {
 	// A period is drawn only to arm the countdown: valid options have every
 	// timeout positive, so it never fires the Tick it is armed in, and its
 	// turn lies within a Tick, so the clock's position orders it (arm).
-	invariant(unowned, t.after > 0, "timeout_base_positive", detailHolds)
-	invariant(unowned, tickBegin < t.pos && t.pos < tickDone, "timeout_turn_within_tick", "turn %d", uint64(t.pos))
-	p := t.after
-	if t.backoff {
-		shift, most := t.attempts, t.shiftMax
+	vsr.Assert(vsr.Unowned, t.After > 0, "timeout_base_positive", vsr.DetailHolds)
+	vsr.Assert(vsr.Unowned, TickBegin < t.Pos && t.Pos < TickDone, "timeout_turn_within_tick", "turn %d", uint64(t.Pos))
+	p := t.After
+	if t.Backoff {
+		shift, most := t.Attempts, t.ShiftMax
 		if most == 0 {
 			most = 4
 		}
@@ -114,16 +116,16 @@ func (t *timeout) period(j Jitter) uint64 {
 		}
 		p <<= shift
 	}
-	if spread := t.after / 8; spread > 0 && j != nil {
+	if spread := t.After / 8; spread > 0 && j != nil {
 		p += j.Uint64N(spread + 1)
 	}
 	// A period shorter than the base would mean the shift overflowed.
-	invariant(unowned, p >= t.after, "timeout_period_at_least_base", detailHolds)
+	vsr.Assert(vsr.Unowned, p >= t.After, "timeout_period_at_least_base", vsr.DetailHolds)
 	return p
 }
 
 // tick takes t's turn in the current Tick and reports whether it fires.
-func (t *timeout) tick() bool {
-	t.clk.pos = t.pos
-	return t.running && t.clk.now >= t.deadline
+func (t *Timeout) Tick() bool {
+	t.Clk.Pos = t.Pos
+	return t.Running && t.Clk.Now >= t.Deadline
 }
