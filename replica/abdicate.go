@@ -110,7 +110,7 @@ func (r *Replica) retransmitOnHeard(from int) {
 // acks of ops its only other live backup applied before it lost its journal.
 func (r *Replica) learnCommitFromBackup(p vsr.CommitOk) {
 	c := p.Commit
-	if c <= r.wm.commitMax || c > r.wm.sequencer || !r.log.journal.has(c, p.Checksum) {
+	if c <= r.wm.commitMax || c > r.wm.sequencer || !r.log.journal.Has(c, p.Checksum) {
 		return
 	}
 	r.mark(marks.CommitFromBackup)

@@ -16,15 +16,15 @@ func TestRepairServesSetAsideBodies(t *testing.T) {
 	c := newTestCluster(t, 3, nil)
 	c.commitRequests(0, 1, 4)
 	r2 := c.r(2)
-	j, ok := r2.log.journal.get(3)
+	j, ok := r2.log.journal.Get(3)
 	require.True(t, ok)
 	require.LessOrEqual(t, j.Op, r2.wm.commitMax)
 	r2.out = &vsr.Output{}
 	r2.discard(j, false)
 	r2.out = nil
-	_, held := r2.log.journal.get(3)
+	_, held := r2.log.journal.Get(3)
 	require.False(t, held, "op 3 left the journal")
-	_, aside := r2.log.aside.get(3)
+	_, aside := r2.log.aside.Get(3)
 	require.True(t, aside, "op 3 was set aside")
 
 	out := &vsr.Output{}

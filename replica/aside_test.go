@@ -36,7 +36,7 @@ func TestChainWalkSetsCommittedBodiesAside(t *testing.T) {
 			out := &vsr.Output{}
 			r.out = out
 			for _, h := range tt.journal {
-				require.True(t, r.log.journal.put(h, true))
+				require.True(t, r.log.journal.Put(h, true))
 			}
 			r.wm.commitMin, r.wm.commitSum = 2, chain[2].Checksum
 			r.wm.commitMax = 5
@@ -62,7 +62,7 @@ func TestChainWalkSetsCommittedBodiesAside(t *testing.T) {
 			}
 			require.True(t, r.repairPut(chain[5], nil))
 			for _, op := range tt.aside {
-				assert.True(t, r.log.journal.has(op, chain[op].Checksum), "op %d reclaimed", op)
+				assert.True(t, r.log.journal.Has(op, chain[op].Checksum), "op %d reclaimed", op)
 			}
 			assert.Equal(t, uint64(5), r.wm.commitMin, "ops 3..5 applied")
 		})

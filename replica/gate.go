@@ -352,8 +352,8 @@ func (r *Replica) ignoreRepair(m *vsr.Message) (vsr.Reason, uint64) {
 		if h.Op <= r.wm.commitMin {
 			return vsr.ReasonOldOp, r.wm.commitMin
 		}
-		if r.log.journal.has(h.Op, h.Checksum) {
-			vsr.Assert(r.id, h.Op <= r.log.journal.head, "repair_held_within_journal_head", "op %d head %d", h.Op, r.log.journal.head)
+		if r.log.journal.Has(h.Op, h.Checksum) {
+			vsr.Assert(r.id, h.Op <= r.log.journal.Head, "repair_held_within_journal_head", "op %d head %d", h.Op, r.log.journal.Head)
 			return vsr.ReasonHeld, 0
 		}
 	case vsr.CmdRangeEvicted:

@@ -38,7 +38,7 @@ func (r *Replica) Info() Info {
 		Sequencer:    r.wm.sequencer,
 		CommitMin:    r.wm.commitMin,
 		CommitMax:    r.wm.commitMax,
-		JournalHead:  r.log.journal.head,
+		JournalHead:  r.log.journal.Head,
 		AckHead:      r.dur.ackHead,
 		Incarnation:  r.dur.incarnation,
 		Checkpoint:   r.dur.sb.Checkpoint.Op,
@@ -74,15 +74,15 @@ func (r *Replica) Holds(op, checksum uint64) bool {
 	if op <= r.wm.commitMin {
 		return true
 	}
-	if h, ok := r.log.aside.get(op); ok && h.Checksum == checksum {
+	if h, ok := r.log.aside.Get(op); ok && h.Checksum == checksum {
 		return true
 	}
-	return r.log.journal.has(op, checksum)
+	return r.log.journal.Has(op, checksum)
 }
 
 // Journaled reports whether the journal holds op (any checksum).
 func (r *Replica) Journaled(op uint64) bool {
-	_, ok := r.log.journal.get(op)
+	_, ok := r.log.journal.Get(op)
 	return ok
 }
 
@@ -95,7 +95,7 @@ func (d Durable) DurableView() uint64 { return d.Superblock.View }
 // replica that holds the body.
 func (r *Replica) UnsureHollow(fn func(op, checksum uint64)) {
 	for op := r.wm.commitMin + 1; op <= r.log.unsureTop; op++ {
-		if h, ok := r.log.adopted.get(op); ok && !r.log.journal.has(op, h.Checksum) {
+		if h, ok := r.log.adopted.Get(op); ok && !r.log.journal.Has(op, h.Checksum) {
 			fn(op, h.Checksum)
 		}
 	}

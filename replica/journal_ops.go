@@ -12,10 +12,10 @@ import "vsrsim/vsr"
 // headerAt returns the header this replica knows at op: journaled, adopted, or
 // the one it last committed.
 func (r *Replica) headerAt(op uint64) (vsr.Header, bool) {
-	if h, ok := r.log.journal.get(op); ok {
+	if h, ok := r.log.journal.Get(op); ok {
 		return h, true
 	}
-	if h, ok := r.log.adopted.get(op); ok {
+	if h, ok := r.log.adopted.Get(op); ok {
 		return h, true
 	}
 	return vsr.Header{}, false
@@ -26,13 +26,13 @@ func (r *Replica) headerAt(op uint64) (vsr.Header, bool) {
 func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 	vsr.Assert(r.id, h.Op > r.wm.commitMin, "journal_put_above_commit_min", "op %d commit_min %d", h.Op, r.wm.commitMin)
 	vsr.Assert(r.id, h.Op >= r.log.journalFloor, "journal_put_above_floor", "op %d floor %d", h.Op, r.log.journalFloor)
-	if !r.log.journal.put(h, displace) {
+	if !r.log.journal.Put(h, displace) {
 		return false
 	}
 	r.log.journalGen++
-	vsr.Assert(r.id, r.log.journal.has(h.Op, h.Checksum), "journal_put_holds", vsr.DetailHolds)
+	vsr.Assert(r.id, r.log.journal.Has(h.Op, h.Checksum), "journal_put_holds", vsr.DetailHolds)
 	r.emit(vsr.JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalAppend))
-	if r.log.journal.moved.Checksum != 0 || r.log.journal.gone.Checksum != 0 {
+	if r.log.journal.Moved.Checksum != 0 || r.log.journal.Gone.Checksum != 0 {
 		// A body leaves the live ring (into the evicted ring, or for
 		// good): a restart reads the live ring only, and must not come back
 		// below the body and vote it absent (the protocol model's
@@ -44,7 +44,7 @@ func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 		// at the head, which a vote must describe.
 		r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 	}
-	if g := r.log.journal.gone; g.Checksum != 0 {
+	if g := r.log.journal.Gone; g.Checksum != 0 {
 		r.emit(vsr.JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(vsr.EvJournalEvict))
 	}
 	return true
@@ -53,7 +53,7 @@ func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 // clearAdopted forgets headers adopted in older views: the new view's headers
 // replace them, and committed ops below them are verified by their server.
 func (r *Replica) clearAdopted() {
-	r.log.adopted.clear()
+	r.log.adopted.Clear()
 	r.log.journalGen++ // the suffix is built from adopted headers too
 }
 
@@ -66,13 +66,13 @@ func (r *Replica) discard(j vsr.Header, foreign bool) {
 	case j.Op > r.wm.commitMax:
 		r.journalRemove(j.Op)
 	case foreign:
-		r.log.journal.remove(j.Op)
+		r.log.journal.Remove(j.Op)
 		r.log.journalGen++
 		r.emit(vsr.JournalChange{View: r.view, Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalPrune))
 	default:
-		r.log.journal.remove(j.Op)
+		r.log.journal.Remove(j.Op)
 		r.log.journalGen++
-		r.log.aside.put(j)
+		r.log.aside.Put(j)
 		// The set-aside body is gone from the journal: the commit point
 		// that makes it committed must survive a restart, or the next vote
 		// nacks it, on a disk or a write-ahead journal in memory alike (the
@@ -83,13 +83,13 @@ func (r *Replica) discard(j vsr.Header, foreign bool) {
 		if r.dur.store != nil {
 			// That superblock may land after the slot's blank: the blank
 			// says the op was set aside, not never held (recordAside).
-			r.dur.store.aside[j.Op%uint64(r.log.journal.live.size)] = true
+			r.dur.store.aside[j.Op%uint64(r.log.journal.Live.Size)] = true
 		}
 		r.emit(vsr.JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalSetAside))
 	}
-	vsr.Assert(r.id, !r.log.journal.has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
+	vsr.Assert(r.id, !r.log.journal.Has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
 	if !foreign && j.Op <= r.wm.commitMax && j.Op > r.dur.sb.Checkpoint.Op {
-		_, kept := r.log.aside.get(j.Op)
+		_, kept := r.log.aside.Get(j.Op)
 		vsr.Assert(r.id, kept, "committed_body_kept", "op %d discarded at commit_max %d", j.Op, r.wm.commitMax)
 	}
 }
@@ -102,14 +102,14 @@ func (r *Replica) discard(j vsr.Header, foreign bool) {
 func (r *Replica) reclaim(top uint64, all bool) {
 	top = min(top, r.wm.commitMax)
 	for op := top; op > r.wm.commitMin; op-- {
-		h, ok := r.log.aside.get(op)
-		if ok && !r.log.journal.has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
-			r.log.aside.remove(op)
-			if j, held := r.log.journal.get(op); held && j.Checksum != h.Checksum {
+		h, ok := r.log.aside.Get(op)
+		if ok && !r.log.journal.Has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
+			r.log.aside.Remove(op)
+			if j, held := r.log.journal.Get(op); held && j.Checksum != h.Checksum {
 				r.journalRemove(op)
 			}
 			if r.journalPut(h, false) {
-				_, still := r.log.aside.get(op)
+				_, still := r.log.aside.Get(op)
 				vsr.Assert(r.id, !still, "reclaim_moves_out_of_aside", "op %d", op)
 				continue
 			}
@@ -121,21 +121,21 @@ func (r *Replica) reclaim(top uint64, all bool) {
 }
 
 func (r *Replica) journalRemove(op uint64) {
-	if h, ok := r.log.journal.remove(op); ok {
+	if h, ok := r.log.journal.Remove(op); ok {
 		r.log.journalGen++
 		r.emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
 	}
-	_, still := r.log.journal.get(op)
+	_, still := r.log.journal.Get(op)
 	vsr.Assert(r.id, !still, "journal_remove_removes", vsr.DetailHolds)
 }
 
 func (r *Replica) truncateJournalAbove(op uint64) {
-	r.log.journal.truncateAbove(op, func(h vsr.Header) {
+	r.log.journal.TruncateAbove(op, func(h vsr.Header) {
 		r.log.journalGen++
 		r.emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
 	})
 	vsr.Assert(r.id, op >= r.wm.commitMin, "truncate_keeps_applied", "op %d commit_min %d", op, r.wm.commitMin)
-	vsr.Assert(r.id, r.log.journal.head <= op, "truncate_lowers_head", "head %d op %d", r.log.journal.head, op)
+	vsr.Assert(r.id, r.log.journal.Head <= op, "truncate_lowers_head", "head %d op %d", r.log.journal.Head, op)
 }
 
 // pruneUnchained removes journal entries below bottom that do not chain to the
@@ -167,14 +167,14 @@ func (r *Replica) pruneUnchained(bottom uint64) {
 func (r *Replica) pruneChainFrom(top, expect uint64) {
 	broken := false
 	for op := top; op > r.wm.commitMin && op <= top; op-- {
-		j, ok := r.log.journal.get(op)
+		j, ok := r.log.journal.Get(op)
 		if !broken {
 			if ok && j.Checksum == expect {
 				expect = j.Parent
 				continue
 			}
 			if !ok {
-				if a, ok := r.log.adopted.get(op); ok && a.Checksum == expect {
+				if a, ok := r.log.adopted.Get(op); ok && a.Checksum == expect {
 					expect = a.Parent
 					continue
 				}
@@ -196,11 +196,11 @@ func (r *Replica) pruneChainFrom(top, expect uint64) {
 // missing, except that the source's install replaces the whole journal (the
 // stale guard protected what it acked).
 func (r *Replica) journalInstall(op uint64) {
-	r.log.journal.dropThrough(op)
+	r.log.journal.DropThrough(op)
 	if r.opts.Protocol.SourceTransfer {
 		r.truncateJournalAbove(op)
 	}
 	r.log.journalFloor = op + 1
-	_, below := r.log.journal.get(op)
+	_, below := r.log.journal.Get(op)
 	vsr.Assert(r.id, !below, "install_drops_through_checkpoint", vsr.DetailHolds)
 }

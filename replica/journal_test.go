@@ -18,91 +18,6 @@ func hdr(op uint64) vsr.Header {
 	return h
 }
 
-// TestJournalRingEviction: the journal keeps the last `slots` ops; an op
-// displaced by a newer one moves to the evicted ring, which repair still
-// reads but commit and votes do not.
-func TestJournalRingEviction(t *testing.T) {
-	j := newJournal(4, nil)
-	for op := uint64(1); op <= 6; op++ {
-		j.put(hdr(op), false)
-	}
-	assert.Equal(t, uint64(6), j.head)
-	for op := uint64(3); op <= 6; op++ {
-		h, ok := j.get(op)
-		require.True(t, ok, "op %d live", op)
-		assert.Equal(t, hdr(op).Checksum, h.Checksum)
-	}
-	for op := uint64(1); op <= 2; op++ {
-		_, ok := j.get(op)
-		assert.False(t, ok, "op %d evicted from the live ring", op)
-		h, ok := j.getForRepair(op)
-		require.True(t, ok, "op %d still served by repair", op)
-		assert.Equal(t, hdr(op).Checksum, h.Checksum)
-	}
-	assert.True(t, j.has(6, hdr(6).Checksum))
-	assert.False(t, j.has(6, hdr(5).Checksum), "has checks the checksum")
-	assert.False(t, j.has(1, hdr(1).Checksum), "has reads only the live ring")
-}
-
-// TestJournalOlderOpDisplacesOnlyWhenAllowed: an old op never silently
-// replaces the newer op in its slot unless the caller asks for it.
-func TestJournalOlderOpDisplacesOnlyWhenAllowed(t *testing.T) {
-	j := newJournal(4, nil)
-	for op := uint64(5); op <= 8; op++ {
-		require.True(t, j.put(hdr(op), false))
-	}
-	assert.Equal(t, uint64(5), j.lowestHoldable())
-	assert.False(t, j.put(hdr(4), false), "op 4 would displace op 8")
-	assert.True(t, j.has(8, hdr(8).Checksum), "op 8 kept")
-	assert.True(t, j.put(hdr(4), true), "displace on request")
-	assert.True(t, j.has(4, hdr(4).Checksum))
-	assert.False(t, j.has(8, hdr(8).Checksum), "op 8 displaced")
-}
-
-// TestJournalFirstRetained: repair can serve the live ring and the evicted
-// ring, 2*slots ops below the head; below that the requester must transfer.
-func TestJournalFirstRetained(t *testing.T) {
-	j := newJournal(4, nil)
-	assert.Equal(t, uint64(1), j.firstRetained(), "empty")
-	for op := uint64(1); op <= 7; op++ {
-		j.put(hdr(op), false)
-		assert.Equal(t, uint64(1), j.firstRetained(), "head %d < 2*slots", op)
-	}
-	for op := uint64(8); op <= 20; op++ {
-		j.put(hdr(op), false)
-		first := op - 2*4 + 1
-		assert.Equal(t, first, j.firstRetained(), "head %d", op)
-		_, ok := j.getForRepair(first)
-		assert.True(t, ok, "head %d: first retained op %d is served", op, first)
-		_, ok = j.getForRepair(first - 1)
-		assert.False(t, ok, "head %d: op %d below it is gone", op, first-1)
-	}
-}
-
-// TestJournalTruncateAbove removes every op above the cut from both rings and
-// reports each live one.
-func TestJournalTruncateAbove(t *testing.T) {
-	j := newJournal(4, nil)
-	for op := uint64(1); op <= 6; op++ {
-		j.put(hdr(op), false)
-	}
-	var removed []uint64
-	j.truncateAbove(4, func(h vsr.Header) { removed = append(removed, h.Op) })
-	assert.Equal(t, []uint64{6, 5}, removed)
-	assert.Equal(t, uint64(4), j.head)
-	_, ok := j.get(5)
-	assert.False(t, ok)
-	_, ok = j.get(4)
-	assert.True(t, ok)
-	j.truncateAbove(9, func(vsr.Header) { t.Fatal("nothing above the head") })
-	assert.Equal(t, uint64(4), j.head)
-
-	j.wipe()
-	assert.Equal(t, uint64(0), j.head)
-	_, ok = j.getForRepair(1)
-	assert.False(t, ok, "a wipe clears the evicted ring too")
-}
-
 // retained is a 3-replica star cluster whose primary committed `ops` ops with
 // 64 journal slots; r2 saw none of them (its prepares were dropped and its
 // repair requests are still dropped).
@@ -128,7 +43,7 @@ func TestJournalEvictedRingServesRepair(t *testing.T) {
 	first := r0.firstRetained()
 	assert.Equal(t, uint64(140-2*64+1), first)
 
-	_, live := r0.log.journal.get(20)
+	_, live := r0.log.journal.Get(20)
 	require.False(t, live, "op 20 left the live ring")
 	out := &vsr.Output{}
 	r0.Step(msg(vsr.RequestPrepares{From: 20, To: 22}, 1, 0, 0), out)
@@ -283,10 +198,10 @@ func TestTransferStaleGuard(t *testing.T) {
 			for op := tc.offer + 1; op <= 10; op++ {
 				// The source's install replaces the whole journal; repair
 				// fetches the ops above the checkpoint again.
-				assert.Equal(t, !opts.Protocol.SourceTransfer, r.log.journal.has(op, hs[op].Checksum), "op %d above the checkpoint kept", op)
+				assert.Equal(t, !opts.Protocol.SourceTransfer, r.log.journal.Has(op, hs[op].Checksum), "op %d above the checkpoint kept", op)
 			}
 			for op := uint64(1); op <= tc.offer; op++ {
-				_, ok := r.log.journal.getForRepair(op)
+				_, ok := r.log.journal.GetForRepair(op)
 				assert.False(t, ok, "op %d replaced by the checkpoint", op)
 			}
 		})

@@ -1,19 +1,22 @@
 package replica
 
-import "vsrsim/vsr"
+import (
+	"vsrsim/replica/journal"
+	"vsrsim/vsr"
+)
 
 // logState is the replica's log: the journal of bodies, the headers it knows
 // without bodies, and the floors and unsure ops that say what it may claim
 // about the ops it cannot show (one room of a replica's state, issue 36).
 type logState struct {
-	journal *journal
+	journal *journal.Journal
 	// adopted: headers known from a StartView or a merge, bodies maybe not
 	// held; adoptedHead the head they lead to.
-	adopted     ring
+	adopted     journal.Ring
 	adoptedHead uint64
 	// aside: committed-range bodies a chain walk could not vouch for (see
 	// pruneChainFrom).
-	aside ring
+	aside journal.Ring
 	// journalGen counts journal and adopted-header mutations (the cached
 	// DoViewChange suffix is valid for one generation).
 	journalGen uint64
@@ -56,6 +59,11 @@ func (l *logState) setUnsure(self int, ops []uint64) {
 // check asserts what the log always holds: the journal holds no op below
 // its floor, and a floor never stands more than one above its head.
 func (l *logState) check(self int) {
-	vsr.Assert(self, l.journal.head == 0 || l.journalFloor <= l.journal.head+1, "journal_floor_le_head",
-		"floor %d head %d", l.journalFloor, l.journal.head)
+	vsr.Assert(self, l.journal.Head == 0 || l.journalFloor <= l.journal.Head+1, "journal_floor_le_head",
+		"floor %d head %d", l.journalFloor, l.journal.Head)
+}
+
+// newJournal is an empty journal of opts' size, its rings from opts' Spare.
+func newJournal(opts Options) *journal.Journal {
+	return journal.NewJournal(opts.JournalSlots, opts.Spare.pool())
 }

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/replica/journal"
 	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
@@ -20,12 +21,12 @@ func TestLogStateSetUnsure(t *testing.T) {
 
 // The journal's floor stands at most one above its head.
 func TestLogStateCheckFires(t *testing.T) {
-	l := logState{journal: newJournal(64, nil)}
+	l := logState{journal: journal.NewJournal(64, nil)}
 	l.journalFloor = 40
 	require.Nil(t, vsr.ViolationOf(func() { l.check(0) }), "an empty journal has no head to compare")
-	l.journal.head = 39
+	l.journal.Head = 39
 	require.Nil(t, vsr.ViolationOf(func() { l.check(0) }))
-	l.journal.head = 38
+	l.journal.Head = 38
 	v := vsr.ViolationOf(func() { l.check(0) })
 	require.NotNil(t, v)
 	assert.Equal(t, "journal_floor_le_head", v.Invariant)

@@ -75,7 +75,7 @@ func (r *Replica) prepare(m *vsr.Request) {
 	r.wm.sequencer = h.Op
 	r.wm.headSum = h.Checksum
 	r.pipeline.push(r.id, h, r.ownFence())
-	vsr.Assert(r.id, r.log.journal.has(h.Op, h.Checksum), "prepare_journaled", vsr.DetailHolds)
+	vsr.Assert(r.id, r.log.journal.Has(h.Op, h.Checksum), "prepare_journaled", vsr.DetailHolds)
 	r.noteAck(&h)
 	r.replicate(h)
 	if !r.timers.Prepare.Running {
@@ -111,14 +111,14 @@ func (r *Replica) onPrepare(m *vsr.Envelope, p vsr.Prepare) {
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
 	switch {
-	case h.Op <= r.wm.commitMin && r.log.journal.has(h.Op, h.Checksum):
+	case h.Op <= r.wm.commitMin && r.log.journal.Has(h.Op, h.Checksum):
 		// Applied here already, so canonical: a primary that asks again
 		// (it lost this replica's ack to a restart) gets it.
 		r.ack(h)
 	case h.Op <= r.wm.commitMin:
 		r.drop(m, h.Op, vsr.ReasonOldOp, r.wm.commitMin)
 		r.tellCommitToPrimary()
-	case r.log.journal.has(h.Op, h.Checksum) && h.Op <= r.wm.sequencer:
+	case r.log.journal.Has(h.Op, h.Checksum) && h.Op <= r.wm.sequencer:
 		// Held within the log: ack again. A held op above the head (a
 		// restart keeps intact entries past a faulty slot; repair journals
 		// a committed op above a gap) is acked only once the log reaches
@@ -137,7 +137,7 @@ func (r *Replica) onPrepare(m *vsr.Envelope, p vsr.Prepare) {
 		r.drop(m, h.Op, vsr.ReasonParentMismatch, r.wm.sequencer)
 	default:
 		r.journalPut(h, true)
-		r.log.adopted.remove(h.Op)
+		r.log.adopted.Remove(h.Op)
 		r.wm.sequencer = h.Op
 		r.wm.headSum = h.Checksum
 		r.replicate(h)
@@ -152,7 +152,7 @@ func (r *Replica) ack(h vsr.Header) {
 		return
 	}
 	vsr.Assert(r.id, h.Op > 0, "ack_journaled", vsr.DetailHolds)
-	vsr.Assert(r.id, r.log.journal.has(h.Op, h.Checksum), "ack_journaled", vsr.DetailHolds)
+	vsr.Assert(r.id, r.log.journal.Has(h.Op, h.Checksum), "ack_journaled", vsr.DetailHolds)
 	if r.headerOnlyBelow(h.Op) {
 		return
 	}
@@ -269,7 +269,7 @@ func (r *Replica) advanceCommitMax(commit uint64) {
 func (r *Replica) commitUpTo() {
 	vsr.Assert(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_up_to_min_le_max", vsr.DetailHolds)
 	for r.wm.commitMin < r.wm.commitMax {
-		h, ok := r.log.journal.get(r.wm.commitMin + 1)
+		h, ok := r.log.journal.Get(r.wm.commitMin + 1)
 		if !ok || h.Parent != r.wm.commitSum {
 			return
 		}
@@ -440,7 +440,7 @@ func (r *Replica) onHeartbeatTimeout() {
 // the ack once repair has filled the gap.
 func (r *Replica) headerOnlyBelow(op uint64) bool {
 	for o := r.wm.commitMax + 1; o < op; o++ {
-		if _, ok := r.log.journal.get(o); !ok {
+		if _, ok := r.log.journal.Get(o); !ok {
 			return true
 		}
 	}

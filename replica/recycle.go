@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/vsr"
+import (
+	"vsrsim/replica/journal"
+	"vsrsim/vsr"
+)
 
 // Recycling: journal rings and the pipeline are most of what a replica
 // allocates. A replica that is done with them (Release) leaves them in a
@@ -11,37 +14,20 @@ import "vsrsim/vsr"
 // Spare holds memory released replicas left. It is not safe for concurrent
 // use: one run at a time uses it. A nil *Spare recycles nothing.
 type Spare struct {
-	slots     [][]vsr.Header
+	headers   journal.SlotPool
 	pipelines [][]pipelineEntry
+}
+
+// pool is where the spare's header rings come from (nil: none).
+func (s *Spare) pool() *journal.SlotPool {
+	if s == nil {
+		return nil
+	}
+	return &s.headers
 }
 
 // spareMax bounds what a Spare keeps of each kind: a cluster's worth.
 const spareMax = 4 * ReplicasMax
-
-func (s *Spare) takeSlots(size int) []vsr.Header {
-	if s != nil {
-		for k := len(s.slots) - 1; k >= 0; k-- {
-			if got := s.slots[k]; len(got) == size {
-				s.slots = append(s.slots[:k], s.slots[k+1:]...)
-				clear(got)
-				return got
-			}
-		}
-	}
-	return make([]vsr.Header, size)
-}
-
-// release leaves the ring's slots in its Spare; the ring is empty afterwards.
-func (r *ring) release() {
-	// A ring's slots are made whole at its first put (takeSlots): only a
-	// ring's own size goes back to be taken for one of that size.
-	vsr.Assert(vsr.Unowned, r.slots == nil || len(r.slots) == r.size, "ring_released_whole", "slots %d size %d",
-		uint64(len(r.slots)), uint64(r.size))
-	if r.slots != nil && r.spare != nil && len(r.spare.slots) < spareMax {
-		r.spare.slots = append(r.spare.slots, r.slots)
-	}
-	r.slots = nil
-}
 
 // takePipeline returns an empty pipeline with room for SuffixMax entries
 // (viewchange's pipeline_capacity assertion counts on it).
@@ -64,19 +50,23 @@ func (r *Replica) Release() {
 		s.pipelines = append(s.pipelines, r.pipeline[:0])
 	}
 	r.pipeline = nil
-	r.log.journal.release()
-	r.log.adopted.release()
-	r.log.aside.release()
+	r.log.journal.Release()
+	r.log.adopted.Release()
+	r.log.aside.Release()
+	// Nothing of this replica's log stays reachable from it: a use after
+	// Release would read another replica's slots.
+	vsr.Assert(r.id, r.log.journal.Live.Slots == nil && r.log.adopted.Slots == nil && r.log.aside.Slots == nil,
+		"released_rings_empty", vsr.DetailHolds)
 }
 
 // Release leaves a write-ahead Durable's journal and header rings in their
 // Spare; neither it nor a replica restarted from it may be used again.
 func (d *Durable) Release() {
 	if d.journal != nil {
-		d.journal.release()
+		d.journal.Release()
 	}
 	if d.view != nil {
-		d.view.adopted.release()
-		d.view.aside.release()
+		d.view.adopted.Release()
+		d.view.aside.Release()
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/prng"
+	"vsrsim/replica/journal"
 	"vsrsim/vsr"
 )
 
@@ -21,26 +22,31 @@ func TestReleasedMemoryComesBackEmpty(t *testing.T) {
 		require.NoError(t, err)
 		for op := uint64(1); op <= 8; op++ {
 			h := vsr.Header{Op: op, Checksum: op}
-			old.log.journal.put(h, true)
-			old.log.adopted.put(h)
-			old.log.aside.put(h)
+			old.log.journal.Put(h, true)
+			old.log.adopted.Put(h)
+			old.log.aside.Put(h)
 			old.pipeline = append(old.pipeline, pipelineEntry{header: h})
 		}
 		old.Release()
 		fresh, err := New(opts, prng.ReplicaJitter(1, 0))
 		require.NoError(t, err)
 		for op := uint64(1); op <= 8; op++ {
-			_, inJournal := fresh.log.journal.get(op)
-			_, adopted := fresh.log.adopted.get(op)
-			_, aside := fresh.log.aside.get(op)
+			_, inJournal := fresh.log.journal.Get(op)
+			_, adopted := fresh.log.adopted.Get(op)
+			_, aside := fresh.log.aside.Get(op)
 			assert.False(t, inJournal || adopted || aside, "round %d: op %d survived a release", round, op)
 		}
 		if round > 0 {
-			require.NotEmpty(t, opts.Spare.slots, "round %d: nothing was recycled", round)
+			require.NotEmpty(t, opts.Spare.headers.Slots, "round %d: nothing was recycled", round)
 		}
 		assert.Empty(t, fresh.pipeline)
 		assert.Equal(t, SuffixMax, cap(fresh.pipeline))
 		fresh.Release()
 		fresh.Release() // twice is harmless
 	}
+}
+
+// A spare keeps as many header rings as it keeps pipelines: a cluster's worth.
+func TestSpareKeepsAClustersWorth(t *testing.T) {
+	assert.Equal(t, spareMax, journal.SlotPoolMax)
 }

@@ -12,7 +12,7 @@ import (
 // missingSuffix reports whether adopted headers above commit_max lack bodies.
 func (r *Replica) missingSuffix() bool {
 	for op := r.wm.commitMax + 1; op <= r.knownHead(); op++ {
-		if h, ok := r.log.adopted.get(op); ok && !r.log.journal.has(op, h.Checksum) {
+		if h, ok := r.log.adopted.Get(op); ok && !r.log.journal.Has(op, h.Checksum) {
 			return true
 		}
 	}
@@ -51,7 +51,7 @@ func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 		}
 	}
 	from = r.repairFrom(to)
-	if low := r.log.journal.lowestHoldable(); from < low && from <= to && !r.holdsCanonical(from) {
+	if low := r.log.journal.LowestHoldable(); from < low && from <= to && !r.holdsCanonical(from) {
 		// The next op to commit no longer fits beside the ops journaled
 		// above it: only a checkpoint gets past it.
 		r.log.repairFloor = low
@@ -97,7 +97,7 @@ func (r *Replica) repairFrom(to uint64) uint64 {
 	if size := uint64(r.opts.JournalSlots); to >= size && to-size+1 > from {
 		from = to - size + 1
 	}
-	return max(from, r.log.journal.lowestHoldable())
+	return max(from, r.log.journal.LowestHoldable())
 }
 
 // firstUnheld is the first op of from..to the journal does not hold, or
@@ -111,11 +111,11 @@ func (r *Replica) firstUnheld(from, to uint64) uint64 {
 // holdsCanonical reports whether the journal holds op and it agrees with any
 // adopted header there.
 func (r *Replica) holdsCanonical(op uint64) bool {
-	j, ok := r.log.journal.get(op)
+	j, ok := r.log.journal.Get(op)
 	if !ok {
 		return false
 	}
-	if a, ok := r.log.adopted.get(op); ok && a.Checksum != j.Checksum {
+	if a, ok := r.log.adopted.Get(op); ok && a.Checksum != j.Checksum {
 		return false
 	}
 	return true
@@ -198,8 +198,8 @@ func (r *Replica) repairForView(op uint64) {
 	}
 	to := op
 	for to+1 <= r.wm.sequencer && to-op+1 < RepairWindowMax {
-		h, _ := r.log.adopted.get(to + 1)
-		if r.log.journal.has(to+1, h.Checksum) {
+		h, _ := r.log.adopted.Get(to + 1)
+		if r.log.journal.Has(to+1, h.Checksum) {
 			break
 		}
 		to++
@@ -234,11 +234,11 @@ func (r *Replica) onRepairPrepare(m *vsr.Envelope, rp vsr.RepairPrepare) {
 	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "repair_prepare_gate_valid", vsr.DetailGate)
 	vsr.Assert(r.id, h.Valid(), "repair_prepare_gate_valid", vsr.DetailGate)
 	vsr.Assert(r.id, o > r.wm.commitMin, "repair_prepare_gate_new", vsr.DetailGate)
-	vsr.Assert(r.id, !r.log.journal.has(o, h.Checksum), "repair_prepare_gate_new", vsr.DetailGate)
+	vsr.Assert(r.id, !r.log.journal.Has(o, h.Checksum), "repair_prepare_gate_new", vsr.DetailGate)
 	switch r.repairVerdict(h, rp.Commit) {
 	case repairMismatch:
 		r.mark(marks.RepairBodyMismatch)
-		a, _ := r.log.adopted.get(o)
+		a, _ := r.log.adopted.Get(o)
 		r.drop(m, o, vsr.ReasonHeaderMismatch, a.Checksum&0xffff)
 		return
 	case repairUnverified:
@@ -280,7 +280,7 @@ func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 	if o <= r.wm.commitMax && o <= serverCommit {
 		return repairVerified
 	}
-	if a, ok := r.log.adopted.get(o); ok {
+	if a, ok := r.log.adopted.Get(o); ok {
 		if a.Checksum != h.Checksum {
 			return repairMismatch
 		}
@@ -290,10 +290,10 @@ func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 		return repairVerified
 	}
 	if o < r.wm.commitMax {
-		if a, ok := r.log.adopted.get(o + 1); ok && a.Parent == h.Checksum {
+		if a, ok := r.log.adopted.Get(o + 1); ok && a.Parent == h.Checksum {
 			return repairVerified
 		}
-		if j, ok := r.log.journal.get(o + 1); ok && j.Parent == h.Checksum {
+		if j, ok := r.log.journal.Get(o + 1); ok && j.Parent == h.Checksum {
 			return repairVerified
 		}
 	}
@@ -305,7 +305,7 @@ func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 // taken from pending).
 func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 	o := h.Op
-	if j, ok := r.log.journal.get(o); ok && j.Checksum != h.Checksum {
+	if j, ok := r.log.journal.Get(o); ok && j.Checksum != h.Checksum {
 		r.journalRemove(o)
 	}
 	// Never displace a newer op: this replica may have acked it, and a vote
@@ -316,8 +316,8 @@ func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 		}
 		return false
 	}
-	if a, ok := r.log.adopted.get(o); ok && a.Checksum != h.Checksum {
-		r.log.adopted.put(h) // a stale header from an older view
+	if a, ok := r.log.adopted.Get(o); ok && a.Checksum != h.Checksum {
+		r.log.adopted.Put(h) // a stale header from an older view
 	}
 	r.repair.progress = true
 	r.repair.stalls = 0
@@ -325,7 +325,7 @@ func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 	r.reclaim(o-1, false)
 	// Catch-up below the commit point extends the head; repair never rewinds it.
 	for r.wm.sequencer < r.wm.commitMax {
-		next, ok := r.log.journal.get(r.wm.sequencer + 1)
+		next, ok := r.log.journal.Get(r.wm.sequencer + 1)
 		if !ok || next.Parent != r.wm.headSum {
 			break
 		}

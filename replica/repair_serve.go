@@ -19,7 +19,7 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	}
 	first := r.firstRetained()
 	if from < first {
-		if _, ok := r.log.journal.getForRepair(from); !ok {
+		if _, ok := r.log.journal.GetForRepair(from); !ok {
 			r.send(m.From, vsr.RangeEvicted{First: first}.Message())
 			return
 		}
@@ -33,7 +33,7 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	}
 	last := uint64(0)
 	for op := from; op <= to; op++ {
-		h, ok := r.log.journal.getForRepair(op)
+		h, ok := r.log.journal.GetForRepair(op)
 		if !ok {
 			// A body set aside (no chain vouches for it here yet) may be
 			// the last copy of a committed op, and the requester may hold
@@ -42,7 +42,7 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 			// the only copies of committed ops 205-209 lay set aside at a
 			// replica that could not verify them, while a peer that could
 			// asked for them in vain for the whole liveness phase).
-			h, ok = r.log.aside.get(op)
+			h, ok = r.log.aside.Get(op)
 		}
 		if !ok {
 			continue
@@ -65,16 +65,16 @@ func (r *Replica) lostToDisk(op uint64) bool {
 	if r.dur.store == nil || op > r.wm.commitMin {
 		return false
 	}
-	if _, ok := r.log.journal.getForRepair(op); ok {
+	if _, ok := r.log.journal.GetForRepair(op); ok {
 		return false
 	}
-	_, aside := r.log.aside.get(op)
+	_, aside := r.log.aside.Get(op)
 	return !aside
 }
 
 // firstRetained is the lowest op this replica could serve by repair.
 func (r *Replica) firstRetained() uint64 {
-	first := r.log.journal.firstRetained()
+	first := r.log.journal.FirstRetained()
 	if r.log.journalFloor > first {
 		first = r.log.journalFloor
 	}

@@ -50,8 +50,8 @@ func TestRepairLaggingBackupCatchesUp(t *testing.T) {
 	assert.Equal(t, uint64(5), inf.Sequencer)
 	assert.Equal(t, uint64(5), inf.CommitMax)
 	for op := uint64(1); op <= 5; op++ {
-		h0, _ := c.r(0).log.journal.get(op)
-		assert.True(t, c.r(2).log.journal.has(op, h0.Checksum), "op %d repaired with the primary's checksum", op)
+		h0, _ := c.r(0).log.journal.Get(op)
+		assert.True(t, c.r(2).log.journal.Has(op, h0.Checksum), "op %d repaired with the primary's checksum", op)
 	}
 	assert.Equal(t, c.r(0).sm, c.r(2).sm, "same state after catch-up")
 	assert.Empty(t, c.eventsOf(2, vsr.EvAck), "committed ops fetched by repair are not acked")
@@ -128,7 +128,7 @@ func TestRepairVerification(t *testing.T) {
 
 		out.Reset()
 		r.Step(msg(vsr.RepairPrepare{Header: hs[2], Commit: 1}, 1, 2, 1), out)
-		assert.True(t, r.log.journal.has(2, hs[2].Checksum))
+		assert.True(t, r.log.journal.Has(2, hs[2].Checksum))
 		acks := eventsIn(out, vsr.EvAck)
 		require.Len(t, acks, 1, "an uncommitted op within the adopted head is acked once repaired")
 		assert.Equal(t, uint64(2), acks[0].Op)
@@ -215,7 +215,7 @@ func TestRepairVerifiesDownTheChain(t *testing.T) {
 	}
 
 	repair(fork)
-	assert.False(t, r.log.journal.has(6, fork.Checksum), "a fork linking to commit_min is not canonical")
+	assert.False(t, r.log.journal.Has(6, fork.Checksum), "a fork linking to commit_min is not canonical")
 	assert.Equal(t, uint64(5), r.wm.commitMin)
 
 	for op := 6; op <= 8; op++ { // bottom-up: nothing vouches until op 8

@@ -10,6 +10,7 @@ package replica
 
 import (
 	"vsrsim/marks"
+	"vsrsim/replica/journal"
 	"vsrsim/replica/timer"
 	"vsrsim/vsr"
 )
@@ -46,7 +47,7 @@ type Superblock struct {
 // after a restart as if the op did not exist.
 type Durable struct {
 	Superblock Superblock
-	journal    *journal
+	journal    *journal.Journal
 	view       *viewHeaders
 	// Read, set by the harness for a replica on a disk (Options.Storage),
 	// reads the disk back: the superblock and the journal's live slots
@@ -60,8 +61,8 @@ type Durable struct {
 // viewHeaders is the part of the log that a write-ahead journal alone does not
 // describe: headers adopted without bodies and the head above them.
 type viewHeaders struct {
-	adopted     ring
-	aside       ring
+	adopted     journal.Ring
+	aside       journal.Ring
 	adoptedHead uint64
 	sequencer   uint64
 	headSum     uint64
@@ -170,7 +171,7 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 		return nil, err
 	}
 	r := newReplica(opts, jitter)
-	r.log.journal = newJournal(opts.JournalSlots, opts.Spare)
+	r.log.journal = newJournal(opts)
 	r.dur.sb.Checkpoint = genesisSnapshot()
 	r.wm.commitSum = r.dur.sb.Checkpoint.OpChecksum
 	r.wm.headSum = r.wm.commitSum
@@ -178,7 +179,7 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 	r.startNormalTimeouts()
 	if opts.Storage {
 		r.dur.store = newStorageState(opts.JournalSlots)
-		r.log.journal.live.store = r.dur.store
+		r.log.journal.Live.Store = &r.dur.store.dirty
 		r.dur.checkpoints = new(checkpointHistory)
 	}
 	return r, nil
@@ -201,8 +202,8 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 		jitter: jitter,
 		peers:  newPeers(opts.ID, opts.Replicas),
 	}
-	r.log.adopted = newRing(opts.JournalSlots, opts.Spare)
-	r.log.aside = newRing(opts.JournalSlots, opts.Spare)
+	r.log.adopted = journal.NewRing(opts.JournalSlots, opts.Spare.pool())
+	r.log.aside = journal.NewRing(opts.JournalSlots, opts.Spare.pool())
 	r.timers.Init(opts.Timeouts, !opts.Protocol.BackoffOff)
 	r.pipeline = opts.Spare.takePipeline()
 	// requests grows on demand: only a primary queues, and most replicas of

@@ -48,7 +48,7 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		r.rejoin()
 		return r, nil
 	}
-	r.log.journal = newJournal(opts.JournalSlots, opts.Spare)
+	r.log.journal = newJournal(opts)
 	r.log.journalFloor = r.dur.sb.Checkpoint.Op + 1
 	r.log.amnesiac = true
 	r.dur.amnesiaUncounted = true
@@ -88,10 +88,10 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		r.dur.checkpoints = new(checkpointHistory)
 	}
 	r.log.journal = d.journal
-	r.log.journal.live.clear()
-	r.log.journal.live.store = nil
-	r.log.journal.head = 0
-	rec := readDisk(opts, d.Read, func(h vsr.Header) { r.log.journal.put(h, true) })
+	r.log.journal.Live.Clear()
+	r.log.journal.Live.Store = nil
+	r.log.journal.Head = 0
+	rec := readDisk(opts, d.Read, func(h vsr.Header) { r.log.journal.Put(h, true) })
 	r.dur.storageMarks = append(r.dur.storageMarks, rec.marks...)
 	if !rec.sbOK {
 		// No copy of the superblock holds: the disk lost what the replica
@@ -100,8 +100,8 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		// oracle's storage-beyond-f rule judge the run.
 		r.dur.sb = Superblock{Checkpoint: genesisSnapshot()}
 		r.restoreSuperblock()
-		r.log.journal.wipe()
-		r.log.journal.live.store = r.dur.store
+		r.log.journal.Wipe()
+		r.log.journal.Live.Store = &r.dur.store.dirty
 		r.log.journalFloor = 1
 		r.recoverHead(marks.StorageSuperblockLost)
 		return r, nil
@@ -111,7 +111,7 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.restoreSuperblock()
 	r.dur.store.seq, r.dur.store.written = rec.seq, fieldsOf(&rec.sb)
 	cut := r.refill(rec)
-	r.log.journal.live.store = r.dur.store
+	r.log.journal.Live.Store = &r.dur.store.dirty
 	r.restoreWAL(durableHead(d, &rec.sb))
 	r.dropAdoptedOffChain()
 	if cut != 0 {
@@ -179,7 +179,7 @@ func (r *Replica) restoreCheckpoint() {
 // come back beside it (see rejoin).
 func (r *Replica) restoreWAL(d Durable) {
 	for {
-		h, ok := r.log.journal.get(r.wm.sequencer + 1)
+		h, ok := r.log.journal.Get(r.wm.sequencer + 1)
 		if !ok || h.Parent != r.wm.headSum {
 			break
 		}
@@ -220,11 +220,11 @@ func (r *Replica) refill(rec diskRecovery) (cut uint64) {
 	}
 	cut = rec.lowest
 	for op := cut; op <= rec.highest; op++ {
-		r.log.journal.remove(op)
+		r.log.journal.Remove(op)
 	}
-	r.log.journal.head = min(r.log.journal.head, cut-1)
+	r.log.journal.Head = min(r.log.journal.Head, cut-1)
 	r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageTruncated)
-	_, kept := r.log.journal.get(cut)
+	_, kept := r.log.journal.Get(cut)
 	vsr.Assert(r.id, !kept, "truncate_on_corrupt_cuts", "op %d", cut)
 	return cut
 }
@@ -255,7 +255,7 @@ func (r *Replica) forgetFrom(cut uint64) {
 	if r.wm.sequencer > top {
 		r.wm.sequencer = top
 		r.wm.headSum = r.wm.commitSum
-		if h, ok := r.log.journal.get(top); ok {
+		if h, ok := r.log.journal.Get(top); ok {
 			r.wm.headSum = h.Checksum
 		}
 	}
@@ -285,7 +285,7 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 			continue
 		}
 		for o := first; o <= acked; o += n {
-			if _, ok := r.log.journal.get(o); !ok {
+			if _, ok := r.log.journal.Get(o); !ok {
 				maybe = append(maybe, maybeOp{o, b.read})
 			}
 		}
@@ -328,7 +328,7 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 		// copy is that entry only if it carries the same checksum and the
 		// op above in this replica's own journal, a body it wrote, names it
 		// as parent. An adopted header above vouches for nothing here.
-		above, held := r.log.journal.get(o + 1)
+		above, held := r.log.journal.Get(o + 1)
 		vouched = known.Checksum == s.header.Checksum && held && above.Parent == s.header.Checksum
 	}
 	vouched = vouched || (o == r.wm.sequencer && s.header.Checksum == r.wm.headSum)
@@ -336,9 +336,9 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 		return false
 	}
 	// The header copy carries its body and verifies on its own: a real copy.
-	r.log.journal.put(s.header, true)
+	r.log.journal.Put(s.header, true)
 	r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageHeaderVouched)
-	vsr.Assert(r.id, r.log.journal.has(o, s.header.Checksum), "vouched_header_journaled", "op %d", o)
+	vsr.Assert(r.id, r.log.journal.Has(o, s.header.Checksum), "vouched_header_journaled", "op %d", o)
 	return true
 }
 
@@ -353,10 +353,10 @@ func (r *Replica) setAsideCopy(s slotRead, o uint64) {
 	if !s.hasHeader || s.header.Op != o || o > r.wm.commitMax || o <= r.wm.commitMin {
 		return
 	}
-	if _, held := r.log.aside.get(o); held {
+	if _, held := r.log.aside.Get(o); held {
 		return
 	}
-	r.log.aside.put(s.header)
+	r.log.aside.Put(s.header)
 	r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageHeaderSetAside)
 }
 

@@ -21,7 +21,7 @@ func TestWALRestartRearmsRepair(t *testing.T) {
 	for _, op := range []uint64{1, 3, 4} {
 		require.True(t, r.journalPut(chain[op], true))
 	}
-	r.log.adopted.put(chain[2])
+	r.log.adopted.Put(chain[2])
 	r.wm.sequencer, r.wm.headSum = 4, chain[4].Checksum
 	r.out = nil
 

@@ -324,24 +324,24 @@ func durableHead(d Durable, sb *Superblock) Durable {
 // merge's commit point, op 2, under the old op 3).
 func (r *Replica) dropAdoptedOffChain() {
 	for o := r.knownHead(); o > r.wm.commitMin; o-- {
-		a, ok := r.log.adopted.get(o)
+		a, ok := r.log.adopted.Get(o)
 		if !ok {
 			continue
 		}
-		if _, held := r.log.journal.get(o); held {
+		if _, held := r.log.journal.Get(o); held {
 			continue // the body is what the vote states
 		}
-		above, hasAbove := r.log.journal.get(o + 1)
-		below, hasBelow := r.log.journal.get(o - 1)
+		above, hasAbove := r.log.journal.Get(o + 1)
+		below, hasBelow := r.log.journal.Get(o - 1)
 		if (hasAbove && above.Parent != a.Checksum) || (hasBelow && a.Parent != below.Checksum) {
-			r.log.adopted.remove(o)
+			r.log.adopted.Remove(o)
 		}
 	}
 	// The commit anchor alike: a committed op of the view the adoption was
 	// for, true in every view, but the old log's body above it chains to
 	// another op, and a vote of that log would break at it (seed 3642).
 	if a := r.log.commitAnchor; a.Checksum != 0 && a.Op > r.wm.commitMin {
-		if above, ok := r.log.journal.get(a.Op + 1); ok && above.Parent != a.Checksum {
+		if above, ok := r.log.journal.Get(a.Op + 1); ok && above.Parent != a.Checksum {
 			r.log.commitAnchor = vsr.Header{}
 		}
 	}
@@ -353,13 +353,13 @@ func (r *Replica) dropAdoptedOffChain() {
 // the body above names.
 func (r *Replica) checkAdoptedOnChain() {
 	for o := r.knownHead(); o > r.wm.commitMin; o-- {
-		a, ok := r.log.adopted.get(o)
-		_, held := r.log.journal.get(o)
-		above, hasAbove := r.log.journal.get(o + 1)
+		a, ok := r.log.adopted.Get(o)
+		_, held := r.log.journal.Get(o)
+		above, hasAbove := r.log.journal.Get(o + 1)
 		vsr.Assert(r.id, !ok || held || !hasAbove || above.Parent == a.Checksum, "adopted_on_journal_chain", "op %d", o)
 	}
 	a := r.log.commitAnchor
-	above, ok := r.log.journal.get(a.Op + 1)
+	above, ok := r.log.journal.Get(a.Op + 1)
 	vsr.Assert(r.id, a.Checksum == 0 || a.Op <= r.wm.commitMin || !ok || above.Parent == a.Checksum, "commit_anchor_on_journal_chain", "op %d", a.Op)
 }
 

@@ -41,7 +41,7 @@ func TestSettleAppliesBeforeNextPrepare(t *testing.T) {
 		assert.Equal(t, want, k, "event %d of %v", i, kinds)
 	}
 	for op := uint64(1); op <= 3; op++ {
-		h, ok := r.log.journal.get(op)
+		h, ok := r.log.journal.Get(op)
 		require.True(t, ok)
 		assert.Equal(t, op-1, h.Commit, "op %d prepared on an applied log", op)
 	}

@@ -75,11 +75,11 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 		if m.Suffix[i].Blank() || h.Op <= r.wm.commitMin {
 			continue
 		}
-		if j, ok := r.log.journal.get(h.Op); ok && j.Checksum != h.Checksum {
+		if j, ok := r.log.journal.Get(h.Op); ok && j.Checksum != h.Checksum {
 			r.journalRemove(h.Op)
 		}
 		if h.Parent != 0 {
-			r.log.adopted.put(h)
+			r.log.adopted.Put(h)
 		}
 	}
 	r.truncateJournalAbove(m.Op)
@@ -102,7 +102,7 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 	r.startNormalTimeouts()
 	for i := len(m.Suffix) - 1; i >= 0; i-- {
 		h := m.Suffix[i].Header
-		if h.Op > m.Commit && r.log.journal.has(h.Op, h.Checksum) {
+		if h.Op > m.Commit && r.log.journal.Has(h.Op, h.Checksum) {
 			r.ack(h)
 		}
 	}

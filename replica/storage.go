@@ -2,6 +2,7 @@ package replica
 
 import (
 	"encoding/binary"
+	"vsrsim/replica/journal"
 	"vsrsim/vsr"
 )
 
@@ -146,10 +147,8 @@ func fieldsOf(sb *Superblock) sbFields {
 
 // storageState is what a replica on a disk tracks of its writes.
 type storageState struct {
-	// dirty lists the journal slots changed since the last flush; marked
-	// says which are listed.
-	dirty  []int32
-	marked []bool
+	// dirty lists the journal slots changed since the last flush.
+	dirty journal.DirtySlots
 	// aside says which slots lost their op to a set-aside (recordAside).
 	aside []bool
 	// written is the superblock as last written; seq its sequence number.
@@ -175,15 +174,7 @@ func (h *checkpointHistory) note(cp *vsr.Snapshot) {
 }
 
 func newStorageState(slots int) *storageState {
-	return &storageState{marked: make([]bool, slots), aside: make([]bool, slots), dirty: make([]int32, 0, 16)}
-}
-
-// touch notes that journal slot i changed.
-func (s *storageState) touch(i int) {
-	if s != nil && !s.marked[i] {
-		s.marked[i] = true
-		s.dirty = append(s.dirty, int32(i))
-	}
+	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots)}
 }
 
 // flushStorage asks for the writes this step made due: each changed journal
@@ -191,12 +182,12 @@ func (s *storageState) touch(i int) {
 // after them, the superblock if it changed.
 func (r *Replica) flushStorage() {
 	s := r.dur.store
-	for _, i := range s.dirty {
-		s.marked[i] = false
+	for _, i := range s.dirty.List {
+		s.dirty.Marked[i] = false
 		slot := int(i)
 		// The prepare first: the harness lands a slot's header copy only
 		// after its prepare, so recovery may trust a prepare that verifies.
-		if h := r.log.journal.live.slots[slot]; h.Checksum != 0 {
+		if h := r.log.journal.Live.Slots[slot]; h.Checksum != 0 {
 			s.aside[slot] = false
 			r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
 			r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
@@ -209,7 +200,7 @@ func (r *Replica) flushStorage() {
 		r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordPrepare, slot) })
 		r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordHeader, slot) })
 	}
-	s.dirty = s.dirty[:0]
+	s.dirty.List = s.dirty.List[:0]
 	// The head and the commit point go down with every superblock: a
 	// restart must not state a head its promises went past, and replays
 	// what it knew committed. The commit point is capped at the head: a vote
@@ -228,7 +219,7 @@ func (r *Replica) flushStorage() {
 		}
 		vsr.Assert(r.id, r.pipeline[k].fence <= r.dur.fencesAsked, "own_ack_fence_asked", "fence %d asked %d", r.pipeline[k].fence, r.dur.fencesAsked)
 	}
-	vsr.Assert(r.id, len(s.dirty) == 0, "storage_flushed", vsr.DetailStorage)
+	vsr.Assert(r.id, len(s.dirty.List) == 0, "storage_flushed", vsr.DetailStorage)
 	vsr.Assert(r.id, fieldsOf(&r.dur.sb) == s.written, "storage_flushed", vsr.DetailStorage)
 }
 

@@ -80,8 +80,8 @@ func TestBuildSuffixSources(t *testing.T) {
 	for _, op := range []uint64{4, 5} {
 		r.journalPut(hs[op], true)
 	}
-	r.log.adopted.put(hs[6])
-	r.log.adopted.put(hs[3])
+	r.log.adopted.Put(hs[6])
+	r.log.adopted.Put(hs[3])
 	r.wm.commitMin, r.wm.commitSum = 2, hs[2].Checksum
 	r.wm.commitMax = 2
 	r.wm.sequencer, r.wm.headSum = 6, hs[6].Checksum
@@ -109,7 +109,7 @@ func TestBuildSuffixSources(t *testing.T) {
 	}
 
 	// Above the commit point a blank is a nack.
-	r.log.journal.remove(5)
+	r.log.journal.Remove(5)
 	s = r.buildSuffix(6, 2)
 	require.Len(t, s, 5)
 	assert.True(t, s[1].Blank())
@@ -142,7 +142,7 @@ func TestDVCSuffixCacheTag(t *testing.T) {
 		require.NoError(t, err)
 		r.out = &vsr.Output{}
 		r.journalPut(hs[1], true)
-		r.log.adopted.put(hs[2])
+		r.log.adopted.Put(hs[2])
 		r.wm.sequencer, r.wm.headSum = 2, hs[2].Checksum
 
 		before := r.dvcSuffix()

@@ -190,7 +190,7 @@ func (r *Replica) acceptedHead() uint64 {
 // heartbeats push past every pinned offer.
 func (r *Replica) staleGuard(commitOp uint64) (uint64, vsr.Reason) {
 	if r.opts.Bugs.StaleGuardUsesCommitMax {
-		if g := max(r.log.journal.head, r.wm.commitMax); g > commitOp {
+		if g := max(r.log.journal.Head, r.wm.commitMax); g > commitOp {
 			return g, refuseStale
 		}
 		return 0, vsr.ReasonNone
@@ -199,7 +199,7 @@ func (r *Replica) staleGuard(commitOp uint64) (uint64, vsr.Reason) {
 		return 0, vsr.ReasonNone // the install keeps every held op above the checkpoint
 	}
 	for op := min(r.acceptedHead(), r.knownHead()); op > commitOp; op-- {
-		if _, ok := r.log.journal.get(op); ok {
+		if _, ok := r.log.journal.Get(op); ok {
 			return op, refuseAcked
 		}
 	}

@@ -202,10 +202,10 @@ func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 	r.clearAdopted()
 	for _, h := range log {
 		op := h.Op
-		if j, ok := r.log.journal.get(op); ok && j.Checksum != h.Checksum {
+		if j, ok := r.log.journal.Get(op); ok && j.Checksum != h.Checksum {
 			r.journalRemove(op)
 		}
-		r.log.adopted.put(h)
+		r.log.adopted.Put(h)
 	}
 	r.truncateJournalAbove(head)
 	r.wm.sequencer = head
@@ -214,10 +214,10 @@ func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 		// At or below the commit point any vote's header is canonical.
 		r.wm.headSum = h.Checksum
 		if h.Parent != 0 {
-			if j, ok := r.log.journal.get(head); ok && j.Checksum != h.Checksum {
+			if j, ok := r.log.journal.Get(head); ok && j.Checksum != h.Checksum {
 				r.journalRemove(head)
 			}
-			r.log.adopted.put(h)
+			r.log.adopted.Put(h)
 		}
 	} else {
 		vsr.Assert(r.id, head == 0, "merge_head_known", "no vote describes head %d", head)
@@ -290,8 +290,8 @@ func (r *Replica) tryStartView() {
 		return
 	}
 	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
-		h, _ := r.log.adopted.get(op)
-		if !r.log.journal.has(op, h.Checksum) {
+		h, _ := r.log.adopted.Get(op)
+		if !r.log.journal.Has(op, h.Checksum) {
 			r.repairForView(op)
 			return
 		}
@@ -303,7 +303,7 @@ func (r *Replica) startView() {
 	r.logView = r.view
 	r.pipeline = r.pipeline[:0]
 	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
-		h, ok := r.log.journal.get(op)
+		h, ok := r.log.journal.Get(op)
 		vsr.Assert(r.id, ok, "primary_holds_uncommitted", vsr.DetailHolds)
 		vsr.Assert(r.id, len(r.pipeline) < cap(r.pipeline), "pipeline_capacity", vsr.DetailHolds)
 		// The primary's own ack stands once the op's journal write has

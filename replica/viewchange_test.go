@@ -24,7 +24,7 @@ func TestViewChangeCrashedPrimaryKeepsQuorumOp(t *testing.T) {
 	noAcks := c.dropIf(func(m *vsr.Message) bool { return m.Command == vsr.CmdPrepareOK && m.To == 0 })
 	c.request(0, 0, 2, put(2, 20))
 	c.deliverAll()
-	op2, ok := c.r(0).log.journal.get(2)
+	op2, ok := c.r(0).log.journal.Get(2)
 	require.True(t, ok)
 	require.True(t, c.r(1).Journaled(2))
 	require.False(t, c.r(2).Journaled(2))
@@ -49,7 +49,7 @@ func TestViewChangeCrashedPrimaryKeepsQuorumOp(t *testing.T) {
 	assert.Equal(t, uint64(1), inf.LogView)
 	assert.Equal(t, uint64(2), inf.Sequencer)
 	assert.Empty(t, c.eventsOf(-1, vsr.EvMergeTruncate), "nothing a quorum acked is truncated")
-	assert.True(t, c.r(1).log.journal.has(2, op2.Checksum), "op 2 survives with its checksum")
+	assert.True(t, c.r(1).log.journal.Has(2, op2.Checksum), "op 2 survives with its checksum")
 	c.tick(int(smallTimeouts().CommitTicks))
 	for _, i := range []int{1, 2} {
 		assert.Equal(t, uint64(2), c.info(i).CommitMin, "r%d", i)
@@ -90,7 +90,7 @@ func TestViewChangeLosesOnlyUnackedOp(t *testing.T) {
 	c.dropIf(func(m *vsr.Message) bool { return m.From == 0 && m.Command == vsr.CmdPrepare })
 	c.request(0, 0, 2, put(2, 20))
 	c.deliverAll()
-	lost, ok := c.r(0).log.journal.get(2)
+	lost, ok := c.r(0).log.journal.Get(2)
 	require.True(t, ok)
 	c.crash(0)
 	c.tickUntil(200, func() bool { return c.info(1).Primary && c.info(2).View == 1 && c.info(2).Status == vsr.StatusNormal },
@@ -100,7 +100,7 @@ func TestViewChangeLosesOnlyUnackedOp(t *testing.T) {
 	c.deliverAll()
 	require.Len(t, c.repliesTo(1), 1)
 	assert.Equal(t, uint64(2), c.repliesTo(1)[0].Op)
-	h, ok := c.r(1).log.journal.get(2)
+	h, ok := c.r(1).log.journal.Get(2)
 	require.True(t, ok)
 	assert.NotEqual(t, lost.Checksum, h.Checksum)
 }
@@ -326,10 +326,10 @@ func TestMergeHighestLogViewIsCanonical(t *testing.T) {
 	r.Step(stale, out)
 	require.True(t, r.vc.merged)
 	assert.Equal(t, uint64(1), r.Info().Sequencer, "the head is the highest log_view's head")
-	h, ok := r.log.adopted.get(1)
+	h, ok := r.log.adopted.Get(1)
 	require.True(t, ok)
 	assert.Equal(t, newer[1].Checksum, h.Checksum)
-	_, ok = r.log.adopted.get(2)
+	_, ok = r.log.adopted.Get(2)
 	assert.False(t, ok, "the stale log's op 2 is not canonical")
 	assert.Empty(t, eventsIn(out, vsr.EvMergeTruncate), "op 1 (2 nacks of 3) is kept")
 }
@@ -368,7 +368,7 @@ func TestStartViewAdoptionSetsSequencerWithoutBodies(t *testing.T) {
 	assert.Equal(t, uint64(1), inf.CommitMax)
 	assert.False(t, r.Journaled(3))
 	for op := uint64(2); op <= 3; op++ {
-		h, ok := r.log.adopted.get(op)
+		h, ok := r.log.adopted.Get(op)
 		require.True(t, ok, "op %d header kept", op)
 		assert.Equal(t, hs[op].Checksum, h.Checksum)
 	}

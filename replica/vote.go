@@ -117,10 +117,10 @@ func (r *Replica) buildSuffix(top, commit uint64) []vsr.SuffixEntry {
 
 // suffixEntry is what this replica says of op o in a suffix down to commit.
 func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
-	if h, ok := r.log.journal.get(o); ok {
+	if h, ok := r.log.journal.Get(o); ok {
 		return vsr.SuffixEntry{Header: h, Present: true}
 	}
-	if h, ok := r.log.adopted.get(o); ok {
+	if h, ok := r.log.adopted.Get(o); ok {
 		if o <= r.log.unsureTop {
 			r.mark(marks.RestartAmnesiacUnsureHeld)
 		}

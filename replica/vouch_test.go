@@ -32,7 +32,7 @@ func TestHoldFaultyVouchesHeaderCopies(t *testing.T) {
 			}
 		}
 		if adopt != nil {
-			r.log.adopted.put(*adopt) // known by checksum, body not held
+			r.log.adopted.Put(*adopt) // known by checksum, body not held
 		}
 		r.wm.sequencer, r.wm.headSum, r.wm.commitMax = 6, chain[6].Checksum, 6
 		r.dur.sb.AckHead = 6
@@ -59,7 +59,7 @@ func TestHoldFaultyVouchesHeaderCopies(t *testing.T) {
 	r = restart(&chain[3], []uint64{3, 4}, faulty(3), unreadable)
 	assert.False(t, r.Journaled(3), "an adopted header alone vouches for nothing")
 	assert.Equal(t, []uint64{3, 4}, r.log.unsureOps)
-	_, aside := r.log.aside.get(3)
+	_, aside := r.log.aside.Get(3)
 	require.True(t, aside, "the committed-range copy is kept set aside")
 	r.reclaim(r.wm.commitMax, true)
 	assert.True(t, r.Journaled(3), "the view's log names it: the body comes back from the disk's copy")
