@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/vsr"
+import (
+	"math/bits"
+	"vsrsim/vsr"
+)
 
 // Info is a read-only snapshot of a replica's state for checkers and reports.
 type Info struct {
@@ -54,10 +57,10 @@ func (r *Replica) Info() Info {
 	}
 	if len(r.pipeline) > 0 && i.Primary {
 		i.PipelineHead = r.pipeline[0].header.Op
-		i.PipelineHeadAcks = popcount16(r.pipeline[0].acks)
+		i.PipelineHeadAcks = bits.OnesCount16(r.pipeline[0].acks)
 		vsr.Assert(r.id, i.PipelineHeadAcks <= r.n, "info_pipeline_acks_within_cluster", "acks %d", uint64(i.PipelineHeadAcks))
 		for _, e := range r.pipeline[1:] {
-			if popcount16(e.acks) >= vsr.QuorumReplication(r.n) {
+			if bits.OnesCount16(e.acks) >= vsr.QuorumReplication(r.n) {
 				vsr.Assert(r.id, e.header.Op > i.PipelineHead, "info_later_quorum_above_head", "op %d head %d", e.header.Op, i.PipelineHead)
 				i.PipelineLaterQuorum = true
 				i.PipelineLaterQuorumOp = e.header.Op

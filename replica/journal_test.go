@@ -122,13 +122,13 @@ func TestJournalRepairAfterRangeEvictedQuiesces(t *testing.T) {
 // the last checkpoint plus a full pipeline.
 func TestCheckpointEveryFitsTheJournal(t *testing.T) {
 	assert.Equal(t, uint64(16), CheckpointEvery(16, 64))
-	assert.Equal(t, uint64(64-PipelineMax), CheckpointEvery(153, 64))
+	assert.Equal(t, uint64(64-vsr.PipelineMax), CheckpointEvery(153, 64))
 	assert.Equal(t, uint64(256), CheckpointEvery(256, 1024))
-	for slots := JournalSlotsMin; slots <= 1024; slots *= 2 {
-		if slots < 2*PipelineMax {
+	for slots := vsr.JournalSlotsMin; slots <= 1024; slots *= 2 {
+		if slots < 2*vsr.PipelineMax {
 			continue
 		}
-		assert.LessOrEqual(t, CheckpointEvery(1<<20, slots)+PipelineMax, uint64(slots))
+		assert.LessOrEqual(t, CheckpointEvery(1<<20, slots)+vsr.PipelineMax, uint64(slots))
 	}
 }
 

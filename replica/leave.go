@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"math/bits"
 	"vsrsim/marks"
 	"vsrsim/vsr"
 )
@@ -54,7 +55,7 @@ func (r *Replica) onLeave(m *vsr.Envelope) {
 	}
 	r.vc.leave |= 1 << uint(m.From)
 	r.vc.leaveTo = max(r.vc.leaveTo, m.View+1)
-	if popcount16(r.vc.leave) < vsr.QuorumViewChange(r.n) {
+	if bits.OnesCount16(r.vc.leave) < vsr.QuorumViewChange(r.n) {
 		r.mark(marks.SVCHeldByWindow)
 	}
 	r.maybeLeave()
@@ -62,7 +63,7 @@ func (r *Replica) onLeave(m *vsr.Envelope) {
 }
 
 func (r *Replica) maybeLeave() {
-	if popcount16(r.vc.leave) < vsr.QuorumViewChange(r.n) {
+	if bits.OnesCount16(r.vc.leave) < vsr.QuorumViewChange(r.n) {
 		return
 	}
 	r.mark(marks.SVCQuorumReached)

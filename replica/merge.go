@@ -2,6 +2,7 @@ package replica
 
 import (
 	"fmt"
+	"math/bits"
 	"vsrsim/vsr"
 )
 
@@ -57,7 +58,7 @@ type opDecision struct {
 // once, as a nack, a copy or an unsure, or not at all; and a copy counts only
 // against a known header.
 func (d *opDecision) check(n int) {
-	vsr.Assert(vsr.Unowned, d.nacks+popcount16(d.present)+d.unsure <= n, "decide_op_votes_count_once",
+	vsr.Assert(vsr.Unowned, d.nacks+bits.OnesCount16(d.present)+d.unsure <= n, "decide_op_votes_count_once",
 		"op %d nacks %d unsure %d", d.op, uint64(d.nacks), uint64(d.unsure))
 	vsr.Assert(vsr.Unowned, d.present == 0 || d.known, "decide_op_copy_of_known_header", "op %d", d.op)
 }
@@ -98,8 +99,8 @@ func mergeVotes(votes []dvcVote) mergeResult {
 	// PipelineMax ops above its commit point, so every op more than a window
 	// below a prepared head had committed, whether or not a vote's commit
 	// reaches it (tryMerge asserts the bound on the head's header).
-	if res.votedHead >= SuffixMax && res.votedHead-(SuffixMax-1) > res.commit {
-		res.commit = res.votedHead - (SuffixMax - 1)
+	if res.votedHead >= vsr.SuffixMax && res.votedHead-(vsr.SuffixMax-1) > res.commit {
+		res.commit = res.votedHead - (vsr.SuffixMax - 1)
 	}
 	top := max(res.votedHead, res.commit)
 	res.head = top

@@ -27,7 +27,7 @@ func naiveMerge(votes []dvcVote) mergeResult {
 			res.votedHead = max(res.votedHead, x.vote.op)
 		}
 	}
-	if lowest := int64(res.votedHead) - int64(SuffixMax) + 1; lowest > int64(res.commit) {
+	if lowest := int64(res.votedHead) - int64(vsr.SuffixMax) + 1; lowest > int64(res.commit) {
 		res.commit = uint64(lowest) // every op a window below a prepared head committed
 	}
 	top := max(res.commit, res.votedHead)
@@ -133,7 +133,7 @@ func genChain(n uint64, salt uint64, base []vsr.Header, forkAt uint64) []vsr.Hea
 			hs[op] = base[op]
 			continue
 		}
-		h := vsr.Header{Op: op, Parent: hs[op-1].Checksum, Commit: op - min(op, PipelineMax-1), Timestamp: salt*1000 + op}
+		h := vsr.Header{Op: op, Parent: hs[op-1].Checksum, Commit: op - min(op, vsr.PipelineMax-1), Timestamp: salt*1000 + op}
 		if op == 1 {
 			h.Parent = genesisChecksum
 		}
@@ -149,7 +149,7 @@ func genChain(n uint64, salt uint64, base []vsr.Header, forkAt uint64) []vsr.Hea
 func genVotes(s *prng.Stream, n int) []dvcVote {
 	length, long := s.Range(0, 12), s.Chance(prng.Percent(20))
 	if long {
-		length = s.Range(SuffixMax-4, SuffixMax+40) // exercise the pipeline-bound inference
+		length = s.Range(vsr.SuffixMax-4, vsr.SuffixMax+40) // exercise the pipeline-bound inference
 	}
 	main := genChain(length, 1, nil, 0)
 	fork := genChain(length, 2, main, s.Range(1, length+1))
@@ -167,7 +167,7 @@ func genVotes(s *prng.Stream, n int) []dvcVote {
 		if s.Chance(prng.Percent(25)) {
 			chain = fork
 		}
-		count := min(v.op-v.commit+1, SuffixMax)
+		count := min(v.op-v.commit+1, vsr.SuffixMax)
 		if v.op == 0 {
 			count = 0
 		}

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"math/bits"
 	"vsrsim/marks"
 	"vsrsim/vsr"
 )
@@ -56,7 +57,7 @@ func (r *Replica) onRequest(m *vsr.Envelope, p vsr.Request) {
 
 // prepare assigns the next op to a request and replicates it.
 func (r *Replica) prepare(m *vsr.Request) {
-	vsr.Assert(r.id, len(r.pipeline) < PipelineMax, "prepare_pipeline_not_full", vsr.DetailHolds)
+	vsr.Assert(r.id, len(r.pipeline) < vsr.PipelineMax, "prepare_pipeline_not_full", vsr.DetailHolds)
 	vsr.Assert(r.id, r.status == vsr.StatusNormal, "prepare_on_applied_log", vsr.DetailHolds)
 	vsr.Assert(r.id, r.isPrimary(), "prepare_on_applied_log", vsr.DetailHolds)
 	vsr.Assert(r.id, r.wm.commitMin == r.wm.commitMax, "prepare_on_applied_log", vsr.DetailHolds)
@@ -208,12 +209,12 @@ func (r *Replica) commitWalk() {
 			break
 		}
 		if r.quorumAcks(&e) < q {
-			r.dur.ownAckWaits = popcount16(e.acks) >= q
+			r.dur.ownAckWaits = bits.OnesCount16(e.acks) >= q
 			break
 		}
 		r.wm.commitMax = e.header.Op
 		h := &e.header
-		r.emit(vsr.PrimaryCommitted{CommittedOp: r.committedOp(h), Acks: uint64(popcount16(e.acks))}.Event())
+		r.emit(vsr.PrimaryCommitted{CommittedOp: r.committedOp(h), Acks: uint64(bits.OnesCount16(e.acks))}.Event())
 		r.pipeline.popFront()
 	}
 	vsr.Assert(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", vsr.DetailHolds)
@@ -231,7 +232,7 @@ func (r *Replica) commitWalk() {
 // primary may prepare now, and reports whether it did. Requests wait in
 // order behind the pipeline and behind commit lag.
 func (r *Replica) prepareNext() bool {
-	for len(r.requests) > 0 && len(r.pipeline) < PipelineMax && r.wm.commitMin == r.wm.commitMax &&
+	for len(r.requests) > 0 && len(r.pipeline) < vsr.PipelineMax && r.wm.commitMin == r.wm.commitMax &&
 		r.status == vsr.StatusNormal && r.isPrimary() && !r.abd.abdicated {
 		m := r.requests[0]
 		copy(r.requests, r.requests[1:])
@@ -244,15 +245,6 @@ func (r *Replica) prepareNext() bool {
 		return true
 	}
 	return false
-}
-
-func popcount16(x uint16) int {
-	n := 0
-	for x != 0 {
-		x &= x - 1
-		n++
-	}
-	return n
 }
 
 func (r *Replica) advanceCommitMax(commit uint64) {
@@ -392,7 +384,7 @@ func (r *Replica) onPrepareTimeout() {
 func (r *Replica) retransmit(only int) {
 	for i := range r.pipeline {
 		e := r.pipeline[i]
-		if popcount16(e.acks) >= vsr.QuorumReplication(r.n) {
+		if bits.OnesCount16(e.acks) >= vsr.QuorumReplication(r.n) {
 			continue
 		}
 		h := e.header

@@ -43,20 +43,8 @@ func (d Durability) String() string {
 	return "wal"
 }
 
-// Limits of the model.
-const (
-	PipelineMax     = 32
-	RequestQueueMax = 64  // the default and largest Options.RequestQueue
-	SuffixMax       = 128 // DoViewChange / StartView headers
-	RepairBatchMax  = 128 // most RepairPrepares a server sends for one request
-	// RepairWindowMax is the most ops a requester asks for at once: a burst of
-	// 128 prepares on one link overflows its capacity and evicts most of them.
-	RepairWindowMax   = 32
-	ReplicasMax       = 9
-	JournalSlotsMin   = 16
-	JournalSlotsMax   = 1 << 16
-	offerSnapshotsMax = 4
-)
+// offerSnapshotsMax bounds the state-transfer offers a primary keeps.
+const offerSnapshotsMax = 4
 
 // Protocol turns off robust mechanisms that a modelled source system lacks.
 // The zero value is the robust protocol, the default everywhere; a scenario
@@ -144,20 +132,20 @@ func DefaultOptions(id, n int) Options {
 
 // Validate returns a one-line error for options the model cannot run.
 func (o *Options) Validate() error {
-	if o.Replicas < 1 || o.Replicas > ReplicasMax {
-		return fmt.Errorf("replicas must be 1..%d, got %d", ReplicasMax, o.Replicas)
+	if o.Replicas < 1 || o.Replicas > vsr.ReplicasMax {
+		return fmt.Errorf("replicas must be 1..%d, got %d", vsr.ReplicasMax, o.Replicas)
 	}
 	if o.ID < 0 || o.ID >= o.Replicas {
 		return fmt.Errorf("replica id %d out of range for %d replicas", o.ID, o.Replicas)
 	}
-	if o.JournalSlots < JournalSlotsMin || o.JournalSlots > JournalSlotsMax {
-		return fmt.Errorf("journal slots must be %d..%d, got %d", JournalSlotsMin, JournalSlotsMax, o.JournalSlots)
+	if o.JournalSlots < vsr.JournalSlotsMin || o.JournalSlots > vsr.JournalSlotsMax {
+		return fmt.Errorf("journal slots must be %d..%d, got %d", vsr.JournalSlotsMin, vsr.JournalSlotsMax, o.JournalSlots)
 	}
-	if o.JournalSlots < 2*PipelineMax {
-		return fmt.Errorf("journal slots must be at least %d (twice the pipeline)", 2*PipelineMax)
+	if o.JournalSlots < 2*vsr.PipelineMax {
+		return fmt.Errorf("journal slots must be at least %d (twice the pipeline)", 2*vsr.PipelineMax)
 	}
-	if o.RequestQueue < 0 || o.RequestQueue > RequestQueueMax {
-		return fmt.Errorf("request queue must be 0..%d (0: %d), got %d", RequestQueueMax, RequestQueueMax, o.RequestQueue)
+	if o.RequestQueue < 0 || o.RequestQueue > vsr.RequestQueueMax {
+		return fmt.Errorf("request queue must be 0..%d (0: %d), got %d", vsr.RequestQueueMax, vsr.RequestQueueMax, o.RequestQueue)
 	}
 	if o.Storage && o.Durability != DurabilityWAL {
 		return fmt.Errorf("storage needs a write-ahead journal")
@@ -185,14 +173,14 @@ func (o *Options) checkValid() {
 	vsr.Assert(o.ID, vsr.QuorumReplication(n)+vsr.QuorumViewChange(n) > n, "validated_quorums_intersect", "replicas %d", uint64(n))
 	vsr.Assert(o.ID, vsr.QuorumViewChange(n) <= n && vsr.QuorumNack(n) <= n, "validated_quorums_within_cluster", "replicas %d", uint64(n))
 	every := CheckpointEvery(o.CheckpointInterval, o.JournalSlots)
-	vsr.Assert(o.ID, every > 0 && every+PipelineMax <= uint64(o.JournalSlots), "validated_checkpoints_fit_journal",
+	vsr.Assert(o.ID, every > 0 && every+vsr.PipelineMax <= uint64(o.JournalSlots), "validated_checkpoints_fit_journal",
 		"every %d slots %d", every, uint64(o.JournalSlots))
 }
 
 // requestQueue is the bound in force on the request queue.
 func (o *Options) requestQueue() int {
 	if o.RequestQueue == 0 {
-		return RequestQueueMax
+		return vsr.RequestQueueMax
 	}
 	return o.RequestQueue
 }
@@ -203,8 +191,8 @@ func (o *Options) requestQueue() int {
 // unable to replay from its checkpoint without evicting ops it acked.
 func CheckpointEvery(interval uint64, journalSlots int) uint64 {
 	// Valid options hold two pipelines in the journal: the cap is positive.
-	vsr.Assert(vsr.Unowned, journalSlots >= 2*PipelineMax, "checkpoint_every_journal_validated", "slots %d", uint64(journalSlots))
-	limit := uint64(journalSlots - PipelineMax)
+	vsr.Assert(vsr.Unowned, journalSlots >= 2*vsr.PipelineMax, "checkpoint_every_journal_validated", "slots %d", uint64(journalSlots))
+	limit := uint64(journalSlots - vsr.PipelineMax)
 	if interval > limit {
 		return limit
 	}

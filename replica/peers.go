@@ -1,6 +1,9 @@
 package replica
 
-import "vsrsim/vsr"
+import (
+	"math/bits"
+	"vsrsim/vsr"
+)
 
 // peers is what a replica knows of the other replicas, one room of its state
 // (issue 36): when it last heard each (recency.go), the incarnation each
@@ -11,13 +14,13 @@ type peers struct {
 	self int
 	n    int
 	// lastHeard is one past the tick each peer was last heard (0: never).
-	lastHeard [ReplicasMax]uint64
+	lastHeard [vsr.ReplicasMax]uint64
 	// incarnations is the highest incarnation each peer showed this
 	// replica: acks of a lower one speak for a journal that may be gone.
-	incarnations [ReplicasMax]uint64
+	incarnations [vsr.ReplicasMax]uint64
 	// relayedAt is the tick this replica last relayed its view's StartView
 	// to each peer (0: never).
-	relayedAt [ReplicasMax]uint64
+	relayedAt [vsr.ReplicasMax]uint64
 	// window is the peers heard, following this view, in the current
 	// abdication window.
 	window uint16
@@ -96,7 +99,7 @@ func (p *peers) inWindow(i int) bool { return p.window&(1<<uint(i)) != 0 }
 
 // windowQuorum reports whether the peers heard in the window, with this
 // replica, make q.
-func (p *peers) windowQuorum(q int) bool { return popcount16(p.window|1<<uint(p.self)) >= q }
+func (p *peers) windowQuorum(q int) bool { return bits.OnesCount16(p.window|1<<uint(p.self)) >= q }
 
 // newWindow starts an abdication window: no peer heard in it yet.
 func (p *peers) newWindow() { p.window = 0 }
@@ -109,7 +112,7 @@ func (p *peers) checkPeer(i int) {
 
 // check asserts the same of every entry and of the window (tests).
 func (p *peers) check() {
-	for i := 0; i < ReplicasMax; i++ {
+	for i := 0; i < vsr.ReplicasMax; i++ {
 		if p.isPeer(i) {
 			continue
 		}

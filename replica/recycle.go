@@ -27,7 +27,7 @@ func (s *Spare) pool() *journal.SlotPool {
 }
 
 // spareMax bounds what a Spare keeps of each kind: a cluster's worth.
-const spareMax = 4 * ReplicasMax
+const spareMax = 4 * vsr.ReplicasMax
 
 // takePipeline returns an empty pipeline with room for SuffixMax entries
 // (viewchange's pipeline_capacity assertion counts on it).
@@ -35,10 +35,10 @@ func (s *Spare) takePipeline() []pipelineEntry {
 	if s != nil && len(s.pipelines) > 0 {
 		p := s.pipelines[len(s.pipelines)-1]
 		s.pipelines = s.pipelines[:len(s.pipelines)-1]
-		vsr.Assert(vsr.Unowned, cap(p) >= SuffixMax, "spare_pipeline_capacity", "capacity %d", uint64(cap(p)))
+		vsr.Assert(vsr.Unowned, cap(p) >= vsr.SuffixMax, "spare_pipeline_capacity", "capacity %d", uint64(cap(p)))
 		return p[:0]
 	}
-	return make([]pipelineEntry, 0, SuffixMax)
+	return make([]pipelineEntry, 0, vsr.SuffixMax)
 }
 
 // Release leaves the replica's pipeline, journal and header rings in its

@@ -40,7 +40,7 @@ func TestReleasedMemoryComesBackEmpty(t *testing.T) {
 			require.NotEmpty(t, opts.Spare.headers.Slots, "round %d: nothing was recycled", round)
 		}
 		assert.Empty(t, fresh.pipeline)
-		assert.Equal(t, SuffixMax, cap(fresh.pipeline))
+		assert.Equal(t, vsr.SuffixMax, cap(fresh.pipeline))
 		fresh.Release()
 		fresh.Release() // twice is harmless
 	}

@@ -77,8 +77,8 @@ func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 		// Only waiting bodies are left: nothing above them came to
 		// vouch, so ask for them again, as before.
 	}
-	if to-from+1 > RepairWindowMax {
-		to = from + RepairWindowMax - 1
+	if to-from+1 > vsr.RepairWindowMax {
+		to = from + vsr.RepairWindowMax - 1
 	}
 	return from, to, true
 }
@@ -197,7 +197,7 @@ func (r *Replica) repairForView(op uint64) {
 		return
 	}
 	to := op
-	for to+1 <= r.wm.sequencer && to-op+1 < RepairWindowMax {
+	for to+1 <= r.wm.sequencer && to-op+1 < vsr.RepairWindowMax {
 		h, _ := r.log.adopted.Get(to + 1)
 		if r.log.journal.Has(to+1, h.Checksum) {
 			break

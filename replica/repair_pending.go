@@ -31,12 +31,12 @@ func (r *Replica) holdPending(h vsr.Header) {
 			return
 		}
 	}
-	if len(p) >= RepairBatchMax {
+	if len(p) >= vsr.RepairBatchMax {
 		copy(p, p[1:])
 		p = p[:len(p)-1]
 	}
 	r.repair.pending = append(p, h)
-	vsr.Assert(r.id, len(r.repair.pending) <= RepairBatchMax, "repair_pending_bounded", "%d", uint64(len(r.repair.pending)))
+	vsr.Assert(r.id, len(r.repair.pending) <= vsr.RepairBatchMax, "repair_pending_bounded", "%d", uint64(len(r.repair.pending)))
 }
 
 func (r *Replica) takePending(op uint64) (vsr.Header, bool) {

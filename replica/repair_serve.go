@@ -14,8 +14,8 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "request_prepares_gate_range", vsr.DetailGate)
 	vsr.Assert(r.id, from != 0, "request_prepares_gate_range", vsr.DetailGate)
 	vsr.Assert(r.id, to >= from, "request_prepares_gate_range", vsr.DetailGate)
-	if to-from+1 > RepairBatchMax {
-		to = from + RepairBatchMax - 1
+	if to-from+1 > vsr.RepairBatchMax {
+		to = from + vsr.RepairBatchMax - 1
 	}
 	first := r.firstRetained()
 	if from < first {

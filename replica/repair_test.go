@@ -60,14 +60,14 @@ func TestRepairLaggingBackupCatchesUp(t *testing.T) {
 // TestRepairWindowBounded: a lag wider than RepairWindowMax is fetched one
 // window at a time.
 func TestRepairWindowBounded(t *testing.T) {
-	c := lagging(t, RepairWindowMax+8)
-	c.tickUntil(100, func() bool { return c.info(2).CommitMin == RepairWindowMax+8 }, "r2 catches up")
+	c := lagging(t, vsr.RepairWindowMax+8)
+	c.tickUntil(100, func() bool { return c.info(2).CommitMin == vsr.RepairWindowMax+8 }, "r2 catches up")
 	reqs := c.eventsOf(2, vsr.EvRepairRequest)
 	require.GreaterOrEqual(t, len(reqs), 2)
 	assert.Equal(t, uint64(1), reqs[0].Op)
-	assert.Equal(t, uint64(RepairWindowMax), reqs[0].RepairRequested().To)
-	assert.Equal(t, uint64(RepairWindowMax+1), reqs[1].Op)
-	assert.Equal(t, uint64(RepairWindowMax+8), reqs[1].RepairRequested().To)
+	assert.Equal(t, uint64(vsr.RepairWindowMax), reqs[0].RepairRequested().To)
+	assert.Equal(t, uint64(vsr.RepairWindowMax+1), reqs[1].Op)
+	assert.Equal(t, uint64(vsr.RepairWindowMax+8), reqs[1].RepairRequested().To)
 }
 
 // TestRepairRotatesPeerOnStall: when the primary never answers, the repair

@@ -400,7 +400,7 @@ func (r *Replica) startNormalTimeouts() {
 func (r *Replica) checkInvariants() {
 	r.checkWatermarks()
 	vsr.Assert(r.id, r.logView <= r.view, "log_view_le_view", "log_view=%d view=%d", r.logView, r.view)
-	vsr.Assert(r.id, len(r.pipeline) <= SuffixMax, "pipeline_bounded", "%d", uint64(len(r.pipeline)))
+	vsr.Assert(r.id, len(r.pipeline) <= vsr.SuffixMax, "pipeline_bounded", "%d", uint64(len(r.pipeline)))
 	vsr.Assert(r.id, len(r.requests) <= r.opts.requestQueue(), "request_queue_bounded", "%d", uint64(len(r.requests)))
 	vsr.Assert(r.id, r.due == 0, "settled", "due %b after the driver ran", uint64(r.due))
 	r.log.check(r.id)

@@ -25,7 +25,7 @@ func (r *Replica) repliesTo(h *vsr.Header) bool {
 	if r.isPrimary() {
 		return true
 	}
-	return !r.opts.Protocol.BackupRepliesOff && r.replyBackup(h.Op) == r.id && h.Op+PipelineMax > r.wm.commitMax
+	return !r.opts.Protocol.BackupRepliesOff && r.replyBackup(h.Op) == r.id && h.Op+vsr.PipelineMax > r.wm.commitMax
 }
 
 // replyBackup is the backup of this view that answers op's client beside the

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -24,19 +25,19 @@ func TestRequestQueueBound(t *testing.T) {
 			c := newTestCluster(t, 3, func(o *Options) { o.RequestQueue = tc.queue })
 			c.cutLink(1, 0)
 			c.cutLink(2, 0)
-			for k := 0; k < PipelineMax+waiting; k++ {
+			for k := 0; k < vsr.PipelineMax+waiting; k++ {
 				c.request(0, k, 1, put(uint32(k), 1))
 			}
 			c.deliverAll()
 			assert.Len(t, c.drops(0, "request-queue-full"), tc.drops)
-			assert.Len(t, c.r(0).pipeline, PipelineMax)
+			assert.Len(t, c.r(0).pipeline, vsr.PipelineMax)
 		})
 	}
 }
 
 // An out-of-range bound is a one-line error, not a run.
 func TestRequestQueueValidate(t *testing.T) {
-	for _, q := range []int{-1, RequestQueueMax + 1} {
+	for _, q := range []int{-1, vsr.RequestQueueMax + 1} {
 		o := DefaultOptions(0, 3)
 		o.RequestQueue = q
 		assert.Error(t, o.Validate(), "queue %d", q)

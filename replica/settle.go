@@ -22,7 +22,7 @@ const (
 
 // settleRoundsMax bounds the driver: every round that prepares consumes a
 // queued request, so the rounds are bounded by the queue.
-const settleRoundsMax = 2*RequestQueueMax + 4
+const settleRoundsMax = 2*vsr.RequestQueueMax + 4
 
 // settle runs the due follow-ups to a fixed point: first the commit walk
 // (which applies what it commits and marks a drain due), then one queued

@@ -2,6 +2,7 @@ package replica
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"vsrsim/replica/journal"
 	"vsrsim/vsr"
 )
@@ -289,7 +290,7 @@ func (r *Replica) ownFence() uint64 {
 // primary's own only once its write has landed (Landed). Without a disk
 // there is nothing to wait for.
 func (r *Replica) quorumAcks(e *pipelineEntry) int {
-	n := popcount16(e.acks)
+	n := bits.OnesCount16(e.acks)
 	if r.dur.store != nil && e.fence > r.dur.fencesLanded && e.acks&(1<<uint(r.id)) != 0 && !r.opts.Bugs.OwnAckBeforeWriteLands {
 		n--
 	}

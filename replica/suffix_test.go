@@ -123,9 +123,9 @@ func TestBuildSuffixWindowCut(t *testing.T) {
 	r, err := New(DefaultOptions(0, 3), zeroJitter{})
 	require.NoError(t, err)
 	s := r.buildSuffix(300, 0)
-	require.Len(t, s, SuffixMax)
+	require.Len(t, s, vsr.SuffixMax)
 	assert.Equal(t, uint64(300), s[0].Header.Op)
-	assert.Equal(t, uint64(300-SuffixMax+1), s[len(s)-1].Header.Op)
+	assert.Equal(t, uint64(300-vsr.SuffixMax+1), s[len(s)-1].Header.Op)
 	assert.True(t, suffixReadable(300, 0, s))
 	assert.Empty(t, r.buildSuffix(0, 0), "an empty log has an empty suffix")
 }

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"math/bits"
 	"vsrsim/marks"
 	"vsrsim/vsr"
 )
@@ -67,7 +68,7 @@ func (r *Replica) onStartViewChange(m *vsr.Envelope, p vsr.StartViewChange) {
 
 // maybeSendDoViewChange votes once f other replicas joined this view change.
 func (r *Replica) maybeSendDoViewChange() {
-	if r.status != vsr.StatusViewChange || popcount16(r.vc.svcFrom) < r.f() {
+	if r.status != vsr.StatusViewChange || bits.OnesCount16(r.vc.svcFrom) < r.f() {
 		return
 	}
 	if r.log.recoveringHead && vsr.PrimaryOf(r.view, r.n) == r.id {
@@ -160,8 +161,8 @@ func (r *Replica) tryMerge() {
 	// The merge's commit inference is only as good as the pipeline bound:
 	// assert it on the head's header.
 	if h, ok := r.voteHeader(res.votedHead); ok && h.Parent != 0 {
-		vsr.Assert(r.id, h.Op <= h.Commit+PipelineMax, "pipeline_bound", "head op %d carries commit %d, more than %d below",
-			h.Op, h.Commit, PipelineMax)
+		vsr.Assert(r.id, h.Op <= h.Commit+vsr.PipelineMax, "pipeline_bound", "head op %d carries commit %d, more than %d below",
+			h.Op, h.Commit, vsr.PipelineMax)
 	}
 	if !res.ready {
 		r.fetchAwaitedBody(&res)
@@ -362,7 +363,7 @@ func (r *Replica) onViewChangeStatusTimeout() {
 		r.timers.VcStatus.Stop()
 		return
 	}
-	if !r.opts.Bugs.EscalateWithoutHold && popcount16(r.vc.svcFrom) < r.f() && r.vc.oldPrimaryHB {
+	if !r.opts.Bugs.EscalateWithoutHold && bits.OnesCount16(r.vc.svcFrom) < r.f() && r.vc.oldPrimaryHB {
 		r.vc.oldPrimaryHB = false
 		r.mark(marks.EscalateHeldByPrimary)
 		r.emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvHold))

@@ -15,7 +15,7 @@ type viewChange struct {
 	leave    uint16 // replicas that asked to leave this view (or a newer one) within the window (see leave.go)
 	leaveTo  uint64 // the view those requests move this replica to
 	svcFrom  uint16 // replicas whose StartViewChange for this view arrived
-	dvcs     [ReplicasMax]dvcVote
+	dvcs     [vsr.ReplicasMax]dvcVote
 	dvcSent  bool
 	merged   bool
 	// mergeSources holds, per uncommitted op of the merged log, which
@@ -75,7 +75,7 @@ func (v *viewChange) votes() int {
 func (v *viewChange) check(self, n int) {
 	vsr.Assert(self, v.leave>>uint(n) == 0 && v.svcFrom>>uint(n) == 0, "view_change_bits_in_cluster", "leave %d svc %d",
 		uint64(v.leave), uint64(v.svcFrom))
-	for i := n; i < ReplicasMax; i++ {
+	for i := n; i < vsr.ReplicasMax; i++ {
 		vsr.Assert(self, !v.dvcs[i].valid, "view_change_votes_in_cluster", "from %d", uint64(i))
 	}
 	vsr.Assert(self, !v.merged || v.votes() > 0, "view_change_merge_of_votes", vsr.DetailHolds)

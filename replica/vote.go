@@ -94,8 +94,8 @@ func (r *Replica) buildSuffix(top, commit uint64) []vsr.SuffixEntry {
 	if top == 0 && commit == 0 {
 		count = 0
 	}
-	if count > SuffixMax {
-		count = SuffixMax
+	if count > vsr.SuffixMax {
+		count = vsr.SuffixMax
 	}
 	s := make([]vsr.SuffixEntry, 0, count)
 	for i := uint64(0); i < count; i++ {
@@ -173,7 +173,7 @@ func suffixReadable(op, commit uint64, s []vsr.SuffixEntry) bool {
 // point and the bottom of its suffix: above the commit, so uncommitted by the
 // voter's own account, and described by no entry.
 func suffixGap(commit uint64, s []vsr.SuffixEntry) (lo, hi uint64, ok bool) {
-	if len(s) < SuffixMax {
+	if len(s) < vsr.SuffixMax {
 		return 0, 0, false
 	}
 	bottom := s[len(s)-1].Header.Op

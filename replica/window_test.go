@@ -19,8 +19,8 @@ func boundedChain(n int) []vsr.Header {
 	parent := uint64(genesisChecksum)
 	for op := 1; op <= n; op++ {
 		h := vsr.Header{Op: uint64(op), Parent: parent, Timestamp: uint64(op), Body: put(uint32(op), uint64(op))}
-		if op > PipelineMax {
-			h.Commit = uint64(op - PipelineMax)
+		if op > vsr.PipelineMax {
+			h.Commit = uint64(op - vsr.PipelineMax)
 		}
 		h.Seal()
 		hs[op] = h

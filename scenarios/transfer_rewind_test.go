@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"vsrsim/replica"
 	"vsrsim/scenarios"
 	"vsrsim/sim"
 	"vsrsim/verify"
@@ -114,22 +113,22 @@ func TestTransferRewindGap(t *testing.T) {
 				}
 				gaps++
 				assert.Equal(t, T, e.Dropped().Commit, "%s seed %d: the vote's commit point is the transfer", name, seed)
-				assert.Equal(t, H-(replica.SuffixMax-1), e.Dropped().Detail, "%s seed %d: the window ends a window below the head", name, seed)
+				assert.Equal(t, H-(vsr.SuffixMax-1), e.Dropped().Detail, "%s seed %d: the window ends a window below the head", name, seed)
 			}
 			fix, fw := runLogged(t, s, seed, nil, keep)
 			assert.Equal(t, sim.VerdictPass, fix.Verdict, "%s seed %d: %s", name, seed, fix.Evidence)
 			assert.Empty(t, fw.of(vsr.EvDrop), "%s seed %d: no vote dropped", name, seed)
 			if !wide {
-				assert.LessOrEqual(t, H-T, uint64(replica.SuffixMax), "%s seed %d", name, seed)
+				assert.LessOrEqual(t, H-T, uint64(vsr.SuffixMax), "%s seed %d", name, seed)
 				assert.Zero(t, gaps, "%s seed %d: the narrow window reaches the commit point", name, seed)
 				assert.Positive(t, unreadable, "%s seed %d", name, seed)
 				continue
 			}
-			assert.Greater(t, H-T, uint64(replica.SuffixMax), "%s seed %d: the head is more than a window above", name, seed)
+			assert.Greater(t, H-T, uint64(vsr.SuffixMax), "%s seed %d: the head is more than a window above", name, seed)
 			assert.Zero(t, unreadable, "%s seed %d: every dropped vote names its gap", name, seed)
 			assert.Positive(t, gaps, "%s seed %d", name, seed)
 			assert.Contains(t, bug.Evidence, fmt.Sprintf("ops %d..%d lie above the vote's commit %d and below its window, which starts at %d",
-				T+1, H-replica.SuffixMax, T, H-(replica.SuffixMax-1)), "%s seed %d", name, seed)
+				T+1, H-vsr.SuffixMax, T, H-(vsr.SuffixMax-1)), "%s seed %d", name, seed)
 
 		}
 	}

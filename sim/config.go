@@ -38,7 +38,7 @@ const (
 // JournalSlotsMin is the smallest journal a replica accepts: the replica's own
 // floor, and room for two full pipelines. One number, so every message about
 // journal slots names the same minimum.
-var JournalSlotsMin = max(replica.JournalSlotsMin, 2*replica.PipelineMax)
+var JournalSlotsMin = max(vsr.JournalSlotsMin, 2*vsr.PipelineMax)
 
 // ExtraDelay is a directed per-link extra delay. From or To may be
 // packetsim.AnyNode. It never draws from the PRNG.
@@ -182,14 +182,14 @@ func (c *Config) Validate() error {
 
 // validateShape checks the cluster's size, journal and phases.
 func (c *Config) validateShape() error {
-	if c.Replicas < 1 || c.Replicas > replica.ReplicasMax {
-		return fmt.Errorf("replicas must be 1..%d, got %d", replica.ReplicasMax, c.Replicas)
+	if c.Replicas < 1 || c.Replicas > vsr.ReplicasMax {
+		return fmt.Errorf("replicas must be 1..%d, got %d", vsr.ReplicasMax, c.Replicas)
 	}
 	if c.Clients < 1 || c.Clients > vsr.ClientsMax {
 		return fmt.Errorf("clients must be 1..%d, got %d", vsr.ClientsMax, c.Clients)
 	}
-	if c.JournalSlots < JournalSlotsMin || c.JournalSlots > replica.JournalSlotsMax {
-		return fmt.Errorf("journal slots must be %d..%d, got %d", JournalSlotsMin, replica.JournalSlotsMax, c.JournalSlots)
+	if c.JournalSlots < JournalSlotsMin || c.JournalSlots > vsr.JournalSlotsMax {
+		return fmt.Errorf("journal slots must be %d..%d, got %d", JournalSlotsMin, vsr.JournalSlotsMax, c.JournalSlots)
 	}
 	if c.FaultTicks > TicksMax || c.LivenessTicks > TicksMax {
 		return fmt.Errorf("ticks must be 0..%d per phase, got %d fault and %d liveness ticks", TicksMax, c.FaultTicks, c.LivenessTicks)

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"vsrsim/replica"
 	"vsrsim/sim"
 	"vsrsim/vsr"
 )
@@ -76,8 +75,8 @@ func (f *Filter) readKinds(list string) error {
 func (f *Filter) readReplicas(list string) error {
 	for _, r := range strings.Split(list, ",") {
 		i, err := strconv.Atoi(r)
-		if err != nil || i < 0 || i >= replica.ReplicasMax {
-			return fmt.Errorf("%q is not a replica index 0..%d", r, replica.ReplicasMax-1)
+		if err != nil || i < 0 || i >= vsr.ReplicasMax {
+			return fmt.Errorf("%q is not a replica index 0..%d", r, vsr.ReplicasMax-1)
 		}
 		f.replicas |= 1 << uint(i)
 	}

@@ -8,6 +8,7 @@ import (
 	"vsrsim/prng"
 	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // Describe lists the options a run drew, one "name value" per field, in a fixed
@@ -108,7 +109,7 @@ func corruptString(n *packetsim.Options) string {
 
 func requestQueueString(q int) string {
 	if q == 0 {
-		q = replica.RequestQueueMax
+		q = vsr.RequestQueueMax
 	}
 	return fmt.Sprint(q)
 }

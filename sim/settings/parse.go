@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"vsrsim/replica"
 	"vsrsim/sim"
+	"vsrsim/vsr"
 )
 
 // The table's readers of a setting's value: one per form, each with the one
@@ -70,15 +70,15 @@ func boundTicks(v uint64) error {
 }
 
 func boundJournalSlots(v int) error {
-	if v < sim.JournalSlotsMin || v > replica.JournalSlotsMax {
-		return fmt.Errorf("journal-slots %d: must be %d..%d", v, sim.JournalSlotsMin, replica.JournalSlotsMax)
+	if v < sim.JournalSlotsMin || v > vsr.JournalSlotsMax {
+		return fmt.Errorf("journal-slots %d: must be %d..%d", v, sim.JournalSlotsMin, vsr.JournalSlotsMax)
 	}
 	return nil
 }
 
 func boundRequestQueue(v int) error {
-	if v < 1 || v > replica.RequestQueueMax {
-		return fmt.Errorf("request-queue %d: must be 1..%d", v, replica.RequestQueueMax)
+	if v < 1 || v > vsr.RequestQueueMax {
+		return fmt.Errorf("request-queue %d: must be 1..%d", v, vsr.RequestQueueMax)
 	}
 	return nil
 }
@@ -188,7 +188,7 @@ func parseLink(s string) (sim.Link, error) {
 	a, b, ok := strings.Cut(s, "->")
 	from, err1 := strconv.Atoi(a)
 	to, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || from < 0 || to < 0 || from == to || max(from, to) >= replica.ReplicasMax {
+	if !ok || err1 != nil || err2 != nil || from < 0 || to < 0 || from == to || max(from, to) >= vsr.ReplicasMax {
 		return sim.Link{}, fmt.Errorf("%q: want FROM->TO, two replica indexes", s)
 	}
 	return sim.Link{From: from, To: to}, nil
@@ -210,7 +210,7 @@ func parseCore(o *Override, _, value string) error {
 	core := []int{}
 	for _, w := range strings.Fields(value) {
 		n, err := strconv.Atoi(w)
-		if err != nil || n < 0 || n >= replica.ReplicasMax {
+		if err != nil || n < 0 || n >= vsr.ReplicasMax {
 			return fmt.Errorf("core: %q is not a replica index", w)
 		}
 		if slices.Contains(core, n) {

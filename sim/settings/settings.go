@@ -92,7 +92,7 @@ var table = append([]Setting{
 			choice[replica.Durability]{"wal", replica.DurabilityWAL}, choice[replica.Durability]{"memory", replica.DurabilityMemory}),
 		apply: setIf(func(o *Override) *replica.Durability { return o.durability }, func(c *sim.Config) *replica.Durability { return &c.Durability }),
 		args:  flagArgs("journal", func(o *Override) *replica.Durability { return o.durability }, replica.Durability.String)},
-	{Key: "journal-slots", Flag: true, Form: "int", Usage: fmt.Sprintf("journal capacity in ops, %d..%d", sim.JournalSlotsMin, replica.JournalSlotsMax),
+	{Key: "journal-slots", Flag: true, Form: "int", Usage: fmt.Sprintf("journal capacity in ops, %d..%d", sim.JournalSlotsMin, vsr.JournalSlotsMax),
 		parse: parseSmall(func(o *Override) **int { return &o.journalSlots }, boundJournalSlots),
 		apply: setIf(func(o *Override) *int { return o.journalSlots }, func(c *sim.Config) *int { return &c.JournalSlots }),
 		args:  flagArgs("journal-slots", func(o *Override) *int { return o.journalSlots }, strconv.Itoa)},
@@ -275,7 +275,7 @@ func applyReplicas(o *Override, cfg *sim.Config) error {
 	if o.replicas == nil {
 		return nil
 	}
-	if err := applyCount("replicas", *o.replicas, &cfg.Replicas, replica.ReplicasMax); err != nil {
+	if err := applyCount("replicas", *o.replicas, &cfg.Replicas, vsr.ReplicasMax); err != nil {
 		return err
 	}
 	// The base drew its extra delays for the cluster it drew; a delay
