@@ -27,16 +27,16 @@ func (r *Replica) hear(m *vsr.Message) {
 	if m.Command == vsr.CmdStartViewChange && m.StartViewChange().Leave {
 		return // a replica asking to leave the view is not following it
 	}
-	r.peers.heardInWindow(m.From)
-	if r.hearsQuorum() && r.abd.resume() {
+	r.peers.HeardInWindow(m.From)
+	if r.hearsQuorum() && r.abd.Resume() {
 		r.vc.leave &^= 1 << uint(r.id)
-		r.emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvResume))
+		r.fx.Emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvResume))
 		r.due |= dueDrain
 	}
 }
 
 func (r *Replica) hearsQuorum() bool {
-	return r.peers.windowQuorum(vsr.QuorumReplication(r.n))
+	return r.peers.WindowQuorum(vsr.QuorumReplication(r.n))
 }
 
 func (r *Replica) onAbdicateTimeout() {
@@ -44,21 +44,21 @@ func (r *Replica) onAbdicateTimeout() {
 		r.timers.Abdicate.Stop()
 		return
 	}
-	stalled := r.abd.closeWindow(r.replicationStalled())
+	stalled := r.abd.CloseWindow(r.replicationStalled())
 	unheard := !r.hearsQuorum() && (len(r.pipeline) > 0 || r.opts.Protocol.AbdicateByHearing)
-	if (stalled || unheard) && r.abd.stepAside(stalled) {
+	if (stalled || unheard) && r.abd.StepAside(stalled) {
 		if stalled {
-			r.mark(marks.AbdicateStalled)
+			r.fx.Mark(marks.AbdicateStalled)
 		} else {
-			r.mark(marks.Abdicate)
+			r.fx.Mark(marks.Abdicate)
 		}
-		r.emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvAbdicate))
+		r.fx.Emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvAbdicate))
 	}
 	r.pushStartView()
-	r.peers.newWindow()
+	r.peers.NewWindow()
 	r.watchReplication()
 	r.timers.Abdicate.Reset(nil)
-	if r.abd.abdicated && !r.opts.Protocol.SVCQuorumOff {
+	if r.abd.Abdicated && !r.opts.Protocol.SVCQuorumOff {
 		r.askToLeave() // counted by backups that gave up on it too
 	}
 }
@@ -67,14 +67,14 @@ func (r *Replica) onAbdicateTimeout() {
 // window began is still uncommitted and no backup acked, in the window, a
 // prepare it still lacked: the primary hears acks for nothing it needs.
 func (r *Replica) replicationStalled() bool {
-	return !r.opts.Protocol.AbdicateByHearing && r.abd.stalledSince(r.firstInPipeline())
+	return !r.opts.Protocol.AbdicateByHearing && r.abd.StalledSince(r.firstInPipeline())
 }
 
 // watchReplication opens a new window of the stall watch.
-func (r *Replica) watchReplication() { r.abd.watch(r.firstInPipeline()) }
+func (r *Replica) watchReplication() { r.abd.Watch(r.firstInPipeline()) }
 
 // firstInPipeline is the first op the pipeline holds, 0 if it is empty.
-func (r *Replica) firstInPipeline() uint64 { return r.pipeline.first() }
+func (r *Replica) firstInPipeline() uint64 { return r.pipeline.First() }
 
 // onCommitOK: a backup answered a heartbeat. Being heard is all it says, and
 // its incarnation.
@@ -83,7 +83,7 @@ func (r *Replica) onCommitOK(m *vsr.Envelope, p vsr.CommitOk) {
 	vsr.Assert(r.id, r.status == vsr.StatusNormal, "commit_ok_gate_primary", vsr.DetailGate)
 	vsr.Assert(r.id, r.isPrimary(), "commit_ok_gate_primary", vsr.DetailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
-	vsr.Assert(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "commit_ok_incarnation_known", vsr.DetailHolds)
+	vsr.Assert(r.id, r.peers.Incarnation(m.From) >= p.Incarnation, "commit_ok_incarnation_known", vsr.DetailHolds)
 	r.learnCommitFromBackup(p)
 	r.retransmitOnHeard(m.From)
 }
@@ -94,10 +94,10 @@ func (r *Replica) onCommitOK(m *vsr.Envelope, p vsr.CommitOk) {
 // The prepares go to it at once and the retransmit timer starts afresh
 // (mark backoff-reset).
 func (r *Replica) retransmitOnHeard(from int) {
-	if r.opts.Protocol.BackoffResetOff || r.abd.abdicated || r.timers.Prepare.Attempts == 0 || len(r.pipeline) == 0 {
+	if r.opts.Protocol.BackoffResetOff || r.abd.Abdicated || r.timers.Prepare.Attempts == 0 || len(r.pipeline) == 0 {
 		return
 	}
-	r.mark(marks.BackoffReset)
+	r.fx.Mark(marks.BackoffReset)
 	r.retransmit(from)
 	r.timers.Prepare.Start(r.jitter)
 }
@@ -113,7 +113,7 @@ func (r *Replica) learnCommitFromBackup(p vsr.CommitOk) {
 	if c <= r.wm.commitMax || c > r.wm.sequencer || !r.log.journal.Has(c, p.Checksum) {
 		return
 	}
-	r.mark(marks.CommitFromBackup)
+	r.fx.Mark(marks.CommitFromBackup)
 	r.wm.commitMax = c
 	r.due |= dueCommitWalk
 	vsr.Assert(r.id, r.wm.commitMax <= r.wm.sequencer, "commit_from_backup_within_log", vsr.DetailHolds)
@@ -128,12 +128,12 @@ func (r *Replica) learnCommitFromBackup(p vsr.CommitOk) {
 // it at the gate (ReasonInView), so it costs that backup nothing; one in a
 // lower view or recovering adopts it, as it would the answer to its probe.
 func (r *Replica) pushStartView() {
-	if r.opts.Protocol.PushStartViewOff || r.abd.abdicated {
+	if r.opts.Protocol.PushStartViewOff || r.abd.Abdicated {
 		return
 	}
 	for i := 0; i < r.n; i++ {
-		if i != r.id && !r.peers.inWindow(i) {
-			r.mark(marks.StartViewPushed)
+		if i != r.id && !r.peers.InWindow(i) {
+			r.fx.Mark(marks.StartViewPushed)
 			r.sendStartView(i, 0)
 		}
 	}

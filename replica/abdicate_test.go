@@ -2,6 +2,7 @@ package replica
 
 import (
 	"testing"
+	"vsrsim/replica/room"
 	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
@@ -70,7 +71,7 @@ func TestAbdicateOnStalledReplication(t *testing.T) {
 			c.dropIf(func(m *vsr.Message) bool { return m.Command == vsr.CmdPrepareOK && m.To == 0 })
 			c.request(0, 0, 3, put(3, 30))
 			hb := smallTimeouts().HeartbeatTicks
-			c.tick(int((stallWindowsMax + 4) * hb))
+			c.tick(int((room.StallWindowsMax + 4) * hb))
 			assert.Equal(t, tt.moved, c.info(1).View > 0, "the backups left view 0")
 			assert.Empty(t, c.eventsOf(0, vsr.EvResume), "hearing a quorum does not cure a stall")
 			if tt.moved {

@@ -19,9 +19,9 @@ func TestRepairServesSetAsideBodies(t *testing.T) {
 	j, ok := r2.log.journal.Get(3)
 	require.True(t, ok)
 	require.LessOrEqual(t, j.Op, r2.wm.commitMax)
-	r2.out = &vsr.Output{}
+	r2.fx.Out = &vsr.Output{}
 	r2.discard(j, false)
-	r2.out = nil
+	r2.fx.Out = nil
 	_, held := r2.log.journal.Get(3)
 	require.False(t, held, "op 3 left the journal")
 	_, aside := r2.log.aside.Get(3)

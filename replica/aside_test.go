@@ -34,7 +34,7 @@ func TestChainWalkSetsCommittedBodiesAside(t *testing.T) {
 			r, err := New(DefaultOptions(1, 3), zeroJitter{})
 			require.NoError(t, err)
 			out := &vsr.Output{}
-			r.out = out
+			r.fx.Out = out
 			for _, h := range tt.journal {
 				require.True(t, r.log.journal.Put(h, true))
 			}

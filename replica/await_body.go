@@ -47,8 +47,8 @@ func (r *Replica) askAwaitedBody() {
 	vsr.Assert(r.id, o > 0, "await_body_known", vsr.DetailHolds)
 	for i := 0; i < r.n; i++ {
 		if i != r.id && !r.vc.dvcs[i].valid {
-			r.mark(marks.MergeBodyFetched)
-			r.send(i, vsr.RequestPrepares{From: o, To: o}.Message())
+			r.fx.Mark(marks.MergeBodyFetched)
+			r.fx.Send(i, vsr.RequestPrepares{From: o, To: o}.Message())
 		}
 	}
 }

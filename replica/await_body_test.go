@@ -109,8 +109,8 @@ func TestAwaitBodyAssertionsFire(t *testing.T) {
 	})
 	t.Run("in own vote", func(t *testing.T) {
 		r, _, _ := awaitingBody(t)
-		r.out = &vsr.Output{} // as Step sets it: the vote marks its cache
-		r.vc.awaitBody.Op = 5 // above the primary-elect's own head, op 1
+		r.fx.Out = &vsr.Output{} // as Step sets it: the vote marks its cache
+		r.vc.awaitBody.Op = 5    // above the primary-elect's own head, op 1
 		violation(t, "await_body_in_own_vote", r.revote)
 	})
 }

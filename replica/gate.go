@@ -33,7 +33,7 @@ func (r *Replica) Step(m *vsr.Message, out *vsr.Output) {
 	if r.dur.store != nil {
 		r.flushStorage()
 	}
-	r.out = nil
+	r.fx.Out = nil
 }
 
 // pass takes m through the gate: to its handler, to the one fact a partial
@@ -43,10 +43,10 @@ func (r *Replica) pass(m *vsr.Message) {
 	case reason == vsr.ReasonNone:
 		r.dispatch(m)
 	case reason.Takes():
-		r.drop(&m.Envelope, m.DropOp(), reason, detail)
+		r.fx.Drop(&m.Envelope, m.DropOp(), reason, detail)
 		r.take(m, reason)
 	default:
-		r.drop(&m.Envelope, m.DropOp(), reason, detail)
+		r.fx.Drop(&m.Envelope, m.DropOp(), reason, detail)
 		r.markRefused(m, reason)
 	}
 }
@@ -106,8 +106,8 @@ func (r *Replica) markRefused(m *vsr.Message, reason vsr.Reason) {
 	vsr.Assert(r.id, m.Command == vsr.CmdPrepareOK, "stale_incarnation_refuses_prepare_ok", "command %d", uint64(m.Command))
 	vsr.Assert(r.id, r.isPrimary(), "stale_incarnation_at_primary", "view %d", r.view)
 	for i := range r.pipeline {
-		if r.pipeline[i].header.Op == m.PrepareOk().Op {
-			r.mark(marks.AckOldIncarnationInPipeline)
+		if r.pipeline[i].Header.Op == m.PrepareOk().Op {
+			r.fx.Mark(marks.AckOldIncarnationInPipeline)
 			return
 		}
 	}
@@ -234,9 +234,9 @@ func (r *Replica) ignoreAck(m *vsr.Message) (vsr.Reason, uint64) {
 	if m.View != r.view || r.status != vsr.StatusNormal || !r.isPrimary() {
 		return vsr.ReasonNotPrimaryOfView, 0
 	}
-	if m.Command == vsr.CmdPrepareOK && m.PrepareOk().Incarnation < r.peers.incarnation(m.From) {
+	if m.Command == vsr.CmdPrepareOK && m.PrepareOk().Incarnation < r.peers.Incarnation(m.From) {
 		// The ack speaks for a journal that a restart has since wiped.
-		return vsr.ReasonStaleIncarnation, r.peers.incarnation(m.From)
+		return vsr.ReasonStaleIncarnation, r.peers.Incarnation(m.From)
 	}
 	return vsr.ReasonNone, 0
 }

@@ -56,14 +56,14 @@ func (r *Replica) Info() Info {
 		i.TransferOp = r.transfer.commitOp
 	}
 	if len(r.pipeline) > 0 && i.Primary {
-		i.PipelineHead = r.pipeline[0].header.Op
-		i.PipelineHeadAcks = bits.OnesCount16(r.pipeline[0].acks)
+		i.PipelineHead = r.pipeline[0].Header.Op
+		i.PipelineHeadAcks = bits.OnesCount16(r.pipeline[0].Acks)
 		vsr.Assert(r.id, i.PipelineHeadAcks <= r.n, "info_pipeline_acks_within_cluster", "acks %d", uint64(i.PipelineHeadAcks))
 		for _, e := range r.pipeline[1:] {
-			if bits.OnesCount16(e.acks) >= vsr.QuorumReplication(r.n) {
-				vsr.Assert(r.id, e.header.Op > i.PipelineHead, "info_later_quorum_above_head", "op %d head %d", e.header.Op, i.PipelineHead)
+			if bits.OnesCount16(e.Acks) >= vsr.QuorumReplication(r.n) {
+				vsr.Assert(r.id, e.Header.Op > i.PipelineHead, "info_later_quorum_above_head", "op %d head %d", e.Header.Op, i.PipelineHead)
 				i.PipelineLaterQuorum = true
-				i.PipelineLaterQuorumOp = e.header.Op
+				i.PipelineLaterQuorumOp = e.Header.Op
 				break
 			}
 		}

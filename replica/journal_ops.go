@@ -31,7 +31,7 @@ func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 	}
 	r.log.journalGen++
 	vsr.Assert(r.id, r.log.journal.Has(h.Op, h.Checksum), "journal_put_holds", vsr.DetailHolds)
-	r.emit(vsr.JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalAppend))
+	r.fx.Emit(vsr.JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalAppend))
 	if r.log.journal.Moved.Checksum != 0 || r.log.journal.Gone.Checksum != 0 {
 		// A body leaves the live ring (into the evicted ring, or for
 		// good): a restart reads the live ring only, and must not come back
@@ -45,7 +45,7 @@ func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 		r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 	}
 	if g := r.log.journal.Gone; g.Checksum != 0 {
-		r.emit(vsr.JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(vsr.EvJournalEvict))
+		r.fx.Emit(vsr.JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(vsr.EvJournalEvict))
 	}
 	return true
 }
@@ -68,7 +68,7 @@ func (r *Replica) discard(j vsr.Header, foreign bool) {
 	case foreign:
 		r.log.journal.Remove(j.Op)
 		r.log.journalGen++
-		r.emit(vsr.JournalChange{View: r.view, Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalPrune))
+		r.fx.Emit(vsr.JournalChange{View: r.view, Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalPrune))
 	default:
 		r.log.journal.Remove(j.Op)
 		r.log.journalGen++
@@ -85,7 +85,7 @@ func (r *Replica) discard(j vsr.Header, foreign bool) {
 			// says the op was set aside, not never held (recordAside).
 			r.dur.store.aside[j.Op%uint64(r.log.journal.Live.Size)] = true
 		}
-		r.emit(vsr.JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalSetAside))
+		r.fx.Emit(vsr.JournalChange{Op: j.Op, Checksum: j.Checksum}.Event(vsr.EvJournalSetAside))
 	}
 	vsr.Assert(r.id, !r.log.journal.Has(j.Op, j.Checksum), "discard_removes", "op %d", j.Op)
 	if !foreign && j.Op <= r.wm.commitMax && j.Op > r.dur.sb.Checkpoint.Op {
@@ -123,7 +123,7 @@ func (r *Replica) reclaim(top uint64, all bool) {
 func (r *Replica) journalRemove(op uint64) {
 	if h, ok := r.log.journal.Remove(op); ok {
 		r.log.journalGen++
-		r.emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
+		r.fx.Emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
 	}
 	_, still := r.log.journal.Get(op)
 	vsr.Assert(r.id, !still, "journal_remove_removes", vsr.DetailHolds)
@@ -132,7 +132,7 @@ func (r *Replica) journalRemove(op uint64) {
 func (r *Replica) truncateJournalAbove(op uint64) {
 	r.log.journal.TruncateAbove(op, func(h vsr.Header) {
 		r.log.journalGen++
-		r.emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
+		r.fx.Emit(vsr.JournalChange{View: r.view, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalTruncate))
 	})
 	vsr.Assert(r.id, op >= r.wm.commitMin, "truncate_keeps_applied", "op %d commit_min %d", op, r.wm.commitMin)
 	vsr.Assert(r.id, r.log.journal.Head <= op, "truncate_lowers_head", "head %d op %d", r.log.journal.Head, op)

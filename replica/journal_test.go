@@ -168,7 +168,7 @@ func TestTransferStaleGuard(t *testing.T) {
 			opts.Protocol.SourceTransfer = !strings.HasPrefix(tc.name, "keeping install")
 			r, err := New(opts, zeroJitter{})
 			require.NoError(t, err)
-			r.out = &vsr.Output{}
+			r.fx.Out = &vsr.Output{}
 			for op := 1; op <= 10; op++ {
 				r.journalPut(hs[op], true)
 				if uint64(op) <= tc.acked {
@@ -182,7 +182,7 @@ func TestTransferStaleGuard(t *testing.T) {
 			r.transfer = transferState{active: true, pinned: true, commitOp: tc.offer, snapshot: snapshotOf(hs, tc.offer)}
 			r.installTransfer()
 
-			refused := eventsIn(r.out, vsr.EvOfferRefused)
+			refused := eventsIn(r.fx.Out, vsr.EvOfferRefused)
 			if tc.guard != 0 {
 				require.Len(t, refused, 1)
 				assert.Equal(t, tc.reason, refused[0].OfferRefused().Reason)

@@ -26,7 +26,7 @@ import (
 func (r *Replica) askToLeave() {
 	r.vc.leave |= 1 << uint(r.id)
 	r.vc.leaveTo = max(r.vc.leaveTo, r.view+1)
-	r.sendAll(vsr.StartViewChange{Leave: true}.Message())
+	r.fx.SendAll(vsr.StartViewChange{Leave: true}.Message())
 	r.maybeLeave()
 }
 
@@ -46,7 +46,7 @@ func (r *Replica) onLeave(m *vsr.Envelope) {
 	if m.View > r.view {
 		if r.vc.leave&(1<<uint(r.id)) != 0 {
 			// Our own wish counts toward the newer view too.
-			r.mark(marks.LeaveCarriedForward)
+			r.fx.Mark(marks.LeaveCarriedForward)
 		}
 		r.probeNewerView(m.View)
 	}
@@ -56,7 +56,7 @@ func (r *Replica) onLeave(m *vsr.Envelope) {
 	r.vc.leave |= 1 << uint(m.From)
 	r.vc.leaveTo = max(r.vc.leaveTo, m.View+1)
 	if bits.OnesCount16(r.vc.leave) < vsr.QuorumViewChange(r.n) {
-		r.mark(marks.SVCHeldByWindow)
+		r.fx.Mark(marks.SVCHeldByWindow)
 	}
 	r.maybeLeave()
 	vsr.Assert(r.id, r.vc.leaveTo > m.View || r.view > m.View, "leave_counts_toward_a_newer_view", vsr.DetailHolds)
@@ -66,10 +66,10 @@ func (r *Replica) maybeLeave() {
 	if bits.OnesCount16(r.vc.leave) < vsr.QuorumViewChange(r.n) {
 		return
 	}
-	r.mark(marks.SVCQuorumReached)
+	r.fx.Mark(marks.SVCQuorumReached)
 	to := max(r.vc.leaveTo, r.view+1)
 	if r.status == vsr.StatusViewChange {
-		r.emit(vsr.ViewNoted{View: to}.Event(vsr.EvViewEscalate))
+		r.fx.Emit(vsr.ViewNoted{View: to}.Event(vsr.EvViewEscalate))
 	}
 	r.startViewChange(to)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/marks"
+	"vsrsim/replica/outbox"
 	"vsrsim/vsr"
 )
 
@@ -33,14 +34,14 @@ func TestDropCountsItsReasonsMark(t *testing.T) {
 			r, err := New(DefaultOptions(1, 3), zeroJitter{})
 			require.NoError(t, err)
 			var out vsr.Output
-			r.out = &out
-			r.drop(&vsr.Envelope{Command: vsr.CmdPrepare, From: 0}, 0, tc.reason, 0)
+			r.fx.Out = &out
+			r.fx.Drop(&vsr.Envelope{Command: vsr.CmdPrepare, From: 0}, 0, tc.reason, 0)
 			var want marks.Counts
 			if tc.want != marks.Count {
 				want.Hit(tc.want)
 			}
 			assert.Equal(t, want, out.Marks)
-			allocs := testing.AllocsPerRun(10, func() { r.markReason(tc.reason) })
+			allocs := testing.AllocsPerRun(10, func() { r.fx.MarkReason(tc.reason) })
 			assert.Zero(t, allocs, "counting a mark allocates")
 		})
 	}
@@ -50,8 +51,8 @@ func TestDropCountsItsReasonsMark(t *testing.T) {
 // mark of another family by a slip in the table.
 func TestDropTableNamesRealMarks(t *testing.T) {
 	for reason := vsr.ReasonNone; reason < vsr.ReasonCount; reason++ {
-		m := dropMarks[reason]
-		if m == noMark {
+		m := outbox.DropMarks[reason]
+		if m == outbox.NoMark {
 			continue
 		}
 		assert.Less(t, m, marks.Count, "reason %s", reason)

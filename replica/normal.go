@@ -17,8 +17,8 @@ func (r *Replica) onRequest(m *vsr.Envelope, p vsr.Request) {
 		if r.answerFromTable(p) {
 			return
 		}
-		r.mark(marks.RequestForwarded)
-		r.send(r.primary(), p.Message().InView(m.View))
+		r.fx.Mark(marks.RequestForwarded)
+		r.fx.Send(r.primary(), p.Message().InView(m.View))
 		r.awaitForwarded()
 		return
 	}
@@ -29,24 +29,24 @@ func (r *Replica) onRequest(m *vsr.Envelope, p vsr.Request) {
 	vsr.Assert(r.id, p.Request >= entry.Request, "request_gate_not_old", vsr.DetailGate)
 	if p.Request == entry.Request && entry.Request != 0 {
 		// Exactly once: answer from the client table, never re-execute.
-		r.mark(marks.ReplyFromClientTable)
+		r.fx.Mark(marks.ReplyFromClientTable)
 		r.replyFromTable(p, entry)
 		return
 	}
 	for i := range r.pipeline {
-		if r.pipeline[i].header.Client == p.Client && r.pipeline[i].header.Request == p.Request {
-			r.drop(m, 0, vsr.ReasonInFlight, r.pipeline[i].header.Op)
+		if r.pipeline[i].Header.Client == p.Client && r.pipeline[i].Header.Request == p.Request {
+			r.fx.Drop(m, 0, vsr.ReasonInFlight, r.pipeline[i].Header.Op)
 			return
 		}
 	}
 	for i := range r.requests {
 		if r.requests[i].Client == p.Client && r.requests[i].Request == p.Request {
-			r.drop(m, 0, vsr.ReasonInFlight, 0)
+			r.fx.Drop(m, 0, vsr.ReasonInFlight, 0)
 			return
 		}
 	}
 	if len(r.requests) >= r.opts.requestQueue() {
-		r.drop(m, 0, vsr.ReasonRequestQueueFull, 0)
+		r.fx.Drop(m, 0, vsr.ReasonRequestQueueFull, 0)
 		return
 	}
 	// Requests wait in order behind the pipeline and behind commit lag: a
@@ -75,7 +75,7 @@ func (r *Replica) prepare(m *vsr.Request) {
 	r.journalPut(h, true)
 	r.wm.sequencer = h.Op
 	r.wm.headSum = h.Checksum
-	r.pipeline.push(r.id, h, r.ownFence())
+	r.pipeline.Push(r.id, h, r.ownFence())
 	vsr.Assert(r.id, r.log.journal.Has(h.Op, h.Checksum), "prepare_journaled", vsr.DetailHolds)
 	r.noteAck(&h)
 	r.replicate(h)
@@ -92,13 +92,13 @@ func (r *Replica) replicate(h vsr.Header) {
 	msg := vsr.Prepare{Header: h}.Message()
 	if r.opts.Topology == TopologyStar {
 		if r.isPrimary() {
-			r.sendAll(msg)
+			r.fx.SendAll(msg)
 		}
 		return
 	}
 	next := (r.id + 1) % r.n
 	if next != r.primary() {
-		r.send(next, msg)
+		r.fx.Send(next, msg)
 	}
 }
 
@@ -108,7 +108,7 @@ func (r *Replica) onPrepare(m *vsr.Envelope, p vsr.Prepare) {
 	vsr.Assert(r.id, !r.isPrimary(), "prepare_gate_backup", vsr.DetailGate)
 	h := p.Header
 	vsr.Assert(r.id, h.Valid(), "prepare_gate_valid", vsr.DetailGate)
-	r.fwd.waiting = false
+	r.fwd.Waiting = false
 	r.heardFromPrimary()
 	r.advanceCommitMax(h.Commit)
 	switch {
@@ -117,7 +117,7 @@ func (r *Replica) onPrepare(m *vsr.Envelope, p vsr.Prepare) {
 		// (it lost this replica's ack to a restart) gets it.
 		r.ack(h)
 	case h.Op <= r.wm.commitMin:
-		r.drop(m, h.Op, vsr.ReasonOldOp, r.wm.commitMin)
+		r.fx.Drop(m, h.Op, vsr.ReasonOldOp, r.wm.commitMin)
 		r.tellCommitToPrimary()
 	case r.log.journal.Has(h.Op, h.Checksum) && h.Op <= r.wm.sequencer:
 		// Held within the log: ack again. A held op above the head (a
@@ -129,13 +129,13 @@ func (r *Replica) onPrepare(m *vsr.Envelope, p vsr.Prepare) {
 		r.replicate(h)
 		r.ack(h)
 	case r.transfer.active:
-		r.drop(m, h.Op, vsr.ReasonTransferring, 0)
+		r.fx.Drop(m, h.Op, vsr.ReasonTransferring, 0)
 	case h.Op != r.wm.sequencer+1:
 		// The gap check compares against the sequencer, not the journal: the
 		// repair driver is left to close real gaps.
-		r.drop(m, h.Op, vsr.ReasonGap, r.wm.sequencer)
+		r.fx.Drop(m, h.Op, vsr.ReasonGap, r.wm.sequencer)
 	case h.Parent != r.wm.headSum:
-		r.drop(m, h.Op, vsr.ReasonParentMismatch, r.wm.sequencer)
+		r.fx.Drop(m, h.Op, vsr.ReasonParentMismatch, r.wm.sequencer)
 	default:
 		r.journalPut(h, true)
 		r.log.adopted.Remove(h.Op)
@@ -162,21 +162,21 @@ func (r *Replica) ack(h vsr.Header) {
 	}
 	vsr.Assert(r.id, r.dur.ackHead >= h.Op, "ack_head_covers_ack", vsr.DetailHolds)
 	r.noteAck(&h)
-	r.send(r.primary(), vsr.PrepareOk{Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Incarnation: r.dur.incarnation}.Message())
+	r.fx.Send(r.primary(), vsr.PrepareOk{Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Incarnation: r.dur.incarnation}.Message())
 }
 
 func (r *Replica) onPrepareOK(m *vsr.Envelope, p vsr.PrepareOk) {
 	vsr.Assert(r.id, m.View == r.view, "prepare_ok_gate_primary", vsr.DetailGate)
 	vsr.Assert(r.id, r.status == vsr.StatusNormal, "prepare_ok_gate_primary", vsr.DetailGate)
 	vsr.Assert(r.id, r.isPrimary(), "prepare_ok_gate_primary", vsr.DetailGate)
-	vsr.Assert(r.id, p.Incarnation >= r.peers.incarnation(m.From), "prepare_ok_gate_incarnation", vsr.DetailGate)
+	vsr.Assert(r.id, p.Incarnation >= r.peers.Incarnation(m.From), "prepare_ok_gate_incarnation", vsr.DetailGate)
 	r.learnIncarnation(m.From, p.Incarnation)
-	if e := r.pipeline.find(p.Op, p.Checksum); e != nil {
+	if e := r.pipeline.Find(p.Op, p.Checksum); e != nil {
 		bit := uint16(1) << uint(m.From)
-		if e.acks&bit == 0 && r.quorumAcks(e) < vsr.QuorumReplication(r.n) {
-			r.abd.progressed()
+		if e.Acks&bit == 0 && r.quorumAcks(e) < vsr.QuorumReplication(r.n) {
+			r.abd.Progressed()
 		}
-		e.acks |= bit
+		e.Acks |= bit
 	}
 	r.commitWalk()
 }
@@ -185,10 +185,10 @@ func (r *Replica) onPrepareOK(m *vsr.Envelope, p vsr.PrepareOk) {
 // restarted: the acks it gave before speak for a journal that may be gone, so
 // its bits leave the pipeline and only its fresh acks count.
 func (r *Replica) learnIncarnation(i int, inc uint64) {
-	if !r.peers.learnIncarnation(i, inc) {
+	if !r.peers.LearnIncarnation(i, inc) {
 		return
 	}
-	r.pipeline.forget(r.id, i)
+	r.pipeline.Forget(r.id, i)
 }
 
 // commitWalk advances commit_max over consecutive pipeline ops that hold a
@@ -198,27 +198,27 @@ func (r *Replica) commitWalk() {
 	q := vsr.QuorumReplication(r.n)
 	before := r.wm.commitMax
 	r.checkPipeline()
-	for len(r.pipeline) > 0 && r.pipeline[0].header.Op <= r.wm.commitMax {
+	for len(r.pipeline) > 0 && r.pipeline[0].Header.Op <= r.wm.commitMax {
 		// Committed by other means (a state transfer): nothing left to count.
-		r.pipeline.popFront()
+		r.pipeline.PopFront()
 	}
 	r.dur.ownAckWaits = false
 	for len(r.pipeline) > 0 {
 		e := r.pipeline[0]
-		if e.header.Op != r.wm.commitMax+1 {
+		if e.Header.Op != r.wm.commitMax+1 {
 			break
 		}
 		if r.quorumAcks(&e) < q {
-			r.dur.ownAckWaits = bits.OnesCount16(e.acks) >= q
+			r.dur.ownAckWaits = bits.OnesCount16(e.Acks) >= q
 			break
 		}
-		r.wm.commitMax = e.header.Op
-		h := &e.header
-		r.emit(vsr.PrimaryCommitted{CommittedOp: r.committedOp(h), Acks: uint64(bits.OnesCount16(e.acks))}.Event())
-		r.pipeline.popFront()
+		r.wm.commitMax = e.Header.Op
+		h := &e.Header
+		r.fx.Emit(vsr.PrimaryCommitted{CommittedOp: r.committedOp(h), Acks: uint64(bits.OnesCount16(e.Acks))}.Event())
+		r.pipeline.PopFront()
 	}
 	vsr.Assert(r.id, r.wm.commitMax >= before, "commit_walk_monotonic", vsr.DetailHolds)
-	vsr.Assert(r.id, len(r.pipeline) == 0 || r.pipeline[0].header.Op > r.wm.commitMax, "commit_walk_stops_at_first_unacked", vsr.DetailHolds)
+	vsr.Assert(r.id, len(r.pipeline) == 0 || r.pipeline[0].Header.Op > r.wm.commitMax, "commit_walk_stops_at_first_unacked", vsr.DetailHolds)
 	if len(r.pipeline) == 0 {
 		r.timers.Prepare.Stop()
 	} else if r.wm.commitMax > before {
@@ -233,7 +233,7 @@ func (r *Replica) commitWalk() {
 // order behind the pipeline and behind commit lag.
 func (r *Replica) prepareNext() bool {
 	for len(r.requests) > 0 && len(r.pipeline) < vsr.PipelineMax && r.wm.commitMin == r.wm.commitMax &&
-		r.status == vsr.StatusNormal && r.isPrimary() && !r.abd.abdicated {
+		r.status == vsr.StatusNormal && r.isPrimary() && !r.abd.Abdicated {
 		m := r.requests[0]
 		copy(r.requests, r.requests[1:])
 		r.requests = r.requests[:len(r.requests)-1]
@@ -277,7 +277,7 @@ func (r *Replica) commitUpTo() {
 // ack. (Consecutive ops would be the next assertion, but the
 // transfer-rewinds-sequencer defect breaks it, and asserting it would turn
 // that switch's safety verdict into a crash.)
-func (r *Replica) checkPipeline() { r.pipeline.check(r.id) }
+func (r *Replica) checkPipeline() { r.pipeline.Check(r.id) }
 
 func (r *Replica) apply(h vsr.Header) {
 	// Commit advances by exactly one op, onto the chain it extends.
@@ -299,12 +299,12 @@ func (r *Replica) apply(h vsr.Header) {
 	}
 	vsr.Assert(r.id, r.wm.sequencer >= r.wm.commitMin, "apply_head_ge_commit", vsr.DetailHolds)
 	vsr.Assert(r.id, r.wm.commitMax >= r.wm.commitMin, "apply_head_ge_commit", vsr.DetailHolds)
-	r.emit(vsr.Applied{CommittedOp: r.committedOp(&h), Result: result}.Event())
+	r.fx.Emit(vsr.Applied{CommittedOp: r.committedOp(&h), Result: result}.Event())
 	if h.Client != 0 && r.repliesTo(&h) {
 		if !r.isPrimary() {
-			r.mark(marks.ReplyFromBackup)
+			r.fx.Mark(marks.ReplyFromBackup)
 		}
-		r.send(int(h.Client), vsr.Reply{Client: h.Client, Request: h.Request, Op: h.Op, Result: result}.Message())
+		r.fx.Send(int(h.Client), vsr.Reply{Client: h.Client, Request: h.Request, Op: h.Op, Result: result}.Message())
 	}
 	if h.Op%CheckpointEvery(r.opts.CheckpointInterval, r.opts.JournalSlots) == 0 {
 		r.checkpoint()
@@ -319,30 +319,30 @@ func (r *Replica) checkpoint() {
 	r.dur.sb.Checkpoint = s
 	r.writeSuperblock()
 	vsr.Assert(r.id, r.dur.sb.Checkpoint.Op == r.wm.commitMin, "checkpoint_at_commit_min", vsr.DetailHolds)
-	r.mark(marks.Checkpoint)
-	r.emit(vsr.Checkpointed{Op: s.Op, StateChecksum: s.StateChecksum}.Event())
+	r.fx.Mark(marks.Checkpoint)
+	r.fx.Emit(vsr.Checkpointed{Op: s.Op, StateChecksum: s.StateChecksum}.Event())
 }
 
 func (r *Replica) onCommit(m *vsr.Envelope, p vsr.Commit) {
 	vsr.Assert(r.id, m.View == r.view, "commit_gate_backup", vsr.DetailGate)
 	vsr.Assert(r.id, r.status == vsr.StatusNormal, "commit_gate_backup", vsr.DetailGate)
 	vsr.Assert(r.id, !r.isPrimary(), "commit_gate_backup", vsr.DetailGate)
-	r.fwd.primaryCommitted(p.Commit)
-	if !p.Abdicated && !r.fwd.waiting {
+	r.fwd.PrimaryCommitted(p.Commit)
+	if !p.Abdicated && !r.fwd.Waiting {
 		r.heardFromPrimary()
 	}
 	applied := r.wm.commitMin
 	r.advanceCommitMax(p.Commit)
 	r.commitUpTo()
 	if r.wm.commitMin > applied {
-		r.mark(marks.CommitCatchUp)
+		r.fx.Mark(marks.CommitCatchUp)
 	}
 	vsr.Assert(r.id, r.wm.commitMax >= p.Commit, "commit_learns_commit_point", vsr.DetailHolds)
 	vsr.Assert(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_learns_commit_point", vsr.DetailHolds)
 	if !r.opts.Protocol.AbdicationOff {
 		// The commit point's checksum lets a primary that lacks it (it was
 		// elected by votes that knew less) recognise it in its own log.
-		r.send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.dur.incarnation}.Message())
+		r.fx.Send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.dur.incarnation}.Message())
 	}
 }
 
@@ -362,7 +362,7 @@ func (r *Replica) awaitForwarded() {
 	if r.opts.Protocol.AbdicationOff || r.opts.Protocol.AbdicateByHearing {
 		return
 	}
-	r.fwd.forwarded(r.wm.commitMax)
+	r.fwd.Forwarded(r.wm.commitMax)
 }
 
 func (r *Replica) onPrepareTimeout() {
@@ -370,7 +370,7 @@ func (r *Replica) onPrepareTimeout() {
 		r.timers.Prepare.Stop()
 		return
 	}
-	if r.abd.abdicated {
+	if r.abd.Abdicated {
 		// A retransmit would hold the backups' heartbeat timeouts.
 		r.timers.Prepare.BackoffNext(r.jitter)
 		return
@@ -384,14 +384,14 @@ func (r *Replica) onPrepareTimeout() {
 func (r *Replica) retransmit(only int) {
 	for i := range r.pipeline {
 		e := r.pipeline[i]
-		if bits.OnesCount16(e.acks) >= vsr.QuorumReplication(r.n) {
+		if bits.OnesCount16(e.Acks) >= vsr.QuorumReplication(r.n) {
 			continue
 		}
-		h := e.header
+		h := e.Header
 		h.View = r.view
 		for to := 0; to < r.n; to++ {
-			if to != r.id && e.acks&(1<<uint(to)) == 0 && (only < 0 || to == only) {
-				r.send(to, vsr.Prepare{Header: h}.Message())
+			if to != r.id && e.Acks&(1<<uint(to)) == 0 && (only < 0 || to == only) {
+				r.fx.Send(to, vsr.Prepare{Header: h}.Message())
 			}
 		}
 	}
@@ -403,7 +403,7 @@ func (r *Replica) onCommitTimeout() {
 		return
 	}
 	r.heartbeat++
-	r.sendAll(vsr.Commit{Commit: r.wm.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abd.abdicated}.Message())
+	r.fx.SendAll(vsr.Commit{Commit: r.wm.commitMax, Heartbeat: r.heartbeat, Abdicated: r.abd.Abdicated}.Message())
 	r.timers.Commit.Reset(nil)
 }
 
@@ -412,8 +412,8 @@ func (r *Replica) onHeartbeatTimeout() {
 		r.timers.Heartbeat.Stop()
 		return
 	}
-	if r.fwd.waiting {
-		r.mark(marks.ForwardUnanswered)
+	if r.fwd.Waiting {
+		r.fx.Mark(marks.ForwardUnanswered)
 	}
 	if !r.opts.Protocol.SVCQuorumOff {
 		r.timers.Heartbeat.Start(r.jitter)
@@ -437,4 +437,9 @@ func (r *Replica) headerOnlyBelow(op uint64) bool {
 		}
 	}
 	return false
+}
+
+// committedOp names h, committed or applied in the replica's view.
+func (r *Replica) committedOp(h *vsr.Header) vsr.CommittedOp {
+	return vsr.CommittedOp{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent, Client: h.Client, Request: h.Request}
 }

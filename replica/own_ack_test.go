@@ -57,7 +57,7 @@ func TestOwnAckFenceInvariants(t *testing.T) {
 	c.tick(5)
 	r = c.r(0)
 	require.Len(t, r.pipeline, 1)
-	r.pipeline[0].fence = r.dur.fencesAsked + 1 // planted: a fence never asked for
+	r.pipeline[0].Fence = r.dur.fencesAsked + 1 // planted: a fence never asked for
 	r.due |= dueCommitWalk                      // a busy tick flushes
 	v = vsr.ViolationOf(func() { c.tick(1) })
 	require.NotNil(t, v)

@@ -24,10 +24,10 @@ func (r *Replica) recentTicks() uint64 { return r.opts.Timeouts.HeartbeatTicks }
 // afresh when it makes a quorum heard again.
 func (r *Replica) noteHeard(m *vsr.Message) {
 	f := m.From
-	if !r.peers.isPeer(f) {
+	if !r.peers.IsPeer(f) {
 		return
 	}
-	if r.peers.hear(f, r.timers.Clk.Now, r.recentTicks()) {
+	if r.peers.Hear(f, r.timers.Clk.Now, r.recentTicks()) {
 		return // already recent: the count of peers heard did not change
 	}
 	if r.peersHeard()+1 == vsr.QuorumReplication(r.n) {
@@ -37,12 +37,12 @@ func (r *Replica) noteHeard(m *vsr.Message) {
 
 // heardRecently reports whether peer i was heard within recentTicks.
 func (r *Replica) heardRecently(i int) bool {
-	return r.peers.heardWithin(i, r.timers.Clk.Now, r.recentTicks())
+	return r.peers.HeardWithin(i, r.timers.Clk.Now, r.recentTicks())
 }
 
 // peersHeard counts the peers heard recently.
 func (r *Replica) peersHeard() int {
-	return r.peers.countHeardWithin(r.timers.Clk.Now, r.recentTicks())
+	return r.peers.CountHeardWithin(r.timers.Clk.Now, r.recentTicks())
 }
 
 // resetBackoff starts the retries that backed off afresh: repair (asked again
@@ -82,7 +82,7 @@ func (r *Replica) resetBackoff() {
 	// kept a view change with 1,200-tick round trips from ever completing
 	// (slow-pair-primary-crash).
 	if reset {
-		r.mark(marks.BackoffReset)
+		r.fx.Mark(marks.BackoffReset)
 	}
 }
 
@@ -102,7 +102,7 @@ func (r *Replica) nextPeer(start int, ok func(int) bool) int {
 			continue
 		}
 		if silent >= 0 {
-			r.mark(marks.PeerRecentChosen) // the silent primary passed over
+			r.fx.Mark(marks.PeerRecentChosen) // the silent primary passed over
 		}
 		vsr.Assert(r.id, c != r.id, "next_peer_is_a_peer", vsr.DetailHolds)
 		return c

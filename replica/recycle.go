@@ -2,6 +2,7 @@ package replica
 
 import (
 	"vsrsim/replica/journal"
+	"vsrsim/replica/room"
 	"vsrsim/vsr"
 )
 
@@ -15,7 +16,7 @@ import (
 // use: one run at a time uses it. A nil *Spare recycles nothing.
 type Spare struct {
 	headers   journal.SlotPool
-	pipelines [][]pipelineEntry
+	pipelines [][]room.PipelineEntry
 }
 
 // pool is where the spare's header rings come from (nil: none).
@@ -31,14 +32,14 @@ const spareMax = 4 * vsr.ReplicasMax
 
 // takePipeline returns an empty pipeline with room for SuffixMax entries
 // (viewchange's pipeline_capacity assertion counts on it).
-func (s *Spare) takePipeline() []pipelineEntry {
+func (s *Spare) takePipeline() []room.PipelineEntry {
 	if s != nil && len(s.pipelines) > 0 {
 		p := s.pipelines[len(s.pipelines)-1]
 		s.pipelines = s.pipelines[:len(s.pipelines)-1]
 		vsr.Assert(vsr.Unowned, cap(p) >= vsr.SuffixMax, "spare_pipeline_capacity", "capacity %d", uint64(cap(p)))
 		return p[:0]
 	}
-	return make([]pipelineEntry, 0, vsr.SuffixMax)
+	return make([]room.PipelineEntry, 0, vsr.SuffixMax)
 }
 
 // Release leaves the replica's pipeline, journal and header rings in its

@@ -8,6 +8,7 @@ import (
 
 	"vsrsim/prng"
 	"vsrsim/replica/journal"
+	"vsrsim/replica/room"
 	"vsrsim/vsr"
 )
 
@@ -25,7 +26,7 @@ func TestReleasedMemoryComesBackEmpty(t *testing.T) {
 			old.log.journal.Put(h, true)
 			old.log.adopted.Put(h)
 			old.log.aside.Put(h)
-			old.pipeline = append(old.pipeline, pipelineEntry{header: h})
+			old.pipeline = append(old.pipeline, room.PipelineEntry{Header: h})
 		}
 		old.Release()
 		fresh, err := New(opts, prng.ReplicaJitter(1, 0))

@@ -56,7 +56,7 @@ func TestRefusalsNeverAct(t *testing.T) {
 				refused[reason]++
 			}
 			r.checkInvariants()
-			r.out = nil
+			r.fx.Out = nil
 			out.Reset()
 		}
 	}
@@ -81,5 +81,5 @@ func TestStateOfSeesATakenCommit(t *testing.T) {
 	r.pass(&m)
 	r.settle()
 	assert.NotEqual(t, before, stateOf(r), "taking the commit point shows")
-	r.out = nil
+	r.fx.Out = nil
 }

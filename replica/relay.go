@@ -32,7 +32,7 @@ func (r *Replica) learnRelayedCommit(p vsr.StartView) {
 	if p.Commit <= r.wm.commitMax {
 		return
 	}
-	r.mark(marks.CommitRelayed)
+	r.fx.Mark(marks.CommitRelayed)
 	vsr.Assert(r.id, r.status == vsr.StatusNormal && !r.isPrimary(), "relayed_commit_to_a_backup", vsr.DetailHolds)
 	r.advanceCommitMax(p.Commit)
 	r.commitUpTo()
@@ -51,11 +51,11 @@ func (r *Replica) tellCommitToPrimary() {
 	if r.opts.Protocol.RelayStartViewOff || r.wm.commitMin == 0 {
 		return
 	}
-	if !r.fwd.tellCommitDue(r.timers.Clk.Now, r.opts.Timeouts.CommitTicks) {
+	if !r.fwd.TellCommitDue(r.timers.Clk.Now, r.opts.Timeouts.CommitTicks) {
 		return
 	}
-	r.mark(marks.CommitToldPrimary)
-	r.send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.dur.incarnation}.Message())
+	r.fx.Mark(marks.CommitToldPrimary)
+	r.fx.Send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.dur.incarnation}.Message())
 }
 
 // relayStartView answers m, a StartViewChange or a recovering replica's
@@ -66,7 +66,7 @@ func (r *Replica) relayStartView(m *vsr.Envelope, nonce uint64) bool {
 	if !r.followsItsView() || m.View > r.view || m.From == r.primary() || m.From < 0 || m.From >= r.n {
 		return false
 	}
-	if !r.peers.mayRelay(m.From, r.timers.Clk.Now, r.opts.Timeouts.ViewChangeMsgTicks) {
+	if !r.peers.MayRelay(m.From, r.timers.Clk.Now, r.opts.Timeouts.ViewChangeMsgTicks) {
 		return true // one per retransmit period: the peer's asks are resent anyway
 	}
 	sv := r.startViewOf(nonce)
@@ -79,9 +79,9 @@ func (r *Replica) relayStartView(m *vsr.Envelope, nonce uint64) bool {
 			return false
 		}
 	}
-	r.peers.relayed(m.From, r.timers.Clk.Now)
-	r.mark(marks.StartViewRelayed)
-	r.send(m.From, sv.Message())
+	r.peers.Relayed(m.From, r.timers.Clk.Now)
+	r.fx.Mark(marks.StartViewRelayed)
+	r.fx.Send(m.From, sv.Message())
 	vsr.Assert(r.id, r.logView == r.view, "relay_from_its_view_log", vsr.DetailHolds)
 	vsr.Assert(r.id, sv.Op >= sv.Commit, "relay_log_reaches_commit", "op %d commit %d", sv.Op, sv.Commit)
 	return true
@@ -96,6 +96,6 @@ func (r *Replica) relayStartView(m *vsr.Envelope, nonce uint64) bool {
 // swarm seed 2998 reached the parent-mismatch never-mark so.
 func (r *Replica) followsItsView() bool {
 	return !r.opts.Protocol.RelayStartViewOff && r.status == vsr.StatusNormal && !r.isPrimary() &&
-		r.logView == r.view && !r.fwd.waiting && r.vc.leave&(1<<uint(r.id)) == 0 &&
+		r.logView == r.view && !r.fwd.Waiting && r.vc.leave&(1<<uint(r.id)) == 0 &&
 		r.wm.sequencer >= r.wm.commitMax
 }

@@ -169,9 +169,9 @@ func (r *Replica) repairSend(peer int, from, to uint64) {
 	r.repair.from = from
 	r.repair.to = to
 	r.repair.progress = false
-	r.mark(marks.RepairRequested)
-	r.emit(vsr.RepairRequested{From: from, To: to, Peer: peer}.Event())
-	r.send(peer, vsr.RequestPrepares{From: from, To: to}.Message())
+	r.fx.Mark(marks.RepairRequested)
+	r.fx.Emit(vsr.RepairRequested{From: from, To: to, Peer: peer}.Event())
+	r.fx.Send(peer, vsr.RequestPrepares{From: from, To: to}.Message())
 	r.timers.Repair.Retry(r.jitter, r.repairRounds())
 }
 
@@ -237,13 +237,13 @@ func (r *Replica) onRepairPrepare(m *vsr.Envelope, rp vsr.RepairPrepare) {
 	vsr.Assert(r.id, !r.log.journal.Has(o, h.Checksum), "repair_prepare_gate_new", vsr.DetailGate)
 	switch r.repairVerdict(h, rp.Commit) {
 	case repairMismatch:
-		r.mark(marks.RepairBodyMismatch)
+		r.fx.Mark(marks.RepairBodyMismatch)
 		a, _ := r.log.adopted.Get(o)
-		r.drop(m, o, vsr.ReasonHeaderMismatch, a.Checksum&0xffff)
+		r.fx.Drop(m, o, vsr.ReasonHeaderMismatch, a.Checksum&0xffff)
 		return
 	case repairUnverified:
 		r.holdPending(h)
-		r.drop(m, o, vsr.ReasonUnverified, 0)
+		r.fx.Drop(m, o, vsr.ReasonUnverified, 0)
 		return
 	}
 	if !r.repairPut(h, m) {
@@ -312,7 +312,7 @@ func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 	// that later shows it header-only would count as a nack.
 	if !r.journalPut(h, false) {
 		if m != nil {
-			r.drop(m, o, vsr.ReasonNoSlot, 0)
+			r.fx.Drop(m, o, vsr.ReasonNoSlot, 0)
 		}
 		return false
 	}
@@ -372,7 +372,7 @@ func (r *Replica) onRangeEvicted(m *vsr.Envelope, p vsr.RangeEvicted) {
 	vsr.Assert(r.id, r.repair.active, "range_evicted_gate_peer", vsr.DetailGate)
 	vsr.Assert(r.id, m.From == r.repair.peer, "range_evicted_gate_peer", vsr.DetailGate)
 	r.repair.active = false
-	r.mark(marks.RepairRangeEvicted)
+	r.fx.Mark(marks.RepairRangeEvicted)
 	vsr.Assert(r.id, r.repair.peer == m.From, "range_evicted_by_the_session_peer", vsr.DetailHolds)
 	again := r.repair.unhelpful&(1<<uint(m.From)) != 0
 	r.repair.unhelpful |= 1 << uint(m.From)

@@ -23,7 +23,7 @@ func (r *Replica) holdPending(h vsr.Header) {
 	if h.Op > r.wm.commitMax {
 		return
 	}
-	r.mark(marks.RepairHeldPending)
+	r.fx.Mark(marks.RepairHeldPending)
 	p := r.repair.pending
 	for i := range p {
 		if p[i].Op == h.Op {

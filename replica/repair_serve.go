@@ -20,15 +20,15 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	first := r.firstRetained()
 	if from < first {
 		if _, ok := r.log.journal.GetForRepair(from); !ok {
-			r.send(m.From, vsr.RangeEvicted{First: first}.Message())
+			r.fx.Send(m.From, vsr.RangeEvicted{First: first}.Message())
 			return
 		}
 	}
 	if r.lostToDisk(from) {
 		// A disk took this committed op's copy at a restart; the state
 		// applied past it is what this replica can give: a transfer.
-		r.mark(marks.StorageRangeLost)
-		r.send(m.From, vsr.RangeEvicted{First: from + 1}.Message())
+		r.fx.Mark(marks.StorageRangeLost)
+		r.fx.Send(m.From, vsr.RangeEvicted{First: from + 1}.Message())
 		return
 	}
 	last := uint64(0)
@@ -48,14 +48,14 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 			continue
 		}
 		h.View = r.view
-		r.send(m.From, vsr.RepairPrepare{Header: h, Commit: r.wm.commitMin}.Message())
+		r.fx.Send(m.From, vsr.RepairPrepare{Header: h, Commit: r.wm.commitMin}.Message())
 		last = op
 	}
 	vsr.Assert(r.id, last == 0 || (last >= from && last <= to), "repair_serves_the_range", vsr.DetailHolds)
 	if last != 0 {
-		r.mark(marks.RepairServed)
+		r.fx.Mark(marks.RepairServed)
 	}
-	r.send(m.From, vsr.RepairDone{Last: last}.Message())
+	r.fx.Send(m.From, vsr.RepairDone{Last: last}.Message())
 }
 
 // lostToDisk reports whether op, applied here and within what the journal

@@ -202,12 +202,12 @@ func TestRepairVerifiesDownTheChain(t *testing.T) {
 	r, err := New(DefaultOptions(1, 3), zeroJitter{})
 	require.NoError(t, err)
 	out := &vsr.Output{}
-	r.out = out
+	r.fx.Out = out
 	for op := 1; op <= 5; op++ {
 		r.journalPut(hs[op], true)
 		r.apply(hs[op])
 	}
-	r.out = nil // as a step leaves it
+	r.fx.Out = nil // as a step leaves it
 	r.wm.commitMax = 8
 	r.log.commitAnchor = vsr.Header{Op: 8, Checksum: hs[8].Checksum}
 	repair := func(h vsr.Header) {

@@ -11,6 +11,8 @@ package replica
 import (
 	"vsrsim/marks"
 	"vsrsim/replica/journal"
+	"vsrsim/replica/outbox"
+	"vsrsim/replica/room"
 	"vsrsim/replica/timer"
 	"vsrsim/vsr"
 )
@@ -139,26 +141,27 @@ type Replica struct {
 	dur durability
 
 	// Primary.
-	pipeline  pipeline // prepares in flight (pipeline.go)
+	pipeline  room.Pipeline // prepares in flight (pipeline.go)
 	requests  []vsr.Request
 	heartbeat uint64
 	offers    []*vsr.Snapshot
 	due       due // follow-up work the driver (settle) runs before the step ends
 	// abd is the primary's watch over its own view (abdication.go).
-	abd abdication
+	abd room.Abdication
 	// fwd is a backup's watch over a request it forwarded (forwarding.go).
-	fwd forwarding
+	fwd room.Forwarding
 
 	// vc is the view change in progress or last completed (viewchange_state.go).
 	vc viewChange
 	// peers is what this replica knows of the others (peers.go).
-	peers peers
+	peers room.Peers
 
 	repair   repairSession
 	transfer transferState
 	timers   timer.Timers // every countdown and their shared clock (timers.go)
 
-	out *vsr.Output
+	// fx is where the step's outputs leave (replica/outbox).
+	fx outbox.Outbox
 
 	// rewoundCommit: the checkpoint a defective install rewound to, stated
 	// as the vote's commit point until a view settles (see voteCommit).
@@ -187,7 +190,7 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 
 // begin opens a step: it reports a restart that happened outside one.
 func (r *Replica) begin(out *vsr.Output) {
-	r.out = out
+	r.fx.Out = out
 	if r.dur.amnesiaUncounted || r.dur.announce || r.dur.storageMarks != nil {
 		// Only a restart's first tick or step: the rest is a call away.
 		r.beginRestarted()
@@ -200,8 +203,9 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 		id:     opts.ID,
 		n:      opts.Replicas,
 		jitter: jitter,
-		peers:  newPeers(opts.ID, opts.Replicas),
+		peers:  room.NewPeers(opts.ID, opts.Replicas),
 	}
+	r.fx = outbox.New(opts.ID, opts.Replicas, &r.view)
 	r.log.adopted = journal.NewRing(opts.JournalSlots, opts.Spare.pool())
 	r.log.aside = journal.NewRing(opts.JournalSlots, opts.Spare.pool())
 	r.timers.Init(opts.Timeouts, !opts.Protocol.BackoffOff)
@@ -255,7 +259,7 @@ func (r *Replica) Tick(out *vsr.Output) {
 			r.flushStorage()
 		}
 	}
-	r.out = nil
+	r.fx.Out = nil
 }
 
 // tickTimeouts gives each timeout its turn, in the order of timeouts, and
@@ -301,9 +305,9 @@ func (r *Replica) tickTimeouts() {
 // swarm run.
 func (r *Replica) fire(t *timer.Timeout, handle func()) {
 	if t.Capped() {
-		r.mark(marks.BackoffCapped)
+		r.fx.Mark(marks.BackoffCapped)
 	}
-	r.emit(vsr.TimedOut{Timer: t.Name}.Event())
+	r.fx.Emit(vsr.TimedOut{Timer: t.Name}.Event())
 	handle()
 	r.settle()
 }
@@ -354,7 +358,7 @@ func (r *Replica) noteAck(h *vsr.Header) {
 	// refuses no more than the ack head covers.
 	vsr.Assert(r.id, r.dur.sb.AckViewHead <= r.dur.sb.AckHead, "ack_view_head_le_ack_head", "view head %d ack head %d",
 		r.dur.sb.AckViewHead, r.dur.sb.AckHead)
-	r.emit(vsr.Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
+	r.fx.Emit(vsr.Acked{View: r.view, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
 }
 
 func (r *Replica) writeSuperblock() {
@@ -371,9 +375,9 @@ func (r *Replica) startNormalTimeouts() {
 	r.timers.VcMsg.Stop()
 	r.timers.VcStatus.Stop()
 	r.timers.Probe.Stop()
-	r.peers.newWindow()
-	r.fwd.waiting = false
-	r.abd.normal(r.firstInPipeline())
+	r.peers.NewWindow()
+	r.fwd.Waiting = false
+	r.abd.Normal(r.firstInPipeline())
 	r.vc.leave = 0
 	r.vc.leaveTo = 0
 	r.timers.Leave.Stop()
@@ -406,9 +410,14 @@ func (r *Replica) checkInvariants() {
 	r.log.check(r.id)
 	r.dur.check(r.id)
 	r.timers.Check(r.id)
-	r.fwd.check(r.id, r.timers.Clk.Now)
+	r.fwd.Check(r.id, r.timers.Clk.Now)
 	// Normal means the log is this view's; only a restart that cannot vouch
 	// for its log comes back recovering, and adopting a view ends both.
 	vsr.Assert(r.id, r.status != vsr.StatusNormal || r.logView == r.view, "normal_log_view_is_view", "log_view=%d view=%d", r.logView, r.view)
 	vsr.Assert(r.id, r.status != vsr.StatusRecovering || r.log.amnesiac, "recovering_is_amnesiac", vsr.DetailHolds)
+}
+
+// emitStatus reports the replica's status, view, log and commit point.
+func (r *Replica) emitStatus() {
+	r.fx.Emit(vsr.StatusChanged{Status: r.status, View: r.view, LogView: r.logView, Op: r.wm.sequencer, Commit: r.wm.commitMax}.Event())
 }

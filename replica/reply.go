@@ -58,7 +58,7 @@ func (r *Replica) answerFromTable(p vsr.Request) bool {
 		return false
 	}
 	vsr.Assert(r.id, entry.Op <= r.wm.commitMin, "table_reply_applied", "op %d applied %d", entry.Op, r.wm.commitMin)
-	r.mark(marks.ReplyFromBackupTable)
+	r.fx.Mark(marks.ReplyFromBackupTable)
 	r.replyFromTable(p, entry)
 	return true
 }
@@ -66,5 +66,5 @@ func (r *Replica) answerFromTable(p vsr.Request) bool {
 // replyFromTable answers request p with the op and result its client table
 // row recorded: the committed answer, never a re-execution (exactly once).
 func (r *Replica) replyFromTable(p vsr.Request, entry vsr.ClientEntry) {
-	r.send(int(p.Client), vsr.Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
+	r.fx.Send(int(p.Client), vsr.Reply{Client: p.Client, Request: p.Request, Op: entry.Op, Result: entry.Result}.Message())
 }

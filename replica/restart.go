@@ -413,10 +413,10 @@ func (r *Replica) beginRestarted() {
 	vsr.Assert(r.id, len(r.dur.storageMarks) == 0 || r.dur.store != nil, "storage_marks_from_a_disk", vsr.DetailHolds)
 	if r.dur.amnesiaUncounted {
 		r.dur.amnesiaUncounted = false
-		r.mark(marks.RestartAmnesiac)
+		r.fx.Mark(marks.RestartAmnesiac)
 	}
 	for _, m := range r.dur.storageMarks {
-		r.mark(m)
+		r.fx.Mark(m)
 	}
 	r.dur.storageMarks = nil
 	if r.dur.announce {
@@ -430,10 +430,10 @@ func (r *Replica) beginRestarted() {
 func (r *Replica) resume() {
 	r.dur.announce = false
 	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "resume_not_recovering", vsr.DetailHolds) // set by rejoin alone
-	r.mark(marks.RestartWAL)
+	r.fx.Mark(marks.RestartWAL)
 	r.emitStatus()
 	if r.status == vsr.StatusViewChange {
-		r.sendAll(vsr.StartViewChange{}.Message())
+		r.fx.SendAll(vsr.StartViewChange{}.Message())
 	}
 	// The repair window armed when the view was adopted died with the
 	// process, while the journal kept the view's headers without bodies:

@@ -23,7 +23,7 @@ func TestWALRestartRearmsRepair(t *testing.T) {
 	}
 	r.log.adopted.Put(chain[2])
 	r.wm.sequencer, r.wm.headSum = 4, chain[4].Checksum
-	r.out = nil
+	r.fx.Out = nil
 
 	back, err := Restart(opts, zeroJitter{}, r.Durable())
 	require.NoError(t, err)

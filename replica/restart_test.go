@@ -175,7 +175,7 @@ func TestRestartStaleIncarnationAckIgnored(t *testing.T) {
 	// r0 learns incarnation 1 from the probe, but r2 does not get the answer yet.
 	noView := c.dropIf(cmdTo(vsr.CmdStartView, 2))
 	c.tickUntil(50, func() bool { return len(c.sent(cmdTo(vsr.CmdStartView, 2))) > 0 }, "r0 answers a probe")
-	require.Equal(t, uint64(1), c.r(0).peers.incarnations[2])
+	require.Equal(t, uint64(1), c.r(0).peers.Incarnations[2])
 
 	c.inject(held[0])
 	c.deliverAll()

@@ -21,10 +21,10 @@ func TestSettleAppliesBeforeNextPrepare(t *testing.T) {
 		r.requests = append(r.requests, vsr.Request{Client: node, Request: 1, Body: put(uint32(client), 7)})
 	}
 	var out vsr.Output
-	r.out = &out
+	r.fx.Out = &out
 	r.due |= dueDrain
 	r.settle()
-	r.out = nil
+	r.fx.Out = nil
 
 	var kinds []vsr.EventKind
 	for _, e := range out.Events {

@@ -12,7 +12,7 @@ import (
 // sendStartView sends this primary's view: head, commit and the headers from
 // the head down to the commit point.
 func (r *Replica) sendStartView(to int, nonce uint64) {
-	r.send(to, r.startViewOf(nonce).Message())
+	r.fx.Send(to, r.startViewOf(nonce).Message())
 }
 
 // startViewOf is this replica's view as a StartView: its log's head, commit
@@ -31,7 +31,7 @@ func (r *Replica) onStartView(m *vsr.Envelope, p vsr.StartView) {
 	vsr.Assert(r.id, m.View >= r.view, "start_view_gate_primary", vsr.DetailGate)
 	vsr.Assert(r.id, r.id != vsr.PrimaryOf(m.View, r.n), "start_view_gate_primary", vsr.DetailGate)
 	if m.From != vsr.PrimaryOf(m.View, r.n) {
-		r.mark(marks.StartViewRelayAdopted)
+		r.fx.Mark(marks.StartViewRelayAdopted)
 	}
 	r.adoptStartView(m.View, p)
 	vsr.Assert(r.id, r.status == vsr.StatusNormal, "adopt_start_view_normal", vsr.DetailHolds)
@@ -43,7 +43,7 @@ func (r *Replica) onStartView(m *vsr.Envelope, p vsr.StartView) {
 // for its head, holds unsure once it adopts a view with head op.
 func (r *Replica) endAmnesia(op uint64) {
 	if r.dur.store != nil {
-		r.mark(marks.StorageHeadRecovered)
+		r.fx.Mark(marks.StorageHeadRecovered)
 	}
 	// Every op this replica could have acknowledged before it lost its
 	// journal lies at or below its durable ack head (set at restart) and
@@ -65,7 +65,7 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 	if r.log.amnesiac {
 		r.endAmnesia(m.Op)
 	}
-	r.mark(marks.StartViewInstalled)
+	r.fx.Mark(marks.StartViewInstalled)
 	r.view = view
 	r.logView = view
 	r.advanceCommitMax(m.Commit)
@@ -114,7 +114,7 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 
 func (r *Replica) onRequestStartView(m *vsr.Envelope, p vsr.RequestStartView) {
 	r.learnIncarnation(m.From, p.Incarnation)
-	vsr.Assert(r.id, r.peers.incarnation(m.From) >= p.Incarnation, "probe_incarnation_known", vsr.DetailHolds)
+	vsr.Assert(r.id, r.peers.Incarnation(m.From) >= p.Incarnation, "probe_incarnation_known", vsr.DetailHolds)
 	if m.View > r.view && r.status != vsr.StatusRecovering {
 		// A recovering replica's durable view is ahead of ours: it cannot vote,
 		// so the cluster must come to it.
@@ -125,7 +125,7 @@ func (r *Replica) onRequestStartView(m *vsr.Envelope, p vsr.RequestStartView) {
 		// A recovering replica probes every peer: one that follows the
 		// view well relays it (relay.go).
 		if !r.relayStartView(m, p.Nonce) {
-			r.drop(m, 0, vsr.ReasonNotPrimary, 0)
+			r.fx.Drop(m, 0, vsr.ReasonNotPrimary, 0)
 		}
 		return
 	}
@@ -140,7 +140,7 @@ func (r *Replica) probeNewerView(v uint64) {
 	}
 	r.vc.probeNonce++
 	r.vc.probedView = v
-	r.send(vsr.PrimaryOf(v, r.n), vsr.RequestStartView{Incarnation: r.dur.incarnation, Nonce: r.vc.probeNonce}.Message().InView(v))
+	r.fx.Send(vsr.PrimaryOf(v, r.n), vsr.RequestStartView{Incarnation: r.dur.incarnation, Nonce: r.vc.probeNonce}.Message().InView(v))
 	r.timers.Probe.Start(r.jitter)
 }
 
@@ -156,7 +156,7 @@ func (r *Replica) onProbeTimeout() {
 	r.vc.probeNonce++
 	for i := 0; i < r.n; i++ {
 		if i != r.id {
-			r.send(i, vsr.RequestStartView{Incarnation: r.dur.incarnation, Nonce: r.vc.probeNonce}.Message())
+			r.fx.Send(i, vsr.RequestStartView{Incarnation: r.dur.incarnation, Nonce: r.vc.probeNonce}.Message())
 		}
 	}
 	r.timers.Probe.Reset(r.jitter)
@@ -192,9 +192,9 @@ func (r *Replica) leaveUnansweredView() {
 		return
 	}
 	r.vc.probedView = 0
-	r.mark(marks.ProbeUnanswered)
+	r.fx.Mark(marks.ProbeUnanswered)
 	r.vc.leave |= 1 << uint(r.id)
 	r.vc.leaveTo = max(r.vc.leaveTo, v+1)
-	r.sendAll(vsr.StartViewChange{Leave: true}.Message().InView(v))
+	r.fx.SendAll(vsr.StartViewChange{Leave: true}.Message().InView(v))
 	r.maybeLeave()
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"vsrsim/replica/journal"
+	"vsrsim/replica/room"
 	"vsrsim/vsr"
 )
 
@@ -215,10 +216,10 @@ func (r *Replica) flushStorage() {
 	// The ops this step took into the pipeline stand on every write it
 	// asked for: the harness counts the same (sim, reportOwnAck).
 	for k := range r.pipeline {
-		if e := &r.pipeline[k]; e.fence == fencePending {
-			e.fence = r.dur.fencesAsked
+		if e := &r.pipeline[k]; e.Fence == fencePending {
+			e.Fence = r.dur.fencesAsked
 		}
-		vsr.Assert(r.id, r.pipeline[k].fence <= r.dur.fencesAsked, "own_ack_fence_asked", "fence %d asked %d", r.pipeline[k].fence, r.dur.fencesAsked)
+		vsr.Assert(r.id, r.pipeline[k].Fence <= r.dur.fencesAsked, "own_ack_fence_asked", "fence %d asked %d", r.pipeline[k].Fence, r.dur.fencesAsked)
 	}
 	vsr.Assert(r.id, len(s.dirty.List) == 0, "storage_flushed", vsr.DetailStorage)
 	vsr.Assert(r.id, fieldsOf(&r.dur.sb) == s.written, "storage_flushed", vsr.DetailStorage)
@@ -250,7 +251,7 @@ var zeroRecord [vsr.PrepareRecordBytes]byte
 
 // write appends a write of size bytes, filled by fill, to the step's output.
 func (r *Replica) write(z vsr.StorageZone, slot, size int, fenced bool, fill func([]byte)) {
-	o := r.out
+	o := r.fx.Out
 	off := len(o.WriteData)
 	o.WriteData = append(o.WriteData, zeroRecord[:size]...)
 	fill(o.WriteData[off : off+size])
@@ -289,9 +290,9 @@ func (r *Replica) ownFence() uint64 {
 // quorumAcks counts the acks of e that count toward its quorum: the
 // primary's own only once its write has landed (Landed). Without a disk
 // there is nothing to wait for.
-func (r *Replica) quorumAcks(e *pipelineEntry) int {
-	n := bits.OnesCount16(e.acks)
-	if r.dur.store != nil && e.fence > r.dur.fencesLanded && e.acks&(1<<uint(r.id)) != 0 && !r.opts.Bugs.OwnAckBeforeWriteLands {
+func (r *Replica) quorumAcks(e *room.PipelineEntry) int {
+	n := bits.OnesCount16(e.Acks)
+	if r.dur.store != nil && e.Fence > r.dur.fencesLanded && e.Acks&(1<<uint(r.id)) != 0 && !r.opts.Bugs.OwnAckBeforeWriteLands {
 		n--
 	}
 	return n

@@ -76,7 +76,7 @@ func TestBuildSuffixSources(t *testing.T) {
 	hs := chainHeaders(6, 0)
 	r, err := New(DefaultOptions(1, 3), zeroJitter{})
 	require.NoError(t, err)
-	r.out = &vsr.Output{}
+	r.fx.Out = &vsr.Output{}
 	for _, op := range []uint64{4, 5} {
 		r.journalPut(hs[op], true)
 	}
@@ -140,7 +140,7 @@ func TestDVCSuffixCacheTag(t *testing.T) {
 		o.Bugs.DVCCacheIgnoresJournal = bug
 		r, err := New(o, zeroJitter{})
 		require.NoError(t, err)
-		r.out = &vsr.Output{}
+		r.fx.Out = &vsr.Output{}
 		r.journalPut(hs[1], true)
 		r.log.adopted.Put(hs[2])
 		r.wm.sequencer, r.wm.headSum = 2, hs[2].Checksum
@@ -186,7 +186,7 @@ func TestAmnesiacSuffixIsUnsure(t *testing.T) {
 			d.Superblock.AckHead = 4 // it acked up to op 4 before the crash
 			r, err := Restart(opts, zeroJitter{}, d)
 			require.NoError(t, err)
-			r.out = &vsr.Output{}
+			r.fx.Out = &vsr.Output{}
 			sv := vsr.StartView{Op: 6, Commit: 2,
 				Suffix: []vsr.SuffixEntry{headerOnly(hs[6]), headerOnly(hs[5]), headerOnly(hs[4]), headerOnly(hs[3]), headerOnly(hs[2])}}
 			r.adoptStartView(3, sv)

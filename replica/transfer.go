@@ -16,7 +16,7 @@ func (r *Replica) startTransfer() {
 	if r.transfer.active {
 		return
 	}
-	r.mark(marks.TransferStarted)
+	r.fx.Mark(marks.TransferStarted)
 	r.transfer = transferState{active: true}
 	r.requestOffer()
 	r.timers.Transfer.Start(r.jitter)
@@ -44,7 +44,7 @@ func (r *Replica) requestOffer() {
 		peer = r.nextPeer(peer, r.anyPeer)
 	}
 	r.transfer.unanswered++
-	r.send(peer, vsr.RequestStateTransfer{}.Message())
+	r.fx.Send(peer, vsr.RequestStateTransfer{}.Message())
 }
 
 // primarySilent reports whether this backup's primary has not been heard
@@ -54,7 +54,7 @@ func (r *Replica) primarySilent() bool {
 	if !r.silentPrimary(r.primary()) || r.peersHeard() == 0 {
 		return false
 	}
-	r.mark(marks.PeerRecentChosen)
+	r.fx.Mark(marks.PeerRecentChosen)
 	return true
 }
 
@@ -78,7 +78,7 @@ func (r *Replica) onTransferTimeout() {
 		r.requestOffer()
 	} else {
 		// One chunk in flight, pulled on the retry cadence.
-		r.send(r.transfer.peer, vsr.RequestStateChunk{SnapshotOp: r.transfer.commitOp, Chunk: r.transfer.next}.Message())
+		r.fx.Send(r.transfer.peer, vsr.RequestStateChunk{SnapshotOp: r.transfer.commitOp, Chunk: r.transfer.next}.Message())
 		r.transfer.stalls++
 		if r.transfer.stalls > transferPatience<<min(r.transfer.abandons, 6) {
 			r.transfer.pinned = false
@@ -107,7 +107,7 @@ func (r *Replica) onRequestStateTransfer(m *vsr.Envelope) {
 	}
 	vsr.Assert(r.id, len(r.offers) <= offerSnapshotsMax, "offer_kept_at_commit_min", vsr.DetailHolds)
 	vsr.Assert(r.id, r.offers[len(r.offers)-1].Op == r.wm.commitMin, "offer_kept_at_commit_min", vsr.DetailHolds)
-	r.send(m.From, vsr.StateTransferOffer{SnapshotOp: s.Op}.Message())
+	r.fx.Send(m.From, vsr.StateTransferOffer{SnapshotOp: s.Op}.Message())
 }
 
 func (r *Replica) onStateTransferOffer(m *vsr.Envelope, p vsr.StateTransferOffer) {
@@ -130,7 +130,7 @@ func (r *Replica) onRequestStateChunk(m *vsr.Envelope, p vsr.RequestStateChunk) 
 	vsr.Assert(r.id, s != nil, "state_chunk_gate_offer", vsr.DetailGate)
 	vsr.Assert(r.id, p.Chunk >= 0, "state_chunk_gate_offer", vsr.DetailGate)
 	vsr.Assert(r.id, p.Chunk < vsr.SnapshotChunks, "state_chunk_gate_offer", vsr.DetailGate)
-	r.send(m.From, vsr.StateChunk{SnapshotOp: s.Op, Chunk: p.Chunk, Snapshot: s}.Message())
+	r.fx.Send(m.From, vsr.StateChunk{SnapshotOp: s.Op, Chunk: p.Chunk, Snapshot: s}.Message())
 }
 
 // offerAt returns the offered snapshot at op, or nil once it aged out.
@@ -210,22 +210,22 @@ func (r *Replica) installTransfer() {
 	t := &r.transfer
 	s := t.snapshot
 	if s.Op <= r.wm.commitMin {
-		r.mark(marks.TransferOfferRefusedNotNewer)
-		r.emit(vsr.OfferRefused{Op: s.Op, Guard: r.wm.commitMin, Reason: vsr.ReasonNotNewer}.Event())
+		r.fx.Mark(marks.TransferOfferRefusedNotNewer)
+		r.fx.Emit(vsr.OfferRefused{Op: s.Op, Guard: r.wm.commitMin, Reason: vsr.ReasonNotNewer}.Event())
 		t.pinned = false
 		t.snapshot = nil
 		return
 	}
 	if guard, reason := r.staleGuard(s.Op); guard != 0 {
-		r.mark(marks.TransferOfferRefusedStale)
-		r.emit(vsr.OfferRefused{Op: s.Op, Guard: guard, Reason: reason}.Event())
+		r.fx.Mark(marks.TransferOfferRefusedStale)
+		r.fx.Emit(vsr.OfferRefused{Op: s.Op, Guard: guard, Reason: reason}.Event())
 		t.pinned = false
 		t.snapshot = nil
 		return
 	}
-	r.mark(marks.TransferInstall)
+	r.fx.Mark(marks.TransferInstall)
 	if s.Op < r.wm.commitMax {
-		r.mark(marks.TransferInstallBelowCommit)
+		r.fx.Mark(marks.TransferInstallBelowCommit)
 	}
 	r.journalInstall(s.Op)
 	r.sm = s.State
@@ -255,7 +255,7 @@ func (r *Replica) installTransfer() {
 	r.log.repairFloor = 0
 	r.transfer = transferState{}
 	r.timers.Transfer.Stop()
-	r.emit(vsr.TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Snapshot: s}.Event())
+	r.fx.Emit(vsr.TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Snapshot: s}.Event())
 	if r.isPrimary() {
 		r.commitWalk()
 	}

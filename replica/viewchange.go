@@ -30,13 +30,13 @@ func (r *Replica) startViewChange(v uint64) {
 	r.timers.Commit.Stop()
 	r.timers.Prepare.Stop()
 	r.timers.Abdicate.Stop()
-	r.abd.abdicated = false
+	r.abd.Abdicated = false
 	r.timers.VcMsg.Start(r.jitter)
 	r.timers.VcStatus.Retry(r.jitter, r.vc.vcRounds)
 	vsr.Assert(r.id, r.status == vsr.StatusViewChange, "start_view_change_entered", vsr.DetailHolds)
 	vsr.Assert(r.id, r.view == v, "start_view_change_entered", vsr.DetailHolds)
 	vsr.Assert(r.id, len(r.pipeline) == 0, "start_view_change_entered", vsr.DetailHolds)
-	r.sendAll(vsr.StartViewChange{}.Message().InView(v))
+	r.fx.SendAll(vsr.StartViewChange{}.Message().InView(v))
 	r.maybeSendDoViewChange()
 }
 
@@ -58,7 +58,7 @@ func (r *Replica) onStartViewChange(m *vsr.Envelope, p vsr.StartViewChange) {
 			// A straggler is still changing into our view: re-send our vote to
 			// the view's primary, which answers the straggler. The vote is
 			// built (and cached) now.
-			r.send(r.primary(), r.doViewChange().Message())
+			r.fx.Send(r.primary(), r.doViewChange().Message())
 		}
 		return
 	}
@@ -79,7 +79,7 @@ func (r *Replica) maybeSendDoViewChange() {
 	m := r.doViewChange()
 	r.vc.dvcSent = true
 	if r.dur.incarnation > 0 && r.opts.Durability == DurabilityWAL {
-		r.mark(marks.RestartWALVote)
+		r.fx.Mark(marks.RestartWALVote)
 	}
 	if vsr.PrimaryOf(r.view, r.n) == r.id {
 		// The primary-elect holds its own vote to the same standard as its peers'.
@@ -91,7 +91,7 @@ func (r *Replica) maybeSendDoViewChange() {
 		r.tryMerge()
 		return
 	}
-	r.send(vsr.PrimaryOf(r.view, r.n), m.Message())
+	r.fx.Send(vsr.PrimaryOf(r.view, r.n), m.Message())
 }
 
 func (r *Replica) onDoViewChange(m *vsr.Envelope, p vsr.DoViewChange) {
@@ -107,7 +107,7 @@ func (r *Replica) onDoViewChange(m *vsr.Envelope, p vsr.DoViewChange) {
 		return
 	}
 	if vsr.PrimaryOf(m.View, r.n) != r.id {
-		r.drop(m, p.Op, vsr.ReasonNotPrimaryElect, 0)
+		r.fx.Drop(m, p.Op, vsr.ReasonNotPrimaryElect, 0)
 		return
 	}
 	if !suffixReadable(p.Op, p.Commit, p.Suffix) {
@@ -173,14 +173,14 @@ func (r *Replica) tryMerge() {
 		// A vote's commit point lies above every voted head (its voter
 		// learned the commit before the prepare): wait for a vote that
 		// describes the head.
-		r.mark(marks.MergeHeadUnknown)
+		r.fx.Mark(marks.MergeHeadUnknown)
 		return
 	}
 	vsr.Assert(r.id, res.head >= res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	vsr.Assert(r.id, uint64(len(res.log)) == res.head-res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	r.markMerge(&res)
 	for _, h := range res.truncated {
-		r.emit(vsr.MergeTruncated{View: r.view, Op: h.Op, Checksum: h.Checksum, Nacks: uint64(res.truncateNacks)}.Event())
+		r.fx.Emit(vsr.MergeTruncated{View: r.view, Op: h.Op, Checksum: h.Checksum, Nacks: uint64(res.truncateNacks)}.Event())
 	}
 	r.installCanonical(res.commit, res.head, res.log)
 	if res.logView > r.logView {
@@ -310,7 +310,7 @@ func (r *Replica) startView() {
 		// The primary's own ack stands once the op's journal write has
 		// landed; it is reported like any other: the oracle counts it
 		// toward the op's quorum in this view.
-		r.pipeline.push(r.id, h, r.ownFence())
+		r.pipeline.Push(r.id, h, r.ownFence())
 		r.noteAck(&h)
 	}
 	r.heartbeat = 0
@@ -336,15 +336,15 @@ func (r *Replica) onViewChangeMessageTimeout() {
 		r.timers.VcMsg.Stop()
 		return
 	}
-	r.sendAll(vsr.StartViewChange{}.Message())
+	r.fx.SendAll(vsr.StartViewChange{}.Message())
 	if r.vc.leave&(1<<uint(r.id)) != 0 {
 		// A standing wish to leave is said again: the others' windows forget
 		// requests, and timeouts backed off apart may never meet in one.
-		r.mark(marks.LeaveResent)
-		r.sendAll(vsr.StartViewChange{Leave: true}.Message())
+		r.fx.Mark(marks.LeaveResent)
+		r.fx.SendAll(vsr.StartViewChange{Leave: true}.Message())
 	}
 	if r.vc.dvcSent && vsr.PrimaryOf(r.view, r.n) != r.id {
-		r.send(vsr.PrimaryOf(r.view, r.n), r.doViewChange().Message())
+		r.fx.Send(vsr.PrimaryOf(r.view, r.n), r.doViewChange().Message())
 	}
 	if r.vc.merged {
 		r.tryStartView()
@@ -365,18 +365,18 @@ func (r *Replica) onViewChangeStatusTimeout() {
 	}
 	if !r.opts.Bugs.EscalateWithoutHold && bits.OnesCount16(r.vc.svcFrom) < r.f() && r.vc.oldPrimaryHB {
 		r.vc.oldPrimaryHB = false
-		r.mark(marks.EscalateHeldByPrimary)
-		r.emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvHold))
+		r.fx.Mark(marks.EscalateHeldByPrimary)
+		r.fx.Emit(vsr.ViewNoted{View: r.view}.Event(vsr.EvHold))
 		r.timers.VcStatus.Reset(r.jitter)
 		return
 	}
 	// Escalation: with the quorum window, a wish to leave for the next view.
-	r.mark(marks.EscalateOnStatusTimeout)
+	r.fx.Mark(marks.EscalateOnStatusTimeout)
 	if !r.opts.Protocol.SVCQuorumOff {
 		r.timers.VcStatus.Reset(r.jitter)
 		r.askToLeave()
 		return
 	}
-	r.emit(vsr.ViewNoted{View: r.view + 1}.Event(vsr.EvViewEscalate))
+	r.fx.Emit(vsr.ViewNoted{View: r.view + 1}.Event(vsr.EvViewEscalate))
 	r.startViewChange(r.view + 1)
 }

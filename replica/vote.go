@@ -43,11 +43,11 @@ func (r *Replica) dvcSuffix() []vsr.SuffixEntry {
 		tag.generation = 0
 	}
 	if r.vc.dvcCacheOK && r.vc.dvcCacheTag == tag {
-		r.mark(marks.DVCCacheHit)
+		r.fx.Mark(marks.DVCCacheHit)
 		return r.vc.dvcCache
 	}
 	if r.vc.dvcCacheOK {
-		r.mark(marks.DVCCacheRebuilt)
+		r.fx.Mark(marks.DVCCacheRebuilt)
 	}
 	r.vc.dvcCache = r.buildSuffix(r.voteHead(), r.voteCommit())
 	r.vc.dvcCacheTag = tag
@@ -122,7 +122,7 @@ func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
 	}
 	if h, ok := r.log.adopted.Get(o); ok {
 		if o <= r.log.unsureTop {
-			r.mark(marks.RestartAmnesiacUnsureHeld)
+			r.fx.Mark(marks.RestartAmnesiacUnsureHeld)
 		}
 		return vsr.SuffixEntry{Header: h, Unsure: o <= r.log.unsureTop || r.unsureOp(o)}
 	}
@@ -136,7 +136,7 @@ func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
 	}
 	if r.unsureOp(o) {
 		// Its slot was faulty at a restart: this replica may have acked it.
-		r.mark(marks.StorageUnsureVoted)
+		r.fx.Mark(marks.StorageUnsureVoted)
 		return vsr.SuffixEntry{Header: vsr.Header{Op: o}}
 	}
 	return vsr.SuffixEntry{Header: vsr.Header{Op: o}, Nack: o > commit && o > r.log.unsureTop}
@@ -181,4 +181,19 @@ func suffixGap(commit uint64, s []vsr.SuffixEntry) (lo, hi uint64, ok bool) {
 		return 0, 0, false
 	}
 	return commit + 1, bottom - 1, true
+}
+
+// dropUnreadable drops an unreadable vote whole. One whose window also leaves
+// a gap above its commit point gets its own reason, with the vote's commit and
+// the window's bottom: a readable vote's gap lies more than a window below the
+// head it announces, where the pipeline bound proves every op committed (see
+// tryMerge), but this vote announces a head below its window, so nothing
+// places the ops in the gap.
+func (r *Replica) dropUnreadable(from int, view uint64, m vsr.DoViewChange) {
+	d := vsr.Dropped{Command: vsr.CmdDoViewChange, From: from, View: view, Op: m.Op, Reason: vsr.ReasonDVCUnreadable, Detail: m.Op}
+	if lo, _, ok := suffixGap(m.Commit, m.Suffix); ok {
+		d.Reason, d.Commit, d.Detail = vsr.ReasonDVCGap, lo-1, m.Suffix[len(m.Suffix)-1].Header.Op
+	}
+	r.fx.MarkReason(d.Reason)
+	r.fx.Emit(d.Event())
 }

@@ -1,4 +1,4 @@
-package replica
+package room
 
 import (
 	"math/bits"
@@ -10,49 +10,49 @@ import (
 // last showed it (normal.go's learnIncarnation), which it heard in the
 // current abdication window (abdicate.go), and when it last relayed its view
 // to each (relay.go). It never holds anything of the replica itself.
-type peers struct {
-	self int
-	n    int
+type Peers struct {
+	Self int
+	N    int
 	// lastHeard is one past the tick each peer was last heard (0: never).
-	lastHeard [vsr.ReplicasMax]uint64
+	LastHeard [vsr.ReplicasMax]uint64
 	// incarnations is the highest incarnation each peer showed this
 	// replica: acks of a lower one speak for a journal that may be gone.
-	incarnations [vsr.ReplicasMax]uint64
+	Incarnations [vsr.ReplicasMax]uint64
 	// relayedAt is the tick this replica last relayed its view's StartView
 	// to each peer (0: never).
-	relayedAt [vsr.ReplicasMax]uint64
+	RelayedAt [vsr.ReplicasMax]uint64
 	// window is the peers heard, following this view, in the current
 	// abdication window.
-	window uint16
+	Window uint16
 }
 
-func newPeers(self, n int) peers { return peers{self: self, n: n} }
+func NewPeers(self, n int) Peers { return Peers{Self: self, N: n} }
 
 // isPeer reports whether i names another replica of the cluster.
-func (p *peers) isPeer(i int) bool { return i >= 0 && i < p.n && i != p.self }
+func (p *Peers) IsPeer(i int) bool { return i >= 0 && i < p.N && i != p.Self }
 
 // hear notes that peer i was heard at tick now, and reports whether it had
 // already been heard within recent ticks before.
-func (p *peers) hear(i int, now, recent uint64) (wasRecent bool) {
+func (p *Peers) Hear(i int, now, recent uint64) (wasRecent bool) {
 	t := now + 1 // 0 means never heard
-	was := p.lastHeard[i]
-	vsr.Assert(p.self, was <= t, "heard_in_order", vsr.DetailHolds)
-	p.lastHeard[i] = t
-	p.checkPeer(i)
+	was := p.LastHeard[i]
+	vsr.Assert(p.Self, was <= t, "heard_in_order", vsr.DetailHolds)
+	p.LastHeard[i] = t
+	p.CheckPeer(i)
 	return was != 0 && t-was <= recent
 }
 
 // heardWithin reports whether peer i was heard within recent ticks of now.
-func (p *peers) heardWithin(i int, now, recent uint64) bool {
-	t := p.lastHeard[i]
+func (p *Peers) HeardWithin(i int, now, recent uint64) bool {
+	t := p.LastHeard[i]
 	return t != 0 && now+1-t <= recent
 }
 
 // countHeardWithin counts the peers heard within recent ticks of now.
-func (p *peers) countHeardWithin(now, recent uint64) int {
+func (p *Peers) CountHeardWithin(now, recent uint64) int {
 	k := 0
-	for i := 0; i < p.n; i++ {
-		if i != p.self && p.heardWithin(i, now, recent) {
+	for i := 0; i < p.N; i++ {
+		if i != p.Self && p.HeardWithin(i, now, recent) {
 			k++
 		}
 	}
@@ -61,63 +61,63 @@ func (p *peers) countHeardWithin(now, recent uint64) int {
 
 // learnIncarnation records that peer i showed incarnation inc, and reports
 // whether it is newer than any it showed before (it restarted since).
-func (p *peers) learnIncarnation(i int, inc uint64) bool {
-	if inc <= p.incarnations[i] {
+func (p *Peers) LearnIncarnation(i int, inc uint64) bool {
+	if inc <= p.Incarnations[i] {
 		return false
 	}
-	vsr.Assert(p.self, p.isPeer(i), "learn_incarnation_of_a_peer", vsr.DetailHolds)
-	p.incarnations[i] = inc
-	p.checkPeer(i)
+	vsr.Assert(p.Self, p.IsPeer(i), "learn_incarnation_of_a_peer", vsr.DetailHolds)
+	p.Incarnations[i] = inc
+	p.CheckPeer(i)
 	return true
 }
 
 // incarnation is the highest incarnation peer i showed.
-func (p *peers) incarnation(i int) uint64 { return p.incarnations[i] }
+func (p *Peers) Incarnation(i int) uint64 { return p.Incarnations[i] }
 
 // mayRelay reports whether a StartView may be relayed to peer i at now: at
 // most one per period, as its asks are resent anyway.
-func (p *peers) mayRelay(i int, now, period uint64) bool {
-	last := p.relayedAt[i]
+func (p *Peers) MayRelay(i int, now, period uint64) bool {
+	last := p.RelayedAt[i]
 	return last == 0 || now >= last+period
 }
 
 // relayed notes a StartView relayed to peer i at now.
-func (p *peers) relayed(i int, now uint64) {
-	vsr.Assert(p.self, p.isPeer(i), "relay_to_a_peer", vsr.DetailHolds)
-	p.relayedAt[i] = now
-	p.checkPeer(i)
+func (p *Peers) Relayed(i int, now uint64) {
+	vsr.Assert(p.Self, p.IsPeer(i), "relay_to_a_peer", vsr.DetailHolds)
+	p.RelayedAt[i] = now
+	p.CheckPeer(i)
 }
 
 // heardInWindow notes peer i following this view in the abdication window.
-func (p *peers) heardInWindow(i int) {
-	vsr.Assert(p.self, p.isPeer(i), "window_of_peers", vsr.DetailHolds)
-	p.window |= 1 << uint(i)
+func (p *Peers) HeardInWindow(i int) {
+	vsr.Assert(p.Self, p.IsPeer(i), "window_of_peers", vsr.DetailHolds)
+	p.Window |= 1 << uint(i)
 }
 
 // inWindow reports whether peer i was heard in the abdication window.
-func (p *peers) inWindow(i int) bool { return p.window&(1<<uint(i)) != 0 }
+func (p *Peers) InWindow(i int) bool { return p.Window&(1<<uint(i)) != 0 }
 
 // windowQuorum reports whether the peers heard in the window, with this
 // replica, make q.
-func (p *peers) windowQuorum(q int) bool { return bits.OnesCount16(p.window|1<<uint(p.self)) >= q }
+func (p *Peers) WindowQuorum(q int) bool { return bits.OnesCount16(p.Window|1<<uint(p.Self)) >= q }
 
 // newWindow starts an abdication window: no peer heard in it yet.
-func (p *peers) newWindow() { p.window = 0 }
+func (p *Peers) NewWindow() { p.Window = 0 }
 
 // checkPeer asserts, after a change to what is known of i, that i is a peer:
 // nothing is ever known of the replica itself or of one outside the cluster.
-func (p *peers) checkPeer(i int) {
-	vsr.Assert(p.self, p.isPeer(i), "peers_only_others", "replica %d", uint64(i))
+func (p *Peers) CheckPeer(i int) {
+	vsr.Assert(p.Self, p.IsPeer(i), "peers_only_others", "replica %d", uint64(i))
 }
 
 // check asserts the same of every entry and of the window (tests).
-func (p *peers) check() {
+func (p *Peers) Check() {
 	for i := 0; i < vsr.ReplicasMax; i++ {
-		if p.isPeer(i) {
+		if p.IsPeer(i) {
 			continue
 		}
-		vsr.Assert(p.self, p.lastHeard[i] == 0 && p.incarnations[i] == 0 && p.relayedAt[i] == 0,
+		vsr.Assert(p.Self, p.LastHeard[i] == 0 && p.Incarnations[i] == 0 && p.RelayedAt[i] == 0,
 			"peers_only_others", "replica %d", uint64(i))
 	}
-	vsr.Assert(p.self, p.window&(1<<uint(p.self)) == 0 && p.window>>uint(p.n) == 0, "peers_window_only_others", vsr.DetailHolds)
+	vsr.Assert(p.Self, p.Window&(1<<uint(p.Self)) == 0 && p.Window>>uint(p.N) == 0, "peers_window_only_others", vsr.DetailHolds)
 }
