@@ -2,7 +2,7 @@ package replica
 
 import "vsrsim/vsr"
 
-// The replica's journal mutations. journal.go is the storage, which knows no
+// The replica's journal mutations. replica/journal is the storage, which knows no
 // view or commit point; here each mutation keeps the replica's side in step:
 // the generation that tags the cached DoViewChange suffix, the event the
 // oracle follows the journal by, and the assertions that the journal now

@@ -43,6 +43,12 @@ func (d Durability) String() string {
 	return "wal"
 }
 
+// Timeouts are the replica's timeouts in ticks (the timer package's).
+type Timeouts = timer.Timeouts
+
+// DefaultTimeouts are protocol.md's defaults.
+func DefaultTimeouts() Timeouts { return timer.DefaultTimeouts() }
+
 // offerSnapshotsMax bounds the state-transfer offers a primary keeps.
 const offerSnapshotsMax = 4
 
@@ -103,7 +109,7 @@ type Options struct {
 	Durability         Durability
 	JournalSlots       int    // ops retained in the journal; as many again in the evicted ring
 	CheckpointInterval uint64 // ops between checkpoints (see CheckpointEvery)
-	Timeouts           timer.Timeouts
+	Timeouts           Timeouts
 	Protocol           Protocol
 	Bugs               Bugs
 	// RequestQueue bounds the requests a primary holds waiting to prepare;
@@ -126,7 +132,7 @@ func DefaultOptions(id, n int) Options {
 		Replicas:           n,
 		JournalSlots:       1024,
 		CheckpointInterval: 64,
-		Timeouts:           timer.DefaultTimeouts(),
+		Timeouts:           DefaultTimeouts(),
 	}
 }
 

@@ -141,24 +141,24 @@ type Replica struct {
 	dur durability
 
 	// Primary.
-	pipeline  room.Pipeline // prepares in flight (pipeline.go)
+	pipeline  room.Pipeline // prepares in flight (room/pipeline.go)
 	requests  []vsr.Request
 	heartbeat uint64
 	offers    []*vsr.Snapshot
 	due       due // follow-up work the driver (settle) runs before the step ends
-	// abd is the primary's watch over its own view (abdication.go).
+	// abd is the primary's watch over its own view (room/abdication.go).
 	abd room.Abdication
-	// fwd is a backup's watch over a request it forwarded (forwarding.go).
+	// fwd is a backup's watch over a request it forwarded (room/forwarding.go).
 	fwd room.Forwarding
 
 	// vc is the view change in progress or last completed (viewchange_state.go).
 	vc viewChange
-	// peers is what this replica knows of the others (peers.go).
+	// peers is what this replica knows of the others (room/peers.go).
 	peers room.Peers
 
 	repair   repairSession
 	transfer transferState
-	timers   timer.Timers // every countdown and their shared clock (timers.go)
+	timers   timer.Timers // every countdown and their shared clock (replica/timer)
 
 	// fx is where the step's outputs leave (replica/outbox).
 	fx outbox.Outbox

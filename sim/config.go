@@ -20,7 +20,6 @@ import (
 	"vsrsim/packetsim"
 	"vsrsim/prng"
 	"vsrsim/replica"
-	"vsrsim/replica/timer"
 	"vsrsim/vsr"
 )
 
@@ -59,7 +58,7 @@ type Config struct {
 	Durability         replica.Durability
 	JournalSlots       int
 	CheckpointInterval uint64
-	Timeouts           timer.Timeouts
+	Timeouts           replica.Timeouts
 	Protocol           replica.Protocol // mechanisms a scenario's source system lacks
 	Bugs               replica.Bugs
 	// RequestQueue bounds a primary's waiting requests (replica.Options;
@@ -139,7 +138,7 @@ func DefaultConfig(seed uint64) Config {
 		Clients:            4,
 		JournalSlots:       1024,
 		CheckpointInterval: 64,
-		Timeouts:           timer.DefaultTimeouts(),
+		Timeouts:           replica.DefaultTimeouts(),
 		Network: packetsim.Options{
 			DelayMinTicks:           1,
 			DelayMeanTicks:          3,
