@@ -45,7 +45,7 @@ func (r *Replica) onAbdicateTimeout() {
 		return
 	}
 	stalled := r.abd.CloseWindow(r.replicationStalled())
-	unheard := !r.hearsQuorum() && (len(r.pipeline) > 0 || r.opts.Protocol.AbdicateByHearing)
+	unheard := !r.hearsQuorum() && (len(r.pipeline) > 0 || r.abd.ByHearing())
 	if (stalled || unheard) && r.abd.StepAside(stalled) {
 		if stalled {
 			r.fx.Mark(marks.AbdicateStalled)
@@ -58,7 +58,7 @@ func (r *Replica) onAbdicateTimeout() {
 	r.peers.NewWindow()
 	r.watchReplication()
 	r.timers.Abdicate.Reset(nil)
-	if r.abd.Abdicated && !r.opts.Protocol.SVCQuorumOff {
+	if r.abd.Abdicated && r.vc.quorumWindow {
 		r.askToLeave() // counted by backups that gave up on it too
 	}
 }
@@ -67,7 +67,7 @@ func (r *Replica) onAbdicateTimeout() {
 // window began is still uncommitted and no backup acked, in the window, a
 // prepare it still lacked: the primary hears acks for nothing it needs.
 func (r *Replica) replicationStalled() bool {
-	return !r.opts.Protocol.AbdicateByHearing && r.abd.StalledSince(r.firstInPipeline())
+	return r.abd.ReplicationStalled(r.firstInPipeline())
 }
 
 // watchReplication opens a new window of the stall watch.
@@ -94,7 +94,7 @@ func (r *Replica) onCommitOK(m *vsr.Envelope, p vsr.CommitOk) {
 // The prepares go to it at once and the retransmit timer starts afresh
 // (mark backoff-reset).
 func (r *Replica) retransmitOnHeard(from int) {
-	if r.opts.Protocol.BackoffResetOff || r.abd.Abdicated || r.timers.Prepare.Attempts == 0 || len(r.pipeline) == 0 {
+	if !r.peers.ResetsBackoff() || r.abd.Abdicated || r.timers.Prepare.Attempts == 0 || len(r.pipeline) == 0 {
 		return
 	}
 	r.fx.Mark(marks.BackoffReset)
@@ -128,7 +128,7 @@ func (r *Replica) learnCommitFromBackup(p vsr.CommitOk) {
 // it at the gate (ReasonInView), so it costs that backup nothing; one in a
 // lower view or recovering adopts it, as it would the answer to its probe.
 func (r *Replica) pushStartView() {
-	if r.opts.Protocol.PushStartViewOff || r.abd.Abdicated {
+	if !r.abd.PushesStartView() || r.abd.Abdicated {
 		return
 	}
 	for i := 0; i < r.n; i++ {

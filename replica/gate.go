@@ -293,7 +293,7 @@ func (r *Replica) ignoreStartView(m *vsr.Envelope, p vsr.StartView) (vsr.Reason,
 		return vsr.ReasonOldView, r.view
 	case m.View == r.view && r.status == vsr.StatusNormal && r.logView == r.view:
 		return r.ignoreStartViewInView(m)
-	case m.From != vsr.PrimaryOf(m.View, r.n) && (r.id == vsr.PrimaryOf(m.View, r.n) || r.opts.Protocol.RelayStartViewOff):
+	case m.From != vsr.PrimaryOf(m.View, r.n) && (r.id == vsr.PrimaryOf(m.View, r.n) || !r.peers.Relays()):
 		// A backup relays its view's StartView (relay.go); the view's
 		// own primary never takes one: it would prepare over ops of
 		// its view it may have lost.

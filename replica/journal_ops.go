@@ -197,7 +197,7 @@ func (r *Replica) pruneChainFrom(top, expect uint64) {
 // stale guard protected what it acked).
 func (r *Replica) journalInstall(op uint64) {
 	r.log.journal.DropThrough(op)
-	if r.opts.Protocol.SourceTransfer {
+	if r.log.sourceInstall {
 		r.truncateJournalAbove(op)
 	}
 	r.log.journalFloor = op + 1

@@ -10,6 +10,10 @@ import (
 // about the ops it cannot show (one room of a replica's state, issue 36).
 type logState struct {
 	journal *journal.Journal
+	// sourceInstall: a state-transfer install replaces the whole journal,
+	// as the source system's does (set once at the making), where the
+	// robust install keeps the held ops above the checkpoint.
+	sourceInstall bool
 	// adopted: headers known from a StartView or a merge, bodies maybe not
 	// held; adoptedHead the head they lead to.
 	adopted     journal.Ring

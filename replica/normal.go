@@ -339,7 +339,7 @@ func (r *Replica) onCommit(m *vsr.Envelope, p vsr.Commit) {
 	}
 	vsr.Assert(r.id, r.wm.commitMax >= p.Commit, "commit_learns_commit_point", vsr.DetailHolds)
 	vsr.Assert(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_learns_commit_point", vsr.DetailHolds)
-	if !r.opts.Protocol.AbdicationOff {
+	if r.abd.On() {
 		// The commit point's checksum lets a primary that lacks it (it was
 		// elected by votes that knew less) recognise it in its own log.
 		r.fx.Send(r.primary(), vsr.CommitOk{Commit: r.wm.commitMin, Checksum: r.wm.commitSum, Incarnation: r.dur.incarnation}.Message())
@@ -359,7 +359,7 @@ func (r *Replica) heardFromPrimary() {
 // otherwise hold its backups for good. Their heartbeat timeouts then ask to
 // leave, and a quorum of them moves the view.
 func (r *Replica) awaitForwarded() {
-	if r.opts.Protocol.AbdicationOff || r.opts.Protocol.AbdicateByHearing {
+	if !r.abd.WatchesForwarded() {
 		return
 	}
 	r.fwd.Forwarded(r.wm.commitMax)
@@ -415,7 +415,7 @@ func (r *Replica) onHeartbeatTimeout() {
 	if r.fwd.Waiting {
 		r.fx.Mark(marks.ForwardUnanswered)
 	}
-	if !r.opts.Protocol.SVCQuorumOff {
+	if r.vc.quorumWindow {
 		r.timers.Heartbeat.Start(r.jitter)
 		r.askToLeave()
 		return

@@ -49,7 +49,7 @@ func (r *Replica) peersHeard() int {
 // at once, from the primary on), the state transfer's next request, and
 // view-change retransmits.
 func (r *Replica) resetBackoff() {
-	if r.opts.Protocol.BackoffResetOff {
+	if !r.peers.ResetsBackoff() {
 		return
 	}
 	reset := false
@@ -115,5 +115,5 @@ func (r *Replica) nextPeer(start int, ok func(int) bool) int {
 // silentPrimary reports whether c is this replica's primary and has not been
 // heard within recentTicks: a request to it would wait out a retry period.
 func (r *Replica) silentPrimary(c int) bool {
-	return !r.opts.Protocol.BackoffResetOff && c == r.primary() && !r.heardRecently(c)
+	return r.peers.ResetsBackoff() && c == r.primary() && !r.heardRecently(c)
 }

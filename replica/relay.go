@@ -48,7 +48,7 @@ func (r *Replica) learnRelayedCommit(p vsr.StartView) {
 // cluster without abdication sends no CommitOk on heartbeats, and without this
 // a primary elected by votes that knew less waited for good (swarm seed 707).
 func (r *Replica) tellCommitToPrimary() {
-	if r.opts.Protocol.RelayStartViewOff || r.wm.commitMin == 0 {
+	if !r.peers.Relays() || r.wm.commitMin == 0 {
 		return
 	}
 	if !r.fwd.TellCommitDue(r.timers.Clk.Now, r.opts.Timeouts.CommitTicks) {
@@ -95,7 +95,7 @@ func (r *Replica) relayStartView(m *vsr.Envelope, nonce uint64) bool {
 // repair) would name a head with no header to chain the next prepare to:
 // swarm seed 2998 reached the parent-mismatch never-mark so.
 func (r *Replica) followsItsView() bool {
-	return !r.opts.Protocol.RelayStartViewOff && r.status == vsr.StatusNormal && !r.isPrimary() &&
+	return r.peers.Relays() && r.status == vsr.StatusNormal && !r.isPrimary() &&
 		r.logView == r.view && !r.fwd.Waiting && r.vc.leave&(1<<uint(r.id)) == 0 &&
 		r.wm.sequencer >= r.wm.commitMax
 }

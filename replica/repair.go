@@ -398,7 +398,7 @@ func (r *Replica) onRangeEvicted(m *vsr.Envelope, p vsr.RangeEvicted) {
 // is (recency.go); -1 if every peer said it cannot help.
 func (r *Replica) nextHelpfulPeer(from int) int {
 	helpful := func(c int) bool { return r.repair.unhelpful&(1<<uint(c)) == 0 }
-	if r.opts.Protocol.BackoffResetOff {
+	if !r.peers.ResetsBackoff() {
 		for k := 1; k < r.n; k++ {
 			if c := (from + k) % r.n; c != r.id && helpful(c) {
 				return c

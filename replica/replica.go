@@ -208,7 +208,7 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	r.fx = outbox.New(opts.ID, opts.Replicas, &r.view)
 	r.log.adopted = journal.NewRing(opts.JournalSlots, opts.Spare.pool())
 	r.log.aside = journal.NewRing(opts.JournalSlots, opts.Spare.pool())
-	r.timers.Init(opts.Timeouts, !opts.Protocol.BackoffOff)
+	r.applyProtocol(opts.Protocol)
 	r.pipeline = opts.Spare.takePipeline()
 	// requests grows on demand: only a primary queues, and most replicas of
 	// a run never lead.
@@ -382,7 +382,7 @@ func (r *Replica) startNormalTimeouts() {
 	r.vc.leaveTo = 0
 	r.timers.Leave.Stop()
 	if r.isPrimary() {
-		if !r.opts.Protocol.AbdicationOff {
+		if r.abd.On() {
 			r.timers.Abdicate.Start(nil)
 		}
 		r.timers.Heartbeat.Stop()

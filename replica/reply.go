@@ -25,7 +25,7 @@ func (r *Replica) repliesTo(h *vsr.Header) bool {
 	if r.isPrimary() {
 		return true
 	}
-	return !r.opts.Protocol.BackupRepliesOff && r.replyBackup(h.Op) == r.id && h.Op+vsr.PipelineMax > r.wm.commitMax
+	return r.fwd.BackupReplies && r.replyBackup(h.Op) == r.id && h.Op+vsr.PipelineMax > r.wm.commitMax
 }
 
 // replyBackup is the backup of this view that answers op's client beside the
@@ -46,7 +46,7 @@ func (r *Replica) replyBackup(op uint64) int {
 // client whose reply from the primary was lost, or that cannot reach the
 // primary, gets its answer from the first backup it tries.
 func (r *Replica) answerFromTable(p vsr.Request) bool {
-	if r.opts.Protocol.BackupRepliesOff {
+	if !r.fwd.BackupReplies {
 		return false
 	}
 	idx := r.clientIndex(p.Client)

@@ -171,7 +171,7 @@ func (r *Replica) leaveUnledView() bool {
 	if !r.log.recoveringHead || !r.isPrimary() {
 		return false
 	}
-	if r.opts.Protocol.SVCQuorumOff {
+	if !r.vc.quorumWindow {
 		r.startViewChange(r.view + 1)
 		return true
 	}
@@ -188,7 +188,7 @@ func (r *Replica) leaveUnledView() bool {
 // own timeout is; it moves no one unless a quorum asks.
 func (r *Replica) leaveUnansweredView() {
 	v := r.vc.probedView
-	if v <= r.view || r.opts.Protocol.SVCQuorumOff {
+	if v <= r.view || !r.vc.quorumWindow {
 		return
 	}
 	r.vc.probedView = 0

@@ -195,7 +195,7 @@ func (r *Replica) staleGuard(commitOp uint64) (uint64, vsr.Reason) {
 		}
 		return 0, vsr.ReasonNone
 	}
-	if !r.opts.Protocol.SourceTransfer {
+	if !r.log.sourceInstall {
 		return 0, vsr.ReasonNone // the install keeps every held op above the checkpoint
 	}
 	for op := min(r.acceptedHead(), r.knownHead()); op > commitOp; op-- {

@@ -11,7 +11,7 @@ import (
 func (r *Replica) startViewChange(v uint64) {
 	vsr.Assert(r.id, v > r.view || (v == r.view && r.status == vsr.StatusNormal), "view_change_forward",
 		"view %d -> %d status %d", r.view, v, uint64(r.status))
-	if r.status == vsr.StatusViewChange && !r.opts.Protocol.SVCQuorumOff {
+	if r.status == vsr.StatusViewChange && r.vc.quorumWindow {
 		r.vc.vcRounds++
 	}
 	if r.status == vsr.StatusRecovering {
@@ -372,7 +372,7 @@ func (r *Replica) onViewChangeStatusTimeout() {
 	}
 	// Escalation: with the quorum window, a wish to leave for the next view.
 	r.fx.Mark(marks.EscalateOnStatusTimeout)
-	if !r.opts.Protocol.SVCQuorumOff {
+	if r.vc.quorumWindow {
 		r.timers.VcStatus.Reset(r.jitter)
 		r.askToLeave()
 		return

@@ -35,6 +35,10 @@ type viewChange struct {
 	oldPrimaryHB bool
 	probeNonce   uint64
 	probedView   uint64 // the newer view this replica last asked its primary for
+	// quorumWindow: a replica leaves its view only when a quorum asks to,
+	// within a window (set once at the making; off for a source system
+	// whose single StartViewChange pulls any replica along).
+	quorumWindow bool
 }
 
 // enter starts a new view's change: no request to leave it, no vote, no

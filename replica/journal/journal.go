@@ -2,16 +2,16 @@ package journal
 
 import "vsrsim/vsr"
 
-// ring holds headers in slots indexed by op mod size. An empty slot has a zero
+// Ring holds headers in slots indexed by op mod size. An empty slot has a zero
 // checksum. It is the storage of the journal, the evicted ring and the adopted
 // headers; lookups are by op, never by iteration order. Its slots are made at
 // the first put: most runs never fill an evicted or set-aside ring, and a
-// ring's 88 KB a replica and restart were most of a run's garbage.
+// Ring's 88 KB a replica and restart were most of a run's garbage.
 type Ring struct {
 	Size  int
 	Slots []vsr.Header // nil until the first put: every slot empty
 	Spare *SlotPool    // where slots come from and go back to, if set
-	// store, on the journal's live ring of a replica on a disk, collects
+	// Store, on the journal's live ring of a replica on a disk, collects
 	// the slots to write back (storage.go); nil otherwise.
 	Store *DirtySlots
 }
@@ -29,7 +29,7 @@ func (r *Ring) Get(op uint64) (vsr.Header, bool) {
 	return h, true
 }
 
-// put stores h and returns what it displaced (a different op in the same slot).
+// Put stores h and returns what it displaced (a different op in the same slot).
 func (r *Ring) Put(h vsr.Header) (vsr.Header, bool) {
 	vsr.Assert(vsr.Unowned, h.Checksum != 0, "ring_put_sealed", vsr.DetailStorage)
 	if r.Slots == nil {
@@ -73,17 +73,17 @@ func (r *Ring) Clear() {
 	clear(r.Slots)
 }
 
-// journal is a replica's log of prepares (header and body) with bounded
+// Journal is a replica's log of prepares (header and body) with bounded
 // retention: the last len(slots) ops, and an evicted ring as large again that
 // can still serve repair but is never read for commit or votes.
 type Journal struct {
 	Live    Ring
 	Evicted Ring
 	Head    uint64 // highest op ever put and not truncated; 0 when empty
-	// gone is the entry the last put let go for good (off the evicted ring,
+	// Gone is the entry the last put let go for good (off the evicted ring,
 	// or a newer op displaced by an older one); a zero checksum: none.
 	Gone vsr.Header
-	// moved is the entry the last put displaced from the live ring into the
+	// Moved is the entry the last put displaced from the live ring into the
 	// evicted one: still served to repairs, but no longer read by a restart
 	// or a vote.
 	Moved vsr.Header
@@ -95,16 +95,16 @@ func NewJournal(slots int, spare *SlotPool) *Journal {
 	return &Journal{Live: live, Evicted: NewRing(slots, spare)}
 }
 
-// get returns the prepare at op if the journal holds it.
+// Get returns the prepare at op if the journal holds it.
 func (j *Journal) Get(op uint64) (vsr.Header, bool) { return j.Live.Get(op) }
 
-// has reports whether the journal holds op with the given checksum.
+// Has reports whether the journal holds op with the given checksum.
 func (j *Journal) Has(op, checksum uint64) bool {
 	h, ok := j.Live.Get(op)
 	return ok && h.Checksum == checksum
 }
 
-// getForRepair also reads the evicted ring.
+// GetForRepair also reads the evicted ring.
 func (j *Journal) GetForRepair(op uint64) (vsr.Header, bool) {
 	if h, ok := j.Live.Get(op); ok {
 		return h, true
@@ -112,7 +112,7 @@ func (j *Journal) GetForRepair(op uint64) (vsr.Header, bool) {
 	return j.Evicted.Get(op)
 }
 
-// firstRetained is the lowest op repair could still serve: everything below is
+// FirstRetained is the lowest op repair could still serve: everything below is
 // gone, and a requester must state-transfer.
 func (j *Journal) FirstRetained() uint64 {
 	size := uint64(j.Live.Size)
@@ -122,7 +122,7 @@ func (j *Journal) FirstRetained() uint64 {
 	return j.Head - 2*size + 1
 }
 
-// put journals h, moving a displaced older op into the evicted ring. An op
+// Put journals h, moving a displaced older op into the evicted ring. An op
 // older than the one holding its slot is refused unless displace is set: the
 // newer op is then lost from the journal, and a repair that fetched it has to
 // fetch it again.
@@ -154,7 +154,7 @@ func (j *Journal) Put(h vsr.Header, displace bool) bool {
 	return true
 }
 
-// lowestHoldable is the lowest op the live ring can hold beside its head.
+// LowestHoldable is the lowest op the live ring can hold beside its head.
 func (j *Journal) LowestHoldable() uint64 {
 	size := uint64(j.Live.Size)
 	if j.Head < size {
@@ -163,7 +163,7 @@ func (j *Journal) LowestHoldable() uint64 {
 	return j.Head - size + 1
 }
 
-// truncateAbove removes every op above op and reports each through fn.
+// TruncateAbove removes every op above op and reports each through fn.
 func (j *Journal) TruncateAbove(op uint64, fn func(vsr.Header)) {
 	if j.Head <= op {
 		return
@@ -182,7 +182,7 @@ func (j *Journal) TruncateAbove(op uint64, fn func(vsr.Header)) {
 	vsr.Assert(vsr.Unowned, !above, "journal_truncate_leaves_nothing_above", vsr.DetailStorage)
 }
 
-// remove drops one op (a view change found it disagrees with the canonical log).
+// Remove drops one op (a view change found it disagrees with the canonical log).
 func (j *Journal) Remove(op uint64) (vsr.Header, bool) {
 	h, ok := j.Live.Remove(op)
 	_, still := j.Live.Get(op)
@@ -195,7 +195,7 @@ func (j *Journal) Release() {
 	j.Evicted.Release()
 }
 
-// dropThrough removes every op at or below op, live and evicted: a
+// DropThrough removes every op at or below op, live and evicted: a
 // state-transfer install replaces them with the checkpoint.
 func (j *Journal) DropThrough(op uint64) {
 	for _, r := range []*Ring{&j.Live, &j.Evicted} {
@@ -213,7 +213,7 @@ func (j *Journal) DropThrough(op uint64) {
 	vsr.Assert(vsr.Unowned, !held, "journal_drop_through_drops", vsr.DetailStorage)
 }
 
-// wipe empties the journal: amnesia.
+// Wipe empties the journal: amnesia.
 func (j *Journal) Wipe() {
 	j.Live.Clear()
 	j.Evicted.Clear()
@@ -221,13 +221,13 @@ func (j *Journal) Wipe() {
 	vsr.Assert(vsr.Unowned, j.FirstRetained() == 1, "journal_wipe_empties", vsr.DetailStorage)
 }
 
-// slotPool holds the slots of rings released replicas left (recycle.go's
+// SlotPool holds the slots of rings released replicas left (recycle.go's
 // Spare): not safe for concurrent use, and a nil *slotPool keeps nothing.
 type SlotPool struct {
 	Slots [][]vsr.Header
 }
 
-// slotPoolMax bounds the rings a pool keeps: a cluster's worth.
+// SlotPoolMax bounds the rings a pool keeps: a cluster's worth.
 const SlotPoolMax = 36
 
 func (s *SlotPool) TakeSlots(size int) []vsr.Header {
@@ -243,7 +243,7 @@ func (s *SlotPool) TakeSlots(size int) []vsr.Header {
 	return make([]vsr.Header, size)
 }
 
-// release leaves the ring's slots in its Spare; the ring is empty afterwards.
+// Release leaves the ring's slots in its Spare; the ring is empty afterwards.
 func (r *Ring) Release() {
 	// A ring's slots are made whole at its first put (takeSlots): only a
 	// ring's own size goes back to be taken for one of that size.
@@ -255,7 +255,7 @@ func (r *Ring) Release() {
 	r.Slots = nil
 }
 
-// dirtySlots lists the journal slots changed since the last flush (a
+// DirtySlots lists the journal slots changed since the last flush (a
 // replica on a disk writes them back); marked says which are listed.
 type DirtySlots struct {
 	List   []int32
@@ -266,7 +266,7 @@ func NewDirtySlots(slots int) DirtySlots {
 	return DirtySlots{Marked: make([]bool, slots), List: make([]int32, 0, 16)}
 }
 
-// touch notes that journal slot i changed.
+// Touch notes that journal slot i changed.
 func (s *DirtySlots) Touch(i int) {
 	if s != nil && !s.Marked[i] {
 		s.Marked[i] = true

@@ -47,3 +47,22 @@ func TestAbdicationStepAsideAndResume(t *testing.T) {
 	assert.Zero(t, a.StallWindows)
 	assert.Equal(t, uint64(7), a.StallOp)
 }
+
+// TestAbdicationModes: the robust mode runs every part; each option turns off
+// its own, and stalled replication counts only where abdication goes by more
+// than hearing.
+func TestAbdicationModes(t *testing.T) {
+	var a Abdication
+	assert.True(t, a.On() && a.WatchesForwarded() && a.PushesStartView())
+	assert.False(t, a.ByHearing())
+	a.Watch(5)
+	assert.True(t, a.ReplicationStalled(5), "op 5 pending the whole window, no ack it needed")
+
+	a.SetMode(AbdicationMode{ByHearing: true})
+	assert.True(t, a.On() && a.ByHearing() && a.PushesStartView())
+	assert.False(t, a.WatchesForwarded(), "by hearing: no forwarded-request watch")
+	assert.False(t, a.ReplicationStalled(5), "by hearing: stalled replication does not count")
+
+	a.SetMode(AbdicationMode{Off: true, NoPush: true})
+	assert.False(t, a.On() || a.WatchesForwarded() || a.PushesStartView())
+}

@@ -58,3 +58,16 @@ func TestPeersRelayAndWindow(t *testing.T) {
 	assert.Panics(t, func() { p.HeardInWindow(3) }, "no replica 3 in a cluster of three")
 	p.Check()
 }
+
+// TestPeersMechanisms: relaying and the backoff reset are what the replica
+// set, nothing else.
+func TestPeersMechanisms(t *testing.T) {
+	p := NewPeers(0, 3)
+	assert.False(t, p.Relays() || p.ResetsBackoff(), "nothing until set")
+	p.SetMechanisms(true, false)
+	assert.True(t, p.Relays())
+	assert.False(t, p.ResetsBackoff())
+	p.SetMechanisms(false, true)
+	assert.False(t, p.Relays())
+	assert.True(t, p.ResetsBackoff())
+}

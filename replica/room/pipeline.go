@@ -2,7 +2,7 @@ package room
 
 import "vsrsim/vsr"
 
-// pipeline is the primary's prepares in flight, oldest first, each with the
+// Pipeline is the primary's prepares in flight, oldest first, each with the
 // replicas whose acks it counted: one room of a replica's state (issue 36).
 // The primary's handlers (normal.go) take ops in, count acks and commit off
 // the front; a view change empties it. Its ops are consecutive, and the
@@ -12,13 +12,13 @@ type Pipeline []PipelineEntry
 type PipelineEntry struct {
 	Header vsr.Header
 	Acks   uint16 // bit per replica
-	// fence is how many fenced writes the primary had asked for by the end
+	// Fence is how many fenced writes the primary had asked for by the end
 	// of the step that took the op into its pipeline: its own ack counts
 	// once that many have landed (quorumAcks).
 	Fence uint64
 }
 
-// push takes op h in with the primary self's own ack, counted once fence
+// Push takes op h in with the primary self's own ack, counted once fence
 // fenced writes have landed.
 func (p *Pipeline) Push(self int, h vsr.Header, fence uint64) {
 	if n := len(*p); n > 0 {
@@ -27,7 +27,7 @@ func (p *Pipeline) Push(self int, h vsr.Header, fence uint64) {
 	*p = append(*p, PipelineEntry{Header: h, Acks: 1 << uint(self), Fence: fence})
 }
 
-// first is the oldest op in flight, 0 if none.
+// First is the oldest op in flight, 0 if none.
 func (p Pipeline) First() uint64 {
 	if len(p) == 0 {
 		return 0
@@ -35,7 +35,7 @@ func (p Pipeline) First() uint64 {
 	return p[0].Header.Op
 }
 
-// find returns the entry of (op, checksum), or nil.
+// Find returns the entry of (op, checksum), or nil.
 func (p Pipeline) Find(op, checksum uint64) *PipelineEntry {
 	for i := range p {
 		if e := &p[i]; e.Header.Op == op && e.Header.Checksum == checksum {
@@ -45,7 +45,7 @@ func (p Pipeline) Find(op, checksum uint64) *PipelineEntry {
 	return nil
 }
 
-// forget takes replica i's acks out of every entry: it restarted, and what it
+// Forget takes replica i's acks out of every entry: it restarted, and what it
 // acked before speaks for a journal that may be gone.
 func (p Pipeline) Forget(self, i int) {
 	vsr.Assert(self, i != self, "pipeline_forgets_a_peer", vsr.DetailHolds)
@@ -55,13 +55,13 @@ func (p Pipeline) Forget(self, i int) {
 	}
 }
 
-// popFront drops the oldest op (committed).
+// PopFront drops the oldest op (committed).
 func (p *Pipeline) PopFront() {
 	copy(*p, (*p)[1:])
 	*p = (*p)[:len(*p)-1]
 }
 
-// check asserts what a pipeline always holds: the primary's own ack in every
+// Check asserts what a pipeline always holds: the primary's own ack in every
 // entry, and consecutive ops.
 func (p Pipeline) Check(self int) {
 	for k := range p {

@@ -8,7 +8,7 @@ type Jitter interface {
 	Uint64N(n uint64) uint64
 }
 
-// timeout counts ticks down to a firing. Backoff doubles the period per attempt
+// Timeout counts ticks down to a firing. Backoff doubles the period per attempt
 // (capped at 2^4) and adds jitter, so retransmits from several replicas spread out.
 //
 // The countdown is kept as a deadline on the replica's tick count (timerClock),
@@ -24,21 +24,21 @@ type Timeout struct {
 	Attempts uint64
 	Running  bool
 	Backoff  bool
-	// shiftMax caps the doublings (0: the default of 4, a 16x period).
+	// ShiftMax caps the doublings (0: the default of 4, a 16x period).
 	ShiftMax uint64
 	Clk      *TimerClock
 	Pos      int // its turn in Tick
 }
 
-// timerClock is a replica's tick count and what its timeouts need of it.
+// TimerClock is a replica's tick count and what its timeouts need of it.
 type TimerClock struct {
 	Now uint64 // Ticks so far, the current one included
-	// pos is the turn of the timeout Tick is looking at: timeouts after it
+	// Pos is the turn of the timeout Tick is looking at: timeouts after it
 	// still count the current Tick down. Outside the timeouts' turns it is
 	// before all of them during a Tick (tickBegin) and after all of them
 	// between Ticks (tickDone).
 	Pos int
-	// next is at or below the deadline of every running timeout: until
+	// Next is at or below the deadline of every running timeout: until
 	// then no timeout can fire.
 	Next uint64
 }
@@ -48,7 +48,7 @@ const (
 	TickDone  = 1 << 30
 )
 
-// arm starts the countdown of p ticks.
+// Arm starts the countdown of p ticks.
 func (t *Timeout) Arm(p uint64) {
 	base := t.Clk.Now
 	if t.Pos > t.Clk.Pos {
@@ -70,13 +70,13 @@ func (t *Timeout) Stop() {
 	t.Attempts = 0
 }
 
-// reset restarts the countdown without touching attempts.
+// Reset restarts the countdown without touching attempts.
 func (t *Timeout) Reset(j Jitter) {
 	t.Running = true
 	t.Arm(t.Period(j))
 }
 
-// retry restarts the countdown as the attempts-th retry in a row: with backoff
+// Retry restarts the countdown as the attempts-th retry in a row: with backoff
 // the period doubles per attempt; attempts 0 is the base period.
 func (t *Timeout) Retry(j Jitter, attempts uint64) {
 	t.Running = true
@@ -84,7 +84,7 @@ func (t *Timeout) Retry(j Jitter, attempts uint64) {
 	t.Arm(t.Period(j))
 }
 
-// capped reports whether the backoff reached its longest period.
+// Capped reports whether the backoff reached its longest period.
 func (t *Timeout) Capped() bool {
 	most := t.ShiftMax
 	if most == 0 {
@@ -93,7 +93,7 @@ func (t *Timeout) Capped() bool {
 	return t.Backoff && t.Attempts >= most
 }
 
-// backoffNext is called after the timeout fired and was handled.
+// BackoffNext is called after the timeout fired and was handled.
 func (t *Timeout) BackoffNext(j Jitter) {
 	t.Attempts++
 	t.Arm(t.Period(j))
@@ -124,7 +124,7 @@ func (t *Timeout) Period(j Jitter) uint64 {
 	return p
 }
 
-// tick takes t's turn in the current Tick and reports whether it fires.
+// Tick takes t's turn in the current Tick and reports whether it fires.
 func (t *Timeout) Tick() bool {
 	t.Clk.Pos = t.Pos
 	return t.Running && t.Clk.Now >= t.Deadline

@@ -2,7 +2,7 @@ package timer
 
 import "vsrsim/vsr"
 
-// timers is every countdown a replica runs and the clock they share (one
+// Timers is every countdown a replica runs and the clock they share (one
 // room of a replica's state, issue 36): the protocol arms and stops them by
 // name, Tick fires them in their fixed order (timeouts), and the clock keeps
 // the earliest deadline so a tick that fires nothing touches none.
@@ -20,7 +20,7 @@ type Timers struct {
 	Clk       TimerClock
 }
 
-// init names every countdown and sets its period from p (backoff: the
+// Init names every countdown and sets its period from p (backoff: the
 // retries back off, as the protocol option asks), and gives each its turn in
 // Tick and the shared clock.
 func (t *Timers) Init(p Timeouts, backoff bool) {
@@ -43,13 +43,13 @@ func (t *Timers) Init(p Timeouts, backoff bool) {
 	}
 }
 
-// all is every countdown in its turn's order (Tick fires them in it).
+// All is every countdown in its turn's order (Tick fires them in it).
 func (t *Timers) All() [10]*Timeout {
 	return [10]*Timeout{&t.Prepare, &t.Commit, &t.Heartbeat, &t.VcMsg, &t.VcStatus,
 		&t.Probe, &t.Repair, &t.Transfer, &t.Abdicate, &t.Leave}
 }
 
-// findNext sets the clock's next tick to look at: the earliest deadline of
+// FindNext sets the clock's next tick to look at: the earliest deadline of
 // a running countdown.
 func (t *Timers) FindNext() {
 	t.Clk.Next = uint64(1<<64 - 1)
@@ -60,7 +60,7 @@ func (t *Timers) FindNext() {
 	}
 }
 
-// check asserts what lets a tick skip the countdowns: none running is due
+// Check asserts what lets a tick skip the countdowns: none running is due
 // before the clock's next tick, and each keeps its own turn on this clock.
 func (t *Timers) Check(self int) {
 	for i, c := range t.All() {
