@@ -36,17 +36,24 @@ type sourceShape struct {
 	complex    []string // functions over complexityMax
 }
 
-// measureSources measures every non-test source of the package and of its
-// sub-packages (the rooms, the journal, the timers, the outbox): the whole,
-// and each file by name.
-func measureSources(t *testing.T) (sourceShape, map[string]sourceShape) {
+// sourcePaths lists the package's sources and its sub-packages' (the rooms,
+// the journal, the timers, the outbox), tests among them.
+func sourcePaths(t *testing.T) []string {
 	t.Helper()
 	paths, err := filepath.Glob("*.go")
 	require.NoError(t, err)
 	sub, err := filepath.Glob("*/*.go")
 	require.NoError(t, err)
-	require.NotEmpty(t, sub, "the sub-packages are measured too")
-	paths = append(paths, sub...)
+	require.NotEmpty(t, sub, "the sub-packages are read too")
+	return append(paths, sub...)
+}
+
+// measureSources measures every non-test source of the package and of its
+// sub-packages (the rooms, the journal, the timers, the outbox): the whole,
+// and each file by name.
+func measureSources(t *testing.T) (sourceShape, map[string]sourceShape) {
+	t.Helper()
+	paths := sourcePaths(t)
 	var s sourceShape
 	files := map[string]sourceShape{}
 	fset := token.NewFileSet()

@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,14 +14,10 @@ import (
 // TestProtocolReadInOnePlace: no source but protocol.go reads a protocol
 // option (a field of Protocol); the rooms carry what the options turned off.
 func TestProtocolReadInOnePlace(t *testing.T) {
-	paths, err := filepath.Glob("*.go")
-	require.NoError(t, err)
-	sub, err := filepath.Glob("*/*.go")
-	require.NoError(t, err)
 	fset := token.NewFileSet()
 	files := map[string]*ast.File{}
 	options := map[string]bool{}
-	for _, p := range append(paths, sub...) {
+	for _, p := range sourcePaths(t) {
 		if strings.HasSuffix(p, "_test.go") {
 			continue
 		}
