@@ -146,6 +146,19 @@ func (d *Disk) Corrupt(now uint64, z Zone, slot int) {
 	d.note(f)
 }
 
+// CorruptSector damages one sector of a slot, as a latent error on it would:
+// the rest of the slot reads as it was. It draws nothing.
+func (d *Disk) CorruptSector(now uint64, z Zone, slot, sector int) {
+	d.advance(now)
+	d.lay.check(z, slot)
+	expect(sector >= 0 && sector < d.lay.sectors[z], "a sector of the slot")
+	f := newFault(now, FaultCorrupted, z, slot, 0)
+	f.Sector = sector
+	f.Scripted, f.Forbidden = true, !d.mayFault(z, slot)
+	d.damage(z, slot, sector)
+	d.note(f)
+}
+
 // Misdirect arms a misdirected write: the next write to slot from of zone z
 // to complete lands on slot to, and from keeps its old bytes. It draws
 // nothing.

@@ -119,6 +119,11 @@ const (
 	// A restart keeps an unvouched header copy set aside (D49).
 	StorageHeaderSetAside
 
+	// A restart finds the checkpoint its superblock names damaged on the
+	// disk and restores an older one, or none (issue 38).
+	StorageCheckpointOlder
+	StorageCheckpointLost
+
 	// Count is the number of marks, not a mark.
 	Count
 )
@@ -147,6 +152,7 @@ var names = [Count]string{
 	"commit-relayed", "backoff-reset", "peer-recent-chosen", "commit-told-primary",
 	"merge-body-fetched",
 	"storage-header-set-aside",
+	"storage-checkpoint-older", "storage-checkpoint-lost",
 }
 
 // String is the mark's name, the key of every JSON and table output.

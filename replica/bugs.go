@@ -48,6 +48,10 @@ type Bugs struct {
 	// has landed, so a crash that tears it brings the replica back below a
 	// view it already voted in (torn-superblock).
 	SuperblockTrustsTorn bool
+	// CheckpointTrustsUnverified: a restart from disk takes the checkpoint
+	// record the superblock names as it reads, without checking its
+	// checksum or that its state hashes to its digest.
+	CheckpointTrustsUnverified bool
 	// ChecksumIgnoresSlot: a restart from disk checks a record's checksum
 	// but not the slot it names, and trusts the prepare copy over the header
 	// copy, so a misdirected write is taken for the op of the slot it landed
@@ -104,6 +108,9 @@ var BugCatalog = []BugInfo{
 	{"own-ack-before-write-lands", "unlanded-commit",
 		"a primary on a disk counts its own ack before the op's write lands, so a cluster of one commits an op a crash takes back",
 		func(b *Bugs) { b.OwnAckBeforeWriteLands = true }, func(b *Bugs) bool { return b.OwnAckBeforeWriteLands }},
+	{"checkpoint-trusts-unverified", "damaged-checkpoint",
+		"a restart from disk takes the checkpoint record its superblock names without verifying it, so a damaged record's state is restored",
+		func(b *Bugs) { b.CheckpointTrustsUnverified = true }, func(b *Bugs) bool { return b.CheckpointTrustsUnverified }},
 }
 
 // ParseBugs turns CLI names into switches. Unknown names are an error naming the

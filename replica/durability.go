@@ -7,7 +7,7 @@ import (
 
 // durability is what a replica has made durable and what it is still making
 // durable: the superblock, the incarnation and ack head of this life, the
-// disk's writes and fences in flight, the checkpoints it wrote, and what a
+// disk's writes and fences in flight (the checkpoints among them), and what a
 // restart owes its first step (one room of a replica's state, issue 36).
 type durability struct {
 	sb Superblock
@@ -22,10 +22,9 @@ type durability struct {
 	fencesAsked, fencesLanded uint64
 	ownAckWaits               bool
 	// store tracks the writes of a replica on a disk (storage.go); nil
-	// without Options.Storage. checkpoints are the last it wrote, newest
-	// first; storageMarks the marks a restart from disk owes its first step.
+	// without Options.Storage; storageMarks the marks a restart from disk
+	// owes its first step.
 	store        *storageState
-	checkpoints  *checkpointHistory
 	storageMarks []marks.Mark
 	// announce: a restart changed the status outside a step; the first tick
 	// reports it. amnesiaUncounted: an amnesiac restart not yet marked;

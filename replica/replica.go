@@ -55,9 +55,6 @@ type Durable struct {
 	// reads the disk back: the superblock and the journal's live slots
 	// then come from it, not from memory (restart.go).
 	Read vsr.ReadFunc
-	// checkpoints are the last checkpoints the replica wrote: their states
-	// live beside the disk, and the superblock read back names one.
-	checkpoints *checkpointHistory
 }
 
 // viewHeaders is the part of the log that a write-ahead journal alone does not
@@ -183,7 +180,6 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 	if opts.Storage {
 		r.dur.store = newStorageState(opts.JournalSlots)
 		r.log.journal.Live.Store = &r.dur.store.dirty
-		r.dur.checkpoints = new(checkpointHistory)
 	}
 	return r, nil
 }
@@ -228,7 +224,7 @@ const genesisChecksum = 0x5eed5eed5eed5eed
 // Durable returns what survives a crash of this replica right now. The journal
 // is handed over whole: the crashed replica is never stepped again.
 func (r *Replica) Durable() Durable {
-	d := Durable{Superblock: r.dur.sb, checkpoints: r.dur.checkpoints}
+	d := Durable{Superblock: r.dur.sb}
 	if r.opts.Durability == DurabilityWAL {
 		d.journal = r.log.journal
 		d.view = &viewHeaders{adopted: r.log.adopted, aside: r.log.aside, adoptedHead: r.log.adoptedHead,

@@ -65,8 +65,9 @@ type diskRecovery struct {
 	sb      Superblock
 	seq     uint64
 	sbOK    bool
-	slots   int          // the journal's slot count
-	broken  []brokenSlot // the faulty slots, in slot order
+	cp      checkpointOnDisk // the checkpoint restored (readCheckpoint)
+	slots   int              // the journal's slot count
+	broken  []brokenSlot     // the faulty slots, in slot order
 	faulty  int
 	lowest  uint64 // lowest op a faulty slot may hold above the checkpoint
 	highest uint64 // highest op an intact or prepare-verified copy holds
@@ -83,10 +84,6 @@ type brokenSlot struct {
 func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r := newReplica(opts, jitter)
 	r.dur.store = newStorageState(opts.JournalSlots)
-	r.dur.checkpoints = d.checkpoints
-	if r.dur.checkpoints == nil {
-		r.dur.checkpoints = new(checkpointHistory)
-	}
 	r.log.journal = d.journal
 	r.log.journal.Live.Clear()
 	r.log.journal.Live.Store = nil
@@ -107,7 +104,7 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		return r, nil
 	}
 	r.dur.sb = rec.sb
-	r.restoreCheckpoint()
+	r.restoreCheckpoint(rec.cp)
 	r.restoreSuperblock()
 	r.dur.store.seq, r.dur.store.written = rec.seq, fieldsOf(&rec.sb)
 	cut := r.refill(rec)
@@ -156,22 +153,6 @@ func (r *Replica) restoreSuperblock() {
 	if r.wm.commitMax < r.wm.commitMin {
 		r.wm.commitMax = r.wm.commitMin
 	}
-}
-
-// restoreCheckpoint takes the state of the checkpoint the superblock names
-// from the history the Durable handed over, kept beside the disk.
-func (r *Replica) restoreCheckpoint() {
-	if r.dur.sb.Checkpoint.Op == 0 {
-		r.dur.sb.Checkpoint = genesisSnapshot()
-	}
-	for k := range r.dur.checkpoints.kept {
-		if cp := &r.dur.checkpoints.kept[k]; cp.Op == r.dur.sb.Checkpoint.Op && cp.OpChecksum == r.dur.sb.Checkpoint.OpChecksum {
-			r.dur.sb.Checkpoint = *cp
-			break
-		}
-	}
-	vsr.Assert(r.id, r.dur.sb.Checkpoint.StateChecksum == r.dur.sb.Checkpoint.State.Checksum(), "recover_checkpoint_state",
-		"checkpoint op %d", r.dur.sb.Checkpoint.Op)
 }
 
 // restoreWAL takes up a surviving write-ahead journal: the head is the end of

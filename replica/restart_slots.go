@@ -11,10 +11,6 @@ import (
 // journal slot decoded and checked, the two copies of a slot judged together
 // (slot classification), the superblock copies and every slot read.
 
-// checkpointsKept is how many checkpoints a Durable remembers: the superblock
-// read back may lag the newest by the write in flight at the crash.
-const checkpointsKept = 8
-
 // slotClass is what recovery makes of one journal slot.
 type slotClass uint8
 
@@ -218,7 +214,14 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 	if bad > 0 {
 		rec.marks = append(rec.marks, marks.StorageSuperblockCopyBad)
 	}
-	cp := rec.sb.Checkpoint.Op
+	rec.cp = checkpointOnDisk{snap: genesisSnapshot(), slot: -1, mark: marks.Count}
+	if rec.sbOK {
+		rec.cp = readCheckpoint(read, &rec.sb.Checkpoint, opts.Bugs.CheckpointTrustsUnverified)
+	}
+	// The slots are judged above the checkpoint the restart restores: if
+	// the disk took the one the superblock names, the ops above the older
+	// one are this replica's to vouch for again.
+	cp := rec.cp.snap.Op
 	ignore := opts.Bugs.ChecksumIgnoresSlot
 	n := uint64(rec.slots)
 	for slot := 0; slot < rec.slots; slot++ {

@@ -156,27 +156,14 @@ type storageState struct {
 	// written is the superblock as last written; seq its sequence number.
 	written sbFields
 	seq     uint64
-}
-
-// checkpointHistory is the last checkpoints a replica on a disk wrote,
-// newest first: their states live beside the disk (Durable), and the
-// superblock read back names one. Shared by a replica and the Durable of its
-// crash, and by the replica restarted from it: a crashed replica never steps
-// again.
-type checkpointHistory struct {
-	kept [checkpointsKept]vsr.Snapshot
-}
-
-// note records cp if it is not the newest already.
-func (h *checkpointHistory) note(cp *vsr.Snapshot) {
-	if *cp != h.kept[0] {
-		copy(h.kept[1:], h.kept[:checkpointsKept-1])
-		h.kept[0] = *cp
-	}
+	// cpSlot is the checkpoint zone's slot last written, and cpOp, cpSum
+	// the checkpoint it holds (checkpoint_disk.go).
+	cpSlot      int
+	cpOp, cpSum uint64
 }
 
 func newStorageState(slots int) *storageState {
-	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots)}
+	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots), cpSlot: vsr.CheckpointSlots - 1}
 }
 
 // flushStorage asks for the writes this step made due: each changed journal
@@ -232,8 +219,8 @@ func (r *Replica) writeSuperblockCopies() {
 	s := r.dur.store
 	s.seq++
 	s.written = fieldsOf(&r.dur.sb)
-	r.dur.checkpoints.note(&r.dur.sb.Checkpoint)
 	fenced := !r.opts.Bugs.SuperblockTrustsTorn
+	r.writeCheckpoint(fenced)
 	var shared recWords
 	superblockWords(&shared, s.seq, &r.dur.sb)
 	prefix := checksumFold(shared.w[:shared.n])
@@ -247,7 +234,7 @@ func (r *Replica) writeSuperblockCopies() {
 }
 
 // zeroRecord is what a write's bytes start from.
-var zeroRecord [vsr.PrepareRecordBytes]byte
+var zeroRecord [vsr.CheckpointRecordBytes]byte
 
 // write appends a write of size bytes, filled by fill, to the step's output.
 func (r *Replica) write(z vsr.StorageZone, slot, size int, fenced bool, fill func([]byte)) {

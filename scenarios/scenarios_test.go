@@ -33,6 +33,9 @@ var mechanism = map[string]string{
 	"misdirected-write":        "committed op",
 	"torn-superblock":          "view regressed",
 	"unlanded-commit":          "on acks from none",
+	// A restored state that does not hash to its record's digest ends the
+	// run at the replica's own assertion.
+	"damaged-checkpoint": "recover_checkpoint_state",
 }
 
 // scenarioConfig is the configuration `vsrsim run --scenario S --seed N
@@ -121,6 +124,7 @@ func TestScenarioNamesAreContract(t *testing.T) {
 		"torn-superblock":          {"superblock-trusts-torn", "safety"},
 		"misdirected-write":        {"checksum-ignores-slot", "safety"},
 		"unlanded-commit":          {"own-ack-before-write-lands", "safety"},
+		"damaged-checkpoint":       {"checkpoint-trusts-unverified", "crash"},
 	}
 	for name, w := range want {
 		s, err := scenarios.Lookup(name)

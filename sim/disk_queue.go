@@ -122,16 +122,26 @@ func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
 	// Ids grow with every write, so the list stays in id order.
 	d.inFlight = append(d.inFlight, inFlightWrite{id: id, key: slotKey{w.zone, w.slot},
 		entry: c.entryOf(w.zone, w.slot, data), batch: w.batch, fence: w.fence})
-	if zi, journal := zoneIndex(w.zone); journal {
-		d.busy[zi][w.slot]++
-	}
+	*d.busySlot(w.zone, w.slot)++
 }
 
-// busyAt is how many writes to a journal slot are in flight (none is asked
-// of a superblock slot outside a batch).
+// busyAt is how many writes to a journal or checkpoint slot are in flight
+// (none is asked of a superblock slot outside a batch).
 func (d *diskOf) busyAt(z disksim.Zone, slot int) uint16 {
-	zi, _ := zoneIndex(z)
-	return d.busy[zi][slot]
+	return *d.busySlot(z, slot)
+}
+
+// busySlot is the count of writes in flight to a journal or checkpoint
+// slot; a superblock copy's counts nothing (a scratch count).
+func (d *diskOf) busySlot(z disksim.Zone, slot int) *uint16 {
+	if zi, journal := zoneIndex(z); journal {
+		return &d.busy[zi][slot]
+	}
+	if z == disksim.ZoneCheckpoint {
+		return &d.busyCheckpoint[slot]
+	}
+	d.busyNone = 0
+	return &d.busyNone
 }
 
 // inFlightAt is where write id stands in the list of writes in flight.
@@ -150,9 +160,7 @@ func (c *Cluster) landed(d *diskOf, id disksim.WriteID) {
 	f := d.inFlight[k]
 	d.inFlight = slices.Delete(d.inFlight, k, k+1)
 	d.noteLanded(f)
-	if zi, journal := zoneIndex(f.key.zone); journal {
-		d.busy[zi][f.key.slot]--
-	}
+	*d.busySlot(f.key.zone, f.key.slot)--
 	if f.fence != 0 {
 		if k, ok := slices.BinarySearch(d.open, f.fence); ok {
 			d.open = slices.Delete(d.open, k, k+1)

@@ -51,6 +51,10 @@ type diskOf struct {
 	// prepares): a disk may land two writes to one slot in either order,
 	// so a second waits for the first.
 	busy [2][]uint16
+	// busyCheckpoint counts them per checkpoint slot; busyNone is the
+	// scratch count of a superblock copy's (busySlot).
+	busyCheckpoint [vsr.CheckpointSlots]uint16
+	busyNone       uint16
 	// deferred are writes waiting, in the order asked for: a journal write
 	// for its slot to be free, a superblock batch (every copy of one
 	// version) for every earlier write to land. Once one waits, every
@@ -166,6 +170,7 @@ func (c *Cluster) crashDisk(i int) {
 	d.ownAcks = d.ownAcks[:0]
 	clear(d.busy[0])
 	clear(d.busy[1])
+	clear(d.busyCheckpoint[:])
 	c.traceFaults(i)
 }
 

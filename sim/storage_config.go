@@ -6,6 +6,7 @@ import (
 	"vsrsim/disksim"
 	"vsrsim/prng"
 	"vsrsim/replica"
+	"vsrsim/vsr"
 )
 
 // Storage configures the replicas' simulated disks (disksim). Off (the zero
@@ -71,7 +72,8 @@ func (s *Storage) validate(c *Config) error {
 }
 
 // Disk geometry of a replica: a sector holds a header record, a prepare two
-// sectors (so a crash can tear one), the superblock four copies.
+// sectors (so a crash can tear one), the superblock four copies, and the
+// checkpoint zone the replica's two checkpoint records (a state each).
 const (
 	diskSectorSize     = 128
 	diskPrepareSectors = 2
@@ -85,8 +87,8 @@ func (c *Config) diskGeometry() disksim.Geometry {
 		JournalSlots:      c.JournalSlots,
 		HeaderSectors:     1,
 		PrepareSectors:    diskPrepareSectors,
-		CheckpointSlots:   1,
-		CheckpointSectors: 1,
+		CheckpointSlots:   vsr.CheckpointSlots,
+		CheckpointSectors: vsr.CheckpointRecordBytes / diskSectorSize,
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"vsrsim/disksim"
+	"vsrsim/vsr"
 )
 
 // Storage actions of scenario scripts and files: damage a slot's copies or a
@@ -40,6 +41,21 @@ func (c *Cluster) CorruptSuperblock(i int) error {
 	}
 	for s := 0; s < diskSuperblocks-1; s++ {
 		c.disks.r[i].disk.Corrupt(c.now, disksim.ZoneSuperblock, s)
+	}
+	c.traceFaults(i)
+	return nil
+}
+
+// CorruptCheckpoints damages the second sector of both checkpoint records
+// of replica i's disk: the part of the state past the first keys, so a
+// record still names its checkpoint while its state no longer hashes to
+// its digest.
+func (c *Cluster) CorruptCheckpoints(i int) error {
+	if c.disks == nil {
+		return errNoDisk
+	}
+	for s := 0; s < vsr.CheckpointSlots; s++ {
+		c.disks.r[i].disk.CorruptSector(c.now, disksim.ZoneCheckpoint, s, 1)
 	}
 	c.traceFaults(i)
 	return nil

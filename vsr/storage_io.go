@@ -12,7 +12,13 @@ const (
 	ZoneSuperblock StorageZone = iota
 	ZoneHeaders
 	ZonePrepares
+	ZoneCheckpoint
 )
+
+// CheckpointSlots is how many checkpoint records a replica keeps on its disk:
+// two, written in turn, so the one the landed superblock names stays whole
+// while the next is written.
+const CheckpointSlots = 2
 
 // SuperblockCopies is how many copies of its superblock a replica writes.
 const SuperblockCopies = 4
@@ -22,6 +28,10 @@ const (
 	HeaderRecordBytes     = 128
 	PrepareRecordBytes    = 256
 	SuperblockRecordBytes = 128
+	// CheckpointRecordBytes holds a checkpoint record: its op, op checksum
+	// and state digest, the state (every key, every client table row) and
+	// its checksum, in whole 128-byte sectors.
+	CheckpointRecordBytes = 14 * 128
 )
 
 // Write is one write a step asks for: Data[Off:Off+Len] of Output.WriteData to

@@ -1,0 +1,141 @@
+package replica
+
+import (
+	"encoding/binary"
+
+	"vsrsim/marks"
+	"vsrsim/vsr"
+)
+
+// Checkpoints on the disk (issue 38, docs/storage.md "Checkpoints"). A
+// replica on a disk writes each checkpoint it takes or installs to its
+// checkpoint zone, one record a checkpoint, the two slots in turn, before the
+// superblock that names it (a superblock copy waits for every write ahead of
+// it, so the superblock never names a record still in flight). A restart
+// reads both records back and restores the one the superblock names; a
+// record that fails its checksum, names another slot, or whose state does
+// not hash to its digest is never restored. If the named record is damaged
+// the restart restores the newest intact older one, or the genesis state,
+// and the journal, repair and state transfer bring it forward again: the
+// ops it applied are committed, so a lower commit point breaks no promise.
+
+// recordCheckpoint is the first word of a checkpoint record.
+const recordCheckpoint uint64 = 0x5653520143 // "C"
+
+// checkpointWords is a checkpoint record's words before its checksum: kind,
+// slot, op, op checksum, state digest, every key, every client table row.
+const checkpointWords = 5 + vsr.KeySpace + 3*vsr.ClientsMax
+
+// encodeCheckpoint lays checkpoint s out as the record of slot.
+func encodeCheckpoint(buf []byte, slot int, s *vsr.Snapshot) {
+	var w [checkpointWords + 1]uint64
+	w[0], w[1], w[2], w[3], w[4] = recordCheckpoint, uint64(slot), s.Op, s.OpChecksum, s.StateChecksum
+	k := 5
+	for _, v := range s.State.KV {
+		w[k] = v
+		k++
+	}
+	for _, c := range s.State.Clients {
+		w[k], w[k+1], w[k+2] = c.Request, c.Op, c.Result
+		k += 3
+	}
+	vsr.Assert(vsr.Unowned, k == checkpointWords, "checkpoint_record_layout", "%d words", uint64(k))
+	w[k] = recordChecksum(w[:k])
+	for i, v := range w {
+		binary.LittleEndian.PutUint64(buf[8*i:], v)
+	}
+}
+
+// decodeCheckpoint reads slot's record back. A record is whole when it read
+// without an I/O error, is a checkpoint of this slot, its checksum holds and
+// its state hashes to its digest. trust is the checkpoint-trusts-unverified
+// defect: any record is taken as it reads.
+func decodeCheckpoint(buf []byte, ioErr bool, slot int, trust bool) (vsr.Snapshot, bool) {
+	var w [checkpointWords + 1]uint64
+	if len(buf) < 8*len(w) {
+		return vsr.Snapshot{}, false
+	}
+	for i := range w {
+		w[i] = binary.LittleEndian.Uint64(buf[8*i:])
+	}
+	whole := !ioErr && w[0] == recordCheckpoint && w[1] == uint64(slot) && w[checkpointWords] == recordChecksum(w[:checkpointWords])
+	if !whole && !trust {
+		return vsr.Snapshot{}, false
+	}
+	s := vsr.Snapshot{Op: w[2], OpChecksum: w[3], StateChecksum: w[4]}
+	k := 5
+	for i := range s.State.KV {
+		s.State.KV[i] = w[k]
+		k++
+	}
+	for i := range s.State.Clients {
+		s.State.Clients[i] = vsr.ClientEntry{Request: w[k], Op: w[k+1], Result: w[k+2]}
+		k += 3
+	}
+	if !trust && s.State.Checksum() != s.StateChecksum {
+		return vsr.Snapshot{}, false
+	}
+	return s, true
+}
+
+// checkpointOnDisk is what a restart made of the checkpoint zone.
+type checkpointOnDisk struct {
+	snap vsr.Snapshot
+	slot int        // the record's slot (-1: the genesis state, on no slot)
+	mark marks.Mark // StorageCheckpointOlder or StorageCheckpointLost; marks.Count: the named one
+}
+
+// readCheckpoint finds the checkpoint the superblock names (named) among the
+// zone's records: that one if it is whole, else the newest whole record
+// below it, else the genesis state.
+func readCheckpoint(read vsr.ReadFunc, named *vsr.Snapshot, trust bool) checkpointOnDisk {
+	got := checkpointOnDisk{snap: genesisSnapshot(), slot: -1, mark: marks.Count}
+	if named.Op == 0 {
+		return got
+	}
+	got.mark = marks.StorageCheckpointLost
+	for slot := 0; slot < vsr.CheckpointSlots; slot++ {
+		buf, ioErr := read(vsr.ZoneCheckpoint, slot)
+		s, ok := decodeCheckpoint(buf, ioErr, slot, trust)
+		switch {
+		case !ok:
+		case s.Op == named.Op && s.OpChecksum == named.OpChecksum && (trust || s.StateChecksum == named.StateChecksum):
+			return checkpointOnDisk{snap: s, slot: slot, mark: marks.Count}
+		case s.Op < named.Op && s.Op > got.snap.Op:
+			got = checkpointOnDisk{snap: s, slot: slot, mark: marks.StorageCheckpointOlder}
+		}
+	}
+	vsr.Assert(vsr.Unowned, got.snap.Op < named.Op, "checkpoint_fallback_older", "op %d named %d", got.snap.Op, named.Op)
+	return got
+}
+
+// writeCheckpoint writes the superblock's checkpoint to the slot after the
+// last one written, if it is not the one last written: ahead of the
+// superblock that names it.
+func (r *Replica) writeCheckpoint(fenced bool) {
+	s, cp := r.dur.store, &r.dur.sb.Checkpoint
+	if cp.Op == 0 || (cp.Op == s.cpOp && cp.OpChecksum == s.cpSum) {
+		return
+	}
+	s.cpSlot = (s.cpSlot + 1) % vsr.CheckpointSlots
+	slot := s.cpSlot
+	r.write(vsr.ZoneCheckpoint, slot, vsr.CheckpointRecordBytes, fenced, func(b []byte) { encodeCheckpoint(b, slot, cp) })
+	s.cpOp, s.cpSum = cp.Op, cp.OpChecksum
+	vsr.Assert(r.id, cp.StateChecksum == cp.State.Checksum(), "checkpoint_written_whole", "op %d", cp.Op)
+}
+
+// restoreCheckpoint takes up the checkpoint the restart read back (readDisk):
+// the next record goes to the other slot.
+func (r *Replica) restoreCheckpoint(got checkpointOnDisk) {
+	if got.mark != marks.Count {
+		r.dur.storageMarks = append(r.dur.storageMarks, got.mark)
+	}
+	r.dur.sb.Checkpoint = got.snap
+	s := r.dur.store
+	s.cpOp, s.cpSum = got.snap.Op, got.snap.OpChecksum
+	if got.slot >= 0 {
+		s.cpSlot = got.slot
+	}
+	vsr.Assert(r.id, r.dur.sb.Checkpoint.StateChecksum == r.dur.sb.Checkpoint.State.Checksum(), "recover_checkpoint_state",
+		"checkpoint op %d", r.dur.sb.Checkpoint.Op)
+}
