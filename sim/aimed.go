@@ -74,15 +74,8 @@ func (c *Cluster) nodes() int { return c.cfg.Replicas + c.cfg.Clients }
 
 // injectAimed ends the link faults that are due, then draws new ones.
 func (c *Cluster) injectAimed() {
-	a := &c.cfg.Aimed
-	if !a.On() {
-		return
-	}
 	st := &c.aimed
-	if st.rng == nil {
-		st.rng = prng.New(c.cfg.Seed, prng.StreamAimed)
-		st.down = make([]int, c.nodes()*c.nodes())
-	}
+	// A cut the second storage events aimed (holdLinks) ends here too.
 	kept := st.active[:0]
 	for _, f := range st.active {
 		if c.now < f.until {
@@ -92,6 +85,14 @@ func (c *Cluster) injectAimed() {
 		c.releaseLinks(f.links)
 	}
 	st.active = kept
+	a := &c.cfg.Aimed
+	if !a.On() {
+		return
+	}
+	if st.rng == nil {
+		st.rng = prng.New(c.cfg.Seed, prng.StreamAimed)
+		st.startDown(c.nodes())
+	}
 	if st.rng.Chance(a.LinkChance) {
 		c.startLinkFault()
 	}
@@ -118,9 +119,27 @@ func (c *Cluster) startLinkFault() {
 	if n < 2 {
 		kind = cutClient
 	}
-	nodes := c.nodes()
 	links, x := c.cutLinks(kind, x)
 	until := c.now + 1 + st.rng.Exponential(a.LinkMeanTicks)
+	c.holdLinks(links, until)
+	if kind != cutClient {
+		c.stats.DirectedCuts++
+	}
+	c.noteRecorded(fmt.Sprintf("aimed %s cut at r%d until t=%d", cutKindNames[kind], x, until))
+}
+
+// startDown makes the count of faults holding each directed link down.
+func (st *aimedState) startDown(nodes int) {
+	if st.down == nil {
+		st.down = make([]int, nodes*nodes)
+	}
+}
+
+// holdLinks takes links down until a tick, as an aimed fault that
+// injectAimed ends.
+func (c *Cluster) holdLinks(links []int, until uint64) {
+	st, nodes := &c.aimed, c.nodes()
+	st.startDown(nodes)
 	for _, l := range links {
 		if st.down[l] == 0 {
 			c.net.SetLinkDown(l/nodes, l%nodes, true)
@@ -128,10 +147,6 @@ func (c *Cluster) startLinkFault() {
 		st.down[l]++
 	}
 	st.active = append(st.active, linkFault{links: links, until: until})
-	if kind != cutClient {
-		c.stats.DirectedCuts++
-	}
-	c.noteRecorded(fmt.Sprintf("aimed %s cut at r%d until t=%d", cutKindNames[kind], x, until))
 }
 
 // cutLinks draws the links a cut of kind at replica x takes down, and the

@@ -233,6 +233,7 @@ func (c *Cluster) Restart(i int) {
 		c.examineDisk(i)
 	}
 	c.trace.node(c.now, lineRestart, i)
+	c.aimSecond(i)
 }
 
 // Inject puts a copy of a message on the network now, as a late duplicate of
@@ -260,6 +261,7 @@ func (c *Cluster) step() {
 	if !c.liveness.active {
 		c.injectFaults()
 		c.injectAimed()
+		c.injectSecond()
 	} else if len(c.aimed.kept) > 0 || len(c.aimed.stragglers) > 0 {
 		c.aimedInLiveness()
 	}
@@ -363,6 +365,9 @@ func (c *Cluster) observe(e *vsr.Event) {
 	case vsr.EvStatus:
 		if e.StatusChanged().Status == vsr.StatusViewChange {
 			c.stats.ViewChanges++
+		}
+		if c.disks != nil {
+			c.secondOnStatus(e)
 		}
 	case vsr.EvRepairRequest:
 		c.stats.Repairs++

@@ -35,6 +35,8 @@ type disks struct {
 	// for it left: where an aimed fault finds an op only a bare quorum
 	// holds.
 	ackedBy [ackRing]ackedOp
+	// second is the second events aimed at a fault (storage_second.go).
+	second secondState
 }
 
 // diskOf is one replica's disk and what is in flight on it.
@@ -80,6 +82,8 @@ type diskOf struct {
 	ledger ledger
 	// acked is the op of the last PrepareOk that left it (0: none).
 	acked uint64
+	// crashedInFlight says its last crash caught writes in flight.
+	crashedInFlight bool
 }
 
 func newDisks(cfg *Config, seed uint64) (*disks, error) {
@@ -154,6 +158,8 @@ func (c *Cluster) crashDisk(i int) {
 		return
 	}
 	d := &c.disks.r[i]
+	d.crashedInFlight = len(d.inFlight) > 0
+	c.disarmSecond(i)
 	d.disk.Crash(c.now)
 	c.noteCrashed(d)
 	c.aimCorrupt(i)

@@ -38,6 +38,22 @@ type Storage struct {
 	// restart must not vote away, which uniform faults rarely hit.
 	AimedCorrupt   prng.Ratio
 	AimedMisdirect prng.Ratio
+	// AimedWindowCrash, per fault-phase tick and live replica whose disk
+	// has writes in flight (its write window open), crashes it, within the
+	// crash injectors' bound: the writes tear, land or are lost as the disk
+	// draws, mid-window (storage_second.go).
+	AimedWindowCrash prng.Ratio
+	// AimedSecond, per fault-phase restart of a replica whose last crash
+	// caught writes in flight or whose disk holds a faulty journal slot,
+	// aims a second event before the replica can have repaired: it crashes
+	// again as it rejoins, or the primary is taken out (crashed within the
+	// bound, else its links out cut) as it rejoins or at once, so a view
+	// change runs on an unsure vote (storage_second.go).
+	//
+	// Both second-event chances draw from a stream of their own, are the
+	// swarm's alone (no setting names them) and each action they take is a
+	// trace note, a crash or a cut a recording replays as it is.
+	AimedSecond prng.Ratio
 	// Drawn says the swarm drew these disks for a write-ahead journal: a
 	// memory journal asked for afterwards drops them (sim/settings), where
 	// disks a setting asked for are refused with it.
@@ -63,7 +79,7 @@ func (s *Storage) validate(c *Config) error {
 	if s.LatencyMinTicks > StorageLatencyMax || s.LatencyMeanTicks > StorageLatencyMax {
 		return fmt.Errorf("storage latency must be 0..%d ticks, got min=%d mean=%d", StorageLatencyMax, s.LatencyMinTicks, s.LatencyMeanTicks)
 	}
-	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect} {
+	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedWindowCrash, s.AimedSecond} {
 		if !r.Zero() && r.Num > r.Den {
 			return fmt.Errorf("a storage fault probability must be at most 1, got %d/%d", r.Num, r.Den)
 		}

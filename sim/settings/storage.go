@@ -201,9 +201,16 @@ func storageString(s *sim.Storage) []sim.Option {
 			faults = append(faults, f.word+"="+ratioString(*f.ratio(s)))
 		}
 	}
-	return []sim.Option{
+	out := []sim.Option{
 		{Name: "storage", Value: "on atlas=" + atlas},
 		{Name: "storage_faults", Value: strings.Join(faults, " ")},
 		{Name: "storage_latency", Value: fmt.Sprintf("%d + exponential(mean %d) ticks", s.LatencyMinTicks, s.LatencyMeanTicks)},
 	}
+	// The second events are the swarm's alone (no setting names them) and
+	// show only when drawn.
+	if !s.AimedWindowCrash.Zero() || !s.AimedSecond.Zero() {
+		out = append(out, sim.Option{Name: "storage_second", Value: fmt.Sprintf("window-crash=%s second=%s",
+			ratioString(s.AimedWindowCrash), ratioString(s.AimedSecond))})
+	}
+	return out
 }

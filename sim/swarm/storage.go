@@ -42,7 +42,24 @@ func drawStorage(seed uint64, c *sim.Config) {
 	if s.Uint64N(10) == 0 {
 		highBand(s, &st)
 	}
+	secondEvents(s, &st)
 	c.Storage = st
+}
+
+// secondEvents draws, last so that no earlier draw moves, the events aimed
+// to combine with a storage fault (issue 38 item 8, sim/storage_second.go):
+// in half the storage seeds crashes aimed at a replica whose writes are in
+// flight, and in half a second event aimed at a restart that may leave a
+// slot unsure (a recrash as it rejoins, or a view change before it repairs).
+// A slip in recovery shows only when such an event follows the fault, and
+// the scattered crashes rarely time one.
+func secondEvents(s *prng.Stream, st *sim.Storage) {
+	if s.Bool() {
+		st.AimedWindowCrash = pick(s, 5000, 2000, 500)
+	}
+	if s.Bool() {
+		st.AimedSecond = pick(s, 4, 2, 1)
+	}
 }
 
 // highBand raises a storage seed's faults to a production disk's worst (one

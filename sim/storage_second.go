@@ -1,0 +1,241 @@
+package sim
+
+import (
+	"fmt"
+
+	"vsrsim/disksim"
+	"vsrsim/prng"
+	"vsrsim/vsr"
+)
+
+// The second event (Storage.AimedWindowCrash, AimedSecond; issue 38 item 8):
+// a storage fault alone rarely shows a wrong recovery. The swarm reaches the
+// faults, but a recovery slip shows only when something else happens before
+// the replica has repaired what it lost: a crash while its writes are in
+// flight, a second crash as it rejoins, a view change before its repair is
+// done. These draws aim those events from what the harness itself knows: the
+// writes in flight on a replica's disk, the faults its disk holds, the restart,
+// and the status events a replica emits. They never read a replica's state.
+// Every crash keeps the crash injectors' bound (crashKeepsQuorum), every
+// action is a trace note, and a recording replays each as an explicit crash
+// or cut (the settings leave the chances out), so a recorded file needs none.
+
+// The kinds of a second event, in draw order.
+const (
+	// secondRecrash crashes the restarted replica again as it rejoins (its
+	// first normal status after the restart): adopted a view, not yet
+	// repaired.
+	secondRecrash = iota
+	// secondViewAtRejoin takes out the primary of the view the restarted
+	// replica rejoined, so a view change runs on its vote before it repairs.
+	secondViewAtRejoin
+	// secondViewAtRestart takes out the primary at once, so a view change
+	// runs while the restarted replica still recovers (its head unsure).
+	secondViewAtRestart
+	secondKinds
+)
+
+var secondKindNames = [...]string{"recrash", "view change at rejoin", "view change at restart"}
+
+// secondState is the harness's record of the second events in waiting.
+type secondState struct {
+	// rng draws them: its own stream, so a seed's other aimed storage
+	// faults keep their draws whether these are on or not, and a recorded
+	// file, which replays them as actions, keeps them too.
+	rng *prng.Stream
+	// armed holds, per replica, the kind aimed at its rejoin plus one (0:
+	// none), and armedAny counts them: most events find none armed.
+	armed    []uint8
+	armedAny int
+	// due are the actions to take at the start of a tick.
+	due []secondDue
+}
+
+// secondDue is an aimed action waiting for its tick.
+type secondDue struct {
+	tick   uint64
+	kind   uint8
+	victim int // recrash: the restarted replica; else: the replica it aims for
+	cause  string
+}
+
+// secondSalt makes the second events' stream: the aimed storage stream's id
+// under the run's seed salted, so it shares no draw with that stream (prng's
+// ids are the project's append-only list; this keeps to the ones it has).
+const secondSalt = 0x5ec0d0e7e47a11ed
+
+// secondStart starts the second events' stream and records, once.
+func (c *Cluster) secondStart() *secondState {
+	st := &c.disks.second
+	if st.rng == nil {
+		st.rng = prng.New(c.cfg.Seed^secondSalt, prng.StreamDiskAimed)
+		st.armed = make([]uint8, c.cfg.Replicas)
+	}
+	return st
+}
+
+// secondOn reports whether any second event can be aimed.
+func (s *Storage) secondOn() bool { return !s.AimedWindowCrash.Zero() || !s.AimedSecond.Zero() }
+
+// injectSecond runs as a fault-phase tick starts: the due second events, then
+// the crashes aimed at open write windows.
+func (c *Cluster) injectSecond() {
+	if c.disks == nil || !c.cfg.Storage.secondOn() {
+		return
+	}
+	st := c.secondStart()
+	if len(st.due) > 0 {
+		kept := st.due[:0]
+		for _, a := range st.due {
+			if a.tick > c.now {
+				kept = append(kept, a)
+				continue
+			}
+			c.takeSecond(a)
+		}
+		st.due = kept
+	}
+	if c.cfg.Storage.AimedWindowCrash.Zero() {
+		return
+	}
+	for i := range c.disks.r {
+		if c.replicas[i] == nil || len(c.disks.r[i].inFlight) == 0 || !st.rng.Chance(c.cfg.Storage.AimedWindowCrash) {
+			continue
+		}
+		c.crashSecond(i, fmt.Sprintf("aimed window crash r%d: %d writes in flight", i, len(c.disks.r[i].inFlight)))
+	}
+}
+
+// crashSecond crashes replica i, within the crash injectors' bound, and
+// draws its restart; false if the bound refused it.
+func (c *Cluster) crashSecond(i int, note string) bool {
+	if c.replicas[i] == nil || !c.crashKeepsQuorum(i) {
+		return false
+	}
+	c.noteRecorded(note)
+	c.Crash(i)
+	c.recordNode("crash", i)
+	c.restartAt[i] = c.now + 1 + c.disks.second.rng.Exponential(c.cfg.RestartMeanTicks)
+	return true
+}
+
+// exposed reports whether replica i's disk, as it restarts, may leave it
+// unsure of a slot: its crash caught writes in flight (torn or lost), or a
+// journal slot of its disk is faulty now. The disk's record alone says so.
+func (c *Cluster) exposed(i int) bool {
+	d := &c.disks.r[i]
+	if d.crashedInFlight {
+		return true
+	}
+	for slot := 0; slot < c.cfg.JournalSlots; slot++ {
+		if d.disk.Damaged(disksim.ZoneHeaders, slot) || d.disk.Damaged(disksim.ZonePrepares, slot) {
+			return true
+		}
+	}
+	return false
+}
+
+// aimSecond runs as replica i restarts in the fault phase: if its disk may
+// leave it unsure of a slot, with chance AimedSecond it draws the second
+// event to aim at the restart.
+func (c *Cluster) aimSecond(i int) {
+	if c.disks == nil || c.cfg.Storage.AimedSecond.Zero() || c.liveness.active {
+		return
+	}
+	st := c.secondStart()
+	if !c.exposed(i) || !st.rng.Chance(c.cfg.Storage.AimedSecond) {
+		return
+	}
+	kind := uint8(st.rng.Uint64N(secondKinds))
+	if kind == secondViewAtRestart {
+		st.due = append(st.due, secondDue{tick: c.now + 1, kind: kind, victim: i,
+			cause: fmt.Sprintf("r%d restarted", i)})
+		return
+	}
+	if st.armed[i] == 0 {
+		st.armedAny++
+	}
+	st.armed[i] = kind + 1
+}
+
+// secondOnStatus sees every status event: a replica armed for a second event
+// that goes normal has rejoined, and its event is due next tick.
+func (c *Cluster) secondOnStatus(e *vsr.Event) {
+	st := &c.disks.second
+	i := e.Replica
+	if st.armedAny == 0 || i < 0 || i >= len(st.armed) || st.armed[i] == 0 {
+		return
+	}
+	p := e.StatusChanged()
+	if p.Status != vsr.StatusNormal {
+		return
+	}
+	kind := st.armed[i] - 1
+	st.armed[i] = 0
+	st.armedAny--
+	if c.liveness.active {
+		return
+	}
+	victim := i
+	if kind == secondViewAtRejoin {
+		victim = vsr.PrimaryOf(p.View, c.cfg.Replicas)
+		if victim == i {
+			return
+		}
+	}
+	st.due = append(st.due, secondDue{tick: c.now + 1, kind: kind, victim: victim,
+		cause: fmt.Sprintf("r%d rejoined view %d", i, p.View)})
+}
+
+// disarmSecond forgets what was aimed at replica i's rejoin: it crashed.
+func (c *Cluster) disarmSecond(i int) {
+	st := &c.disks.second
+	if st.armedAny > 0 && st.armed[i] != 0 {
+		st.armed[i] = 0
+		st.armedAny--
+	}
+}
+
+// takeSecond takes one due second event: a recrash of the restarted replica,
+// or the primary taken out so a view change runs (crashed if the bound
+// allows and the draw says so, else its links out cut for longer than a
+// backup waits to hear it).
+func (c *Cluster) takeSecond(a secondDue) {
+	st := &c.disks.second
+	name := secondKindNames[a.kind]
+	if a.kind == secondRecrash {
+		c.crashSecond(a.victim, fmt.Sprintf("aimed second event r%d (%s): %s", a.victim, name, a.cause))
+		return
+	}
+	p := a.victim
+	if a.kind == secondViewAtRestart {
+		q, ok := c.currentPrimary()
+		if !ok || q == p {
+			return
+		}
+		p = q
+	}
+	if c.replicas[p] == nil {
+		return
+	}
+	if st.rng.Bool() && c.crashSecond(p, fmt.Sprintf("aimed second event (%s): crash primary r%d, %s", name, p, a.cause)) {
+		return
+	}
+	until := c.now + 1 + c.lateTicks() + st.rng.Exponential(c.lateTicks())
+	c.noteRecorded(fmt.Sprintf("aimed second event (%s): cut primary r%d's links out until t=%d, %s", name, p, until, a.cause))
+	c.holdLinks(c.receiveOnlyLinks(p), until)
+	c.stats.DirectedCuts++
+}
+
+// receiveOnlyLinks are the links from replica x to every other replica: cut,
+// x hears the cluster and no replica hears it.
+func (c *Cluster) receiveOnlyLinks(x int) []int {
+	var links []int
+	nodes := c.nodes()
+	for y := 0; y < c.cfg.Replicas; y++ {
+		if y != x {
+			links = append(links, x*nodes+y)
+		}
+	}
+	return links
+}
