@@ -53,9 +53,9 @@ func TestFindingReplays(t *testing.T) {
 	bugs, err := replica.ParseBugs([]string{"narrow-repair-under-commit-lag"})
 	require.NoError(t, err)
 	var found []Outcome
-	// Search seed 4: with the protocol model on (D52) seed 1's search fails
-	// only fresh swarm inputs within 96 runs.
-	Run(context.Background(), Options{Budget: 96, Seed: 4, Jobs: 2, Bugs: bugs, Run: sim.Run, Deliver: func(o Outcome) {
+	// Search seed 1 (4 before checkpoint records and the second events
+	// moved the disks' draws): a mutated input fails within 96 runs.
+	Run(context.Background(), Options{Budget: 96, Seed: 1, Jobs: 2, Bugs: bugs, Run: sim.Run, Deliver: func(o Outcome) {
 		if o.Failed() && !o.Input.Swarm() {
 			found = append(found, o)
 		}
@@ -204,14 +204,16 @@ func TestWatchClasses(t *testing.T) {
 // are fixed by D53 and pinned in the seed corpus.
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
-		"source-transfer-durability.vsr":        sim.VerdictSafety,
-		"source-slow-speaker-amnesiac-core.vsr": sim.VerdictLiveness,
-		"amnesiac-core-slow-outside-voter.vsr":  sim.VerdictLiveness,
-		"source-speaks-late-straggler.vsr":      sim.VerdictLiveness,
-		"source-straggler-cut-off-late.vsr":     sim.VerdictLiveness,
-		"source-disk-journal-put-assertion.vsr": sim.VerdictCrash,
-		"source-lost-write-head-straggler.vsr":  sim.VerdictLiveness,
-		"atlas-off-merge-drops-acked-op.vsr":    sim.VerdictSafety,
+		"source-transfer-durability.vsr":          sim.VerdictSafety,
+		"source-slow-speaker-amnesiac-core.vsr":   sim.VerdictLiveness,
+		"amnesiac-core-slow-outside-voter.vsr":    sim.VerdictLiveness,
+		"source-speaks-late-straggler.vsr":        sim.VerdictLiveness,
+		"source-straggler-cut-off-late.vsr":       sim.VerdictLiveness,
+		"source-disk-journal-put-assertion.vsr":   sim.VerdictCrash,
+		"source-lost-write-head-straggler.vsr":    sim.VerdictLiveness,
+		"atlas-off-merge-drops-acked-op.vsr":      sim.VerdictSafety,
+		"atlas-off-window-crash-commit-stall.vsr": sim.VerdictLiveness,
+		"backoff-off-core-view-change-stalls.vsr": sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

@@ -51,6 +51,10 @@ const (
 	// StreamFuzz is a guided search's own randomness (fuzz): which parent it
 	// picks and how it mutates it. No simulation draws from it.
 	StreamFuzz
+	// StreamDiskSecond drives the second events aimed at storage faults
+	// (sim.Storage.AimedWindowCrash, AimedSecond): crashes at an open write
+	// window, a recrash or a view change before a restarted replica repairs.
+	StreamDiskSecond
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

@@ -101,7 +101,7 @@ func TestChildStreamsDiffer(t *testing.T) {
 		StreamNetwork, StreamFaults, StreamWorkload, StreamSwarm, StreamScenario,
 		StreamReplicaJitterBase, StreamReplicaJitterBase + 1, StreamReplicaJitterBase + 2,
 		StreamDiskAtlas, StreamDiskBase, StreamDiskBase + 1, StreamDiskBase + 2,
-		StreamSwarmStorage, StreamDiskAimed,
+		StreamSwarmStorage, StreamDiskAimed, StreamFuzz, StreamDiskSecond,
 	}
 	var firsts []uint64
 	for _, seed := range []uint64{0, 1, 2, 42} {

@@ -78,6 +78,14 @@ func decodeCheckpoint(buf []byte, ioErr bool, slot int, trust bool) (vsr.Snapsho
 	return s, true
 }
 
+// DiskCheckpoint decodes a checkpoint record as the disk holds it at slot:
+// the op and op checksum of the checkpoint it holds, if it is whole. The
+// harness reads what landed through it, never through a replica.
+func DiskCheckpoint(slot int, buf []byte, ioErr bool) (op, checksum uint64, ok bool) {
+	s, ok := decodeCheckpoint(buf, ioErr, slot, false)
+	return s.Op, s.OpChecksum, ok
+}
+
 // checkpointOnDisk is what a restart made of the checkpoint zone.
 type checkpointOnDisk struct {
 	snap vsr.Snapshot
@@ -109,23 +117,28 @@ func readCheckpoint(read vsr.ReadFunc, named *vsr.Snapshot, trust bool) checkpoi
 	return got
 }
 
-// writeCheckpoint writes the superblock's checkpoint to the slot after the
-// last one written, if it is not the one last written: ahead of the
-// superblock that names it.
+// checkpointSlot is the slot of the checkpoint at op: checkpoints fall every
+// `every` ops, and each goes to the slot after its predecessor's. Every
+// replica writes a checkpoint to the same slot, so the fault atlas, which
+// lets a slot be faulty on a replication quorum less one, leaves every
+// checkpoint whole on the others.
+func checkpointSlot(op, every uint64) int { return int(op / every % vsr.CheckpointSlots) }
+
+// writeCheckpoint writes the superblock's checkpoint to its slot, if it is
+// not the one last written: ahead of the superblock that names it.
 func (r *Replica) writeCheckpoint(fenced bool) {
 	s, cp := r.dur.store, &r.dur.sb.Checkpoint
 	if cp.Op == 0 || (cp.Op == s.cpOp && cp.OpChecksum == s.cpSum) {
 		return
 	}
-	s.cpSlot = (s.cpSlot + 1) % vsr.CheckpointSlots
-	slot := s.cpSlot
+	slot := checkpointSlot(cp.Op, CheckpointEvery(r.opts.CheckpointInterval, r.opts.JournalSlots))
 	r.write(vsr.ZoneCheckpoint, slot, vsr.CheckpointRecordBytes, fenced, func(b []byte) { encodeCheckpoint(b, slot, cp) })
 	s.cpOp, s.cpSum = cp.Op, cp.OpChecksum
 	vsr.Assert(r.id, cp.StateChecksum == cp.State.Checksum(), "checkpoint_written_whole", "op %d", cp.Op)
 }
 
-// restoreCheckpoint takes up the checkpoint the restart read back (readDisk):
-// the next record goes to the other slot.
+// restoreCheckpoint takes up the checkpoint the restart read back (readDisk),
+// as the one written last.
 func (r *Replica) restoreCheckpoint(got checkpointOnDisk) {
 	if got.mark != marks.Count {
 		r.dur.storageMarks = append(r.dur.storageMarks, got.mark)
@@ -133,9 +146,6 @@ func (r *Replica) restoreCheckpoint(got checkpointOnDisk) {
 	r.dur.sb.Checkpoint = got.snap
 	s := r.dur.store
 	s.cpOp, s.cpSum = got.snap.Op, got.snap.OpChecksum
-	if got.slot >= 0 {
-		s.cpSlot = got.slot
-	}
 	vsr.Assert(r.id, r.dur.sb.Checkpoint.StateChecksum == r.dur.sb.Checkpoint.State.Checksum(), "recover_checkpoint_state",
 		"checkpoint op %d", r.dur.sb.Checkpoint.Op)
 }

@@ -112,16 +112,17 @@ func TestReadCheckpointFallsBack(t *testing.T) {
 }
 
 // TestCheckpointWrittenInTurn: a replica on a disk writes each new checkpoint
-// to the other slot, ahead of the superblock that names it, and not again
-// while it stands.
+// to the slot its op picks (the other one than its predecessor's), ahead of
+// the superblock that names it, and not again while it stands.
 func TestCheckpointWrittenInTurn(t *testing.T) {
 	o := DefaultOptions(0, 1)
 	o.Durability = DurabilityWAL
 	o.Storage = true
 	r, err := New(o, zeroJitter{})
 	require.NoError(t, err)
+	every := CheckpointEvery(o.CheckpointInterval, o.JournalSlots)
 	var slots []int
-	for _, op := range []uint64{64, 128, 128, 192} {
+	for _, op := range []uint64{every, 2 * every, 2 * every, 3 * every} {
 		out := &vsr.Output{}
 		r.fx.Out = out
 		r.dur.sb.Checkpoint = checkpointAt(op)
@@ -140,5 +141,5 @@ func TestCheckpointWrittenInTurn(t *testing.T) {
 			assert.Equal(t, vsr.ZoneSuperblock, zones[1], "the superblock after the record it names")
 		}
 	}
-	assert.Equal(t, []int{0, 1, 0}, slots, "in turn, and once per checkpoint")
+	assert.Equal(t, []int{1, 0, 1}, slots, "in turn by the checkpoint's op, and once per checkpoint")
 }

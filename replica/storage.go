@@ -156,14 +156,13 @@ type storageState struct {
 	// written is the superblock as last written; seq its sequence number.
 	written sbFields
 	seq     uint64
-	// cpSlot is the checkpoint zone's slot last written, and cpOp, cpSum
-	// the checkpoint it holds (checkpoint_disk.go).
-	cpSlot      int
+	// cpOp, cpSum: the checkpoint last written to the checkpoint zone
+	// (checkpoint_disk.go).
 	cpOp, cpSum uint64
 }
 
 func newStorageState(slots int) *storageState {
-	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots), cpSlot: vsr.CheckpointSlots - 1}
+	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots)}
 }
 
 // flushStorage asks for the writes this step made due: each changed journal

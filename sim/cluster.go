@@ -228,6 +228,9 @@ func (c *Cluster) Restart(i int) {
 	c.checker.Restart(c.now, i, checkpoint)
 	c.specRestart(i)
 	if c.disks != nil {
+		if lost := c.checkpointLost(i); lost > checkpoint {
+			c.checker.CheckpointLost(c.now, i, checkpoint, lost)
+		}
 		c.checker.RestartFromDisk(i, c.disks.r[i].promised, c.disks.r[i].promisedLogView)
 		c.traceFaults(i)
 		c.examineDisk(i)
@@ -402,8 +405,10 @@ func (c *Cluster) injectFaults() {
 	for i := 0; i < n; i++ {
 		if c.replicas[i] == nil {
 			if c.restartAt[i] != 0 && c.now >= c.restartAt[i] {
-				c.Restart(i)
+				// Recorded first: a restart that fails the replica's own
+				// assertion (a crash verdict) replays from the recording.
 				c.recordNode("restart", i)
+				c.Restart(i)
 			}
 			continue
 		}

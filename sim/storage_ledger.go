@@ -26,6 +26,9 @@ type entryID struct{ op, sum uint64 }
 // entry each write in flight carries is in diskOf.inFlight.
 type ledger struct {
 	want [2][]entryID // headers, prepares
+	// checkpoint is the checkpoint each record of the checkpoint zone was
+	// last reported written with.
+	checkpoint [vsr.CheckpointSlots]entryID
 }
 
 func newLedger(slots int) ledger {
@@ -53,8 +56,13 @@ func (c *Cluster) entryIn(z disksim.Zone, slot int, data []byte, ioErr bool) ent
 	return entryID{op, sum}
 }
 
-// entryOf is the entry a write's bytes carry: none for the superblock.
+// entryOf is the entry a write's bytes carry: the op of a journal record or
+// of a checkpoint record; none for the superblock.
 func (c *Cluster) entryOf(z disksim.Zone, slot int, data []byte) entryID {
+	if z == disksim.ZoneCheckpoint {
+		op, sum, _ := replica.DiskCheckpoint(slot, data, false)
+		return entryID{op, sum}
+	}
 	if _, journal := zoneIndex(z); !journal {
 		return entryID{}
 	}
@@ -68,6 +76,28 @@ func (d *diskOf) noteLanded(f inFlightWrite) {
 	if zi, journal := zoneIndex(f.key.zone); journal {
 		d.ledger.want[zi][f.key.slot] = f.entry
 	}
+	if f.key.zone == disksim.ZoneCheckpoint {
+		d.ledger.checkpoint[f.key.slot] = f.entry
+	}
+}
+
+// checkpointLost is the highest checkpoint op a record of replica i's
+// checkpoint zone held when its write landed and no longer holds whole (the
+// disk's record: damaged, lost or misplaced since): a restart below it lost
+// to the disk the state that applied every op up to it. 0: none lost.
+func (c *Cluster) checkpointLost(i int) uint64 {
+	d := &c.disks.r[i]
+	top := uint64(0)
+	for s, want := range d.ledger.checkpoint {
+		if want.op == 0 || want.op <= top {
+			continue
+		}
+		buf, ioErr := d.disk.Peek(disksim.ZoneCheckpoint, s)
+		if op, sum, ok := replica.DiskCheckpoint(s, buf, ioErr); !ok || (entryID{op, sum}) != want {
+			top = want.op
+		}
+	}
+	return top
 }
 
 // noteCrashed settles the writes a crash caught in flight: one that landed
@@ -76,6 +106,13 @@ func (d *diskOf) noteLanded(f inFlightWrite) {
 // or intact as the media shows.
 func (c *Cluster) noteCrashed(d *diskOf) {
 	for _, f := range d.inFlight {
+		if f.key.zone == disksim.ZoneCheckpoint {
+			buf, ioErr := d.disk.Peek(f.key.zone, f.key.slot)
+			if op, sum, ok := replica.DiskCheckpoint(f.key.slot, buf, ioErr); ok && (entryID{op, sum}) == f.entry {
+				d.ledger.checkpoint[f.key.slot] = f.entry
+			}
+			continue
+		}
 		zi, journal := zoneIndex(f.key.zone)
 		if !journal {
 			continue
@@ -138,7 +175,7 @@ func (c *Cluster) faultProof(op uint64, replicas []int) (string, bool) {
 	s, past := "", c.disks.atlas.Off()
 	for _, i := range replicas {
 		for _, f := range c.disks.r[i].disk.Faults() {
-			if _, journal := zoneIndex(f.Zone); journal && (f.Slot == slot || f.Target == slot) {
+			if _, journal := zoneIndex(f.Zone); (journal && (f.Slot == slot || f.Target == slot)) || f.Zone == disksim.ZoneCheckpoint {
 				s += "; disk " + f.String()
 				past = past || f.Forbidden || f.Kind == disksim.FaultCrashTorn
 			}

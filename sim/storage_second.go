@@ -59,16 +59,11 @@ type secondDue struct {
 	cause  string
 }
 
-// secondSalt makes the second events' stream: the aimed storage stream's id
-// under the run's seed salted, so it shares no draw with that stream (prng's
-// ids are the project's append-only list; this keeps to the ones it has).
-const secondSalt = 0x5ec0d0e7e47a11ed
-
 // secondStart starts the second events' stream and records, once.
 func (c *Cluster) secondStart() *secondState {
 	st := &c.disks.second
 	if st.rng == nil {
-		st.rng = prng.New(c.cfg.Seed^secondSalt, prng.StreamDiskAimed)
+		st.rng = prng.New(c.cfg.Seed, prng.StreamDiskSecond)
 		st.armed = make([]uint8, c.cfg.Replicas)
 	}
 	return st

@@ -52,6 +52,9 @@ type replicaRecord struct {
 	// sbLostAt is the tick since which the replica lives on a lost
 	// superblock (0: never; SuperblockLost).
 	sbLostAt uint64
+	// cpLost are the ranges of ops (from, to] whose applied state a restart
+	// lost with a faulty checkpoint record (CheckpointLost).
+	cpLost [][2]uint64
 	// logViewFloor is the highest log_view it acted in on the wire
 	// (RestartFromDisk): a restart may not come back below it.
 	logViewFloor uint64

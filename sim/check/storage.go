@@ -106,6 +106,35 @@ func (c *Checker) SuperblockLost(tick uint64, i int) {
 	}
 }
 
+// CheckpointLost records that replica i came back from its disk below a
+// checkpoint record it had written, at op to, that the disk's record shows
+// faulty: the state that applied every op in (from, to] is lost to its
+// disk, as a damaged journal record is, toward each committed op's
+// storage-beyond-f. A journal copy it still holds keeps the op held.
+func (c *Checker) CheckpointLost(tick uint64, i int, from, to uint64) {
+	bit := uint16(1) << uint(i)
+	r := &c.replicas[i]
+	r.cpLost = append(r.cpLost, [2]uint64{from, to})
+	for op := from + 1; op <= min(to, c.top); op++ {
+		if b := c.findBody(op, c.committed[op].checksum); b != nil {
+			b.damaged |= bit
+			b.lostAt = tick
+			c.noteBeyond(tick, b)
+		}
+	}
+}
+
+// lostCheckpoint reports whether replica i lost to its disk a checkpoint
+// that applied op (CheckpointLost).
+func (c *Checker) lostCheckpoint(i int, op uint64) bool {
+	for _, l := range c.replicas[i].cpLost {
+		if op > l[0] && op <= l[1] {
+			return true
+		}
+	}
+	return false
+}
+
 // AckSent records that replica i's PrepareOk for (op, checksum) left it.
 func (c *Checker) AckSent(i int, op, checksum uint64) {
 	if b := c.findBody(op, checksum); b != nil {
@@ -140,14 +169,25 @@ func (c *Checker) ExcuseFailure(f *Failure) (*Excuse, bool) {
 		Proof: fmt.Sprintf("every superblock copy of %s faulty since t=%d", replicaList(maskOf(f.Replicas)), since)}, true
 }
 
-// lostCopies says how the replicas of mask lost their copies by tick: the
-// disk's records damaged, or every superblock copy gone (SuperblockLost).
-func (c *Checker) lostCopies(mask uint16, tick uint64) string {
-	var sb uint16
+// lostCopies says how the replicas of mask lost their copies of op by tick:
+// the disk's records damaged, every superblock copy gone (SuperblockLost),
+// or the checkpoint that applied it (CheckpointLost).
+func (c *Checker) lostCopies(op uint64, mask uint16, tick uint64) string {
+	var sb, cp uint16
 	for i := range c.replicas {
 		if at := c.replicas[i].sbLostAt; mask&(1<<uint(i)) != 0 && at != 0 && at <= tick {
 			sb |= 1 << uint(i)
 		}
+		if mask&(1<<uint(i)) != 0 && c.lostCheckpoint(i, op) {
+			cp |= 1 << uint(i)
+		}
+	}
+	if cp != 0 {
+		text := replicaList(cp) + " came back below a faulty checkpoint record that applied it"
+		if rest := mask &^ cp; rest != 0 {
+			text += ", and " + c.lostCopies(op, rest, tick)
+		}
+		return text
 	}
 	switch {
 	case sb == 0:
@@ -173,7 +213,7 @@ func (c *Checker) opBeyond(op, tick uint64) (*Excuse, bool) {
 		lost := b.damaged &^ b.holders
 		return &Excuse{Rule: RuleStorageBeyondF, Ops: []uint64{op}, Replicas: members(lost), Since: b.beyondAt,
 			Proof: fmt.Sprintf("op %d csum=%04x: %s since t=%d (a replication quorum is %d)",
-				op, short(b.checksum), c.lostCopies(lost, tick), b.beyondAt, c.qRep)}, true
+				op, short(b.checksum), c.lostCopies(op, lost, tick), b.beyondAt, c.qRep)}, true
 	}
 	return nil, false
 }

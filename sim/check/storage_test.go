@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // core-copy-damaged fires only when each of its conditions holds: a core
@@ -158,4 +159,46 @@ func TestRestartFromDiskFloors(t *testing.T) {
 // after its write landed, and holds every other op intact.
 func lostOnDisk(op uint64) func(o, sum uint64) (bool, bool) {
 	return func(o, _ uint64) (bool, bool) { return o != op, true }
+}
+
+// A replica that comes back below a checkpoint its disk lost has lost the
+// ops that checkpoint applied, toward their storage-beyond-f as a damaged
+// record would: on a replication quorum the run is beyond what the protocol
+// survives, and the excuse names the checkpoints; a replica that came back
+// below without the disk's proof excuses nothing, and the op's loss is a
+// durability failure.
+func TestCheckpointLossCountsTowardStorageBeyondF(t *testing.T) {
+	// Both r0 and r1 applied op 1 and let their journal copies go, then
+	// came back below it; proven names those whose disk lost the record.
+	run := func(proven ...int) *Checker {
+		c := newTest(true)
+		commitOp(c, 1, 0xa1, 0, 1, 10)
+		for i := 0; i < 2; i++ {
+			c.Journaled(i, 1, 0xa1)
+			c.Apply(2, i, 1, 0xa1, 0, 0)
+			c.Evicted(i, 1, 0xa1) // applied: its state covers it
+		}
+		for i := 0; i < 2; i++ {
+			c.Crash(3, i)
+			c.Restart(4, i, 0)
+			if slices.Contains(proven, i) {
+				c.CheckpointLost(4, i, 0, 1)
+			}
+		}
+		c.StartLiveness(5, []int{0, 1, 2})
+		return c
+	}
+	c := run(0, 1)
+	ex, _ := c.Stalled(100, 0, 1<<40)
+	require.NotNil(t, ex, "both states that applied op 1 are lost to their disks")
+	assert.Equal(t, RuleStorageBeyondF, ex.Rule)
+	assert.Equal(t, []uint64{1}, ex.Ops)
+	assert.Equal(t, []int{0, 1}, ex.Replicas)
+	assert.Contains(t, ex.Proof, "r0,r1 came back below a faulty checkpoint record that applied it")
+	assert.Nil(t, c.Failed())
+
+	c = run(0)
+	ex, _ = c.Stalled(100, 0, 1<<40)
+	assert.Nil(t, ex, "one disk's loss is within f")
+	requireInvariant(t, c, InvDurability, "committed op 1 csum=00a1 has no copy left")
 }
