@@ -274,8 +274,9 @@ func (r *Replica) ignoreViewChange(m *vsr.Message) (vsr.Reason, uint64) {
 }
 
 // recoveringHeadJoins reports whether a replica recovering its head takes m:
-// a newer view's StartViewChange or DoViewChange, and, when it is the primary
-// of its own view (which it cannot lead), a request to leave that view.
+// a newer view's StartViewChange or DoViewChange, and a request to leave its
+// own view (which it cannot lead, or whose primary may be gone: its wish
+// joins on its probe timeout, leaveUnledView).
 func (r *Replica) recoveringHeadJoins(m *vsr.Message) bool {
 	vsr.Assert(r.id, r.status == vsr.StatusRecovering, "recovering_head_joins_from_recovering", vsr.DetailHolds)
 	if !r.log.recoveringHead {
@@ -284,7 +285,7 @@ func (r *Replica) recoveringHeadJoins(m *vsr.Message) bool {
 	if m.View > r.view {
 		return true
 	}
-	return m.View == r.view && m.Command == vsr.CmdStartViewChange && m.StartViewChange().Leave && r.isPrimary()
+	return m.View == r.view && m.Command == vsr.CmdStartViewChange && m.StartViewChange().Leave
 }
 
 func (r *Replica) ignoreStartView(m *vsr.Envelope, p vsr.StartView) (vsr.Reason, uint64) {

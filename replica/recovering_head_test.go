@@ -107,7 +107,8 @@ func TestRecoveringHeadLeadsNoView(t *testing.T) {
 
 // The primary of its own view, recovering its head, cannot lead it and no
 // one else will start it: it counts a peer's request to leave, and its own
-// probe timeout adds its wish, which moves both into the next view.
+// probe timeout adds its wish, which moves both into the next view. A backup
+// does the same once its probes of the view went unanswered.
 func TestRecoveringHeadLeavesTheViewItCannotLead(t *testing.T) {
 	c := newTestCluster(t, 3, nil)
 	c.commitRequests(0, 1, 3)
@@ -128,10 +129,30 @@ func TestRecoveringHeadLeavesTheViewItCannotLead(t *testing.T) {
 	require.Equal(t, vsr.StatusViewChange, r.status, "its probe timeout adds its own wish")
 	assert.Equal(t, view+1, r.view)
 
+	// A backup of its view takes a peer's request to leave too, and adds
+	// its own wish once a round of its probes went unanswered (its primary
+	// may be gone, and the peer needs this vote to move on).
 	b := newTestCluster(t, 3, nil)
 	b.commitRequests(0, 1, 3)
 	backup := recoveringHead(b, 1, b.r(1).wm.sequencer)
+	require.False(t, backup.isPrimary())
+	backup.timers.Probe.Start(nil)
 	leave = vsr.StartViewChange{Leave: true}.Message().Routed(2, 1, backup.view)
 	reason, _ = backup.ignore(&leave)
-	assert.Equal(t, vsr.ReasonRecovering, reason, "a backup of its view waits for the primary's StartView")
+	require.Equal(t, vsr.ReasonNone, reason, "a request to leave its own view is taken")
+	backup.Step(&leave, &out)
+	assert.Equal(t, vsr.StatusRecovering, backup.status, "one request is no quorum")
+	probes := 0
+	for k := 0; k < 10000 && backup.status == vsr.StatusRecovering; k++ {
+		backup.Tick(&out)
+		for _, m := range out.Messages {
+			if m.Command == vsr.CmdRequestStartView {
+				probes++
+			}
+		}
+		out.Reset()
+	}
+	require.Equal(t, vsr.StatusViewChange, backup.status, "an unanswered probe round adds its wish")
+	assert.Positive(t, probes, "it asked its view first")
+	assert.Equal(t, view+1, backup.view)
 }

@@ -163,12 +163,14 @@ func (r *Replica) onProbeTimeout() {
 }
 
 // leaveUnledView: a replica recovering its head cannot lead its own view, and
-// no other replica will start it: on its probe timeout it wishes to leave the
-// view, which moves it once a view-change quorum wished so (the others'
+// no other replica will start it; as a backup, a probe round of its view went
+// unanswered (its primary may be gone, and a peer in the view change needs
+// this replica's wish to move on). On its probe timeout it wishes to leave
+// the view, which moves it once a view-change quorum wished so (the others'
 // requests to leave counted as they came; D53). It reports whether it left.
 // Without the StartViewChange window (SVCQuorumOff) its timeout alone moves it.
 func (r *Replica) leaveUnledView() bool {
-	if !r.log.recoveringHead || !r.isPrimary() {
+	if !r.log.recoveringHead || (!r.isPrimary() && r.vc.probeNonce == 0) {
 		return false
 	}
 	if !r.vc.quorumWindow {

@@ -65,7 +65,7 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 // moved the first detections again (31, 43, 925, 99, 122, 33, 431, 754,
 // 112, 22); own-ack-before-write-lands joined at 505. Checkpoint records on
 // the disks and the second events aimed at storage faults (issue 38) moved
-// them once more (13, 28, 24) and checkpoint-trusts-unverified joined at 92.
+// them once more (13, 28, 24) and checkpoint-trusts-unverified joined at 21.
 // The floors are those.
 func TestRecordReplaysVerdict(t *testing.T) {
 	type run struct {
@@ -88,7 +88,7 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		{28, []string{"superblock-trusts-torn"}},
 		{24, []string{"checksum-ignores-slot"}},
 		{505, []string{"own-ack-before-write-lands"}},
-		{92, []string{"checkpoint-trusts-unverified"}},
+		{21, []string{"checkpoint-trusts-unverified"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0

@@ -163,6 +163,7 @@ func (c *Cluster) crashDisk(i int) {
 	d.disk.Crash(c.now)
 	c.noteCrashed(d)
 	c.aimCorrupt(i)
+	c.aimCheckpoint(i)
 	if n := len(d.held); n > 0 {
 		c.Note(fmt.Sprintf("r%d crashed with %d messages waiting for its disk", i, n))
 	}

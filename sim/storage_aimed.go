@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"vsrsim/disksim"
+	"vsrsim/vsr"
 )
 
 // Aimed storage faults (Storage.AimedCorrupt, AimedMisdirect): faults the
@@ -77,4 +78,31 @@ func (c *Cluster) aimedOp(i int) uint64 {
 		}
 	}
 	return d.acked - 1
+}
+
+// aimCheckpoint, with chance AimedCheckpoint and where the atlas allows,
+// damages a sector of the state in replica i's newest landed checkpoint
+// record as it crashes (not the first, which names the checkpoint): the
+// restart must not restore it.
+func (c *Cluster) aimCheckpoint(i int) {
+	if c.cfg.Storage.AimedCheckpoint.Zero() || !c.disks.aimed.Chance(c.cfg.Storage.AimedCheckpoint) {
+		return
+	}
+	d := &c.disks.r[i]
+	slot, top := -1, uint64(0)
+	for s, w := range d.ledger.checkpoint {
+		if w.op > top {
+			slot, top = s, w.op
+		}
+	}
+	if slot < 0 {
+		return
+	}
+	if a := c.disks.atlas; !a.Off() && !a.MayFault(i, disksim.ZoneCheckpoint, slot) {
+		return
+	}
+	sectors := uint64(vsr.CheckpointRecordBytes / diskSectorSize)
+	sector := 1 + int(c.disks.aimed.Uint64N(sectors-1))
+	c.Note(fmt.Sprintf("aimed checkpoint r%d: op %d's record, sector %d", i, top, sector))
+	d.disk.CorruptSector(c.now, disksim.ZoneCheckpoint, slot, sector)
 }

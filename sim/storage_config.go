@@ -38,6 +38,12 @@ type Storage struct {
 	// restart must not vote away, which uniform faults rarely hit.
 	AimedCorrupt   prng.Ratio
 	AimedMisdirect prng.Ratio
+	// AimedCheckpoint, per crash of a replica, damages a sector of the state
+	// in its newest landed checkpoint record, where the atlas allows: the
+	// restart must fall back to an older checkpoint, or the genesis state,
+	// and catch up from its peers, never restore it. Drawn from the aimed
+	// stream, and only when set, so a run without it draws as before.
+	AimedCheckpoint prng.Ratio
 	// AimedWindowCrash, per fault-phase tick and live replica whose disk
 	// has writes in flight (its write window open), crashes it, within the
 	// crash injectors' bound: the writes tear, land or are lost as the disk
@@ -79,7 +85,7 @@ func (s *Storage) validate(c *Config) error {
 	if s.LatencyMinTicks > StorageLatencyMax || s.LatencyMeanTicks > StorageLatencyMax {
 		return fmt.Errorf("storage latency must be 0..%d ticks, got min=%d mean=%d", StorageLatencyMax, s.LatencyMinTicks, s.LatencyMeanTicks)
 	}
-	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedWindowCrash, s.AimedSecond} {
+	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedCheckpoint, s.AimedWindowCrash, s.AimedSecond} {
 		if !r.Zero() && r.Num > r.Den {
 			return fmt.Errorf("a storage fault probability must be at most 1, got %d/%d", r.Num, r.Den)
 		}

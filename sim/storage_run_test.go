@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"vsrsim/marks"
 	"vsrsim/prng"
 	"vsrsim/sim/check"
 )
@@ -73,4 +74,33 @@ func TestStorageBeyondFScoped(t *testing.T) {
 	crash := Result{Verdict: VerdictCrash, Invariant: "recover_checkpoint_state"}
 	c.judgeStorage(&crash)
 	assert.Equal(t, VerdictCrash, crash.Verdict)
+}
+
+// An aimed checkpoint fault damages the newest record a crashing replica
+// landed; its restart never restores it (it falls back, or comes back from
+// the genesis state) and the run passes. Without the chance, nothing is drawn
+// for it: the run is the same.
+func TestAimedCheckpointFallsBack(t *testing.T) {
+	fellBack := 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		cfg := storageConfig(seed)
+		cfg.CheckpointInterval = 32
+		cfg.CrashChance = prng.Ratio{Num: 1, Den: 500}
+		cfg.Storage.AimedCheckpoint = prng.Ratio{Num: 1, Den: 1}
+		res, err := Run(cfg, Attach{})
+		require.NoError(t, err)
+		assert.Contains(t, []Verdict{VerdictPass, VerdictUnrecoverable}, res.Verdict, "seed %d: %s %s", seed, res.Invariant, res.Evidence)
+		fellBack += int(res.Marks[marks.StorageCheckpointOlder] + res.Marks[marks.StorageCheckpointLost])
+	}
+	assert.Positive(t, fellBack, "no restart met a damaged checkpoint record")
+
+	// Drawn at a crash only: without crashes the chance changes nothing.
+	quiet := storageConfig(5)
+	quiet.CrashChance = prng.Ratio{}
+	a, err := Run(quiet, Attach{})
+	require.NoError(t, err)
+	quiet.Storage.AimedCheckpoint = prng.Ratio{Num: 1, Den: 1}
+	b, err := Run(quiet, Attach{})
+	require.NoError(t, err)
+	assert.Equal(t, a.TraceHash, b.TraceHash, "no crash, no draw")
 }

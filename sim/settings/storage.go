@@ -14,7 +14,7 @@ import (
 // writes one line a field. Its words:
 //
 //	storage on | off
-//	storage read-fault|write-fault|misdirect|lost|torn|aimed-corrupt|aimed-misdirect P
+//	storage read-fault|write-fault|misdirect|lost|torn|aimed-corrupt|aimed-misdirect|aimed-checkpoint P
 //	storage latency min=N mean=N
 //	storage atlas off
 //
@@ -51,6 +51,7 @@ var storageForms = []*storageForm{
 	faultForm("torn", func(s *sim.Storage) *prng.Ratio { return &s.Torn }),
 	faultForm("aimed-corrupt", func(s *sim.Storage) *prng.Ratio { return &s.AimedCorrupt }),
 	faultForm("aimed-misdirect", func(s *sim.Storage) *prng.Ratio { return &s.AimedMisdirect }),
+	faultForm("aimed-checkpoint", func(s *sim.Storage) *prng.Ratio { return &s.AimedCheckpoint }),
 	{word: "latency", args: "min=TICKS mean=TICKS", read: readStorageLatency,
 		apply: func(s *storageSetting, st *sim.Storage) { st.LatencyMinTicks, st.LatencyMeanTicks = s.min, s.mean }},
 	{word: "atlas", args: "off", read: func(s *storageSetting, args []string) error {

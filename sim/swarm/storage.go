@@ -43,6 +43,12 @@ func drawStorage(seed uint64, c *sim.Config) {
 		highBand(s, &st)
 	}
 	secondEvents(s, &st)
+	// Last: a third of the storage seeds aim a fault at the state in a
+	// replica's newest checkpoint record as it crashes (issue 38 item 2):
+	// uniform faults rarely hit the one record a restart reads.
+	if s.Uint64N(3) == 0 {
+		st.AimedCheckpoint = pick(s, 4, 2, 1)
+	}
 	c.Storage = st
 }
 
