@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -79,4 +80,15 @@ func TestIntraPackageEdges(t *testing.T) {
 	assert.NotEmpty(t, edges, "the measure sees the package")
 	assert.LessOrEqual(t, len(edges), edgesMax)
 	assert.True(t, edges[[2]string{"gate.go", "replica.go"}], "a handler file's use of Replica is an edge")
+}
+
+// fieldsMax bounds the fields Replica holds of its own (issue 36): the rest
+// live in its rooms.
+const fieldsMax = 25
+
+// TestReplicaFields holds Replica to fieldsMax fields.
+func TestReplicaFields(t *testing.T) {
+	n := reflect.TypeOf(Replica{}).NumField()
+	assert.Positive(t, n)
+	assert.LessOrEqual(t, n, fieldsMax, "Replica holds %d fields; put new state in a room", n)
 }
