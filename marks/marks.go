@@ -123,6 +123,9 @@ const (
 	// disk and restores an older one, or none (issue 38).
 	StorageCheckpointOlder
 	StorageCheckpointLost
+	// A restart from disk finds a body its durable log_view's adopted header
+	// names otherwise: a removal the disk lost (issue 38).
+	StorageStaleBody
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -152,7 +155,7 @@ var names = [Count]string{
 	"commit-relayed", "backoff-reset", "peer-recent-chosen", "commit-told-primary",
 	"merge-body-fetched",
 	"storage-header-set-aside",
-	"storage-checkpoint-older", "storage-checkpoint-lost",
+	"storage-checkpoint-older", "storage-checkpoint-lost", "storage-stale-body",
 }
 
 // String is the mark's name, the key of every JSON and table output.

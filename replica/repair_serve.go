@@ -34,6 +34,9 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	last := uint64(0)
 	for op := from; op <= to; op++ {
 		h, ok := r.log.journal.GetForRepair(op)
+		// The commit point vouches for what the journal holds: every op
+		// of it up to there is the committed one.
+		commit := r.wm.commitMin
 		if !ok {
 			// A body set aside (no chain vouches for it here yet) may be
 			// the last copy of a committed op, and the requester may hold
@@ -42,13 +45,21 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 			// the only copies of committed ops 205-209 lay set aside at a
 			// replica that could not verify them, while a peer that could
 			// asked for them in vain for the whole liveness phase).
+			// It vouches for nothing here, so it goes with no commit point:
+			// the requester's check, not this replica's commit point,
+			// must decide (a set-aside op 12 of an old view, served with a
+			// commit point past 12, was taken for the committed op 12:
+			// swarm seed 1592593369 from 0x5eed0000).
 			h, ok = r.log.aside.Get(op)
+			commit = 0
 		}
 		if !ok {
 			continue
 		}
+		_, journaled := r.log.journal.GetForRepair(op)
+		vsr.Assert(r.id, commit == 0 || journaled, "repair_vouches_only_its_journal", "op %d", op)
 		h.View = r.view
-		r.fx.Send(m.From, vsr.RepairPrepare{Header: h, Commit: r.wm.commitMin}.Message())
+		r.fx.Send(m.From, vsr.RepairPrepare{Header: h, Commit: commit}.Message())
 		last = op
 	}
 	vsr.Assert(r.id, last == 0 || (last >= from && last <= to), "repair_serves_the_range", vsr.DetailHolds)

@@ -66,6 +66,8 @@ type viewHeaders struct {
 	sequencer   uint64
 	headSum     uint64
 	anchor      vsr.Header
+	// logView is the log_view the adopted headers are of.
+	logView uint64
 }
 
 type repairSession struct {
@@ -228,7 +230,7 @@ func (r *Replica) Durable() Durable {
 	if r.opts.Durability == DurabilityWAL {
 		d.journal = r.log.journal
 		d.view = &viewHeaders{adopted: r.log.adopted, aside: r.log.aside, adoptedHead: r.log.adoptedHead,
-			sequencer: r.wm.sequencer, headSum: r.wm.headSum, anchor: r.log.commitAnchor}
+			sequencer: r.wm.sequencer, headSum: r.wm.headSum, anchor: r.log.commitAnchor, logView: r.logView}
 	}
 	return d
 }

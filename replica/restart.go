@@ -159,6 +159,9 @@ func (r *Replica) restoreSuperblock() {
 // the chain that links to what the checkpoint applied, and the view's headers
 // come back beside it (see rejoin).
 func (r *Replica) restoreWAL(d Durable) {
+	if v := d.view; v != nil && r.dur.store != nil && v.logView == r.logView {
+		r.dropStaleBodies(v)
+	}
 	for {
 		h, ok := r.log.journal.Get(r.wm.sequencer + 1)
 		if !ok || h.Parent != r.wm.headSum {

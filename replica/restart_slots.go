@@ -371,3 +371,32 @@ type maybeOp struct {
 	op   uint64
 	read slotRead
 }
+
+
+// dropStaleBodies takes out of the journal read back every body that an
+// adopted header of the durable log_view names otherwise. Adopting a view
+// removes a disagreeing body before it keeps the header, so such a body is a
+// record whose removal the disk lost (a lost or torn blank): it was never
+// this log_view's op, and replayed or voted it would stand for an op another
+// body committed (a fuzz search's lost blank: op 6 of view 1 read back under
+// log_view 2, replayed over the committed op 6). The header stays, without a
+// body, and repair fetches it.
+func (r *Replica) dropStaleBodies(v *viewHeaders) {
+	slots := uint64(r.opts.JournalSlots)
+	lo := r.wm.commitMin + 1
+	if v.adoptedHead >= slots && v.adoptedHead-slots+1 > lo {
+		lo = v.adoptedHead - slots + 1
+	}
+	for o := lo; o <= v.adoptedHead; o++ {
+		a, ok := v.adopted.Get(o)
+		if !ok {
+			continue
+		}
+		if j, held := r.log.journal.Get(o); held && j.Checksum != a.Checksum {
+			r.log.journal.Remove(o)
+			r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageStaleBody)
+		}
+		_, still := r.log.journal.Get(o)
+		vsr.Assert(r.id, !still || r.log.journal.Has(o, a.Checksum), "stale_body_dropped", "op %d", o)
+	}
+}
