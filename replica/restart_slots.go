@@ -372,7 +372,6 @@ type maybeOp struct {
 	read slotRead
 }
 
-
 // dropStaleBodies takes out of the journal read back every body that an
 // adopted header of the durable log_view names otherwise. Adopting a view
 // removes a disagreeing body before it keeps the header, so such a body is a
