@@ -321,6 +321,37 @@ func (c *Cluster) keepCuts(core []int) {
 	for _, l := range c.cfg.LivenessCuts {
 		keep(l.From, l.To)
 	}
+	c.noteSilenced(core)
+}
+
+// noteSilenced tells the oracle of each replica outside the core whose every
+// link into the core the harness keeps down for good: it can neither serve
+// the core an op nor vote to it, so no correct core can count on it (the
+// oracle's record, not the replica's word; swarm seed 5284, where the only
+// copy of a committed op left sat on such a replica).
+func (c *Cluster) noteSilenced(core []int) {
+	for _, i := range silenced(c.cfg.Replicas, c.nodes(), core, c.aimed.keptLinks) {
+		c.checker.CutOff(c.now, i)
+	}
+}
+
+// silenced lists the replicas outside core (of n, link ids from*nodes+to)
+// every link of which into the core is among kept.
+func silenced(n, nodes int, core []int, kept []int) []int {
+	var out []int
+	for i := 0; i < n && len(core) > 0; i++ {
+		if inCore(core, i) {
+			continue
+		}
+		all := true
+		for _, j := range core {
+			all = all && slices.Contains(kept, i*nodes+j)
+		}
+		if all {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // aimedInLiveness cuts off, both ways, a replica outside the core of a run
