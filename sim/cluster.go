@@ -228,8 +228,9 @@ func (c *Cluster) Restart(i int) {
 	c.checker.Restart(c.now, i, checkpoint)
 	c.specRestart(i)
 	if c.disks != nil {
-		if lost := c.checkpointLost(i); lost > checkpoint {
-			c.checker.CheckpointLost(c.now, i, checkpoint, lost)
+		if l, lost := c.checkpointLost(i, checkpoint); lost {
+			c.disks.r[i].cpLost = append(c.disks.r[i].cpLost, l)
+			c.checker.CheckpointLost(c.now, i, l.from, l.to)
 		}
 		c.checker.RestartFromDisk(i, c.disks.r[i].promised, c.disks.r[i].promisedLogView)
 		c.traceFaults(i)

@@ -81,23 +81,32 @@ func (d *diskOf) noteLanded(f inFlightWrite) {
 	}
 }
 
-// checkpointLost is the highest checkpoint op a record of replica i's
-// checkpoint zone held when its write landed and no longer holds whole (the
-// disk's record: damaged, lost or misplaced since): a restart below it lost
-// to the disk the state that applied every op up to it. 0: none lost.
-func (c *Cluster) checkpointLost(i int) uint64 {
+// checkpointLoss is what a restart of a replica lost with its checkpoint
+// records: the state that applied the ops (from, to], on the slots whose
+// landed records its disk no longer holds whole (the faults that prove it).
+type checkpointLoss struct {
+	from, to uint64
+	slots    [vsr.CheckpointSlots]bool
+}
+
+// checkpointLost finds, as replica i restarts at checkpoint restored, the
+// records of its checkpoint zone that held a newer checkpoint when their
+// write landed and no longer hold it whole (the disk's record: damaged,
+// lost or misplaced since): the restart lost to the disk the state that
+// applied every op up to the newest of them. ok false: none lost.
+func (c *Cluster) checkpointLost(i int, restored uint64) (l checkpointLoss, ok bool) {
 	d := &c.disks.r[i]
-	top := uint64(0)
+	l.from = restored
 	for s, want := range d.ledger.checkpoint {
-		if want.op == 0 || want.op <= top {
+		if want.op <= restored {
 			continue
 		}
 		buf, ioErr := d.disk.Peek(disksim.ZoneCheckpoint, s)
-		if op, sum, ok := replica.DiskCheckpoint(s, buf, ioErr); !ok || (entryID{op, sum}) != want {
-			top = want.op
+		if op, sum, whole := replica.DiskCheckpoint(s, buf, ioErr); !whole || (entryID{op, sum}) != want {
+			l.slots[s], l.to, ok = true, max(l.to, want.op), true
 		}
 	}
-	return top
+	return l, ok
 }
 
 // noteCrashed settles the writes a crash caught in flight: one that landed
@@ -175,13 +184,28 @@ func (c *Cluster) faultProof(op uint64, replicas []int) (string, bool) {
 	s, past := "", c.disks.atlas.Off()
 	for _, i := range replicas {
 		for _, f := range c.disks.r[i].disk.Faults() {
-			if _, journal := zoneIndex(f.Zone); (journal && (f.Slot == slot || f.Target == slot)) || f.Zone == disksim.ZoneCheckpoint {
+			if _, journal := zoneIndex(f.Zone); (journal && (f.Slot == slot || f.Target == slot)) || c.checkpointFault(i, op, &f) {
 				s += "; disk " + f.String()
 				past = past || f.Forbidden || f.Kind == disksim.FaultCrashTorn
 			}
 		}
 	}
 	return s, past
+}
+
+// checkpointFault reports whether fault f of replica i's disk is on a
+// checkpoint record whose loss took op from it (a restart's
+// checkpointLoss covering op).
+func (c *Cluster) checkpointFault(i int, op uint64, f *disksim.Fault) bool {
+	if f.Zone != disksim.ZoneCheckpoint {
+		return false
+	}
+	for _, l := range c.disks.r[i].cpLost {
+		if op > l.from && op <= l.to && (l.slots[f.Slot] || (f.Target != disksim.NoSlot && l.slots[f.Target])) {
+			return true
+		}
+	}
+	return false
 }
 
 // superblockProof lists the faults on the superblock copies of the given

@@ -23,6 +23,9 @@ type bodySet struct {
 	// beyondAt the tick since which the copies disks lost, not held again,
 	// are a replication quorum (0: not now).
 	lostAt, beyondAt uint64
+	// cpLost: replicas whose applied state of this op a checkpoint record
+	// lost to their disk took (CheckpointLost), until they apply it again.
+	cpLost uint16
 	// forgot: copies lost with a memory journal at a crash (loseBodies).
 	forgot uint16
 	// ackSent: replicas whose PrepareOk for it left them, delivered or not:
@@ -179,7 +182,7 @@ func (c *Checker) judgeLoss(op, sum uint64, committed bool, b *bodySet) opLoss {
 	since := uint64(0)
 	if b != nil {
 		l.dropped = b.dropped
-		l.damaged = b.damaged &^ b.holders
+		l.damaged = b.lostToDisks()
 		l.goneAt = b.lostAt
 		since = b.sinceLoss
 	}

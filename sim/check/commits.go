@@ -108,6 +108,9 @@ func (c *Checker) Apply(tick uint64, i int, op, checksum, parent, result uint64)
 		return
 	}
 	r.applied = op
+	if len(r.cpLost) > 0 {
+		c.regained(tick, i, op)
+	}
 	c.hold(i, op, checksum)
 	c.checkWhole(i)
 }
@@ -136,6 +139,9 @@ func (c *Checker) Install(tick uint64, i int, op, sum, state uint64) {
 		}
 	}
 	r.applied = op
+	if len(r.cpLost) > 0 {
+		c.regained(tick, i, op)
+	}
 	c.checkWhole(i)
 }
 

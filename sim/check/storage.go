@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // Storage: what the harness's disks took from a replica, from the disks' own
@@ -50,9 +51,7 @@ func (c *Checker) DiskCopies(tick uint64, i int, intact func(op, sum uint64) (ok
 			}
 			b.holders &^= bit
 			if landed {
-				b.damaged |= bit
-				b.lostAt = tick
-				c.noteBeyond(tick, b)
+				c.loseToDisk(tick, b, bit)
 			}
 		}
 	}
@@ -74,7 +73,19 @@ func (c *Checker) noteBeyond(tick uint64, b *bodySet) {
 // storageLost counts the replicas whose copy of b a disk lost and that have
 // not held it again since (a repair, a restart that found it).
 func (c *Checker) storageLost(b *bodySet) int {
-	return bits.OnesCount16(b.damaged &^ b.holders)
+	return bits.OnesCount16(b.lostToDisks())
+}
+
+// lostToDisks is the replicas whose copy of b a disk took and that hold it
+// no more: a damaged record, or a checkpoint that had applied it, until they
+// hold or apply it again.
+func (b *bodySet) lostToDisks() uint16 { return (b.damaged | b.cpLost) &^ b.holders }
+
+// loseToDisk records that the disk of replica bit took its copy of b at tick.
+func (c *Checker) loseToDisk(tick uint64, b *bodySet, bit uint16) {
+	b.damaged |= bit
+	b.lostAt = tick
+	c.noteBeyond(tick, b)
 }
 
 // SuperblockLost records, while replica i is down and as it restarts, that
@@ -98,9 +109,7 @@ func (c *Checker) SuperblockLost(tick uint64, i int) {
 		for k := range c.bodies[op] {
 			if b := &c.bodies[op][k]; b.holders&bit != 0 {
 				b.holders &^= bit
-				b.damaged |= bit
-				b.lostAt = tick
-				c.noteBeyond(tick, b)
+				c.loseToDisk(tick, b, bit)
 			}
 		}
 	}
@@ -110,18 +119,46 @@ func (c *Checker) SuperblockLost(tick uint64, i int) {
 // checkpoint record it had written, at op to, that the disk's record shows
 // faulty: the state that applied every op in (from, to] is lost to its
 // disk, as a damaged journal record is, toward each committed op's
-// storage-beyond-f. A journal copy it still holds keeps the op held.
+// storage-beyond-f, until the replica applies the op again (regained). A
+// journal copy it still holds keeps the op held.
 func (c *Checker) CheckpointLost(tick uint64, i int, from, to uint64) {
-	bit := uint16(1) << uint(i)
 	r := &c.replicas[i]
 	r.cpLost = append(r.cpLost, [2]uint64{from, to})
+	c.markCheckpointLost(tick, i, from, to, true)
+}
+
+// markCheckpointLost sets (lost) or clears replica i's checkpoint loss of
+// the committed ops in (from, to].
+func (c *Checker) markCheckpointLost(tick uint64, i int, from, to uint64, lost bool) {
+	bit := uint16(1) << uint(i)
 	for op := from + 1; op <= min(to, c.top); op++ {
-		if b := c.findBody(op, c.committed[op].checksum); b != nil {
-			b.damaged |= bit
-			b.lostAt = tick
-			c.noteBeyond(tick, b)
+		b := c.findBody(op, c.committed[op].checksum)
+		if b == nil {
+			continue
 		}
+		if lost {
+			b.cpLost |= bit
+			b.lostAt = tick
+		} else {
+			b.cpLost &^= bit
+		}
+		c.noteBeyond(tick, b)
 	}
+}
+
+// regained withdraws replica i's checkpoint losses up to op, which it has
+// applied (or installed) again: the loss stands no more there.
+func (c *Checker) regained(tick uint64, i int, op uint64) {
+	r := &c.replicas[i]
+	for k := 0; k < len(r.cpLost); k++ {
+		l := &r.cpLost[k]
+		if op <= l[0] {
+			continue
+		}
+		c.markCheckpointLost(tick, i, l[0], min(op, l[1]), false)
+		l[0] = min(op, l[1])
+	}
+	r.cpLost = slices.DeleteFunc(r.cpLost, func(l [2]uint64) bool { return l[0] >= l[1] })
 }
 
 // lostCheckpoint reports whether replica i lost to its disk a checkpoint
@@ -210,7 +247,7 @@ func (c *Checker) opBeyond(op, tick uint64) (*Excuse, bool) {
 		if b.beyondAt == 0 || b.beyondAt > tick {
 			continue
 		}
-		lost := b.damaged &^ b.holders
+		lost := b.lostToDisks()
 		return &Excuse{Rule: RuleStorageBeyondF, Ops: []uint64{op}, Replicas: members(lost), Since: b.beyondAt,
 			Proof: fmt.Sprintf("op %d csum=%04x: %s since t=%d (a replication quorum is %d)",
 				op, short(b.checksum), c.lostCopies(op, lost, tick), b.beyondAt, c.qRep)}, true
@@ -248,7 +285,7 @@ func (c *Checker) copiesOf(op uint64) copies {
 	var cp copies
 	for k := range c.bodies[op] {
 		b := &c.bodies[op][k]
-		cp.damaged |= b.damaged &^ b.holders
+		cp.damaged |= b.lostToDisks()
 		cp.forgot |= b.forgot &^ b.holders
 		cp.ackers |= b.ackSent
 		cp.holders |= b.holders
@@ -302,8 +339,12 @@ func (c *Checker) nackers(reach uint16) uint16 {
 	return set
 }
 
-// CutOff records that the harness cut replica i off from every other
-// replica for the rest of the run (an assist of the liveness phase), at tick.
+// CutOff records that, from tick for the rest of the run, replica i reaches
+// no core replica: the harness cut it off from every other replica (an
+// assist of the liveness phase, recorded as such by the harness), or keeps
+// every link from it into the core down (a fault the liveness phase kept,
+// sim's noteSilenced). Either way it can serve the core nothing and vote to
+// it no more.
 func (c *Checker) CutOff(tick uint64, i int) {
 	c.cutOff |= 1 << uint(i)
 	c.noteConditions(tick)

@@ -197,6 +197,17 @@ func TestCheckpointLossCountsTowardStorageBeyondF(t *testing.T) {
 	assert.Contains(t, ex.Proof, "r0,r1 came back below a faulty checkpoint record that applied it")
 	assert.Nil(t, c.Failed())
 
+	// The excuse stands only while the loss does: once r0 applies op 1
+	// again (a state transfer, say), its loss is withdrawn.
+	c = run(0, 1)
+	_, ok := c.opBeyond(1, 1<<40)
+	require.True(t, ok)
+	c.Install(50, 0, 1, 0xa1, c.committed[1].state)
+	_, ok = c.opBeyond(1, 1<<40)
+	assert.False(t, ok, "r0 applied op 1 again: one loss is left, within f")
+	assert.Empty(t, c.replicas[0].cpLost)
+	assert.Len(t, c.replicas[1].cpLost, 1)
+
 	c = run(0)
 	ex, _ = c.Stalled(100, 0, 1<<40)
 	assert.Nil(t, ex, "one disk's loss is within f")
