@@ -122,17 +122,22 @@ func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
 	// Ids grow with every write, so the list stays in id order.
 	d.inFlight = append(d.inFlight, inFlightWrite{id: id, key: slotKey{w.zone, w.slot},
 		entry: c.entryOf(w.zone, w.slot, data), batch: w.batch, fence: w.fence})
-	*d.busySlot(w.zone, w.slot)++
+	if n := d.busySlot(w.zone, w.slot); n != nil {
+		*n++
+	}
 }
 
 // busyAt is how many writes to a journal or checkpoint slot are in flight
 // (none is asked of a superblock slot outside a batch).
 func (d *diskOf) busyAt(z disksim.Zone, slot int) uint16 {
-	return *d.busySlot(z, slot)
+	if n := d.busySlot(z, slot); n != nil {
+		return *n
+	}
+	return 0
 }
 
 // busySlot is the count of writes in flight to a journal or checkpoint
-// slot; a superblock copy's counts nothing (a scratch count).
+// slot; nil for a superblock copy (its batch orders it instead).
 func (d *diskOf) busySlot(z disksim.Zone, slot int) *uint16 {
 	if zi, journal := zoneIndex(z); journal {
 		return &d.busy[zi][slot]
@@ -140,8 +145,7 @@ func (d *diskOf) busySlot(z disksim.Zone, slot int) *uint16 {
 	if z == disksim.ZoneCheckpoint {
 		return &d.busyCheckpoint[slot]
 	}
-	d.busyNone = 0
-	return &d.busyNone
+	return nil
 }
 
 // inFlightAt is where write id stands in the list of writes in flight.
@@ -160,7 +164,9 @@ func (c *Cluster) landed(d *diskOf, id disksim.WriteID) {
 	f := d.inFlight[k]
 	d.inFlight = slices.Delete(d.inFlight, k, k+1)
 	d.noteLanded(f)
-	*d.busySlot(f.key.zone, f.key.slot)--
+	if n := d.busySlot(f.key.zone, f.key.slot); n != nil {
+		*n--
+	}
 	if f.fence != 0 {
 		if k, ok := slices.BinarySearch(d.open, f.fence); ok {
 			d.open = slices.Delete(d.open, k, k+1)

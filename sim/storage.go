@@ -53,10 +53,10 @@ type diskOf struct {
 	// prepares): a disk may land two writes to one slot in either order,
 	// so a second waits for the first.
 	busy [2][]uint16
-	// busyCheckpoint counts them per checkpoint slot; busyNone is the
-	// scratch count of a superblock copy's (busySlot).
+	// cpLost are the checkpoint losses of its restarts (faultProof).
+	cpLost []checkpointLoss
+	// busyCheckpoint counts them per checkpoint slot.
 	busyCheckpoint [vsr.CheckpointSlots]uint16
-	busyNone       uint16
 	// deferred are writes waiting, in the order asked for: a journal write
 	// for its slot to be free, a superblock batch (every copy of one
 	// version) for every earlier write to land. Once one waits, every
