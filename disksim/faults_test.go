@@ -343,3 +343,22 @@ func TestDeterminism(t *testing.T) {
 	}
 	assert.NotEqual(t, a, runFaulty(t, 22), "another seed, another record")
 }
+
+// CorruptSector damages the one sector asked for: the rest of the slot reads
+// as it was, the fault names the sector, and a sector outside the slot is
+// the caller's bug.
+func TestCorruptSector(t *testing.T) {
+	d := newDisk(t, Options{}, 3)
+	writeNow(t, d, 1, ZoneCheckpoint, 1, filled('c', 32))
+	d.CorruptSector(2, ZoneCheckpoint, 1, 1)
+	got, damaged := d.Peek(ZoneCheckpoint, 1)
+	assert.True(t, damaged)
+	assert.Equal(t, append(filled('c', 16), filled(damageByte, 16)...), got, "sector 0 whole, sector 1 damaged")
+	assert.True(t, d.Damaged(ZoneCheckpoint, 1))
+	f := d.Faults()
+	require.Len(t, f, 1)
+	assert.Equal(t, FaultCorrupted, f[0].Kind)
+	assert.Equal(t, 1, f[0].Sector)
+	assert.True(t, f[0].Scripted)
+	assert.Panics(t, func() { d.CorruptSector(3, ZoneCheckpoint, 1, 2) })
+}

@@ -37,4 +37,18 @@ func TestRepairServesSetAsideBodies(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []uint64{2, 3, 4}, ops)
+	// Only the journal's bodies go with this replica's commit point: the
+	// set-aside one is vouched for by nothing here, so it carries none, and
+	// the requester's check decides (swarm seed 1592593369 from 0x5eed0000).
+	for _, m := range out.Messages {
+		if m.Command != vsr.CmdRepairPrepare {
+			continue
+		}
+		p := m.RepairPrepare()
+		if p.Header.Op == 3 {
+			assert.Zero(t, p.Commit, "op 3 set aside: no commit point")
+		} else {
+			assert.Equal(t, r2.wm.commitMin, p.Commit, "op %d journaled: the commit point vouches", p.Header.Op)
+		}
+	}
 }
