@@ -2,7 +2,7 @@ package replica
 
 import (
 	"testing"
-	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,7 +14,7 @@ func TestDurabilityFenceLanded(t *testing.T) {
 	assert.True(t, d.fenceLanded(0, 2))
 	assert.False(t, d.fenceLanded(0, 2), "the same count again is no news")
 	assert.False(t, d.fenceLanded(0, 1), "an older count is no news")
-	v := vsr.ViolationOf(func() { d.fenceLanded(0, 4) })
+	v := vsrtest.ViolationOf(func() { d.fenceLanded(0, 4) })
 	require.NotNil(t, v)
 	assert.Equal(t, "landed_were_asked", v.Invariant)
 }
@@ -25,7 +25,7 @@ func TestDurabilityCheckFires(t *testing.T) {
 		return durability{sb: Superblock{View: 4, LogView: 3, AckHead: 9, Incarnation: 2}, incarnation: 2, ackHead: 9, fencesAsked: 5, fencesLanded: 5}
 	}
 	d := whole()
-	require.Nil(t, vsr.ViolationOf(func() { d.check(1) }))
+	require.Nil(t, vsrtest.ViolationOf(func() { d.check(1) }))
 	for _, c := range []struct {
 		rule      string
 		breakRule func(*durability)
@@ -37,7 +37,7 @@ func TestDurabilityCheckFires(t *testing.T) {
 	} {
 		d := whole()
 		c.breakRule(&d)
-		v := vsr.ViolationOf(func() { d.check(1) })
+		v := vsrtest.ViolationOf(func() { d.check(1) })
 		require.NotNil(t, v, c.rule)
 		assert.Equal(t, c.rule, v.Invariant)
 		assert.Equal(t, 1, v.Replica)

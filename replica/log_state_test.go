@@ -3,7 +3,7 @@ package replica
 import (
 	"testing"
 	"vsrsim/replica/journal"
-	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,7 +14,7 @@ func TestLogStateSetUnsure(t *testing.T) {
 	var l logState
 	l.setUnsure(0, []uint64{3, 5, 9})
 	assert.Equal(t, []uint64{3, 5, 9}, l.unsureOps)
-	v := vsr.ViolationOf(func() { l.setUnsure(0, []uint64{3, 3}) })
+	v := vsrtest.ViolationOf(func() { l.setUnsure(0, []uint64{3, 3}) })
 	require.NotNil(t, v)
 	assert.Equal(t, "unsure_ops_ascending", v.Invariant)
 }
@@ -23,11 +23,11 @@ func TestLogStateSetUnsure(t *testing.T) {
 func TestLogStateCheckFires(t *testing.T) {
 	l := logState{journal: journal.NewJournal(64, nil)}
 	l.journalFloor = 40
-	require.Nil(t, vsr.ViolationOf(func() { l.check(0) }), "an empty journal has no head to compare")
+	require.Nil(t, vsrtest.ViolationOf(func() { l.check(0) }), "an empty journal has no head to compare")
 	l.journal.Head = 39
-	require.Nil(t, vsr.ViolationOf(func() { l.check(0) }))
+	require.Nil(t, vsrtest.ViolationOf(func() { l.check(0) }))
 	l.journal.Head = 38
-	v := vsr.ViolationOf(func() { l.check(0) })
+	v := vsrtest.ViolationOf(func() { l.check(0) })
 	require.NotNil(t, v)
 	assert.Equal(t, "journal_floor_le_head", v.Invariant)
 }

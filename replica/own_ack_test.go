@@ -2,7 +2,7 @@ package replica
 
 import (
 	"testing"
-	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,7 +47,7 @@ func TestOwnAckWaitsForItsWrite(t *testing.T) {
 func TestOwnAckFenceInvariants(t *testing.T) {
 	c := newTestCluster(t, 1, onDisk)
 	r := c.r(0)
-	v := vsr.ViolationOf(func() { r.Landed(r.dur.fencesAsked + 1) })
+	v := vsrtest.ViolationOf(func() { r.Landed(r.dur.fencesAsked + 1) })
 	require.NotNil(t, v)
 	assert.Equal(t, "landed_were_asked", v.Invariant)
 
@@ -59,7 +59,7 @@ func TestOwnAckFenceInvariants(t *testing.T) {
 	require.Len(t, r.pipeline, 1)
 	r.pipeline[0].Fence = r.dur.fencesAsked + 1 // planted: a fence never asked for
 	r.due |= dueCommitWalk                      // a busy tick flushes
-	v = vsr.ViolationOf(func() { c.tick(1) })
+	v = vsrtest.ViolationOf(func() { c.tick(1) })
 	require.NotNil(t, v)
 	assert.Equal(t, "own_ack_fence_asked", v.Invariant)
 }

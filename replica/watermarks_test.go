@@ -2,8 +2,7 @@ package replica
 
 import (
 	"testing"
-
-	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,7 +15,7 @@ func TestWatermarksCheckFires(t *testing.T) {
 	c.commitRequests(0, 1, 5)
 	for i := 0; i < 3; i++ {
 		r := c.r(i)
-		require.Nil(t, vsr.ViolationOf(r.checkWatermarks), "r%d after commits", i)
+		require.Nil(t, vsrtest.ViolationOf(r.checkWatermarks), "r%d after commits", i)
 	}
 	for _, tc := range []struct {
 		rule      string
@@ -33,7 +32,7 @@ func TestWatermarksCheckFires(t *testing.T) {
 		c.commitRequests(0, 1, 5)
 		r := c.r(tc.replica)
 		tc.breakRule(r)
-		v := vsr.ViolationOf(r.checkWatermarks)
+		v := vsrtest.ViolationOf(r.checkWatermarks)
 		if assert.NotNil(t, v, tc.rule) {
 			assert.Equal(t, tc.rule, v.Invariant)
 		}

@@ -3,6 +3,7 @@ package replica
 import (
 	"testing"
 	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -108,7 +109,7 @@ func TestMergeInfersCommitBelowWindow(t *testing.T) {
 	broken[300].Seal()
 	r, out = electing(t, 1, 1, 3, 2)
 	m := committedVote(2, 1, 300, 100, suffixOf(broken, 300, 173)...)
-	v := vsr.ViolationOf(func() { r.Step(m, out) })
+	v := vsrtest.ViolationOf(func() { r.Step(m, out) })
 	require.NotNil(t, v, "the merge asserts the pipeline bound")
 	assert.Equal(t, "pipeline_bound", v.Invariant)
 	assert.Equal(t, 1, v.Replica)

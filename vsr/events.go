@@ -200,20 +200,3 @@ func (v Violation) Error() string {
 	}
 	return fmt.Sprintf("replica %d assertion %s: %s", v.Replica, v.Invariant, detail)
 }
-
-// ViolationOf runs f and returns the Violation a failed assertion in it
-// panicked with, or nil if none failed; any other panic goes on. Tests that
-// break a rule on purpose read the invariant it names.
-func ViolationOf(f func()) (v *Violation) {
-	defer func() {
-		if p := recover(); p != nil {
-			got, ok := p.(Violation)
-			if !ok {
-				panic(p)
-			}
-			v = &got
-		}
-	}()
-	f()
-	return nil
-}

@@ -5,6 +5,7 @@ import (
 
 	"vsrsim/marks"
 	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -34,12 +35,12 @@ func TestSendRepliesOnlyToClients(t *testing.T) {
 	view := uint64(0)
 	o := New(0, 3, &view)
 	o.Out = &vsr.Output{}
-	v := vsr.ViolationOf(func() { o.Send(1, vsr.Message{Envelope: vsr.Envelope{Command: vsr.CmdReply}}) })
+	v := vsrtest.ViolationOf(func() { o.Send(1, vsr.Message{Envelope: vsr.Envelope{Command: vsr.CmdReply}}) })
 	require.NotNil(t, v)
 	assert.Equal(t, "send_reply_to_client_only", v.Invariant)
-	v = vsr.ViolationOf(func() { o.Send(3, vsr.Message{Envelope: vsr.Envelope{Command: vsr.CmdCommit}}) })
+	v = vsrtest.ViolationOf(func() { o.Send(3, vsr.Message{Envelope: vsr.Envelope{Command: vsr.CmdCommit}}) })
 	require.NotNil(t, v)
-	assert.Nil(t, vsr.ViolationOf(func() { o.Send(3, vsr.Message{Envelope: vsr.Envelope{Command: vsr.CmdReply}}) }))
+	assert.Nil(t, vsrtest.ViolationOf(func() { o.Send(3, vsr.Message{Envelope: vsr.Envelope{Command: vsr.CmdReply}}) }))
 }
 
 // TestDropEmitsAndMarks: a drop is an event with its reason and counts the
@@ -64,7 +65,7 @@ func TestDropEmitsAndMarks(t *testing.T) {
 			break
 		}
 	}
-	v := vsr.ViolationOf(func() { o.Drop(&vsr.Envelope{}, 0, vsr.ReasonNone, 0) })
+	v := vsrtest.ViolationOf(func() { o.Drop(&vsr.Envelope{}, 0, vsr.ReasonNone, 0) })
 	require.NotNil(t, v)
 	assert.Equal(t, "drop_has_reason", v.Invariant)
 }

@@ -2,7 +2,7 @@ package room
 
 import (
 	"testing"
-	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -30,7 +30,7 @@ func TestForwardingTellCommitDue(t *testing.T) {
 	assert.False(t, f.TellCommitDue(150, 50), "one period after tick 101 is tick 151")
 	assert.True(t, f.TellCommitDue(151, 50))
 	f.Check(0, 151)
-	v := vsr.ViolationOf(func() { f.Check(0, 100) })
+	v := vsrtest.ViolationOf(func() { f.Check(0, 100) })
 	require.NotNil(t, v, "told at a tick the clock has not reached")
 	assert.Equal(t, "forwarding_told_in_the_past", v.Invariant)
 }

@@ -2,7 +2,7 @@ package timer
 
 import (
 	"testing"
-	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,16 +33,16 @@ func TestTimersCheckFires(t *testing.T) {
 	var tm Timers
 	tm.Init(DefaultTimeouts(), true)
 	tm.Commit.Start(nil)
-	require.Nil(t, vsr.ViolationOf(func() { tm.Check(0) }))
+	require.Nil(t, vsrtest.ViolationOf(func() { tm.Check(0) }))
 
 	tm.Clk.Next = tm.Commit.Deadline + 1
-	v := vsr.ViolationOf(func() { tm.Check(0) })
+	v := vsrtest.ViolationOf(func() { tm.Check(0) })
 	require.NotNil(t, v, "a running countdown due before the clock looks")
 	assert.Equal(t, "timers_next_at_or_before_deadline", v.Invariant)
 
 	tm.FindNext()
 	tm.Probe.Pos = 3
-	v = vsr.ViolationOf(func() { tm.Check(0) })
+	v = vsrtest.ViolationOf(func() { tm.Check(0) })
 	require.NotNil(t, v, "a countdown out of its turn")
 	assert.Equal(t, "timers_share_the_clock", v.Invariant)
 }
