@@ -260,38 +260,21 @@ func (r *Replica) Tick(out *vsr.Output) {
 	r.fx.Out = nil
 }
 
+// timeoutHandlers is each countdown's handler, in the order of Timers.All
+// (its turn in Tick): method expressions, so a tick builds no closure.
+var timeoutHandlers = [10]func(*Replica){
+	(*Replica).onPrepareTimeout, (*Replica).onCommitTimeout, (*Replica).onHeartbeatTimeout,
+	(*Replica).onViewChangeMessageTimeout, (*Replica).onViewChangeStatusTimeout, (*Replica).onProbeTimeout,
+	(*Replica).onRepairTimeout, (*Replica).onTransferTimeout, (*Replica).onAbdicateTimeout, (*Replica).onLeaveWindow,
+}
+
 // tickTimeouts gives each timeout its turn, in the order of timeouts, and
 // then finds the next tick at which one is due.
 func (r *Replica) tickTimeouts() {
-	if r.timers.Prepare.Tick() {
-		r.fire(&r.timers.Prepare, r.onPrepareTimeout)
-	}
-	if r.timers.Commit.Tick() {
-		r.fire(&r.timers.Commit, r.onCommitTimeout)
-	}
-	if r.timers.Heartbeat.Tick() {
-		r.fire(&r.timers.Heartbeat, r.onHeartbeatTimeout)
-	}
-	if r.timers.VcMsg.Tick() {
-		r.fire(&r.timers.VcMsg, r.onViewChangeMessageTimeout)
-	}
-	if r.timers.VcStatus.Tick() {
-		r.fire(&r.timers.VcStatus, r.onViewChangeStatusTimeout)
-	}
-	if r.timers.Probe.Tick() {
-		r.fire(&r.timers.Probe, r.onProbeTimeout)
-	}
-	if r.timers.Repair.Tick() {
-		r.fire(&r.timers.Repair, r.onRepairTimeout)
-	}
-	if r.timers.Transfer.Tick() {
-		r.fire(&r.timers.Transfer, r.onTransferTimeout)
-	}
-	if r.timers.Abdicate.Tick() {
-		r.fire(&r.timers.Abdicate, r.onAbdicateTimeout)
-	}
-	if r.timers.Leave.Tick() {
-		r.fire(&r.timers.Leave, r.onLeaveWindow)
+	for k, t := range r.timers.All() {
+		if t.Tick() {
+			r.fire(t, timeoutHandlers[k])
+		}
 	}
 	r.timers.FindNext()
 }
@@ -301,12 +284,12 @@ func (r *Replica) tickTimeouts() {
 // Tick ticks each countdown inline and calls this only when one fires: almost
 // none does on a given tick, and a call per timeout per tick was a sixth of a
 // swarm run.
-func (r *Replica) fire(t *timer.Timeout, handle func()) {
+func (r *Replica) fire(t *timer.Timeout, handle func(*Replica)) {
 	if t.Capped() {
 		r.fx.Mark(marks.BackoffCapped)
 	}
 	r.fx.Emit(vsr.TimedOut{Timer: t.Name}.Event())
-	handle()
+	handle(r)
 	r.settle()
 }
 
