@@ -214,6 +214,7 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"atlas-off-merge-drops-acked-op.vsr":      sim.VerdictSafety,
 		"atlas-off-window-crash-commit-stall.vsr": sim.VerdictLiveness,
 		"backoff-off-core-view-change-stalls.vsr": sim.VerdictLiveness,
+		"source-amnesiac-core-backoff-off.vsr":    sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)
