@@ -126,6 +126,14 @@ const (
 	// A restart from disk finds a body its durable log_view's adopted header
 	// names otherwise: a removal the disk lost (issue 38).
 	StorageStaleBody
+	// A repair served from the disk (issue 38 item 1): the prepare copy
+	// did not verify and the header ring's copy was read instead; neither
+	// did and the body left the journal for a peer's copy (read repair);
+	// a read came back after the log moved on, or while the replica's own
+	// write of the slot was still in flight (served from memory).
+	StorageReadRetried
+	StorageReadLost
+	StorageReadRepaired
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -156,6 +164,7 @@ var names = [Count]string{
 	"merge-body-fetched",
 	"storage-header-set-aside",
 	"storage-checkpoint-older", "storage-checkpoint-lost", "storage-stale-body",
+	"storage-read-retried", "storage-read-lost", "storage-read-repaired",
 }
 
 // String is the mark's name, the key of every JSON and table output.

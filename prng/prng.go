@@ -55,6 +55,9 @@ const (
 	// (sim.Storage.AimedWindowCrash, AimedSecond): crashes at an open write
 	// window, a recrash or a view change before a restarted replica repairs.
 	StreamDiskSecond
+	// StreamDiskRead draws the latency of the reads replicas make in
+	// their life (a repair served from the disk).
+	StreamDiskRead
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

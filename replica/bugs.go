@@ -52,6 +52,12 @@ type Bugs struct {
 	// record the superblock names as it reads, without checking its
 	// checksum or that its state hashes to its digest.
 	CheckpointTrustsUnverified bool
+	// RepairServesUnread: a replica serving a repair from its disk sends
+	// the record it read once the record verifies as the op asked for,
+	// without checking it against the header its journal names or that its
+	// own write of the slot has landed, so a stale copy (a lost or pending
+	// rewrite of the op) goes out as the committed op.
+	RepairServesUnread bool
 	// ChecksumIgnoresSlot: a restart from disk checks a record's checksum
 	// but not the slot it names, and trusts the prepare copy over the header
 	// copy, so a misdirected write is taken for the op of the slot it landed
@@ -111,6 +117,9 @@ var BugCatalog = []BugInfo{
 	{"checkpoint-trusts-unverified", "damaged-checkpoint",
 		"a restart from disk takes the checkpoint record its superblock names without verifying it, so a damaged record's state is restored",
 		func(b *Bugs) { b.CheckpointTrustsUnverified = true }, func(b *Bugs) bool { return b.CheckpointTrustsUnverified }},
+	{"repair-serves-unread", "stale-repair-read",
+		"a replica serves a repair from the copy its disk returns without verifying it is the entry its journal names, so a stale copy goes out as the committed op",
+		func(b *Bugs) { b.RepairServesUnread = true }, func(b *Bugs) bool { return b.RepairServesUnread }},
 }
 
 // ParseBugs turns CLI names into switches. Unknown names are an error naming the

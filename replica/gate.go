@@ -36,6 +36,22 @@ func (r *Replica) Step(m *vsr.Message, out *vsr.Output) {
 	r.fx.Out = nil
 }
 
+// ReadDone hands the replica a read it asked for: it serves the copy if it
+// is the entry its journal names, reads the other copy, or gives the body up
+// to read repair. out receives what it sends.
+func (r *Replica) ReadDone(rd *vsr.ReadDone, out *vsr.Output) {
+	r.begin(out)
+	vsr.Assert(r.id, r.dur.store != nil, "read_done_on_a_disk", vsr.DetailStorage)
+	if p, ok := r.dur.store.reads.Take(rd.Tag); ok {
+		vsr.Assert(r.id, p.Op == rd.Op && p.Zone == rd.Zone, "read_done_is_the_read_asked", "op %d read %d", p.Op, rd.Op)
+		r.readCompleted(p, rd)
+	}
+	r.settle()
+	r.checkInvariants()
+	r.flushStorage()
+	r.fx.Out = nil
+}
+
 // pass takes m through the gate: to its handler, to the one fact a partial
 // admission takes, or dropped with its reason and nothing else.
 func (r *Replica) pass(m *vsr.Message) {

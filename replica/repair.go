@@ -1,6 +1,8 @@
 package replica
 
 import (
+	"slices"
+
 	"vsrsim/marks"
 	"vsrsim/vsr"
 )
@@ -319,6 +321,7 @@ func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 	if a, ok := r.log.adopted.Get(o); ok && a.Checksum != h.Checksum {
 		r.log.adopted.Put(h) // a stale header from an older view
 	}
+	r.noteReadRepaired(o)
 	r.repair.progress = true
 	r.repair.stalls = 0
 	r.repair.unhelpful = 0
@@ -407,4 +410,14 @@ func (r *Replica) nextHelpfulPeer(from int) int {
 		return -1
 	}
 	return r.nextPeer(from+1, helpful)
+}
+
+// noteReadRepaired marks a body a read lost journaled again by repair.
+func (r *Replica) noteReadRepaired(op uint64) {
+	if s := r.dur.store; s != nil {
+		if k := slices.Index(s.reads.Lost, op); k >= 0 {
+			s.reads.Lost = slices.Delete(s.reads.Lost, k, k+1)
+			r.fx.Mark(marks.StorageReadRepaired)
+		}
+	}
 }

@@ -1,7 +1,10 @@
 package replica
 
 import (
+	"slices"
+
 	"vsrsim/marks"
+	"vsrsim/replica/room"
 	"vsrsim/vsr"
 )
 
@@ -31,40 +34,179 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 		r.fx.Send(m.From, vsr.RangeEvicted{First: from + 1}.Message())
 		return
 	}
+	batch := uint64(0)
+	if r.dur.store != nil {
+		batch = r.dur.store.reads.Batch(m.From)
+	}
 	last := uint64(0)
 	for op := from; op <= to; op++ {
-		h, ok := r.log.journal.GetForRepair(op)
-		// The commit point vouches for what the journal holds: every op
-		// of it up to there is the committed one.
-		commit := r.wm.commitMin
-		if !ok {
-			// A body set aside (no chain vouches for it here yet) may be
-			// the last copy of a committed op, and the requester may hold
-			// what vouches for it: serve it, and let the requester's own
-			// check decide (seed 4080 of the transfer-race focus's tuning:
-			// the only copies of committed ops 205-209 lay set aside at a
-			// replica that could not verify them, while a peer that could
-			// asked for them in vain for the whole liveness phase).
-			// It vouches for nothing here, so it goes with no commit point:
-			// the requester's check, not this replica's commit point,
-			// must decide (a set-aside op 12 of an old view, served with a
-			// commit point past 12, was taken for the committed op 12:
-			// swarm seed 1592593369 from 0x5eed0000).
-			h, ok = r.log.aside.Get(op)
-			commit = 0
-		}
+		h, commit, ok := r.repairCopy(op)
 		if !ok {
 			continue
 		}
-		h.View = r.view
-		r.fx.Send(m.From, vsr.RepairPrepare{Header: h, Commit: commit}.Message())
+		if r.readsFromDisk(h) {
+			r.askRead(batch, vsr.ZonePrepares, h)
+			continue
+		}
+		r.serveRepair(m.From, h, commit)
 		last = op
 	}
 	vsr.Assert(r.id, last == 0 || (last >= from && last <= to), "repair_serves_the_range", vsr.DetailHolds)
-	if last != 0 {
-		r.fx.Mark(marks.RepairServed)
+	r.repairBatchDone(batch, m.From, last)
+}
+
+// repairCopy is the copy of op this replica may serve and the commit point
+// it goes with: the journal's, the evicted ring's, or a set-aside body's.
+func (r *Replica) repairCopy(op uint64) (vsr.Header, uint64, bool) {
+	// The commit point vouches for what the journal holds: every op of it
+	// up to there is the committed one.
+	if h, ok := r.log.journal.GetForRepair(op); ok {
+		return h, r.wm.commitMin, true
 	}
-	r.fx.Send(m.From, vsr.RepairDone{Last: last}.Message())
+	// A body set aside (no chain vouches for it here yet) may be the last
+	// copy of a committed op, and the requester may hold what vouches for
+	// it: serve it, and let the requester's own check decide (seed 4080 of
+	// the transfer-race focus's tuning: the only copies of committed ops
+	// 205-209 lay set aside at a replica that could not verify them, while
+	// a peer that could asked for them in vain for the whole liveness
+	// phase). It vouches for nothing here, so it goes with no commit point:
+	// the requester's check, not this replica's commit point, must decide
+	// (a set-aside op 12 of an old view, served with a commit point past
+	// 12, was taken for the committed op 12: swarm seed 1592593369 from
+	// 0x5eed0000).
+	h, ok := r.log.aside.Get(op)
+	return h, 0, ok
+}
+
+// serveRepair sends one repaired prepare, restamped into this view.
+func (r *Replica) serveRepair(to int, h vsr.Header, commit uint64) {
+	h.View = r.view
+	r.fx.Send(to, vsr.RepairPrepare{Header: h, Commit: commit}.Message())
+	r.fx.Mark(marks.RepairServed)
+}
+
+// repairBatchDone ends a request's answer with RepairDone, naming the last op
+// served, once no read of it is still in flight; otherwise the last read to
+// complete sends it (readFinished).
+func (r *Replica) repairBatchDone(batch uint64, to int, last uint64) {
+	if r.dur.store == nil || !r.dur.store.reads.Open(batch, last) {
+		r.fx.Send(to, vsr.RepairDone{Last: last}.Message())
+	}
+}
+
+// Reads in a life (issue 38 item 1; docs/storage.md "Reads"): a replica on a
+// disk serves a repair from what its disk returns, not from memory. The
+// journal in memory stands for the headers and the prepares a replica
+// caches: the pipeline's, the evicted ring's, the set-aside bodies, and a
+// slot whose own write has not landed (the write's buffer). Every other op
+// is read from the prepare zone, and if that copy fails (a latent error, a
+// damaged, lost or misplaced record) from the header ring's copy, which
+// carries the body too. A copy is served only once it is the very entry the
+// journal names (op and checksum); if neither copy is, the body leaves the
+// journal, its header stays, the vote holds it unsure, and repair fetches it
+// from a peer (read repair). Nothing acks or nacks on a copy it could not
+// read: the ack left when the write was asked for, and an unreadable op is
+// voted unsure, never absent.
+
+// readsFromDisk reports whether h, about to be served, must be read from the
+// disk: only a replica on a disk, only the live journal's entry, and not one
+// memory holds anyway (the primary's pipeline, a write still in flight).
+func (r *Replica) readsFromDisk(h vsr.Header) bool {
+	s := r.dur.store
+	if s == nil {
+		return false
+	}
+	if j, live := r.log.journal.Get(h.Op); !live || j.Checksum != h.Checksum {
+		return false
+	}
+	if r.pipeline.Find(h.Op, h.Checksum) != nil {
+		return false
+	}
+	return s.slotFence[r.slotOf(h.Op)] <= r.dur.fencesLanded
+}
+
+func (r *Replica) slotOf(op uint64) int { return int(op % uint64(r.opts.JournalSlots)) }
+
+// askRead asks the harness for one copy of h's slot, for batch.
+func (r *Replica) askRead(batch uint64, z vsr.StorageZone, h vsr.Header) {
+	tag := r.dur.store.reads.Add(batch, z, h.Op, h.Checksum)
+	r.fx.Out.Reads = append(r.fx.Out.Reads, vsr.Read{Zone: z, Slot: r.slotOf(h.Op), Op: h.Op, Checksum: h.Checksum, Tag: tag})
+}
+
+// readCompleted serves, retries or gives up the entry read p asked for.
+func (r *Replica) readCompleted(p room.PendingRead, rd *vsr.ReadDone) {
+	s := r.dur.store
+	cur, held := r.log.journal.Get(p.Op)
+	if !held || cur.Checksum != p.Checksum || r.status == vsr.StatusRecovering {
+		// The log moved on while the read was in flight: the entry asked
+		// for is no longer this replica's to serve.
+		r.readFinished(p, false)
+		return
+	}
+	slot := r.slotOf(p.Op)
+	read, whole := r.readEntry(rd)
+	trusts := r.opts.Bugs.RepairServesUnread
+	verified := whole && read.Op == p.Op && (trusts || read.Checksum == p.Checksum)
+	switch {
+	case s.slotFence[slot] > r.dur.fencesLanded && !trusts:
+		// A write of the slot went out after the read: the bytes read
+		// may predate it, and the write's buffer holds the entry.
+		r.serveRead(p, cur)
+	case verified:
+		r.serveRead(p, read)
+	case p.Zone == vsr.ZonePrepares:
+		// The header ring's copy carries the body too: asked before this
+		// read ends, so the batch stays open for it.
+		r.fx.Mark(marks.StorageReadRetried)
+		r.askRead(p.Batch, vsr.ZoneHeaders, cur)
+		r.readFinished(p, false)
+	default:
+		r.readLost(cur)
+		r.readFinished(p, false)
+	}
+}
+
+// serveRead serves the copy read for p and ends p.
+func (r *Replica) serveRead(p room.PendingRead, h vsr.Header) {
+	vsr.Assert(r.id, h.Op == p.Op, "read_serves_the_op_asked", "op %d asked %d", h.Op, p.Op)
+	r.serveRepair(r.dur.store.reads.Peer(p.Batch), h, r.wm.commitMin)
+	r.readFinished(p, true)
+}
+
+// readFinished ends read p of its batch; the batch's last read sends its
+// RepairDone.
+func (r *Replica) readFinished(p room.PendingRead, served bool) {
+	if peer, last, done := r.dur.store.reads.Finish(p, served); done {
+		r.fx.Send(peer, vsr.RepairDone{Last: last}.Message())
+	}
+}
+
+// readLost gives up the body of h, which neither copy on the disk holds
+// whole: it leaves the journal (the oracle learns of it from the disk's
+// record, as at a restart), and above the commit point its header stays
+// adopted, the vote holds it unsure, and repair fetches it from a peer. A
+// body at or below the commit point is applied: the replica serves a range
+// evicted for it from then on (lostToDisk), as after a restart.
+func (r *Replica) readLost(h vsr.Header) {
+	r.fx.Mark(marks.StorageReadLost)
+	r.log.journal.Forget(h.Op)
+	r.log.journalGen++
+	if h.Op <= r.wm.commitMin {
+		return
+	}
+	if _, ok := r.log.adopted.Get(h.Op); !ok && r.log.adopted.Holds(h.Op) {
+		r.log.adopted.Put(h)
+		_, adopted := r.log.adopted.Get(h.Op)
+		vsr.Assert(r.id, adopted, "read_lost_header_adopted", "op %d", h.Op)
+	}
+	at, found := slices.BinarySearch(r.log.unsureOps, h.Op)
+	if !found {
+		r.log.unsureOps = slices.Insert(r.log.unsureOps, at, h.Op)
+	}
+	r.dur.store.reads.Lost = append(r.dur.store.reads.Lost, h.Op)
+	r.log.repairArmedTo = max(r.log.repairArmedTo, h.Op)
+	_, unsure := slices.BinarySearch(r.log.unsureOps, h.Op)
+	vsr.Assert(r.id, unsure, "read_lost_held_unsure", "op %d", h.Op)
 }
 
 // lostToDisk reports whether op, applied here and within what the journal

@@ -159,10 +159,16 @@ type storageState struct {
 	// cpOp, cpSum: the checkpoint last written to the checkpoint zone
 	// (checkpoint_disk.go).
 	cpOp, cpSum uint64
+	// slotFence is, per journal slot, the fence of the last write asked
+	// of its prepare copy: until that many fenced writes have landed, the
+	// disk may still hold an older copy (repair_serve.go).
+	slotFence []uint64
+	// reads are the repair reads in flight (repair_serve.go).
+	reads room.Reads
 }
 
 func newStorageState(slots int) *storageState {
-	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots)}
+	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots), slotFence: make([]uint64, slots)}
 }
 
 // flushStorage asks for the writes this step made due: each changed journal
@@ -179,6 +185,7 @@ func (r *Replica) flushStorage() {
 			s.aside[slot] = false
 			r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
 			r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
+			s.slotFence[slot] = r.dur.fencesAsked
 			continue
 		}
 		blank := recordBlank
@@ -187,6 +194,7 @@ func (r *Replica) flushStorage() {
 		}
 		r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordPrepare, slot) })
 		r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordHeader, slot) })
+		s.slotFence[slot] = r.dur.fencesAsked
 	}
 	s.dirty.List = s.dirty.List[:0]
 	// The head and the commit point go down with every superblock: a
@@ -282,6 +290,13 @@ func (r *Replica) quorumAcks(e *room.PipelineEntry) int {
 		n--
 	}
 	return n
+}
+
+// readEntry decodes the journal copy a read in the replica's life returned
+// (repair_serve.go): the entry it holds, and whether it verifies as one.
+func (r *Replica) readEntry(rd *vsr.ReadDone) (vsr.Header, bool) {
+	rec := readRecord(rd.Data, rd.IOErr, rd.Zone, rd.Slot, r.opts.JournalSlots, false)
+	return rec.header, !rec.bad && (rec.kind == recordHeader || rec.kind == recordPrepare)
 }
 
 // DiskEntry reads one journal record as a disk holds it in slot of zone z

@@ -36,6 +36,9 @@ var mechanism = map[string]string{
 	// A restored state that does not hash to its record's digest ends the
 	// run at the replica's own assertion.
 	"damaged-checkpoint": "recover_checkpoint_state",
+	// The stale copy served as the committed op is applied by the replica
+	// that asked: agreement.
+	"stale-repair-read": "r2 committed op",
 }
 
 // scenarioConfig is the configuration `vsrsim run --scenario S --seed N
@@ -125,6 +128,7 @@ func TestScenarioNamesAreContract(t *testing.T) {
 		"misdirected-write":        {"checksum-ignores-slot", "safety"},
 		"unlanded-commit":          {"own-ack-before-write-lands", "safety"},
 		"damaged-checkpoint":       {"checkpoint-trusts-unverified", "crash"},
+		"stale-repair-read":        {"repair-serves-unread", "safety"},
 	}
 	for name, w := range want {
 		s, err := scenarios.Lookup(name)

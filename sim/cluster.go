@@ -281,7 +281,7 @@ func (c *Cluster) step() {
 		}
 		c.out.Reset()
 		r.Tick(&c.out)
-		if len(c.out.Events) == 0 && len(c.out.Messages) == 0 && len(c.out.Writes) == 0 {
+		if len(c.out.Events) == 0 && len(c.out.Messages) == 0 && len(c.out.Writes) == 0 && len(c.out.Reads) == 0 {
 			// Most ticks a replica says nothing; flush would only check
 			// the events bound.
 			c.checkEventsMax()
@@ -346,6 +346,7 @@ func (c *Cluster) flush(i int) {
 	c.specStep(i)
 	if c.disks != nil {
 		c.writes(i)
+		c.asks(i)
 		c.settleOwnAcks(i)
 	}
 	for k := range c.out.Messages {

@@ -53,6 +53,9 @@ func (c *Cluster) writes(i int) {
 			d.open = append(d.open, fence)
 		}
 		dw := deferredWrite{zone: disksim.Zone(w.Zone), slot: w.Slot, fence: fence}
+		if _, journal := zoneIndex(dw.zone); journal && fence != 0 {
+			d.slotFence[w.Slot] = fence
+		}
 		if w.Zone == vsr.ZoneSuperblock {
 			if batch == 0 {
 				d.batches++

@@ -37,6 +37,11 @@ type disks struct {
 	ackedBy [ackRing]ackedOp
 	// second is the second events aimed at a fault (storage_second.go).
 	second secondState
+	// readLatency draws the latency of the reads replicas make in their
+	// life (disk_reads.go).
+	readLatency *prng.Stream
+	// readBuf holds the bytes of the read a replica is handed.
+	readBuf []byte
 }
 
 // diskOf is one replica's disk and what is in flight on it.
@@ -84,6 +89,12 @@ type diskOf struct {
 	acked uint64
 	// crashedInFlight says its last crash caught writes in flight.
 	crashedInFlight bool
+	// reads are the reads in flight, in due order (disk_reads.go).
+	reads []readInFlight
+	// slotFence is, per journal slot, the fence of the last write asked
+	// of it: as the replica counts it, to know when the slot's write
+	// has landed.
+	slotFence []uint64
 }
 
 func newDisks(cfg *Config, seed uint64) (*disks, error) {
@@ -95,7 +106,8 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 	if err != nil {
 		return nil, err
 	}
-	ds := &disks{atlas: atlas, r: make([]diskOf, cfg.Replicas), aimed: prng.New(seed, prng.StreamDiskAimed)}
+	ds := &disks{atlas: atlas, r: make([]diskOf, cfg.Replicas), aimed: prng.New(seed, prng.StreamDiskAimed),
+		readLatency: prng.New(seed, prng.StreamDiskRead)}
 	for i := range ds.r {
 		d, err := disksim.New(disksim.Options{
 			Geometry: geo, Replica: i, Atlas: atlas,
@@ -112,7 +124,7 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 			return nil, err
 		}
 		ds.all = append(ds.all, d)
-		ds.r[i] = diskOf{disk: d, ledger: newLedger(cfg.JournalSlots),
+		ds.r[i] = diskOf{disk: d, ledger: newLedger(cfg.JournalSlots), slotFence: make([]uint64, cfg.JournalSlots),
 			busy: [2][]uint16{make([]uint16, cfg.JournalSlots), make([]uint16, cfg.JournalSlots)}}
 	}
 	return ds, nil
@@ -127,28 +139,37 @@ func (c *Cluster) tickDisks() {
 	c.disks.nextDue = ^uint64(0)
 	for i := range c.disks.r {
 		d := &c.disks.r[i]
-		due, ok := d.disk.NextDue()
-		if ok && due > c.now {
-			c.disks.nextDue = min(c.disks.nextDue, due)
+		if due, ok := d.disk.NextDue(); ok && due <= c.now {
+			c.landWrites(i)
 		}
-		if !ok || due > c.now {
-			continue
+		if due, ok := d.nextRead(); ok && due <= c.now {
+			c.completeReads(i)
 		}
-		c.disks.completions = d.disk.Advance(c.now, c.disks.completions[:0])
-		for _, w := range c.disks.completions {
-			c.landed(d, w.ID)
-		}
-		c.startDeferred(d)
-		c.releaseHeld(d)
-		if r := c.replicas[i]; r != nil {
-			r.Landed(d.landedFences())
-			c.releaseOwnAcks(i, d)
-		}
-		c.traceFaults(i)
 		if due, ok := d.disk.NextDue(); ok {
 			c.disks.nextDue = min(c.disks.nextDue, due)
 		}
+		if due, ok := d.nextRead(); ok {
+			c.disks.nextDue = min(c.disks.nextDue, due)
+		}
 	}
+}
+
+// landWrites lands the writes due on replica i's disk, starts the writes
+// that were waiting for them, and lets go of the messages whose writes
+// landed.
+func (c *Cluster) landWrites(i int) {
+	d := &c.disks.r[i]
+	c.disks.completions = d.disk.Advance(c.now, c.disks.completions[:0])
+	for _, w := range c.disks.completions {
+		c.landed(d, w.ID)
+	}
+	c.startDeferred(d)
+	c.releaseHeld(d)
+	if r := c.replicas[i]; r != nil {
+		r.Landed(d.landedFences())
+		c.releaseOwnAcks(i, d)
+	}
+	c.traceFaults(i)
 }
 
 // crashDisk ends what was in flight on replica i's disk: the disk decides the
@@ -171,6 +192,8 @@ func (c *Cluster) crashDisk(i int) {
 		d.bufs = append(d.bufs, d.deferred[k].data[:0])
 	}
 	d.held, d.deferred, d.open, d.inFlight = d.held[:0], d.deferred[:0], d.open[:0], d.inFlight[:0]
+	d.reads = d.reads[:0]
+	clear(d.slotFence)
 	// The restarted replica counts its fenced writes from one again (Landed);
 	// its own acks still waiting for their writes were never made.
 	d.fences = 0

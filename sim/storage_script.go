@@ -74,3 +74,19 @@ func (c *Cluster) MisdirectEntry(i int, op, target uint64) error {
 	c.disks.r[i].disk.Misdirect(disksim.ZonePrepares, int(op%n), int(target%n))
 	return nil
 }
+
+// LoseEntry arms replica i's disk so that the next n writes of op's prepare
+// copy are reported done and never land: the slot keeps what it held.
+func (c *Cluster) LoseEntry(i int, op uint64, n int) error {
+	if c.disks == nil {
+		return errNoDisk
+	}
+	if n < 1 || n > disksim.ArmedMax {
+		return fmt.Errorf("lose %d writes: 1..%d may wait at once", n, disksim.ArmedMax)
+	}
+	slot := int(op % uint64(c.cfg.JournalSlots))
+	for k := 0; k < n; k++ {
+		c.disks.r[i].disk.Lose(disksim.ZonePrepares, slot)
+	}
+	return nil
+}

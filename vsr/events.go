@@ -118,6 +118,9 @@ type Output struct {
 	// bytes in WriteData.
 	Writes    []Write
 	WriteData []byte
+	// Reads are the disk reads the step asks for (a repair served from
+	// the disk); each completes in a later ReadDone.
+	Reads []Read
 }
 
 // Reset empties the messages and events, keeping their capacity and the marks.
@@ -126,6 +129,7 @@ func (o *Output) Reset() {
 	o.Events = o.Events[:0]
 	o.Writes = o.Writes[:0]
 	o.WriteData = o.WriteData[:0]
+	o.Reads = o.Reads[:0]
 }
 
 // Violation is the panic value of a failed replica assertion: the run ends with a

@@ -47,6 +47,26 @@ type Write struct {
 // Bytes returns the data of w, valid until the Output is reset.
 func (o *Output) Bytes(w *Write) []byte { return o.WriteData[w.Off : w.Off+w.Len] }
 
+// Read is one read a step asks for in the replica's life (Output.Reads): slot
+// Slot of zone Zone, where the replica expects the entry (Op, Checksum). The
+// harness reads the disk after the disk's latency and hands the bytes back
+// in a ReadDone naming Tag. Op and Checksum are the replica's word; the
+// harness proves from the disk's own record whether the entry was there.
+type Read struct {
+	Zone         StorageZone
+	Slot         int
+	Op, Checksum uint64
+	Tag          uint64
+}
+
+// ReadDone completes a Read: the bytes the disk holds at its slot and
+// whether a sector of them read damaged. Data is valid for the call only.
+type ReadDone struct {
+	Read
+	Data  []byte
+	IOErr bool
+}
+
 // ReadFunc reads one slot back from the disk: its bytes and whether a sector
 // of it read damaged (an I/O error). The bytes are valid until the next call.
 type ReadFunc func(z StorageZone, slot int) ([]byte, bool)

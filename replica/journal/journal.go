@@ -190,6 +190,27 @@ func (j *Journal) Remove(op uint64) (vsr.Header, bool) {
 	return h, ok
 }
 
+// Forget drops op from memory and leaves its slot on the disk as it is (no
+// blank is written): a body a read found unreadable there, which a restart
+// must find faulty, never taken out. Repair's copy is its next write.
+func (j *Journal) Forget(op uint64) (vsr.Header, bool) {
+	store := j.Live.Store
+	j.Live.Store = nil
+	h, ok := j.Remove(op)
+	j.Live.Store = store
+	return h, ok
+}
+
+// Holds reports whether the ring's slot of op is empty or holds an op no
+// newer than op: where op may go without displacing a newer one.
+func (r *Ring) Holds(op uint64) bool {
+	if r.Slots == nil {
+		return true
+	}
+	h := r.Slots[op%uint64(len(r.Slots))]
+	return h.Checksum == 0 || h.Op <= op
+}
+
 func (j *Journal) Release() {
 	j.Live.Release()
 	j.Evicted.Release()

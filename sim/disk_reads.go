@@ -1,0 +1,100 @@
+package sim
+
+import (
+	"vsrsim/disksim"
+	"vsrsim/vsr"
+)
+
+// Reads in a replica's life (issue 38 item 1; docs/storage.md "Reads"): a
+// replica on a disk serves a repair from what its disk returns. The reads a
+// step asks for (Output.Reads) take the disk's latency (the write latency's
+// shape, drawn from a stream of their own) and read the media when they fall
+// due, drawing a latent error as a restart's reads do; the bytes go back to
+// the replica in a ReadDone, a step of its own. A crash ends the reads in
+// flight: the replica that asked is gone.
+//
+// The oracle learns of a copy a read could not find from the disk's record,
+// never from the replica: when a read's bytes do not hold the entry asked
+// for and no write of the slot is still in flight (the replica then serves
+// its write's buffer), the harness re-examines that one entry against the
+// disk (both records, as a restart reads them). If neither holds it whole,
+// the replica gives the body up, and the oracle withdraws its copy as it
+// does at a restart, counted lost to the disk where a write of it had
+// landed.
+
+// readInFlight is a read a replica asked for, due at a tick.
+type readInFlight struct {
+	due  uint64
+	read vsr.Read
+}
+
+// asks takes the reads replica i's step asked for onto its disk's read line,
+// in due order (ties in the order asked).
+func (c *Cluster) asks(i int) {
+	if len(c.out.Reads) == 0 {
+		return
+	}
+	d := &c.disks.r[i]
+	s := &c.cfg.Storage
+	for _, rd := range c.out.Reads {
+		due := c.now + s.LatencyMinTicks + c.disks.readLatency.Exponential(s.LatencyMeanTicks)
+		k := len(d.reads)
+		for k > 0 && d.reads[k-1].due > due {
+			k--
+		}
+		d.reads = append(d.reads, readInFlight{})
+		copy(d.reads[k+1:], d.reads[k:])
+		d.reads[k] = readInFlight{due: due, read: rd}
+		c.disks.nextDue = min(c.disks.nextDue, due)
+	}
+}
+
+// nextRead is the tick replica i's next read falls due, if one is in flight.
+func (d *diskOf) nextRead() (uint64, bool) {
+	if len(d.reads) == 0 {
+		return 0, false
+	}
+	return d.reads[0].due, true
+}
+
+// completeReads hands replica i the reads due by now, in due order. A read
+// the step it completes asks for (the other copy) joins the line.
+func (c *Cluster) completeReads(i int) {
+	d := &c.disks.r[i]
+	for len(d.reads) > 0 && d.reads[0].due <= c.now {
+		rd := d.reads[0].read
+		d.reads = append(d.reads[:0], d.reads[1:]...)
+		r := c.replicas[i]
+		if r == nil {
+			continue
+		}
+		data, ioErr := d.disk.Read(c.now, disksim.Zone(rd.Zone), rd.Slot)
+		// The disk's buffer serves its next read (the examination's):
+		// the replica gets a copy.
+		c.disks.readBuf = append(c.disks.readBuf[:0], data...)
+		data = c.disks.readBuf
+		c.traceFaults(i)
+		if c.entryIn(disksim.Zone(rd.Zone), rd.Slot, data, ioErr) != (entryID{rd.Op, rd.Checksum}) {
+			c.examineRead(i, rd.Slot, entryID{rd.Op, rd.Checksum})
+		}
+		c.out.Reset()
+		r.ReadDone(&vsr.ReadDone{Read: rd, Data: data, IOErr: ioErr}, &c.out)
+		c.flush(i)
+	}
+}
+
+// examineRead re-examines the one entry a read of replica i's slot did not
+// find, unless a write of the slot is still in flight (the replica's own
+// fence count says so, as the replica's does).
+func (c *Cluster) examineRead(i, slot int, e entryID) {
+	d := &c.disks.r[i]
+	if d.slotFence[slot] > d.landedFences() {
+		return
+	}
+	c.checker.DiskCopies(c.now, i, func(op, sum uint64) (bool, bool) {
+		if op != e.op || sum != e.sum {
+			return true, true // not examined: this read says nothing of it
+		}
+		return c.intact(d, op, sum)
+	})
+}
