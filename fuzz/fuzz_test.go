@@ -200,6 +200,10 @@ func TestWatchClasses(t *testing.T) {
 // atlas-off-merge-drops-acked-op.vsr (the last search of issue 38's round,
 // failing the same on the code before it) is untriaged: on disks past the
 // atlas, a merge drops an op two replicas acked and still hold.
+// robust-disk-unsure-op-outside-core.vsr (a 10,000-seed sweep from
+// 0x5eed0000 on the code that serves repairs from the disk) is open: an op
+// a core replica holds unsure and only a crashed replica outside the core
+// holds, not excused (the file says what is known).
 // Two more, two-disks-recovering-head.vsr and disk-vote-chain-breaks.vsr,
 // are fixed by D53 and pinned in the seed corpus.
 func TestOpenFindingsStillFail(t *testing.T) {
@@ -215,6 +219,7 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"atlas-off-window-crash-commit-stall.vsr": sim.VerdictLiveness,
 		"backoff-off-core-view-change-stalls.vsr": sim.VerdictLiveness,
 		"source-amnesiac-core-backoff-off.vsr":    sim.VerdictLiveness,
+		"robust-disk-unsure-op-outside-core.vsr":  sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)
