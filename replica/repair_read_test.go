@@ -8,6 +8,7 @@ import (
 
 	"vsrsim/marks"
 	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 )
 
 // Reads in a life (docs/storage.md "Reads in a life"): a replica on a disk
@@ -184,4 +185,18 @@ func TestRepairServesAnUnlandedSlotFromMemory(t *testing.T) {
 	last, done := repairDone(out)
 	assert.True(t, done)
 	assert.Equal(t, uint64(4), last)
+}
+
+// A completion naming another op than the read its tag asked for is a
+// harness defect the replica refuses.
+func TestReadDoneMustBeTheReadAsked(t *testing.T) {
+	_, r2 := readsBackup(t, nil)
+	out := &vsr.Output{}
+	r2.Step(msg(vsr.RequestPrepares{From: 4, To: 4}, 1, 2, r2.view), out)
+	rd, ok := readOf(out, 4)
+	require.True(t, ok)
+	rd.Op = 3 // planted: the tag of op 4's read, another op
+	v := vsrtest.ViolationOf(func() { r2.ReadDone(&vsr.ReadDone{Read: rd, IOErr: true}, &vsr.Output{}) })
+	require.NotNil(t, v)
+	assert.Equal(t, "read_done_is_the_read_asked", v.Invariant)
 }

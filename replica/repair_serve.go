@@ -203,7 +203,12 @@ func (r *Replica) readLost(h vsr.Header) {
 	if !found {
 		r.log.unsureOps = slices.Insert(r.log.unsureOps, at, h.Op)
 	}
-	r.dur.store.reads.Lost = append(r.dur.store.reads.Lost, h.Op)
+	// Ops given up earlier that committed since without a repair (a
+	// transfer) are repaired by nothing: the list keeps only what repair
+	// may still bring back.
+	s := &r.dur.store.reads
+	s.Lost = slices.DeleteFunc(s.Lost, func(o uint64) bool { return o <= r.wm.commitMin })
+	s.Lost = append(s.Lost, h.Op)
 	r.log.repairArmedTo = max(r.log.repairArmedTo, h.Op)
 	_, unsure := slices.BinarySearch(r.log.unsureOps, h.Op)
 	vsr.Assert(r.id, unsure, "read_lost_held_unsure", "op %d", h.Op)

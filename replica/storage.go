@@ -295,7 +295,14 @@ func (r *Replica) quorumAcks(e *room.PipelineEntry) int {
 // readEntry decodes the journal copy a read in the replica's life returned
 // (repair_serve.go): the entry it holds, and whether it verifies as one.
 func (r *Replica) readEntry(rd *vsr.ReadDone) (vsr.Header, bool) {
-	rec := readRecord(rd.Data, rd.IOErr, rd.Zone, rd.Slot, r.opts.JournalSlots, false)
+	return entryRecord(rd.Zone, rd.Slot, r.opts.JournalSlots, rd.Data, rd.IOErr)
+}
+
+// entryRecord decodes one journal copy of slot in zone z: the entry it
+// holds, and whether it holds one that verifies (a blank, a slot never
+// written, a damaged or foreign record hold none).
+func entryRecord(z vsr.StorageZone, slot, slots int, buf []byte, ioErr bool) (vsr.Header, bool) {
+	rec := readRecord(buf, ioErr, z, slot, slots, false)
 	return rec.header, !rec.bad && (rec.kind == recordHeader || rec.kind == recordPrepare)
 }
 
@@ -307,9 +314,9 @@ func (r *Replica) readEntry(rd *vsr.ReadDone) (vsr.Header, bool) {
 // the on-disk format read from outside, for the harness's record of what
 // landed where; a replica's recovery reads its records itself.
 func DiskEntry(z vsr.StorageZone, slot, slots int, buf []byte, ioErr bool) (op, checksum uint64, ok bool) {
-	rec := readRecord(buf, ioErr, z, slot, slots, false)
-	if rec.bad || (rec.kind != recordHeader && rec.kind != recordPrepare) {
+	h, ok := entryRecord(z, slot, slots, buf, ioErr)
+	if !ok {
 		return 0, 0, false
 	}
-	return rec.header.Op, rec.header.Checksum, true
+	return h.Op, h.Checksum, true
 }

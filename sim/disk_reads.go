@@ -14,13 +14,15 @@ import (
 // flight: the replica that asked is gone.
 //
 // The oracle learns of a copy a read could not find from the disk's record,
-// never from the replica: when a read's bytes do not hold the entry asked
-// for and no write of the slot is still in flight (the replica then serves
-// its write's buffer), the harness re-examines that one entry against the
-// disk (both records, as a restart reads them). If neither holds it whole,
-// the replica gives the body up, and the oracle withdraws its copy as it
-// does at a restart, counted lost to the disk where a write of it had
-// landed.
+// never from the replica: when a read of the header ring's copy (the last a
+// replica reads, after its prepare copy failed) does not hold the entry
+// asked for and no write of the slot is still in flight (the replica then
+// serves its write's buffer), the harness re-examines that one entry
+// against the disk (both records, as a restart reads them). If neither
+// holds it whole, the replica gives the body up, and the oracle withdraws
+// its copy as it does at a restart, counted lost to the disk where a write
+// of it had landed. A replica that never reads the second copy (one that
+// serves what it read) keeps its body, and the oracle its copy.
 
 // readInFlight is a read a replica asked for, due at a tick.
 type readInFlight struct {
@@ -74,7 +76,7 @@ func (c *Cluster) completeReads(i int) {
 		c.disks.readBuf = append(c.disks.readBuf[:0], data...)
 		data = c.disks.readBuf
 		c.traceFaults(i)
-		if c.entryIn(disksim.Zone(rd.Zone), rd.Slot, data, ioErr) != (entryID{rd.Op, rd.Checksum}) {
+		if rd.Zone == vsr.ZoneHeaders && c.entryIn(disksim.Zone(rd.Zone), rd.Slot, data, ioErr) != (entryID{rd.Op, rd.Checksum}) {
 			c.examineRead(i, rd.Slot, entryID{rd.Op, rd.Checksum})
 		}
 		c.out.Reset()

@@ -47,7 +47,11 @@ func (r *Ring) Put(h vsr.Header) (vsr.Header, bool) {
 	return vsr.Header{}, false
 }
 
-func (r *Ring) Remove(op uint64) (vsr.Header, bool) {
+func (r *Ring) Remove(op uint64) (vsr.Header, bool) { return r.take(op, true) }
+
+// take empties op's slot; touch says whether the slot is noted for a write
+// back (Store).
+func (r *Ring) take(op uint64, touch bool) (vsr.Header, bool) {
 	if r.Slots == nil {
 		return vsr.Header{}, false
 	}
@@ -57,7 +61,9 @@ func (r *Ring) Remove(op uint64) (vsr.Header, bool) {
 		return vsr.Header{}, false
 	}
 	r.Slots[i] = vsr.Header{}
-	r.Store.Touch(int(i))
+	if touch {
+		r.Store.Touch(int(i))
+	}
 	vsr.Assert(vsr.Unowned, r.Slots[i].Checksum == 0, "ring_remove_empties", vsr.DetailStorage)
 	return h, true
 }
@@ -194,10 +200,9 @@ func (j *Journal) Remove(op uint64) (vsr.Header, bool) {
 // blank is written): a body a read found unreadable there, which a restart
 // must find faulty, never taken out. Repair's copy is its next write.
 func (j *Journal) Forget(op uint64) (vsr.Header, bool) {
-	store := j.Live.Store
-	j.Live.Store = nil
-	h, ok := j.Remove(op)
-	j.Live.Store = store
+	h, ok := j.Live.take(op, false)
+	_, still := j.Live.Get(op)
+	vsr.Assert(vsr.Unowned, !still, "journal_remove_removes", vsr.DetailStorage)
 	return h, ok
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 )
 
 func TestReadsBatchWithoutReadsClosesAtOnce(t *testing.T) {
@@ -52,4 +53,20 @@ func TestReadsTakeUnknownTag(t *testing.T) {
 	var r Reads
 	_, ok := r.Take(42)
 	assert.False(t, ok, "a read of an earlier life is unknown")
+}
+
+// A read finished twice, after its batch closed, is refused: a batch lives
+// only while a read of it is in flight.
+func TestReadsFinishTwiceIsRefused(t *testing.T) {
+	var r Reads
+	b := r.Batch(1)
+	tag := r.Add(b, vsr.ZonePrepares, 10, 0xa)
+	require.True(t, r.Open(b, 0))
+	p, ok := r.Take(tag)
+	require.True(t, ok)
+	_, _, done := r.Finish(p, true)
+	require.True(t, done)
+	v := vsrtest.ViolationOf(func() { r.Finish(p, true) }) // planted: the same read again
+	require.NotNil(t, v)
+	assert.Equal(t, "read_batch_open", v.Invariant)
 }

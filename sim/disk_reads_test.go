@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/prng"
+	"vsrsim/sim/check"
+)
+
+// A live replica's damaged copy counts as lost to its disk only once a read
+// of it failed (examineRead), on the disk's own record: before that the
+// replica holds the op in memory and no excuse may cite the damage; after a
+// failed read on a replication quorum the finding about that op is
+// excused, naming that op and those replicas; a read while the slot's write
+// is in flight proves nothing.
+func TestFailedReadLosesTheCopyToTheDisk(t *testing.T) {
+	cfg := DefaultConfig(1)
+	cfg.Replicas = 3
+	cfg.CrashChance = prng.Ratio{}
+	cfg.Storage = Storage{On: true, LatencyMinTicks: 1, LatencyMeanTicks: 2, AtlasOff: true}
+	c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
+	require.NoError(t, err)
+	c.initExpect()
+	for c.now = 1; c.now < 600; c.now++ {
+		c.step()
+	}
+	const op = 5
+	slot := op % cfg.JournalSlots
+	want := c.disks.r[1].ledger.want[1][slot]
+	require.Equal(t, uint64(op), want.op, "op 5's prepare landed on r1")
+	require.Equal(t, want, c.disks.r[2].ledger.want[1][slot], "and on r2")
+	for _, i := range []int{1, 2} {
+		require.NoError(t, c.CorruptEntry(i, op, EntryBoth))
+	}
+	judge := func() Result {
+		c.failure = &check.Failure{Invariant: "agreement", Evidence: "op 5", Tick: c.now, Ops: []uint64{op}}
+		res := Result{Verdict: VerdictSafety, Invariant: "agreement", Evidence: "op 5"}
+		c.judgeStorage(&res)
+		return res
+	}
+	assert.Equal(t, VerdictSafety, judge().Verdict, "live replicas hold op 5 in memory: the damage excuses nothing yet")
+
+	// A read while a write of the slot is in flight proves nothing.
+	c.disks.r[1].slotFence[slot] = c.disks.r[1].landedFences() + 1
+	c.examineRead(1, int(slot), want)
+	c.examineRead(2, int(slot), want)
+	assert.Equal(t, VerdictSafety, judge().Verdict, "r1's read raced its own write: one loss is not a quorum")
+	c.disks.r[1].slotFence[slot] = 0
+
+	c.examineRead(1, int(slot), want)
+	res := judge()
+	require.Equal(t, VerdictUnrecoverable, res.Verdict, "reads failed on r1 and r2: %s", res.Evidence)
+	require.NotNil(t, res.Excuse)
+	assert.Equal(t, check.RuleStorageBeyondF, res.Excuse.Rule)
+	assert.Equal(t, []uint64{op}, res.Excuse.Ops)
+	assert.ElementsMatch(t, []int{1, 2}, res.Excuse.Replicas)
+}
