@@ -20,6 +20,7 @@ package disksim
 
 import (
 	"fmt"
+	"slices"
 
 	"vsrsim/prng"
 	"vsrsim/queue"
@@ -85,7 +86,9 @@ type Disk struct {
 	// readBuf is where Read and Peek assemble a slot.
 	readBuf []byte
 
-	armed  []armedFault
+	armed []armedFault
+	// lose are pending writes a caller asked to lose (LoseWrite).
+	lose   []WriteID
 	record []Fault
 
 	faults  bool
@@ -205,6 +208,11 @@ func (d *Disk) Advance(now uint64, out []Completion) []Completion {
 func (d *Disk) complete(now uint64, w pendingWrite) {
 	z, slot := w.zone, int(w.slot)
 	data := d.bufs[w.buf][:d.lay.slotBytes(z)]
+	if k := slices.Index(d.lose, w.id); k >= 0 {
+		d.lose = slices.Delete(d.lose, k, k+1)
+		d.applyArmed(now, w, armedFault{kind: FaultWriteLost, zone: z, slot: slot, target: NoSlot}, data)
+		return
+	}
 	if a, ok := d.takeArmed(z, slot); ok {
 		d.applyArmed(now, w, a, data)
 		return
@@ -329,6 +337,7 @@ func fill(b []byte) {
 // so do scripted faults still waiting for their write.
 func (d *Disk) Crash(now uint64) {
 	d.advance(now)
+	d.lose = d.lose[:0] // the writes they named end here
 	for {
 		it, ok := d.pending.Pop()
 		if !ok {

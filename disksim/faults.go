@@ -176,6 +176,14 @@ func (d *Disk) Lose(z Zone, slot int) {
 	d.arm(armedFault{kind: FaultWriteLost, zone: z, slot: slot, target: NoSlot})
 }
 
+// LoseWrite loses write id, pending now, when it completes: reported done,
+// it never lands (a scripted lost write, recorded as such). A crash that
+// ends it first ends the request too. It draws nothing.
+func (d *Disk) LoseWrite(id WriteID) {
+	expect(id > 0 && uint64(id) <= uint64(d.written), "a write never asked for")
+	d.lose = append(d.lose, id)
+}
+
 // Armed is the number of scripted faults waiting for their write.
 func (d *Disk) Armed() int { return len(d.armed) }
 

@@ -362,3 +362,30 @@ func TestCorruptSector(t *testing.T) {
 	assert.True(t, f[0].Scripted)
 	assert.Panics(t, func() { d.CorruptSector(3, ZoneCheckpoint, 1, 2) })
 }
+
+// LoseWrite loses the one pending write it names (reported done, never
+// landed, recorded as a scripted lost write); a crash ends the request with
+// the write, so nothing later is lost for it.
+func TestLoseWrite(t *testing.T) {
+	d := newDisk(t, Options{}, 9)
+	writeNow(t, d, 1, ZoneCheckpoint, 0, filled('a', 32))
+	id := d.Write(2, ZoneCheckpoint, 0, filled('b', 32))
+	d.LoseWrite(id)
+	due, ok := d.NextDue()
+	require.True(t, ok)
+	done := d.Advance(due, nil)
+	require.Len(t, done, 1, "a lost write is reported done")
+	got, _ := d.Peek(ZoneCheckpoint, 0)
+	assert.Equal(t, filled('a', 32), got, "the slot keeps what it held")
+	require.Len(t, d.Faults(), 1)
+	assert.Equal(t, FaultWriteLost, d.Faults()[0].Kind)
+	assert.True(t, d.Faults()[0].Scripted)
+
+	id = d.Write(due, ZoneCheckpoint, 0, filled('c', 32))
+	d.LoseWrite(id)
+	d.Crash(due + 1)
+	writeNow(t, d, due+2, ZoneCheckpoint, 0, filled('d', 32))
+	got, _ = d.Peek(ZoneCheckpoint, 0)
+	assert.Equal(t, filled('d', 32), got, "the crash ended the request: the next write lands")
+	assert.Len(t, d.Faults(), 1, "nothing more was lost")
+}

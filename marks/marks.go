@@ -134,6 +134,12 @@ const (
 	StorageReadRetried
 	StorageReadLost
 	StorageReadRepaired
+	// A restart from disk finds a journaled entry the durable head's chain
+	// does not pass through: an older entry of that op a lost write left.
+	StorageOffChain
+	// A restart sets aside a committed entry the durable head's chain
+	// cannot reach: it is replayed only once something vouches for it.
+	StorageUnvouchedSetAside
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -165,6 +171,7 @@ var names = [Count]string{
 	"storage-header-set-aside",
 	"storage-checkpoint-older", "storage-checkpoint-lost", "storage-stale-body",
 	"storage-read-retried", "storage-read-lost", "storage-read-repaired",
+	"storage-off-chain", "storage-unvouched-set-aside",
 }
 
 // String is the mark's name, the key of every JSON and table output.

@@ -58,6 +58,9 @@ const (
 	// StreamDiskRead draws the latency of the reads replicas make in
 	// their life (a repair served from the disk).
 	StreamDiskRead
+	// StreamDiskRewrite draws the lost writes aimed at a rewrite of an
+	// op's prepare copy (sim.Storage.AimedLostRewrite).
+	StreamDiskRewrite
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

@@ -149,3 +149,46 @@ func (r *Replica) restoreCheckpoint(got checkpointOnDisk) {
 	vsr.Assert(r.id, r.dur.sb.Checkpoint.StateChecksum == r.dur.sb.Checkpoint.State.Checksum(), "recover_checkpoint_state",
 		"checkpoint op %d", r.dur.sb.Checkpoint.Op)
 }
+
+// readSuperblock returns the newest copy whose checksum holds and which names
+// its own copy index, and its sequence number; ok is false if no copy holds.
+func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad int) {
+	blank := 0
+	for c := 0; c < vsr.SuperblockCopies; c++ {
+		buf, ioErr := read(vsr.ZoneSuperblock, c)
+		if ioErr {
+			bad++
+			continue
+		}
+		if isZero(buf) {
+			blank++
+			continue
+		}
+		w, valid := decodeWords(buf, superblockRecordWords)
+		if !valid || w.w[0] != recordSuperblock || w.w[14] != uint64(c) {
+			bad++
+			continue
+		}
+		if ok && w.w[1] <= seq {
+			continue
+		}
+		seq, ok = w.w[1], true
+		sb = Superblock{View: w.w[2], LogView: w.w[3], CommitMax: w.w[4], Incarnation: w.w[5],
+			AckHead: w.w[6], AckView: w.w[7], AckViewHead: w.w[8]}
+		sb.Checkpoint = vsr.Snapshot{Op: w.w[9], OpChecksum: w.w[10], StateChecksum: w.w[11]}
+		sb.Head, sb.HeadSum = w.w[12], w.w[13]
+	}
+	if !ok && blank > 0 {
+		// A copy never written: every version goes to every copy and the
+		// replica acts on one only once all its copies landed, so none
+		// ever did. It crashed before its first superblock landed (the
+		// others torn) and promised nothing yet.
+		return Superblock{Checkpoint: genesisSnapshot()}, 0, true, bad
+	}
+	// Lost only when no copy was blank and none held: all were bad.
+	vsr.Assert(vsr.Unowned, ok || bad == vsr.SuperblockCopies, "superblock_lost_all_bad", "bad %d", uint64(bad))
+	// A copy whose checksum holds is one this replica wrote, and it never
+	// writes a log_view above its view.
+	vsr.Assert(vsr.Unowned, !ok || sb.LogView <= sb.View, "superblock_read_log_view_le_view", "log_view %d view %d", sb.LogView, sb.View)
+	return sb, seq, ok, bad
+}

@@ -77,7 +77,10 @@ func TestClassify(t *testing.T) {
 		// says so still in flight: the slot is not empty.
 		{"both set aside", asideCopy(vsr.ZoneHeaders, 6), asideCopy(vsr.ZonePrepares, 6), slotFaulty, 0, false},
 		{"set aside, header copy in flight", headerCopy(6, a), asideCopy(vsr.ZonePrepares, 6), slotFaulty, 0, true},
-		{"set-aside header beside a new op's prepare", asideCopy(vsr.ZoneHeaders, 6), prepareCopy(6, a), slotIntact, 70, false},
+		// A new op's prepare beside a set-aside header copy: either the
+		// op's header write never landed (the op was never acked) or the
+		// blank of the prepare copy was lost (the op is stale): faulty.
+		{"set-aside header beside a new op's prepare", asideCopy(vsr.ZoneHeaders, 6), prepareCopy(6, a), slotFaulty, 0, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

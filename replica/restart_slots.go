@@ -2,8 +2,10 @@ package replica
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"vsrsim/marks"
+	"vsrsim/replica/journal"
 	"vsrsim/vsr"
 )
 
@@ -95,115 +97,6 @@ func isZero(b []byte) bool {
 	return true
 }
 
-// classify weighs the two copies of a slot. A slot's prepare lands before its
-// header copy (the harness orders them), so after a crash the header copy may
-// lag the prepare but never lead it: a prepare that verifies is the slot's
-// content, unless the header copy names a newer op, which only a write the
-// disk lost or misplaced can leave. A blank prepare beside a header copy of an
-// op is a removal in flight or a lost write of the op: faulty either way.
-func classify(hc, pc recordRead, trustPrepare bool) slotRead {
-	if trustPrepare && !pc.bad {
-		return trustedPrepare(hc, pc)
-	}
-	headerOp := !hc.bad && hc.kind == recordHeader
-	faulty := slotRead{class: slotFaulty}
-	if headerOp {
-		faulty.header, faulty.hasHeader = hc.header, true
-	}
-	switch {
-	case pc.bad:
-		return faulty
-	case pc.kind == recordPrepare && headerOp && newer(&hc.header, &pc.header):
-		return faulty
-	case pc.kind == recordPrepare:
-		// readRecord let it pass: a real op whose header verifies.
-		vsr.Assert(vsr.Unowned, pc.header.Op > 0 && pc.header.Valid(), "classify_intact_verified", "op %d", pc.header.Op)
-		s := slotRead{class: slotIntact, entry: pc.header, has: true}
-		if hc.bad {
-			s.kept = true
-		}
-		return s
-	case hc.bad:
-		// A header copy is written only once its prepare landed: an
-		// unreadable one says an op may have been acked here, whatever
-		// the prepare slot holds (a misdirected write leaves it empty).
-		return faulty
-	case headerOp, pc.kind == recordAside, hc.kind == recordAside:
-		// A set-aside op may have been acked and committed with the
-		// commit point that says so still in flight: not empty.
-		return faulty
-	}
-	return slotRead{class: slotEmpty}
-}
-
-// trustedPrepare is the checksum-ignores-slot defect's reading of a slot: a
-// prepare whose bytes verify is the slot's content, and is taken for the op
-// the slot holds by the header ring, so a record that landed here from
-// another slot (or an older one the slot kept) stands in for that op.
-func trustedPrepare(hc, pc recordRead) slotRead {
-	if pc.kind != recordPrepare {
-		return slotRead{class: slotEmpty}
-	}
-	e := pc.header
-	if !hc.bad && hc.kind == recordHeader && hc.header.Op != e.Op {
-		// The slot's place in the log (op and parent) from the header
-		// ring, the rest, checksum and body, from the record that landed.
-		e.Op, e.Parent = hc.header.Op, hc.header.Parent
-	}
-	vsr.Assert(vsr.Unowned, e.Op > 0, "trusted_prepare_real_op", vsr.DetailHolds)
-	return slotRead{class: slotIntact, entry: e, has: true}
-}
-
-// newer reports whether header copy h names a newer entry than prepare p.
-func newer(h, p *vsr.Header) bool {
-	// Two copies that read back whole: each names a real op.
-	vsr.Assert(vsr.Unowned, h.Op > 0 && p.Op > 0, "newer_compares_real_ops", "header %d prepare %d", h.Op, p.Op)
-	if h.Op != p.Op {
-		return h.Op > p.Op
-	}
-	return h.Checksum != p.Checksum && h.View > p.View
-}
-
-// readSuperblock returns the newest copy whose checksum holds and which names
-// its own copy index, and its sequence number; ok is false if no copy holds.
-func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad int) {
-	blank := 0
-	for c := 0; c < vsr.SuperblockCopies; c++ {
-		buf, ioErr := read(vsr.ZoneSuperblock, c)
-		if ioErr {
-			bad++
-			continue
-		}
-		if isZero(buf) {
-			blank++
-			continue
-		}
-		w, valid := decodeWords(buf, superblockRecordWords)
-		if !valid || w.w[0] != recordSuperblock || w.w[14] != uint64(c) {
-			bad++
-			continue
-		}
-		if ok && w.w[1] <= seq {
-			continue
-		}
-		seq, ok = w.w[1], true
-		sb = Superblock{View: w.w[2], LogView: w.w[3], CommitMax: w.w[4], Incarnation: w.w[5],
-			AckHead: w.w[6], AckView: w.w[7], AckViewHead: w.w[8]}
-		sb.Checkpoint = vsr.Snapshot{Op: w.w[9], OpChecksum: w.w[10], StateChecksum: w.w[11]}
-		sb.Head, sb.HeadSum = w.w[12], w.w[13]
-	}
-	if !ok && blank > 0 {
-		// A copy never written: every version goes to every copy and the
-		// replica acts on one only once all its copies landed, so none
-		// ever did. It crashed before its first superblock landed (the
-		// others torn) and promised nothing yet.
-		return Superblock{Checkpoint: genesisSnapshot()}, 0, true, bad
-	}
-	// Lost only when no copy was blank and none held: all were bad.
-	vsr.Assert(vsr.Unowned, ok || bad == vsr.SuperblockCopies, "superblock_lost_all_bad", "bad %d", uint64(bad))
-	return sb, seq, ok, bad
-}
-
 // readDisk reads and classifies every superblock copy and journal slot,
 // handing each intact entry to put as it goes (a restart reads the whole
 // journal: keeping every slot's reading would cost more than the journal).
@@ -251,15 +144,126 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 			rec.marks = append(rec.marks, marks.StorageSlotForeign)
 		}
 		rec.broken = append(rec.broken, brokenSlot{slot: slot, read: s})
-		rec.faulty++
-		// The lowest op above the checkpoint the slot may hold.
-		o := cp + 1 + (uint64(slot)+n-(cp+1)%n)%n
-		vsr.Assert(vsr.Unowned, o > cp && o%n == uint64(slot), "faulty_slot_lowest_in_slot", "slot %d op %d", uint64(slot), o)
-		if rec.lowest == 0 || o < rec.lowest {
-			rec.lowest = o
-		}
+		rec.noteFaulty(slot)
 	}
 	return rec
+}
+
+// dropAboveHead takes out of the journal every entry above the durable head:
+// nothing promised it (an ack leaves only once the superblock naming a head
+// at or above its op has landed), and the head only falls by a truncation,
+// whose blanks a lost write may have kept from the disk (swarm seed
+// 1592593978 from 0x5eed0000: op 18 of an older log, truncated, its blank
+// lost, read back above the durable head and chained on as the head; the
+// restarted vote showed it in the newer log_view, and the merge cut the
+// committed op 18). The disk keeps the copies; nothing is written. It
+// reports whether it took any.
+func dropAboveHead(rec *diskRecovery, j *journal.Journal) (dropped bool) {
+	for o := rec.sb.Head + 1; o <= rec.highest; o++ {
+		if _, ok := j.Remove(o); ok {
+			dropped = true
+		}
+	}
+	return dropped
+}
+
+// breakStaleNeighbours takes as faulty, of two journaled neighbours that do
+// not chain (the op above names another parent), the one written in the
+// older view: a log is written in order within a view, so an op above that
+// names another parent comes from a newer log than the op below (the older
+// log's entry outlived its rewrite: a lost write), and an op above from an
+// older log than the op below is that log's leftover (its removal lost).
+// The disk's head may be faulty, so breakOffChain cannot reach them (swarm
+// seed 2474: a lost rewrite of op 10 and a latent error on its header copy,
+// below a faulty head; the restarted vote showed the stale op 10 under op
+// 11). It reports whether it broke any.
+func breakStaleNeighbours(rec *diskRecovery, j *journal.Journal) (broke bool) {
+	n := uint64(rec.slots)
+	for o := rec.cp.snap.Op + 1; o < rec.highest; o++ {
+		lo, okLo := j.Get(o)
+		hi, okHi := j.Get(o + 1)
+		if !okLo || !okHi || hi.Parent == lo.Checksum {
+			continue
+		}
+		stale := o
+		if hi.View < lo.View {
+			stale = o + 1
+		}
+		j.Remove(stale)
+		_, still := j.Get(stale)
+		vsr.Assert(vsr.Unowned, !still, "off_chain_entry_removed", "op %d", stale)
+		rec.addBroken(int(stale % n))
+		broke = true
+	}
+	return broke
+}
+
+// addBroken takes a slot whose entry a chain check took out as faulty, its
+// copies saying nothing (recovery holds its op unsure or empty).
+func (rec *diskRecovery) addBroken(slot int) {
+	at, found := slices.BinarySearchFunc(rec.broken, slot, func(b brokenSlot, s int) int { return b.slot - s })
+	vsr.Assert(vsr.Unowned, !found, "broken_slot_once", "slot %d", uint64(slot))
+	rec.broken = slices.Insert(rec.broken, at, brokenSlot{slot: slot, read: slotRead{class: slotFaulty}})
+	rec.noteFaulty(slot)
+}
+
+// brokenAt is the reading of faulty slot slot, if it is one.
+func (rec *diskRecovery) brokenAt(slot int) (slotRead, bool) {
+	k, found := slices.BinarySearchFunc(rec.broken, slot, func(b brokenSlot, s int) int { return b.slot - s })
+	if !found {
+		return slotRead{}, false
+	}
+	return rec.broken[k].read, true
+}
+
+// noteFaulty counts a faulty slot and the lowest op above the checkpoint a
+// faulty slot may hold.
+func (rec *diskRecovery) noteFaulty(slot int) {
+	rec.faulty++
+	cp, n := rec.cp.snap.Op, uint64(rec.slots)
+	o := cp + 1 + (uint64(slot)+n-(cp+1)%n)%n
+	vsr.Assert(vsr.Unowned, o > cp && o%n == uint64(slot), "faulty_slot_lowest_in_slot", "slot %d op %d", uint64(slot), o)
+	if rec.lowest == 0 || o < rec.lowest {
+		rec.lowest = o
+	}
+}
+
+// breakOffChain takes as faulty each journaled entry the durable head's
+// chain does not pass through: walking down from the superblock's head (op
+// and checksum) by each entry's parent, an entry whose checksum is not the
+// one the op above names is an older entry of that op a lost write left
+// (the copies of its slot can agree on it, or its header copy be damaged
+// too: swarm seed 2758, an aimed lost rewrite and a damaged header write on
+// one slot, and the restart applied the stale op). A faulty slot whose
+// header copy is the entry named carries the walk past it; the walk stops at
+// the first op it cannot read otherwise, at a broken entry, and at the
+// checkpoint. It reports whether it broke an entry, and the lowest op the
+// chain vouched for: below it, nothing here vouches for or against an entry
+// (setAsideUnvouched).
+func breakOffChain(rec *diskRecovery, j *journal.Journal) (broke bool, vouched uint64) {
+	expect := rec.sb.HeadSum
+	n := uint64(rec.slots)
+	o := rec.sb.Head
+	for ; o > rec.cp.snap.Op && expect != 0; o-- {
+		h, ok := j.Get(o)
+		if !ok {
+			if b, found := rec.brokenAt(int(o % n)); found && b.hasHeader && b.header.Op == o && b.header.Checksum == expect {
+				expect = b.header.Parent
+				continue
+			}
+			return false, o + 1
+		}
+		if h.Checksum == expect {
+			expect = h.Parent
+			continue
+		}
+		j.Remove(o)
+		_, still := j.Get(o)
+		vsr.Assert(vsr.Unowned, !still, "off_chain_entry_removed", "op %d", o)
+		rec.addBroken(int(o % n))
+		return true, o + 1
+	}
+	return false, o + 1
 }
 
 // reclassify takes as faulty two readings that verify all the same: an
@@ -398,4 +402,30 @@ func (r *Replica) dropStaleBodies(v *viewHeaders) {
 		_, still := r.log.journal.Get(o)
 		vsr.Assert(r.id, !still || r.log.journal.Has(o, a.Checksum), "stale_body_dropped", "op %d", o)
 	}
+}
+
+// setAsideUnvouched sets aside each committed entry below vouched, the lowest
+// op the durable head's chain reached (breakOffChain): a committed op is
+// replayed from a body only where something vouches for it, as a body a
+// chain walk cannot vouch for in a life is (discard). A stale entry of a
+// committed op shares its parent with the committed one, so the chain from
+// below cannot tell them apart (swarm seed 1592596372 from 0x5eed0000: a lost
+// rewrite of op 17 and a crash-torn header copy below a gap of an adopted
+// head, and the restart replayed the stale op 17). Nothing is written: the
+// disk keeps its copy, and the body comes back (reclaim) once the op above,
+// an adopted header or the commit anchor names it, or repair brings the
+// committed one.
+func (r *Replica) setAsideUnvouched(vouched uint64) {
+	top := min(vouched, r.wm.commitMax+1)
+	for o := r.wm.commitMin + 1; o < top; o++ {
+		h, ok := r.log.journal.Forget(o)
+		if !ok {
+			continue
+		}
+		if _, held := r.log.aside.Get(o); !held && r.log.aside.Holds(o) {
+			r.log.aside.Put(h)
+		}
+		r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageUnvouchedSetAside)
+	}
+	vsr.Assert(r.id, r.wm.sequencer >= r.wm.commitMin, "set_aside_keeps_head", "head %d", r.wm.sequencer)
 }

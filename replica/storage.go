@@ -320,3 +320,95 @@ func DiskEntry(z vsr.StorageZone, slot, slots int, buf []byte, ioErr bool) (op, 
 	}
 	return h.Op, h.Checksum, true
 }
+
+// classify weighs the two copies of a slot. A slot's prepare lands before its
+// header copy (the harness orders them), so after a crash the header copy may
+// lag the prepare but never lead it: a prepare that verifies is the slot's
+// content, unless the header copy names a newer op, or a removal, which only
+// a write the disk lost or misplaced can leave (or a header write the crash
+// caught, over an older blank: faulty too, and above the ack head empty). A
+// blank prepare beside a header copy of an op is a removal in flight or a
+// lost write of the op: faulty either way.
+func classify(hc, pc recordRead, trustPrepare bool) slotRead {
+	if trustPrepare && !pc.bad {
+		return trustedPrepare(hc, pc)
+	}
+	headerOp := !hc.bad && hc.kind == recordHeader
+	faulty := slotRead{class: slotFaulty}
+	if headerOp {
+		faulty.header, faulty.hasHeader = hc.header, true
+	}
+	switch {
+	case pc.bad:
+		return faulty
+	case pc.kind == recordPrepare && headerSaysLater(hc, pc):
+		return faulty
+	case pc.kind == recordPrepare:
+		// readRecord let it pass: a real op whose header verifies.
+		vsr.Assert(vsr.Unowned, pc.header.Op > 0 && pc.header.Valid(), "classify_intact_verified", "op %d", pc.header.Op)
+		s := slotRead{class: slotIntact, entry: pc.header, has: true}
+		if hc.bad {
+			s.kept = true
+		}
+		return s
+	case hc.bad:
+		// A header copy is written only once its prepare landed: an
+		// unreadable one says an op may have been acked here, whatever
+		// the prepare slot holds (a misdirected write leaves it empty).
+		return faulty
+	case headerOp, pc.kind == recordAside, hc.kind == recordAside:
+		// A set-aside op may have been acked and committed with the
+		// commit point that says so still in flight: not empty.
+		return faulty
+	}
+	return slotRead{class: slotEmpty}
+}
+
+// trustedPrepare is the checksum-ignores-slot defect's reading of a slot: a
+// prepare whose bytes verify is the slot's content, and is taken for the op
+// the slot holds by the header ring, so a record that landed here from
+// another slot (or an older one the slot kept) stands in for that op.
+func trustedPrepare(hc, pc recordRead) slotRead {
+	if pc.kind != recordPrepare {
+		return slotRead{class: slotEmpty}
+	}
+	e := pc.header
+	if !hc.bad && hc.kind == recordHeader && hc.header.Op != e.Op {
+		// The slot's place in the log (op and parent) from the header
+		// ring, the rest, checksum and body, from the record that landed.
+		e.Op, e.Parent = hc.header.Op, hc.header.Parent
+	}
+	vsr.Assert(vsr.Unowned, e.Op > 0, "trusted_prepare_real_op", vsr.DetailHolds)
+	return slotRead{class: slotIntact, entry: e, has: true}
+}
+
+// headerSaysLater reports whether a readable header copy hc may have been
+// written after prepare copy pc, which verifies: it names a newer entry, or
+// a removal. A removal in the header copy is either the op's own header
+// write never landed over an older blank, or the removal's blank of the
+// prepare copy was lost and the op is stale; the disk cannot tell them
+// apart, and a lost write must not bring back an op the log took out (an
+// aimed lost rewrite, swarm seed 601).
+func headerSaysLater(hc, pc recordRead) bool {
+	switch {
+	case hc.bad:
+		return false
+	case hc.kind == recordHeader:
+		return newer(&hc.header, &pc.header)
+	}
+	return hc.kind == recordBlank || hc.kind == recordAside
+}
+
+// newer reports whether header copy h names a newer entry than prepare p.
+func newer(h, p *vsr.Header) bool {
+	// Two copies that read back whole: each names a real op.
+	vsr.Assert(vsr.Unowned, h.Op > 0 && p.Op > 0, "newer_compares_real_ops", "header %d prepare %d", h.Op, p.Op)
+	if h.Op != p.Op {
+		return h.Op > p.Op
+	}
+	// The same op, another entry: the header copy is the later write
+	// unless the prepare's view is newer (the header copy's own write then
+	// never landed over an older entry). In one view either may be older:
+	// faulty, never the prepare taken on trust.
+	return h.Checksum != p.Checksum && h.View >= p.View
+}

@@ -77,14 +77,14 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		runs = append(runs, run{seed: s})
 	}
 	failing := []run{ // seeds/swarm.txt: first swarm detections
-		{21, []string{"narrow-repair-under-commit-lag"}},
+		{30, []string{"narrow-repair-under-commit-lag"}},
 		{43, []string{"transfer-rewinds-sequencer"}},
-		{160, []string{"stale-guard-uses-commit-max"}},
+		{925, []string{"stale-guard-uses-commit-max"}},
 		{1, []string{"escalate-without-hold"}},
 		{13, []string{"dvc-cache-ignores-journal"}},
-		{28, []string{"restart-skips-adopted-head"}},
+		{33, []string{"restart-skips-adopted-head"}},
 		{24, []string{"truncate-on-corrupt"}},
-		{28, []string{"corrupt-slot-nacks"}},
+		{89, []string{"corrupt-slot-nacks"}},
 		{27, []string{"superblock-trusts-torn"}},
 		{34, []string{"checksum-ignores-slot"}},
 		{505, []string{"own-ack-before-write-lands"}},

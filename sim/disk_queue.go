@@ -118,13 +118,18 @@ func (d *diskOf) mayStart(w *deferredWrite, ahead int) bool {
 
 // submitWrite puts a write on the disk and notes what waits for it.
 func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
+	entry := c.entryOf(w.zone, w.slot, data)
+	lose := c.disks.rewrite != nil && w.zone == disksim.ZonePrepares && c.aimLostRewrite(d, w.slot, entry)
 	id := d.disk.Write(c.now, w.zone, w.slot, data)
+	if lose {
+		d.disk.LoseWrite(id)
+	}
 	if due, ok := d.disk.NextDue(); ok && due < c.disks.nextDue {
 		c.disks.nextDue = due
 	}
 	// Ids grow with every write, so the list stays in id order.
 	d.inFlight = append(d.inFlight, inFlightWrite{id: id, key: slotKey{w.zone, w.slot},
-		entry: c.entryOf(w.zone, w.slot, data), batch: w.batch, fence: w.fence})
+		entry: entry, batch: w.batch, fence: w.fence})
 	if n := d.busySlot(w.zone, w.slot); n != nil {
 		*n++
 	}

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"fmt"
+
 	"vsrsim/disksim"
 	"vsrsim/vsr"
 )
@@ -99,4 +101,27 @@ func (c *Cluster) examineRead(i, slot int, e entryID) {
 		}
 		return c.intact(d, op, sum)
 	})
+}
+
+// aimLostRewrite, with chance AimedLostRewrite and where the atlas allows,
+// loses the write of a prepare copy about to go to replica d's slot when the
+// media holds another entry of the same op there and the write replaces it
+// (another body of that op) or takes it out (a blank): the slot keeps the
+// older op, which verifies on its own. A lost write alone rarely leaves an
+// op of the same number behind; this is the stale copy a repair read must
+// refuse (repair-serves-unread). It reports whether to lose the write; the
+// disk records it as a scripted lost write (disksim.LoseWrite), so the
+// oracle's proofs list it.
+func (c *Cluster) aimLostRewrite(d *diskOf, slot int, next entryID) bool {
+	buf, ioErr := d.disk.Peek(disksim.ZonePrepares, slot)
+	held := c.entryIn(disksim.ZonePrepares, slot, buf, ioErr)
+	if held.op == 0 || next == held || (next.op != 0 && next.op != held.op) {
+		return false
+	}
+	i := d.disk.Replica()
+	if !c.disks.atlas.MayFault(i, disksim.ZonePrepares, slot) || !c.disks.rewrite.Chance(c.cfg.Storage.AimedLostRewrite) {
+		return false
+	}
+	c.Note(fmt.Sprintf("aimed lost rewrite r%d prepares/%d: op %d stays", i, slot, held.op))
+	return true
 }

@@ -58,3 +58,54 @@ func TestFailedReadLosesTheCopyToTheDisk(t *testing.T) {
 	assert.Equal(t, []uint64{op}, res.Excuse.Ops)
 	assert.ElementsMatch(t, []int{1, 2}, res.Excuse.Replicas)
 }
+
+// Lost writes aimed at rewrites take only a write that replaces (or takes
+// out) another entry of the same op on the media; the runs recover from them
+// (the restart's chain checks), and without the chance nothing is drawn.
+func TestAimedLostRewrite(t *testing.T) {
+	more := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		cfg := storageConfig(seed)
+		cfg.CrashChance = prng.Ratio{Num: 1, Den: 500}
+		base, err := Run(cfg, Attach{})
+		require.NoError(t, err)
+		cfg.Storage.AimedLostRewrite = prng.Ratio{Num: 1, Den: 1}
+		res, err := Run(cfg, Attach{})
+		require.NoError(t, err)
+		assert.Contains(t, []Verdict{VerdictPass, VerdictUnrecoverable}, res.Verdict, "seed %d: %s %s", seed, res.Invariant, res.Evidence)
+		if res.StorageFaults > base.StorageFaults {
+			more++
+		}
+	}
+	assert.Positive(t, more, "no rewrite was ever lost")
+
+	cfg := storageConfig(3)
+	a, err := Run(cfg, Attach{})
+	require.NoError(t, err)
+	cfg.Storage.AimedLostRewrite = prng.Ratio{}
+	b, err := Run(cfg, Attach{})
+	require.NoError(t, err)
+	assert.Equal(t, a.TraceHash, b.TraceHash, "no chance, no draw")
+}
+
+// aimLostRewrite aims only at a write replacing another entry of the op the
+// media holds there, or taking it out.
+func TestAimLostRewriteTargets(t *testing.T) {
+	cfg := storageConfig(1)
+	cfg.Storage.AimedLostRewrite = prng.Ratio{Num: 1, Den: 1}
+	cfg.Storage.AtlasOff = true
+	c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
+	require.NoError(t, err)
+	c.initExpect()
+	for c.now = 1; c.now < 600; c.now++ {
+		c.step()
+	}
+	d := &c.disks.r[1]
+	const slot = 5
+	held := d.ledger.want[1][slot]
+	require.Equal(t, uint64(slot), held.op, "op 5 landed on r1")
+	assert.True(t, c.aimLostRewrite(d, slot, entryID{held.op, held.sum + 1}), "another entry of op 5")
+	assert.True(t, c.aimLostRewrite(d, slot, entryID{}), "a blank over op 5")
+	assert.False(t, c.aimLostRewrite(d, slot, held), "the same entry again")
+	assert.False(t, c.aimLostRewrite(d, slot, entryID{held.op + uint64(cfg.JournalSlots), 7}), "another op of the slot")
+}

@@ -42,6 +42,8 @@ type disks struct {
 	readLatency *prng.Stream
 	// readBuf holds the bytes of the read a replica is handed.
 	readBuf []byte
+	// rewrite draws the lost writes aimed at a rewrite (nil: none aimed).
+	rewrite *prng.Stream
 }
 
 // diskOf is one replica's disk and what is in flight on it.
@@ -108,6 +110,9 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 	}
 	ds := &disks{atlas: atlas, r: make([]diskOf, cfg.Replicas), aimed: prng.New(seed, prng.StreamDiskAimed),
 		readLatency: prng.New(seed, prng.StreamDiskRead)}
+	if !s.AimedLostRewrite.Zero() {
+		ds.rewrite = prng.New(seed, prng.StreamDiskRewrite)
+	}
 	for i := range ds.r {
 		d, err := disksim.New(disksim.Options{
 			Geometry: geo, Replica: i, Atlas: atlas,

@@ -44,6 +44,13 @@ type Storage struct {
 	// and catch up from its peers, never restore it. Drawn from the aimed
 	// stream, and only when set, so a run without it draws as before.
 	AimedCheckpoint prng.Ratio
+	// AimedLostRewrite, per write of a prepare copy that replaces another
+	// entry of the same op number (or takes it out) on the media, loses
+	// the write where the atlas allows: the slot keeps an older op that
+	// verifies on its own, which a replica serving a repair from its disk
+	// must tell from the one its journal names (reads in a life,
+	// disk_reads.go). Drawn from a stream of its own, and only when set.
+	AimedLostRewrite prng.Ratio
 	// AimedWindowCrash, per fault-phase tick and live replica whose disk
 	// has writes in flight (its write window open), crashes it, within the
 	// crash injectors' bound: the writes tear, land or are lost as the disk
@@ -85,7 +92,7 @@ func (s *Storage) validate(c *Config) error {
 	if s.LatencyMinTicks > StorageLatencyMax || s.LatencyMeanTicks > StorageLatencyMax {
 		return fmt.Errorf("storage latency must be 0..%d ticks, got min=%d mean=%d", StorageLatencyMax, s.LatencyMinTicks, s.LatencyMeanTicks)
 	}
-	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedCheckpoint, s.AimedWindowCrash, s.AimedSecond} {
+	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedCheckpoint, s.AimedLostRewrite, s.AimedWindowCrash, s.AimedSecond} {
 		if !r.Zero() && r.Num > r.Den {
 			return fmt.Errorf("a storage fault probability must be at most 1, got %d/%d", r.Num, r.Den)
 		}

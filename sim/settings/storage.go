@@ -52,6 +52,7 @@ var storageForms = []*storageForm{
 	faultForm("aimed-corrupt", func(s *sim.Storage) *prng.Ratio { return &s.AimedCorrupt }),
 	faultForm("aimed-misdirect", func(s *sim.Storage) *prng.Ratio { return &s.AimedMisdirect }),
 	faultForm("aimed-checkpoint", func(s *sim.Storage) *prng.Ratio { return &s.AimedCheckpoint }),
+	faultForm("aimed-lost-rewrite", func(s *sim.Storage) *prng.Ratio { return &s.AimedLostRewrite }),
 	{word: "latency", args: "min=TICKS mean=TICKS", read: readStorageLatency,
 		apply: func(s *storageSetting, st *sim.Storage) { st.LatencyMinTicks, st.LatencyMeanTicks = s.min, s.mean }},
 	{word: "atlas", args: "off", read: func(s *storageSetting, args []string) error {

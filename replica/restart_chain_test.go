@@ -1,0 +1,137 @@
+package replica
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"vsrsim/replica/journal"
+	"vsrsim/vsr"
+)
+
+// The restart's chain checks (restart_slots.go): what the disk read back is
+// judged against the durable head's chain and against itself, so a stale
+// entry a lost write left is never replayed or voted.
+
+// chainOf journals ops 1..n of one log in view, each naming the one below as
+// its parent, and returns them.
+func chainOf(j *journal.Journal, n int, view uint64, key uint32) []vsr.Header {
+	hs := make([]vsr.Header, n+1)
+	parent := uint64(0x5eed)
+	for o := 1; o <= n; o++ {
+		h := vsr.Header{Op: uint64(o), View: view, Parent: parent, Client: 1, Request: uint64(o),
+			Body: vsr.Operation{Kind: vsr.OpPut, Key: key, Value: uint64(o)}}
+		h.Seal()
+		j.Put(h, true)
+		hs[o], parent = h, h.Checksum
+	}
+	return hs
+}
+
+// staleOf is another entry of h's op on the same parent, from view.
+func staleOf(h vsr.Header, view uint64) vsr.Header {
+	s := h
+	s.View, s.Body.Value = view, h.Body.Value+1000
+	s.Seal()
+	return s
+}
+
+func recoveryAt(head vsr.Header) diskRecovery {
+	return diskRecovery{slots: 64, sb: Superblock{Head: head.Op, HeadSum: head.Checksum},
+		cp: checkpointOnDisk{snap: vsr.Snapshot{}}, highest: head.Op}
+}
+
+func TestBreakOffChainTakesTheStaleEntry(t *testing.T) {
+	j := journal.NewJournal(64, nil)
+	hs := chainOf(j, 5, 3, 1)
+	rec := recoveryAt(hs[5])
+	broke, vouched := breakOffChain(&rec, j)
+	assert.False(t, broke, "a whole chain breaks nothing")
+	assert.Equal(t, uint64(1), vouched, "the chain vouches down to the checkpoint")
+
+	// A lost rewrite left an older op 3 on the same parent.
+	j.Put(staleOf(hs[3], 1), true)
+	rec = recoveryAt(hs[5])
+	broke, vouched = breakOffChain(&rec, j)
+	assert.True(t, broke)
+	assert.Equal(t, uint64(4), vouched, "nothing vouches below the break")
+	_, held := j.Get(3)
+	assert.False(t, held, "the stale op 3 left the journal")
+	assert.Equal(t, 1, rec.faulty)
+	b, ok := rec.brokenAt(3)
+	require.True(t, ok, "its slot is faulty")
+	assert.Equal(t, slotFaulty, b.class)
+}
+
+func TestBreakOffChainCrossesAVouchedFaultySlot(t *testing.T) {
+	j := journal.NewJournal(64, nil)
+	hs := chainOf(j, 5, 3, 1)
+	j.Remove(4)
+	j.Put(staleOf(hs[2], 1), true)
+	rec := recoveryAt(hs[5])
+	rec.broken = []brokenSlot{{slot: 4, read: slotRead{class: slotFaulty, header: hs[4], hasHeader: true}}}
+	broke, vouched := breakOffChain(&rec, j)
+	assert.True(t, broke, "the walk crossed op 4 by its header copy and found op 2 stale")
+	assert.Equal(t, uint64(3), vouched)
+
+	// Without the header copy the walk stops at op 4: nothing is judged below.
+	j2 := journal.NewJournal(64, nil)
+	hs2 := chainOf(j2, 5, 3, 1)
+	j2.Remove(4)
+	j2.Put(staleOf(hs2[2], 1), true)
+	rec2 := recoveryAt(hs2[5])
+	broke, vouched = breakOffChain(&rec2, j2)
+	assert.False(t, broke)
+	assert.Equal(t, uint64(5), vouched)
+}
+
+func TestBreakStaleNeighboursTakesTheOlderView(t *testing.T) {
+	j := journal.NewJournal(64, nil)
+	hs := chainOf(j, 5, 3, 1)
+	j.Put(staleOf(hs[2], 1), true) // older than op 3 above it
+	old5 := staleOf(hs[5], 2)      // an older log's op 5, on its own op 4
+	old5.Parent = 0xbad
+	old5.Seal()
+	j.Put(old5, true)
+	rec := recoveryAt(hs[5])
+	assert.True(t, breakStaleNeighbours(&rec, j))
+	_, held2 := j.Get(2)
+	_, held5 := j.Get(5)
+	_, held4 := j.Get(4)
+	assert.False(t, held2, "op 2 of view 1 under op 3 of view 3 goes")
+	assert.False(t, held5, "op 5 of view 2 over op 4 of view 3 goes")
+	assert.True(t, held4, "the newer log stays")
+	assert.Equal(t, 2, rec.faulty)
+}
+
+func TestDropAboveHead(t *testing.T) {
+	j := journal.NewJournal(64, nil)
+	hs := chainOf(j, 5, 3, 1)
+	rec := recoveryAt(hs[3])
+	rec.highest = 5
+	assert.True(t, dropAboveHead(&rec, j))
+	_, held3 := j.Get(3)
+	_, held4 := j.Get(4)
+	assert.True(t, held3)
+	assert.False(t, held4, "nothing promised an op above the durable head")
+	assert.False(t, dropAboveHead(&rec, j), "nothing left to drop")
+}
+
+// A committed entry the chain does not reach is set aside, not replayed.
+func TestSetAsideUnvouched(t *testing.T) {
+	c := newTestCluster(t, 3, onDisk)
+	c.commitRequests(0, 1, 4)
+	r := c.r(2)
+	h2, ok := r.log.journal.Get(2)
+	require.True(t, ok)
+	r.wm.commitMin, r.wm.commitSum = 1, h2.Parent
+	r.wm.commitMax = 4
+	r.setAsideUnvouched(3)
+	_, journaled := r.log.journal.Get(2)
+	_, aside := r.log.aside.Get(2)
+	_, still3 := r.log.journal.Get(3)
+	assert.False(t, journaled, "op 2 lies below what the chain vouched")
+	assert.True(t, aside, "set aside, to be reclaimed once vouched for")
+	assert.True(t, still3, "op 3 is vouched")
+}
