@@ -348,7 +348,13 @@ func (r *Replica) dropAdoptedOffChain() {
 	// for, true in every view, but the old log's body above it chains to
 	// another op, and a vote of that log would break at it (seed 3642).
 	if a := r.log.commitAnchor; a.Checksum != 0 && a.Op > r.wm.commitMin {
-		if above, ok := r.log.journal.Get(a.Op + 1); ok && above.Parent != a.Checksum {
+		above, hasAbove := r.log.journal.Get(a.Op + 1)
+		below, hasBelow := r.log.journal.Get(a.Op - 1)
+		// Below too: an anchor from a log_view the disk never made
+		// durable names another parent than this log's body below it,
+		// and a vote that passes it on breaks there (the open finding
+		// lost-rewrite-vote-mixes-logs.vsr).
+		if (hasAbove && above.Parent != a.Checksum) || (hasBelow && a.Parent != below.Checksum) {
 			r.log.commitAnchor = vsr.Header{}
 		}
 	}

@@ -129,7 +129,11 @@ func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
 	if o == r.log.commitAnchor.Op && o > r.wm.commitMin && r.log.commitAnchor.Checksum != 0 {
 		// A primary-elect may know the commit point's header only from
 		// the votes: pass it on, so backups can anchor their journals.
-		return vsr.SuffixEntry{Header: r.log.commitAnchor}
+		// Unsure where this replica may have acked the op and lost its
+		// body, as for an adopted header (the open finding
+		// lost-rewrite-source-vote-drops-acked-body.vsr: the anchor passed
+		// on as a bare header an acked op whose slot a restart found faulty).
+		return vsr.SuffixEntry{Header: r.log.commitAnchor, Unsure: o <= r.log.unsureTop || r.unsureOp(o)}
 	}
 	if o == r.wm.commitMin && o > 0 {
 		return vsr.SuffixEntry{Header: vsr.Header{Op: o, Checksum: r.wm.commitSum}}

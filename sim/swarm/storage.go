@@ -49,6 +49,14 @@ func drawStorage(seed uint64, c *sim.Config) {
 	if s.Uint64N(3) == 0 {
 		st.AimedCheckpoint = pick(s, 4, 2, 1)
 	}
+	// Last: a third of the storage seeds lose the writes that replace or
+	// take out an op's prepare copy, where the atlas allows (issue 38): the
+	// stale entry that verifies on its own, which a repair read must
+	// refuse (repair-serves-unread) and a restart must not bring back
+	// (D57). Uniform lost writes rarely leave one.
+	if s.Uint64N(3) == 0 {
+		st.AimedLostRewrite = pick(s, 2, 1)
+	}
 	c.Storage = st
 }
 
