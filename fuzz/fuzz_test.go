@@ -212,6 +212,8 @@ func TestWatchClasses(t *testing.T) {
 // source-lost-rewrite-start-view-unreadable.vsr (swarm seed 4154 once it
 // drew lost writes aimed at rewrites) is open: the full source protocol's
 // StartView breaks its chain; the robust protocol passes the same file.
+// source-disk-view-climb-ci.vsr (CI's sweep on c14863d) is the source view
+// change's own: the same file with the robust protocol passes.
 // abdication-off-disk-view-climb.vsr (CI's sweep on 0f4bc55) is the source
 // abdication's own: the same file with the robust protocol passes.
 // Two more, two-disks-recovering-head.vsr and disk-vote-chain-breaks.vsr,
@@ -232,6 +234,7 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"robust-disk-unsure-op-outside-core.vsr":        sim.VerdictLiveness,
 		"abdication-off-disk-view-climb.vsr":            sim.VerdictLiveness,
 		"source-lost-rewrite-start-view-unreadable.vsr": sim.VerdictSafety,
+		"source-disk-view-climb-ci.vsr":                 sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)
