@@ -192,3 +192,66 @@ func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad 
 	vsr.Assert(vsr.Unowned, !ok || sb.LogView <= sb.View, "superblock_read_log_view_le_view", "log_view %d view %d", sb.LogView, sb.View)
 	return sb, seq, ok, bad
 }
+
+// recordRead is one copy of a slot, decoded.
+type recordRead struct {
+	kind   uint64 // recordNone, recordBlank, recordHeader or recordPrepare
+	header vsr.Header
+	bad    bool // unreadable: an I/O error, a checksum that fails, a foreign slot
+	// foreign: the record's checksum holds but it names another slot: a
+	// misdirected write.
+	foreign bool
+}
+
+// readRecord decodes one copy of slot. ignoreSlot is the checksum-ignores-slot
+// defect: a record naming another slot still passes.
+func readRecord(buf []byte, ioErr bool, z vsr.StorageZone, slot, slots int, ignoreSlot bool) recordRead {
+	vsr.Assert(vsr.Unowned, slot >= 0 && slot < slots, "read_record_slot_in_range", "slot %d of %d", uint64(slot), uint64(slots))
+	vsr.Assert(vsr.Unowned, z == vsr.ZonePrepares || z == vsr.ZoneHeaders, "read_record_journal_zone", "zone %d", uint64(z))
+	switch {
+	case ioErr:
+		return recordRead{bad: true}
+	case isZero(buf):
+		return recordRead{kind: recordNone}
+	}
+	w, ok := decodeWords(buf, headerRecordWords+3)
+	if !ok {
+		return readBlank(buf, slot, ignoreSlot)
+	}
+	h := wordsHeader(&w)
+	h.Body = vsr.Operation{Kind: vsr.OpKind(w.w[10]), Key: uint32(w.w[11]), Value: w.w[12]}
+	wantKind := recordHeader
+	if z == vsr.ZonePrepares {
+		wantKind = recordPrepare
+	}
+	rec := recordRead{kind: w.w[0], header: h}
+	own := w.w[1] == uint64(slot) && h.Op%uint64(slots) == uint64(slot)
+	rec.foreign = !own && !ignoreSlot
+	rec.bad = rec.kind != wantKind || h.Op == 0 || rec.foreign || !h.Valid()
+	return rec
+}
+
+// readBlank decodes a blank record, shorter than an entry's; anything else
+// that fails its checksum is bad.
+func readBlank(buf []byte, slot int, ignoreSlot bool) recordRead {
+	b, ok := decodeWords(buf, 3)
+	if !ok || (b.w[0] != recordBlank && b.w[0] != recordAside) {
+		return recordRead{bad: true}
+	}
+	foreign := b.w[1] != uint64(slot) && !ignoreSlot
+	return recordRead{kind: b.w[0], bad: foreign, foreign: foreign}
+}
+
+func isZero(b []byte) bool {
+	for ; len(b) >= 8; b = b[8:] {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+	}
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

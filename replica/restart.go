@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"vsrsim/marks"
+	"vsrsim/replica/journal"
 	"vsrsim/vsr"
 )
 
@@ -108,19 +109,13 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.restoreSuperblock()
 	r.dur.store.seq, r.dur.store.written = rec.seq, fieldsOf(&rec.sb)
 	cut := r.refill(rec)
-	vouched := uint64(0)
-	if !opts.Bugs.TruncateOnCorrupt && !opts.Bugs.ChecksumIgnoresSlot {
-		// Any order: each only takes entries out.
-		if dropAboveHead(&rec, r.log.journal) {
-			r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageSlotUnacked)
-		}
-		var offHead bool
-		offHead, vouched = breakOffChain(&rec, r.log.journal)
-		if breakStaleNeighbours(&rec, r.log.journal) || offHead {
-			r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageSlotFaulty, marks.StorageOffChain)
-		}
-		vsr.Assert(r.id, vouched <= max(rec.sb.Head, rec.cp.snap.Op)+1, "vouched_below_durable_head", "vouched %d head %d", vouched, rec.sb.Head)
+	// The defects' own readings keep their shapes: no chain checks.
+	var adopted *journal.Ring
+	if d.view != nil {
+		adopted = &d.view.adopted
 	}
+	chainMarks, vouched := checkChains(&rec, r.log.journal, adopted, opts.Bugs.TruncateOnCorrupt || opts.Bugs.ChecksumIgnoresSlot)
+	r.dur.storageMarks = append(r.dur.storageMarks, chainMarks...)
 	r.log.journal.Live.Store = &r.dur.store.dirty
 	r.restoreWAL(durableHead(d, &rec.sb))
 	r.setAsideUnvouched(vouched)

@@ -46,14 +46,14 @@ func TestBreakOffChainTakesTheStaleEntry(t *testing.T) {
 	j := journal.NewJournal(64, nil)
 	hs := chainOf(j, 5, 3, 1)
 	rec := recoveryAt(hs[5])
-	broke, vouched := breakOffChain(&rec, j)
+	broke, vouched := breakOffChain(&rec, j, nil)
 	assert.False(t, broke, "a whole chain breaks nothing")
 	assert.Equal(t, uint64(1), vouched, "the chain vouches down to the checkpoint")
 
 	// A lost rewrite left an older op 3 on the same parent.
 	j.Put(staleOf(hs[3], 1), true)
 	rec = recoveryAt(hs[5])
-	broke, vouched = breakOffChain(&rec, j)
+	broke, vouched = breakOffChain(&rec, j, nil)
 	assert.True(t, broke)
 	assert.Equal(t, uint64(4), vouched, "nothing vouches below the break")
 	_, held := j.Get(3)
@@ -71,7 +71,7 @@ func TestBreakOffChainCrossesAVouchedFaultySlot(t *testing.T) {
 	j.Put(staleOf(hs[2], 1), true)
 	rec := recoveryAt(hs[5])
 	rec.broken = []brokenSlot{{slot: 4, read: slotRead{class: slotFaulty, header: hs[4], hasHeader: true}}}
-	broke, vouched := breakOffChain(&rec, j)
+	broke, vouched := breakOffChain(&rec, j, nil)
 	assert.True(t, broke, "the walk crossed op 4 by its header copy and found op 2 stale")
 	assert.Equal(t, uint64(3), vouched)
 
@@ -81,7 +81,7 @@ func TestBreakOffChainCrossesAVouchedFaultySlot(t *testing.T) {
 	j2.Remove(4)
 	j2.Put(staleOf(hs2[2], 1), true)
 	rec2 := recoveryAt(hs2[5])
-	broke, vouched = breakOffChain(&rec2, j2)
+	broke, vouched = breakOffChain(&rec2, j2, nil)
 	assert.False(t, broke)
 	assert.Equal(t, uint64(5), vouched)
 }
@@ -134,4 +134,41 @@ func TestSetAsideUnvouched(t *testing.T) {
 	assert.False(t, journaled, "op 2 lies below what the chain vouched")
 	assert.True(t, aside, "set aside, to be reclaimed once vouched for")
 	assert.True(t, still3, "op 3 is vouched")
+}
+
+// Entries at or below the checkpoint are kept only to serve repairs: one the
+// checkpoint's chain does not reach goes, and everything below it.
+func TestDropOffCheckpointChain(t *testing.T) {
+	j := journal.NewJournal(64, nil)
+	hs := chainOf(j, 6, 3, 1)
+	rec := recoveryAt(hs[6])
+	rec.cp.snap = vsr.Snapshot{Op: 4, OpChecksum: hs[4].Checksum}
+	assert.False(t, dropOffCheckpointChain(&rec, j), "a whole chain keeps every retained op")
+
+	j.Put(staleOf(hs[3], 1), true) // a lost rewrite left an older op 3
+	assert.True(t, dropOffCheckpointChain(&rec, j))
+	for o, want := range map[uint64]bool{1: false, 2: false, 3: false, 4: true, 5: true} {
+		_, held := j.Get(o)
+		assert.Equal(t, want, held, "op %d", o)
+	}
+}
+
+// An adopted header kept beside the disk carries the walk across a gap where
+// its checksum is the one named.
+func TestBreakOffChainCrossesAnAdoptedHeader(t *testing.T) {
+	j := journal.NewJournal(64, nil)
+	hs := chainOf(j, 5, 3, 1)
+	j.Remove(4)
+	j.Remove(5)
+	j.Put(staleOf(hs[3], 1), true)
+	adopted := journal.NewRing(64, nil)
+	adopted.Put(hs[5])
+	adopted.Put(hs[4])
+	rec := recoveryAt(hs[5])
+	broke, vouched := breakOffChain(&rec, j, &adopted)
+	assert.True(t, broke, "the walk crossed ops 5 and 4 by their adopted headers and found op 3 stale")
+	assert.Equal(t, uint64(4), vouched)
+	rec = recoveryAt(hs[5])
+	broke, _ = breakOffChain(&rec, j, nil)
+	assert.False(t, broke, "without them the walk stops at op 5")
 }
