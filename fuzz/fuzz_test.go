@@ -212,6 +212,10 @@ func TestWatchClasses(t *testing.T) {
 // atlas-off-superblock-lost-merge-drops-acked-op.vsr (CI's sweep on bf407cc)
 // is open and older than this round, of atlas-off-merge-drops-acked-op's
 // family.
+// kept-prepare-stale-after-lost-rewrite.vsr (CI's search on 9b7bdc2: two
+// faults on one slot left a stale prepare the restart kept) is fixed (a copy
+// read alone at or below the ack head is a candidate the log must vouch for)
+// and pinned in the seed corpus.
 // source-disk-view-climb-ci.vsr (CI's sweep on c14863d) is the source view
 // change's own: the same file with the robust protocol passes.
 // source-lost-rewrite-start-view-unreadable.vsr (swarm seed 4154) and

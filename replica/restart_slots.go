@@ -287,6 +287,12 @@ func reclassify(s slotRead, slot int, n, cp uint64, sb *Superblock) slotRead {
 		return slotRead{class: slotFaulty}
 	case s.class == slotEmpty && sb.LogView == sb.AckView && staleSlot(0, slot, n, cp, sb.AckViewHead):
 		return slotRead{class: slotFaulty}
+	case s.class == slotIntact && s.kept && s.entry.Op > cp && s.entry.Op <= sb.AckHead:
+		// One copy read, the other unreadable, at or below the ack head:
+		// the copy may be an older entry of the op whose rewrite the disk
+		// lost (the open finding kept-prepare-stale-after-lost-rewrite.vsr),
+		// so it is a candidate the log must vouch for, the op unsure until.
+		return slotRead{class: slotFaulty, header: s.entry, hasHeader: true}
 	}
 	return s
 }
