@@ -216,6 +216,8 @@ func TestWatchClasses(t *testing.T) {
 // faults on one slot left a stale prepare the restart kept) is fixed (a copy
 // read alone at or below the ack head is a candidate the log must vouch for)
 // and pinned in the seed corpus.
+// backoff-off-memory-recovering-voter.vsr (CI's search on c5f4f0c, no
+// disks) is the source backoff's own: the robust protocol passes the file.
 // source-disk-view-climb-ci.vsr (CI's sweep on c14863d) is the source view
 // change's own: the same file with the robust protocol passes.
 // source-lost-rewrite-start-view-unreadable.vsr (swarm seed 4154) and
@@ -240,6 +242,7 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"robust-disk-unsure-op-outside-core.vsr":             sim.VerdictLiveness,
 		"source-disk-view-climb-ci.vsr":                      sim.VerdictLiveness,
 		"atlas-off-superblock-lost-merge-drops-acked-op.vsr": sim.VerdictSafety,
+		"backoff-off-memory-recovering-voter.vsr":            sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)
