@@ -58,6 +58,11 @@ type slotState struct {
 	// stale: the last write reported done here did not land here (lost or
 	// misdirected away). foreign: it holds a write meant for another slot.
 	stale, foreign bool
+	// latentDrawn: a read drew its latent error since its bytes last
+	// changed. A latent error is the media's, not the reader's: a slot
+	// read again draws no new one, so how often it is read (a scrubber)
+	// does not change how often it goes bad.
+	latentDrawn bool
 }
 
 // Disk is one replica's simulated disk. It is not safe for concurrent use: a
@@ -279,12 +284,17 @@ func (d *Disk) damage(z Zone, slot, sector int) {
 // throughout). Stale or misdirected bytes read clean: only a checksum over
 // the record's identity tells them apart. The bytes are the disk's, valid
 // until the next call; the caller copies what it keeps. With ReadLatent
-// non-zero, faults enabled and the atlas allowing it, the read first draws
-// whether a sector of the slot becomes a latent error (and which).
+// non-zero, faults enabled and the atlas allowing it, the first read of a
+// slot since its bytes last changed draws whether a sector of it is a latent
+// error (and which): once per write, however often the slot is read.
 func (d *Disk) Read(now uint64, z Zone, slot int) ([]byte, bool) {
 	d.advance(now)
 	d.lay.check(z, slot)
-	if d.faults && !d.opts.ReadLatent.Zero() && d.mayFault(z, slot) && d.rng.Chance(d.opts.ReadLatent) {
+	if st := &d.slots[d.lay.slotIndex(z, slot)]; d.faults && !d.opts.ReadLatent.Zero() && !st.latentDrawn && d.mayFault(z, slot) {
+		st.latentDrawn = true
+		if !d.rng.Chance(d.opts.ReadLatent) {
+			return d.Peek(z, slot)
+		}
 		sector := d.rng.IntN(d.lay.sectors[z])
 		s, _ := d.lay.sectorRange(z, slot)
 		if !d.damaged[s+sector] {
@@ -367,6 +377,7 @@ func (d *Disk) tear(z Zone, slot, k int, data []byte) {
 	copy(d.media[lo:lo+k*size], data[:k*size])
 	s, _ := d.lay.sectorRange(z, slot)
 	st := &d.slots[d.lay.slotIndex(z, slot)]
+	st.latentDrawn = false
 	for i := s; i < s+k; i++ {
 		if d.damaged[i] {
 			d.damaged[i] = false

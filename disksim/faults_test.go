@@ -389,3 +389,41 @@ func TestLoseWrite(t *testing.T) {
 	assert.Equal(t, filled('d', 32), got, "the crash ended the request: the next write lands")
 	assert.Len(t, d.Faults(), 1, "nothing more was lost")
 }
+
+// A latent error is drawn once per write of a slot, at its first read: a
+// slot read again draws nothing, so a reader that reads more (a scrubber)
+// meets no more latent errors than one that reads once; a write lands new
+// bytes and the next read draws again.
+func TestLatentErrorDrawnOncePerWrite(t *testing.T) {
+	slotBytes := testGeometry.SlotBytes(ZonePrepares)
+	d := newDisk(t, Options{ReadLatent: prng.Ratio{Num: 1, Den: 2}}, 7)
+	reads := func(slot int) {
+		for range 20 {
+			d.Read(10, ZonePrepares, slot)
+		}
+	}
+	for slot := 0; slot < 4; slot++ {
+		writeNow(t, d, 1, ZonePrepares, slot, filled('a', slotBytes))
+	}
+	for slot := 0; slot < 4; slot++ {
+		reads(slot)
+	}
+	first := len(d.Faults())
+	require.LessOrEqual(t, first, 4, "at most one latent error a slot, however often read")
+	for slot := 0; slot < 4; slot++ {
+		reads(slot)
+	}
+	assert.Len(t, d.Faults(), first, "reading again draws nothing")
+
+	always := newDisk(t, Options{ReadLatent: prng.Ratio{Num: 1, Den: 1}}, 7)
+	writeNow(t, always, 1, ZonePrepares, 0, filled('a', slotBytes))
+	_, damaged := always.Read(2, ZonePrepares, 0)
+	require.True(t, damaged)
+	writeNow(t, always, 3, ZonePrepares, 0, filled('b', slotBytes))
+	got, damaged := always.Peek(ZonePrepares, 0)
+	require.False(t, damaged, "a write heals the slot")
+	require.Equal(t, filled('b', slotBytes), got)
+	_, damaged = always.Read(4, ZonePrepares, 0)
+	assert.True(t, damaged, "new bytes: the next read draws again")
+	assert.Len(t, always.Faults(), 2)
+}

@@ -140,6 +140,11 @@ const (
 	// A restart sets aside a committed entry the durable head's chain
 	// cannot reach: it is replayed only once something vouches for it.
 	StorageUnvouchedSetAside
+	// The scrubber (issue 38 item 5) read an op's copies back: one did not
+	// hold the entry and both were written again from the other; neither
+	// did and the body left the journal for a peer's copy (read repair).
+	StorageScrubRewritten
+	StorageScrubLost
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -172,6 +177,7 @@ var names = [Count]string{
 	"storage-checkpoint-older", "storage-checkpoint-lost", "storage-stale-body",
 	"storage-read-retried", "storage-read-lost", "storage-read-repaired",
 	"storage-off-chain", "storage-unvouched-set-aside",
+	"storage-scrub-rewritten", "storage-scrub-lost",
 }
 
 // String is the mark's name, the key of every JSON and table output.

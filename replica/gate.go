@@ -44,7 +44,11 @@ func (r *Replica) ReadDone(rd *vsr.ReadDone, out *vsr.Output) {
 	vsr.Assert(r.id, r.dur.store != nil, "read_done_on_a_disk", vsr.DetailStorage)
 	if p, ok := r.dur.store.reads.Take(rd.Tag); ok {
 		vsr.Assert(r.id, p.Op == rd.Op && p.Zone == rd.Zone, "read_done_is_the_read_asked", "op %d read %d", p.Op, rd.Op)
-		r.readCompleted(p, rd)
+		if p.Scrub {
+			r.scrubCompleted(p, rd)
+		} else {
+			r.readCompleted(p, rd)
+		}
 	}
 	r.settle()
 	r.checkInvariants()

@@ -63,3 +63,24 @@ func TestOwnAckFenceInvariants(t *testing.T) {
 	require.NotNil(t, v)
 	assert.Equal(t, "own_ack_fence_asked", v.Invariant)
 }
+
+// The commit point rides on a superblock written for another reason and
+// never asks for one itself (D58): a backup that learns op 1 committed
+// writes nothing for it; its next ack's superblock carries it.
+func TestCommitPointRidesOnTheNextSuperblock(t *testing.T) {
+	c := newTestCluster(t, 3, onDisk)
+	c.request(0, 0, 1, put(1, 10))
+	c.deliverAll()
+	b := c.r(1)
+	require.Equal(t, uint64(1), b.dur.sb.AckHead, "the backup acked op 1")
+	seq := b.dur.store.seq
+	c.tickUntil(100, func() bool { return c.info(1).CommitMax == 1 }, "the backup learns op 1 committed")
+	assert.Equal(t, seq, b.dur.store.seq, "a commit point alone asks for no superblock")
+	assert.Zero(t, b.dur.sb.CommitMax, "nor is it durable yet")
+
+	c.request(0, 1, 1, put(2, 20))
+	c.deliverAll()
+	require.Equal(t, uint64(2), b.dur.sb.AckHead, "the backup acked op 2")
+	assert.Greater(t, b.dur.store.seq, seq, "the ack asked for a superblock")
+	assert.Equal(t, uint64(1), b.dur.store.written.commitMax, "which carries the commit point")
+}

@@ -18,11 +18,18 @@ import (
 // ops 1..5, applied 1..4 and holds op 5 above its commit point, every write
 // landed.
 func readsBackup(t *testing.T, bugs func(*Bugs)) (*testCluster, *Replica) {
-	c := newTestCluster(t, 3, func(o *Options) {
-		onDisk(o)
+	return readsBackupWith(t, func(o *Options) {
 		if bugs != nil {
 			bugs(&o.Bugs)
 		}
+	})
+}
+
+// readsBackupWith is readsBackup with options of the test's own.
+func readsBackupWith(t *testing.T, configure func(*Options)) (*testCluster, *Replica) {
+	c := newTestCluster(t, 3, func(o *Options) {
+		onDisk(o)
+		configure(o)
 	})
 	c.commitRequests(0, 1, 4)
 	c.dropIf(cmdTo(vsr.CmdCommit, 2))

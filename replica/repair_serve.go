@@ -10,7 +10,10 @@ import (
 
 // Repair served: a peer's RequestPrepares answered from the journal (or the
 // set-aside bodies), the range it can no longer serve named, and the bodies
-// this replica lost to its disk left out (protocol.md "Repair").
+// this replica lost to its disk left out (protocol.md "Repair"). On a disk
+// the copies served are read from it, and the scrubber (below) reads the
+// journal back through the same reads: both give a body neither copy holds
+// to read repair (readLost).
 
 func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	from, to := p.From, p.To
@@ -129,7 +132,12 @@ func (r *Replica) slotOf(op uint64) int { return int(op % uint64(r.opts.JournalS
 
 // askRead asks the harness for one copy of h's slot, for batch.
 func (r *Replica) askRead(batch uint64, z vsr.StorageZone, h vsr.Header) {
-	tag := r.dur.store.reads.Add(batch, z, h.Op, h.Checksum)
+	r.askReadTagged(r.dur.store.reads.Add(batch, z, h.Op, h.Checksum), z, h)
+}
+
+// askReadTagged asks the harness for the copy of h's slot in zone z, as the
+// read of tag.
+func (r *Replica) askReadTagged(tag uint64, z vsr.StorageZone, h vsr.Header) {
 	r.fx.Out.Reads = append(r.fx.Out.Reads, vsr.Read{Zone: z, Slot: r.slotOf(h.Op), Op: h.Op, Checksum: h.Checksum, Tag: tag})
 }
 
@@ -235,4 +243,99 @@ func (r *Replica) firstRetained() uint64 {
 		first = r.log.journalFloor
 	}
 	return first
+}
+
+// The scrubber (issue 38 item 5; docs/storage.md "The scrubber"): a replica
+// on a disk reads its journal back in the background, one op's two copies
+// every Timeouts.ScrubTicks, so damage a write left (a damaged sector, a
+// write lost or misplaced) is found before a repair or a restart needs the
+// copy. It reads the ops above the durable checkpoint, the ones a restart
+// reads back, in op order, round and round. A copy that does not hold the
+// entry the journal names (op and checksum) is written again, both copies,
+// from the one that does; if neither does, the body goes to read repair as
+// a repair read's does (readLost): the vote holds it unsure and a peer's
+// copy comes back. It reads only in Normal status, one op at a time, and
+// uses the reads a repair uses, so the oracle learns of a copy it could not
+// find from the disk's record as it does for those.
+
+// scrubLook bounds the ops one turn passes over looking for one to read.
+const scrubLook = 64
+
+// onScrubTimeout is the scrubber's turn: it asks for the prepare copy of the
+// next op it may read, unless its last read is still in flight.
+func (r *Replica) onScrubTimeout() {
+	r.timers.Scrub.Reset(nil)
+	s := r.dur.store
+	vsr.Assert(r.id, s != nil, "scrub_on_a_disk", vsr.DetailStorage)
+	if r.status != vsr.StatusNormal || s.scrub.Tag != 0 {
+		return
+	}
+	h, ok := r.scrubNext()
+	if !ok {
+		return
+	}
+	s.scrub.PrepareBad = false
+	r.askScrubRead(vsr.ZonePrepares, h)
+}
+
+// scrubNext finds the next op above the durable checkpoint whose copies the
+// scrubber may read: held live with its body, its write landed, not one
+// memory serves anyway (readsFromDisk).
+func (r *Replica) scrubNext() (vsr.Header, bool) {
+	sc := &r.dur.store.scrub
+	lo, hi := r.dur.sb.Checkpoint.Op+1, r.wm.sequencer
+	for range scrubLook {
+		if hi < lo {
+			return vsr.Header{}, false
+		}
+		if sc.Next < lo || sc.Next > hi {
+			sc.Next = lo
+		}
+		op := sc.Next
+		sc.Next++
+		if h, ok := r.log.journal.Get(op); ok && r.readsFromDisk(h) {
+			return h, true
+		}
+	}
+	return vsr.Header{}, false
+}
+
+func (r *Replica) askScrubRead(z vsr.StorageZone, h vsr.Header) {
+	s := r.dur.store
+	s.scrub.Tag = s.reads.AddScrub(z, h.Op, h.Checksum)
+	r.askReadTagged(s.scrub.Tag, z, h)
+}
+
+// scrubCompleted weighs a copy the scrubber read: after the prepare copy it
+// reads the header ring's; after both, it writes the slot again if one copy
+// failed, or gives the body to read repair if both did.
+func (r *Replica) scrubCompleted(p room.PendingRead, rd *vsr.ReadDone) {
+	s := r.dur.store
+	vsr.Assert(r.id, s.scrub.Tag == p.Tag, "scrub_one_read_at_a_time", "tag %d in flight %d", p.Tag, s.scrub.Tag)
+	s.scrub.Tag = 0
+	cur, held := r.log.journal.Get(p.Op)
+	slot := r.slotOf(p.Op)
+	if !held || cur.Checksum != p.Checksum || r.status != vsr.StatusNormal || s.slotFence[slot] > r.dur.fencesLanded {
+		// The log or the slot moved on while the read was in flight (a
+		// write of the slot went out after it): the next turn reads on.
+		return
+	}
+	read, whole := r.readEntry(rd)
+	ok := whole && read.Op == p.Op && read.Checksum == p.Checksum
+	if p.Zone == vsr.ZonePrepares {
+		s.scrub.PrepareBad = !ok
+		r.askScrubRead(vsr.ZoneHeaders, cur)
+		return
+	}
+	switch {
+	case ok && !s.scrub.PrepareBad:
+	case ok || !s.scrub.PrepareBad:
+		// One copy holds the very entry the journal names (its checksum
+		// covers the body): both copies are written again from it.
+		r.fx.Mark(marks.StorageScrubRewritten)
+		s.dirty.Touch(slot)
+	default:
+		r.fx.Mark(marks.StorageScrubLost)
+		r.readLost(cur)
+	}
 }

@@ -180,7 +180,7 @@ func New(opts Options, jitter Jitter) (*Replica, error) {
 	r.status = vsr.StatusNormal
 	r.startNormalTimeouts()
 	if opts.Storage {
-		r.dur.store = newStorageState(opts.JournalSlots)
+		r.openStore()
 		r.log.journal.Live.Store = &r.dur.store.dirty
 	}
 	return r, nil
@@ -262,10 +262,11 @@ func (r *Replica) Tick(out *vsr.Output) {
 
 // timeoutHandlers is each countdown's handler, in the order of Timers.All
 // (its turn in Tick): method expressions, so a tick builds no closure.
-var timeoutHandlers = [10]func(*Replica){
+var timeoutHandlers = [11]func(*Replica){
 	(*Replica).onPrepareTimeout, (*Replica).onCommitTimeout, (*Replica).onHeartbeatTimeout,
 	(*Replica).onViewChangeMessageTimeout, (*Replica).onViewChangeStatusTimeout, (*Replica).onProbeTimeout,
 	(*Replica).onRepairTimeout, (*Replica).onTransferTimeout, (*Replica).onAbdicateTimeout, (*Replica).onLeaveWindow,
+	(*Replica).onScrubTimeout,
 }
 
 // tickTimeouts gives each timeout its turn, in the order of timeouts, and
@@ -288,7 +289,11 @@ func (r *Replica) fire(t *timer.Timeout, handle func(*Replica)) {
 	if t.Capped() {
 		r.fx.Mark(marks.BackoffCapped)
 	}
-	r.fx.Emit(vsr.TimedOut{Timer: t.Name}.Event())
+	if t != &r.timers.Scrub {
+		// The scrubber's turn is traced as the read it asks for, if any:
+		// an event every turn would be most of a quiet replica's trace.
+		r.fx.Emit(vsr.TimedOut{Timer: t.Name}.Event())
+	}
 	handle(r)
 	r.settle()
 }

@@ -84,7 +84,7 @@ type brokenSlot struct {
 // recoverFromDisk is Restart for a replica on a disk.
 func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r := newReplica(opts, jitter)
-	r.dur.store = newStorageState(opts.JournalSlots)
+	r.openStore()
 	r.log.journal = d.journal
 	r.log.journal.Live.Clear()
 	r.log.journal.Live.Store = nil
@@ -268,7 +268,7 @@ func (r *Replica) forgetFrom(cut uint64) {
 // it must recover it first.
 func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	n := uint64(rec.slots)
-	cp, acked := r.dur.sb.Checkpoint.Op, r.dur.sb.AckHead
+	cp, acked := r.dur.sb.Checkpoint.Op, ackBound(&r.dur.sb)
 	var maybe []maybeOp
 	for _, b := range rec.broken {
 		first := cp + 1 + (uint64(b.slot)+n-(cp+1)%n)%n
@@ -369,12 +369,12 @@ func (r *Replica) unsureOp(o uint64) bool {
 func (r *Replica) recoverHead(m marks.Mark) {
 	r.log.amnesiac = true
 	r.log.recoveringHead = m == marks.StorageRecoveringHead
-	r.log.unsureTop = max(r.dur.sb.AckHead, r.wm.sequencer)
+	r.log.unsureTop = max(ackBound(&r.dur.sb), r.wm.sequencer)
 	r.status = vsr.StatusRecovering
 	r.dur.storageMarks = append(r.dur.storageMarks, m)
 	r.timers.Probe.Start(r.jitter)
 	r.timers.Repair.Stop()
-	vsr.Assert(r.id, r.log.unsureTop >= r.dur.sb.AckHead, "recovering_head_unsure_covers_acks", "unsure %d ack head %d", r.log.unsureTop, r.dur.sb.AckHead)
+	vsr.Assert(r.id, r.log.unsureTop >= ackBound(&r.dur.sb), "recovering_head_unsure_covers_acks", "unsure %d ack head %d", r.log.unsureTop, r.dur.sb.AckHead)
 }
 
 // rejoin resumes a replica whose write-ahead journal survived: it remembers

@@ -165,6 +165,18 @@ type storageState struct {
 	slotFence []uint64
 	// reads are the repair reads in flight (repair_serve.go).
 	reads room.Reads
+	// scrub is the scrubber's place and its read in flight (repair_serve.go).
+	scrub room.Scrub
+}
+
+// openStore gives a replica on a disk, new or restarted, its storage state,
+// and arms its scrubber (repair_serve.go) unless it is off: a turn every ScrubTicks
+// exactly, with no jitter drawn.
+func (r *Replica) openStore() {
+	r.dur.store = newStorageState(r.opts.JournalSlots)
+	if r.opts.Timeouts.ScrubTicks > 0 {
+		r.timers.Scrub.Start(nil)
+	}
 }
 
 func newStorageState(slots int) *storageState {
@@ -197,14 +209,18 @@ func (r *Replica) flushStorage() {
 		s.slotFence[slot] = r.dur.fencesAsked
 	}
 	s.dirty.List = s.dirty.List[:0]
-	// The head and the commit point go down with every superblock: a
-	// restart must not state a head its promises went past, and replays
-	// what it knew committed. The commit point is capped at the head: a vote
-	// whose commit point lies above its head names a head no vote may
-	// describe.
+	// The head goes down with every superblock: a restart must not state a
+	// head its promises went past.
 	r.dur.sb.Head, r.dur.sb.HeadSum = r.wm.sequencer, r.wm.headSum
-	r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 	if f := fieldsOf(&r.dur.sb); f != s.written {
+		// The commit point rides on a superblock written for another
+		// reason, and never asks for one itself (D58): a restart that knows
+		// less committed learns the rest from its peers, as a journal in
+		// memory always has. Where a lagging commit point would cost a
+		// vote (a body leaving the ring, a set-aside), the journal raised it
+		// above already. Capped at the head: a vote whose commit point lies
+		// above its head names a head no vote may describe.
+		r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 		r.writeSuperblockCopies()
 	}
 	// The ops this step took into the pipeline stand on every write it
@@ -411,4 +427,21 @@ func newer(h, p *vsr.Header) bool {
 	// never landed over an older entry). In one view either may be older:
 	// faulty, never the prepare taken on trust.
 	return h.Checksum != p.Checksum && h.View >= p.View
+}
+
+// ackBound is the highest op a restart from disk may have acknowledged in
+// the log its durable log_view holds: the head of that log, or the highest
+// op it acked in that view. An op it acked in an older view above that head
+// is not in the log: the view change that made the log cut it (nothing a
+// quorum acked is ever cut), and a vote binds only the acks of its own
+// log_view (the protocol model's vote_keeps_acks). Holding such an op
+// unsure, or recovering a head for it, asks the view change to resolve an
+// op of another log that only nacks of the newer log_view could settle
+// (swarm seed 81 with the scrubber's draws: a replica back in log_view 13,
+// head 1, voted ops 2..8 it acked in view 11 unsure, and no view completed).
+func ackBound(sb *Superblock) uint64 {
+	if sb.AckView == sb.LogView {
+		return max(sb.AckViewHead, sb.Head)
+	}
+	return sb.Head
 }

@@ -35,7 +35,7 @@ func TestHoldFaultyVouchesHeaderCopies(t *testing.T) {
 			r.log.adopted.Put(*adopt) // known by checksum, body not held
 		}
 		r.wm.sequencer, r.wm.headSum, r.wm.commitMax = 6, chain[6].Checksum, 6
-		r.dur.sb.AckHead = 6
+		r.dur.sb.AckHead, r.dur.sb.AckViewHead, r.dur.sb.Head = 6, 6, 6
 		require.True(t, r.holdFaulty(diskRecovery{slots: 64, broken: broken}))
 		return r
 	}

@@ -38,7 +38,9 @@ var specCaught = map[string]string{
 var specMissed = map[string]map[uint64]bool{
 	// The merge drops an acked op (durability) before any prepare names
 	// another in its place.
-	"corrupt-uncommitted-vote": {1: true, 2: true},
+	// Since the commit point rides on a superblock written for another
+	// reason (D58), seed 2 is caught first and 3 and 5 are not.
+	"corrupt-uncommitted-vote": {1: true, 3: true, 5: true},
 }
 
 // TestSpecCatchesShapes: with its bug on every failure shape still fails

@@ -45,7 +45,11 @@ func newStaleRepairRead() sim.Script {
 			s.flags["hide"] = true
 			c.Note(fmt.Sprintf("%s: r0 prepares op %d alone", name, s.ops["O"]))
 		}},
-		step{when: func(c *sim.Cluster, s *script) bool { return c.Journaled(0, s.ops["O"]) }},
+		// O's parent must reach r1 and r2 (view 1 keeps it): a prepare
+		// below O may still wait for r0's disk when O is journaled.
+		step{when: func(c *sim.Cluster, s *script) bool {
+			return c.Journaled(0, s.ops["O"]) && c.Journaled(1, s.ops["O"]-1) && c.Journaled(2, s.ops["O"]-1)
+		}},
 		// Long enough for r0's write of O to land.
 		step{when: afterTicks(30), do: do(note(name+": r0 crashes; r1 and r2 elect view 1"), crash(0),
 			func(_ *sim.Cluster, s *script) { s.flags["hide"] = false })},
@@ -57,8 +61,17 @@ func newStaleRepairRead() sim.Script {
 			mustStorage(c, c.LoseEntry(0, s.ops["O"], 2))
 			restart(0)(c, s)
 		}},
-		step{when: func(c *sim.Cluster, s *script) bool { return appliedOn(c, 0, s.ops["O"]+2) }},
-		// Long enough for r0's writes of O, lost, to report done.
+		step{when: func(c *sim.Cluster, s *script) bool { return appliedOn(c, 0, s.ops["O"]+2) },
+			do: func(c *sim.Cluster, s *script) {
+				p, _ := c.Info(1)
+				s.ops["P"] = p.Sequencer + 1
+			}},
+		// r2 acks an op prepared after it knew O committed: a commit point
+		// alone writes no superblock (D58), and the superblock of that ack
+		// carries it, so r2 comes back knowing O committed.
+		step{when: func(c *sim.Cluster, s *script) bool { return c.Journaled(2, s.ops["P"]) }},
+		// Long enough for r0's writes of O, lost, to report done, and r2's
+		// superblock to land.
 		step{when: afterTicks(60), do: func(c *sim.Cluster, s *script) {
 			c.Note(fmt.Sprintf("%s: r2 crashes; its disk damages op %d; it restarts reaching r0 alone", name, s.ops["O"]))
 			c.Crash(2)

@@ -265,6 +265,9 @@ func (c *Config) ReplicaOptions(id int) replica.Options {
 	o.Bugs = c.Bugs
 	o.RequestQueue = c.RequestQueue
 	o.Storage = c.Storage.On
+	if c.Storage.ScrubOff {
+		o.Timeouts.ScrubTicks = 0
+	}
 	return o
 }
 

@@ -75,6 +75,10 @@ type Storage struct {
 	// to survive; the verdict then names storage-beyond-f where the disks'
 	// own record shows a slot faulty on a replication quorum.
 	AtlasOff bool
+	// ScrubOff turns the replicas' scrubber off (replica/repair_serve.go): the
+	// journal is read back only to serve a repair and at a restart. For
+	// comparing with it; the scrubber runs on every disk otherwise.
+	ScrubOff bool
 }
 
 // StorageLatencyMax bounds a write latency setting: a second of virtual time.

@@ -18,7 +18,7 @@ func TestScenarioFileStorage(t *testing.T) {
 	for _, o := range rec.Options {
 		options[o.Name] = o.Value
 	}
-	assert.Equal(t, "on atlas=on", options["storage"])
+	assert.Equal(t, "on atlas=on scrub=on", options["storage"])
 	assert.Equal(t, "read-fault=off write-fault=off misdirect=off lost=off torn=1/2", options["storage_faults"])
 
 	for _, tc := range []struct {

@@ -23,6 +23,8 @@ type PendingRead struct {
 	Tag, Batch   uint64
 	Op, Checksum uint64
 	Zone         vsr.StorageZone
+	// Scrub: the scrubber's read, of no batch (AddScrub).
+	Scrub bool
 }
 
 // ReadBatch is one request's answer in progress: the peer that asked, the
@@ -50,6 +52,15 @@ func (r *Reads) Add(batch uint64, z vsr.StorageZone, op, checksum uint64) uint64
 	r.tag++
 	b.Left++
 	r.pending = append(r.pending, PendingRead{Tag: r.tag, Batch: batch, Op: op, Checksum: checksum, Zone: z})
+	return r.tag
+}
+
+// AddScrub puts the scrubber's read of (op, checksum) in zone z in flight,
+// outside every batch, and returns its tag.
+func (r *Reads) AddScrub(z vsr.StorageZone, op, checksum uint64) uint64 {
+	vsr.Assert(vsr.Unowned, op > 0, "scrub_reads_an_op", vsr.DetailHolds)
+	r.tag++
+	r.pending = append(r.pending, PendingRead{Tag: r.tag, Op: op, Checksum: checksum, Zone: z, Scrub: true})
 	return r.tag
 }
 
@@ -124,4 +135,15 @@ func (r *Reads) batchOf(id uint64) *ReadBatch {
 		return &r.batches[k]
 	}
 	return nil
+}
+
+// Scrub is the scrubber's place and its read in flight (replica/repair_serve.go):
+// one op's two copies at a time, the prepare's first.
+type Scrub struct {
+	// Next is the next op to read back.
+	Next uint64
+	// Tag is the read in flight (0: none).
+	Tag uint64
+	// PrepareBad says the op's prepare copy did not hold its entry.
+	PrepareBad bool
 }

@@ -17,6 +17,7 @@ type Timers struct {
 	Transfer  Timeout // a state transfer's retries
 	Abdicate  Timeout // a primary's check on its own replication
 	Leave     Timeout // the window in which requests to leave count
+	Scrub     Timeout // a replica on a disk: the scrubber's next read
 	Clk       TimerClock
 }
 
@@ -37,6 +38,7 @@ func (t *Timers) Init(p Timeouts, backoff bool) {
 	t.Transfer = Timeout{Name: "transfer", After: p.RepairTicks, Backoff: backoff}
 	t.Abdicate = Timeout{Name: "abdicate", After: p.HeartbeatTicks}
 	t.Leave = Timeout{Name: "start_view_change_window", After: p.ViewChangeStatusTick}
+	t.Scrub = Timeout{Name: "scrub", After: p.ScrubTicks}
 	t.Clk.Pos = TickDone
 	for i, c := range t.All() {
 		c.Clk, c.Pos = &t.Clk, i
@@ -44,9 +46,9 @@ func (t *Timers) Init(p Timeouts, backoff bool) {
 }
 
 // All is every countdown in its turn's order (Tick fires them in it).
-func (t *Timers) All() [10]*Timeout {
-	return [10]*Timeout{&t.Prepare, &t.Commit, &t.Heartbeat, &t.VcMsg, &t.VcStatus,
-		&t.Probe, &t.Repair, &t.Transfer, &t.Abdicate, &t.Leave}
+func (t *Timers) All() [11]*Timeout {
+	return [11]*Timeout{&t.Prepare, &t.Commit, &t.Heartbeat, &t.VcMsg, &t.VcStatus,
+		&t.Probe, &t.Repair, &t.Transfer, &t.Abdicate, &t.Leave, &t.Scrub}
 }
 
 // FindNext sets the clock's next tick to look at: the earliest deadline of
@@ -79,6 +81,10 @@ type Timeouts struct {
 	ViewChangeStatusTick uint64 // escalation backstop while in view change
 	StartViewProbeTicks  uint64 // RequestStartView while recovering
 	RepairTicks          uint64 // repair and state transfer retry
+	// ScrubTicks: a replica on a disk reads one journal op's copies back
+	// every ScrubTicks (repair_serve.go); 0, no scrubber. Last in the tick's
+	// order, and armed without jitter, so a run off disks is unchanged.
+	ScrubTicks uint64
 }
 
 // DefaultTimeouts are protocol.md's defaults.
@@ -91,5 +97,11 @@ func DefaultTimeouts() Timeouts {
 		ViewChangeStatusTick: 500,
 		StartViewProbeTicks:  100,
 		RepairTicks:          100,
+		ScrubTicks:           ScrubTicksDefault,
 	}
 }
+
+// ScrubTicksDefault is the scrubber's period: one op's two copies read back
+// every 20 ticks, so the ops above a checkpoint of 64 are all read within
+// about 1,300 ticks of being written.
+const ScrubTicksDefault = 50

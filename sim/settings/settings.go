@@ -128,7 +128,7 @@ var table = append([]Setting{
 		parse: parseSmall(func(o *Override) **int { return &o.requestQueue }, boundRequestQueue),
 		apply: setIf(func(o *Override) *int { return o.requestQueue }, func(c *sim.Config) *int { return &c.RequestQueue })},
 	// After journal: storage checks the durability it needs.
-	{Key: "storage", Usage: "the replicas' disks: on, off, a fault's probability, latency, atlas off (docs/scenario-files.md)",
+	{Key: "storage", Usage: "the replicas' disks: on, off, a fault's probability, latency, atlas off, scrub off (docs/scenario-files.md)",
 		parse: parseStorage, apply: applyStorage},
 	// New rows go last: a file's error lists the keys in this order.
 	{Key: "crashes", Usage: "within-f (the default): a scripted crash that would leave more replicas down or amnesiac than the protocol survives is skipped; beyond-f: it happens",

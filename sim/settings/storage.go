@@ -17,6 +17,7 @@ import (
 //	storage read-fault|write-fault|misdirect|lost|torn|aimed-corrupt|aimed-misdirect|aimed-checkpoint P
 //	storage latency min=N mean=N
 //	storage atlas off
+//	storage scrub off
 //
 // Every form but off turns storage on. Like the network settings, each adds
 // to a list that Apply applies in the order given, so `storage off` then
@@ -61,6 +62,12 @@ var storageForms = []*storageForm{
 		}
 		return nil
 	}, apply: func(_ *storageSetting, st *sim.Storage) { st.AtlasOff = true }},
+	{word: "scrub", args: "off", read: func(s *storageSetting, args []string) error {
+		if len(args) != 1 || args[0] != "off" {
+			return s.want()
+		}
+		return nil
+	}, apply: func(_ *storageSetting, st *sim.Storage) { st.ScrubOff = true }},
 }
 
 func faultForm(word string, field func(*sim.Storage) *prng.Ratio) *storageForm {
@@ -182,6 +189,9 @@ func StorageValues(s *sim.Storage) []string {
 	if s.AtlasOff {
 		out = append(out, "atlas off")
 	}
+	if s.ScrubOff {
+		out = append(out, "scrub off")
+	}
 	return out
 }
 
@@ -203,8 +213,12 @@ func storageString(s *sim.Storage) []sim.Option {
 			faults = append(faults, f.word+"="+ratioString(*f.ratio(s)))
 		}
 	}
+	scrub := "on"
+	if s.ScrubOff {
+		scrub = "off"
+	}
 	out := []sim.Option{
-		{Name: "storage", Value: "on atlas=" + atlas},
+		{Name: "storage", Value: "on atlas=" + atlas + " scrub=" + scrub},
 		{Name: "storage_faults", Value: strings.Join(faults, " ")},
 		{Name: "storage_latency", Value: fmt.Sprintf("%d + exponential(mean %d) ticks", s.LatencyMinTicks, s.LatencyMeanTicks)},
 	}

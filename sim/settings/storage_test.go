@@ -142,7 +142,7 @@ func TestDescribeStorage(t *testing.T) {
 	cfg, err := applyStorage(t, "read-fault 1/200", "latency min=2 mean=5", "atlas off")
 	require.NoError(t, err)
 	got := names(&cfg)
-	assert.Equal(t, "on atlas=off", got["storage"])
+	assert.Equal(t, "on atlas=off scrub=on", got["storage"])
 	assert.Equal(t, "read-fault=1/200 write-fault=off misdirect=off lost=off torn=off", got["storage_faults"])
 	assert.Equal(t, "2 + exponential(mean 5) ticks", got["storage_latency"])
 }
