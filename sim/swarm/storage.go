@@ -7,8 +7,8 @@ import (
 )
 
 // drawStorage puts the replicas of most write-ahead seeds on simulated disks
-// (85% of them; docs/storage.md), from a stream of its own drawn after every other swarm
-// draw, so no earlier draw of any seed moves.
+// (97% of them outside a focus; docs/storage.md), from a stream of its own
+// drawn after every other swarm draw, so no earlier draw of any seed moves.
 // One storage seed in fifty turns the atlas off, so storage-beyond-f is
 // exercised too. Seeds of a focus (focus.go) keep their disks off.
 func drawStorage(seed uint64, c *sim.Config) {
@@ -17,7 +17,10 @@ func drawStorage(seed uint64, c *sim.Config) {
 		return
 	}
 	s := prng.New(seed, prng.StreamSwarmStorage)
-	if s.Uint64N(20) < 3 {
+	if s.Uint64N(20) < 3 && s.Uint64N(5) == 0 {
+		// A write-ahead journal in memory keeps a share of its own (3%,
+		// and every focus seed): issue 38 asks for storage faults in three
+		// quarters of the write-ahead seeds, where 15% kept memory before.
 		return
 	}
 	st := sim.Storage{On: true, Drawn: true}
@@ -56,6 +59,13 @@ func drawStorage(seed uint64, c *sim.Config) {
 	// (D57). Uniform lost writes rarely leave one.
 	if s.Uint64N(3) == 0 {
 		st.AimedLostRewrite = pick(s, 2, 1)
+	}
+	// Last: a storage seed without damaged writes draws them at the low
+	// end of the band (issue 38: storage faults exercised in three
+	// quarters of the write-ahead seeds; a quarter drew none, and most of
+	// the disk seeds that met no fault were among them).
+	if st.WriteFault.Zero() {
+		st.WriteFault = pick(s, 300, 100)
 	}
 	c.Storage = st
 }
