@@ -242,6 +242,7 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"backoff-off-memory-recovering-voter.vsr":      sim.VerdictLiveness,
 		"atlas-off-window-crash-acked-op-replaced.vsr": sim.VerdictSafety,
 		"source-disk-view-climb-commit-lag.vsr":        sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee.vsr":            sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)
