@@ -333,9 +333,21 @@ func (r *Replica) scrubCompleted(p room.PendingRead, rd *vsr.ReadDone) {
 		// One copy holds the very entry the journal names (its checksum
 		// covers the body): both copies are written again from it.
 		r.fx.Mark(marks.StorageScrubRewritten)
-		s.dirty.Touch(slot)
+		r.rewriteSlot(slot, cur)
 	default:
 		r.fx.Mark(marks.StorageScrubLost)
 		r.readLost(cur)
 	}
+}
+
+// rewriteSlot writes both copies of slot again with h, the entry they held
+// (the scrubber's mend, repair_serve.go). Unfenced: nothing the replica
+// promised waits for it, since one copy of h was whole already, so neither a
+// message nor a superblock batch waits behind it (the harness starts a batch
+// past unfenced journal writes); a read meanwhile may still meet the old
+// copy, and reads it as any damaged copy.
+func (r *Replica) rewriteSlot(slot int, h vsr.Header) {
+	vsr.Assert(r.id, r.log.journal.Has(h.Op, h.Checksum), "rewrite_the_journal_entry", "op %d", h.Op)
+	r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, false, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
+	r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, false, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
 }

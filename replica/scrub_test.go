@@ -88,6 +88,11 @@ func TestScrubRewritesFromTheWholeCopy(t *testing.T) {
 				assert.ElementsMatch(t, []vsr.StorageZone{vsr.ZonePrepares, vsr.ZoneHeaders}, writesTo(out, r2.slotOf(1)),
 					"both copies written again")
 				assert.True(t, r2.log.journal.Has(1, h1.Checksum), "the entry stays")
+				for _, w := range out.Writes {
+					if w.Slot == r2.slotOf(1) && w.Zone != vsr.ZoneSuperblock {
+						assert.False(t, w.Fenced, "nothing waits for a mend of a copy the other still holds")
+					}
+				}
 			}
 		})
 	}

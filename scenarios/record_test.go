@@ -83,13 +83,13 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		{1, []string{"escalate-without-hold"}},
 		{27, []string{"dvc-cache-ignores-journal"}},
 		{24, []string{"restart-skips-adopted-head"}},
-		{24, []string{"truncate-on-corrupt"}},
-		{69, []string{"corrupt-slot-nacks"}},
+		{27, []string{"truncate-on-corrupt"}},
+		{89, []string{"corrupt-slot-nacks"}},
 		{21, []string{"superblock-trusts-torn"}},
-		{24, []string{"checksum-ignores-slot"}},
+		{27, []string{"checksum-ignores-slot"}},
 		{486, []string{"own-ack-before-write-lands"}},
 		{21, []string{"checkpoint-trusts-unverified"}},
-		{231, []string{"repair-serves-unread"}},
+		{81, []string{"repair-serves-unread"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0

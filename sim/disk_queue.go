@@ -92,11 +92,13 @@ func (d *diskOf) takeBuf() []byte {
 // ahead of it and in flight but the copies of its own version.
 func (d *diskOf) mayStart(w *deferredWrite, ahead int) bool {
 	if w.batch != 0 {
-		if ahead > 0 {
-			return false
+		for k := 0; k < ahead; k++ {
+			if !d.deferred[k].rewrite() {
+				return false
+			}
 		}
 		for k := range d.inFlight {
-			if d.inFlight[k].batch != w.batch {
+			if f := &d.inFlight[k]; f.batch != w.batch && !f.rewrite() {
 				return false
 			}
 		}
@@ -206,4 +208,19 @@ func (d *diskOf) landedFences() uint64 {
 		return d.fences
 	}
 	return d.open[0] - 1
+}
+
+// rewrite reports whether a waiting write is an unfenced journal write (the
+// scrubber's mend of an entry one copy still holds): a superblock batch need
+// not wait for it, as it names nothing the superblock points to that is not
+// on the disk already.
+func (w *deferredWrite) rewrite() bool {
+	_, journal := zoneIndex(w.zone)
+	return journal && w.fence == 0
+}
+
+// rewrite is the same of a write in flight.
+func (f *inFlightWrite) rewrite() bool {
+	_, journal := zoneIndex(f.key.zone)
+	return journal && f.fence == 0 && f.batch == 0
 }

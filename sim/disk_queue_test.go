@@ -89,6 +89,23 @@ func TestDiskQueueSuperblockWaitsForEveryEarlierWrite(t *testing.T) {
 	assert.Equal(t, uint64(5), d.landedFences())
 }
 
+// A superblock batch does not wait for an unfenced journal write (the
+// scrubber's mend of an entry one copy still holds), in flight or waiting
+// ahead; it still waits for a fenced one.
+func TestDiskQueueSuperblockPassesAMend(t *testing.T) {
+	c := queueCluster(t, 5)
+	d := &c.disks.r[0]
+	ask(c, journal(vsr.ZonePrepares, 1, false), journal(vsr.ZonePrepares, 1, false))
+	require.Len(t, d.inFlight, 1)
+	require.Len(t, d.deferred, 1, "the second mend of slot 1 waits for its slot")
+	ask(c, journal(vsr.ZoneSuperblock, 0, true))
+	assert.Len(t, d.inFlight, 2, "the batch starts past the mends, in flight and waiting")
+	assert.Len(t, d.deferred, 1)
+	ask(c, journal(vsr.ZonePrepares, 2, true))
+	ask(c, journal(vsr.ZoneSuperblock, 1, true))
+	assert.Len(t, d.deferred, 2, "a fenced write in flight still holds the next batch, and the first batch's copy holds it too")
+}
+
 func TestDiskQueueHoldsMessagesForTheirFence(t *testing.T) {
 	c := queueCluster(t, 5)
 	d := &c.disks.r[0]
