@@ -228,21 +228,20 @@ func TestWatchClasses(t *testing.T) {
 // are fixed by D53 and pinned in the seed corpus.
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
-		"source-transfer-durability.vsr":               sim.VerdictSafety,
-		"source-slow-speaker-amnesiac-core.vsr":        sim.VerdictLiveness,
-		"amnesiac-core-slow-outside-voter.vsr":         sim.VerdictLiveness,
-		"source-speaks-late-straggler.vsr":             sim.VerdictLiveness,
-		"source-straggler-cut-off-late.vsr":            sim.VerdictLiveness,
-		"source-disk-journal-put-assertion.vsr":        sim.VerdictCrash,
-		"source-lost-write-head-straggler.vsr":         sim.VerdictLiveness,
-		"backoff-off-core-view-change-stalls.vsr":      sim.VerdictLiveness,
-		"source-amnesiac-core-backoff-off.vsr":         sim.VerdictLiveness,
-		"robust-disk-unsure-op-outside-core.vsr":       sim.VerdictLiveness,
-		"source-disk-view-climb-ci.vsr":                sim.VerdictLiveness,
-		"backoff-off-memory-recovering-voter.vsr":      sim.VerdictLiveness,
-		"atlas-off-window-crash-acked-op-replaced.vsr": sim.VerdictSafety,
-		"source-disk-view-climb-commit-lag.vsr":        sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee.vsr":            sim.VerdictLiveness,
+		"source-transfer-durability.vsr":          sim.VerdictSafety,
+		"source-slow-speaker-amnesiac-core.vsr":   sim.VerdictLiveness,
+		"amnesiac-core-slow-outside-voter.vsr":    sim.VerdictLiveness,
+		"source-speaks-late-straggler.vsr":        sim.VerdictLiveness,
+		"source-straggler-cut-off-late.vsr":       sim.VerdictLiveness,
+		"source-disk-journal-put-assertion.vsr":   sim.VerdictCrash,
+		"source-lost-write-head-straggler.vsr":    sim.VerdictLiveness,
+		"backoff-off-core-view-change-stalls.vsr": sim.VerdictLiveness,
+		"source-amnesiac-core-backoff-off.vsr":    sim.VerdictLiveness,
+		"robust-disk-unsure-op-outside-core.vsr":  sim.VerdictLiveness,
+		"source-disk-view-climb-ci.vsr":           sim.VerdictLiveness,
+		"backoff-off-memory-recovering-voter.vsr": sim.VerdictLiveness,
+		"source-disk-view-climb-commit-lag.vsr":   sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee.vsr":       sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

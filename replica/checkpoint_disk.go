@@ -165,7 +165,7 @@ func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad 
 			continue
 		}
 		w, valid := decodeWords(buf, superblockRecordWords)
-		if !valid || w.w[0] != recordSuperblock || w.w[14] != uint64(c) {
+		if !valid || (w.w[0] != recordSuperblock && w.w[0] != recordSuperblockAmnesiac) || w.w[14] != uint64(c) {
 			bad++
 			continue
 		}
@@ -177,6 +177,7 @@ func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad 
 			AckHead: w.w[6], AckView: w.w[7], AckViewHead: w.w[8]}
 		sb.Checkpoint = vsr.Snapshot{Op: w.w[9], OpChecksum: w.w[10], StateChecksum: w.w[11]}
 		sb.Head, sb.HeadSum = w.w[12], w.w[13]
+		sb.Amnesiac = w.w[0] == recordSuperblockAmnesiac
 	}
 	if !ok && blank > 0 {
 		// A copy never written: every version goes to every copy and the
@@ -254,4 +255,21 @@ func isZero(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// ackBound is the highest op a restart from disk may have acknowledged in
+// the log its durable log_view holds: the head of that log, or the highest
+// op it acked in that view. An op it acked in an older view above that head
+// is not in the log: the view change that made the log cut it (nothing a
+// quorum acked is ever cut), and a vote binds only the acks of its own
+// log_view (the protocol model's vote_keeps_acks). Holding such an op
+// unsure, or recovering a head for it, asks the view change to resolve an
+// op of another log that only nacks of the newer log_view could settle
+// (swarm seed 81 with the scrubber's draws: a replica back in log_view 13,
+// head 1, voted ops 2..8 it acked in view 11 unsure, and no view completed).
+func ackBound(sb *Superblock) uint64 {
+	if sb.AckView == sb.LogView {
+		return max(sb.AckViewHead, sb.Head)
+	}
+	return sb.Head
 }

@@ -174,3 +174,68 @@ func TestSuperblockCopyChecksum(t *testing.T) {
 		assert.Equal(t, recordChecksum(w.w[:w.n-1]), w.w[w.n-1], "copy %d", c)
 	}
 }
+
+// A superblock written while amnesiac after every copy was lost reads back
+// as such (Superblock.Amnesiac), and a restart from it is amnesiac still:
+// recovering, its journal wiped, voting nothing until a StartView (the
+// atlas-off finding whose replica, back from such a superblock as if whole,
+// voted log_view 0 and nacked an op it had acked before the loss).
+func TestAmnesiacSuperblockStaysAmnesiac(t *testing.T) {
+	disk := map[[2]int][]byte{}
+	read := func(z vsr.StorageZone, slot int) ([]byte, bool) {
+		if b, ok := disk[[2]int{int(z), slot}]; ok {
+			return b, false
+		}
+		size := vsr.PrepareRecordBytes
+		if z == vsr.ZoneCheckpoint {
+			size = vsr.CheckpointRecordBytes
+		}
+		return make([]byte, size), false
+	}
+	writeSuperblock := func(sb Superblock) {
+		var shared recWords
+		superblockWords(&shared, 3, &sb)
+		for c := 0; c < vsr.SuperblockCopies; c++ {
+			w := superblockCopy(shared, checksumFold(shared.w[:shared.n]), c)
+			b := make([]byte, vsr.SuperblockRecordBytes)
+			w.put(b)
+			disk[[2]int{int(vsr.ZoneSuperblock), c}] = b
+		}
+	}
+	h := sealed(1, 0, 1)
+	h.Parent = genesisSnapshot().OpChecksum
+	h.Seal()
+	for _, z := range []vsr.StorageZone{vsr.ZonePrepares, vsr.ZoneHeaders} {
+		b := make([]byte, vsr.PrepareRecordBytes)
+		kind := recordPrepare
+		if z == vsr.ZoneHeaders {
+			kind = recordHeader
+		}
+		encodeEntry(b, kind, 1, &h)
+		disk[[2]int{int(z), 1}] = b
+	}
+	restart := func(sb Superblock) *Replica {
+		writeSuperblock(sb)
+		got, _, ok, _ := readSuperblock(read)
+		require.True(t, ok)
+		require.Equal(t, sb.Amnesiac, got.Amnesiac, "the kind says whether it was written amnesiac")
+		opts := DefaultOptions(1, 3)
+		opts.Durability, opts.Storage = DurabilityWAL, true
+		r, err := Restart(opts, zeroJitter{}, Durable{Read: read, journal: newJournal(opts)})
+		require.NoError(t, err)
+		return r
+	}
+	whole := Superblock{View: 20, Checkpoint: genesisSnapshot(), AckHead: 1, Head: 1, HeadSum: h.Checksum}
+	r := restart(whole)
+	assert.Equal(t, vsr.StatusViewChange, r.status, "a whole superblock: the journal rejoins (mid view change, its view above its log_view)")
+	assert.True(t, r.log.journal.Has(1, h.Checksum))
+
+	amnesiac := whole
+	amnesiac.Amnesiac = true
+	r = restart(amnesiac)
+	assert.Equal(t, vsr.StatusRecovering, r.status, "written amnesiac: amnesiac still")
+	assert.True(t, r.log.amnesiac)
+	assert.False(t, r.log.journal.Has(1, h.Checksum), "no record of the disk can be placed: the journal is wiped")
+	assert.Equal(t, uint64(20), r.view, "the views it learned since stand")
+	assert.True(t, r.dur.sb.Amnesiac, "and its next superblock says so")
+}

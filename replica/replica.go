@@ -39,6 +39,13 @@ type Superblock struct {
 	// a replica on a disk (Options.Storage): after a restart the head is the
 	// one its last landed superblock names, no newer than what it promised.
 	Head, HeadSum uint64
+	// Amnesiac: written by a replica on a disk that came back with no
+	// superblock copy and has adopted no view since. What it wrote since is
+	// what it learned, not what it acked before the loss, so a restart from
+	// such a superblock is amnesiac still: it votes nothing until a
+	// StartView (atlas-off-window-crash-acked-op-replaced.vsr: one that
+	// read it back as whole voted log_view 0 and nacked an op it had acked).
+	Amnesiac bool
 }
 
 // Durable is what survives a crash: the superblock, and the journal when the

@@ -96,16 +96,20 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		// promised. Beyond what the protocol survives (the atlas never
 		// allows it); come back with nothing, as after amnesia, and let the
 		// oracle's storage-beyond-f rule judge the run.
-		r.dur.sb = Superblock{Checkpoint: genesisSnapshot()}
+		r.dur.sb = Superblock{Checkpoint: genesisSnapshot(), Amnesiac: true}
 		r.restoreSuperblock()
-		r.log.journal.Wipe()
-		r.log.journal.Live.Store = &r.dur.store.dirty
-		r.log.journalFloor = 1
-		r.recoverHead(marks.StorageSuperblockLost)
+		r.comeBackAmnesiac()
 		return r, nil
 	}
 	r.dur.sb = rec.sb
 	r.restoreCheckpoint(rec.cp)
+	if rec.sb.Amnesiac {
+		// A superblock written since the loss, before any view was
+		// adopted: the loss stands (Superblock.Amnesiac).
+		r.restoreSuperblock()
+		r.comeBackAmnesiac()
+		return r, nil
+	}
 	r.restoreSuperblock()
 	r.dur.store.seq, r.dur.store.written = rec.seq, fieldsOf(&rec.sb)
 	cut := r.refill(rec)
@@ -143,6 +147,18 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	}
 	r.recoverHead(marks.StorageRecoveringHead)
 	return r, nil
+}
+
+// comeBackAmnesiac brings a replica back from a disk whose superblock was
+// lost with nothing of its journal (no record of it can be placed without
+// the superblock that names it): recovering, voting nothing until a
+// StartView (recoverHead), and writing superblocks that say so until then.
+func (r *Replica) comeBackAmnesiac() {
+	vsr.Assert(r.id, r.dur.sb.Amnesiac, "amnesiac_superblock_says_so", vsr.DetailStorage)
+	r.log.journal.Wipe()
+	r.log.journal.Live.Store = &r.dur.store.dirty
+	r.log.journalFloor = r.dur.sb.Checkpoint.Op + 1
+	r.recoverHead(marks.StorageSuperblockLost)
 }
 
 // restoreSuperblock takes up the view, the commit point and the checkpoint's
@@ -351,16 +367,6 @@ func (r *Replica) setAsideCopy(s slotRead, o uint64) {
 	}
 	r.log.aside.Put(s.header)
 	r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageHeaderSetAside)
-}
-
-// unsureOp reports whether op's slot was faulty at the restart and the op is
-// neither applied nor journaled since: the vote must not nack it.
-func (r *Replica) unsureOp(o uint64) bool {
-	if o <= r.wm.commitMin || len(r.log.unsureOps) == 0 {
-		return false
-	}
-	_, found := slices.BinarySearch(r.log.unsureOps, o)
-	return found
 }
 
 // recoverHead brings the replica back without trusting its head: Recovering,

@@ -54,6 +54,7 @@ func (r *Replica) endAmnesia(op uint64) {
 	// unsure.
 	r.log.amnesiac = false
 	r.log.recoveringHead = false
+	r.dur.sb.Amnesiac = false // the next superblock names a view adopted
 	r.log.unsureTop = min(r.log.unsureTop, op)
 	vsr.Assert(r.id, r.log.unsureTop <= op, "amnesia_ends_at_view_head", "unsure %d head %d", r.log.unsureTop, op)
 }

@@ -31,6 +31,9 @@ const (
 	// next vote cannot nack the op (the guided search's set-aside finding).
 	recordAside      uint64 = 0x5653520141 // "A"
 	recordSuperblock uint64 = 0x5653520153 // "S"
+	// recordSuperblockAmnesiac: a superblock written while amnesiac after
+	// every copy was lost (Superblock.Amnesiac).
+	recordSuperblockAmnesiac uint64 = 0x5653520173 // "s"
 )
 
 // recordWords is the most words a record holds, checksum included.
@@ -119,7 +122,11 @@ func wordsHeader(w *recWords) vsr.Header {
 // The checkpoint's state is not among them: the harness keeps it beside the
 // disk, never faulty (docs/storage.md).
 func superblockWords(w *recWords, seq uint64, sb *Superblock) {
-	w.add(recordSuperblock, seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
+	kind := recordSuperblock
+	if sb.Amnesiac {
+		kind = recordSuperblockAmnesiac
+	}
+	w.add(kind, seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
 		sb.AckHead, sb.AckView, sb.AckViewHead, sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum,
 		sb.Head, sb.HeadSum)
 	vsr.Assert(vsr.Unowned, w.n == superblockRecordWords-1, "superblock_record_layout", "%d words", uint64(w.n)) // as readSuperblock decodes
@@ -140,11 +147,12 @@ const superblockRecordWords = 15
 type sbFields struct {
 	view, logView, commitMax, incarnation, ackHead, ackView, ackViewHead uint64
 	cpOp, cpSum, cpState, head, headSum                                  uint64
+	amnesiac                                                             bool
 }
 
 func fieldsOf(sb *Superblock) sbFields {
 	return sbFields{sb.View, sb.LogView, sb.CommitMax, sb.Incarnation, sb.AckHead, sb.AckView, sb.AckViewHead,
-		sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum, sb.Head, sb.HeadSum}
+		sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum, sb.Head, sb.HeadSum, sb.Amnesiac}
 }
 
 // storageState is what a replica on a disk tracks of its writes.
@@ -427,21 +435,4 @@ func newer(h, p *vsr.Header) bool {
 	// never landed over an older entry). In one view either may be older:
 	// faulty, never the prepare taken on trust.
 	return h.Checksum != p.Checksum && h.View >= p.View
-}
-
-// ackBound is the highest op a restart from disk may have acknowledged in
-// the log its durable log_view holds: the head of that log, or the highest
-// op it acked in that view. An op it acked in an older view above that head
-// is not in the log: the view change that made the log cut it (nothing a
-// quorum acked is ever cut), and a vote binds only the acks of its own
-// log_view (the protocol model's vote_keeps_acks). Holding such an op
-// unsure, or recovering a head for it, asks the view change to resolve an
-// op of another log that only nacks of the newer log_view could settle
-// (swarm seed 81 with the scrubber's draws: a replica back in log_view 13,
-// head 1, voted ops 2..8 it acked in view 11 unsure, and no view completed).
-func ackBound(sb *Superblock) uint64 {
-	if sb.AckView == sb.LogView {
-		return max(sb.AckViewHead, sb.Head)
-	}
-	return sb.Head
 }

@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"slices"
 	"vsrsim/marks"
 	"vsrsim/vsr"
 )
@@ -200,4 +201,16 @@ func (r *Replica) dropUnreadable(from int, view uint64, m vsr.DoViewChange) {
 	}
 	r.fx.MarkReason(d.Reason)
 	r.fx.Emit(d.Event())
+}
+
+// unsureOp reports whether op's slot was faulty at the restart and the op is
+// neither applied nor journaled since: the vote must not nack it.
+func (r *Replica) unsureOp(o uint64) bool {
+	if o <= r.wm.commitMin || len(r.log.unsureOps) == 0 {
+		return false
+	}
+	at, found := slices.BinarySearch(r.log.unsureOps, o)
+	// The search holds only on a list kept sorted and without repeats.
+	vsr.Assert(r.id, at == 0 || r.log.unsureOps[at-1] < o, "unsure_ops_sorted", "op %d", o)
+	return found
 }
