@@ -238,4 +238,21 @@ func TestAmnesiacSuperblockStaysAmnesiac(t *testing.T) {
 	assert.False(t, r.log.journal.Has(1, h.Checksum), "no record of the disk can be placed: the journal is wiped")
 	assert.Equal(t, uint64(20), r.view, "the views it learned since stand")
 	assert.True(t, r.dur.sb.Amnesiac, "and its next superblock says so")
+
+	// Adopting a view ends it: no ack bound survived the loss, so the
+	// adopted log is held unsure up to its head, never nacked; a replica
+	// amnesiac with its ack bound known keeps that bound.
+	adopt := func(r *Replica) {
+		r.fx.Out = &vsr.Output{}
+		r.endAmnesia(5)
+		r.fx.Out = nil
+	}
+	adopt(r)
+	assert.Equal(t, uint64(5), r.log.unsureTop, "the adopted log is held unsure up to its head")
+	assert.False(t, r.dur.sb.Amnesiac, "the next superblock names a view adopted")
+	bounded := restart(amnesiac)
+	bounded.dur.sb.Amnesiac = false // as a replica whose superblock held
+	bounded.log.unsureTop = 2
+	adopt(bounded)
+	assert.Equal(t, uint64(2), bounded.log.unsureTop, "a known ack bound stands")
 }

@@ -54,6 +54,15 @@ func (r *Replica) endAmnesia(op uint64) {
 	// unsure.
 	r.log.amnesiac = false
 	r.log.recoveringHead = false
+	if r.dur.sb.Amnesiac {
+		// Its superblock was lost: no ack bound survived, and any op of
+		// the adopted log may be one it acked before the loss. Held
+		// unsure up to the view's head, so its votes nack none of them
+		// (robust-atlas-off-merge-drops-committed-c0ffee.vsr: header-only
+		// entries of such a replica counted as nacks and cut a committed
+		// op).
+		r.log.unsureTop = op
+	}
 	r.dur.sb.Amnesiac = false // the next superblock names a view adopted
 	r.log.unsureTop = min(r.log.unsureTop, op)
 	vsr.Assert(r.id, r.log.unsureTop <= op, "amnesia_ends_at_view_head", "unsure %d head %d", r.log.unsureTop, op)
