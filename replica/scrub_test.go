@@ -9,6 +9,7 @@ import (
 	"vsrsim/marks"
 	"vsrsim/replica/timer"
 	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 )
 
 // The scrubber (docs/storage.md "The scrubber"): a replica on a disk reads
@@ -141,4 +142,47 @@ func TestScrubOffReadsNothing(t *testing.T) {
 		require.Empty(t, out.Reads)
 	}
 	assert.False(t, r2.timers.Scrub.Running)
+}
+
+// The scrubber's and the lost superblock's invariants fire when their state
+// is planted wrong: each is a check that can fail.
+func TestScrubAndAmnesiaInvariantsFire(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		plant func(t *testing.T) func()
+	}{
+		{"scrub_one_read_at_a_time", func(t *testing.T) func() {
+			_, r2 := scrubBackup(t)
+			rd := scrubTurn(t, r2)
+			r2.dur.store.scrub.Tag = rd.Tag + 1 // another read believed in flight
+			h, _ := r2.log.journal.Get(rd.Op)
+			return func() { r2.ReadDone(&vsr.ReadDone{Read: rd, Data: diskCopy(r2, vsr.ZonePrepares, h)}, &vsr.Output{}) }
+		}},
+		{"rewrite_the_journal_entry", func(t *testing.T) func() {
+			_, r2 := scrubBackup(t)
+			h, _ := r2.log.journal.Get(1)
+			h.Body.Value++
+			h.Seal() // an entry the journal does not hold
+			return func() {
+				r2.fx.Out = &vsr.Output{}
+				r2.rewriteSlot(r2.slotOf(1), h)
+			}
+		}},
+		{"unsure_ops_sorted", func(t *testing.T) func() {
+			_, r2 := scrubBackup(t)
+			r2.log.unsureOps = []uint64{9, 7}
+			return func() { r2.unsureOp(8) }
+		}},
+		{"amnesiac_superblock_says_so", func(t *testing.T) func() {
+			_, r2 := scrubBackup(t)
+			r2.dur.sb.Amnesiac = false
+			return func() { r2.comeBackAmnesiac() }
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := vsrtest.ViolationOf(c.plant(t))
+			require.NotNil(t, v)
+			assert.Equal(t, c.name, v.Invariant)
+		})
+	}
 }
