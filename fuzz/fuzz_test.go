@@ -226,6 +226,11 @@ func TestWatchClasses(t *testing.T) {
 // (D57), and are pinned in the seed corpus.
 // Two more, two-disks-recovering-head.vsr and disk-vote-chain-breaks.vsr,
 // are fixed by D53 and pinned in the seed corpus.
+// source-disk-durability-c0ffee.vsr (swarm seed 3238026022) was the
+// oracle's: it called committed op 19 lost while the checkpoint of r0, down
+// outside the core, had applied it (D60: a down replica's durable state
+// covers what it applied); the stall is excused as core-copy-damaged, r2's
+// copy lost on its disk and r0 out of reach. Retired.
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
 		"source-transfer-durability.vsr":                  sim.VerdictSafety,
@@ -242,7 +247,6 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"backoff-off-memory-recovering-voter.vsr":         sim.VerdictLiveness,
 		"source-disk-view-climb-commit-lag.vsr":           sim.VerdictLiveness,
 		"source-disk-view-climb-c0ffee.vsr":               sim.VerdictLiveness,
-		"source-disk-durability-c0ffee.vsr":               sim.VerdictSafety,
 		"source-abdication-off-stall-c0ffee.vsr":          sim.VerdictLiveness,
 		"source-disk-view-climb-c0ffee-2.vsr":             sim.VerdictLiveness,
 		"source-disk-suffix-unreadable-c0ffee.vsr":        sim.VerdictSafety,

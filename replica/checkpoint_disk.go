@@ -156,28 +156,18 @@ func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad 
 	blank := 0
 	for c := 0; c < vsr.SuperblockCopies; c++ {
 		buf, ioErr := read(vsr.ZoneSuperblock, c)
-		if ioErr {
-			bad++
-			continue
-		}
-		if isZero(buf) {
+		if !ioErr && isZero(buf) {
 			blank++
 			continue
 		}
-		w, valid := decodeWords(buf, superblockRecordWords)
-		if !valid || (w.w[0] != recordSuperblock && w.w[0] != recordSuperblockAmnesiac) || w.w[14] != uint64(c) {
+		got, gotSeq, whole := decodeSuperblock(c, buf, ioErr)
+		if !whole {
 			bad++
 			continue
 		}
-		if ok && w.w[1] <= seq {
-			continue
+		if !ok || gotSeq > seq {
+			sb, seq, ok = got, gotSeq, true
 		}
-		seq, ok = w.w[1], true
-		sb = Superblock{View: w.w[2], LogView: w.w[3], CommitMax: w.w[4], Incarnation: w.w[5],
-			AckHead: w.w[6], AckView: w.w[7], AckViewHead: w.w[8]}
-		sb.Checkpoint = vsr.Snapshot{Op: w.w[9], OpChecksum: w.w[10], StateChecksum: w.w[11]}
-		sb.Head, sb.HeadSum = w.w[12], w.w[13]
-		sb.Amnesiac = w.w[0] == recordSuperblockAmnesiac
 	}
 	if !ok && blank > 0 {
 		// A copy never written: every version goes to every copy and the
@@ -192,6 +182,41 @@ func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad 
 	// writes a log_view above its view.
 	vsr.Assert(vsr.Unowned, !ok || sb.LogView <= sb.View, "superblock_read_log_view_le_view", "log_view %d view %d", sb.LogView, sb.View)
 	return sb, seq, ok, bad
+}
+
+// decodeSuperblock reads copy c of the superblock: the fields and sequence
+// number it holds, if it read without an I/O error, its checksum holds and it
+// names its own copy index.
+func decodeSuperblock(c int, buf []byte, ioErr bool) (sb Superblock, seq uint64, ok bool) {
+	if ioErr {
+		return sb, 0, false
+	}
+	w, valid := decodeWords(buf, superblockRecordWords)
+	if !valid || (w.w[0] != recordSuperblock && w.w[0] != recordSuperblockAmnesiac) || w.w[14] != uint64(c) {
+		return sb, 0, false
+	}
+	sb = Superblock{View: w.w[2], LogView: w.w[3], CommitMax: w.w[4], Incarnation: w.w[5],
+		AckHead: w.w[6], AckView: w.w[7], AckViewHead: w.w[8]}
+	sb.Checkpoint = vsr.Snapshot{Op: w.w[9], OpChecksum: w.w[10], StateChecksum: w.w[11]}
+	sb.Head, sb.HeadSum = w.w[12], w.w[13]
+	sb.Amnesiac = w.w[0] == recordSuperblockAmnesiac
+	return sb, w.w[1], true
+}
+
+// SuperblockOnDisk is what a whole superblock copy says, read from outside:
+// its version's sequence number, the log head, and the checkpoint it names.
+type SuperblockOnDisk struct {
+	Seq, Head                   uint64
+	CheckpointOp, CheckpointSum uint64
+}
+
+// DiskSuperblock decodes superblock copy c as a disk holds it, if it is
+// whole. It is the on-disk format read from outside, for the harness's
+// record of what a restart can read back; a replica's recovery reads its
+// copies itself.
+func DiskSuperblock(c int, buf []byte, ioErr bool) (SuperblockOnDisk, bool) {
+	sb, seq, ok := decodeSuperblock(c, buf, ioErr)
+	return SuperblockOnDisk{Seq: seq, Head: sb.Head, CheckpointOp: sb.Checkpoint.Op, CheckpointSum: sb.Checkpoint.OpChecksum}, ok
 }
 
 // recordRead is one copy of a slot, decoded.

@@ -54,3 +54,19 @@ func (d *durability) check(self int) {
 	vsr.Assert(self, d.sb.LogView <= d.sb.View, "superblock_log_view_le_view", "log_view %d view %d", d.sb.LogView, d.sb.View)
 	vsr.Assert(self, d.incarnation == d.sb.Incarnation, "incarnation_is_the_superblocks", "life %d superblock %d", d.incarnation, d.sb.Incarnation)
 }
+
+// incarnationBootShift places a boot clock reading above every incarnation
+// counted since the last one: a replica restarts at most once a tick, and a
+// run is far shorter than 1<<20 ticks.
+const incarnationBootShift = 20
+
+// amnesiacIncarnation is the incarnation of a replica that lost every
+// superblock copy and with them the count of its lives: its boot clock,
+// shifted above any count of restarts since an earlier such loss (at an
+// earlier boot), so it exceeds every incarnation an earlier life stamped.
+// Counting from 1 again instead stamped an incarnation an earlier life had
+// stamped (the oracle's monotonicity rule): a primary that knew it would
+// count that life's acks, given from a journal the loss took, as this one's.
+func amnesiacIncarnation(boot uint64) uint64 {
+	return (boot + 1) << incarnationBootShift
+}

@@ -256,3 +256,34 @@ func TestAmnesiacSuperblockStaysAmnesiac(t *testing.T) {
 	adopt(bounded)
 	assert.Equal(t, uint64(2), bounded.log.unsureTop, "a known ack bound stands")
 }
+
+// A replica that finds no superblock copy whole lost the count of its lives
+// with it: it takes an incarnation from its boot clock, above every
+// incarnation its earlier lives could have stamped (one restart a tick at
+// most), so a primary never counts an earlier life's acks as this one's.
+// Counting from 1 again stamped an incarnation an earlier life had stamped.
+func TestAmnesiacIncarnationAboveEveryEarlierLife(t *testing.T) {
+	bad := func(z vsr.StorageZone, slot int) ([]byte, bool) {
+		if z == vsr.ZoneSuperblock {
+			return nil, true // every copy unreadable
+		}
+		size := vsr.PrepareRecordBytes
+		if z == vsr.ZoneCheckpoint {
+			size = vsr.CheckpointRecordBytes
+		}
+		return make([]byte, size), false
+	}
+	opts := DefaultOptions(1, 3)
+	opts.Durability, opts.Storage = DurabilityWAL, true
+	var last uint64
+	for _, boot := range []uint64{0, 1, 2, 900, 901, 70000} {
+		r, err := Restart(opts, zeroJitter{}, Durable{Read: bad, journal: newJournal(opts), Boot: boot})
+		require.NoError(t, err)
+		require.True(t, r.log.amnesiac, "boot %d: no superblock, amnesiac", boot)
+		inc := r.Info().Incarnation
+		assert.Greater(t, inc, boot+(1<<incarnationBootShift)-1, "boot %d: above every count of restarts up to its boot", boot)
+		assert.Greater(t, inc, last, "boot %d: above the loss at an earlier boot", boot)
+		assert.Equal(t, inc, r.dur.sb.Incarnation, "its superblocks carry it")
+		last = inc
+	}
+}

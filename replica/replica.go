@@ -62,6 +62,11 @@ type Durable struct {
 	// reads the disk back: the superblock and the journal's live slots
 	// then come from it, not from memory (restart.go).
 	Read vsr.ReadFunc
+	// Boot is the clock at the restart, as a node reads its real-time
+	// clock when it boots (the harness's tick): a replica whose every
+	// superblock copy was lost takes a fresh incarnation from it
+	// (amnesiacIncarnation), since the counter it kept is gone.
+	Boot uint64
 }
 
 // viewHeaders is the part of the log that a write-ahead journal alone does not

@@ -198,6 +198,8 @@ func (c *Cluster) Crash(i int) {
 	c.checker.Crash(c.now, i)
 	if c.disks != nil {
 		c.examineDisk(i)
+	} else if c.cfg.Durability == replica.DurabilityWAL {
+		c.checker.DurableState(i, c.durableCheckpoint(i))
 	}
 	c.trace.node(c.now, lineCrash, i)
 }
@@ -210,6 +212,7 @@ func (c *Cluster) Restart(i int) {
 	d := c.durable[i]
 	if c.disks != nil {
 		d.Read = c.readBack(i)
+		d.Boot = c.now
 	}
 	r, err := replica.Restart(c.replicaOptions(i), c.jitter[i], d)
 	if err != nil {

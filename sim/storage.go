@@ -44,6 +44,8 @@ type disks struct {
 	readBuf []byte
 	// rewrite draws the lost writes aimed at a rewrite (nil: none aimed).
 	rewrite *prng.Stream
+	// superblockLost: an aimed superblock loss took place (one a run).
+	superblockLost bool
 }
 
 // diskOf is one replica's disk and what is in flight on it.
@@ -190,6 +192,7 @@ func (c *Cluster) crashDisk(i int) {
 	c.noteCrashed(d)
 	c.aimCorrupt(i)
 	c.aimCheckpoint(i)
+	c.aimSuperblockLoss(i)
 	if n := len(d.held); n > 0 {
 		c.Note(fmt.Sprintf("r%d crashed with %d messages waiting for its disk", i, n))
 	}

@@ -106,3 +106,24 @@ func (c *Cluster) aimCheckpoint(i int) {
 	c.Note(fmt.Sprintf("aimed checkpoint r%d: op %d's record, sector %d", i, top, sector))
 	d.disk.CorruptSector(c.now, disksim.ZoneCheckpoint, slot, sector)
 }
+
+// aimSuperblockLoss, with chance AimedSuperblockLoss and only with the atlas
+// off, damages every superblock copy of replica i's disk as it crashes: a
+// fault past what the protocol promises to survive (the atlas keeps one copy
+// whole), so the oracle judges what follows under storage-beyond-f. The
+// restart finds no copy and comes back amnesiac. Once a run: a second
+// replica's loss, before the first caught up, would leave more than f
+// amnesiac, and every replica recovering waits for a StartView none can
+// send (swarm seed 93 while the aim was per crash).
+func (c *Cluster) aimSuperblockLoss(i int) {
+	if c.cfg.Storage.AimedSuperblockLoss.Zero() || c.disks.superblockLost || !c.disks.atlas.Off() ||
+		!c.disks.aimed.Chance(c.cfg.Storage.AimedSuperblockLoss) {
+		return
+	}
+	c.disks.superblockLost = true
+	d := c.disks.r[i].disk
+	c.Note(fmt.Sprintf("aimed superblock loss r%d: every copy damaged", i))
+	for s := 0; s < diskSuperblocks; s++ {
+		d.Corrupt(c.now, disksim.ZoneSuperblock, s)
+	}
+}

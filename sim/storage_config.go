@@ -51,6 +51,12 @@ type Storage struct {
 	// must tell from the one its journal names (reads in a life,
 	// disk_reads.go). Drawn from a stream of its own, and only when set.
 	AimedLostRewrite prng.Ratio
+	// AimedSuperblockLoss, per crash of a replica, damages every copy of
+	// its superblock, only with the atlas off (the atlas keeps one copy
+	// whole): the restart comes back amnesiac (storage-superblock-lost), the
+	// path a disk beyond the atlas takes, which uniform faults reach in
+	// almost no run. Drawn from the aimed stream, and only when set.
+	AimedSuperblockLoss prng.Ratio
 	// AimedWindowCrash, per fault-phase tick and live replica whose disk
 	// has writes in flight (its write window open), crashes it, within the
 	// crash injectors' bound: the writes tear, land or are lost as the disk
@@ -96,7 +102,7 @@ func (s *Storage) validate(c *Config) error {
 	if s.LatencyMinTicks > StorageLatencyMax || s.LatencyMeanTicks > StorageLatencyMax {
 		return fmt.Errorf("storage latency must be 0..%d ticks, got min=%d mean=%d", StorageLatencyMax, s.LatencyMinTicks, s.LatencyMeanTicks)
 	}
-	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedCheckpoint, s.AimedLostRewrite, s.AimedWindowCrash, s.AimedSecond} {
+	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedCheckpoint, s.AimedLostRewrite, s.AimedSuperblockLoss, s.AimedWindowCrash, s.AimedSecond} {
 		if !r.Zero() && r.Num > r.Den {
 			return fmt.Errorf("a storage fault probability must be at most 1, got %d/%d", r.Num, r.Den)
 		}

@@ -158,12 +158,20 @@ func (c *Cluster) examineDisk(i int) {
 	d := &c.disks.r[i]
 	c.checker.DiskCopies(c.now, i, func(op, sum uint64) (bool, bool) { return c.intact(d, op, sum) })
 	c.examineSuperblock(i)
+	if c.replicas[i] == nil {
+		c.checker.DurableState(i, c.durableCheckpoint(i))
+	}
 }
 
 // examineSuperblock tells the oracle when every superblock copy of replica
-// i's disk is faulty: asked only while the replica is down and as it
-// restarts (a live replica holds its superblock in memory). The oracle keeps
-// the loss until the replica catches up with what it had promised.
+// i's disk is faulty (none holds the version last written there): asked only
+// while the replica is down and as it restarts (a live replica holds its
+// superblock in memory). If no copy holds a whole version at all, the
+// restart comes back with nothing (SuperblockLost); if one holds an older
+// version, the restart comes back from it, below what it promised since, and
+// drops the journal's entries above that version's head
+// (SuperblockRegressed). The disk's own bytes say which, read through the
+// on-disk format (replica.DiskSuperblock), never through the replica.
 func (c *Cluster) examineSuperblock(i int) {
 	d := &c.disks.r[i]
 	for s := 0; s < diskSuperblocks; s++ {
@@ -171,7 +179,55 @@ func (c *Cluster) examineSuperblock(i int) {
 			return
 		}
 	}
-	c.checker.SuperblockLost(c.now, i)
+	sb, whole := c.newestSuperblock(i)
+	if !whole {
+		c.checker.SuperblockLost(c.now, i)
+		return
+	}
+	c.checker.SuperblockRegressed(c.now, i, sb.Head)
+}
+
+// newestSuperblock is the newest whole superblock copy on replica i's disk:
+// what its restart reads back (false: none).
+func (c *Cluster) newestSuperblock(i int) (replica.SuperblockOnDisk, bool) {
+	d := &c.disks.r[i]
+	var newest replica.SuperblockOnDisk
+	whole := false
+	for s := 0; s < diskSuperblocks; s++ {
+		buf, ioErr := d.disk.Peek(disksim.ZoneSuperblock, s)
+		if sb, ok := replica.DiskSuperblock(s, buf, ioErr); ok && (!whole || sb.Seq > newest.Seq) {
+			newest, whole = sb, true
+		}
+	}
+	return newest, whole
+}
+
+// durableCheckpoint is the op of the checkpoint a restart of replica i would
+// restore, from its disk's bytes: the one its newest whole superblock names
+// if that record is whole, else the newest whole record below it (0: the
+// genesis state). A down replica's state covers every op up to it.
+func (c *Cluster) durableCheckpoint(i int) uint64 {
+	if c.disks == nil {
+		return c.durable[i].Superblock.Checkpoint.Op
+	}
+	sb, ok := c.newestSuperblock(i)
+	if !ok || sb.CheckpointOp == 0 {
+		return 0
+	}
+	d := &c.disks.r[i]
+	best := uint64(0)
+	for s := 0; s < vsr.CheckpointSlots; s++ {
+		buf, ioErr := d.disk.Peek(disksim.ZoneCheckpoint, s)
+		op, sum, whole := replica.DiskCheckpoint(s, buf, ioErr)
+		switch {
+		case !whole:
+		case op == sb.CheckpointOp && sum == sb.CheckpointSum:
+			return op
+		case op < sb.CheckpointOp:
+			best = max(best, op)
+		}
+	}
+	return best
 }
 
 // faultProof lists the faults the disks' record holds on op's slot of the

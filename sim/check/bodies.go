@@ -113,16 +113,25 @@ func (c *Checker) lostOp() (opLoss, bool) {
 	return c.lostAcked(covered, avail)
 }
 
-// survivors returns the highest op a live replica applied, which covers
-// every op up to it, and the replicas whose journal copies still count: the
-// live ones, and with write-ahead journals the down ones too.
+// survivors returns the highest op a live replica applied, or a down
+// replica's durable state covers (write-ahead journals), which covers every
+// op up to it, and the replicas whose journal copies still count: the live
+// ones, and with write-ahead journals the down ones too. A down replica whose
+// checkpoint applied an op holds it as surely as one whose journal does: an
+// op evicted from every journal into the checkpoint of a replica left down
+// is not lost (swarm seed 1592598928: the core's other replica had lost its
+// superblock, and the op was called lost).
 func (c *Checker) survivors() (covered uint64, avail uint16) {
 	for i := range c.replicas {
-		if r := &c.replicas[i]; r.up || c.wal {
+		r := &c.replicas[i]
+		if r.up || c.wal {
 			avail |= 1 << uint(i)
 		}
-		if r := &c.replicas[i]; r.up {
+		switch {
+		case r.up:
 			covered = max(covered, r.applied)
+		case c.wal:
+			covered = max(covered, r.durable)
 		}
 	}
 	return covered, avail

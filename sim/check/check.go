@@ -19,6 +19,18 @@ type Failure struct {
 	// only through them (Excuse): damage elsewhere excuses nothing.
 	Ops      []uint64
 	Replicas []int
+	// promise, for a finding that a replica went back on what it reached
+	// (a view, a log_view, a commit point, an incarnation), is the life in
+	// which it reached it: a lost superblock covers such a finding only if
+	// the loss came after that life (ExcuseFailure).
+	promise *promiseMade
+}
+
+// promiseMade names the life of a replica in which a promise was made, and
+// the life in which it went back on it.
+type promiseMade struct {
+	replica     int
+	life, broke uint64
 }
 
 // Invariant names: a contract with reports, docs and tests.
@@ -164,13 +176,14 @@ func (c *Checker) fail(tick uint64, s subject, invariant, format string, args ..
 		return
 	}
 	c.failure = &Failure{Invariant: invariant, Evidence: fmt.Sprintf(format, args...), Tick: tick,
-		Ops: s.ops, Replicas: s.replicas}
+		Ops: s.ops, Replicas: s.replicas, promise: s.promise}
 }
 
 // subject is what a finding is about (Failure.Ops, Failure.Replicas).
 type subject struct {
 	ops      []uint64
 	replicas []int
+	promise  *promiseMade
 }
 
 // about is a finding about op, acted on by the given replicas.
@@ -181,6 +194,12 @@ func about(op uint64, replicas ...int) subject {
 // aboutReplica is a finding about replica i alone: what it did to its own
 // state (a view, an incarnation, a commit point).
 func aboutReplica(i int) subject { return subject{replicas: []int{i}} }
+
+// aboutPromise is a finding that replica i, in life broke, went back on what
+// it reached in life (lives counted as restarts).
+func aboutPromise(i int, life, broke uint64) subject {
+	return subject{replicas: []int{i}, promise: &promiseMade{replica: i, life: life, broke: broke}}
+}
 
 // QuorumViewChange is the oracle's view-change quorum for this cluster.
 func (c *Checker) QuorumViewChange() int { return c.qVC }

@@ -200,3 +200,72 @@ func TestDiskCopiesWithdrawOnlyWhatTheDiskLost(t *testing.T) {
 	assert.Equal(t, uint16(1), c.findBody(4, 0xd4).damaged)
 	assert.Equal(t, uint16(1), c.findBody(5, 0xd5).holders, "op 5 is intact on the disk")
 }
+
+// A lost superblock excuses what the loss forgot, no more: the promises of
+// the lives before it (a view it reached, the incarnations it stamped), not a
+// view it learned since, and never a finding about an op (the op's copies
+// judge that: one replica's loss is within f).
+func TestSuperblockLossExcusesOnlyWhatItForgot(t *testing.T) {
+	lost := func() *Checker {
+		c := newTest(true)
+		c.Status(1, 2, StatusNormal, 3, 3, 0, 0) // life 0 reaches view 3
+		c.Crash(5, 2)
+		c.SuperblockLost(5, 2) // noticed while down: life 1 begins without it
+		c.Restart(7, 2, 0)
+		c.RestartFromDisk(2, 3, 3)
+		c.SuperblockLost(7, 2)
+		return c
+	}
+	before := lost()
+	before.Status(8, 2, StatusRecovering, 0, 0, 0, 0) // amnesiac: view 0
+	f := before.Failed()
+	require.NotNil(t, f, "view 3 -> 0 is a regression")
+	require.Contains(t, f.Evidence, "view regressed 3 -> 0")
+	_, ok := before.ExcuseFailure(f)
+	assert.True(t, ok, "view 3 was reached before the loss: forgotten with it")
+
+	after := lost()
+	after.Status(8, 2, StatusRecovering, 0, 0, 0, 0)
+	after.failure = nil                          // the forgotten view, excused above
+	after.Status(9, 2, StatusNormal, 6, 6, 0, 0) // learned view 6 since
+	after.Crash(20, 2)                           // its superblock holds now
+	after.Restart(22, 2, 0)
+	after.RestartFromDisk(2, 6, 6)
+	after.Status(23, 2, StatusNormal, 4, 4, 0, 0) // and it comes back at 4
+	f = after.Failed()
+	require.NotNil(t, f)
+	require.Contains(t, f.Evidence, "view regressed 6 -> 4")
+	_, ok = after.ExcuseFailure(f)
+	assert.False(t, ok, "view 6 was reached after the loss: its superblocks since keep it")
+
+	op := lost()
+	_, ok = op.ExcuseFailure(&Failure{Tick: 20, Ops: []uint64{4}, Replicas: []int{2}})
+	assert.False(t, ok, "r2 dropped an op another replica holds: its own loss does not excuse that")
+	_, ok = op.ExcuseFailure(&Failure{Tick: 20, Replicas: []int{2}})
+	assert.True(t, ok, "a finding about r2 alone, no promise named: covered as before")
+}
+
+// A stall with a core replica still recovering from a lost superblock is
+// beyond f only if it and the replicas outside the core are more than f: one
+// amnesiac replica in a whole core must be handed a view by the rest.
+func TestStallExcusedOnlyBeyondF(t *testing.T) {
+	stall := func(core []int) *Checker {
+		c := newTest(true)
+		c.Crash(5, 2)
+		c.SuperblockLost(5, 2)
+		c.Restart(7, 2, 0)
+		c.Status(8, 2, StatusRecovering, 0, 0, 0, 0)
+		c.failure = nil
+		c.live.core = core
+		return c
+	}
+	_, ok := stall([]int{0, 1, 2}).stallBeyond()
+	assert.False(t, ok, "r2 alone is within f: r0 and r1 must hand it a view")
+	ex, ok := stall([]int{1, 2}).stallBeyond()
+	require.True(t, ok, "r2 recovering and r0 outside the core: two faults, f is one")
+	assert.Equal(t, []int{2}, ex.Replicas)
+	rejoined := stall([]int{1, 2})
+	rejoined.Status(30, 2, StatusNormal, 4, 4, 0, 0)
+	_, ok = rejoined.stallBeyond()
+	assert.False(t, ok, "r2 adopted a view: the loss no longer stalls anything")
+}

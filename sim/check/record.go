@@ -24,6 +24,10 @@ type replicaRecord struct {
 	head      uint64 // sequencer as of its last status report
 
 	applied uint64 // commit_min: last op applied, or installed by state transfer
+	// durable is, while the replica is down, the op of the checkpoint its
+	// restart would restore (DurableState): the state that covers every op
+	// up to it, on a write-ahead journal.
+	durable uint64
 
 	// amnesiacUntil: after a restart without a journal the replica is not
 	// whole until it has applied past every op it may have acked before (the
@@ -50,8 +54,20 @@ type replicaRecord struct {
 	lostAt uint64
 
 	// sbLostAt is the tick since which the replica lives on a lost
-	// superblock (0: never; SuperblockLost).
-	sbLostAt uint64
+	// superblock (0: never; SuperblockLost), and sbLostLives the lives
+	// (counted as restarts) that began from a disk with no superblock copy
+	// whole: a loss forgets the promises of the lives before it, never of
+	// the lives after.
+	sbLostAt    uint64
+	sbLostLives []uint64
+	// viewLife, logViewLife, commitMaxLife and earlierLife are the lives in
+	// which view, logView, commitMax and earlier were reached: the promise
+	// a regression below them breaks was made then.
+	viewLife, logViewLife, commitMaxLife, earlierLife, stampedLife uint64
+	// wireView and wireLogView are the highest view and log_view its
+	// messages acted in on the wire, over every life (RestartFromDisk), and
+	// the lives that reached them.
+	wireView, wireViewLife, wireLogView, wireLogViewLife uint64
 	// cpLost are the ranges of ops (from, to] whose applied state a restart
 	// lost with a faulty checkpoint record (CheckpointLost).
 	cpLost [][2]uint64
@@ -80,13 +96,26 @@ func (c *Checker) Crash(tick uint64, i int) {
 	c.noteConditions(tick)
 }
 
+// DurableState records that down replica i's restart would restore a state
+// that applied every op up to op (its durable checkpoint, as its disk's
+// bytes or its durable superblock give it): such a state covers those ops as
+// a live replica's applied state does, so none of them is lost while it
+// stands (lostOp).
+func (c *Checker) DurableState(i int, op uint64) {
+	if r := &c.replicas[i]; !r.up {
+		r.durable = op
+	}
+}
+
 // Restart records that the harness restarted replica i from its durable
 // state; checkpointOp is the op its surviving checkpoint covers.
 func (c *Checker) Restart(tick uint64, i int, checkpointOp uint64) {
 	r := &c.replicas[i]
 	r.up = true
+	if r.stamped > r.earlier {
+		r.earlier, r.earlierLife = r.stamped, r.stampedLife
+	}
 	r.restarts++
-	r.earlier = max(r.earlier, r.stamped)
 	r.stamped = 0
 	r.applied = checkpointOp
 	r.known = [ReplicasMax]uint64{}
@@ -116,9 +145,19 @@ func (c *Checker) Restart(tick uint64, i int, checkpointOp uint64) {
 // it, so it never comes back below one.
 func (c *Checker) RestartFromDisk(i int, promised, logView uint64) {
 	r := &c.replicas[i]
-	r.view = min(r.view, promised)
+	// The harness's figures only grow, over every life: one that grew since
+	// the last restart was reached in the life that just ended.
+	if promised > r.wireView {
+		r.wireView, r.wireViewLife = promised, r.restarts-1
+	}
+	if logView > r.wireLogView {
+		r.wireLogView, r.wireLogViewLife = logView, r.restarts-1
+	}
+	if promised < r.view {
+		r.view, r.viewLife = promised, r.wireViewLife
+	}
 	r.logViewFloor = logView
-	r.logView = logView
+	r.logView, r.logViewLife = logView, r.wireLogViewLife
 }
 
 // checkWhole ends an amnesiac spell once the replica applied every op
@@ -154,10 +193,12 @@ func (c *Checker) Whole(i int) bool { return c.replicas[i].whole() }
 func (c *Checker) Sent(tick uint64, i int, incarnation uint64) {
 	r := &c.replicas[i]
 	if r.restarts > 0 && incarnation <= r.earlier {
-		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d stamped incarnation %d after its restart, but an earlier life stamped %d", i, incarnation, r.earlier)
+		c.fail(tick, aboutPromise(i, r.earlierLife, r.restarts), InvMonotonicity, "r%d stamped incarnation %d after its restart, but an earlier life stamped %d", i, incarnation, r.earlier)
 	}
 	r.sendInc = incarnation
-	r.stamped = max(r.stamped, incarnation)
+	if incarnation > r.stamped {
+		r.stamped, r.stampedLife = incarnation, r.restarts
+	}
 }
 
 // Delivered records that a message carrying the sender's incarnation reached
@@ -175,17 +216,23 @@ func (c *Checker) Delivered(to, from int, incarnation uint64) {
 func (c *Checker) Status(tick uint64, i int, st Status, view, logView, head, commitMax uint64) {
 	r := &c.replicas[i]
 	if view < r.view {
-		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d view regressed %d -> %d", i, r.view, view)
+		c.fail(tick, aboutPromise(i, r.viewLife, r.restarts), InvMonotonicity, "r%d view regressed %d -> %d", i, r.view, view)
 	}
 	switch {
 	case logView < r.logViewFloor && r.logView == r.logViewFloor:
-		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d came back from its disk with log_view %d, below log_view %d it acted in on the wire before its crash",
+		c.fail(tick, aboutPromise(i, r.logViewLife, r.restarts), InvMonotonicity, "r%d came back from its disk with log_view %d, below log_view %d it acted in on the wire before its crash",
 			i, logView, r.logViewFloor)
 	case logView < r.logView:
-		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d log_view regressed %d -> %d", i, r.logView, logView)
+		c.fail(tick, aboutPromise(i, r.logViewLife, r.restarts), InvMonotonicity, "r%d log_view regressed %d -> %d", i, r.logView, logView)
 	}
 	if commitMax < r.commitMax {
-		c.fail(tick, aboutReplica(i), InvMonotonicity, "r%d commit_max regressed %d -> %d", i, r.commitMax, commitMax)
+		c.fail(tick, aboutPromise(i, r.commitMaxLife, r.restarts), InvMonotonicity, "r%d commit_max regressed %d -> %d", i, r.commitMax, commitMax)
+	}
+	if view != r.view {
+		r.viewLife = r.restarts
+	}
+	if logView != r.logView {
+		r.logViewLife = r.restarts
 	}
 	r.status, r.view, r.logView, r.head = st, view, logView, head
 	if st != StatusRecovering {
@@ -193,7 +240,7 @@ func (c *Checker) Status(tick uint64, i int, st Status, view, logView, head, com
 	}
 	c.noteConditions(tick)
 	if commitMax > r.commitMax {
-		r.commitMax = commitMax
+		r.commitMax, r.commitMaxLife = commitMax, r.restarts
 	}
 	c.checkWhole(i)
 }

@@ -101,11 +101,47 @@ func (c *Checker) loseToDisk(tick uint64, b *bodySet, bit uint16) {
 // replica held counts as lost to its disk from then on, toward an op's
 // storage-beyond-f as a damaged record does.
 func (c *Checker) SuperblockLost(tick uint64, i int) {
-	if r := &c.replicas[i]; r.sbLostAt == 0 {
-		r.sbLostAt = tick
-	}
+	c.noteSuperblockLoss(tick, i)
 	bit := uint16(1) << uint(i)
 	for op := range c.bodies {
+		for k := range c.bodies[op] {
+			if b := &c.bodies[op][k]; b.holders&bit != 0 {
+				b.holders &^= bit
+				c.loseToDisk(tick, b, bit)
+			}
+		}
+	}
+}
+
+// noteSuperblockLoss records that replica i lost the superblock it last
+// wrote: since when, and which life begins without it (asked while the
+// replica is down, its next life; as it restarts, this one).
+func (c *Checker) noteSuperblockLoss(tick uint64, i int) {
+	r := &c.replicas[i]
+	if r.sbLostAt == 0 {
+		r.sbLostAt = tick
+	}
+	life := r.restarts
+	if !r.up {
+		life++
+	}
+	if k := len(r.sbLostLives); k == 0 || r.sbLostLives[k-1] != life {
+		r.sbLostLives = append(r.sbLostLives, life)
+	}
+}
+
+// SuperblockRegressed records, while replica i is down and as it restarts,
+// that every superblock copy of its disk lost the version last written
+// there, but one holds an older version whose log head is head: the restart
+// comes back from it, below what it promised since (a loss of those
+// promises, as SuperblockLost is of all of them), and takes every journal
+// entry above head out of its journal (nothing that version promised them),
+// so its copies above head count as lost to its disk. Its copies at or below
+// head stay held as its disk's records say (DiskCopies).
+func (c *Checker) SuperblockRegressed(tick uint64, i int, head uint64) {
+	c.noteSuperblockLoss(tick, i)
+	bit := uint16(1) << uint(i)
+	for op := head + 1; op < uint64(len(c.bodies)); op++ {
 		for k := range c.bodies[op] {
 			if b := &c.bodies[op][k]; b.holders&bit != 0 {
 				b.holders &^= bit
@@ -181,29 +217,55 @@ func (c *Checker) AckSent(i int, op, checksum uint64) {
 
 // ExcuseFailure returns the storage excuse of a safety finding, if the disk
 // record covers what the finding is about: an op of Failure.Ops whose copies
-// disks lost on a replication quorum of replicas (RuleStorageBeyondF), or
-// replicas of Failure.Replicas every one of which lost every superblock copy,
-// in either case standing since no later than the finding. Damage anywhere
-// else excuses nothing.
+// disks lost on a replication quorum of replicas (RuleStorageBeyondF), or,
+// for a finding about replicas alone, replicas of Failure.Replicas every one
+// of which lost every superblock copy, in either case standing since no
+// later than the finding (and, for a promise a replica went back on, lost
+// after the life that made it: lossForgot). Damage anywhere else excuses
+// nothing. A finding about an op is judged by the op's copies alone: a
+// replica that lost its superblock lost its copies with it (SuperblockLost
+// counts them lost to its disk), so a loss the op's copies do not prove
+// beyond f is the amnesia of one replica, which VSR survives (a replica
+// that lost its superblock and, reading an amnesiac superblock as whole,
+// led a view that cut an op another replica held: the planted slip
+// amnesiac-superblock-read-whole, excused before).
 func (c *Checker) ExcuseFailure(f *Failure) (*Excuse, bool) {
 	for _, op := range f.Ops {
 		if ex, ok := c.opBeyond(op, f.Tick); ok {
 			return ex, true
 		}
 	}
-	if len(f.Replicas) == 0 {
+	if len(f.Replicas) == 0 || len(f.Ops) > 0 {
 		return nil, false
 	}
 	since := uint64(0)
 	for _, i := range f.Replicas {
 		at := c.replicas[i].sbLostAt
-		if at == 0 || at > f.Tick {
+		if at == 0 || at > f.Tick || !c.lossForgot(f.promise, i) {
 			return nil, false
 		}
 		since = max(since, at)
 	}
 	return &Excuse{Rule: RuleStorageBeyondF, Replicas: f.Replicas, Since: since, Superblock: true,
 		Proof: fmt.Sprintf("every superblock copy of %s faulty since t=%d", replicaList(maskOf(f.Replicas)), since)}, true
+}
+
+// lossForgot reports whether a superblock loss of replica i covers a
+// finding that it went back on promise p (nil: the finding is no such
+// promise): a life that began without a superblock after the life that made
+// the promise, up to the life the replica is in. A promise made after the
+// loss (a view learned since, an incarnation stamped since) is one its later
+// superblocks keep: going back on it is the replica's doing, not the disk's.
+func (c *Checker) lossForgot(p *promiseMade, i int) bool {
+	if p == nil || p.replica != i {
+		return true
+	}
+	for _, life := range c.replicas[i].sbLostLives {
+		if life > p.life && life <= p.broke {
+			return true
+		}
+	}
+	return false
 }
 
 // lostCopies says how the replicas of mask lost their copies of op by tick:

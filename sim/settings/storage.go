@@ -14,7 +14,7 @@ import (
 // writes one line a field. Its words:
 //
 //	storage on | off
-//	storage read-fault|write-fault|misdirect|lost|torn|aimed-corrupt|aimed-misdirect|aimed-checkpoint P
+//	storage read-fault|write-fault|misdirect|lost|torn|aimed-corrupt|aimed-misdirect|aimed-checkpoint|aimed-lost-rewrite|aimed-superblock-loss P
 //	storage latency min=N mean=N
 //	storage atlas off
 //	storage scrub off
@@ -54,6 +54,7 @@ var storageForms = []*storageForm{
 	faultForm("aimed-misdirect", func(s *sim.Storage) *prng.Ratio { return &s.AimedMisdirect }),
 	faultForm("aimed-checkpoint", func(s *sim.Storage) *prng.Ratio { return &s.AimedCheckpoint }),
 	faultForm("aimed-lost-rewrite", func(s *sim.Storage) *prng.Ratio { return &s.AimedLostRewrite }),
+	faultForm("aimed-superblock-loss", func(s *sim.Storage) *prng.Ratio { return &s.AimedSuperblockLoss }),
 	{word: "latency", args: "min=TICKS mean=TICKS", read: readStorageLatency,
 		apply: func(s *storageSetting, st *sim.Storage) { st.LatencyMinTicks, st.LatencyMeanTicks = s.min, s.mean }},
 	{word: "atlas", args: "off", read: func(s *storageSetting, args []string) error {
