@@ -150,6 +150,9 @@ func (c *Cluster) specStep(i int) {
 		if f.Op != 0 {
 			c.failure.Ops = []uint64{f.Op}
 		}
+		if f.Promise {
+			c.failure.Promised(f.Replica, f.Life, f.Broke)
+		}
 	}
 }
 

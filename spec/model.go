@@ -64,6 +64,13 @@ type replicaState struct {
 	// promises the op to every later vote of that log_view.
 	ackView uint64
 	acks    []uint64
+	// lives counts the replica's restarts; ackLives holds, by op, the life
+	// its ack in acks left in, and ackViewLife the life that first acked in
+	// ackView: a finding that a vote lost an ack names the life that made
+	// it (Finding.Life), so a disk that lost the replica's superblock after
+	// that life, and only then, excuses it.
+	lives, ackViewLife uint64
+	ackLives           []uint64
 
 	// The current step: what started it, every state the replica held in
 	// it (a message is judged against any of them, since a step's events
@@ -127,7 +134,7 @@ func NewFrom(cfg Config, old *Model) *Model {
 		}
 		clear(past)
 		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs, past: past, disk: cfg.Disk,
-			log: r.log[:0], acks: r.acks[:0], seen: r.seen[:0], removed: r.removed[:0]})
+			log: r.log[:0], acks: r.acks[:0], ackLives: r.ackLives[:0], seen: r.seen[:0], removed: r.removed[:0]})
 	}
 	*m = Model{cfg: cfg, replicas: replicas, applied: m.applied[:0]}
 	return m
@@ -149,6 +156,14 @@ func (m *Model) fail(i int, rule, format string, args ...any) {
 	m.failure = &Finding{Rule: rule, Text: ruleTexts[rule], Tick: m.now, Replica: i, Step: m.steps,
 		Evidence: fmt.Sprintf("replica %d at step %d (%s; model: %s view=%d log_view=%d): %s; rule: %s",
 			i, m.steps, r.cause.describe(), r.status, r.view, r.logView, fmt.Sprintf(format, args...), ruleTexts[rule])}
+}
+
+// promisedIn names, on the finding just made, the life in which the replica
+// made the promise it broke, and the life it broke it in.
+func (m *Model) promisedIn(life uint64) {
+	if f := m.failure; f != nil && f.Rule == RuleVoteKeepsAcks {
+		f.Promise, f.Life, f.Broke = true, life, m.replicas[f.Replica].lives
+	}
 }
 
 // failOp is fail for a rule about one op: the finding names it.
@@ -302,11 +317,12 @@ func (m *Model) OnWire(msg *Message) {
 	r := &m.replicas[msg.From]
 	switch {
 	case msg.View > r.ackView:
-		r.ackView, r.acks = msg.View, r.acks[:0]
+		r.ackView, r.acks, r.ackLives, r.ackViewLife = msg.View, r.acks[:0], r.ackLives[:0], r.lives
 	case msg.View < r.ackView:
 		return
 	}
 	r.acks = setAt(r.acks, msg.Op, msg.Checksum)
+	r.ackLives = setAt(r.ackLives, msg.Op, r.lives)
 }
 
 // setAt sets s[op] = sum, growing s with zeros as needed.
@@ -324,6 +340,7 @@ func setAt(s []uint64, op, sum uint64) []uint64 {
 // make a rule pass).
 func (m *Model) Restart(i int, keepLog bool) {
 	r := &m.replicas[i]
+	r.lives++
 	r.announced = false
 	r.status = StatusRecovering
 	clear(r.svcs)
@@ -559,6 +576,7 @@ func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 	switch {
 	case msg.LogView < r.ackView:
 		m.fail(i, RuleVoteKeepsAcks, "sends %s with log_view below view %d it acked in", msg.String(), r.ackView)
+		m.promisedIn(r.ackViewLife)
 		return
 	case msg.LogView > r.ackView:
 		return
@@ -567,6 +585,7 @@ func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 		if sum := r.acks[op]; sum != 0 {
 			if why := keeps(msg, op, sum); why != "" {
 				m.fail(i, RuleVoteKeepsAcks, "sends %s, which %s op %d it acked with checksum %x", msg.String(), why, op, sum)
+				m.promisedIn(r.ackLives[op])
 				return
 			}
 		}

@@ -146,6 +146,12 @@ type Finding struct {
 	// op a disk lost past what the protocol survives (atlas off) may come
 	// back different, and that is the storage's finding, not the replica's.
 	Op uint64
+	// Promise says the finding is that the replica went back on a promise
+	// (vote_keeps_acks: an ack), made in life Life and broken in life Broke
+	// (lives count its restarts): a disk that lost its superblock in
+	// between excuses it, a loss before the promise does not.
+	Promise     bool
+	Life, Broke uint64
 }
 
 // Invariant is the verdict's invariant name for the finding.

@@ -26,6 +26,14 @@ type Failure struct {
 	promise *promiseMade
 }
 
+// Promised says the finding is that replica went back, in life broke, on a
+// promise it made in life (lives counted as restarts): a lost superblock
+// covers it only if lost in between (ExcuseFailure). The protocol model's
+// findings name it so (a vote that lost an ack).
+func (f *Failure) Promised(replica int, life, broke uint64) {
+	f.promise = &promiseMade{replica: replica, life: life, broke: broke}
+}
+
 // promiseMade names the life of a replica in which a promise was made, and
 // the life in which it went back on it.
 type promiseMade struct {

@@ -243,6 +243,14 @@ func TestSuperblockLossExcusesOnlyWhatItForgot(t *testing.T) {
 	assert.False(t, ok, "r2 dropped an op another replica holds: its own loss does not excuse that")
 	_, ok = op.ExcuseFailure(&Failure{Tick: 20, Replicas: []int{2}})
 	assert.True(t, ok, "a finding about r2 alone, no promise named: covered as before")
+	// The protocol model names the life of an ack a vote lost.
+	acked := &Failure{Tick: 20, Replicas: []int{2}}
+	acked.Promised(2, 0, 1)
+	_, ok = op.ExcuseFailure(acked)
+	assert.True(t, ok, "acked in life 0, lost with the superblock before life 1")
+	acked.Promised(2, 1, 1)
+	_, ok = op.ExcuseFailure(acked)
+	assert.False(t, ok, "acked in life 1, after the loss: its superblocks since keep it")
 }
 
 // A stall with a core replica still recovering from a lost superblock is
