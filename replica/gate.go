@@ -314,10 +314,16 @@ func (r *Replica) ignoreStartView(m *vsr.Envelope, p vsr.StartView) (vsr.Reason,
 		return vsr.ReasonOldView, r.view
 	case m.View == r.view && r.status == vsr.StatusNormal && r.logView == r.view:
 		return r.ignoreStartViewInView(m)
-	case m.From != vsr.PrimaryOf(m.View, r.n) && (r.id == vsr.PrimaryOf(m.View, r.n) || !r.peers.Relays()):
+	case m.From != vsr.PrimaryOf(m.View, r.n) && (r.id == vsr.PrimaryOf(m.View, r.n) || !r.peers.Relays() || r.dur.sb.Amnesiac):
 		// A backup relays its view's StartView (relay.go); the view's
 		// own primary never takes one: it would prepare over ops of
-		// its view it may have lost.
+		// its view it may have lost. Nor does a replica that lost its
+		// superblock: a backup relays its own log, which may stop below
+		// ops of the view the replica acked and cannot name (no ack bound
+		// survived, so the below-ack gate cannot refuse it); adopted, its
+		// votes disowned them, and a view it led cut committed ops 1..7
+		// (swarm seed 1592593278 from 0x5eed0000). The view's primary's
+		// log holds every op a quorum acked.
 		return vsr.ReasonNotPrimary, 0
 	case !suffixReadable(p.Op, p.Commit, p.Suffix):
 		return vsr.ReasonStartViewUnreadable, p.Op

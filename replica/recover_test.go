@@ -238,6 +238,7 @@ func TestAmnesiacSuperblockStaysAmnesiac(t *testing.T) {
 	assert.False(t, r.log.journal.Has(1, h.Checksum), "no record of the disk can be placed: the journal is wiped")
 	assert.Equal(t, uint64(20), r.view, "the views it learned since stand")
 	assert.True(t, r.dur.sb.Amnesiac, "and its next superblock says so")
+	assert.Equal(t, uint64(3), r.dur.store.seq, "numbered above the version read back, not from 1 again")
 
 	// Adopting a view ends it: no ack bound survived the loss, so the
 	// adopted log is held unsure up to its head, never nacked; a replica
@@ -286,4 +287,38 @@ func TestAmnesiacIncarnationAboveEveryEarlierLife(t *testing.T) {
 		assert.Equal(t, inc, r.dur.sb.Incarnation, "its superblocks carry it")
 		last = inc
 	}
+}
+
+// A replica back from a lost superblock takes a view only from its primary:
+// a backup relays its own log, which may stop below ops of that view the
+// replica acked and cannot name (swarm seed 1592593278: adopted, a relayed
+// view 0 with head 0 made its votes disown ops 1..7, and a view it led cut
+// them). A replica whose superblock held still takes a relayed view.
+func TestLostSuperblockTakesNoRelayedView(t *testing.T) {
+	bad := func(z vsr.StorageZone, slot int) ([]byte, bool) {
+		if z == vsr.ZoneSuperblock {
+			return nil, true
+		}
+		size := vsr.PrepareRecordBytes
+		if z == vsr.ZoneCheckpoint {
+			size = vsr.CheckpointRecordBytes
+		}
+		return make([]byte, size), false
+	}
+	opts := DefaultOptions(1, 3)
+	opts.Durability, opts.Storage = DurabilityWAL, true
+	r, err := Restart(opts, zeroJitter{}, Durable{Read: bad, journal: newJournal(opts), Boot: 40})
+	require.NoError(t, err)
+	require.True(t, r.dur.sb.Amnesiac)
+	require.True(t, r.peers.Relays(), "relays on: only the lost superblock refuses")
+	sv := vsr.StartView{}
+	relayed := &vsr.Envelope{Command: vsr.CmdStartView, From: 2, To: 1, View: 0}
+	reason, _ := r.ignoreStartView(relayed, sv)
+	assert.Equal(t, vsr.ReasonNotPrimary, reason, "a relayed view refused")
+	primary := &vsr.Envelope{Command: vsr.CmdStartView, From: 0, To: 1, View: 0}
+	reason, _ = r.ignoreStartView(primary, sv)
+	assert.Equal(t, vsr.ReasonNone, reason, "the view's primary's log taken")
+	r.dur.sb.Amnesiac = false // as a replica recovering a head its superblock names
+	reason, _ = r.ignoreStartView(relayed, sv)
+	assert.Equal(t, vsr.ReasonNone, reason, "a relayed view taken")
 }

@@ -12,22 +12,22 @@ import (
 // A restart, read top to bottom (issue 36): Restart picks the path (from a
 // disk, from a write-ahead journal kept in memory, or amnesiac); a restart
 // from disk reads the superblock copies and every journal slot back
-// (restart_slots.go reads and classifies each slot), takes up the superblock's view,
-// commit point and checkpoint in a new incarnation, refills the journal from
-// the slots it can vouch for, holds the ops it cannot vouch for unsure, and
-// comes back Normal, in a view change, or recovering its head; its first
+// (restart_slots.go reads and classifies each slot), takes up the superblock's
+// view, commit point and checkpoint in a new incarnation, refills the journal
+// from the slots it can vouch for, holds the ops it cannot vouch for unsure,
+// and comes back Normal, in a view change, or recovering its head; its first
 // tick or step reports what it came back as (beginRestarted, resume).
 //
-// Recovery from disk (docs/storage.md "The path that survives each fault"). A restart
-// reads every superblock copy and both copies of every journal slot, trusts
-// only records whose checksum holds and which name the slot they were read
-// from, and classifies each slot. A slot it cannot vouch for (a copy damaged,
-// misdirected, torn, or the two copies disagreeing) may have held an op this
-// replica acknowledged, so it must not vote that op absent: such a replica
-// comes back recovering its head (TigerBeetle's recovering_head), taking no
-// part in view changes until a primary hands it a view, and holds every op
-// up to its durable ack head unsure, never a nack. Intact entries all stay,
-// above a damaged one too: they are copies the cluster may count on.
+// Recovery from disk (docs/storage.md "The path that survives each fault"). A
+// restart reads every superblock copy and both copies of every journal slot,
+// trusts only records whose checksum holds and which name the slot they were
+// read from, and classifies each slot. A slot it cannot vouch for (a copy
+// damaged, misdirected, torn, or the two copies disagreeing) may have held an
+// op this replica acknowledged, so it must not vote that op absent: such a
+// replica comes back recovering its head (TigerBeetle's recovering_head),
+// taking no part in view changes until a primary hands it a view, and holds
+// every op up to its durable ack head unsure, never a nack. Intact entries all
+// stay, above a damaged one too: they are copies the cluster may count on.
 
 // Restart returns a replica recovering from its durable state after a crash.
 // From a write-ahead journal it rejoins with its durable view, log_view and log
@@ -103,6 +103,8 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	}
 	r.dur.sb = rec.sb
 	r.restoreCheckpoint(rec.cp)
+	// Number on above the version read back, amnesiac too (seed 3238089635).
+	r.dur.store.seq, r.dur.store.written = rec.seq, fieldsOf(&rec.sb)
 	if rec.sb.Amnesiac {
 		// A superblock written since the loss, before any view was
 		// adopted: the loss stands (Superblock.Amnesiac).
@@ -111,7 +113,6 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		return r, nil
 	}
 	r.restoreSuperblock()
-	r.dur.store.seq, r.dur.store.written = rec.seq, fieldsOf(&rec.sb)
 	cut := r.refill(rec)
 	// The defects' own readings keep their shapes: no chain checks.
 	var adopted *journal.Ring

@@ -185,17 +185,19 @@ func (c *Checker) voterSet() uint16 {
 
 // stallBeyond is the storage excuse of a stall: an op the core has yet to
 // apply whose copies disks lost on a replication quorum, or core replicas
-// still recovering from a lost superblock (they cannot vote until a view is
-// handed them) that, with the replicas outside the core, are more than f.
-// One such replica in a core that f other faults leave room for is the
-// amnesia VSR survives: the rest of the core must hand it a view.
+// that lost their superblock and are not whole again (they forgot what they
+// acked: recovering, they cannot vote; rejoined, they hold unsure every op
+// of the view they adopted until they apply past what they may have acked)
+// that, with the replicas outside the core, are more than f. One such
+// replica in a core that f other faults leave room for is the amnesia VSR
+// survives: the rest of the core must hand it a view and the bodies.
 func (c *Checker) stallBeyond() (*Excuse, bool) {
 	low := ^uint64(0)
 	var lost uint16
 	since := uint64(0)
 	for _, i := range c.live.core {
 		r := &c.replicas[i]
-		if r.sbLostAt != 0 && r.status == StatusRecovering {
+		if r.sbLostAt != 0 && !r.whole() {
 			lost |= 1 << uint(i)
 			since = max(since, r.sbLostAt)
 		}
@@ -203,7 +205,7 @@ func (c *Checker) stallBeyond() (*Excuse, bool) {
 	}
 	if out := c.n - len(c.live.core); lost != 0 && out+bits.OnesCount16(lost) > faultsTolerated(c.n) {
 		return &Excuse{Rule: RuleStorageBeyondF, Replicas: members(lost), Since: since, Superblock: true,
-			Proof: fmt.Sprintf("every superblock copy of core replica %s faulty since t=%d, still recovering at the end, "+
+			Proof: fmt.Sprintf("every superblock copy of core replica %s faulty since t=%d, not whole again at the end, "+
 				"and %d replicas outside the core (the protocol survives %d)", replicaList(lost), since, out, faultsTolerated(c.n))}, true
 	}
 	for op := low + 1; op < uint64(len(c.bodies)); op++ {

@@ -259,6 +259,7 @@ func TestSuperblockLossExcusesOnlyWhatItForgot(t *testing.T) {
 func TestStallExcusedOnlyBeyondF(t *testing.T) {
 	stall := func(core []int) *Checker {
 		c := newTest(true)
+		c.preparedTop = 5 // ops it may have acked before the loss
 		c.Crash(5, 2)
 		c.SuperblockLost(5, 2)
 		c.Restart(7, 2, 0)
@@ -275,5 +276,9 @@ func TestStallExcusedOnlyBeyondF(t *testing.T) {
 	rejoined := stall([]int{1, 2})
 	rejoined.Status(30, 2, StatusNormal, 4, 4, 0, 0)
 	_, ok = rejoined.stallBeyond()
-	assert.False(t, ok, "r2 adopted a view: the loss no longer stalls anything")
+	assert.True(t, ok, "r2 adopted a view but holds unsure what it may have acked: not whole yet")
+	rejoined.replicas[2].applied = 5
+	rejoined.checkWhole(2)
+	_, ok = rejoined.stallBeyond()
+	assert.False(t, ok, "r2 applied past every op it may have acked: the loss no longer stalls anything")
 }

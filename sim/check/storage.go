@@ -121,6 +121,12 @@ func (c *Checker) noteSuperblockLoss(tick uint64, i int) {
 	if r.sbLostAt == 0 {
 		r.sbLostAt = tick
 	}
+	// It forgot what it acked, as a replica whose memory journal a crash
+	// took: not whole until it has applied past every op it may have acked
+	// (checkWhole), and counted so by the crash injectors' bound (NotWhole).
+	r.amnesiac = true
+	r.amnesiacUntil = max(r.amnesiacUntil, c.top, c.preparedTop)
+	c.checkWhole(i)
 	life := r.restarts
 	if !r.up {
 		life++
@@ -281,6 +287,9 @@ func (c *Checker) lostCopies(op uint64, mask uint16, tick uint64) string {
 			cp |= 1 << uint(i)
 		}
 	}
+	// A replica that lost its superblock lost its checkpoint with it (no
+	// record can be placed): the superblock is the fault to name.
+	cp &^= sb
 	if cp != 0 {
 		text := replicaList(cp) + " came back below a faulty checkpoint record that applied it"
 		if rest := mask &^ cp; rest != 0 {
