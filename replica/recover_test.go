@@ -264,16 +264,7 @@ func TestAmnesiacSuperblockStaysAmnesiac(t *testing.T) {
 // most), so a primary never counts an earlier life's acks as this one's.
 // Counting from 1 again stamped an incarnation an earlier life had stamped.
 func TestAmnesiacIncarnationAboveEveryEarlierLife(t *testing.T) {
-	bad := func(z vsr.StorageZone, slot int) ([]byte, bool) {
-		if z == vsr.ZoneSuperblock {
-			return nil, true // every copy unreadable
-		}
-		size := vsr.PrepareRecordBytes
-		if z == vsr.ZoneCheckpoint {
-			size = vsr.CheckpointRecordBytes
-		}
-		return make([]byte, size), false
-	}
+	bad := superblockLostRead
 	opts := DefaultOptions(1, 3)
 	opts.Durability, opts.Storage = DurabilityWAL, true
 	var last uint64
@@ -295,16 +286,7 @@ func TestAmnesiacIncarnationAboveEveryEarlierLife(t *testing.T) {
 // view 0 with head 0 made its votes disown ops 1..7, and a view it led cut
 // them). A replica whose superblock held still takes a relayed view.
 func TestLostSuperblockTakesNoRelayedView(t *testing.T) {
-	bad := func(z vsr.StorageZone, slot int) ([]byte, bool) {
-		if z == vsr.ZoneSuperblock {
-			return nil, true
-		}
-		size := vsr.PrepareRecordBytes
-		if z == vsr.ZoneCheckpoint {
-			size = vsr.CheckpointRecordBytes
-		}
-		return make([]byte, size), false
-	}
+	bad := superblockLostRead
 	opts := DefaultOptions(1, 3)
 	opts.Durability, opts.Storage = DurabilityWAL, true
 	r, err := Restart(opts, zeroJitter{}, Durable{Read: bad, journal: newJournal(opts), Boot: 40})
@@ -321,4 +303,17 @@ func TestLostSuperblockTakesNoRelayedView(t *testing.T) {
 	r.dur.sb.Amnesiac = false // as a replica recovering a head its superblock names
 	reason, _ = r.ignoreStartView(relayed, sv)
 	assert.Equal(t, vsr.ReasonNone, reason, "a relayed view taken")
+}
+
+// superblockLostRead is a disk whose every superblock copy is unreadable and
+// whose other zones were never written.
+func superblockLostRead(z vsr.StorageZone, _ int) ([]byte, bool) {
+	if z == vsr.ZoneSuperblock {
+		return nil, true
+	}
+	size := vsr.PrepareRecordBytes
+	if z == vsr.ZoneCheckpoint {
+		size = vsr.CheckpointRecordBytes
+	}
+	return make([]byte, size), false
 }
