@@ -118,6 +118,7 @@ func (c *Checker) Restart(tick uint64, i int, checkpointOp uint64) {
 	r.restarts++
 	r.stamped = 0
 	r.applied = checkpointOp
+	r.durable = 0 // its applied state speaks for it while it is up
 	r.known = [ReplicasMax]uint64{}
 	// Until it reports again the oracle assumes the least: recovering, and
 	// nothing known of its log_view or commit_max (a superblock may lag what

@@ -213,3 +213,51 @@ func TestCheckpointLossCountsTowardStorageBeyondF(t *testing.T) {
 	assert.Nil(t, ex, "one disk's loss is within f")
 	requireInvariant(t, c, InvDurability, "committed op 1 csum=00a1 has no copy left")
 }
+
+// A down replica on a write-ahead journal covers every op up to the
+// checkpoint its restart would restore (DurableState): an op evicted from
+// every journal into that checkpoint is not lost while the replica waits
+// outside the core (swarm seed 1592598928 was called a durability finding).
+// Without the record, the same op has no copy left.
+func TestDownReplicasCheckpointCoversWhatItApplied(t *testing.T) {
+	run := func(durable bool) *Checker {
+		c := newTest(true)
+		commitOp(c, 1, 0xa1, 0, 1, 10)
+		c.Journaled(1, 1, 0xa1)
+		c.Apply(2, 1, 1, 0xa1, 0, 0)
+		c.Evicted(0, 1, 0xa1)
+		c.Evicted(1, 1, 0xa1) // applied: only its state covers it now
+		c.Crash(3, 1)
+		if durable {
+			c.DurableState(1, 1)
+		}
+		return c
+	}
+	_, lost := run(true).lostOp()
+	assert.False(t, lost, "r1's checkpoint applied op 1: held, though r1 is down")
+	l, lost := run(false).lostOp()
+	require.True(t, lost, "no copy and no state that applied it")
+	assert.Equal(t, uint64(1), l.op)
+	up := run(true)
+	up.Restart(5, 1, 0)
+	up.DurableState(1, 1) // asked only of a down replica: no effect
+	assert.Zero(t, up.replicas[1].durable, "a live replica's applied state speaks for itself")
+}
+
+// A superblock every copy of which lost its last version, an older one
+// verifying, is regressed, not lost (SuperblockRegressed): the replica's
+// copies above that version's head are lost to its disk (the restart takes
+// them out), those at or below stay held; and the promises since are lost,
+// as with a lost superblock.
+func TestRegressedSuperblockLosesOnlyAboveItsHead(t *testing.T) {
+	c := newTest(true)
+	c.Journaled(2, 4, 0xd4)
+	c.Journaled(2, 6, 0xd6)
+	c.Crash(5, 2)
+	c.SuperblockRegressed(5, 2, 5)
+	assert.Equal(t, uint16(1<<2), c.findBody(4, 0xd4).holders, "op 4 at or below the head read back: held")
+	assert.Zero(t, c.findBody(6, 0xd6).holders, "op 6 above it: taken out")
+	assert.Equal(t, uint16(1<<2), c.findBody(6, 0xd6).damaged, "and lost to the disk, which proves it")
+	assert.NotZero(t, c.replicas[2].sbLostAt, "the promises since are lost")
+	assert.Equal(t, []uint64{1}, c.replicas[2].sbLostLives, "noticed while down: the next life begins without them")
+}
