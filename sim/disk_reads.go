@@ -95,12 +95,32 @@ func (c *Cluster) examineRead(i, slot int, e entryID) {
 	if d.slotFence[slot] > d.landedFences() {
 		return
 	}
-	c.checker.DiskCopies(c.now, i, func(op, sum uint64) (bool, bool) {
+	c.checker.DiskCopies(c.slotFaultedAt(d, slot), i, func(op, sum uint64) (bool, bool) {
 		if op != e.op || sum != e.sum {
 			return true, true // not examined: this read says nothing of it
 		}
 		return c.intact(d, op, sum)
 	})
+}
+
+// slotFaultedAt is when the disk's record last struck journal slot slot of
+// d (either copy, or a write misdirected onto it): a copy a read finds gone
+// was lost then, not when the read found it, so an excuse built on the loss
+// holds from then (CI's search on 314a345: op 10's copies on a live replica
+// were lost at t=3669, a read found it at t=5194, and the stall that began
+// at t=5097 was refused the excuse as if the loss came after it). Now if
+// the record shows none.
+func (c *Cluster) slotFaultedAt(d *diskOf, slot int) uint64 {
+	at := uint64(0)
+	for _, f := range d.disk.Faults() {
+		if _, journal := zoneIndex(f.Zone); journal && (f.Slot == slot || f.Target == slot) {
+			at = max(at, f.Tick)
+		}
+	}
+	if at == 0 || at > c.now {
+		return c.now
+	}
+	return at
 }
 
 // aimLostRewrite, with chance AimedLostRewrite and where the atlas allows,
