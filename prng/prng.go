@@ -61,6 +61,9 @@ const (
 	// StreamDiskRewrite draws the lost writes aimed at a rewrite of an
 	// op's prepare copy (sim.Storage.AimedLostRewrite).
 	StreamDiskRewrite
+	// StreamDiskSuperblockLoss draws the aimed loss of a crashing replica's
+	// superblock (sim.Storage.AimedSuperblockLoss).
+	StreamDiskSuperblockLoss
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

@@ -83,7 +83,9 @@ func TestStreamIDsAppendOnly(t *testing.T) {
 		{StreamNetwork, 1}, {StreamFaults, 2}, {StreamWorkload, 3}, {StreamSwarm, 4},
 		{StreamScenario, 5}, {StreamAimed, 6}, {StreamWeather, 7}, {StreamSwarmReach, 8},
 		{StreamSwarmDetect, 9}, {StreamSwarmFocus, 10}, {StreamDiskAtlas, 11},
-		{StreamSwarmStorage, 12}, {StreamDiskAimed, 13},
+		{StreamSwarmStorage, 12}, {StreamDiskAimed, 13}, {StreamFuzz, 14},
+		{StreamDiskSecond, 15}, {StreamDiskRead, 16}, {StreamDiskRewrite, 17},
+		{StreamDiskSuperblockLoss, 18},
 		{StreamReplicaJitterBase, 1000}, {StreamDiskBase, 2000},
 	}
 	for _, w := range want {
@@ -102,6 +104,7 @@ func TestChildStreamsDiffer(t *testing.T) {
 		StreamReplicaJitterBase, StreamReplicaJitterBase + 1, StreamReplicaJitterBase + 2,
 		StreamDiskAtlas, StreamDiskBase, StreamDiskBase + 1, StreamDiskBase + 2,
 		StreamSwarmStorage, StreamDiskAimed, StreamFuzz, StreamDiskSecond,
+		StreamDiskRead, StreamDiskRewrite, StreamDiskSuperblockLoss,
 	}
 	var firsts []uint64
 	for _, seed := range []uint64{0, 1, 2, 42} {

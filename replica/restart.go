@@ -96,7 +96,7 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 		// promised. Beyond what the protocol survives (the atlas never
 		// allows it); come back with nothing, as after amnesia, and let the
 		// oracle's storage-beyond-f rule judge the run.
-		r.dur.sb = Superblock{Checkpoint: genesisSnapshot(), Amnesiac: true, Incarnation: amnesiacIncarnation(d.Boot) - 1}
+		r.dur.sb = Superblock{Checkpoint: genesisSnapshot(), Amnesiac: true, Incarnation: amnesiacIncarnation(d.Boot) - 1} // restoreSuperblock adds the 1
 		r.restoreSuperblock()
 		r.comeBackAmnesiac()
 		return r, nil

@@ -44,7 +44,9 @@ type disks struct {
 	readBuf []byte
 	// rewrite draws the lost writes aimed at a rewrite (nil: none aimed).
 	rewrite *prng.Stream
-	// superblockLost: an aimed superblock loss took place (one a run).
+	// superblockLoss draws the aimed superblock losses (nil: none aimed);
+	// superblockLost: one took place (one a run).
+	superblockLoss *prng.Stream
 	superblockLost bool
 }
 
@@ -114,6 +116,9 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 		readLatency: prng.New(seed, prng.StreamDiskRead)}
 	if !s.AimedLostRewrite.Zero() {
 		ds.rewrite = prng.New(seed, prng.StreamDiskRewrite)
+	}
+	if !s.AimedSuperblockLoss.Zero() && s.AtlasOff {
+		ds.superblockLoss = prng.New(seed, prng.StreamDiskSuperblockLoss)
 	}
 	for i := range ds.r {
 		d, err := disksim.New(disksim.Options{

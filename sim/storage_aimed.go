@@ -116,8 +116,7 @@ func (c *Cluster) aimCheckpoint(i int) {
 // amnesiac, and every replica recovering waits for a StartView none can
 // send (swarm seed 93 while the aim was per crash).
 func (c *Cluster) aimSuperblockLoss(i int) {
-	if c.cfg.Storage.AimedSuperblockLoss.Zero() || c.disks.superblockLost || !c.disks.atlas.Off() ||
-		!c.disks.aimed.Chance(c.cfg.Storage.AimedSuperblockLoss) {
+	if c.disks.superblockLoss == nil || c.disks.superblockLost || !c.disks.superblockLoss.Chance(c.cfg.Storage.AimedSuperblockLoss) {
 		return
 	}
 	c.disks.superblockLost = true

@@ -55,7 +55,7 @@ type Storage struct {
 	// its superblock, only with the atlas off (the atlas keeps one copy
 	// whole): the restart comes back amnesiac (storage-superblock-lost), the
 	// path a disk beyond the atlas takes, which uniform faults reach in
-	// almost no run. Drawn from the aimed stream, and only when set.
+	// almost no run. Drawn from a stream of its own, and only when set.
 	AimedSuperblockLoss prng.Ratio
 	// AimedWindowCrash, per fault-phase tick and live replica whose disk
 	// has writes in flight (its write window open), crashes it, within the
