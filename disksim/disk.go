@@ -428,10 +428,12 @@ func (d *Disk) superblockSpare(a, b int) bool {
 // Damaged reports whether slot of zone z is faulty now: a sector reads
 // damaged, or the slot does not hold the last write reported done there
 // (lost or misdirected away), or it holds a write meant for another slot.
-// It draws nothing.
+// It draws nothing. A latent error already drawn is not one: that a read
+// spent the slot's draw and found it clean is no fault.
 func (d *Disk) Damaged(z Zone, slot int) bool {
 	d.lay.check(z, slot)
-	return d.slots[d.lay.slotIndex(z, slot)] != slotState{}
+	st := &d.slots[d.lay.slotIndex(z, slot)]
+	return st.damaged > 0 || st.stale || st.foreign
 }
 
 // advance moves the disk's clock to now, which never goes back.

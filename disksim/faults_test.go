@@ -427,3 +427,21 @@ func TestLatentErrorDrawnOncePerWrite(t *testing.T) {
 	assert.True(t, damaged, "new bytes: the next read draws again")
 	assert.Len(t, always.Faults(), 2)
 }
+
+// A read that drew no latent error leaves its slot whole: the draw being
+// spent is no fault. (Damaged once counted it one, so every superblock copy a
+// restart had read back looked faulty to the oracle, which took the replica
+// for one that lost its superblock and excused a stall by it.)
+func TestCleanReadLeavesSlotWhole(t *testing.T) {
+	never := prng.Ratio{Num: 1, Den: 1 << 30}
+	d := newDisk(t, Options{ReadLatent: never}, 3)
+	for slot := 0; slot < 4; slot++ {
+		now := uint64(10 * (slot + 1))
+		writeNow(t, d, now, ZoneSuperblock, slot, filled('s', testGeometry.SlotBytes(ZoneSuperblock)))
+		_, damaged := d.Read(now+5, ZoneSuperblock, slot)
+		require.False(t, damaged)
+		assert.False(t, d.Damaged(ZoneSuperblock, slot), "superblock copy %d read clean", slot)
+	}
+	assert.Empty(t, d.Faults())
+	assert.True(t, d.superblockSpare(0, 1), "copies read clean are spares")
+}
