@@ -53,10 +53,10 @@ func TestFindingReplays(t *testing.T) {
 	bugs, err := replica.ParseBugs([]string{"narrow-repair-under-commit-lag"})
 	require.NoError(t, err)
 	var found []Outcome
-	// Search seed 4 (1 before the second events aimed only at a restart
-	// whose disk holds a fault, 4 before checkpoint records and the second
-	// events moved the disks' draws): a mutated input fails within 96 runs.
-	Run(context.Background(), Options{Budget: 96, Seed: 4, Jobs: 2, Bugs: bugs, Run: sim.Run, Deliver: func(o Outcome) {
+	// Search seed 1 (4 while the second events aimed only at a restart
+	// whose disk holds a fault, before D61 moved the view changes): a
+	// mutated input fails within 96 runs.
+	Run(context.Background(), Options{Budget: 96, Seed: 1, Jobs: 2, Bugs: bugs, Run: sim.Run, Deliver: func(o Outcome) {
 		if o.Failed() && !o.Input.Swarm() {
 			found = append(found, o)
 		}
@@ -237,27 +237,26 @@ func TestWatchClasses(t *testing.T) {
 // copy lost on its disk and r0 out of reach. Retired.
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
-		"source-transfer-durability.vsr":                  sim.VerdictSafety,
-		"source-slow-speaker-amnesiac-core.vsr":           sim.VerdictLiveness,
-		"amnesiac-core-slow-outside-voter.vsr":            sim.VerdictLiveness,
-		"source-speaks-late-straggler.vsr":                sim.VerdictLiveness,
-		"source-straggler-cut-off-late.vsr":               sim.VerdictLiveness,
-		"source-disk-journal-put-assertion.vsr":           sim.VerdictCrash,
-		"source-lost-write-head-straggler.vsr":            sim.VerdictLiveness,
-		"backoff-off-core-view-change-stalls.vsr":         sim.VerdictLiveness,
-		"source-amnesiac-core-backoff-off.vsr":            sim.VerdictLiveness,
-		"robust-disk-unsure-op-outside-core.vsr":          sim.VerdictLiveness,
-		"source-disk-view-climb-ci.vsr":                   sim.VerdictLiveness,
-		"backoff-off-memory-recovering-voter.vsr":         sim.VerdictLiveness,
-		"source-disk-view-climb-commit-lag.vsr":           sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee.vsr":               sim.VerdictLiveness,
-		"source-abdication-off-stall-c0ffee.vsr":          sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee-2.vsr":             sim.VerdictLiveness,
-		"source-disk-suffix-unreadable-c0ffee.vsr":        sim.VerdictSafety,
-		"source-disk-view-climb-c0ffee-3.vsr":             sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee-4.vsr":             sim.VerdictLiveness,
-		"source-backoff-off-suffix-unreadable-c0ffee.vsr": sim.VerdictSafety,
-		"source-svc-quorum-recovering-core-ci.vsr":        sim.VerdictLiveness,
+		"source-transfer-durability.vsr":           sim.VerdictSafety,
+		"source-slow-speaker-amnesiac-core.vsr":    sim.VerdictLiveness,
+		"amnesiac-core-slow-outside-voter.vsr":     sim.VerdictLiveness,
+		"source-speaks-late-straggler.vsr":         sim.VerdictLiveness,
+		"source-straggler-cut-off-late.vsr":        sim.VerdictLiveness,
+		"source-disk-journal-put-assertion.vsr":    sim.VerdictCrash,
+		"source-lost-write-head-straggler.vsr":     sim.VerdictLiveness,
+		"backoff-off-core-view-change-stalls.vsr":  sim.VerdictLiveness,
+		"source-amnesiac-core-backoff-off.vsr":     sim.VerdictLiveness,
+		"robust-disk-unsure-op-outside-core.vsr":   sim.VerdictLiveness,
+		"source-disk-view-climb-ci.vsr":            sim.VerdictLiveness,
+		"backoff-off-memory-recovering-voter.vsr":  sim.VerdictLiveness,
+		"source-disk-view-climb-commit-lag.vsr":    sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee.vsr":        sim.VerdictLiveness,
+		"source-abdication-off-stall-c0ffee.vsr":   sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee-2.vsr":      sim.VerdictLiveness,
+		"source-disk-suffix-unreadable-c0ffee.vsr": sim.VerdictSafety,
+		"source-disk-view-climb-c0ffee-3.vsr":      sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee-4.vsr":      sim.VerdictLiveness,
+		"source-svc-quorum-recovering-core-ci.vsr": sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

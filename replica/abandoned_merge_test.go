@@ -8,13 +8,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAbandonedMergeVotesItsLogView (n=3, swarm seed 420): a primary-elect
-// merges a log from a newer log_view than its own, lacks a body, and moves on
-// to a later view before it can start its own. Its journal now holds that
-// newer log, so its next vote must say so: stating its old log_view passes
+// TestAbandonedMergeVotesItsLogView (n=3, swarm seeds 420 and 1753): a
+// primary-elect merges a log, lacks a body, and moves on to a later view
+// before it can start its own. Its journal now holds the merged log of its
+// view, so its next vote must say so (D61). Stating its old log_view passes
 // the merged op off as the old view's, where it can outrank the old view's
-// real op and splice two views' logs into a canonical log that does not
-// chain (seed 420: op 4 from log_view 5 under ops 5..7 of log_view 4).
+// real op and splice two views' logs into a canonical log that does not chain
+// (seed 420: op 4 from log_view 5 under ops 5..7 of log_view 4); and it
+// passes an op the merge cut off as one it went back on (seed 1753: op 58
+// acked in view 13, cut by view 14's merge, voted absent under log_view 13,
+// the protocol model's vote_keeps_acks). Stating the votes' log_view, as
+// before D61, mends the first and not the second.
 func TestAbandonedMergeVotesItsLogView(t *testing.T) {
 	hs := chainHeaders(1, 2)
 	r, out := electing(t, 4, 1, 3, 2)
@@ -36,6 +40,6 @@ func TestAbandonedMergeVotesItsLogView(t *testing.T) {
 	}
 	require.Len(t, dvcs, 1, "the vote for view 5 goes to r2")
 	assert.Equal(t, uint64(1), dvcs[0].Op)
-	assert.Equal(t, uint64(2), dvcs[0].LogView, "the vote states the log_view its log came from")
-	assert.Equal(t, uint64(2), r.Info().LogView)
+	assert.Equal(t, uint64(4), dvcs[0].LogView, "the vote states the view whose merged log it holds")
+	assert.Equal(t, uint64(4), r.Info().LogView)
 }

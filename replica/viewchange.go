@@ -183,16 +183,24 @@ func (r *Replica) tryMerge() {
 		r.fx.Emit(vsr.MergeTruncated{View: r.view, Op: h.Op, Checksum: h.Checksum, Nacks: uint64(res.truncateNacks)}.Event())
 	}
 	r.installCanonical(res.commit, res.head, res.log)
-	if res.logView > r.logView {
-		// The journal now holds the canonical log_view's log: a later vote
-		// must say so, or it passes these ops off as its older view's, should
-		// this view never start (swarm seed 420).
-		r.logView = res.logView
-		r.writeSuperblock()
-	}
+	// The journal now holds this view's log, merged from a quorum of votes:
+	// a later vote must say so, should this view never start (D61). Its own
+	// older log_view would pass the merged log off as that view's, with the
+	// ops the merge cut missing from under acks it gave there (swarm seed
+	// 1753: op 58 acked in view 13, cut by view 14's merge, voted absent
+	// under log_view 13); the votes' log_view would pass off these ops as
+	// theirs (swarm seed 420). The merged log is what this view's StartView
+	// would carry, so the view is its log_view.
+	merged := r.logView < r.view
+	r.logView = r.view
 	r.vc.mergeSources = res.sources
 	r.vc.merged = true
 	r.tryStartView()
+	if merged && r.status == vsr.StatusViewChange {
+		// Not started (a body to fetch): durable before any later vote
+		// states it; a view that started wrote it already.
+		r.writeSuperblock()
+	}
 }
 
 // installCanonical makes the merged log this replica's: it drops journal

@@ -18,11 +18,10 @@ import (
 // The failures file, the saved inputs and the summary are the same with one
 // job or two, and every finding replays from its record, shrinks included.
 func TestFuzzJobsAgreeAndFindingsReplay(t *testing.T) {
-	// Search seed 4 (1 before the second events aimed only at a restart
-	// whose disk holds a fault, 4 before checkpoint records and the second
-	// events moved the disks' draws): this test needs a failing mutated
-	// input within 96 runs.
-	args := []string{"fuzz", "--budget", "96", "--seed", "4", "--bug", "narrow-repair-under-commit-lag"}
+	// Search seed 1 (4 while the second events aimed only at a restart
+	// whose disk holds a fault, before D61 moved the view changes): this
+	// test needs a failing mutated input within 96 runs.
+	args := []string{"fuzz", "--budget", "96", "--seed", "1", "--bug", "narrow-repair-under-commit-lag"}
 	var outs []cliResult
 	var dirs []string
 	for _, jobs := range []string{"1", "2"} {
