@@ -282,3 +282,49 @@ func TestStallExcusedOnlyBeyondF(t *testing.T) {
 	_, ok = rejoined.stallBeyond()
 	assert.False(t, ok, "r2 applied past every op it may have acked: the loss no longer stalls anything")
 }
+
+// A replica back from a lost superblock holds unsure every op of the first
+// log it adopts, up to that log's head: it cannot tell an op prepared while
+// it was away from one it acked before the loss. It is whole only once it
+// applied past that head, however few ops the cluster had prepared when it
+// lost the superblock (swarm seed 1592591762: r1 lost every copy at t=6221,
+// rejoined at t=7791 with head 47 and held ops 44..47, prepared at t=7571
+// on, unsure; the only other holder lost its superblock too).
+func TestLostSuperblockWholeOnlyPastFirstAdoptedHead(t *testing.T) {
+	c := newTest(true)
+	c.preparedTop = 5 // what it may have acked before the loss
+	c.Crash(5, 2)
+	c.SuperblockLost(5, 2)
+	c.Restart(7, 2, 0)
+	c.Status(8, 2, StatusRecovering, 0, 0, 0, 0)
+	c.preparedTop = 9 // prepared while it recovered
+	c.Status(30, 2, StatusNormal, 4, 4, 9, 0)
+	r := &c.replicas[2]
+	r.applied = 5
+	c.checkWhole(2)
+	assert.False(t, r.whole(), "ops 6..9 of the log it adopted are held unsure: not whole")
+	r.applied = 9
+	c.checkWhole(2)
+	assert.True(t, r.whole(), "applied past the head of the first log it adopted")
+
+	capped := newTest(true)
+	capped.preparedTop = 5
+	capped.Crash(5, 2)
+	capped.SuperblockLost(5, 2)
+	capped.Restart(7, 2, 0)
+	capped.Status(30, 2, StatusNormal, 4, 4, 50, 0) // a head above anything prepared
+	capped.replicas[2].applied = 5
+	capped.checkWhole(2)
+	assert.True(t, capped.replicas[2].whole(), "the head it reports counts only up to what the cluster prepared")
+
+	regressed := newTest(true)
+	regressed.preparedTop = 5
+	regressed.Crash(5, 2)
+	regressed.SuperblockRegressed(5, 2, 3)
+	regressed.Restart(7, 2, 0)
+	regressed.preparedTop = 9
+	regressed.Status(30, 2, StatusNormal, 4, 4, 9, 0)
+	regressed.replicas[2].applied = 5
+	regressed.checkWhole(2)
+	assert.True(t, regressed.replicas[2].whole(), "a regressed superblock keeps its ack bound: no adopted log held unsure")
+}

@@ -35,6 +35,10 @@ type replicaRecord struct {
 	// must leave such ops unsure, and its peers' copies are their only copies.
 	amnesiac      bool
 	amnesiacUntil uint64
+	// sbRejoin: it lost its superblock and has not yet adopted a view since
+	// (SuperblockLost): the first log it adopts is held unsure up to its
+	// head, so that head bounds amnesiacUntil too (Status).
+	sbRejoin bool
 
 	// voter: may vote in a view change. A restart without a journal takes
 	// that away until the replica reports a view it adopted from a primary.
@@ -236,6 +240,15 @@ func (c *Checker) Status(tick uint64, i int, st Status, view, logView, head, com
 		r.logViewLife = r.restarts
 	}
 	r.status, r.view, r.logView, r.head = st, view, logView, head
+	if r.sbRejoin && st == StatusNormal {
+		// Back from a lost superblock, it cannot tell an op of the first
+		// log it adopts that was prepared while it was away from one it
+		// acked before the loss, so it holds them all unsure (D62): it is
+		// whole only past that log's head, counted no higher than what the
+		// cluster had prepared.
+		r.sbRejoin = false
+		r.amnesiacUntil = max(r.amnesiacUntil, min(head, c.preparedTop))
+	}
 	if st != StatusRecovering {
 		r.voter = true
 	}

@@ -102,6 +102,7 @@ func (c *Checker) loseToDisk(tick uint64, b *bodySet, bit uint16) {
 // storage-beyond-f as a damaged record does.
 func (c *Checker) SuperblockLost(tick uint64, i int) {
 	c.noteSuperblockLoss(tick, i)
+	c.replicas[i].sbRejoin = true
 	bit := uint16(1) << uint(i)
 	for op := range c.bodies {
 		for k := range c.bodies[op] {
