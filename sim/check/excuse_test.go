@@ -258,11 +258,7 @@ func TestSuperblockLossExcusesOnlyWhatItForgot(t *testing.T) {
 // amnesiac replica in a whole core must be handed a view by the rest.
 func TestStallExcusedOnlyBeyondF(t *testing.T) {
 	stall := func(core []int) *Checker {
-		c := newTest(true)
-		c.preparedTop = 5 // ops it may have acked before the loss
-		c.Crash(5, 2)
-		c.SuperblockLost(5, 2)
-		c.Restart(7, 2, 0)
+		c := lostSuperblockBack()
 		c.Status(8, 2, StatusRecovering, 0, 0, 0, 0)
 		c.failure = nil
 		c.live.core = core
@@ -291,11 +287,7 @@ func TestStallExcusedOnlyBeyondF(t *testing.T) {
 // rejoined at t=7791 with head 47 and held ops 44..47, prepared at t=7571
 // on, unsure; the only other holder lost its superblock too).
 func TestLostSuperblockWholeOnlyPastFirstAdoptedHead(t *testing.T) {
-	c := newTest(true)
-	c.preparedTop = 5 // what it may have acked before the loss
-	c.Crash(5, 2)
-	c.SuperblockLost(5, 2)
-	c.Restart(7, 2, 0)
+	c := lostSuperblockBack()
 	c.Status(8, 2, StatusRecovering, 0, 0, 0, 0)
 	c.preparedTop = 9 // prepared while it recovered
 	c.Status(30, 2, StatusNormal, 4, 4, 9, 0)
@@ -307,11 +299,7 @@ func TestLostSuperblockWholeOnlyPastFirstAdoptedHead(t *testing.T) {
 	c.checkWhole(2)
 	assert.True(t, r.whole(), "applied past the head of the first log it adopted")
 
-	capped := newTest(true)
-	capped.preparedTop = 5
-	capped.Crash(5, 2)
-	capped.SuperblockLost(5, 2)
-	capped.Restart(7, 2, 0)
+	capped := lostSuperblockBack()
 	capped.Status(30, 2, StatusNormal, 4, 4, 50, 0) // a head above anything prepared
 	capped.replicas[2].applied = 5
 	capped.checkWhole(2)
@@ -327,4 +315,15 @@ func TestLostSuperblockWholeOnlyPastFirstAdoptedHead(t *testing.T) {
 	regressed.replicas[2].applied = 5
 	regressed.checkWhole(2)
 	assert.True(t, regressed.replicas[2].whole(), "a regressed superblock keeps its ack bound: no adopted log held unsure")
+}
+
+// lostSuperblockBack is a checker whose r2 lost every superblock copy at a
+// crash, with ops up to 5 prepared (what it may have acked), and restarted.
+func lostSuperblockBack() *Checker {
+	c := newTest(true)
+	c.preparedTop = 5
+	c.Crash(5, 2)
+	c.SuperblockLost(5, 2)
+	c.Restart(7, 2, 0)
+	return c
 }
