@@ -43,3 +43,29 @@ func TestAbandonedMergeVotesItsLogView(t *testing.T) {
 	assert.Equal(t, uint64(4), dvcs[0].LogView, "the vote states the view whose merged log it holds")
 	assert.Equal(t, uint64(4), r.Info().LogView)
 }
+
+// A primary-elect that merged and could not start marks its superblock so
+// (Superblock.Merged), written before any later vote, and the copy reads
+// back with the mark: a restart bounds its unsure ops by its acks alone.
+func TestAbandonedMergeSuperblockSaysMerged(t *testing.T) {
+	hs := chainHeaders(1, 2)
+	r, out := electing(t, 4, 1, 3, 2)
+	r.Step(voteIn(4, 2, 2, 1, 1, present(hs[1])), out)
+	require.True(t, r.vc.merged)
+	require.Equal(t, vsr.StatusViewChange, r.Info().Status, "still repairing op 1")
+	assert.True(t, r.dur.sb.Merged, "the merged log_view is marked")
+	assert.Equal(t, uint64(4), r.dur.sb.LogView)
+	assert.Less(t, r.dur.sb.AckView, r.dur.sb.LogView, "nothing acked in the merged view")
+
+	var w recWords
+	superblockWords(&w, 7, &r.dur.sb)
+	full := superblockCopy(w, recordChecksum(w.w[:w.n]), 2)
+	buf := make([]byte, vsr.SuperblockRecordBytes)
+	full.put(buf)
+	back, seq, ok := decodeSuperblock(2, buf, false)
+	require.True(t, ok)
+	assert.Equal(t, uint64(7), seq)
+	assert.True(t, back.Merged, "the mark survives the disk")
+	assert.False(t, back.Amnesiac)
+	assert.Equal(t, uint64(0), ackBound(&back), "it acked nothing: no op of the merged log is held unsure")
+}

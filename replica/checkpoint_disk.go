@@ -192,14 +192,16 @@ func decodeSuperblock(c int, buf []byte, ioErr bool) (sb Superblock, seq uint64,
 		return sb, 0, false
 	}
 	w, valid := decodeWords(buf, superblockRecordWords)
-	if !valid || (w.w[0] != recordSuperblock && w.w[0] != recordSuperblockAmnesiac) || w.w[14] != uint64(c) {
+	kind := w.w[0]
+	if !valid || (kind != recordSuperblock && kind != recordSuperblockAmnesiac && kind != recordSuperblockMerged) || w.w[14] != uint64(c) {
 		return sb, 0, false
 	}
 	sb = Superblock{View: w.w[2], LogView: w.w[3], CommitMax: w.w[4], Incarnation: w.w[5],
 		AckHead: w.w[6], AckView: w.w[7], AckViewHead: w.w[8]}
 	sb.Checkpoint = vsr.Snapshot{Op: w.w[9], OpChecksum: w.w[10], StateChecksum: w.w[11]}
 	sb.Head, sb.HeadSum = w.w[12], w.w[13]
-	sb.Amnesiac = w.w[0] == recordSuperblockAmnesiac
+	sb.Amnesiac = kind == recordSuperblockAmnesiac
+	sb.Merged = kind == recordSuperblockMerged
 	return sb, w.w[1], true
 }
 
@@ -292,7 +294,16 @@ func isZero(b []byte) bool {
 // op of another log that only nacks of the newer log_view could settle
 // (swarm seed 81 with the scrubber's draws: a replica back in log_view 13,
 // head 1, voted ops 2..8 it acked in view 11 unsure, and no view completed).
+//
+// A log_view this replica merged as primary-elect and never started holds
+// no ack of its own: only the ops it acked in older views, at or below its
+// ack head (Superblock.Merged; a restart that held the merged log's
+// header-only ops unsure up to its head could neither nack nor fetch them).
 func ackBound(sb *Superblock) uint64 {
+	if sb.Merged {
+		vsr.Assert(vsr.Unowned, sb.AckView < sb.LogView, "merged_log_view_unacked", "ack view %d log_view %d", sb.AckView, sb.LogView)
+		return min(sb.Head, sb.AckHead)
+	}
 	if sb.AckView == sb.LogView {
 		return max(sb.AckViewHead, sb.Head)
 	}

@@ -171,6 +171,12 @@ func TestAckBoundIsTheDurableLogViewsAcks(t *testing.T) {
 		{"acks in the log_view past its head", Superblock{LogView: 5, AckView: 5, AckViewHead: 9, AckHead: 9, Head: 7}, 9},
 		{"the head covers the acks below it", Superblock{LogView: 5, AckView: 5, AckViewHead: 3, AckHead: 9, Head: 7}, 7},
 		{"acks of an older view above the head", Superblock{LogView: 13, AckView: 11, AckViewHead: 8, AckHead: 8, Head: 1}, 1},
+		// D61: a log_view merged as primary-elect and never started holds
+		// no ack of its own; its merged ops above the ack head were never
+		// acked here (a restart held ops 80 and 81 of such a log unsure, and
+		// with the only holder outside the core no view completed).
+		{"a merged log_view's head above every ack", Superblock{LogView: 3, AckView: 2, AckViewHead: 79, AckHead: 79, Head: 81, Merged: true}, 79},
+		{"a merged log_view's head below the ack head", Superblock{LogView: 3, AckView: 2, AckViewHead: 85, AckHead: 85, Head: 81, Merged: true}, 81},
 	} {
 		assert.Equal(t, c.want, ackBound(&c.sb), c.name)
 	}

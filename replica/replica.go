@@ -46,6 +46,12 @@ type Superblock struct {
 	// StartView (atlas-off-window-crash-acked-op-replaced.vsr: one that
 	// read it back as whole voted log_view 0 and nacked an op it had acked).
 	Amnesiac bool
+	// Merged: its log_view is a view whose log it merged as primary-elect
+	// and has not started (D61). It acked nothing in that view, so the ops
+	// of the merged log it may have acked are only ops of older views, all
+	// at or below AckHead: a restart bounds its unsure ops by that, not by
+	// the merged log's head (ackBound).
+	Merged bool
 }
 
 // Durable is what survives a crash: the superblock, and the journal when the

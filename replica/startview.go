@@ -78,6 +78,7 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 	r.fx.Mark(marks.StartViewInstalled)
 	r.view = view
 	r.logView = view
+	r.dur.sb.Merged = false // a log adopted from its primary, not merged here
 	r.advanceCommitMax(m.Commit)
 	r.clearAdopted()
 	for i := range m.Suffix {

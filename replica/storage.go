@@ -34,6 +34,10 @@ const (
 	// recordSuperblockAmnesiac: a superblock written while amnesiac after
 	// every copy was lost (Superblock.Amnesiac).
 	recordSuperblockAmnesiac uint64 = 0x5653520173 // "s"
+	// recordSuperblockMerged: a superblock written by a primary-elect that
+	// merged its view's log and has not started the view
+	// (Superblock.Merged).
+	recordSuperblockMerged uint64 = 0x565352016d // "m"
 )
 
 // recordWords is the most words a record holds, checksum included.
@@ -123,8 +127,11 @@ func wordsHeader(w *recWords) vsr.Header {
 // disk, never faulty (docs/storage.md).
 func superblockWords(w *recWords, seq uint64, sb *Superblock) {
 	kind := recordSuperblock
-	if sb.Amnesiac {
+	switch {
+	case sb.Amnesiac:
 		kind = recordSuperblockAmnesiac
+	case sb.Merged:
+		kind = recordSuperblockMerged
 	}
 	w.add(kind, seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
 		sb.AckHead, sb.AckView, sb.AckViewHead, sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum,
@@ -147,12 +154,12 @@ const superblockRecordWords = 15
 type sbFields struct {
 	view, logView, commitMax, incarnation, ackHead, ackView, ackViewHead uint64
 	cpOp, cpSum, cpState, head, headSum                                  uint64
-	amnesiac                                                             bool
+	amnesiac, merged                                                     bool
 }
 
 func fieldsOf(sb *Superblock) sbFields {
 	return sbFields{sb.View, sb.LogView, sb.CommitMax, sb.Incarnation, sb.AckHead, sb.AckView, sb.AckViewHead,
-		sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum, sb.Head, sb.HeadSum, sb.Amnesiac}
+		sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum, sb.Head, sb.HeadSum, sb.Amnesiac, sb.Merged}
 }
 
 // storageState is what a replica on a disk tracks of its writes.

@@ -198,7 +198,10 @@ func (r *Replica) tryMerge() {
 	r.tryStartView()
 	if merged && r.status == vsr.StatusViewChange {
 		// Not started (a body to fetch): durable before any later vote
-		// states it; a view that started wrote it already.
+		// states it, with what it acked in it (nothing: Superblock.Merged);
+		// a view that started wrote it already.
+		vsr.Assert(r.id, !r.dur.sb.Amnesiac, "merge_not_amnesiac", vsr.DetailHolds)
+		r.dur.sb.Merged = true
 		r.writeSuperblock()
 	}
 }
@@ -310,6 +313,7 @@ func (r *Replica) tryStartView() {
 
 func (r *Replica) startView() {
 	r.logView = r.view
+	r.dur.sb.Merged = false // started: its acks in the view count from here
 	r.pipeline = r.pipeline[:0]
 	for op := r.wm.commitMax + 1; op <= r.wm.sequencer; op++ {
 		h, ok := r.log.journal.Get(op)
