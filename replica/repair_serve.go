@@ -329,25 +329,35 @@ func (r *Replica) scrubCompleted(p room.PendingRead, rd *vsr.ReadDone) {
 	}
 	switch {
 	case ok && !s.scrub.PrepareBad:
-	case ok || !s.scrub.PrepareBad:
+	case ok:
 		// One copy holds the very entry the journal names (its checksum
-		// covers the body): both copies are written again from it.
+		// covers the body): the other is written again from it.
 		r.fx.Mark(marks.StorageScrubRewritten)
-		r.rewriteSlot(slot, cur)
+		r.rewriteCopy(vsr.ZonePrepares, slot, cur)
+	case !s.scrub.PrepareBad:
+		r.fx.Mark(marks.StorageScrubRewritten)
+		r.rewriteCopy(vsr.ZoneHeaders, slot, cur)
 	default:
 		r.fx.Mark(marks.StorageScrubLost)
 		r.readLost(cur)
 	}
 }
 
-// rewriteSlot writes both copies of slot again with h, the entry they held
-// (the scrubber's mend, repair_serve.go). Unfenced: nothing the replica
-// promised waits for it, since one copy of h was whole already, so neither a
-// message nor a superblock batch waits behind it (the harness starts a batch
-// past unfenced journal writes); a read meanwhile may still meet the old
-// copy, and reads it as any damaged copy.
-func (r *Replica) rewriteSlot(slot int, h vsr.Header) {
+// rewriteCopy writes the copy of slot in zone z again with h, the entry the
+// slot's other copy still holds whole (the scrubber's mend). Only the copy
+// that failed: the whole one was read back clean, and writing it again would
+// put fresh bytes, with a fresh chance of a latent error, where a read just
+// proved good ones (with both rewritten, a high band of read faults lost a
+// mended op's two copies at once more often than it left it alone). Unfenced:
+// nothing the replica promised waits for it, since the other copy of h was
+// whole already, so neither a message nor a superblock batch waits behind it
+// (the harness starts a batch past unfenced journal writes); a read meanwhile
+// may still meet the old copy, and reads it as any damaged copy.
+func (r *Replica) rewriteCopy(z vsr.StorageZone, slot int, h vsr.Header) {
 	vsr.Assert(r.id, r.log.journal.Has(h.Op, h.Checksum), "rewrite_the_journal_entry", "op %d", h.Op)
-	r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, false, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
+	if z == vsr.ZonePrepares {
+		r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, false, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
+		return
+	}
 	r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, false, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
 }

@@ -86,8 +86,8 @@ func TestScrubRewritesFromTheWholeCopy(t *testing.T) {
 					continue
 				}
 				assert.EqualValues(t, 1, out.Marks[marks.StorageScrubRewritten])
-				assert.ElementsMatch(t, []vsr.StorageZone{vsr.ZonePrepares, vsr.ZoneHeaders}, writesTo(out, r2.slotOf(1)),
-					"both copies written again")
+				assert.Equal(t, []vsr.StorageZone{bad}, writesTo(out, r2.slotOf(1)),
+					"only the copy that failed is written again: the whole one read clean")
 				assert.True(t, r2.log.journal.Has(1, h1.Checksum), "the entry stays")
 				for _, w := range out.Writes {
 					if w.Slot == r2.slotOf(1) && w.Zone != vsr.ZoneSuperblock {
@@ -165,7 +165,7 @@ func TestScrubAndAmnesiaInvariantsFire(t *testing.T) {
 			h.Seal() // an entry the journal does not hold
 			return func() {
 				r2.fx.Out = &vsr.Output{}
-				r2.rewriteSlot(r2.slotOf(1), h)
+				r2.rewriteCopy(vsr.ZonePrepares, r2.slotOf(1), h)
 			}
 		}},
 		{"unsure_ops_sorted", func(t *testing.T) func() {

@@ -133,26 +133,3 @@ func TestLogViewFloorInARealRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, sim.VerdictPass, res.Verdict, "%s %s", res.Invariant, res.Evidence)
 }
-
-// A superblock copy a restart read back clean is no fault: seed 34 of this
-// file stalled (op 312's only copies on r0, down, and r2's disk, which a
-// scrub read found damaged) and was excused as a lost superblock of r1, whose
-// four copies its restart had merely read (the disk counted a spent latent
-// draw as damage). The stall is excused now by op 312's lost copies alone,
-// and no run of the file names a superblock its disk recorded no fault on.
-func TestCleanSuperblockReadsExcuseNothing(t *testing.T) {
-	text := readText(t, "testdata/excuses/latent-reads-restart.vsr")
-	res := runText(t, text, 34)
-	require.Equal(t, sim.VerdictUnrecoverable, res.Verdict, "%s", res.Evidence)
-	require.NotNil(t, res.Excuse)
-	assert.Equal(t, check.RuleCoreCopyDamaged, res.Excuse.Rule, "%s", res.Excuse.Proof)
-	assert.Equal(t, []uint64{312}, res.Excuse.Ops)
-	assert.NotContains(t, res.Excuse.Proof, "superblock")
-	for seed := uint64(1); seed <= 40; seed++ {
-		res := runText(t, text, seed)
-		assert.False(t, res.Verdict.Failed(), "seed %d: %s", seed, res.Evidence)
-		if res.Excuse != nil {
-			assert.NotContains(t, res.Excuse.Proof, "superblock", "seed %d", seed)
-		}
-	}
-}
