@@ -263,6 +263,7 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"source-disk-view-climb-c0ffee-4.vsr":       sim.VerdictLiveness,
 		"source-svc-quorum-recovering-core-ci.vsr":  sim.VerdictLiveness,
 		"source-svc-quorum-merged-straggler-ci.vsr": sim.VerdictLiveness,
+		"source-svc-quorum-c0ffee-5.vsr":            sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

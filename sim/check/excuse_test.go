@@ -69,6 +69,14 @@ func TestCoreRulesCountEveryNacker(t *testing.T) {
 			c.Crash(1, 0)
 		case "cut":
 			c.CutOff(1, 0)
+		case "amnesiac":
+			// r0 lost its superblock at a crash and came back recovering:
+			// up and reachable, but it cannot vote a nack (swarm seed
+			// 3238015289: it lost it before op 3 existed, and no replica
+			// could tell).
+			c.Crash(1, 0)
+			c.SuperblockLost(1, 0)
+			c.Restart(1, 0, 0)
 		}
 		c.Crash(2, 2)
 		c.DiskCopies(2, 2, lostOnDisk(op))
@@ -88,6 +96,11 @@ func TestCoreRulesCountEveryNacker(t *testing.T) {
 	assert.Equal(t, []int{0, 2}, ex.Replicas, "r0 out of reach and r2's lost copy: two, more than f")
 	ex, _ = run("cut")
 	require.NotNil(t, ex, "cut off by the harness: out of reach")
+	ex, _ = run("amnesiac")
+	require.NotNil(t, ex, "r0 reachable but not whole cannot nack: its lost superblock is the second fault")
+	assert.Equal(t, RuleCoreCopyDamaged, ex.Rule)
+	assert.Equal(t, []int{0, 2}, ex.Replicas, "r0 not whole and r2's lost copy")
+	assert.Contains(t, ex.Proof, "cannot nack")
 }
 
 // A storage excuse covers a safety finding only through what it is about:

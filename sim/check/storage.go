@@ -384,8 +384,12 @@ func (c *Checker) undecidable(op uint64, core uint16) (*Excuse, bool) {
 		// core replica that may have counted: not this rule.
 		return nil, false
 	}
-	nackers := bits.OnesCount16(c.nackers(reach) &^ cp.ackers)
-	faulty := (cp.damaged | cp.forgot | (c.all() &^ reach))
+	may := c.nackers(reach)
+	nackers := bits.OnesCount16(may &^ cp.ackers)
+	// A replica reachable but not whole (D63: a memory journal's crash, a lost
+	// superblock, its own fault by the record) cannot nack what it may have
+	// acked and forgot: a fault as much as one out of reach.
+	faulty := (cp.damaged | cp.forgot | (c.all() &^ reach) | (reach &^ may))
 	if nackers >= c.qNack() || bits.OnesCount16(faulty) <= faultsTolerated(c.n) {
 		return nil, false
 	}
@@ -394,7 +398,7 @@ func (c *Checker) undecidable(op uint64, core uint16) (*Excuse, bool) {
 		rule, how = RuleCoreCopyForgotten, replicaList(cp.forgot&core)+" lost its copy with its memory journal at a crash"
 	}
 	return &Excuse{Rule: rule, Ops: []uint64{op}, Replicas: members(faulty), Since: cp.lostAt,
-		Proof: fmt.Sprintf("op %d: %s acked it and %s; no reachable replica holds it, %s lost it or are out of reach "+
+		Proof: fmt.Sprintf("op %d: %s acked it and %s; no reachable replica holds it, %s lost it, cannot nack or are out of reach "+
 			"(more than f=%d), and only %d reachable whole replicas could nack it (a nack quorum is %d)",
 			op, replicaList(cp.ackers), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
 }
