@@ -61,9 +61,7 @@ func TestCoreRulesCountEveryNacker(t *testing.T) {
 	const op, sum = 3, 0xc3
 	// r2 journaled and acked op 3, its disk lost it; the core is r1,r2.
 	run := func(r0 string) (*Excuse, string) {
-		c := newTest(true)
-		c.Journaled(2, op, sum)
-		c.AckSent(2, op, sum)
+		c := ackedByR2(op, sum)
 		switch r0 {
 		case "down":
 			c.Crash(1, 0)
@@ -78,13 +76,7 @@ func TestCoreRulesCountEveryNacker(t *testing.T) {
 			c.SuperblockLost(1, 0)
 			c.Restart(1, 0, 0)
 		}
-		c.Crash(2, 2)
-		c.DiskCopies(2, 2, lostOnDisk(op))
-		c.Restart(3, 2, 0)
-		for i := 0; i < 3; i++ {
-			c.Status(4, i, StatusViewChange, 1, 0, 0, 0)
-		}
-		c.StartLiveness(5, []int{1, 2})
+		r2LosesItsAckedCopy(c, op)
 		return c.Stalled(100, 0, 1<<40)
 	}
 	ex, _ := run("up")
@@ -338,5 +330,46 @@ func lostSuperblockBack() *Checker {
 	c.Crash(5, 2)
 	c.SuperblockLost(5, 2)
 	c.Restart(7, 2, 0)
+	return c
+}
+
+// The core rules' excuse holds from when its faults were more than f, not
+// from when the op's copies were lost: a replica that stops being able to
+// nack only after the stall began (its superblock lost at a later crash)
+// does not excuse a stall that began while the cluster was within f.
+func TestCoreRuleSinceCountsEveryFault(t *testing.T) {
+	const op, sum = 3, 0xc3
+	stall := func(amnesiaAt uint64) (*Excuse, string) {
+		c := ackedByR2(op, sum)
+		r2LosesItsAckedCopy(c, op)
+		c.Crash(amnesiaAt, 0)
+		c.SuperblockLost(amnesiaAt, 0)
+		c.Restart(amnesiaAt+1, 0, 0)
+		return c.Stalled(100, 0, 0)
+	}
+	ex, why := stall(6)
+	assert.Nil(t, ex, "r0 lost its superblock after the stall began: within f when it began")
+	assert.Contains(t, why, "does not excuse it")
+	assert.Contains(t, why, "since t=6")
+}
+
+// r2LosesItsAckedCopy has r2, which acked op, crash and come back without
+// its copy, every replica change views, and the liveness phase begin at t=5
+// with the core r1, r2.
+func r2LosesItsAckedCopy(c *Checker, op uint64) {
+	c.Crash(2, 2)
+	c.DiskCopies(2, 2, lostOnDisk(op))
+	c.Restart(3, 2, 0)
+	for i := 0; i < 3; i++ {
+		c.Status(4, i, StatusViewChange, 1, 0, 0, 0)
+	}
+	c.StartLiveness(5, []int{1, 2})
+}
+
+// ackedByR2 is a checker in which r2 journaled op and acked it.
+func ackedByR2(op, sum uint64) *Checker {
+	c := newTest(true)
+	c.Journaled(2, op, sum)
+	c.AckSent(2, op, sum)
 	return c
 }

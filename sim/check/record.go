@@ -56,6 +56,10 @@ type replicaRecord struct {
 	// lostAt is the oracle's loss count (Checker.losses) at this replica's
 	// last crash that took its journal: 0 if none did.
 	lostAt uint64
+	// faultSince is the tick of its last crash, or of its cut-off if it
+	// was up and whole then: since when it has been out of reach or, back
+	// from a crash that left it not whole, unable to nack (undecidable).
+	faultSince uint64
 
 	// sbLostAt is the tick since which the replica lives on a lost
 	// superblock (0: never; SuperblockLost), and sbLostLives the lives
@@ -89,6 +93,7 @@ func (r *replicaRecord) whole() bool { return r.up && !r.amnesiac }
 func (c *Checker) Crash(tick uint64, i int) {
 	r := &c.replicas[i]
 	r.up = false
+	r.faultSince = tick
 	r.sendInc = incUnknown
 	if !c.wal {
 		r.amnesiac = true

@@ -397,10 +397,31 @@ func (c *Checker) undecidable(op uint64, core uint16) (*Excuse, bool) {
 	if cp.damaged&core == 0 {
 		rule, how = RuleCoreCopyForgotten, replicaList(cp.forgot&core)+" lost its copy with its memory journal at a crash"
 	}
-	return &Excuse{Rule: rule, Ops: []uint64{op}, Replicas: members(faulty), Since: cp.lostAt,
+	return &Excuse{Rule: rule, Ops: []uint64{op}, Replicas: members(faulty), Since: c.faultsBeyondSince(cp, faulty),
 		Proof: fmt.Sprintf("op %d: %s acked it and %s; no reachable replica holds it, %s lost it, cannot nack or are out of reach "+
 			"(more than f=%d), and only %d reachable whole replicas could nack it (a nack quorum is %d)",
 			op, replicaList(cp.ackers), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
+}
+
+// faultsBeyondSince is the tick from which the replicas faulty for op were
+// more than f: the (f+1)-th earliest of their faults (a lost copy dated by
+// the op's loss, a replica out of reach or unable to nack by its crash or
+// cut-off), and never before the op's copies were lost.
+func (c *Checker) faultsBeyondSince(cp copies, faulty uint16) uint64 {
+	var at []uint64
+	for i := range c.replicas {
+		bit := uint16(1) << uint(i)
+		switch {
+		case faulty&bit == 0:
+		case (cp.damaged|cp.forgot)&bit != 0:
+			at = append(at, cp.lostAt)
+		default:
+			at = append(at, c.replicas[i].faultSince)
+		}
+	}
+	slices.Sort(at)
+	// undecidable asked for more than f of them.
+	return max(cp.lostAt, at[faultsTolerated(c.n)])
 }
 
 // nackers is the reachable replicas that may vote and hold every op they
@@ -422,6 +443,9 @@ func (c *Checker) nackers(reach uint16) uint16 {
 // sim's noteSilenced). Either way it can serve the core nothing and vote to
 // it no more.
 func (c *Checker) CutOff(tick uint64, i int) {
+	if r := &c.replicas[i]; r.whole() {
+		r.faultSince = tick
+	}
 	c.cutOff |= 1 << uint(i)
 	c.noteConditions(tick)
 }
