@@ -2,7 +2,9 @@ package replica
 
 import (
 	"testing"
+
 	"vsrsim/vsr"
+	"vsrsim/vsr/vsrtest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,4 +70,32 @@ func TestAbandonedMergeSuperblockSaysMerged(t *testing.T) {
 	assert.True(t, back.Merged, "the mark survives the disk")
 	assert.False(t, back.Amnesiac)
 	assert.Equal(t, uint64(0), ackBound(&back), "it acked nothing: no op of the merged log is held unsure")
+}
+
+// The merged log_view's invariants fire when their state is planted wrong:
+// a merged log_view the superblock says was acked in, and a merge by a
+// replica whose superblock is still amnesiac (it cannot vote, so it cannot
+// lead a merge).
+func TestMergedLogViewInvariantsFire(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		plant func(t *testing.T) func()
+	}{
+		{"merged_log_view_unacked", func(t *testing.T) func() {
+			sb := Superblock{LogView: 4, AckView: 4, AckViewHead: 2, AckHead: 2, Head: 3, Merged: true}
+			return func() { ackBound(&sb) }
+		}},
+		{"merge_not_amnesiac", func(t *testing.T) func() {
+			hs := chainHeaders(1, 2)
+			r, out := electing(t, 4, 1, 3, 2)
+			r.dur.sb.Amnesiac = true
+			return func() { r.Step(voteIn(4, 2, 2, 1, 1, present(hs[1])), out) }
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v := vsrtest.ViolationOf(c.plant(t))
+			require.NotNil(t, v)
+			assert.Equal(t, c.name, v.Invariant)
+		})
+	}
 }

@@ -329,14 +329,15 @@ func (r *Replica) scrubCompleted(p room.PendingRead, rd *vsr.ReadDone) {
 	}
 	switch {
 	case ok && !s.scrub.PrepareBad:
-	case ok:
+	case ok || !s.scrub.PrepareBad:
 		// One copy holds the very entry the journal names (its checksum
 		// covers the body): the other is written again from it.
+		bad := vsr.ZonePrepares
+		if !ok {
+			bad = vsr.ZoneHeaders
+		}
 		r.fx.Mark(marks.StorageScrubRewritten)
-		r.rewriteCopy(vsr.ZonePrepares, slot, cur)
-	case !s.scrub.PrepareBad:
-		r.fx.Mark(marks.StorageScrubRewritten)
-		r.rewriteCopy(vsr.ZoneHeaders, slot, cur)
+		r.rewriteCopy(bad, slot, cur)
 	default:
 		r.fx.Mark(marks.StorageScrubLost)
 		r.readLost(cur)
