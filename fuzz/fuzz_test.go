@@ -247,7 +247,10 @@ func TestWatchClasses(t *testing.T) {
 // 0xc0ffee00 (9 failures, all of the source protocol). The three
 // source-straggler-holder-cut-*.vsr were excused until the core rules'
 // excuse was dated by the faults it counts: their stall began while the
-// holder was reachable, before the harness's straggler cut-off.
+// holder was reachable, before the harness's straggler cut-off. The harness
+// heals such a holder instead of cutting it off since D64; without the
+// recorded cut-off each passes (seed 1488's new recording is pinned in
+// seeds/). Retired.
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
 		"source-transfer-durability.vsr":                sim.VerdictSafety,
@@ -279,11 +282,6 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"source-abdication-backoff-off-c0ffee-100k.vsr": sim.VerdictLiveness,
 		"source-svc-quorum-long-log-c0ffee-100k.vsr":    sim.VerdictLiveness,
 		"source-svc-quorum-relay-off-c0ffee-100k.vsr":   sim.VerdictLiveness,
-		"source-straggler-holder-cut-1488.vsr":          sim.VerdictLiveness,
-		"source-straggler-holder-cut-5eed-1.vsr":        sim.VerdictLiveness,
-		"source-straggler-holder-cut-5eed-2.vsr":        sim.VerdictLiveness,
-		"source-straggler-holder-cut-c0ffee-1.vsr":      sim.VerdictLiveness,
-		"source-straggler-holder-cut-c0ffee-2.vsr":      sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

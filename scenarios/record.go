@@ -93,6 +93,9 @@ func recordLiveness(rec *sim.Recording) []string {
 	if len(rec.Isolated) > 0 {
 		liveness = append(liveness, "isolate", strings.Trim(fmt.Sprint(rec.Isolated), "[]"))
 	}
+	if len(rec.Healed) > 0 {
+		liveness = append(liveness, "heal", strings.Trim(fmt.Sprint(rec.Healed), "[]"))
+	}
 	return liveness
 }
 

@@ -65,7 +65,7 @@ type aimedState struct {
 	keptLinks []int
 	// stragglers are the replicas outside the core that a source protocol's
 	// swarm run, or its recording, may cut off once the grace is over;
-	// recordedStragglers says a recording named them.
+	// recordedStragglers says a recording named them (to cut off or heal).
 	stragglers         []straggler
 	recordedStragglers bool
 }
@@ -246,7 +246,7 @@ func (c *Cluster) aimedVictim() int {
 func (c *Cluster) aimedAtLiveness(core []int) {
 	st := &c.aimed
 	c.watchOutside(core)
-	st.recordedStragglers = len(c.cfg.LivenessIsolate) > 0
+	st.recordedStragglers = len(c.cfg.LivenessIsolate) > 0 || len(c.cfg.LivenessHeal) > 0
 	c.keepCuts(core)
 	st.active = nil
 	clear(st.down)
@@ -271,9 +271,11 @@ func (c *Cluster) watchOutside(core []int) {
 			continue
 		}
 		if slices.Contains(c.cfg.LivenessIsolate, i) {
-			st.stragglers = append(st.stragglers, straggler{i, "the recorded run cut it off here"})
+			st.stragglers = append(st.stragglers, straggler{i, "the recorded run cut it off here", false})
+		} else if slices.Contains(c.cfg.LivenessHeal, i) {
+			st.stragglers = append(st.stragglers, straggler{i, "the recorded run healed it here", true})
 		} else if late, cause := c.hearsLate(i); source && late {
-			st.stragglers = append(st.stragglers, straggler{i, cause})
+			st.stragglers = append(st.stragglers, straggler{i, cause, false})
 		}
 		for j := 0; j < n && !slices.Contains(st.kept, i); j++ {
 			if c.slowLink(i, j) || c.slowLink(j, i) {
@@ -291,7 +293,7 @@ func (c *Cluster) watchOutside(core []int) {
 // rather than failing for want of a cut-off its parent never needed (the
 // help is an assist all the same). A named scenario keeps its own network.
 func (c *Cluster) swarmJudged() bool {
-	return c.cfg.Scenario == "" || strings.HasPrefix(c.cfg.Scenario, "file:") && len(c.cfg.LivenessIsolate) == 0
+	return c.cfg.Scenario == "" || strings.HasPrefix(c.cfg.Scenario, "file:") && len(c.cfg.LivenessIsolate) == 0 && len(c.cfg.LivenessHeal) == 0
 }
 
 // keepCuts keeps down for good, with LivenessKeepFaults, the aimed cuts among
@@ -394,6 +396,10 @@ func (c *Cluster) aimedInLiveness() {
 		if !late {
 			continue
 		}
+		if c.healsInstead(i, AssistHolderHealed, cause) {
+			k-- // heal took i out of kept
+			continue
+		}
 		c.isolate(i)
 		st.kept = slices.Delete(st.kept, k, k+1)
 		k--
@@ -420,6 +426,16 @@ func (c *Cluster) stragglersInLiveness() {
 		return
 	}
 	for _, sg := range st.stragglers {
+		if st.recordedStragglers && sg.heal {
+			c.heal(sg.replica, AssistRecordedHeal, sg.cause)
+			continue
+		}
+		if !st.recordedStragglers && c.healsInstead(sg.replica, AssistHolderHealed, sg.cause) {
+			if r := c.recording; r != nil {
+				r.Healed = append(r.Healed, sg.replica)
+			}
+			continue
+		}
 		c.isolate(sg.replica)
 		c.Note(fmt.Sprintf("r%d outside the core of a source protocol: cut off", sg.replica))
 		rule := AssistSourceStraggler
@@ -440,6 +456,7 @@ func (c *Cluster) stragglersInLiveness() {
 type straggler struct {
 	replica int
 	cause   string
+	heal    bool // a recording healed it (D64)
 }
 
 // cutOffGrace is how long the liveness phase runs before the harness may cut

@@ -108,6 +108,10 @@ type Config struct {
 	// source protocol's cut-off makes, as the liveness phase begins (a
 	// recorded run's source-protocol cut-offs: sim/aimed.go).
 	LivenessIsolate []int
+	// LivenessHeal are replicas whose kept faults (slow links, kept cuts)
+	// are healed where a source protocol's cut-off would have cut them off
+	// (a recorded run's heals, D64: sim/heal.go).
+	LivenessHeal []int
 	// LivenessOff: the run asked for no liveness phase (a scenario file's
 	// `liveness off`), so a pass that judged no liveness is what it meant
 	// (Result.LivenessOff; the run command exits 0 for it, not 5).

@@ -16,6 +16,9 @@ type Recording struct {
 	// Isolated are the replicas outside the core a source protocol's
 	// liveness phase cut off whole, in order, each with its trace note.
 	Isolated []int
+	// Healed are the replicas outside the core whose cut-off would have
+	// stranded an op, healed instead (D64), in order.
+	Healed []int
 
 	cut, clogged []bool // per node link at the end of the last tick seen
 }

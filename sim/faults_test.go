@@ -188,15 +188,7 @@ func TestLeaderCutOffOnlyForASourceProtocol(t *testing.T) {
 // D38); a core that holds its view keeps it.
 func TestStragglerCutOffOnlyWhenTheViewClimbs(t *testing.T) {
 	for _, climbed := range []bool{false, true} {
-		cfg := DefaultConfig(1)
-		cfg.Protocol.SVCQuorumOff = true
-		c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
-		require.NoError(t, err)
-		core := []int{0, 1}
-		c.net.SetExtraDelay(0, 2, cfg.Timeouts.HeartbeatTicks)
-		c.liveness = livenessState{active: true, core: core}
-		c.aimedAtLiveness(core)
-		require.Len(t, c.aimed.stragglers, 1, "r2 hears r0 late")
+		c, core := lateStraggler(t)
 		c.checker.StartLiveness(0, core)
 		if climbed {
 			for _, i := range core {
@@ -216,4 +208,59 @@ func TestStragglerCutOffOnlyWhenTheViewClimbs(t *testing.T) {
 		}
 		assert.Empty(t, c.aimed.stragglers, "the decision is taken once")
 	}
+}
+
+// TestStragglerHoldingWhatTheCoreNeedsIsHealed: a source protocol's
+// straggler whose cut-off would strand an op (r0 acked op 3 and its disk
+// lost it; r2 outside the core holds the only copy left) has its late link
+// healed instead of being cut off, an assist named holder-healed (D64;
+// swarm seed 1488, whose cut-off of the holder ended the run stalled).
+func TestStragglerHoldingWhatTheCoreNeedsIsHealed(t *testing.T) {
+	for _, holds := range []bool{false, true} { // r2 holds the last copy, or r1 in the core holds one
+		c, core := lateStraggler(t)
+		const op, sum = 3, 0xc3
+		c.checker.Journaled(0, op, sum)
+		c.checker.AckSent(0, op, sum)
+		if holds {
+			c.checker.Journaled(2, op, sum)
+		} else {
+			c.checker.Journaled(1, op, sum)
+		}
+		c.checker.Crash(1, 0)
+		c.checker.DiskCopies(1, 0, func(o, _ uint64) (bool, bool) { return o != op, true })
+		c.checker.Restart(1, 0, 0)
+		c.checker.StartLiveness(1, core)
+		for _, i := range core {
+			c.checker.Status(2, i, check.StatusViewChange, 3, 0, 0, 0)
+		}
+		c.now = c.cutOffGrace()
+		c.aimedInLiveness()
+		require.Len(t, c.assists, 1)
+		if !holds {
+			assert.Equal(t, AssistSourceStraggler, c.assists[0].Rule, "the core holds op 3: a cut-off strands nothing")
+			assert.False(t, c.net.Connected(0, 2))
+			continue
+		}
+		assert.Equal(t, AssistHolderHealed, c.assists[0].Rule)
+		assert.Contains(t, c.assists[0].Cause, "a cut-off would leave op 3 undecidable in the core")
+		assert.True(t, c.net.Connected(0, 2) && c.net.Connected(2, 0), "r2 stays in reach")
+		assert.Zero(t, c.net.ExtraDelay(0, 2), "its late link healed")
+		assert.NotContains(t, c.aimed.kept, 2, "no longer watched as a kept replica")
+	}
+}
+
+// lateStraggler is a source protocol's cluster in its liveness phase, core
+// r0,r1, whose r2 hears r0 as late as the heartbeat timeout: a straggler.
+func lateStraggler(t *testing.T) (*Cluster, []int) {
+	t.Helper()
+	cfg := DefaultConfig(1)
+	cfg.Protocol.SVCQuorumOff = true
+	c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
+	require.NoError(t, err)
+	core := []int{0, 1}
+	c.net.SetExtraDelay(0, 2, cfg.Timeouts.HeartbeatTicks)
+	c.liveness = livenessState{active: true, core: core}
+	c.aimedAtLiveness(core)
+	require.Len(t, c.aimed.stragglers, 1, "r2 hears r0 late")
+	return c, core
 }

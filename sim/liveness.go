@@ -177,6 +177,16 @@ const (
 	// AssistRecordedCutOff: a recorded run replays a straggler cut-off its
 	// recording made (liveness isolate).
 	AssistRecordedCutOff = "recorded-cut-off"
+	// AssistHolderHealed: a replica one of the rules above would cut off
+	// whose cut-off would leave the core an op it could not decide by the
+	// core rules (the oracle's record: it holds the op's last reachable
+	// copy, or its nack is one the core needs) has its kept faults healed
+	// instead: its links' extra delays set to zero, its kept cuts raised
+	// (D64).
+	AssistHolderHealed = "holder-healed"
+	// AssistRecordedHeal: a recorded run replays a heal its recording made
+	// (liveness heal).
+	AssistRecordedHeal = "recorded-heal"
 )
 
 func (c *Cluster) assist(i int, rule, cause string) {

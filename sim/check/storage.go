@@ -331,20 +331,44 @@ func (c *Checker) opBeyond(op, tick uint64) (*Excuse, bool) {
 // crashes of memory journals took its copies (RuleCoreCopyDamaged,
 // RuleCoreCopyForgotten), with the excuse that names it.
 func (c *Checker) coreCannotDecide() (*Excuse, bool) {
-	var core uint16
-	covered := uint64(0)
+	core, covered := c.coreCovered()
+	for op := covered + 1; op < uint64(len(c.bodies)); op++ {
+		if ex, ok := c.undecidable(op, core, c.reachable()); ok {
+			return ex, true
+		}
+	}
+	return nil, false
+}
+
+// coreCovered is the liveness core's set and the highest op a live core
+// replica has applied (each op to it the core holds applied).
+func (c *Checker) coreCovered() (core uint16, covered uint64) {
 	for _, i := range c.live.core {
 		core |= 1 << uint(i)
 		if r := &c.replicas[i]; r.up {
 			covered = max(covered, r.applied)
 		}
 	}
-	for op := covered + 1; op < uint64(len(c.bodies)); op++ {
-		if ex, ok := c.undecidable(op, core); ok {
-			return ex, true
+	return core, covered
+}
+
+// Strands reports the first op, if any, that the core could decide now but
+// could not by the core rules were replica i cut off: i holds the op's last
+// reachable copy, or is one of the whole replicas whose nacks the core needs.
+// The harness asks before it cuts a replica off in the liveness phase (D64);
+// it reads only the oracle's record.
+func (c *Checker) Strands(i int) (uint64, bool) {
+	core, covered := c.coreCovered()
+	reach := c.reachable()
+	for op := covered + 1; op < uint64(len(c.bodies)) && reach&(1<<uint(i)) != 0; op++ {
+		if _, now := c.undecidable(op, core, reach); now {
+			continue
+		}
+		if _, cut := c.undecidable(op, core, reach&^(1<<uint(i))); cut {
+			return op, true
 		}
 	}
-	return nil, false
+	return 0, false
 }
 
 // copies is what the record says of every version of one op.
@@ -371,12 +395,12 @@ func (c *Checker) copiesOf(op uint64) copies {
 	return cp
 }
 
-// undecidable reports whether op, in the core, has no intact copy, a core
-// copy a disk damaged or a crash of a memory journal took, too few replicas
-// that could nack it, and more replicas lost or out of reach than f.
-func (c *Checker) undecidable(op uint64, core uint16) (*Excuse, bool) {
+// undecidable reports whether op, in the core, with the replicas of reach in
+// reach, has no reachable intact copy, a core copy a disk damaged or a crash
+// of a memory journal took, too few replicas that could nack it, and more
+// replicas lost or out of reach than f.
+func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
 	cp := c.copiesOf(op)
-	reach := c.reachable()
 	lostCore := (cp.damaged | cp.forgot) & core
 	if cp.holders&core != 0 || cp.holders&reach != 0 || lostCore == 0 || cp.ackers&core == 0 {
 		// A core copy, or a live replica the harness left reachable that a

@@ -120,11 +120,11 @@ func parseWorkload(o *Override, _, value string) error {
 	return nil
 }
 
-// parseLiveness reads keep-faults, cut FROM->TO.. and isolate R.., in any mix
+// parseLiveness reads keep-faults, cut FROM->TO.., isolate R.. and heal R.., in any mix
 // (one line of a file), or off alone.
 func parseLiveness(o *Override, _, value string) error {
 	w := strings.Fields(value)
-	bad := fmt.Errorf("liveness %q: want off, or keep-faults, cut FROM->TO.. or isolate R..", value)
+	bad := fmt.Errorf("liveness %q: want off, or keep-faults, cut FROM->TO.., isolate R.. or heal R..", value)
 	if slices.Contains(w, "off") {
 		if len(w) != 1 {
 			return fmt.Errorf("liveness %q: off stands alone (a run without a liveness phase keeps and cuts nothing in it)", value)
@@ -135,7 +135,7 @@ func parseLiveness(o *Override, _, value string) error {
 	// list is the list the next words add to; some: it has a word.
 	list, some := "", false
 	for _, x := range w {
-		if x == "keep-faults" || x == "cut" || x == "isolate" {
+		if x == "keep-faults" || x == "cut" || x == "isolate" || x == "heal" {
 			if list != "" && !some {
 				return bad
 			}
@@ -159,7 +159,7 @@ func parseLiveness(o *Override, _, value string) error {
 	return nil
 }
 
-// errNoList: a word that follows no cut or isolate.
+// errNoList: a word that follows no cut, isolate or heal.
 var errNoList = errors.New("no list")
 
 // livenessWord adds x to the liveness list named.
@@ -177,6 +177,12 @@ func (o *Override) livenessWord(list, x string) error {
 			return fmt.Errorf("liveness isolate %q: want a replica number", x)
 		}
 		o.livenessIsolate = append(o.livenessIsolate, r)
+	case "heal":
+		r, err := strconv.Atoi(x)
+		if err != nil || r < 0 {
+			return fmt.Errorf("liveness heal %q: want a replica number", x)
+		}
+		o.livenessHeal = append(o.livenessHeal, r)
 	default:
 		return errNoList
 	}

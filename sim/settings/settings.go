@@ -39,6 +39,7 @@ type Override struct {
 	keepFaults         bool
 	livenessCuts       []sim.Link        // added to by each `liveness cut`
 	livenessIsolate    []int             // added to by each `liveness isolate`
+	livenessHeal       []int             // added to by each `liveness heal`
 	protocol           *replica.Protocol // the source mechanisms named, nil: the base's
 	requestQueue       *int
 	storage            []storageSetting // in the order given
@@ -116,7 +117,7 @@ var table = append([]Setting{
 		apply: setIf(func(o *Override) *uint64 { return o.think }, func(c *sim.Config) *uint64 { return &c.RequestMeanTicks })},
 	{Key: "core", Usage: "the replicas of the liveness core (default: drawn from the seed)",
 		parse: parseCore, apply: applyCore},
-	{Key: "liveness", Usage: "off (no liveness phase, asked for), or keep-faults, cut FROM->TO.. and isolate R..: what the liveness phase keeps and cuts",
+	{Key: "liveness", Usage: "off (no liveness phase, asked for), or keep-faults, cut FROM->TO.., isolate R.. and heal R..: what the liveness phase keeps, cuts and heals",
 		parse: parseLiveness, apply: applyLiveness},
 	{Key: "burst", Usage: "the chance a request follows the last at once",
 		parse: parseBurst,
@@ -344,6 +345,14 @@ func applyLiveness(o *Override, cfg *sim.Config) error {
 	}
 	if o.livenessIsolate != nil {
 		cfg.LivenessIsolate = slices.Clone(o.livenessIsolate)
+	}
+	for _, r := range o.livenessHeal {
+		if r >= cfg.Replicas {
+			return &Error{"liveness", fmt.Errorf("heal %d: no such replica in a cluster of %d", r, cfg.Replicas)}
+		}
+	}
+	if o.livenessHeal != nil {
+		cfg.LivenessHeal = slices.Clone(o.livenessHeal)
 	}
 	return nil
 }

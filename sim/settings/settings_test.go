@@ -25,6 +25,8 @@ func TestOverrideSetErrors(t *testing.T) {
 		{"liveness", "off cut 0->1", `liveness "off cut 0->1": off stands alone`},
 		{"liveness", "isolate x", `liveness isolate "x": want a replica number`},
 		{"liveness", "cut isolate 1", `liveness "cut isolate 1"`},
+		{"liveness", "heal x", `liveness heal "x": want a replica number`},
+		{"liveness", "isolate 1 heal", `liveness "isolate 1 heal"`},
 		{"core", "0 0", "core: replica 0 twice"},
 		{"core", "a", `core: "a" is not a replica index`},
 		{"extra-delay", "1-2=3", "FROM:TO=TICKS"},
@@ -100,6 +102,7 @@ func TestOverrideApplyErrors(t *testing.T) {
 		{[][2]string{{"extra-delay", "0:7=1"}}, "extra-delay", "no replica 7"},
 		{[][2]string{{"ticks", "0"}, {"liveness-ticks", "0"}}, "ticks", "a run needs ticks"},
 		{[][2]string{{"replicas", "3"}, {"liveness", "cut 0->1 isolate 3"}}, "liveness", "isolate 3: no such replica"},
+		{[][2]string{{"replicas", "3"}, {"liveness", "isolate 0 heal 3"}}, "liveness", "heal 3: no such replica"},
 	} {
 		var o settings.Override
 		for _, kv := range tc.set {
