@@ -18,16 +18,10 @@ import (
 // and comes back Normal, in a view change, or recovering its head; its first
 // tick or step reports what it came back as (beginRestarted, resume).
 //
-// Recovery from disk (docs/storage.md "The path that survives each fault"). A
-// restart reads every superblock copy and both copies of every journal slot,
-// trusts only records whose checksum holds and which name the slot they were
-// read from, and classifies each slot. A slot it cannot vouch for (a copy
-// damaged, misdirected, torn, or the two copies disagreeing) may have held an
-// op this replica acknowledged, so it must not vote that op absent: such a
-// replica comes back recovering its head (TigerBeetle's recovering_head),
-// taking no part in view changes until a primary hands it a view, and holds
-// every op up to its durable ack head unsure, never a nack. Intact entries all
-// stay, above a damaged one too: they are copies the cluster may count on.
+// Recovery from disk (docs/storage.md "The path that survives each fault"):
+// a slot it cannot vouch for may have held an op this replica acked, so it
+// never votes that op absent; it holds it unsure (or recovers its head, as
+// TigerBeetle's recovering_head). Intact entries stay, above a damaged one too.
 
 // Restart returns a replica recovering from its durable state after a crash.
 // From a write-ahead journal it rejoins with its durable view, log_view and log
@@ -53,7 +47,7 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.log.journalFloor = r.dur.sb.Checkpoint.Op + 1
 	r.log.amnesiac = true
 	r.dur.amnesiaUncounted = true
-	r.log.unsureTop = r.dur.sb.AckHead
+	r.log.unsureTop, r.log.unsureAckView = r.dur.sb.AckHead, r.dur.sb.AckView
 	r.status = vsr.StatusRecovering
 	r.timers.Probe.Start(r.jitter)
 	r.timers.Repair.Stop()
@@ -202,10 +196,15 @@ func (r *Replica) restoreWAL(d Durable) {
 	if v == nil {
 		return
 	}
-	r.log.adopted = v.adopted
-	r.log.aside = v.aside
-	r.log.adoptedHead = v.adoptedHead
-	r.log.commitAnchor = v.anchor
+	if v.logView == r.logView {
+		// Headers adopted for a log_view whose superblock never landed are
+		// of no log made durable here; kept, a later restart took them for
+		// the durable log's and dropped its acked bodies (swarm seed 1868).
+		r.log.adopted = v.adopted
+		r.log.aside = v.aside
+		r.log.adoptedHead = v.adoptedHead
+		r.log.commitAnchor = v.anchor
+	}
 	switch {
 	case v.sequencer <= r.wm.sequencer:
 	case r.opts.Bugs.RestartSkipsAdoptedHead:
@@ -376,7 +375,7 @@ func (r *Replica) setAsideCopy(s slotRead, o uint64) {
 func (r *Replica) recoverHead(m marks.Mark) {
 	r.log.amnesiac = true
 	r.log.recoveringHead = m == marks.StorageRecoveringHead
-	r.log.unsureTop = max(ackBound(&r.dur.sb), r.wm.sequencer)
+	r.log.unsureTop, r.log.unsureAckView = max(ackBound(&r.dur.sb), r.wm.sequencer), r.dur.sb.AckView
 	r.status = vsr.StatusRecovering
 	r.dur.storageMarks = append(r.dur.storageMarks, m)
 	r.timers.Probe.Start(r.jitter)

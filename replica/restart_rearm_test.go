@@ -53,3 +53,28 @@ func walBackup(t *testing.T) (*Replica, Options) {
 	r.begin(&vsr.Output{})
 	return r, opts
 }
+
+// TestRestartDropsAdoptionItNeverMadeDurable: headers adopted for a
+// log_view whose superblock never landed are of no log this replica made
+// durable, so a restart leaves them out; kept, a later restart took them for
+// the durable log's and dropped an acked body they contradicted (swarm seed
+// 1868). With the log_view durable the adoption comes back.
+func TestRestartDropsAdoptionItNeverMadeDurable(t *testing.T) {
+	for _, durable := range []bool{false, true} {
+		chain := boundedChain(3)
+		r, opts := walBackup(t)
+		require.True(t, r.journalPut(chain[1], true))
+		r.log.adopted.Put(chain[2])
+		r.wm.sequencer, r.wm.headSum = 2, chain[2].Checksum
+		r.view, r.logView = 2, 2
+		r.dur.sb.View, r.dur.sb.LogView = 2, 1
+		if durable {
+			r.dur.sb.LogView = 2
+		}
+		back, err := Restart(opts, zeroJitter{}, r.Durable())
+		require.NoError(t, err)
+		_, kept := back.log.adopted.Get(2)
+		assert.Equal(t, durable, kept, "log_view durable: %v", durable)
+		assert.True(t, back.Journaled(1), "the body stays either way")
+	}
+}

@@ -377,6 +377,10 @@ func (c *Cluster) observe(e *vsr.Event) {
 		if c.disks != nil {
 			c.secondOnStatus(e)
 		}
+	case vsr.EvJournalTruncate:
+		if c.disks != nil {
+			c.secondOnTruncate(e)
+		}
 	case vsr.EvRepairRequest:
 		c.stats.Repairs++
 	case vsr.EvTransferInstall:

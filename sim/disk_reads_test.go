@@ -17,16 +17,8 @@ import (
 // excused, naming that op and those replicas; a read while the slot's write
 // is in flight proves nothing.
 func TestFailedReadLosesTheCopyToTheDisk(t *testing.T) {
-	cfg := DefaultConfig(1)
-	cfg.Replicas = 3
-	cfg.CrashChance = prng.Ratio{}
-	cfg.Storage = Storage{On: true, LatencyMinTicks: 1, LatencyMeanTicks: 2, AtlasOff: true}
-	c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
-	require.NoError(t, err)
-	c.initExpect()
-	for c.now = 1; c.now < 600; c.now++ {
-		c.step()
-	}
+	c := onDisks(t, Storage{AtlasOff: true})
+	cfg := c.cfg
 	const op = 5
 	slot := op % cfg.JournalSlots
 	want := c.disks.r[1].ledger.want[1][slot]
@@ -117,17 +109,8 @@ func TestAimLostRewriteTargets(t *testing.T) {
 // disk never suffered: a file of three replicas on disks with latent errors,
 // seed 34, before the fix).
 func TestCleanSuperblockReadsLoseNothing(t *testing.T) {
-	cfg := DefaultConfig(1)
-	cfg.Replicas = 3
-	cfg.CrashChance = prng.Ratio{}
-	cfg.Storage = Storage{On: true, LatencyMinTicks: 1, LatencyMeanTicks: 2, AtlasOff: true,
-		ReadFault: prng.Ratio{Num: 1, Den: 1 << 30}} // drawn at every first read, never a fault
-	c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
-	require.NoError(t, err)
-	c.initExpect()
-	for c.now = 1; c.now < 600; c.now++ {
-		c.step()
-	}
+	// Drawn at every first read, never a fault.
+	c := onDisks(t, Storage{AtlasOff: true, ReadFault: prng.Ratio{Num: 1, Den: 1 << 30}})
 	c.Crash(1)
 	c.now++
 	c.Restart(1)
@@ -137,4 +120,22 @@ func TestCleanSuperblockReadsLoseNothing(t *testing.T) {
 	c.judgeStorage(&res)
 	assert.Equal(t, VerdictSafety, res.Verdict, "its superblock copies read clean: nothing to excuse it by (%s)", res.Evidence)
 	assert.Nil(t, res.Excuse)
+}
+
+// onDisks is a cluster of three replicas on disks (latency 1 + exponential
+// 2, no random crashes) with st's faults, stepped to tick 600.
+func onDisks(t *testing.T, st Storage) *Cluster {
+	t.Helper()
+	cfg := DefaultConfig(1)
+	cfg.Replicas = 3
+	cfg.CrashChance = prng.Ratio{}
+	st.On, st.LatencyMinTicks, st.LatencyMeanTicks = true, 1, 2
+	cfg.Storage = st
+	c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
+	require.NoError(t, err)
+	c.initExpect()
+	for c.now = 1; c.now < 600; c.now++ {
+		c.step()
+	}
+	return c
 }

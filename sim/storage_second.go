@@ -13,9 +13,10 @@ import (
 // faults, but a recovery slip shows only when something else happens before
 // the replica has repaired what it lost: a crash while its writes are in
 // flight, a second crash as it rejoins, a view change before its repair is
-// done. These draws aim those events from what the harness itself knows: the
-// writes in flight on a replica's disk, the faults its disk holds, the restart,
-// and the status events a replica emits. They never read a replica's state.
+// done, a crash just after a view change cut ops from its log. These draws
+// aim those events from what the harness itself knows: the writes in flight
+// on a replica's disk, the faults its disk holds, the restart, and the status
+// and journal events a replica emits. They never read a replica's state.
 // Every crash keeps the crash injectors' bound (crashKeepsQuorum), every
 // action is a trace note, and a recording replays each as an explicit crash
 // or cut (the settings leave the chances out), so a recorded file needs none.
@@ -47,6 +48,14 @@ type secondState struct {
 	// none), and armedAny counts them: most events find none armed.
 	armed    []uint8
 	armedAny int
+	// thenView marks, per replica, a recrash aimed at a truncated log
+	// (secondOnTruncate): its restart takes the primary out at once, so the
+	// view change runs on the vote of a replica that acked ops of an older
+	// view above its durable log's head.
+	thenView []bool
+	// restartView marks a replica so crashed: its next restart takes the
+	// primary out at once.
+	restartView []bool
 	// due are the actions to take at the start of a tick.
 	due []secondDue
 }
@@ -57,6 +66,9 @@ type secondDue struct {
 	kind   uint8
 	victim int // recrash: the restarted replica; else: the replica it aims for
 	cause  string
+	// thenView: a recrash whose restart takes the primary out at once;
+	// quiet: it waits until no write of the replica's is in flight.
+	thenView, quiet bool
 }
 
 // secondStart starts the second events' stream and records, once.
@@ -65,6 +77,8 @@ func (c *Cluster) secondStart() *secondState {
 	if st.rng == nil {
 		st.rng = prng.New(c.cfg.Seed, prng.StreamDiskSecond)
 		st.armed = make([]uint8, c.cfg.Replicas)
+		st.thenView = make([]bool, c.cfg.Replicas)
+		st.restartView = make([]bool, c.cfg.Replicas)
 	}
 	return st
 }
@@ -82,11 +96,9 @@ func (c *Cluster) injectSecond() {
 	if len(st.due) > 0 {
 		kept := st.due[:0]
 		for _, a := range st.due {
-			if a.tick > c.now {
+			if a.tick > c.now || !c.takeSecond(a) {
 				kept = append(kept, a)
-				continue
 			}
-			c.takeSecond(a)
 		}
 		st.due = kept
 	}
@@ -138,6 +150,12 @@ func (c *Cluster) aimSecond(i int) {
 		return
 	}
 	st := c.secondStart()
+	if st.restartView[i] {
+		st.restartView[i] = false
+		st.due = append(st.due, secondDue{tick: c.now + 1, kind: secondViewAtRestart, victim: i,
+			cause: fmt.Sprintf("r%d restarted above a truncated log", i)})
+		return
+	}
 	if !c.exposed(i) || !st.rng.Chance(c.cfg.Storage.AimedSecond) {
 		return
 	}
@@ -166,9 +184,23 @@ func (c *Cluster) secondOnStatus(e *vsr.Event) {
 		return
 	}
 	kind := st.armed[i] - 1
-	st.armed[i] = 0
+	then := st.thenView[i]
+	st.armed[i], st.thenView[i] = 0, false
 	st.armedAny--
 	if c.liveness.active {
+		return
+	}
+	if then {
+		// Half the time at once, inside the window where the new view's
+		// writes are in flight; half once its disk is quiet, the new
+		// log_view durable above ops it acked in the older view.
+		quiet := st.rng.Bool()
+		when := "at once"
+		if quiet {
+			when = "once its disk is quiet"
+		}
+		st.due = append(st.due, secondDue{tick: c.now + 1, kind: kind, victim: i, thenView: true, quiet: quiet,
+			cause: fmt.Sprintf("r%d truncated its log and holds view %d, crashed %s", i, p.View, when)})
 		return
 	}
 	victim := i
@@ -186,40 +218,47 @@ func (c *Cluster) secondOnStatus(e *vsr.Event) {
 func (c *Cluster) disarmSecond(i int) {
 	st := &c.disks.second
 	if st.armedAny > 0 && st.armed[i] != 0 {
-		st.armed[i] = 0
+		st.armed[i], st.thenView[i] = 0, false
 		st.armedAny--
 	}
 }
 
-// takeSecond takes one due second event: a recrash of the restarted replica,
-// or the primary taken out so a view change runs (crashed if the bound
-// allows and the draw says so, else its links out cut for longer than a
-// backup waits to hear it).
-func (c *Cluster) takeSecond(a secondDue) {
+// takeSecond takes one due second event, or reports it must wait: a recrash
+// of the restarted replica (a quiet one waits for its writes to land), or
+// the primary taken out so a view change runs (crashed if the bound allows
+// and the draw says so, else its links out cut for longer than a backup
+// waits to hear it).
+func (c *Cluster) takeSecond(a secondDue) (taken bool) {
 	st := &c.disks.second
 	name := secondKindNames[a.kind]
 	if a.kind == secondRecrash {
-		c.crashSecond(a.victim, fmt.Sprintf("aimed second event r%d (%s): %s", a.victim, name, a.cause))
-		return
+		if a.quiet && c.replicas[a.victim] != nil && len(c.disks.r[a.victim].inFlight) > 0 {
+			return false // its writes are still landing: wait
+		}
+		if c.crashSecond(a.victim, fmt.Sprintf("aimed second event r%d (%s): %s", a.victim, name, a.cause)) && a.thenView {
+			st.restartView[a.victim] = true
+		}
+		return true
 	}
 	p := a.victim
 	if a.kind == secondViewAtRestart {
 		q, ok := c.currentPrimary()
 		if !ok || q == p {
-			return
+			return true
 		}
 		p = q
 	}
 	if c.replicas[p] == nil {
-		return
+		return true
 	}
 	if st.rng.Bool() && c.crashSecond(p, fmt.Sprintf("aimed second event (%s): crash primary r%d, %s", name, p, a.cause)) {
-		return
+		return true
 	}
 	until := c.now + 1 + c.lateTicks() + st.rng.Exponential(c.lateTicks())
 	c.noteRecorded(fmt.Sprintf("aimed second event (%s): cut primary r%d's links out until t=%d, %s", name, p, until, a.cause))
 	c.holdLinks(c.receiveOnlyLinks(p), until)
 	c.stats.DirectedCuts++
+	return true
 }
 
 // receiveOnlyLinks are the links from replica x to every other replica: cut,
@@ -233,4 +272,23 @@ func (c *Cluster) receiveOnlyLinks(x int) []int {
 		}
 	}
 	return links
+}
+
+// secondOnTruncate sees every journal truncation in the fault phase: a
+// replica whose view change cut ops from its log may have acked them in an
+// older view, above the head of the log it now holds. With chance
+// AimedSecond it is crashed once it holds the new view (its log_view durable),
+// and its restart takes the primary out, so the view change needs its vote
+// while it is unsure of what it acked (the restart's ack bound).
+func (c *Cluster) secondOnTruncate(e *vsr.Event) {
+	if c.cfg.Storage.AimedSecond.Zero() || c.liveness.active {
+		return
+	}
+	st := c.secondStart()
+	i := e.Replica
+	if i < 0 || i >= len(st.armed) || st.armed[i] != 0 || !st.rng.Chance(c.cfg.Storage.AimedSecond) {
+		return
+	}
+	st.armed[i], st.thenView[i] = secondRecrash+1, true
+	st.armedAny++
 }
