@@ -2,6 +2,7 @@ package replica
 
 import (
 	"vsrsim/marks"
+	"vsrsim/replica/journal"
 	"vsrsim/vsr"
 )
 
@@ -31,6 +32,10 @@ func (r *Replica) fetchAwaitedBody(res *mergeResult) {
 		return
 	}
 	vsr.Assert(r.id, d.known && d.header.Op == d.op, "await_body_known", "op %d header op %d", d.op, d.header.Op)
+	if !r.fitsOwnLog(d.header) {
+		r.vc.awaitBody = vsr.Header{}
+		return
+	}
 	if r.vc.awaitBody == d.header {
 		return // asked already; the message timeout asks again
 	}
@@ -53,10 +58,30 @@ func (r *Replica) askAwaitedBody() {
 	}
 }
 
+// fitsOwnLog reports whether h, journaled, would sit in the primary-elect's
+// own log: the entry it holds above h's op names h as parent, and the one
+// below is h's parent. A canonical body from a higher log_view that its own
+// older log does not chain through would splice two logs into its journal,
+// and every later vote of its own log_view would carry the splice (swarm
+// seed 3238084946 of 100,000 from 0xc0ffee00: op 3 of view 9's log fetched
+// under op 4 of its abandoned view-5 merge, a DoViewChange with log_view 5
+// unreadable at op 4, the protocol model's suffix_readable).
+func (r *Replica) fitsOwnLog(h vsr.Header) bool {
+	for _, ring := range []*journal.Ring{&r.log.journal.Live, &r.log.adopted} {
+		if above, ok := ring.Get(h.Op + 1); ok && above.Parent != h.Checksum {
+			return false
+		}
+		if below, ok := ring.Get(h.Op - 1); ok && below.Checksum != h.Parent {
+			return false
+		}
+	}
+	return true
+}
+
 // awaitedBody reports whether h is the body the merge waits on.
 func (r *Replica) awaitedBody(h *vsr.Header) bool {
 	return r.status == vsr.StatusViewChange && !r.vc.merged && r.vc.awaitBody.Op != 0 &&
-		h.Op == r.vc.awaitBody.Op && h.Checksum == r.vc.awaitBody.Checksum
+		h.Op == r.vc.awaitBody.Op && h.Checksum == r.vc.awaitBody.Checksum && r.fitsOwnLog(*h)
 }
 
 // revote rebuilds the primary-elect's own vote after a body landed in its

@@ -114,3 +114,28 @@ func TestAwaitBodyAssertionsFire(t *testing.T) {
 		violation(t, "await_body_in_own_vote", r.revote)
 	})
 }
+
+// TestAwaitBodyOnlyWhatFitsOwnLog: the primary-elect fetches and takes an
+// awaited body only where its own log chains through it. A canonical op 1
+// from a higher log_view under its own op 2 that names another parent would
+// splice two logs into its journal, and its later votes of its own
+// log_view would be unreadable (swarm seed 3238084946 of 100,000 from
+// 0xc0ffee00, the protocol model's suffix_readable).
+func TestAwaitBodyOnlyWhatFitsOwnLog(t *testing.T) {
+	for _, fits := range []bool{true, false} {
+		r, _, h := awaitingBody(t)
+		require.Equal(t, h, r.vc.awaitBody, "awaiting op 1")
+		above := vsr.Header{Op: 2, View: 2, Parent: h.Checksum, Timestamp: 2, Body: put(2, 2)}
+		if !fits {
+			above.Parent = h.Checksum ^ 1 // its own op 2 chains to another op 1
+		}
+		above.Seal()
+		r.log.adopted.Put(above)
+		assert.Equal(t, fits, r.awaitedBody(&h), "fits its own log: %v", fits)
+		res := mergeResult{decisions: []opDecision{{op: h.Op, verdict: opAwaitBody, known: true, header: h}}}
+		r.vc.awaitBody = vsr.Header{}
+		r.fx.Out = &vsr.Output{} // as Step sets it: the ask marks its fetch
+		r.fetchAwaitedBody(&res)
+		assert.Equal(t, fits, r.vc.awaitBody == h, "fetched only if it fits: %v", fits)
+	}
+}

@@ -37,10 +37,6 @@ type logState struct {
 	// restart").
 	amnesiac  bool
 	unsureTop uint64
-	// unsureAckView is the newest view this replica may have acked in when
-	// it lost what it held up to unsureTop: a header of a newer view is
-	// none it lost (heldUnsure).
-	unsureAckView uint64
 	// recoveringHead: amnesiac because a restart from disk could not vouch
 	// for its head, the rest of its journal read back whole: it votes in a
 	// newer view's change what it can vouch for, its head at unsureTop and

@@ -47,7 +47,7 @@ func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.log.journalFloor = r.dur.sb.Checkpoint.Op + 1
 	r.log.amnesiac = true
 	r.dur.amnesiaUncounted = true
-	r.log.unsureTop, r.log.unsureAckView = r.dur.sb.AckHead, r.dur.sb.AckView
+	r.log.unsureTop = r.dur.sb.AckHead
 	r.status = vsr.StatusRecovering
 	r.timers.Probe.Start(r.jitter)
 	r.timers.Repair.Stop()
@@ -375,7 +375,7 @@ func (r *Replica) setAsideCopy(s slotRead, o uint64) {
 func (r *Replica) recoverHead(m marks.Mark) {
 	r.log.amnesiac = true
 	r.log.recoveringHead = m == marks.StorageRecoveringHead
-	r.log.unsureTop, r.log.unsureAckView = max(ackBound(&r.dur.sb), r.wm.sequencer), r.dur.sb.AckView
+	r.log.unsureTop = max(ackBound(&r.dur.sb), r.wm.sequencer)
 	r.status = vsr.StatusRecovering
 	r.dur.storageMarks = append(r.dur.storageMarks, m)
 	r.timers.Probe.Start(r.jitter)

@@ -40,8 +40,8 @@ func (r *Replica) onStartView(m *vsr.Envelope, p vsr.StartView) {
 }
 
 // endAmnesia bounds what a replica that lost its journal, or could not vouch
-// for its head, holds unsure once it adopts view with head op.
-func (r *Replica) endAmnesia(view, op uint64) {
+// for its head, holds unsure once it adopts a view with head op.
+func (r *Replica) endAmnesia(op uint64) {
 	if r.dur.store != nil {
 		r.fx.Mark(marks.StorageHeadRecovered)
 	}
@@ -62,13 +62,6 @@ func (r *Replica) endAmnesia(view, op uint64) {
 		// entries of such a replica counted as nacks and cut a committed
 		// op).
 		r.log.unsureTop = op
-		// Nor did any ack view survive: every op it acked before the
-		// loss was of a view no newer than the one it adopts now, so that
-		// view stands as its newest ack view (mayHaveAcked).
-		if view > r.dur.sb.AckView {
-			r.dur.sb.AckView, r.dur.sb.AckViewHead = view, 0
-		}
-		r.log.unsureAckView = r.dur.sb.AckView
 	}
 	r.dur.sb.Amnesiac = false // the next superblock names a view adopted
 	r.log.unsureTop = min(r.log.unsureTop, op)
@@ -80,7 +73,7 @@ func (r *Replica) endAmnesia(view, op uint64) {
 // the bodies.
 func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 	if r.log.amnesiac {
-		r.endAmnesia(view, m.Op)
+		r.endAmnesia(m.Op)
 	}
 	r.fx.Mark(marks.StartViewInstalled)
 	r.view = view

@@ -122,10 +122,10 @@ func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
 		return vsr.SuffixEntry{Header: h, Present: true}
 	}
 	if h, ok := r.log.adopted.Get(o); ok {
-		if o <= r.log.unsureTop && h.View <= r.log.unsureAckView {
+		if o <= r.log.unsureTop {
 			r.fx.Mark(marks.RestartAmnesiacUnsureHeld)
 		}
-		return vsr.SuffixEntry{Header: h, Unsure: r.heldUnsure(h)}
+		return vsr.SuffixEntry{Header: h, Unsure: o <= r.log.unsureTop || r.unsureOp(o)}
 	}
 	if o == r.log.commitAnchor.Op && o > r.wm.commitMin && r.log.commitAnchor.Checksum != 0 {
 		// A primary-elect may know the commit point's header only from
@@ -134,7 +134,7 @@ func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
 		// body, as for an adopted header (the open finding
 		// lost-rewrite-source-vote-drops-acked-body.vsr: the anchor passed
 		// on as a bare header an acked op whose slot a restart found faulty).
-		return vsr.SuffixEntry{Header: r.log.commitAnchor, Unsure: r.heldUnsure(r.log.commitAnchor)}
+		return vsr.SuffixEntry{Header: r.log.commitAnchor, Unsure: o <= r.log.unsureTop || r.unsureOp(o)}
 	}
 	if o == r.wm.commitMin && o > 0 {
 		return vsr.SuffixEntry{Header: vsr.Header{Op: o, Checksum: r.wm.commitSum}}
@@ -146,21 +146,6 @@ func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
 	}
 	return vsr.SuffixEntry{Header: vsr.Header{Op: o}, Nack: o > commit && o > r.log.unsureTop}
 }
-
-// heldUnsure reports whether this replica, holding h's header without its
-// body, may have acked h and lost it, so its vote holds h unsure, never a
-// nack: h's op is at or below the unsure top and h of a view it may have
-// acked in before that loss, or h's slot was faulty at a restart (or a read
-// gave its body up) and h of a view it may have acked in since. An ack in
-// view w is of a header of view w or older, and the durable ack view is the
-// newest view it ever acked in (raised to the view adopted after a lost
-// superblock, endAmnesia): a header of a newer view is none it acked.
-func (r *Replica) heldUnsure(h vsr.Header) bool {
-	return (h.Op <= r.log.unsureTop && h.View <= r.log.unsureAckView) || (r.unsureOp(h.Op) && r.mayHaveAcked(h))
-}
-
-// mayHaveAcked reports whether h is of a view this replica may have acked in.
-func (r *Replica) mayHaveAcked(h vsr.Header) bool { return h.View <= r.dur.sb.AckView }
 
 // suffixReadable checks that a suffix starts at op and walks down one op at a
 // time with a consistent parent chain. A receiver drops an unreadable vote whole.

@@ -70,7 +70,7 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 // second events aim at fewer restarts: 31, 24, 81, 81 and 823; and D61 (a
 // primary-elect's log_view is the view from its merge) moved 270, 89, 28
 // and 317; the scrubber's one-copy mend moved 39, 81, 27 and 81. A crash
-// aimed at a truncated log (D65) and D66 moved 270, 39 and 81 to 925, 21
+// aimed at a truncated log (D65) moved 270, 39 and 81 to 925, 21
 // and 147. The floors are those.
 func TestRecordReplaysVerdict(t *testing.T) {
 	type run struct {
