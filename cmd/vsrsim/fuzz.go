@@ -113,13 +113,13 @@ func (o *fuzzOptions) fuzz(ctx context.Context, stdout, stderr io.Writer) error 
 		return err
 	}
 	r := &fuzzRun{o: o, bugs: bugs, stdout: stdout, stderr: stderr, progress: newProgress(stderr, uint64(o.budget))}
-	if r.failures, err = openAppend("--failures", o.failures); err != nil {
+	if r.failures, err = openAppend("--failures", o.failures, stderr, o.corpus != ""); err != nil {
 		return err
 	}
 	if r.failures != nil {
 		defer r.failures.Close()
 	}
-	if r.excused, err = openAppend("--excused", o.excused); err != nil {
+	if r.excused, err = openAppend("--excused", o.excused, stderr, o.corpus != ""); err != nil {
 		return err
 	}
 	if r.excused != nil {

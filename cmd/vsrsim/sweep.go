@@ -67,7 +67,9 @@ func newSweepCmd() *cobra.Command {
 --jobs workers. Results come back in seed order whatever --jobs is, so two
 sweeps of the same seeds print the same failures. Every failure is appended to
 --failures FILE (JSONL, one run -o json object per line, flushed as it is found)
-with the command that replays it. Ctrl-C stops the sweep and keeps what it found.
+with the command that replays it (a file that already holds an earlier sweep's
+lines gets a line on stderr saying so, unless the sweep resumes). Ctrl-C stops
+the sweep and keeps what it found.
 
 --shard I/N keeps the seeds at index k of the range with k % N == I, so N
 machines running shards 0..N-1 of one range cover it exactly once.
@@ -261,10 +263,11 @@ func (o *sweepOptions) sweep(ctx context.Context, stdout, stderr io.Writer) erro
 func (o *sweepOptions) openSink(stdout, stderr io.Writer, rng sweep.Range) (*sweepSink, error) {
 	sink := &sweepSink{o: o, stdout: stdout, stderr: stderr, asJSON: o.output.value == "json"}
 	var err error
-	if sink.failures, err = openAppend("--failures", o.failures); err != nil {
+	resuming := o.resume != ""
+	if sink.failures, err = openAppend("--failures", o.failures, stderr, resuming); err != nil {
 		return nil, err
 	}
-	if sink.excused, err = openAppend("--excused", o.excused); err != nil {
+	if sink.excused, err = openAppend("--excused", o.excused, stderr, resuming); err != nil {
 		sink.close()
 		return nil, err
 	}
@@ -276,14 +279,19 @@ func (o *sweepOptions) openSink(stdout, stderr io.Writer, rng sweep.Range) (*swe
 	return sink, nil
 }
 
-// openAppend opens a JSONL output for appending; no path, no file.
-func openAppend(flag, path string) (*os.File, error) {
+// openAppend opens a JSONL output for appending; no path, no file. A file
+// that already holds lines, outside a resumed sweep, gets a line on stderr:
+// the runs of two sweeps (of two builds, say) would otherwise read as one's.
+func openAppend(flag, path string, stderr io.Writer, resuming bool) (*os.File, error) {
 	if path == "" {
 		return nil, nil
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, internalErrorf("%s: %v", flag, errUnwrapPath(err))
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > 0 && !resuming {
+		fmt.Fprintf(stderr, "vsrsim: %s %s already holds %d bytes of an earlier sweep; this one appends after them\n", flag, path, st.Size())
 	}
 	return f, nil
 }

@@ -103,6 +103,14 @@ func TestSweepFailuresFile(t *testing.T) {
 	_, again := runJSONOf(t, exitLiveness, args[1:]...)
 	assert.Equal(t, recs[1].TraceHash, again.TraceHash)
 	assert.Equal(t, recs[1].Verdict, again.Verdict)
+	assert.NotContains(t, out.stderr, "already holds", "a new file")
+
+	// A second sweep appends, and says so: the runs of two sweeps (of two
+	// builds, say) would otherwise read as one sweep's.
+	out = vsrsim(t, "sweep", "--scenario", "hollow-op", "--bug", "narrow-repair-under-commit-lag",
+		"--seeds", "1-1", "--failures", path, "--max-failures", "1")
+	require.Equal(t, exitLiveness, out.code, out.stderr)
+	assert.Contains(t, out.stderr, "--failures "+path+" already holds")
 }
 
 // TestSweepUsageErrors: bad arguments exit 64 with one line on stderr.
