@@ -254,43 +254,44 @@ func TestWatchClasses(t *testing.T) {
 // on ef2735b) is the source's view-change timeout without backoff: the
 // robust protocol passes the file, abdication-off alone passes it too.
 // robust-disk-unsure-op-outside-core.vsr passed under D66 and is open
-// again since D67 withdrew it. The two *-c0ffee-100k-2.vsr are this
-// round's 100,000 sweep from 0xc0ffee00: the source protocol with five and
-// six of its options, each option alone passing, the robust protocol too.
+// again since D67 withdrew it. source-six-options-view-climb-c0ffee-100k-2.vsr
+// is this round's 100,000 sweep from 0xc0ffee00: the source protocol with
+// its six options, each option alone passing, the robust protocol too (a
+// five-option file of the same sweep passes since D65's restart fix keeps
+// an adoption under its own log_view label: retired).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
-		"source-transfer-durability.vsr":                   sim.VerdictSafety,
-		"source-slow-speaker-amnesiac-core.vsr":            sim.VerdictLiveness,
-		"amnesiac-core-slow-outside-voter.vsr":             sim.VerdictLiveness,
-		"source-speaks-late-straggler.vsr":                 sim.VerdictLiveness,
-		"source-straggler-cut-off-late.vsr":                sim.VerdictLiveness,
-		"source-disk-journal-put-assertion.vsr":            sim.VerdictCrash,
-		"source-lost-write-head-straggler.vsr":             sim.VerdictLiveness,
-		"backoff-off-core-view-change-stalls.vsr":          sim.VerdictLiveness,
-		"source-amnesiac-core-backoff-off.vsr":             sim.VerdictLiveness,
-		"source-disk-view-climb-ci.vsr":                    sim.VerdictLiveness,
-		"backoff-off-memory-recovering-voter.vsr":          sim.VerdictLiveness,
-		"source-disk-view-climb-commit-lag.vsr":            sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee.vsr":                sim.VerdictLiveness,
-		"source-abdication-off-stall-c0ffee.vsr":           sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee-2.vsr":              sim.VerdictLiveness,
-		"source-disk-suffix-unreadable-c0ffee.vsr":         sim.VerdictSafety,
-		"source-disk-view-climb-c0ffee-3.vsr":              sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee-4.vsr":              sim.VerdictLiveness,
-		"source-svc-quorum-recovering-core-ci.vsr":         sim.VerdictLiveness,
-		"source-svc-quorum-merged-straggler-ci.vsr":        sim.VerdictLiveness,
-		"source-svc-quorum-c0ffee-5.vsr":                   sim.VerdictLiveness,
-		"source-three-options-search-2.vsr":                sim.VerdictLiveness,
-		"source-backoff-off-view-climb-c0ffee-100k.vsr":    sim.VerdictLiveness,
-		"source-svc-quorum-view-climb-c0ffee-100k.vsr":     sim.VerdictLiveness,
-		"source-svc-quorum-escalations-c0ffee-100k.vsr":    sim.VerdictLiveness,
-		"source-abdication-backoff-off-c0ffee-100k.vsr":    sim.VerdictLiveness,
-		"source-svc-quorum-long-log-c0ffee-100k.vsr":       sim.VerdictLiveness,
-		"source-svc-quorum-relay-off-c0ffee-100k.vsr":      sim.VerdictLiveness,
-		"source-backoff-off-view-climb-ci-ef27.vsr":        sim.VerdictLiveness,
-		"robust-disk-unsure-op-outside-core.vsr":           sim.VerdictLiveness,
-		"source-five-options-view-climb-c0ffee-100k-2.vsr": sim.VerdictLiveness,
-		"source-six-options-view-climb-c0ffee-100k-2.vsr":  sim.VerdictLiveness,
+		"source-transfer-durability.vsr":                  sim.VerdictSafety,
+		"source-slow-speaker-amnesiac-core.vsr":           sim.VerdictLiveness,
+		"amnesiac-core-slow-outside-voter.vsr":            sim.VerdictLiveness,
+		"source-speaks-late-straggler.vsr":                sim.VerdictLiveness,
+		"source-straggler-cut-off-late.vsr":               sim.VerdictLiveness,
+		"source-disk-journal-put-assertion.vsr":           sim.VerdictCrash,
+		"source-lost-write-head-straggler.vsr":            sim.VerdictLiveness,
+		"backoff-off-core-view-change-stalls.vsr":         sim.VerdictLiveness,
+		"source-amnesiac-core-backoff-off.vsr":            sim.VerdictLiveness,
+		"source-disk-view-climb-ci.vsr":                   sim.VerdictLiveness,
+		"backoff-off-memory-recovering-voter.vsr":         sim.VerdictLiveness,
+		"source-disk-view-climb-commit-lag.vsr":           sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee.vsr":               sim.VerdictLiveness,
+		"source-abdication-off-stall-c0ffee.vsr":          sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee-2.vsr":             sim.VerdictLiveness,
+		"source-disk-suffix-unreadable-c0ffee.vsr":        sim.VerdictSafety,
+		"source-disk-view-climb-c0ffee-3.vsr":             sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee-4.vsr":             sim.VerdictLiveness,
+		"source-svc-quorum-recovering-core-ci.vsr":        sim.VerdictLiveness,
+		"source-svc-quorum-merged-straggler-ci.vsr":       sim.VerdictLiveness,
+		"source-svc-quorum-c0ffee-5.vsr":                  sim.VerdictLiveness,
+		"source-three-options-search-2.vsr":               sim.VerdictLiveness,
+		"source-backoff-off-view-climb-c0ffee-100k.vsr":   sim.VerdictLiveness,
+		"source-svc-quorum-view-climb-c0ffee-100k.vsr":    sim.VerdictLiveness,
+		"source-svc-quorum-escalations-c0ffee-100k.vsr":   sim.VerdictLiveness,
+		"source-abdication-backoff-off-c0ffee-100k.vsr":   sim.VerdictLiveness,
+		"source-svc-quorum-long-log-c0ffee-100k.vsr":      sim.VerdictLiveness,
+		"source-svc-quorum-relay-off-c0ffee-100k.vsr":     sim.VerdictLiveness,
+		"source-backoff-off-view-climb-ci-ef27.vsr":       sim.VerdictLiveness,
+		"robust-disk-unsure-op-outside-core.vsr":          sim.VerdictLiveness,
+		"source-six-options-view-climb-c0ffee-100k-2.vsr": sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

@@ -37,6 +37,12 @@ type logState struct {
 	// restart").
 	amnesiac  bool
 	unsureTop uint64
+	// adoptedLogView is the log_view the adopted headers are of. They
+	// outlive a crash beside the disk (viewHeaders.logView), and a restart
+	// whose superblock names an older log_view keeps them under their own
+	// label, never its own (swarm seed 1868: relabelled, they made the next
+	// restart drop an acked body of the durable log as stale, D65).
+	adoptedLogView uint64
 	// recoveringHead: amnesiac because a restart from disk could not vouch
 	// for its head, the rest of its journal read back whole: it votes in a
 	// newer view's change what it can vouch for, its head at unsureTop and

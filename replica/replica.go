@@ -248,7 +248,7 @@ func (r *Replica) Durable() Durable {
 	if r.opts.Durability == DurabilityWAL {
 		d.journal = r.log.journal
 		d.view = &viewHeaders{adopted: r.log.adopted, aside: r.log.aside, adoptedHead: r.log.adoptedHead,
-			sequencer: r.wm.sequencer, headSum: r.wm.headSum, anchor: r.log.commitAnchor, logView: r.logView}
+			sequencer: r.wm.sequencer, headSum: r.wm.headSum, anchor: r.log.commitAnchor, logView: r.log.adoptedLogView}
 	}
 	return d
 }

@@ -196,15 +196,11 @@ func (r *Replica) restoreWAL(d Durable) {
 	if v == nil {
 		return
 	}
-	if v.logView == r.logView {
-		// Headers adopted for a log_view whose superblock never landed are
-		// of no log made durable here; kept, a later restart took them for
-		// the durable log's and dropped its acked bodies (swarm seed 1868).
-		r.log.adopted = v.adopted
-		r.log.aside = v.aside
-		r.log.adoptedHead = v.adoptedHead
-		r.log.commitAnchor = v.anchor
-	}
+	r.log.adopted = v.adopted
+	r.log.aside = v.aside
+	r.log.adoptedHead = v.adoptedHead
+	r.log.commitAnchor = v.anchor
+	r.log.adoptedLogView = v.logView
 	switch {
 	case v.sequencer <= r.wm.sequencer:
 	case r.opts.Bugs.RestartSkipsAdoptedHead:

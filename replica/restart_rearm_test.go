@@ -54,18 +54,22 @@ func walBackup(t *testing.T) (*Replica, Options) {
 	return r, opts
 }
 
-// TestRestartDropsAdoptionItNeverMadeDurable: headers adopted for a
-// log_view whose superblock never landed are of no log this replica made
-// durable, so a restart leaves them out; kept, a later restart took them for
-// the durable log's and dropped an acked body they contradicted (swarm seed
-// 1868). With the log_view durable the adoption comes back.
-func TestRestartDropsAdoptionItNeverMadeDurable(t *testing.T) {
+// TestRestartKeepsAdoptionUnderItsOwnLogView: headers adopted for a
+// log_view whose superblock never landed come back beside the disk under
+// their own log_view, never the durable one the restart takes up: relabelled,
+// the next restart took them for the durable log's and dropped as stale a
+// body of it this replica had acked (swarm seed 1868, D65). With the
+// log_view durable they are the durable log's (restoreWAL's stale-body
+// check, on a disk, reads the label; swarm seed 1868 passes since).
+func TestRestartKeepsAdoptionUnderItsOwnLogView(t *testing.T) {
 	for _, durable := range []bool{false, true} {
-		chain := boundedChain(3)
+		chain := boundedChain(2)
 		r, opts := walBackup(t)
 		require.True(t, r.journalPut(chain[1], true))
-		r.log.adopted.Put(chain[2])
-		r.wm.sequencer, r.wm.headSum = 2, chain[2].Checksum
+		other := vsr.Header{Op: 1, View: 2, Parent: genesisChecksum, Timestamp: 9, Body: put(1, 9)}
+		other.Seal()
+		r.log.adopted.Put(other) // view 2's op 1, adopted in memory
+		r.log.adoptedLogView, r.log.adoptedHead = 2, 1
 		r.view, r.logView = 2, 2
 		r.dur.sb.View, r.dur.sb.LogView = 2, 1
 		if durable {
@@ -73,8 +77,12 @@ func TestRestartDropsAdoptionItNeverMadeDurable(t *testing.T) {
 		}
 		back, err := Restart(opts, zeroJitter{}, r.Durable())
 		require.NoError(t, err)
-		_, kept := back.log.adopted.Get(2)
-		assert.Equal(t, durable, kept, "log_view durable: %v", durable)
-		assert.True(t, back.Journaled(1), "the body stays either way")
+		assert.Equal(t, uint64(2), back.log.adoptedLogView, "the adoption keeps its own log_view")
+		assert.Equal(t, map[bool]uint64{false: 1, true: 2}[durable], back.logView, "the durable log_view")
+		again, err := Restart(opts, zeroJitter{}, back.Durable())
+		require.NoError(t, err)
+		assert.Equal(t, uint64(2), again.Durable().view.logView, "a second restart still says whose log they are")
+		_, kept := again.log.adopted.Get(1)
+		assert.True(t, kept, "the adopted header stays, as before D65")
 	}
 }

@@ -81,6 +81,7 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 	r.dur.sb.Merged = false // a log adopted from its primary, not merged here
 	r.advanceCommitMax(m.Commit)
 	r.clearAdopted()
+	r.log.adoptedLogView = view
 	for i := range m.Suffix {
 		h := m.Suffix[i].Header
 		if m.Suffix[i].Blank() || h.Op <= r.wm.commitMin {

@@ -212,6 +212,7 @@ func (r *Replica) tryMerge() {
 func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 	r.advanceCommitMax(commit)
 	r.clearAdopted()
+	r.log.adoptedLogView = r.view // the merged log's (D61)
 	for _, h := range log {
 		op := h.Op
 		if j, ok := r.log.journal.Get(op); ok && j.Checksum != h.Checksum {

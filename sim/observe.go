@@ -101,6 +101,7 @@ func (c *Cluster) reportJournal(i int, e *vsr.Event) {
 	case vsr.EvJournalAppend:
 		o.Journaled(i, e.Op, e.Checksum)
 	case vsr.EvAck:
+		o.AckNoted(i, e.Op, e.Checksum)
 		c.reportOwnAck(i, e.Acked())
 	case vsr.EvJournalTruncate:
 		o.Dropped(c.now, i, check.DropTruncate, e.View, e.Op, e.Checksum, 0)

@@ -31,6 +31,11 @@ type bodySet struct {
 	// ackSent: replicas whose PrepareOk for it left them, delivered or not:
 	// each may have been counted, so none of them may vote it absent.
 	ackSent uint16
+	// ackNoted: replicas that recorded an ack of it (their Acked event: the
+	// ack head they make durable before the ack leaves or counts), whether
+	// or not it ever counted. One that then lost its copy cannot tell the
+	// two apart, so it can never nack it (undecidable).
+	ackNoted uint16
 }
 
 // Journaled records that replica i journaled (op, checksum).

@@ -215,6 +215,15 @@ func (c *Checker) lostCheckpoint(i int, op uint64) bool {
 	return false
 }
 
+// AckNoted records that replica i recorded an ack of (op, checksum): its
+// Acked event, a primary's own included, made before the ack leaves or
+// counts.
+func (c *Checker) AckNoted(i int, op, checksum uint64) {
+	if b := c.findBody(op, checksum); b != nil {
+		b.ackNoted |= 1 << uint(i)
+	}
+}
+
 // AckSent records that replica i's PrepareOk for (op, checksum) left it.
 func (c *Checker) AckSent(i int, op, checksum uint64) {
 	if b := c.findBody(op, checksum); b != nil {
@@ -374,7 +383,9 @@ func (c *Checker) Strands(i int) (uint64, bool) {
 // copies is what the record says of every version of one op.
 type copies struct {
 	damaged, forgot, ackers, holders uint16
-	lostAt                           uint64
+	// noted: replicas that recorded an ack of a version (AckNoted).
+	noted  uint16
+	lostAt uint64
 }
 
 func (c *Checker) copiesOf(op uint64) copies {
@@ -384,6 +395,7 @@ func (c *Checker) copiesOf(op uint64) copies {
 		cp.damaged |= b.lostToDisks()
 		cp.forgot |= b.forgot &^ b.holders
 		cp.ackers |= b.ackSent
+		cp.noted |= b.ackNoted
 		cp.holders |= b.holders
 		cp.lostAt = max(cp.lostAt, b.lostAt)
 	}
@@ -402,13 +414,18 @@ func (c *Checker) copiesOf(op uint64) copies {
 func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
 	cp := c.copiesOf(op)
 	lostCore := (cp.damaged | cp.forgot) & core
-	if cp.holders&core != 0 || cp.holders&reach != 0 || lostCore == 0 || cp.ackers&core == 0 {
+	if cp.holders&core != 0 || cp.holders&reach != 0 || lostCore == 0 || (cp.ackers|cp.noted)&core == 0 {
 		// A core copy, or a live replica the harness left reachable that a
 		// correct core may fetch it from, or nothing lost in the core, or no
 		// core replica that may have counted: not this rule.
 		return nil, false
 	}
-	may := c.nackers(reach)
+	// A replica that recorded an ack of the op and lost its copy cannot
+	// nack it either: it cannot tell an ack that counted from one its crash
+	// cut short (swarm seed 15672312844734342505: the primary r2 noted its
+	// own ack of op 66, the crash came before it counted, and both copies
+	// were lost to a misdirected and a damaged write).
+	may := c.nackers(reach) &^ (cp.noted & (cp.damaged | cp.forgot))
 	nackers := bits.OnesCount16(may &^ cp.ackers)
 	// A replica reachable but not whole (D63: a memory journal's crash, a lost
 	// superblock, its own fault by the record) cannot nack what it may have
@@ -422,9 +439,9 @@ func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
 		rule, how = RuleCoreCopyForgotten, replicaList(cp.forgot&core)+" lost its copy with its memory journal at a crash"
 	}
 	return &Excuse{Rule: rule, Ops: []uint64{op}, Replicas: members(faulty), Since: c.faultsBeyondSince(cp, faulty),
-		Proof: fmt.Sprintf("op %d: %s acked it and %s; no reachable replica holds it, %s lost it, cannot nack or are out of reach "+
+		Proof: fmt.Sprintf("op %d: %s acked it or recorded an ack of it and %s; no reachable replica holds it, %s lost it, cannot nack or are out of reach "+
 			"(more than f=%d), and only %d reachable whole replicas could nack it (a nack quorum is %d)",
-			op, replicaList(cp.ackers), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
+			op, replicaList(cp.ackers|cp.noted), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
 }
 
 // faultsBeyondSince is the tick from which the replicas faulty for op were

@@ -104,7 +104,7 @@ func TestCoreCopyForgotten(t *testing.T) {
 	unrec, rule, why := stalled(run{crash: true, ack: true, outsideLost: true})
 	assert.True(t, unrec)
 	assert.Equal(t, RuleCoreCopyForgotten, rule)
-	assert.Contains(t, why, "op 3: r2 acked it and r2 lost its copy")
+	assert.Contains(t, why, "op 3: r2 acked it or recorded an ack of it and r2 lost its copy")
 	unrec, rule, _ = stalled(run{crash: true, ack: true, cutOff: true})
 	assert.True(t, unrec, "r0's live copy is out of the core's reach: the harness cut r0 off")
 	assert.Equal(t, RuleCoreCopyForgotten, rule)

@@ -35,3 +35,33 @@ func TestStrandsNamesWhatACutOffWouldTake(t *testing.T) {
 		})
 	}
 }
+
+// TestNotedAckCannotNackALostCopy: a replica that recorded an ack of an op
+// (its Acked event) and then lost its copy to its disk cannot nack it, even
+// if the ack never left or counted: it cannot tell the two apart. r2 noted
+// op 3 (no PrepareOk left it) and its disk lost the copy; r0 is down: with
+// r1 the only replica that could nack, the core rule excuses the stall. A
+// replica that never noted the ack may nack: the rule stays out.
+func TestNotedAckCannotNackALostCopy(t *testing.T) {
+	const op, sum = 3, 0xc3
+	for _, noted := range []bool{false, true} {
+		c := newTest(true)
+		c.Journaled(2, op, sum)
+		if noted {
+			c.AckNoted(2, op, sum)
+		}
+		c.Crash(1, 0)
+		r2LosesItsAckedCopy(c, op)
+		ex, _ := c.Stalled(100, 0, 1<<40)
+		if !noted {
+			assert.Nil(t, ex, "r2 never recorded an ack: with r1 it nacks op 3")
+			continue
+		}
+		if assert.NotNil(t, ex, "r2 cannot nack what it may have acked") {
+			assert.Equal(t, RuleCoreCopyDamaged, ex.Rule)
+			assert.Equal(t, []uint64{op}, ex.Ops)
+			assert.Equal(t, []int{0, 2}, ex.Replicas, "r0 down, r2's copy lost")
+			assert.Contains(t, ex.Proof, "r2 acked it or recorded an ack of it")
+		}
+	}
+}
