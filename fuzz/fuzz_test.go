@@ -259,6 +259,10 @@ func TestWatchClasses(t *testing.T) {
 // its six options, each option alone passing, the robust protocol too (a
 // five-option file of the same sweep passes since D65's restart fix keeps
 // an adoption under its own log_view label: retired).
+// source-svc-quorum-recovering-search.vsr and
+// source-svc-quorum-no-voters-search.vsr are guided searches' inputs at the
+// round's end (svc-quorum-off; the robust protocol passes each, and each
+// fails the same on the round's start).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
 		"source-transfer-durability.vsr":                  sim.VerdictSafety,
@@ -292,6 +296,8 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"source-backoff-off-view-climb-ci-ef27.vsr":       sim.VerdictLiveness,
 		"robust-disk-unsure-op-outside-core.vsr":          sim.VerdictLiveness,
 		"source-six-options-view-climb-c0ffee-100k-2.vsr": sim.VerdictLiveness,
+		"source-svc-quorum-recovering-search.vsr":         sim.VerdictLiveness,
+		"source-svc-quorum-no-voters-search.vsr":          sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)
