@@ -34,6 +34,12 @@ const (
 	// runs while the restarted replica still recovers (its head unsure).
 	secondViewAtRestart
 	secondKinds
+	// secondTruncated arms a replica whose view change truncated its log
+	// (secondOnTruncate), never drawn: at its normal status it is recrashed
+	// and its restart takes the primary out at once, so the view change
+	// runs on the vote of a replica that acked ops of an older view above
+	// its durable log's head.
+	secondTruncated = secondKinds
 )
 
 var secondKindNames = [...]string{"recrash", "view change at rejoin", "view change at restart"}
@@ -48,11 +54,6 @@ type secondState struct {
 	// none), and armedAny counts them: most events find none armed.
 	armed    []uint8
 	armedAny int
-	// thenView marks, per replica, a recrash aimed at a truncated log
-	// (secondOnTruncate): its restart takes the primary out at once, so the
-	// view change runs on the vote of a replica that acked ops of an older
-	// view above its durable log's head.
-	thenView []bool
 	// restartView marks a replica so crashed: its next restart takes the
 	// primary out at once.
 	restartView []bool
@@ -77,7 +78,6 @@ func (c *Cluster) secondStart() *secondState {
 	if st.rng == nil {
 		st.rng = prng.New(c.cfg.Seed, prng.StreamDiskSecond)
 		st.armed = make([]uint8, c.cfg.Replicas)
-		st.thenView = make([]bool, c.cfg.Replicas)
 		st.restartView = make([]bool, c.cfg.Replicas)
 	}
 	return st
@@ -184,13 +184,12 @@ func (c *Cluster) secondOnStatus(e *vsr.Event) {
 		return
 	}
 	kind := st.armed[i] - 1
-	then := st.thenView[i]
-	st.armed[i], st.thenView[i] = 0, false
+	st.armed[i] = 0
 	st.armedAny--
 	if c.liveness.active {
 		return
 	}
-	if then {
+	if kind == secondTruncated {
 		// Half the time at once, inside the window where the new view's
 		// writes are in flight; half once its disk is quiet, the new
 		// log_view durable above ops it acked in the older view.
@@ -199,7 +198,7 @@ func (c *Cluster) secondOnStatus(e *vsr.Event) {
 		if quiet {
 			when = "once its disk is quiet"
 		}
-		st.due = append(st.due, secondDue{tick: c.now + 1, kind: kind, victim: i, thenView: true, quiet: quiet,
+		st.due = append(st.due, secondDue{tick: c.now + 1, kind: secondRecrash, victim: i, thenView: true, quiet: quiet,
 			cause: fmt.Sprintf("r%d truncated its log and holds view %d, crashed %s", i, p.View, when)})
 		return
 	}
@@ -218,7 +217,7 @@ func (c *Cluster) secondOnStatus(e *vsr.Event) {
 func (c *Cluster) disarmSecond(i int) {
 	st := &c.disks.second
 	if st.armedAny > 0 && st.armed[i] != 0 {
-		st.armed[i], st.thenView[i] = 0, false
+		st.armed[i] = 0
 		st.armedAny--
 	}
 }
@@ -289,6 +288,6 @@ func (c *Cluster) secondOnTruncate(e *vsr.Event) {
 	if i < 0 || i >= len(st.armed) || st.armed[i] != 0 || !st.rng.Chance(c.cfg.Storage.AimedSecond) {
 		return
 	}
-	st.armed[i], st.thenView[i] = secondRecrash+1, true
+	st.armed[i] = secondTruncated + 1
 	st.armedAny++
 }

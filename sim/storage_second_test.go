@@ -23,8 +23,7 @@ func TestTruncatedLogAimsACrashThenAViewChange(t *testing.T) {
 	trunc.Replica = victim
 	c.observe(&trunc)
 	st := &c.disks.second
-	require.Equal(t, uint8(secondRecrash+1), st.armed[victim], "armed at the truncation")
-	require.True(t, st.thenView[victim])
+	require.Equal(t, uint8(secondTruncated+1), st.armed[victim], "armed at the truncation")
 
 	normal := vsr.StatusChanged{Status: vsr.StatusNormal, View: 1, LogView: 1, Op: 6}.Event()
 	normal.Replica = victim

@@ -367,9 +367,12 @@ func (c *Checker) coreCovered() (core uint16, covered uint64) {
 // The harness asks before it cuts a replica off in the liveness phase (D64);
 // it reads only the oracle's record.
 func (c *Checker) Strands(i int) (uint64, bool) {
-	core, covered := c.coreCovered()
 	reach := c.reachable()
-	for op := covered + 1; op < uint64(len(c.bodies)) && reach&(1<<uint(i)) != 0; op++ {
+	if reach&(1<<uint(i)) == 0 {
+		return 0, false // out of reach already: a cut-off takes nothing
+	}
+	core, covered := c.coreCovered()
+	for op := covered + 1; op < uint64(len(c.bodies)); op++ {
 		if _, now := c.undecidable(op, core, reach); now {
 			continue
 		}
@@ -383,9 +386,10 @@ func (c *Checker) Strands(i int) (uint64, bool) {
 // copies is what the record says of every version of one op.
 type copies struct {
 	damaged, forgot, ackers, holders uint16
-	// noted: replicas that recorded an ack of a version (AckNoted).
-	noted  uint16
-	lostAt uint64
+	// notedLost: replicas that recorded an ack of a version (AckNoted) and
+	// lost their copy of that same version.
+	notedLost uint16
+	lostAt    uint64
 }
 
 func (c *Checker) copiesOf(op uint64) copies {
@@ -395,7 +399,7 @@ func (c *Checker) copiesOf(op uint64) copies {
 		cp.damaged |= b.lostToDisks()
 		cp.forgot |= b.forgot &^ b.holders
 		cp.ackers |= b.ackSent
-		cp.noted |= b.ackNoted
+		cp.notedLost |= b.ackNoted & (b.lostToDisks() | b.forgot&^b.holders)
 		cp.holders |= b.holders
 		cp.lostAt = max(cp.lostAt, b.lostAt)
 	}
@@ -414,7 +418,7 @@ func (c *Checker) copiesOf(op uint64) copies {
 func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
 	cp := c.copiesOf(op)
 	lostCore := (cp.damaged | cp.forgot) & core
-	if cp.holders&core != 0 || cp.holders&reach != 0 || lostCore == 0 || (cp.ackers|cp.noted)&core == 0 {
+	if cp.holders&core != 0 || cp.holders&reach != 0 || lostCore == 0 || (cp.ackers|cp.notedLost)&core == 0 {
 		// A core copy, or a live replica the harness left reachable that a
 		// correct core may fetch it from, or nothing lost in the core, or no
 		// core replica that may have counted: not this rule.
@@ -425,7 +429,7 @@ func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
 	// cut short (swarm seed 15672312844734342505: the primary r2 noted its
 	// own ack of op 66, the crash came before it counted, and both copies
 	// were lost to a misdirected and a damaged write).
-	may := c.nackers(reach) &^ (cp.noted & (cp.damaged | cp.forgot))
+	may := c.nackers(reach) &^ cp.notedLost
 	nackers := bits.OnesCount16(may &^ cp.ackers)
 	// A replica reachable but not whole (D63: a memory journal's crash, a lost
 	// superblock, its own fault by the record) cannot nack what it may have
@@ -441,7 +445,7 @@ func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
 	return &Excuse{Rule: rule, Ops: []uint64{op}, Replicas: members(faulty), Since: c.faultsBeyondSince(cp, faulty),
 		Proof: fmt.Sprintf("op %d: %s acked it or recorded an ack of it and %s; no reachable replica holds it, %s lost it, cannot nack or are out of reach "+
 			"(more than f=%d), and only %d reachable whole replicas could nack it (a nack quorum is %d)",
-			op, replicaList(cp.ackers|cp.noted), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
+			op, replicaList(cp.ackers|cp.notedLost), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
 }
 
 // faultsBeyondSince is the tick from which the replicas faulty for op were

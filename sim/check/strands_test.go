@@ -46,6 +46,13 @@ func TestNotedAckCannotNackALostCopy(t *testing.T) {
 	const op, sum = 3, 0xc3
 	for _, noted := range []bool{false, true} {
 		c := newTest(true)
+		// r2 first noted an ack of another version of op 3, which a view
+		// change then truncated: a noted ack counts only for the version
+		// whose copy was lost.
+		const other = 0xd3
+		c.Journaled(2, op, other)
+		c.AckNoted(2, op, other)
+		c.Dropped(0, 2, DropTruncate, 1, op, other, 0)
 		c.Journaled(2, op, sum)
 		if noted {
 			c.AckNoted(2, op, sum)
@@ -54,7 +61,7 @@ func TestNotedAckCannotNackALostCopy(t *testing.T) {
 		r2LosesItsAckedCopy(c, op)
 		ex, _ := c.Stalled(100, 0, 1<<40)
 		if !noted {
-			assert.Nil(t, ex, "r2 never recorded an ack: with r1 it nacks op 3")
+			assert.Nil(t, ex, "r2 never recorded an ack of the version it lost: with r1 it nacks op 3")
 			continue
 		}
 		if assert.NotNil(t, ex, "r2 cannot nack what it may have acked") {
