@@ -309,3 +309,17 @@ func ackBound(sb *Superblock) uint64 {
 	}
 	return sb.Head
 }
+
+// DiskRemoval reads one journal record as a disk holds it in slot of zone z
+// (slots: the journal's slot count): whether it is a removal that verifies
+// for its slot, and whether that removal is a set-aside (recordAside: the op
+// may have been acked and committed) rather than a blank. It is the
+// on-disk format read from outside, as DiskEntry is, for the protocol
+// model's storage rules.
+func DiskRemoval(z vsr.StorageZone, slot, slots int, buf []byte) (removal, aside bool) {
+	rec := readRecord(buf, false, z, slot, slots, false)
+	if rec.bad {
+		return false, false
+	}
+	return rec.kind == recordBlank || rec.kind == recordAside, rec.kind == recordAside
+}

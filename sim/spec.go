@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"vsrsim/disksim"
 	"vsrsim/replica"
 	"vsrsim/sim/check"
 	"vsrsim/spec"
@@ -27,6 +28,8 @@ func newSpec(cfg *Config, old *spec.Model) *spec.Model {
 		Relay:       !cfg.Protocol.RelayStartViewOff,
 		ViewFloor:   !cfg.Storage.On,
 		Disk:        cfg.Storage.On,
+		// The storage rules judge the writes of replicas on disks only.
+		JournalSlots: cfg.JournalSlots,
 	}, old)
 }
 
@@ -173,15 +176,50 @@ func (c *Cluster) specFeed(i int) {
 			s.Journaled(i, e.Op, e.Checksum)
 		case vsr.EvCommit:
 			s.Applied(i, e.View, e.Op, e.Checksum)
+			s.Settled(i, e.Op)
+		case vsr.EvCheckpoint, vsr.EvTransferInstall:
+			s.Settled(i, e.Op)
 		case vsr.EvJournalTruncate, vsr.EvJournalPrune, vsr.EvJournalSetAside, vsr.EvJournalEvict:
 			s.Unjournaled(i, e.Op, e.Checksum)
 		}
+	}
+	if c.disks != nil {
+		c.specWrites(i)
 	}
 	for k := range c.out.Messages {
 		m := specMessage(&c.out.Messages[k], &c.specSuffix)
 		s.Sent(i, &m)
 	}
 	s.EndStep(i)
+}
+
+// specWrites hands the model the journal writes of replica i's step, in
+// the order asked, read in the on-disk format (replica.DiskEntry,
+// replica.DiskRemoval) as the harness's ledger reads them.
+func (c *Cluster) specWrites(i int) {
+	for k := range c.out.Writes {
+		w := &c.out.Writes[k]
+		z := disksim.Zone(w.Zone)
+		sw := spec.Write{Slot: w.Slot, Fenced: w.Fenced}
+		switch z {
+		case disksim.ZonePrepares:
+			sw.Zone = spec.ZonePrepare
+		case disksim.ZoneHeaders:
+			sw.Zone = spec.ZoneHeader
+		default:
+			continue
+		}
+		data := c.out.Bytes(w)
+		if e := c.entryIn(z, w.Slot, data, false); e.op != 0 {
+			sw.Kind, sw.Op, sw.Checksum = spec.WriteEntry, e.op, e.sum
+		} else if removal, aside := replica.DiskRemoval(w.Zone, w.Slot, c.cfg.JournalSlots, data); removal {
+			sw.Kind = spec.WriteBlank
+			if aside {
+				sw.Kind = spec.WriteAside
+			}
+		}
+		c.spec.Wrote(i, &sw)
+	}
 }
 
 // specTimerViewChangeStatus is the replica's name for its view-change

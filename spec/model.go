@@ -79,6 +79,13 @@ type replicaState struct {
 	cause   cause
 	seen    []snapshot
 	removed []opSum
+	// prepares are the prepare copies the step asked for, and asked the
+	// last one asked for each slot in this life (storage.go).
+	prepares []stepWrite
+	asked    []askedEntry
+	// settled is the highest op the replica applied, checkpointed or
+	// installed, in any life (storage.go).
+	settled uint64
 }
 
 // Model checks a run's steps against the protocol. It is fed in process by
@@ -134,7 +141,9 @@ func NewFrom(cfg Config, old *Model) *Model {
 		}
 		clear(past)
 		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs, past: past, disk: cfg.Disk,
-			log: r.log[:0], acks: r.acks[:0], ackLives: r.ackLives[:0], seen: r.seen[:0], removed: r.removed[:0]})
+			log: r.log[:0], acks: r.acks[:0], ackLives: r.ackLives[:0], seen: r.seen[:0], removed: r.removed[:0],
+			prepares: r.prepares[:0], asked: r.asked})
+		clear(replicas[i].asked)
 	}
 	*m = Model{cfg: cfg, replicas: replicas, applied: m.applied[:0]}
 	return m
@@ -198,6 +207,7 @@ func (m *Model) begin(tick uint64, i int, c cause) {
 	r.cause = c
 	r.seen = append(r.seen[:0], r.snapshot)
 	r.removed = r.removed[:0]
+	r.prepares = r.prepares[:0]
 }
 
 // Ticked opens a step of replica i driven by the clock.
@@ -265,6 +275,7 @@ func (m *Model) Held(i int) {
 
 // EndStep closes replica i's step: the rules that weigh the whole step.
 func (m *Model) EndStep(i int) {
+	m.endWrites(i)
 	c := &m.replicas[i].cause
 	if c.mustHold && !c.held {
 		m.fail(i, RuleEscalateHolds, "escalates from view %d on its view-change status timeout while an older view's primary heartbeats it and it heard too few StartViewChange for its vote", c.holdView)
@@ -347,6 +358,7 @@ func (m *Model) Restart(i int, keepLog bool) {
 	clear(r.dvcs)
 	r.leaveFrom = 0
 	r.oldHeartbeat = false
+	clear(r.asked) // a restart may read back any entry the disk holds
 	if !keepLog {
 		r.log = r.log[:0]
 	}
@@ -520,6 +532,8 @@ func (m *Model) sentPrepareOk(i int, r *replicaState, msg *Message) {
 		m.fail(i, RulePrepareOk, "sends %s while not Normal in its view", msg.String())
 	case !r.holds(msg.Op, msg.Checksum):
 		m.fail(i, RulePrepareOk, "sends %s without holding the op with that checksum", msg.String())
+	default:
+		m.checkAckWritten(i, r, msg)
 	}
 }
 

@@ -199,6 +199,7 @@ func fires(t *testing.T, rule string, cfg Config, build func(tr *trace, slip boo
 
 func TestRulesFire(t *testing.T) {
 	window := Config{LeaveWindow: true, Relay: true, ViewFloor: true}
+	onDisk := Config{LeaveWindow: true, Relay: true, Disk: true, JournalSlots: 8}
 	covered := map[string]bool{}
 	for _, tc := range []struct {
 		rule  string
@@ -550,6 +551,65 @@ func TestRulesFire(t *testing.T) {
 			if slip {
 				tr.send(1, Message{Command: CmdCommit, View: 0, To: 2})
 			}
+		}},
+		{RuleJournalWriteOrder, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 journals op 1: its header copy is asked first.
+			replicate(tr).clock(2, false).slip()
+			p := Write{Zone: ZonePrepare, Slot: 1, Kind: WriteEntry, Op: 1, Checksum: 0xa, Fenced: true}
+			h := p
+			h.Zone = ZoneHeader
+			if slip {
+				p, h = h, p
+			}
+			tr.m.Wrote(2, &p)
+			tr.m.Wrote(2, &h)
+		}},
+		{RuleJournalWriteOrder, onDisk, func(tr *trace, slip bool) {
+			// The header copy names another op than the prepare beside it.
+			replicate(tr).clock(2, false).slip()
+			tr.m.Wrote(2, &Write{Zone: ZonePrepare, Slot: 1, Kind: WriteEntry, Op: 1, Checksum: 0xa, Fenced: true})
+			h := Write{Zone: ZoneHeader, Slot: 1, Kind: WriteEntry, Op: 1, Checksum: 0xa, Fenced: true}
+			if slip {
+				h.Op, h.Checksum = 9, 0xf
+			}
+			tr.m.Wrote(2, &h)
+		}},
+		{RuleJournalWriteOrder, onDisk, func(tr *trace, slip bool) {
+			// The prepare copy is asked for without its header copy.
+			replicate(tr).clock(2, false).slip()
+			p := Write{Zone: ZonePrepare, Slot: 1, Kind: WriteEntry, Op: 1, Checksum: 0xa, Fenced: true}
+			tr.m.Wrote(2, &p)
+			if !slip {
+				h := p
+				h.Zone = ZoneHeader
+				tr.m.Wrote(2, &h)
+			}
+		}},
+		{RuleAckWritten, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 journals op 2 and acks it, its slot's write a
+			// blank instead of the entry.
+			replicate(tr).deliver(2, Message{Command: CmdPrepare, From: 1, View: 0, Op: 2, Checksum: 0xb}).slip()
+			tr.m.Journaled(2, 2, 0xb)
+			p := Write{Zone: ZonePrepare, Slot: 2, Kind: WriteEntry, Op: 2, Checksum: 0xb, Fenced: true}
+			if slip {
+				p = Write{Zone: ZonePrepare, Slot: 2, Kind: WriteBlank, Fenced: true}
+			}
+			h := p
+			h.Zone = ZoneHeader
+			tr.m.Wrote(2, &p)
+			tr.m.Wrote(2, &h)
+			tr.send(2, prepareOk(0, 2, 0xb, 0))
+		}},
+		{RuleBlankKeepsAcks, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 acked op 1 in view 0 and blanks its slot, still
+			// in log_view 0, with no event letting the op go.
+			replicate(tr).clock(2, false).slip()
+			slot := 2
+			if slip {
+				slot = 1
+			}
+			tr.m.Wrote(2, &Write{Zone: ZonePrepare, Slot: slot, Kind: WriteBlank, Fenced: true})
+			tr.m.Wrote(2, &Write{Zone: ZoneHeader, Slot: slot, Kind: WriteBlank, Fenced: true})
 		}},
 	} {
 		covered[tc.rule] = true

@@ -21,6 +21,9 @@ const (
 	RuleEscalateHolds     = "escalate_holds"
 	RuleCommitOk          = "commit_ok_sender"
 	RuleCommittedKept     = "committed_kept"
+	RuleJournalWriteOrder = "journal_write_order"
+	RuleBlankKeepsAcks    = "blank_keeps_acks"
+	RuleAckWritten        = "ack_written"
 )
 
 // ruleTexts states each rule as docs/spec.md does: the evidence of a finding
@@ -43,6 +46,9 @@ var ruleTexts = map[string]string{
 	RuleEscalateHolds:     "a replica whose view-change status timeout fires while an older view's primary heartbeat it in this view change, and which heard StartViewChange for its view from fewer than a view-change quorum less one, holds its view instead of escalating",
 	RuleCommitOk:          "a CommitOk in view v (a heartbeat's answer, or a backup telling its commit point) is sent to v's primary by a backup Normal in v",
 	RuleCommittedKept:     "a Prepare or a StartView of view v states, at every op some replica applied in view v or before, the checksum it applied: an applied op is committed, and every later view's log holds it",
+	RuleJournalWriteOrder: "a replica on a disk asks for a journal slot's two copies together, in one step: the header copy (fenced: a promise waits for it) only after the prepare copy of the same record, and a fenced prepare copy never without its header copy after it: the disk lands them in that order, and a restart may take a prepare that verifies for the slot's content",
+	RuleBlankKeepsAcks:    "a replica on a disk does not write a blank over the slot of an op it acked in this life in the log_view it still holds, above every op it applied, checkpointed or installed, unless a journal event let that op go: read back, a blank says the op was never held",
+	RuleAckWritten:        "a PrepareOk for (op, checksum) from a replica on a disk names the entry of the last prepare copy it asked for at the op's slot in this life, where it asked for one: the harness holds the ack until that write lands, so it must be the entry acked",
 	RuleVoteKeepsAcks:     "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
 }
 
@@ -54,7 +60,8 @@ func Rules() []string {
 	return []string{RuleViewMonotonic, RuleLogViewAtMostView, RuleNormalLogView, RuleEnterNormal,
 		RuleRestartPrimary, RuleViewChangeCause, RuleLeaveQuorum, RuleStartViewChange,
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
-		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept}
+		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept,
+		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleAckWritten}
 }
 
 // quorumReplication and quorumViewChange are the model's own quorum

@@ -131,6 +131,9 @@ type Config struct {
 	// overwritten when its write never landed; no event reports what it
 	// read, so an entry once journaled counts as possibly held.
 	Disk bool
+	// JournalSlots is the journal's slot count (op o in slot o mod
+	// JournalSlots), for the storage rules; 0 leaves blank_keeps_acks out.
+	JournalSlots int
 }
 
 // Finding is the first rule a run broke.

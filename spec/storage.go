@@ -1,0 +1,215 @@
+package spec
+
+import "fmt"
+
+// The storage rules: what a replica on a disk asks to be written, judged
+// write by write as the step asks for it. The oracle sees what a disk lost
+// only once a restart acts on it, and the replica's recovery masks most
+// slips in its own writes for a long time (a blank it wrote over an acked
+// op reads as faulty where its ack bound says an op stood); these rules
+// judge the write itself, the step it is asked in.
+
+// WriteZone is the journal copy a write goes to, as far as a rule reads it.
+type WriteZone uint8
+
+// Write zones. ZoneOther is the superblock and the checkpoint zone: no rule
+// reads them yet.
+const (
+	ZoneOther WriteZone = iota
+	ZonePrepare
+	ZoneHeader
+)
+
+// WriteKind is what a journal record carries.
+type WriteKind uint8
+
+// Write kinds: an entry (Op, Checksum), a removal (a blank: the slot holds
+// no op), a set-aside removal (the op may have been acked and committed: a
+// restart holds the slot faulty), or a record the format does not read as
+// any of these for its slot.
+const (
+	WriteUnread WriteKind = iota
+	WriteEntry
+	WriteBlank
+	WriteAside
+)
+
+// Write is one write a replica asked for in its step, in the order asked.
+type Write struct {
+	Zone         WriteZone
+	Slot         int
+	Kind         WriteKind
+	Op, Checksum uint64 // the entry (WriteEntry)
+	// Fenced: the replica's messages after it wait for it to land. A
+	// scrubber's mend of one copy from the other, whole one, is unfenced.
+	Fenced bool
+}
+
+// sameRecord reports whether a header copy carries what the prepare copy
+// beside it does.
+func (w *Write) sameRecord(p *Write) bool {
+	return w.Slot == p.Slot && w.Kind == p.Kind && w.Op == p.Op && w.Checksum == p.Checksum
+}
+
+// Wrote records a write replica i asked for in its step: call it for each
+// write, in the order asked, after the step's events. A journal slot's
+// prepare copy is asked before its header copy, of the same record: the
+// disk lands them in that order, so a restart may take a prepare that
+// verifies for the slot's content (journal_write_order; a scrubber mends a
+// header copy alone, unfenced, from a prepare copy it read whole). A removal is
+// never written over an op the replica acked in the log_view it still
+// holds, above what it applied or checkpointed (blank_keeps_acks): read
+// back, the blank says the op was never there.
+func (m *Model) Wrote(i int, w *Write) {
+	if m.failure != nil || w.Zone == ZoneOther {
+		return
+	}
+	r := &m.replicas[i]
+	switch w.Zone {
+	case ZonePrepare:
+		r.prepares = append(r.prepares, stepWrite{Write: *w})
+		r.noteAsked(m.cfg.JournalSlots, w)
+		if w.Kind == WriteBlank {
+			m.checkBlank(i, r, w)
+		}
+	case ZoneHeader:
+		if w.Fenced && !r.pairPrepare(w) {
+			m.fail(i, RuleJournalWriteOrder, "asks for the header copy of slot %d (%s) without asking for the same record's prepare copy before it in the step", w.Slot, w.describe())
+		}
+	}
+}
+
+// stepWrite is a prepare copy asked for in the step, and whether its header
+// copy followed.
+type stepWrite struct {
+	Write
+	paired bool
+}
+
+// pairPrepare reports whether the step asked, last for w's slot, for a
+// prepare copy of the record w carries, and marks it paired.
+func (r *replicaState) pairPrepare(w *Write) bool {
+	for k := len(r.prepares) - 1; k >= 0; k-- {
+		if p := &r.prepares[k]; p.Slot == w.Slot {
+			p.paired = p.paired || w.sameRecord(&p.Write)
+			return w.sameRecord(&p.Write)
+		}
+	}
+	return false
+}
+
+// endWrites closes the step's writes: every fenced prepare copy asked for
+// was followed by its header copy (journal_write_order: a restart reads a
+// slot by both, and a header copy left older than its prepare reads as a
+// lost write).
+func (m *Model) endWrites(i int) {
+	r := &m.replicas[i]
+	for k := range r.prepares {
+		if p := &r.prepares[k]; p.Fenced && !p.paired {
+			m.fail(i, RuleJournalWriteOrder, "asks for the prepare copy of slot %d (%s) without its header copy after it in the step", p.Slot, p.describe())
+			return
+		}
+	}
+}
+
+// askedEntry is the record a replica last asked for in a slot's prepare
+// copy, in this life.
+type askedEntry struct {
+	op, sum uint64
+	asked   bool
+}
+
+// noteAsked records the prepare copy w as the last asked for its slot.
+func (r *replicaState) noteAsked(slots int, w *Write) {
+	if slots <= 0 || w.Slot < 0 || w.Slot >= slots {
+		return
+	}
+	if len(r.asked) != slots {
+		r.asked = make([]askedEntry, slots)
+	}
+	r.asked[w.Slot] = askedEntry{op: w.Op, sum: w.Checksum, asked: true}
+}
+
+// checkAckWritten: ack_written. A PrepareOk on a disk promises the entry is
+// on it: the last prepare copy the replica asked for at the op's slot in
+// this life carries it (the harness holds the ack until that write lands).
+// A slot it asked nothing of in this life is not judged: a restart may have
+// read the entry back from the disk.
+func (m *Model) checkAckWritten(i int, r *replicaState, msg *Message) {
+	slots := m.cfg.JournalSlots
+	if !m.cfg.Disk || slots <= 0 || len(r.asked) != slots {
+		return
+	}
+	a := r.asked[msg.Op%uint64(slots)]
+	if a.asked && (a.op != msg.Op || a.sum != msg.Checksum) {
+		what := "a blank"
+		if a.op != 0 {
+			what = fmt.Sprintf("op %d checksum %x", a.op, a.sum)
+		}
+		m.fail(i, RuleAckWritten, "sends %s, where the last prepare copy it asked for at slot %d in this life is %s", msg.String(), msg.Op%uint64(slots), what)
+	}
+}
+
+// checkBlank: blank_keeps_acks, for a removal written over w's slot. The op
+// judged is the highest the replica acked there in its latest ack view, in
+// this life: a restart that finds a slot lost may write a blank over it, and
+// its recovery reads an empty slot under its ack bound as faulty (D53). The
+// replica must still hold that log_view, and the op must lie above every op
+// it applied, checkpointed or installed.
+func (m *Model) checkBlank(i int, r *replicaState, w *Write) {
+	if m.cfg.JournalSlots <= 0 || r.logView != r.ackView {
+		return
+	}
+	slots := uint64(m.cfg.JournalSlots)
+	for op := uint64(len(r.acks)); op > r.settled+1; op-- {
+		o := op - 1
+		if o%slots != uint64(w.Slot) || r.acks[o] == 0 {
+			continue
+		}
+		if r.ackLives[o] == r.lives && !r.letGo(o, slots) {
+			m.failOp(i, o, RuleBlankKeepsAcks, "writes a blank over slot %d, which holds op %d it acked in view %d (log_view %d), above op %d it applied or checkpointed",
+				w.Slot, o, r.ackView, r.logView, r.settled)
+		}
+		return
+	}
+}
+
+// letGo reports whether the replica's journal events let op go (truncated,
+// pruned, set aside, evicted), let another op of its slot go in this step,
+// or put a later op of its slot over it: a blank then removes what an event
+// said, not the acked op.
+func (r *replicaState) letGo(op, slots uint64) bool {
+	if op >= uint64(len(r.log)) || r.log[op] == 0 {
+		return true
+	}
+	for _, e := range r.removed {
+		if e.op%slots == op%slots {
+			return true
+		}
+	}
+	for o := op + slots; o < uint64(len(r.log)); o += slots {
+		if r.log[o] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Settled records that replica i applied, checkpointed or installed up to op:
+// a removal at or below it is not judged by blank_keeps_acks.
+func (m *Model) Settled(i int, op uint64) {
+	r := &m.replicas[i]
+	r.settled = max(r.settled, op)
+}
+
+func (w *Write) describe() string {
+	switch w.Kind {
+	case WriteEntry:
+		return fmt.Sprintf("an entry of op %d", w.Op)
+	case WriteBlank:
+		return "a blank"
+	case WriteAside:
+		return "a set-aside blank"
+	}
+	return "a record it cannot read"
+}
