@@ -1,6 +1,10 @@
 package replica
 
-import "vsrsim/vsr"
+import (
+	"slices"
+
+	"vsrsim/vsr"
+)
 
 // The replica's journal mutations. replica/journal is the storage, which knows no
 // view or commit point; here each mutation keeps the replica's side in step:
@@ -203,4 +207,31 @@ func (r *Replica) journalInstall(op uint64) {
 	r.log.journalFloor = op + 1
 	_, below := r.log.journal.Get(op)
 	vsr.Assert(r.id, !below, "install_drops_through_checkpoint", vsr.DetailHolds)
+}
+
+// reportRestored reports, at a restart's first step, the marks a restart
+// from disk owes it and then every entry it took up into its journal, in op
+// order (journal_restore): the protocol model judges what a restarted replica
+// holds by them, and that the log it took up chains.
+func (r *Replica) reportRestored() {
+	if r.dur.storageMarks == nil {
+		return
+	}
+	for _, m := range r.dur.storageMarks {
+		r.fx.Mark(m)
+	}
+	r.dur.storageMarks = nil
+	live := &r.log.journal.Live
+	ops := make([]uint64, 0, 64)
+	for i := range live.Slots {
+		if h := &live.Slots[i]; h.Checksum != 0 {
+			ops = append(ops, h.Op)
+		}
+	}
+	slices.Sort(ops)
+	for _, op := range ops {
+		h, ok := r.log.journal.Get(op)
+		vsr.Assert(r.id, ok, "restored_entry_held", "op %d", op)
+		r.fx.Emit(vsr.JournalRestored{View: h.View, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
+	}
 }

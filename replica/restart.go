@@ -84,7 +84,9 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.log.journal.Live.Store = nil
 	r.log.journal.Head = 0
 	rec := readDisk(opts, d.Read, func(h vsr.Header) { r.log.journal.Put(h, true) })
-	r.dur.storageMarks = append(r.dur.storageMarks, rec.marks...)
+	// Never nil, even without a mark: the first step reports what the
+	// restart took up (reportRestored).
+	r.dur.storageMarks = append(make([]marks.Mark, 0, len(rec.marks)), rec.marks...)
 	if !rec.sbOK {
 		// No copy of the superblock holds: the disk lost what the replica
 		// promised. Beyond what the protocol survives (the atlas never
@@ -410,10 +412,7 @@ func (r *Replica) beginRestarted() {
 		r.dur.amnesiaUncounted = false
 		r.fx.Mark(marks.RestartAmnesiac)
 	}
-	for _, m := range r.dur.storageMarks {
-		r.fx.Mark(m)
-	}
-	r.dur.storageMarks = nil
+	r.reportRestored()
 	if r.dur.announce {
 		r.resume()
 	}

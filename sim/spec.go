@@ -179,6 +179,8 @@ func (c *Cluster) specFeed(i int) {
 			s.Settled(i, e.Op)
 		case vsr.EvCheckpoint, vsr.EvTransferInstall:
 			s.Settled(i, e.Op)
+		case vsr.EvJournalRestore:
+			s.Restored(i, e.Op, e.Checksum, e.JournalRestored().Parent)
 		case vsr.EvJournalTruncate, vsr.EvJournalPrune, vsr.EvJournalSetAside, vsr.EvJournalEvict:
 			s.Unjournaled(i, e.Op, e.Checksum)
 		}

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // snapshot is the part of a replica's state a message rule reads.
@@ -43,10 +44,9 @@ type replicaState struct {
 	// an event (a transfer install's wipe, a displacement into the evicted
 	// ring, a disk's lost slot) stay, which can only make a rule pass.
 	log []uint64
-	// past holds, with Config.Disk (disk), every entry the replica dropped
-	// or overwrote, in any life: a restart may read any of them back.
-	past map[opSum]bool
-	disk bool
+	// restored is the last entry the step's journal_restore events took
+	// up (storage.go), for restore_chains.
+	restored opSum
 	// Votes delivered in this life, by view: StartViewChange (not leave)
 	// and DoViewChange senders; and the senders of requests to leave this
 	// replica's view or a later one since its last status change. The
@@ -133,14 +133,7 @@ func NewFrom(cfg Config, old *Model) *Model {
 		}
 		clear(r.svcs)
 		clear(r.dvcs)
-		// past is kept, cleared, from run to run; only a run on disks
-		// uses it (disk).
-		past := r.past
-		if past == nil {
-			past = map[opSum]bool{}
-		}
-		clear(past)
-		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs, past: past, disk: cfg.Disk,
+		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs,
 			log: r.log[:0], acks: r.acks[:0], ackLives: r.ackLives[:0], seen: r.seen[:0], removed: r.removed[:0],
 			prepares: r.prepares[:0], asked: r.asked})
 		clear(replicas[i].asked)
@@ -208,6 +201,7 @@ func (m *Model) begin(tick uint64, i int, c cause) {
 	r.seen = append(r.seen[:0], r.snapshot)
 	r.removed = r.removed[:0]
 	r.prepares = r.prepares[:0]
+	r.restored = opSum{}
 }
 
 // Ticked opens a step of replica i driven by the clock.
@@ -286,9 +280,6 @@ func (m *Model) EndStep(i int) {
 // Journaled records that replica i journaled op with checksum sum.
 func (m *Model) Journaled(i int, op, sum uint64) {
 	r := &m.replicas[i]
-	if r.disk && op < uint64(len(r.log)) && r.log[op] != 0 && r.log[op] != sum {
-		r.past[opSum{op, r.log[op]}] = true
-	}
 	r.log = setAt(r.log, op, sum)
 }
 
@@ -300,9 +291,6 @@ func (m *Model) Unjournaled(i int, op, sum uint64) {
 		r.log[op] = 0
 	}
 	r.removed = append(r.removed, opSum{op, sum})
-	if r.disk {
-		r.past[opSum{op, sum}] = true
-	}
 }
 
 // holds reports whether replica i held op with checksum sum in this step.
@@ -310,12 +298,7 @@ func (r *replicaState) holds(op, sum uint64) bool {
 	if op < uint64(len(r.log)) && r.log[op] == sum && sum != 0 {
 		return true
 	}
-	for _, e := range r.removed {
-		if e.op == op && e.sum == sum {
-			return true
-		}
-	}
-	return r.disk && r.past[opSum{op, sum}]
+	return slices.Contains(r.removed, opSum{op, sum})
 }
 
 // OnWire records a message that left the harness for the network: on a
@@ -346,9 +329,9 @@ func setAt(s []uint64, op, sum uint64) []uint64 {
 }
 
 // Restart records that replica i came back in a new life. keepLog says its
-// journal survived (a write-ahead journal; on a disk, what the disk gives
-// back, which the model cannot see: it keeps the old entries, which can only
-// make a rule pass).
+// journal survived as it was (a write-ahead journal in memory). On a disk it
+// does not: the restart reports every entry it took up back from the disk
+// at its first step (Restored), and nothing else counts as held.
 func (m *Model) Restart(i int, keepLog bool) {
 	r := &m.replicas[i]
 	r.lives++
@@ -359,7 +342,7 @@ func (m *Model) Restart(i int, keepLog bool) {
 	r.leaveFrom = 0
 	r.oldHeartbeat = false
 	clear(r.asked) // a restart may read back any entry the disk holds
-	if !keepLog {
+	if !keepLog || m.cfg.Disk {
 		r.log = r.log[:0]
 	}
 }

@@ -600,6 +600,19 @@ func TestRulesFire(t *testing.T) {
 			tr.m.Wrote(2, &h)
 			tr.send(2, prepareOk(0, 2, 0xb, 0))
 		}},
+		{RuleRestoreChains, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 restarts and takes up ops 1 and 2; with the slip
+			// op 1 is an older entry op 2 does not name.
+			replicate(tr)
+			tr.m.Restart(2, true)
+			tr.clock(2, false).slip()
+			sum := uint64(0xa)
+			if slip {
+				sum = 0x9
+			}
+			tr.m.Restored(2, 1, sum, 0)
+			tr.m.Restored(2, 2, 0xb, 0xa)
+		}},
 		{RuleBlankKeepsAcks, onDisk, func(tr *trace, slip bool) {
 			// Replica 2 acked op 1 in view 0 and blanks its slot, still
 			// in log_view 0, with no event letting the op go.
@@ -729,26 +742,40 @@ func TestLeaveHandledAfterARestartsReport(t *testing.T) {
 	assert.Nil(t, tr.m.Failed())
 }
 
-// TestDiskRestartMayReadBackADroppedEntry: on a disk, a restart may read
-// back an entry the replica dropped before it crashed (the drop never
-// reached the disk), and the replica may prepare it again (fuzz --seed 3
-// found the model calling that a prepare of an op not held). Without a
-// disk the write-ahead journal comes back as it was, and the slip fires.
-func TestDiskRestartMayReadBackADroppedEntry(t *testing.T) {
-	for _, disk := range []bool{true, false} {
-		tr := replicate(newTrace(t, Config{LeaveWindow: true, Disk: disk}))
-		tr.clock(2, false)
-		tr.m.Unjournaled(2, 1, 0xa)
-		tr.m.Restart(2, true)
-		tr.clock(2, false)
-		tr.m.Status(2, StatusNormal, 0, 0)
-		tr.deliver(2, Message{Command: CmdPrepare, From: 0, View: 0, Op: 1, Checksum: 0xa})
-		tr.send(2, prepareOk(0, 1, 0xa, 0)).end()
-		if disk {
-			assert.Nil(t, tr.m.Failed())
-			continue
-		}
-		require.NotNil(t, tr.m.Failed())
-		assert.Equal(t, RulePrepareOk, tr.m.Failed().Rule)
+// TestDiskRestartHoldsWhatItReadBack: a restart from disk may read back an
+// entry the replica dropped before it crashed (the drop never reached the
+// disk), and the replica may prepare it again (fuzz --seed 3 found the model
+// calling that a prepare of an op not held); it reports what it read back
+// (journal_restore), and holds that alone. Without a disk the write-ahead
+// journal comes back as it was, and the ack of the dropped op fires.
+func TestDiskRestartHoldsWhatItReadBack(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		disk, readBack bool
+		want           string
+	}{
+		{"disk, read back", true, true, ""},
+		{"disk, not read back", true, false, RulePrepareOk},
+		{"memory journal", false, false, RulePrepareOk},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := replicate(newTrace(t, Config{LeaveWindow: true, Disk: tc.disk}))
+			tr.clock(2, false)
+			tr.m.Unjournaled(2, 1, 0xa)
+			tr.m.Restart(2, true)
+			tr.clock(2, false)
+			if tc.readBack {
+				tr.m.Restored(2, 1, 0xa, 0)
+			}
+			tr.m.Status(2, StatusNormal, 0, 0)
+			tr.deliver(2, Message{Command: CmdPrepare, From: 0, View: 0, Op: 1, Checksum: 0xa})
+			tr.send(2, prepareOk(0, 1, 0xa, 0)).end()
+			if tc.want == "" {
+				assert.Nil(t, tr.m.Failed())
+				return
+			}
+			require.NotNil(t, tr.m.Failed())
+			assert.Equal(t, tc.want, tr.m.Failed().Rule)
+		})
 	}
 }

@@ -24,6 +24,7 @@ const (
 	RuleJournalWriteOrder = "journal_write_order"
 	RuleBlankKeepsAcks    = "blank_keeps_acks"
 	RuleAckWritten        = "ack_written"
+	RuleRestoreChains     = "restore_chains"
 )
 
 // ruleTexts states each rule as docs/spec.md does: the evidence of a finding
@@ -49,6 +50,7 @@ var ruleTexts = map[string]string{
 	RuleJournalWriteOrder: "a replica on a disk asks for a journal slot's two copies together, in one step: the header copy (fenced: a promise waits for it) only after the prepare copy of the same record, and a fenced prepare copy never without its header copy after it: the disk lands them in that order, and a restart may take a prepare that verifies for the slot's content",
 	RuleBlankKeepsAcks:    "a replica on a disk does not write a blank over the slot of an op it acked in this life in the log_view it still holds, above every op it applied, checkpointed or installed, unless a journal event let that op go: read back, a blank says the op was never held",
 	RuleAckWritten:        "a PrepareOk for (op, checksum) from a replica on a disk names the entry of the last prepare copy it asked for at the op's slot in this life, where it asked for one: the harness holds the ack until that write lands, so it must be the entry acked",
+	RuleRestoreChains:     "a restart from a disk takes up a journal that chains: of two consecutive ops it takes up above every op it ever applied, checkpointed or installed, the upper names the lower's checksum as its parent",
 	RuleVoteKeepsAcks:     "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
 }
 
@@ -61,7 +63,7 @@ func Rules() []string {
 		RuleRestartPrimary, RuleViewChangeCause, RuleLeaveQuorum, RuleStartViewChange,
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
 		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept,
-		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleAckWritten}
+		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleAckWritten, RuleRestoreChains}
 }
 
 // quorumReplication and quorumViewChange are the model's own quorum

@@ -213,3 +213,21 @@ func (w *Write) describe() string {
 	}
 	return "a record it cannot read"
 }
+
+// Restored records an entry a restart from a disk took up into its journal
+// (its first step reports them, in op order): the replica holds it. Two
+// consecutive ops it took up above every op it ever applied chain, the upper
+// naming the lower as its parent (restore_chains): a log that breaks there
+// holds an entry of another log, as an older entry a lost write left under a
+// head that names another, and its votes and acks stand on it. At or below
+// an op it applied the entry is replayed or covered by a checkpoint, and the
+// oracle's agreement judges what a replay applies.
+func (m *Model) Restored(i int, op, sum, parent uint64) {
+	r := &m.replicas[i]
+	if p := r.restored; p.op > r.settled && p.op+1 == op && parent != p.sum {
+		m.failOp(i, op, RuleRestoreChains, "takes up op %d checksum %x naming parent %x above op %d checksum %x at its restart",
+			op, sum, parent, p.op, p.sum)
+	}
+	r.restored = opSum{op, sum}
+	r.log = setAt(r.log, op, sum)
+}

@@ -51,6 +51,15 @@ type JournalChange struct {
 	Checksum uint64
 }
 
+// JournalRestored is an entry a restart from a disk took up into its journal
+// (EvJournalRestore): the header's view, op, checksum and parent.
+type JournalRestored struct {
+	View     uint64
+	Op       uint64
+	Checksum uint64
+	Parent   uint64
+}
+
 // Acked is a PrepareOk the replica sent, or a primary's ack of its own prepare
 // (EvAck).
 type Acked struct {
@@ -195,6 +204,17 @@ func (p JournalChange) Event(k EventKind) Event {
 func (e *Event) JournalChange() JournalChange {
 	e.must(journalKind(e.Kind))
 	return JournalChange{View: e.View, Op: e.Op, Checksum: e.Checksum}
+}
+
+// Event returns p as an event.
+func (p JournalRestored) Event() Event {
+	return Event{Kind: EvJournalRestore, View: p.View, Op: p.Op, Checksum: p.Checksum, w: eventWords{p.Parent}}
+}
+
+// JournalRestored returns an EvJournalRestore's payload.
+func (e *Event) JournalRestored() JournalRestored {
+	e.must(e.Kind == EvJournalRestore)
+	return JournalRestored{View: e.View, Op: e.Op, Checksum: e.Checksum, Parent: e.w[0]}
 }
 
 // Event returns p as an event.

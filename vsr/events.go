@@ -51,6 +51,7 @@ const (
 	EvAbdicate                             // a primary that heard no quorum for a heartbeat timeout stopped holding its backups (ViewNoted)
 	EvResume                               // an abdicated primary heard a quorum again (ViewNoted)
 	EvJournalEvict                         // an op fell out of the journal for good to make room (JournalChange)
+	EvJournalRestore                       // an entry a restart from a disk took up into its journal, reported in op order at its first step (JournalRestored)
 )
 
 var eventNames = [...]string{
@@ -74,6 +75,7 @@ var eventNames = [...]string{
 	EvAbdicate:        "abdicate",
 	EvResume:          "resume",
 	EvJournalEvict:    "journal_evict",
+	EvJournalRestore:  "journal_restore",
 }
 
 func (k EventKind) String() string {
