@@ -310,6 +310,29 @@ func ackBound(sb *Superblock) uint64 {
 	return sb.Head
 }
 
+// entryRecord decodes one journal copy of slot in zone z: the entry it
+// holds, and whether it holds one that verifies (a blank, a slot never
+// written, a damaged or foreign record hold none).
+func entryRecord(z vsr.StorageZone, slot, slots int, buf []byte, ioErr bool) (vsr.Header, bool) {
+	rec := readRecord(buf, ioErr, z, slot, slots, false)
+	return rec.header, !rec.bad && (rec.kind == recordHeader || rec.kind == recordPrepare)
+}
+
+// DiskEntry reads one journal record as a disk holds it in slot of zone z
+// (slots: the journal's slot count): the op and header checksum of the
+// entry it holds, and whether it holds one that verifies (its record
+// checksum, its kind for the zone, its own slot, its header's checksum). A
+// blank, a slot never written, a damaged or foreign record hold none. It is
+// the on-disk format read from outside, for the harness's record of what
+// landed where; a replica's recovery reads its records itself.
+func DiskEntry(z vsr.StorageZone, slot, slots int, buf []byte, ioErr bool) (op, checksum uint64, ok bool) {
+	h, ok := entryRecord(z, slot, slots, buf, ioErr)
+	if !ok {
+		return 0, 0, false
+	}
+	return h.Op, h.Checksum, true
+}
+
 // DiskRemoval reads one journal record as a disk holds it in slot of zone z
 // (slots: the journal's slot count): whether it is a removal that verifies
 // for its slot, and whether that removal is a set-aside (recordAside: the op

@@ -182,6 +182,8 @@ type storageState struct {
 	reads room.Reads
 	// scrub is the scrubber's place and its read in flight (repair_serve.go).
 	scrub room.Scrub
+	// blanks: the slots whose blanks wait for the step's superblock.
+	blanks []int
 }
 
 // openStore gives a replica on a disk, new or restarted, its storage state,
@@ -199,10 +201,16 @@ func newStorageState(slots int) *storageState {
 }
 
 // flushStorage asks for the writes this step made due: each changed journal
-// slot (both copies, or blanks where the op was taken out), then, ordered
-// after them, the superblock if it changed.
+// slot (both copies), then, ordered after them, the superblock if it changed,
+// and last the blanks of ops taken out while a superblock is written, which
+// land only after it (the harness holds them back).
 func (r *Replica) flushStorage() {
 	s := r.dur.store
+	// The head goes down with every superblock: a restart must not state a
+	// head its promises went past.
+	r.dur.sb.Head, r.dur.sb.HeadSum = r.wm.sequencer, r.wm.headSum
+	sbDue := fieldsOf(&r.dur.sb) != s.written
+	blanks := s.blanks[:0]
 	for _, i := range s.dirty.List {
 		s.dirty.Marked[i] = false
 		slot := int(i)
@@ -215,19 +223,14 @@ func (r *Replica) flushStorage() {
 			s.slotFence[slot] = r.dur.fencesAsked
 			continue
 		}
-		blank := recordBlank
-		if s.aside[slot] {
-			blank = recordAside
+		if sbDue && !s.aside[slot] {
+			blanks = append(blanks, slot)
+			continue
 		}
-		r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordPrepare, slot) })
-		r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordHeader, slot) })
-		s.slotFence[slot] = r.dur.fencesAsked
+		r.writeBlank(slot, false)
 	}
 	s.dirty.List = s.dirty.List[:0]
-	// The head goes down with every superblock: a restart must not state a
-	// head its promises went past.
-	r.dur.sb.Head, r.dur.sb.HeadSum = r.wm.sequencer, r.wm.headSum
-	if f := fieldsOf(&r.dur.sb); f != s.written {
+	if sbDue {
 		// The commit point rides on a superblock written for another
 		// reason, and never asks for one itself (D58): a restart that knows
 		// less committed learns the rest from its peers, as a journal in
@@ -238,6 +241,13 @@ func (r *Replica) flushStorage() {
 		r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
 		r.writeSuperblockCopies()
 	}
+	// An op taken out as the superblock changes (a view change's truncation)
+	// keeps its slot until the new superblock lands (D71): a crash before
+	// finds the old log_view's ops, never blanks it must hold unsure.
+	for _, slot := range blanks {
+		r.writeBlank(slot, true)
+	}
+	s.blanks = blanks
 	// The ops this step took into the pipeline stand on every write it
 	// asked for: the harness counts the same (sim, reportOwnAck).
 	for k := range r.pipeline {
@@ -248,6 +258,23 @@ func (r *Replica) flushStorage() {
 	}
 	vsr.Assert(r.id, len(s.dirty.List) == 0, "storage_flushed", vsr.DetailStorage)
 	vsr.Assert(r.id, fieldsOf(&r.dur.sb) == s.written, "storage_flushed", vsr.DetailStorage)
+}
+
+// writeBlank asks for the removal of slot's op, in both copies: a set-aside
+// blank where the op was set aside, else a blank; afterSuperblock holds it
+// until the superblock asked before it lands.
+func (r *Replica) writeBlank(slot int, afterSuperblock bool) {
+	s := r.dur.store
+	blank := recordBlank
+	if s.aside[slot] {
+		blank = recordAside
+	}
+	r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordPrepare, slot) })
+	r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordHeader, slot) })
+	w := r.fx.Out.Writes
+	w[len(w)-2].AfterSuperblock, w[len(w)-1].AfterSuperblock = afterSuperblock, afterSuperblock
+	s.slotFence[slot] = r.dur.fencesAsked
+	vsr.Assert(r.id, r.log.journal.Live.Slots[slot].Checksum == 0, "blank_over_empty_slot", "slot %d", uint64(slot))
 }
 
 // writeSuperblockCopies writes every copy of the superblock under the next
@@ -327,29 +354,6 @@ func (r *Replica) quorumAcks(e *room.PipelineEntry) int {
 // (repair_serve.go): the entry it holds, and whether it verifies as one.
 func (r *Replica) readEntry(rd *vsr.ReadDone) (vsr.Header, bool) {
 	return entryRecord(rd.Zone, rd.Slot, r.opts.JournalSlots, rd.Data, rd.IOErr)
-}
-
-// entryRecord decodes one journal copy of slot in zone z: the entry it
-// holds, and whether it holds one that verifies (a blank, a slot never
-// written, a damaged or foreign record hold none).
-func entryRecord(z vsr.StorageZone, slot, slots int, buf []byte, ioErr bool) (vsr.Header, bool) {
-	rec := readRecord(buf, ioErr, z, slot, slots, false)
-	return rec.header, !rec.bad && (rec.kind == recordHeader || rec.kind == recordPrepare)
-}
-
-// DiskEntry reads one journal record as a disk holds it in slot of zone z
-// (slots: the journal's slot count): the op and header checksum of the
-// entry it holds, and whether it holds one that verifies (its record
-// checksum, its kind for the zone, its own slot, its header's checksum). A
-// blank, a slot never written, a damaged or foreign record hold none. It is
-// the on-disk format read from outside, for the harness's record of what
-// landed where; a replica's recovery reads its records itself.
-func DiskEntry(z vsr.StorageZone, slot, slots int, buf []byte, ioErr bool) (op, checksum uint64, ok bool) {
-	h, ok := entryRecord(z, slot, slots, buf, ioErr)
-	if !ok {
-		return 0, 0, false
-	}
-	return h.Op, h.Checksum, true
 }
 
 // classify weighs the two copies of a slot. A slot's prepare lands before its

@@ -20,6 +20,9 @@ type deferredWrite struct {
 	data  []byte
 	fence uint64 // 0: not fenced
 	batch uint64 // superblock copies of one version share a batch; 0 for the journal
+	// after is the superblock batch a journal write waits to land first
+	// (vsr.Write.AfterSuperblock); 0: none.
+	after uint64
 }
 
 type slotKey struct {
@@ -63,6 +66,11 @@ func (c *Cluster) writes(i int) {
 			}
 			dw.batch = batch
 		}
+		if w.AfterSuperblock {
+			// The replica asks for it after the step's superblock; none
+			// asked leaves nothing to wait for.
+			dw.after = batch
+		}
 		if d.mayStart(&dw, len(d.deferred)) {
 			c.submitWrite(d, &dw, out.Bytes(w))
 			continue
@@ -87,8 +95,9 @@ func (d *diskOf) takeBuf() []byte {
 // write to its slot in flight or waiting ahead (a disk may land two writes
 // to one slot in either order), a header copy also for its slot's prepare
 // (the prepare lands first, so a header copy never names an op newer than
-// the prepare beside it unless the disk lost a write), and both for a
-// superblock batch waiting ahead. A superblock copy waits for every write
+// the prepare beside it unless the disk lost a write), both for a
+// superblock batch waiting ahead, and a blank asked after its step's
+// superblock for that batch, in flight too (D71). A superblock copy waits for every write
 // ahead of it and in flight but the copies of its own version.
 func (d *diskOf) mayStart(w *deferredWrite, ahead int) bool {
 	if w.batch != 0 {
@@ -104,7 +113,7 @@ func (d *diskOf) mayStart(w *deferredWrite, ahead int) bool {
 		}
 		return true
 	}
-	if d.busyAt(w.zone, w.slot) > 0 {
+	if d.busyAt(w.zone, w.slot) > 0 || (w.after != 0 && d.batchOpen(w.after, ahead)) {
 		return false
 	}
 	if w.zone == disksim.ZoneHeaders && d.busyAt(disksim.ZonePrepares, w.slot) > 0 {
@@ -116,6 +125,22 @@ func (d *diskOf) mayStart(w *deferredWrite, ahead int) bool {
 		}
 	}
 	return true
+}
+
+// batchOpen reports whether a copy of superblock batch b waits among the
+// first ahead writes of the line or is in flight.
+func (d *diskOf) batchOpen(b uint64, ahead int) bool {
+	for k := 0; k < ahead; k++ {
+		if d.deferred[k].batch == b {
+			return true
+		}
+	}
+	for k := range d.inFlight {
+		if d.inFlight[k].batch == b {
+			return true
+		}
+	}
+	return false
 }
 
 // submitWrite puts a write on the disk and notes what waits for it.

@@ -128,3 +128,20 @@ func TestDiskQueueHoldsMessagesForTheirFence(t *testing.T) {
 	assert.Empty(t, d.inFlight)
 	assert.Zero(t, d.fences, "the next life counts its fences from one")
 }
+
+// TestDiskQueueBlankWaitsForItsSuperblock: a blank asked after its step's
+// superblock (D71) waits for that batch to land, in flight too; a journal
+// write asked after the batch without the mark starts at once.
+func TestDiskQueueBlankWaitsForItsSuperblock(t *testing.T) {
+	c := queueCluster(t, 5)
+	d := &c.disks.r[0]
+	blank := journal(vsr.ZonePrepares, 4, true)
+	blank.AfterSuperblock = true
+	ask(c, journal(vsr.ZoneSuperblock, 0, true), journal(vsr.ZoneSuperblock, 1, true), blank, journal(vsr.ZonePrepares, 5, true))
+	assert.Len(t, d.inFlight, 3, "the batch starts at once, and slot 5 beside it")
+	require.Len(t, d.deferred, 1, "the blank waits for the batch in flight")
+	assert.Equal(t, 4, d.deferred[0].slot)
+	at(c, 6)
+	assert.Empty(t, d.deferred, "the batch landed: the blank starts")
+	assert.Len(t, d.inFlight, 1)
+}

@@ -42,6 +42,10 @@ type Write struct {
 	Slot     int
 	Off, Len int
 	Fenced   bool
+	// AfterSuperblock: the write starts only once every superblock copy
+	// asked for before it in the step has landed (a blank of an op the
+	// new superblock's log no longer holds).
+	AfterSuperblock bool
 }
 
 // Bytes returns the data of w, valid until the Output is reset.
