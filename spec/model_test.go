@@ -59,6 +59,22 @@ func (tr *trace) clock(i int, timeout bool) *trace {
 	return tr
 }
 
+// journal is replica i journaling (op, sum) in its step: its event, and on a
+// disk the two copies it asks for, fenced, prepare first (JournalSlots 8
+// where the config names none).
+func (tr *trace) journal(i int, op, sum uint64) {
+	tr.m.Journaled(i, op, sum)
+	if !tr.m.cfg.Disk {
+		return
+	}
+	slot := int(op % uint64(max(tr.m.cfg.JournalSlots, 8)))
+	p := Write{Zone: ZonePrepare, Slot: slot, Kind: WriteEntry, Op: op, Checksum: sum, Fenced: true}
+	h := p
+	h.Zone = ZoneHeader
+	tr.m.Wrote(i, &p)
+	tr.m.Wrote(i, &h)
+}
+
 // slip marks the step just opened as the planted slip.
 func (tr *trace) slip() *trace {
 	tr.bad = tr.m.Steps()
@@ -113,13 +129,13 @@ func startView(view uint64, to int) Message {
 // and acks it, and the primary heartbeats.
 func replicate(tr *trace) *trace {
 	tr.clock(0, false)
-	tr.m.Journaled(0, 1, 0xa)
+	tr.journal(0, 1, 0xa)
 	tr.send(0, prepare(0, 1, 0xa, 1))
 	tr.deliver(1, Message{Command: CmdPrepare, From: 0, View: 0, Op: 1, Checksum: 0xa})
-	tr.m.Journaled(1, 1, 0xa)
+	tr.journal(1, 1, 0xa)
 	tr.send(1, prepareOk(0, 1, 0xa, 0), prepare(0, 1, 0xa, 2))
 	tr.deliver(2, Message{Command: CmdPrepare, From: 1, View: 0, Op: 1, Checksum: 0xa})
-	tr.m.Journaled(2, 1, 0xa)
+	tr.journal(2, 1, 0xa)
 	tr.send(2, prepareOk(0, 1, 0xa, 0))
 	tr.clock(0, true).sendAll(0, Message{Command: CmdCommit, View: 0})
 	return tr
@@ -612,6 +628,31 @@ func TestRulesFire(t *testing.T) {
 			}
 			tr.m.Restored(2, 1, sum, 0)
 			tr.m.Restored(2, 2, 0xb, 0xa)
+		}},
+		{RuleAckWritten, onDisk, func(tr *trace, slip bool) {
+			// Replica 2's restart took nothing up (its disk lost op 1);
+			// the primary's retransmit puts op 1 back in its journal, and
+			// with the slip no write of it is asked before the ack.
+			replicate(tr)
+			tr.m.Restart(2, true)
+			tr.deliver(2, Message{Command: CmdStartView, From: 0, View: 0, LogView: 0, Op: 1})
+			tr.m.Status(2, StatusNormal, 0, 0)
+			tr.deliver(2, Message{Command: CmdPrepare, From: 0, View: 0, Op: 1, Checksum: 0xa}).slip()
+			if slip {
+				tr.m.Journaled(2, 1, 0xa)
+			} else {
+				tr.journal(2, 1, 0xa)
+			}
+			tr.send(2, prepareOk(0, 1, 0xa, 0))
+		}},
+		{RuleJournalWriteOrder, onDisk, func(tr *trace, slip bool) {
+			// Both copies asked for, unfenced.
+			replicate(tr).clock(2, false).slip()
+			p := Write{Zone: ZonePrepare, Slot: 1, Kind: WriteEntry, Op: 1, Checksum: 0xa, Fenced: !slip}
+			h := p
+			h.Zone = ZoneHeader
+			tr.m.Wrote(2, &p)
+			tr.m.Wrote(2, &h)
 		}},
 		{RuleBlankKeepsAcks, onDisk, func(tr *trace, slip bool) {
 			// Replica 2 acked op 1 in view 0 and blanks its slot, still

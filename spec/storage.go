@@ -68,13 +68,19 @@ func (m *Model) Wrote(i int, w *Write) {
 	switch w.Zone {
 	case ZonePrepare:
 		r.prepares = append(r.prepares, stepWrite{Write: *w})
-		r.noteAsked(m.cfg.JournalSlots, w)
+		if w.Fenced {
+			r.noteAsked(m.cfg.JournalSlots, w.Slot, w.Op, w.Checksum)
+		}
 		if w.Kind == WriteBlank {
 			m.checkBlank(i, r, w)
 		}
 	case ZoneHeader:
-		if w.Fenced && !r.pairPrepare(w) {
+		p := r.pairPrepare(w)
+		switch {
+		case w.Fenced && p == nil:
 			m.fail(i, RuleJournalWriteOrder, "asks for the header copy of slot %d (%s) without asking for the same record's prepare copy before it in the step", w.Slot, w.describe())
+		case p != nil && !(w.Fenced && p.Fenced):
+			m.fail(i, RuleJournalWriteOrder, "asks for both copies of slot %d (%s) without fencing both: a message may leave before the record lands", w.Slot, w.describe())
 		}
 	}
 }
@@ -86,16 +92,19 @@ type stepWrite struct {
 	paired bool
 }
 
-// pairPrepare reports whether the step asked, last for w's slot, for a
-// prepare copy of the record w carries, and marks it paired.
-func (r *replicaState) pairPrepare(w *Write) bool {
+// pairPrepare returns the prepare copy the step asked for last at w's slot,
+// if it carries the record w does, and marks it paired; nil otherwise.
+func (r *replicaState) pairPrepare(w *Write) *stepWrite {
 	for k := len(r.prepares) - 1; k >= 0; k-- {
 		if p := &r.prepares[k]; p.Slot == w.Slot {
-			p.paired = p.paired || w.sameRecord(&p.Write)
-			return w.sameRecord(&p.Write)
+			if !w.sameRecord(&p.Write) {
+				return nil
+			}
+			p.paired = true
+			return p
 		}
 	}
-	return false
+	return nil
 }
 
 // endWrites closes the step's writes: every fenced prepare copy asked for
@@ -112,42 +121,51 @@ func (m *Model) endWrites(i int) {
 	}
 }
 
-// askedEntry is the record a replica last asked for in a slot's prepare
-// copy, in this life.
+// askedEntry is what a replica's disk holds at a slot's prepare copy as far
+// as its own life shows: the record of the last fenced prepare copy it asked
+// for there, or the entry its restart took up (op and sum 0: a blank).
 type askedEntry struct {
 	op, sum uint64
-	asked   bool
+	known   bool
 }
 
-// noteAsked records the prepare copy w as the last asked for its slot.
-func (r *replicaState) noteAsked(slots int, w *Write) {
-	if slots <= 0 || w.Slot < 0 || w.Slot >= slots {
+// noteAsked records (op, sum) as what the replica put at slot.
+func (r *replicaState) noteAsked(slots, slot int, op, sum uint64) {
+	if slots <= 0 || slot < 0 || slot >= slots {
 		return
 	}
 	if len(r.asked) != slots {
 		r.asked = make([]askedEntry, slots)
 	}
-	r.asked[w.Slot] = askedEntry{op: w.Op, sum: w.Checksum, asked: true}
+	r.asked[slot] = askedEntry{op: op, sum: sum, known: true}
 }
 
 // checkAckWritten: ack_written. A PrepareOk on a disk promises the entry is
-// on it: the last prepare copy the replica asked for at the op's slot in
-// this life carries it (the harness holds the ack until that write lands).
-// A slot it asked nothing of in this life is not judged: a restart may have
-// read the entry back from the disk.
+// on it: the last fenced prepare copy the replica asked for at the op's slot
+// in this life carries it, or, with none asked since, its restart took the
+// entry up there (the harness holds the ack until a fenced write lands; a
+// scrubber's unfenced mend of one copy rewrites what was there already).
 func (m *Model) checkAckWritten(i int, r *replicaState, msg *Message) {
 	slots := m.cfg.JournalSlots
-	if !m.cfg.Disk || slots <= 0 || len(r.asked) != slots {
+	if !m.cfg.Disk || slots <= 0 {
 		return
 	}
-	a := r.asked[msg.Op%uint64(slots)]
-	if a.asked && (a.op != msg.Op || a.sum != msg.Checksum) {
-		what := "a blank"
-		if a.op != 0 {
-			what = fmt.Sprintf("op %d checksum %x", a.op, a.sum)
-		}
-		m.fail(i, RuleAckWritten, "sends %s, where the last prepare copy it asked for at slot %d in this life is %s", msg.String(), msg.Op%uint64(slots), what)
+	slot := msg.Op % uint64(slots)
+	var a askedEntry
+	if len(r.asked) == slots {
+		a = r.asked[slot]
 	}
+	if a.known && a.op == msg.Op && a.sum == msg.Checksum {
+		return
+	}
+	what := "nothing"
+	switch {
+	case a.known && a.op != 0:
+		what = fmt.Sprintf("op %d checksum %x", a.op, a.sum)
+	case a.known:
+		what = "a blank"
+	}
+	m.fail(i, RuleAckWritten, "sends %s, where the last fenced prepare copy it asked for at slot %d in this life, or took up at its restart, is %s", msg.String(), slot, what)
 }
 
 // checkBlank: blank_keeps_acks, for a removal written over w's slot. The op
@@ -230,4 +248,5 @@ func (m *Model) Restored(i int, op, sum, parent uint64) {
 	}
 	r.restored = opSum{op, sum}
 	r.log = setAt(r.log, op, sum)
+	r.noteAsked(m.cfg.JournalSlots, int(op%uint64(max(m.cfg.JournalSlots, 1))), op, sum)
 }

@@ -51,14 +51,17 @@ func TestStorageRulesPass(t *testing.T) {
 			tr.clock(2, false)
 			blank(tr, 2, 1)
 		}},
-		{"an ack of an entry its disk gave back, asked nothing of in this life", func(tr *trace) {
+		{"an ack of an entry its restart took up, its blank before the crash lost", func(tr *trace) {
 			replicate(tr).deliver(2, Message{Command: CmdPrepare, From: 1, View: 0, Op: 2, Checksum: 0xb})
-			tr.m.Wrote(2, &Write{Zone: ZonePrepare, Slot: 2, Kind: WriteBlank, Fenced: true})
-			tr.m.Wrote(2, &Write{Zone: ZoneHeader, Slot: 2, Kind: WriteBlank, Fenced: true})
+			tr.journal(2, 2, 0xb)
+			tr.clock(2, false)
+			tr.m.Unjournaled(2, 2, 0xb)
+			blank(tr, 2, 2)
 			tr.m.Restart(2, true)
 			tr.deliver(2, Message{Command: CmdStartView, From: 0, View: 0, LogView: 0, Op: 2})
+			tr.m.Restored(2, 1, 0xa, 0)
+			tr.m.Restored(2, 2, 0xb, 0xa)
 			tr.m.Status(2, StatusNormal, 0, 0)
-			tr.m.Journaled(2, 2, 0xb)
 			tr.send(2, prepareOk(0, 2, 0xb, 0))
 		}},
 		{"a set-aside over an acked op", func(tr *trace) {
