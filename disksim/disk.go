@@ -63,7 +63,22 @@ type slotState struct {
 	// read again draws no new one, so how often it is read (a scrubber)
 	// does not change how often it goes bad.
 	latentDrawn bool
+	// gen counts the writes that reached the slot: a decay drawn for an
+	// older one (rotEntry) finds the slot rewritten and does nothing.
+	gen uint32
 }
+
+// rotEntry is a decay waiting for its tick: a sector of a slot, drawn when
+// the slot's write of generation gen landed.
+type rotEntry struct {
+	zone   Zone
+	slot   int32
+	sector int32
+	gen    uint32
+}
+
+// rotLimit bounds the decays waiting: one per landed write at most.
+const rotLimit = 1 << 22
 
 // Disk is one replica's simulated disk. It is not safe for concurrent use: a
 // simulation is single-threaded by design.
@@ -84,6 +99,9 @@ type Disk struct {
 	zeroes  []byte
 
 	pending *queue.Queue[pendingWrite]
+	// rot holds the decays drawn (Options.RotMeanTicks), by tick; nil
+	// without rot.
+	rot *queue.Queue[rotEntry]
 	// bufs holds each pending write's bytes; free lists the unused ones. The
 	// pool stops growing at the most writes ever in flight at once.
 	bufs [][]byte
@@ -113,7 +131,12 @@ func New(opts Options, rng *prng.Stream) (*Disk, error) {
 		return nil, errNilStream
 	}
 	lay := newLayout(opts.Geometry)
+	var rot *queue.Queue[rotEntry]
+	if opts.RotMeanTicks > 0 {
+		rot = queue.New[rotEntry](rotLimit, 64)
+	}
 	return &Disk{
+		rot:     rot,
 		opts:    opts,
 		rng:     rng,
 		atlas:   opts.Atlas,
@@ -143,6 +166,10 @@ func (d *Disk) AtlasOff() bool { return d.atlas == nil || d.atlas.Off() }
 // SetFaultsEnabled turns the random faults on or off (a liveness phase turns
 // them off); scripted injections apply either way. It draws nothing.
 func (d *Disk) SetFaultsEnabled(on bool) { d.faults = on }
+
+// StopRot drops every decay still waiting and draws no more (a liveness
+// phase: the stall is judged on what stood when it began). It draws nothing.
+func (d *Disk) StopRot() { d.rot = nil }
 
 // FaultsEnabled reports whether the random faults are on.
 func (d *Disk) FaultsEnabled() bool { return d.faults }
@@ -182,9 +209,16 @@ func (d *Disk) take() int32 {
 // Pending is the number of writes in flight.
 func (d *Disk) Pending() int { return d.pending.Len() }
 
-// NextDue returns the tick the earliest pending write falls due, if any.
+// NextDue returns the tick the earliest pending write falls due, or a
+// drawn decay comes (Options.RotMeanTicks), if any: Advance then lands the
+// one or puts the other on the media, at its own tick.
 func (d *Disk) NextDue() (uint64, bool) {
 	it, ok := d.pending.Peek()
+	if d.rot != nil {
+		if r, due := d.rot.Peek(); due && (!ok || r.Tick < it.Tick) {
+			return r.Tick, true
+		}
+	}
 	return it.Tick, ok
 }
 
@@ -241,6 +275,7 @@ func (d *Disk) complete(now uint64, w pendingWrite) {
 			f := newFault(now, FaultWriteMisdirected, z, slot, w.id)
 			f.Target = target
 			d.note(f)
+			d.drawRot(now, z, target)
 			return
 		}
 	}
@@ -250,6 +285,7 @@ func (d *Disk) complete(now uint64, w pendingWrite) {
 		d.damage(z, slot, sector)
 		d.noteSector(newFault(now, FaultWriteDamaged, z, slot, w.id), sector)
 	}
+	d.drawRot(now, z, slot)
 }
 
 // land writes a whole slot: its sectors hold data, undamaged, and the slot
@@ -260,7 +296,44 @@ func (d *Disk) land(z Zone, slot int, data []byte) {
 	copy(d.media[lo:], data)
 	s, e := d.lay.sectorRange(z, slot)
 	clear(d.damaged[s:e])
-	d.slots[d.lay.slotIndex(z, slot)] = slotState{}
+	st := &d.slots[d.lay.slotIndex(z, slot)]
+	*st = slotState{gen: st.gen + 1}
+}
+
+// drawRot draws when a sector of the write that just reached slot decays,
+// with rot on: after the write's own fault draws, so a disk without rot
+// draws as before. A lost write reaches no slot and draws none (the slot
+// keeps its older bytes and their decay); a misdirected one draws for the
+// slot it reached.
+func (d *Disk) drawRot(now uint64, z Zone, slot int) {
+	if d.rot == nil {
+		return
+	}
+	delay := 1 + d.rng.Exponential(d.opts.RotMeanTicks)
+	sector := d.rng.IntN(d.lay.sectors[z])
+	gen := d.slots[d.lay.slotIndex(z, slot)].gen
+	d.rot.Push(now+delay, rotEntry{zone: z, slot: int32(slot), sector: int32(sector), gen: gen})
+}
+
+// decay puts on the media every decay due by now, each at its own tick: a
+// slot rewritten since its decay was drawn is left alone.
+func (d *Disk) decay(now uint64) {
+	for d.rot != nil {
+		it, ok := d.rot.PopDue(now)
+		if !ok {
+			return
+		}
+		r := it.Value
+		z, slot := r.zone, int(r.slot)
+		if !d.faults || d.slots[d.lay.slotIndex(z, slot)].gen != r.gen {
+			continue // rewritten since, or faults off (a liveness phase)
+		}
+		s, _ := d.lay.sectorRange(z, slot)
+		if !d.damaged[s+int(r.sector)] {
+			d.damage(z, slot, int(r.sector))
+			d.noteSector(newFault(it.Tick, FaultRot, z, slot, 0), int(r.sector))
+		}
+	}
 }
 
 // misdirect lands data meant for slot on target instead.
@@ -378,6 +451,7 @@ func (d *Disk) tear(z Zone, slot, k int, data []byte) {
 	s, _ := d.lay.sectorRange(z, slot)
 	st := &d.slots[d.lay.slotIndex(z, slot)]
 	st.latentDrawn = false
+	st.gen++ // a decay drawn for what it held no longer applies
 	for i := s; i < s+k; i++ {
 		if d.damaged[i] {
 			d.damaged[i] = false
@@ -436,10 +510,12 @@ func (d *Disk) Damaged(z Zone, slot int) bool {
 	return st.damaged > 0 || st.stale || st.foreign
 }
 
-// advance moves the disk's clock to now, which never goes back.
+// advance moves the disk's clock to now, which never goes back, and puts
+// the decays due by then on the media.
 func (d *Disk) advance(now uint64) {
 	if now < d.now {
 		panic(fmt.Sprintf("disksim: time went back from %d to %d", d.now, now))
 	}
 	d.now = now
+	d.decay(now)
 }

@@ -20,11 +20,15 @@ const (
 	FaultCrashTorn
 	// FaultCorrupted: a script damaged every sector of a slot (Disk.Corrupt).
 	FaultCorrupted
+	// FaultRot: a sector of a slot decayed in place, at a tick drawn when
+	// its write landed (Options.RotMeanTicks); it reads damaged until
+	// rewritten.
+	FaultRot
 	faultKindCount
 )
 
 var faultKindNames = [faultKindCount]string{
-	"latent-read", "write-damaged", "write-misdirected", "write-lost", "crash-torn", "corrupted",
+	"latent-read", "write-damaged", "write-misdirected", "write-lost", "crash-torn", "corrupted", "rot",
 }
 
 func (k FaultKind) String() string {

@@ -44,6 +44,13 @@ type Options struct {
 	// ReadLatent, per read of a slot, makes a drawn sector of it a latent
 	// error: from then on it reads damaged, until a write rewrites it.
 	ReadLatent prng.Ratio
+	// RotMeanTicks, non-zero, makes the media decay with time: each write
+	// that lands whole where the atlas allows a fault draws, as it lands, a
+	// sector and a delay (Exponential(RotMeanTicks)); that sector reads
+	// damaged from then on, unless a write reaches the slot first. Drawn at
+	// landing, so how often the slot is read (a scrubber) does not change
+	// when it decays, only whether the damage is found before it is needed.
+	RotMeanTicks uint64
 	// WriteDamaged, per completed write, damages a drawn sector of what it
 	// wrote; the write still reports success.
 	WriteDamaged prng.Ratio

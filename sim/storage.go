@@ -125,7 +125,7 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 			Geometry: geo, Replica: i, Atlas: atlas,
 			WriteLatencyMinTicks: s.LatencyMinTicks, WriteLatencyMeanTicks: s.LatencyMeanTicks,
 			ReadLatent: s.ReadFault, WriteDamaged: s.WriteFault, WriteMisdirected: s.Misdirect,
-			WriteLost: s.Lost, CrashTorn: s.Torn,
+			WriteLost: s.Lost, CrashTorn: s.Torn, RotMeanTicks: s.RotMeanTicks,
 			// A step may ask for a write to every slot of both journal
 			// zones (a transfer's install, a restart's blanks) and every
 			// superblock copy: the queue starts each one whose slot is
@@ -260,5 +260,11 @@ func (c *Cluster) coreDisksClean(core []int) {
 	}
 	for _, i := range core {
 		c.disks.r[i].disk.SetFaultsEnabled(false)
+	}
+	// Decay stops on every disk, the core's and the others': a decay that
+	// came after the stall began could excuse nothing (a verdict is judged
+	// on what held when it began) and only blur which fault did.
+	for i := range c.disks.r {
+		c.disks.r[i].disk.StopRot()
 	}
 }

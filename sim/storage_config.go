@@ -30,6 +30,12 @@ type Storage struct {
 	// least, and the mean of an exponential extra on top.
 	LatencyMinTicks  uint64
 	LatencyMeanTicks uint64
+	// RotMeanTicks, non-zero, makes the media decay with time: each write
+	// that lands where the atlas allows a fault has a sector decay after an
+	// exponential delay of this mean, drawn as it lands (disksim's
+	// RotMeanTicks). The damage a scrubber exists to find before a read
+	// needs it. The swarm never draws it; a file sets it.
+	RotMeanTicks uint64
 	// AimedCorrupt, per crash of a replica, damages both copies of the slot
 	// of the op below the last it acknowledged (a PrepareOk that left); AimedMisdirect,
 	// per PrepareOk that leaves, arms a misdirect of the next op's prepare
@@ -90,6 +96,9 @@ type Storage struct {
 // StorageLatencyMax bounds a write latency setting: a second of virtual time.
 const StorageLatencyMax = 100
 
+// StorageRotMax bounds the rot setting's mean: ten million ticks.
+const StorageRotMax = 10_000_000
+
 func (c *Config) validateStorage() error { return c.Storage.validate(c) }
 
 func (s *Storage) validate(c *Config) error {
@@ -101,6 +110,9 @@ func (s *Storage) validate(c *Config) error {
 	}
 	if s.LatencyMinTicks > StorageLatencyMax || s.LatencyMeanTicks > StorageLatencyMax {
 		return fmt.Errorf("storage latency must be 0..%d ticks, got min=%d mean=%d", StorageLatencyMax, s.LatencyMinTicks, s.LatencyMeanTicks)
+	}
+	if s.RotMeanTicks > StorageRotMax {
+		return fmt.Errorf("storage rot mean must be 0..%d ticks, got %d", StorageRotMax, s.RotMeanTicks)
 	}
 	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedCheckpoint, s.AimedLostRewrite, s.AimedSuperblockLoss, s.AimedWindowCrash, s.AimedSecond} {
 		if !r.Zero() && r.Num > r.Den {

@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"vsrsim/disksim"
 	"vsrsim/marks"
 	"vsrsim/prng"
 	"vsrsim/sim/check"
@@ -103,4 +104,33 @@ func TestAimedCheckpointFallsBack(t *testing.T) {
 	b, err := Run(quiet, Attach{})
 	require.NoError(t, err)
 	assert.Equal(t, a.TraceHash, b.TraceHash, "no crash, no draw")
+}
+
+// TestRotStopsAtTheLivenessPhase: with decaying media (Storage.RotMeanTicks)
+// the disks decay through the fault phase, on every replica, and no decay
+// lands once the liveness phase begins (disksim's StopRot): a verdict is
+// judged on what stood when the stall began.
+func TestRotStopsAtTheLivenessPhase(t *testing.T) {
+	cfg := DefaultConfig(3)
+	cfg.Storage = Storage{On: true, RotMeanTicks: 2000, AtlasOff: true}
+	c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
+	require.NoError(t, err)
+	c.initExpect()
+	var res Result
+	c.runLoop(&res)
+	require.True(t, c.liveness.active, "the run reached its liveness phase")
+	before, after := 0, 0
+	for _, d := range c.disks.all {
+		for _, f := range d.Faults() {
+			switch {
+			case f.Kind != disksim.FaultRot:
+			case f.Tick < c.liveness.since:
+				before++
+			default:
+				after++
+			}
+		}
+	}
+	assert.Positive(t, before, "the media decayed in the fault phase")
+	assert.Zero(t, after, "and not once the liveness phase began")
 }

@@ -16,6 +16,7 @@ import (
 //	storage on | off
 //	storage read-fault|write-fault|misdirect|lost|torn|aimed-corrupt|aimed-misdirect|aimed-checkpoint|aimed-lost-rewrite|aimed-superblock-loss P
 //	storage latency min=N mean=N
+//	storage rot mean=N
 //	storage atlas off
 //	storage scrub off
 //
@@ -57,6 +58,8 @@ var storageForms = []*storageForm{
 	faultForm("aimed-superblock-loss", func(s *sim.Storage) *prng.Ratio { return &s.AimedSuperblockLoss }),
 	{word: "latency", args: "min=TICKS mean=TICKS", read: readStorageLatency,
 		apply: func(s *storageSetting, st *sim.Storage) { st.LatencyMinTicks, st.LatencyMeanTicks = s.min, s.mean }},
+	{word: "rot", args: "mean=TICKS", read: readStorageRot,
+		apply: func(s *storageSetting, st *sim.Storage) { st.RotMeanTicks = s.mean }},
 	{word: "atlas", args: "off", read: func(s *storageSetting, args []string) error {
 		if len(args) != 1 || args[0] != "off" {
 			return s.want()
@@ -113,6 +116,22 @@ func readStorageLatency(s *storageSetting, args []string) error {
 	// error names its line.
 	if s.min > sim.StorageLatencyMax || s.mean > sim.StorageLatencyMax {
 		return fmt.Errorf("storage latency min=%d mean=%d: each must be 0..%d ticks", s.min, s.mean, sim.StorageLatencyMax)
+	}
+	return nil
+}
+
+// readStorageRot reads `storage rot mean=N`: the mean ticks before a sector
+// of a landed write decays (0: no decay).
+func readStorageRot(s *storageSetting, args []string) error {
+	if len(args) != 1 {
+		return s.want()
+	}
+	var err error
+	if s.mean, err = keyNumber(args[0], "mean"); err != nil {
+		return fmt.Errorf("storage rot: %v", err)
+	}
+	if s.mean > sim.StorageRotMax {
+		return fmt.Errorf("storage rot mean=%d: must be 0..%d ticks", s.mean, sim.StorageRotMax)
 	}
 	return nil
 }
@@ -187,6 +206,9 @@ func StorageValues(s *sim.Storage) []string {
 			out = append(out, f.word+" "+ratioValue(*f.ratio(s)))
 		}
 	}
+	if s.RotMeanTicks > 0 {
+		out = append(out, fmt.Sprintf("rot mean=%d", s.RotMeanTicks))
+	}
 	if s.AtlasOff {
 		out = append(out, "atlas off")
 	}
@@ -222,6 +244,11 @@ func storageString(s *sim.Storage) []sim.Option {
 		{Name: "storage", Value: "on atlas=" + atlas + " scrub=" + scrub},
 		{Name: "storage_faults", Value: strings.Join(faults, " ")},
 		{Name: "storage_latency", Value: fmt.Sprintf("%d + exponential(mean %d) ticks", s.LatencyMinTicks, s.LatencyMeanTicks)},
+	}
+	// Rot is a file's alone (the swarm never draws it) and shows only when
+	// set.
+	if s.RotMeanTicks > 0 {
+		out = append(out, sim.Option{Name: "storage_rot", Value: fmt.Sprintf("a sector of each landed write decays after exponential(mean %d) ticks", s.RotMeanTicks)})
 	}
 	// The second events are the swarm's alone (no setting names them) and
 	// show only when drawn.

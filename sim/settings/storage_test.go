@@ -40,6 +40,7 @@ func TestStorageSettingApply(t *testing.T) {
 		{"latency", []string{"latency min=2 mean=5"}, sim.Storage{On: true, LatencyMinTicks: 2, LatencyMeanTicks: 5}},
 		{"latency at the bound", []string{"latency min=100 mean=100"}, sim.Storage{On: true, LatencyMinTicks: 100, LatencyMeanTicks: 100}},
 		{"atlas off", []string{"atlas off"}, sim.Storage{On: true, AtlasOff: true}},
+		{"rot", []string{"rot mean=3000"}, sim.Storage{On: true, RotMeanTicks: 3000}},
 		{"several", []string{"torn 1/3", "read-fault 1/9", "atlas off"}, sim.Storage{On: true, Torn: r(1, 3), ReadFault: r(1, 9), AtlasOff: true}},
 		{"off clears what came before", []string{"torn 1/3", "off", "lost 1/7"}, sim.Storage{On: true, Lost: r(1, 7)}},
 		{"off last", []string{"torn 1/3", "off"}, sim.Storage{}},
@@ -68,6 +69,9 @@ func TestStorageSettingErrors(t *testing.T) {
 		{"latency min=500 mean=1", "storage latency min=500 mean=1: each must be 0..100 ticks"},
 		{"latency min=1 mean=101", "each must be 0..100 ticks"},
 		{"atlas on", "want: storage atlas off"},
+		{"rot", "want: storage rot mean=TICKS"},
+		{"rot 3000", `storage rot: "3000": want mean=TICKS`},
+		{"rot mean=20000000", "storage rot mean=20000000: must be 0..10000000 ticks"},
 		{"atlas", "want: storage atlas off"},
 	} {
 		t.Run(tc.value, func(t *testing.T) {
@@ -116,6 +120,7 @@ func TestStorageValuesRoundTrip(t *testing.T) {
 		{On: true, LatencyMinTicks: 1, LatencyMeanTicks: 4},
 		{On: true, ReadFault: r(1, 2000), WriteFault: r(1, 200), Misdirect: r(1, 400), Lost: r(3, 1000), Torn: r(1, 2), AtlasOff: true},
 		{On: true, Torn: r(7, 7), LatencyMeanTicks: 100},
+		{On: true, RotMeanTicks: 3000, AtlasOff: true},
 	} {
 		values := settings.StorageValues(&st)
 		cfg, err := applyStorage(t, values...)
