@@ -206,10 +206,13 @@ func decodeSuperblock(c int, buf []byte, ioErr bool) (sb Superblock, seq uint64,
 }
 
 // SuperblockOnDisk is what a whole superblock copy says, read from outside:
-// its version's sequence number, the log head, and the checkpoint it names.
+// its version's sequence number, the log head, the checkpoint it names, and
+// whether it was written while amnesiac (a restart from it takes up none of
+// the journal).
 type SuperblockOnDisk struct {
 	Seq, Head                   uint64
 	CheckpointOp, CheckpointSum uint64
+	Amnesiac                    bool
 }
 
 // DiskSuperblock decodes superblock copy c as a disk holds it, if it is
@@ -218,7 +221,8 @@ type SuperblockOnDisk struct {
 // copies itself.
 func DiskSuperblock(c int, buf []byte, ioErr bool) (SuperblockOnDisk, bool) {
 	sb, seq, ok := decodeSuperblock(c, buf, ioErr)
-	return SuperblockOnDisk{Seq: seq, Head: sb.Head, CheckpointOp: sb.Checkpoint.Op, CheckpointSum: sb.Checkpoint.OpChecksum}, ok
+	return SuperblockOnDisk{Seq: seq, Head: sb.Head, CheckpointOp: sb.Checkpoint.Op, CheckpointSum: sb.Checkpoint.OpChecksum,
+		Amnesiac: sb.Amnesiac}, ok
 }
 
 // recordRead is one copy of a slot, decoded.

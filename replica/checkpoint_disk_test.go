@@ -143,3 +143,22 @@ func TestCheckpointWrittenInTurn(t *testing.T) {
 	}
 	assert.Equal(t, []int{1, 0, 1}, slots, "in turn by the checkpoint's op, and once per checkpoint")
 }
+
+// TestDiskSuperblockSaysAmnesiac: read from outside, a superblock copy
+// written while amnesiac says so (the harness then counts no journal record
+// of that disk as one a restart can take up), and a whole one does not.
+func TestDiskSuperblockSaysAmnesiac(t *testing.T) {
+	for _, amnesiac := range []bool{false, true} {
+		sb := Superblock{View: 3, LogView: 2, Head: 9, HeadSum: 0x99, Amnesiac: amnesiac}
+		var shared recWords
+		superblockWords(&shared, 7, &sb)
+		w := superblockCopy(shared, checksumFold(shared.w[:shared.n]), 2)
+		buf := make([]byte, vsr.SuperblockRecordBytes)
+		w.put(buf)
+		got, ok := DiskSuperblock(2, buf, false)
+		require.True(t, ok)
+		assert.Equal(t, amnesiac, got.Amnesiac)
+		assert.Equal(t, uint64(7), got.Seq)
+		assert.Equal(t, uint64(9), got.Head)
+	}
+}
