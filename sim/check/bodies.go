@@ -23,6 +23,10 @@ type bodySet struct {
 	// beyondAt the tick since which the copies disks lost, not held again,
 	// are a replication quorum (0: not now).
 	lostAt, beyondAt uint64
+	// lostBy holds, per replica, the tick its copy was last lost (to a
+	// disk, a checkpoint record or a crash): the core rules date each
+	// replica's fault by its own loss, not by the op's latest.
+	lostBy [16]uint64
 	// cpLost: replicas whose applied state of this op a checkpoint record
 	// lost to their disk took (CheckpointLost), until they apply it again.
 	cpLost uint16
@@ -87,6 +91,7 @@ func (c *Checker) loseBodies(tick uint64, i int) {
 				b.holders &^= bit
 				b.forgot |= bit
 				b.lostAt = tick
+				b.lostBy[i] = tick
 			}
 		}
 	}

@@ -106,7 +106,8 @@ func (c *Checker) StallBegan() uint64 { return max(c.lastCommitAt, c.live.startA
 
 // Stalled judges a run whose core did not converge. The loss check comes
 // first: a committed op lost within f is a durability failure whatever else
-// holds. Then each end-state rule is asked, and its excuse stands only if
+// holds, and one lost beyond f since before the stall excuses it. Then each
+// end-state rule is asked (also where the loss came only later), and its excuse stands only if
 // its condition already held when the stall began (within grace ticks of
 // it: a fault that ends progress at once starts the stall and the condition
 // together): a stall that began while the cluster was within f is a
@@ -116,6 +117,7 @@ func (c *Checker) StallBegan() uint64 { return max(c.lastCommitAt, c.live.startA
 func (c *Checker) Stalled(livenessTicks uint64, outstanding int, grace uint64) (*Excuse, string) {
 	stall := c.stallEvidence(livenessTicks, outstanding)
 	began := c.StallBegan()
+	var notes string
 	if l, lost := c.lostOp(); lost {
 		ex, ok := c.lossExcuse(l)
 		if !ok {
@@ -125,9 +127,12 @@ func (c *Checker) Stalled(livenessTicks uint64, outstanding int, grace uint64) (
 		if ex.Since <= began+grace {
 			return ex, ex.Proof + "; " + stall
 		}
-		return nil, late(ex, began) + stall
+		// The op went beyond f only after the stall began: the loss does
+		// not explain the stall, but an end-state rule that held when it
+		// began still may (a core that could not decide the op while its
+		// one holder outside it was down, whose disk lost it later).
+		notes = late(ex, began)
 	}
-	var notes string
 	for _, ex := range c.endExcuses() {
 		if ex.Since <= began+grace {
 			return ex, ex.Proof + "; " + stall

@@ -373,3 +373,43 @@ func ackedByR2(op, sum uint64) *Checker {
 	c.AckSent(2, op, sum)
 	return c
 }
+
+// A committed op whose last copy, held by a replica down outside the core,
+// is lost only after the stall began: the loss excuses nothing (it came
+// late), but the core rule held when the stall began (r2's copy lost, r0 down
+// since t=1), dated by each replica's own fault: r0 counts from its crash,
+// not from its later loss. Before, the late loss ended the judgement as a
+// liveness finding, and the core rule dated every lost copy by the op's
+// latest loss (a file of decaying disks, seed 33, before D72 stopped decay
+// at the liveness phase).
+func TestLateLossLeavesTheCoreRule(t *testing.T) {
+	const op, sum = 3, 0xc3
+	c := ackedByR2(op, sum)
+	c.Journaled(0, op, sum)
+	c.AckSent(0, op, sum)
+	c.Crash(1, 0)
+	r2LosesItsAckedCopy(c, op)
+	c.DiskCopies(50, 0, lostOnDisk(op))
+	ex, why := c.Stalled(100, 0, 0)
+	require.NotNil(t, ex, why)
+	assert.Equal(t, RuleCoreCopyDamaged, ex.Rule)
+	assert.LessOrEqual(t, ex.Since, uint64(5), "held when the stall began: %s", why)
+}
+
+// A holder out of reach dates the core rule from when it went out of
+// reach, even where more than f other faults came earlier: until then the
+// core could fetch the op from it. r1 was cut off at t=1 and r2 lost its copy
+// at t=2 (two faults, more than f), but r0, outside the core, held the op and
+// was up until t=40: the stall that began at t=5 is not excused. Before, the
+// rule dated the faults without the holder and excused it from t=2.
+func TestCoreRuleWaitsForEveryHolderOutOfReach(t *testing.T) {
+	const op, sum = 3, 0xc3
+	c := ackedByR2(op, sum)
+	c.Journaled(0, op, sum)
+	c.CutOff(1, 1)
+	r2LosesItsAckedCopy(c, op)
+	c.Crash(40, 0)
+	ex, why := c.Stalled(100, 0, 0)
+	assert.Nil(t, ex, why)
+	assert.Contains(t, why, "core-copy-damaged does not excuse it: its condition holds only since t=40")
+}

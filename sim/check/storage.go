@@ -85,6 +85,7 @@ func (b *bodySet) lostToDisks() uint16 { return (b.damaged | b.cpLost) &^ b.hold
 func (c *Checker) loseToDisk(tick uint64, b *bodySet, bit uint16) {
 	b.damaged |= bit
 	b.lostAt = tick
+	b.lostBy[bits.TrailingZeros16(bit)] = tick
 	c.noteBeyond(tick, b)
 }
 
@@ -182,6 +183,7 @@ func (c *Checker) markCheckpointLost(tick uint64, i int, from, to uint64, lost b
 		if lost {
 			b.cpLost |= bit
 			b.lostAt = tick
+			b.lostBy[i] = tick
 		} else {
 			b.cpLost &^= bit
 		}
@@ -390,6 +392,9 @@ type copies struct {
 	// lost their copy of that same version.
 	notedLost uint16
 	lostAt    uint64
+	// lostBy: per replica, when it last lost a copy of a version it no
+	// longer holds.
+	lostBy [16]uint64
 }
 
 func (c *Checker) copiesOf(op uint64) copies {
@@ -402,6 +407,10 @@ func (c *Checker) copiesOf(op uint64) copies {
 		cp.notedLost |= b.ackNoted & (b.lostToDisks() | b.forgot&^b.holders)
 		cp.holders |= b.holders
 		cp.lostAt = max(cp.lostAt, b.lostAt)
+		for gone := b.lostToDisks() | b.forgot&^b.holders; gone != 0; gone &= gone - 1 {
+			i := bits.TrailingZeros16(gone)
+			cp.lostBy[i] = max(cp.lostBy[i], b.lostBy[i])
+		}
 	}
 	if op < uint64(len(c.acks)) {
 		for k := range c.acks[op] {
@@ -442,31 +451,43 @@ func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
 	if cp.damaged&core == 0 {
 		rule, how = RuleCoreCopyForgotten, replicaList(cp.forgot&core)+" lost its copy with its memory journal at a crash"
 	}
-	return &Excuse{Rule: rule, Ops: []uint64{op}, Replicas: members(faulty), Since: c.faultsBeyondSince(cp, faulty),
+	return &Excuse{Rule: rule, Ops: []uint64{op}, Replicas: members(faulty), Since: c.faultsBeyondSince(cp, faulty, reach),
 		Proof: fmt.Sprintf("op %d: %s acked it or recorded an ack of it and %s; no reachable replica holds it, %s lost it, cannot nack or are out of reach "+
 			"(more than f=%d), and only %d reachable whole replicas could nack it (a nack quorum is %d)",
 			op, replicaList(cp.ackers|cp.notedLost), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
 }
 
 // faultsBeyondSince is the tick from which the replicas faulty for op were
-// more than f: the (f+1)-th earliest of their faults (a lost copy dated by
-// the op's loss, a replica out of reach or unable to nack by its crash or
-// cut-off), and never before the op's copies were lost.
-func (c *Checker) faultsBeyondSince(cp copies, faulty uint16) uint64 {
+// more than f: the (f+1)-th earliest of their faults, each dated by its own
+// record (a lost copy by that replica's loss, or, for a replica out of reach
+// now, by its crash or cut-off if that came first: it was out of reach
+// since; any other by its crash or cut-off). Never before the last copy a
+// reachable replica held was lost, nor before every holder still out of
+// reach went out of reach (until then the core could fetch from it).
+func (c *Checker) faultsBeyondSince(cp copies, faulty, reach uint16) uint64 {
 	var at []uint64
+	floor := uint64(0)
 	for i := range c.replicas {
 		bit := uint16(1) << uint(i)
+		r := &c.replicas[i]
+		lost := (cp.damaged|cp.forgot)&bit != 0
 		switch {
 		case faulty&bit == 0:
-		case (cp.damaged|cp.forgot)&bit != 0:
-			at = append(at, cp.lostAt)
+		case lost && reach&bit != 0:
+			at = append(at, cp.lostBy[i])
+			floor = max(floor, cp.lostBy[i])
+		case lost:
+			at = append(at, min(cp.lostBy[i], r.faultSince))
 		default:
-			at = append(at, c.replicas[i].faultSince)
+			at = append(at, r.faultSince)
+		}
+		if cp.holders&bit != 0 && reach&bit == 0 {
+			floor = max(floor, r.faultSince)
 		}
 	}
 	slices.Sort(at)
 	// undecidable asked for more than f of them.
-	return max(cp.lostAt, at[faultsTolerated(c.n)])
+	return max(floor, at[faultsTolerated(c.n)])
 }
 
 // nackers is the reachable replicas that may vote and hold every op they
