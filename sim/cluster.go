@@ -66,9 +66,12 @@ type Cluster struct {
 	spec    *spec.Model // nil with Config.SpecOff
 	// specSuffix is the buffer suffixes are translated into for the model.
 	specSuffix []spec.Entry
-	trace      *Trace
-	out        vsr.Output
-	stats      Stats
+	// stepEntries holds, per write of the step being flushed, the entry
+	// its bytes carry (decodeWrites).
+	stepEntries []entryID
+	trace       *Trace
+	out         vsr.Output
+	stats       Stats
 
 	deliverFn func(*packetsim.Delivery[vsr.Message])
 	liveness  livenessState
@@ -345,6 +348,9 @@ func (c *Cluster) flush(i int) {
 		c.trace.event(c.now, e)
 		c.report(i, e)
 		c.observe(e)
+	}
+	if c.disks != nil {
+		c.decodeWrites()
 	}
 	c.specStep(i)
 	if c.disks != nil {

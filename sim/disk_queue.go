@@ -20,6 +20,9 @@ type deferredWrite struct {
 	data  []byte
 	fence uint64 // 0: not fenced
 	batch uint64 // superblock copies of one version share a batch; 0 for the journal
+	// entry is what its bytes carry (entryOf), read once as the step asked
+	// for it (decodeWrites).
+	entry entryID
 	// after is the superblock batch a journal write waits to land first
 	// (vsr.Write.AfterSuperblock); 0: none.
 	after uint64
@@ -55,7 +58,7 @@ func (c *Cluster) writes(i int) {
 			fence = d.fences
 			d.open = append(d.open, fence)
 		}
-		dw := deferredWrite{zone: disksim.Zone(w.Zone), slot: w.Slot, fence: fence}
+		dw := deferredWrite{zone: disksim.Zone(w.Zone), slot: w.Slot, fence: fence, entry: c.stepEntries[k]}
 		if _, journal := zoneIndex(dw.zone); journal && fence != 0 {
 			d.slotFence[w.Slot] = fence
 		}
@@ -143,9 +146,19 @@ func (d *diskOf) batchOpen(b uint64, ahead int) bool {
 	return false
 }
 
+// decodeWrites reads, once, the entry each write of the step carries
+// (entryOf): the queue keeps it with the write, the protocol model reads it.
+func (c *Cluster) decodeWrites() {
+	c.stepEntries = c.stepEntries[:0]
+	for k := range c.out.Writes {
+		w := &c.out.Writes[k]
+		c.stepEntries = append(c.stepEntries, c.entryOf(disksim.Zone(w.Zone), w.Slot, c.out.Bytes(w)))
+	}
+}
+
 // submitWrite puts a write on the disk and notes what waits for it.
 func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
-	entry := c.entryOf(w.zone, w.slot, data)
+	entry := w.entry
 	lose := c.disks.rewrite != nil && w.zone == disksim.ZonePrepares && c.aimLostRewrite(d, w.slot, entry)
 	id := d.disk.Write(c.now, w.zone, w.slot, data)
 	if lose {

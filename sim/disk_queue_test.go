@@ -31,6 +31,7 @@ func ask(c *Cluster, ws ...vsr.Write) {
 		c.out.WriteData = append(c.out.WriteData, make([]byte, w.Len)...)
 		c.out.Writes = append(c.out.Writes, w)
 	}
+	c.decodeWrites()
 	c.writes(0)
 }
 

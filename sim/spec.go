@@ -196,8 +196,9 @@ func (c *Cluster) specFeed(i int) {
 }
 
 // specWrites hands the model the journal writes of replica i's step, in
-// the order asked, read in the on-disk format (replica.DiskEntry,
-// replica.DiskRemoval) as the harness's ledger reads them.
+// the order asked, read in the on-disk format (the entries decodeWrites
+// read, replica.DiskRemoval for the rest) as the harness's ledger reads
+// them.
 func (c *Cluster) specWrites(i int) {
 	for k := range c.out.Writes {
 		w := &c.out.Writes[k]
@@ -211,10 +212,9 @@ func (c *Cluster) specWrites(i int) {
 		default:
 			continue
 		}
-		data := c.out.Bytes(w)
-		if e := c.entryIn(z, w.Slot, data, false); e.op != 0 {
+		if e := c.stepEntries[k]; e.op != 0 {
 			sw.Kind, sw.Op, sw.Checksum = spec.WriteEntry, e.op, e.sum
-		} else if removal, aside := replica.DiskRemoval(w.Zone, w.Slot, c.cfg.JournalSlots, data); removal {
+		} else if removal, aside := replica.DiskRemoval(w.Zone, w.Slot, c.cfg.JournalSlots, c.out.Bytes(w)); removal {
 			sw.Kind = spec.WriteBlank
 			if aside {
 				sw.Kind = spec.WriteAside

@@ -1,5 +1,7 @@
 package check
 
+import "math"
+
 // bodySet is who may hold the body of one prepare (op, checksum): every
 // replica that reported journaling it, acked it or applied it, less those that
 // since dropped it, evicted it or lost their journal. The record says how each
@@ -25,8 +27,9 @@ type bodySet struct {
 	lostAt, beyondAt uint64
 	// lostBy holds, per replica, the tick its copy was last lost (to a
 	// disk, a checkpoint record or a crash): the core rules date each
-	// replica's fault by its own loss, not by the op's latest.
-	lostBy [16]uint64
+	// replica's fault by its own loss, not by the op's latest. 32 bits: a
+	// run is at most a few million ticks, and a run holds a set per op.
+	lostBy [16]uint32
 	// cpLost: replicas whose applied state of this op a checkpoint record
 	// lost to their disk took (CheckpointLost), until they apply it again.
 	cpLost uint16
@@ -91,7 +94,7 @@ func (c *Checker) loseBodies(tick uint64, i int) {
 				b.holders &^= bit
 				b.forgot |= bit
 				b.lostAt = tick
-				b.lostBy[i] = tick
+				b.lostBy[i] = tick32(tick)
 			}
 		}
 	}
@@ -219,3 +222,7 @@ func (c *Checker) judgeLoss(op, sum uint64, committed bool, b *bodySet) opLoss {
 	l.beyondF = !c.wal && l.dropped&counted == 0 && l.crashed > faultsTolerated(c.n)
 	return l
 }
+
+// tick32 is a tick as lostBy keeps it (a run's ticks fit; past them it
+// saturates, which only dates a loss later).
+func tick32(t uint64) uint32 { return uint32(min(t, math.MaxUint32)) }

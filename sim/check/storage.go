@@ -85,7 +85,7 @@ func (b *bodySet) lostToDisks() uint16 { return (b.damaged | b.cpLost) &^ b.hold
 func (c *Checker) loseToDisk(tick uint64, b *bodySet, bit uint16) {
 	b.damaged |= bit
 	b.lostAt = tick
-	b.lostBy[bits.TrailingZeros16(bit)] = tick
+	b.lostBy[bits.TrailingZeros16(bit)] = tick32(tick)
 	c.noteBeyond(tick, b)
 }
 
@@ -183,7 +183,7 @@ func (c *Checker) markCheckpointLost(tick uint64, i int, from, to uint64, lost b
 		if lost {
 			b.cpLost |= bit
 			b.lostAt = tick
-			b.lostBy[i] = tick
+			b.lostBy[i] = tick32(tick)
 		} else {
 			b.cpLost &^= bit
 		}
@@ -409,7 +409,7 @@ func (c *Checker) copiesOf(op uint64) copies {
 		cp.lostAt = max(cp.lostAt, b.lostAt)
 		for gone := b.lostToDisks() | b.forgot&^b.holders; gone != 0; gone &= gone - 1 {
 			i := bits.TrailingZeros16(gone)
-			cp.lostBy[i] = max(cp.lostBy[i], b.lostBy[i])
+			cp.lostBy[i] = max(cp.lostBy[i], uint64(b.lostBy[i]))
 		}
 	}
 	if op < uint64(len(c.acks)) {
