@@ -202,9 +202,9 @@ func TestWatchClasses(t *testing.T) {
 // failing the same on the code before it) is untriaged: on disks past the
 // atlas, a merge drops an op two replicas acked and still hold.
 // robust-disk-unsure-op-outside-core.vsr (a 10,000-seed sweep from
-// 0x5eed0000 on the code that serves repairs from the disk) is open: an op
-// a core replica holds unsure and only a crashed replica outside the core
-// holds, not excused (the file says what is known).
+// 0x5eed0000 on the code that serves repairs from the disk) was open until
+// D74 (an op a core replica held unsure that only a crashed replica outside
+// the core held): now a pass in seeds/recorded.
 // lost-rewrite-vote-mixes-logs.vsr and
 // lost-rewrite-source-vote-drops-acked-body.vsr, which came with lost writes
 // aimed at rewrites (storage aimed-lost-rewrite), are fixed (a restart's
@@ -253,8 +253,8 @@ func TestWatchClasses(t *testing.T) {
 // seeds/). Retired. source-backoff-off-view-climb-ci-ef27.vsr (CI's sweep
 // on ef2735b) is the source's view-change timeout without backoff: the
 // robust protocol passes the file, abdication-off alone passes it too.
-// robust-disk-unsure-op-outside-core.vsr passed under D66 and is open
-// again since D67 withdrew it. source-six-options-view-climb-c0ffee-100k-2.vsr
+// robust-disk-unsure-op-outside-core.vsr passed under D66, was open again
+// since D67 withdrew it, and passes since D74 (retired to seeds/recorded). source-six-options-view-climb-c0ffee-100k-2.vsr
 // is this round's 100,000 sweep from 0xc0ffee00: the source protocol with
 // its six options, each option alone passing, the robust protocol too (a
 // five-option file of the same sweep passes since D65's restart fix keeps
@@ -266,7 +266,7 @@ func TestWatchClasses(t *testing.T) {
 // source-abdication-backoff-off-c0ffee-100k-2.vsr is the sixth round's
 // 100,000 sweep (abdication-off,backoff-off; the robust protocol and each
 // option alone pass it). After D71 the five files whose seeds moved carry a
-// line saying to which (robust-disk-unsure-op-outside-core.vsr among them).
+// line saying to which.
 // source-backoff-off-search-5.vsr, source-abdication-off-no-voters-search-12.vsr
 // and source-svc-quorum-off-view-climb-search-9.vsr are guided searches'
 // inputs on 2a07d2c (seeds 5, 12, 9 of ten): the robust protocol passes each,
@@ -303,7 +303,6 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"source-svc-quorum-long-log-c0ffee-100k.vsr":      sim.VerdictLiveness,
 		"source-svc-quorum-relay-off-c0ffee-100k.vsr":     sim.VerdictLiveness,
 		"source-backoff-off-view-climb-ci-ef27.vsr":       sim.VerdictLiveness,
-		"robust-disk-unsure-op-outside-core.vsr":          sim.VerdictLiveness,
 		"source-six-options-view-climb-c0ffee-100k-2.vsr": sim.VerdictLiveness,
 		"source-svc-quorum-recovering-search.vsr":         sim.VerdictLiveness,
 		"source-svc-quorum-no-voters-search.vsr":          sim.VerdictLiveness,

@@ -58,10 +58,39 @@ func TestBreakOffChainTakesTheStaleEntry(t *testing.T) {
 	assert.Equal(t, uint64(4), vouched, "nothing vouches below the break")
 	_, held := j.Get(3)
 	assert.False(t, held, "the stale op 3 left the journal")
-	assert.Equal(t, 1, rec.faulty)
 	b, ok := rec.brokenAt(3)
 	require.True(t, ok, "its slot is faulty")
 	assert.Equal(t, slotFaulty, b.class)
+	// Below the break nothing vouches for ops 1 and 2, above the commit
+	// point (0): a lost write may have left them as old (D74).
+	assert.Equal(t, 3, rec.faulty)
+	for _, o := range []uint64{1, 2} {
+		_, held := j.Get(o)
+		assert.False(t, held, "op %d left the journal", o)
+		_, ok := rec.brokenAt(int(o))
+		assert.True(t, ok, "op %d's slot is faulty", o)
+	}
+}
+
+// TestBreakOffChainKeepsWhatTheCommitPointCovers (D74): below the break, an
+// entry at or below the durable commit point stays (setAsideUnvouched
+// decides it); one above it goes faulty. Found by a lost rewrite aimed at
+// both copies of a slot (swarm seed 1295 with that aim): r3's restart kept an older
+// op 14 below a break at op 15, above its commit point 11, voted it present
+// in log_view 13, and the next view's StartView named op 15 above it.
+func TestBreakOffChainKeepsWhatTheCommitPointCovers(t *testing.T) {
+	j := journal.NewJournal(64, nil)
+	hs := chainOf(j, 5, 3, 1)
+	j.Put(staleOf(hs[4], 1), true)
+	rec := recoveryAt(hs[5])
+	rec.sb.CommitMax = 2
+	broke, _ := breakOffChain(&rec, j, nil)
+	require.True(t, broke)
+	for o, want := range []bool{1: true, 2: true, 3: false, 4: false, 5: true} {
+		_, held := j.Get(uint64(o))
+		assert.Equal(t, want, held, "op %d", o)
+	}
+	assert.Equal(t, 2, rec.faulty, "ops 4 (stale) and 3 (above the commit point, unvouched)")
 }
 
 func TestBreakOffChainCrossesAVouchedFaultySlot(t *testing.T) {

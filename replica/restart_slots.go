@@ -108,14 +108,11 @@ func checkChains(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring, s
 }
 
 // dropAboveHead takes out of the journal every entry above the durable head:
-// nothing promised it (an ack leaves only once the superblock naming a head
-// at or above its op has landed), and the head only falls by a truncation,
-// whose blanks a lost write may have kept from the disk (swarm seed
-// 1592593978 from 0x5eed0000: op 18 of an older log, truncated, its blank
-// lost, read back above the durable head and chained on as the head; the
-// restarted vote showed it in the newer log_view, and the merge cut the
-// committed op 18). The disk keeps the copies; nothing is written. It
-// reports whether it took any.
+// nothing promised it, and the head only falls by a truncation, whose blanks
+// a lost write may have kept from the disk (swarm seed 1592593978 from
+// 0x5eed0000: an older log's op 18, its blank lost, read back above the head;
+// the merge cut the committed op 18). Nothing is written. It reports whether
+// it took any.
 func dropAboveHead(rec *diskRecovery, j *journal.Journal) (dropped bool) {
 	for o := rec.sb.Head + 1; o <= rec.highest; o++ {
 		if _, ok := j.Remove(o); ok {
@@ -194,8 +191,7 @@ func breakStaleNeighbours(rec *diskRecovery, j *journal.Journal) (broke bool) {
 	return broke
 }
 
-// addBroken takes a slot whose entry a chain check took out as faulty, its
-// copies saying nothing (recovery holds its op unsure or empty).
+// addBroken takes a slot a chain check emptied as faulty (unsure or empty).
 func (rec *diskRecovery) addBroken(slot int) {
 	at, found := slices.BinarySearchFunc(rec.broken, slot, func(b brokenSlot, s int) int { return b.slot - s })
 	vsr.Assert(vsr.Unowned, !found, "broken_slot_once", "slot %d", uint64(slot))
@@ -225,18 +221,16 @@ func (rec *diskRecovery) noteFaulty(slot int) {
 }
 
 // breakOffChain takes as faulty each journaled entry the durable head's
-// chain does not pass through: walking down from the superblock's head (op
-// and checksum) by each entry's parent, an entry whose checksum is not the
-// one the op above names is an older entry of that op a lost write left
-// (the copies of its slot can agree on it, or its header copy be damaged
-// too: swarm seed 2758, an aimed lost rewrite and a damaged header write on
-// one slot, and the restart applied the stale op). A faulty slot whose
-// header copy is the entry named, or an adopted header kept beside the disk
-// that is, carries the walk past it; the walk stops at
-// the first op it cannot read otherwise, at a broken entry, and at the
-// checkpoint. It reports whether it broke an entry, and the lowest op the
-// chain vouched for: below it, nothing here vouches for or against an entry
-// (setAsideUnvouched).
+// chain does not pass through: walking down from the superblock's head by
+// each entry's parent, an entry whose checksum is not the one the op above
+// names is an older entry of that op a lost write left (swarm seed 2758: an
+// aimed lost rewrite and a damaged header write on one slot, and the restart
+// applied the stale op). A faulty slot whose header copy, or an adopted
+// header kept beside the disk, is the entry named carries the walk past it;
+// the walk stops at the first op it cannot read otherwise, at a broken entry
+// (and takes the entries below it above the commit point as faulty), and at
+// the checkpoint. It reports whether it broke an entry, and the lowest op
+// the chain vouched for (setAsideUnvouched).
 func breakOffChain(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring) (broke bool, vouched uint64) {
 	expect := rec.sb.HeadSum
 	n := uint64(rec.slots)
@@ -264,9 +258,16 @@ func breakOffChain(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring)
 			continue
 		}
 		j.Remove(o)
+		rec.addBroken(int(o % n))
+		// Below the break nothing vouches for an entry above the commit
+		// point, which a lost write may have left as old (D74): faulty.
+		for b := o - 1; b > max(rec.sb.CommitMax, rec.cp.snap.Op); b-- {
+			if _, ok := j.Remove(b); ok {
+				rec.addBroken(int(b % n))
+			}
+		}
 		_, still := j.Get(o)
 		vsr.Assert(vsr.Unowned, !still, "off_chain_entry_removed", "op %d", o)
-		rec.addBroken(int(o % n))
 		return true, o + 1
 	}
 	return false, o + 1
