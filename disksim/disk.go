@@ -168,8 +168,16 @@ func (d *Disk) AtlasOff() bool { return d.atlas == nil || d.atlas.Off() }
 func (d *Disk) SetFaultsEnabled(on bool) { d.faults = on }
 
 // StopRot drops every decay still waiting and draws no more (a liveness
-// phase: the stall is judged on what stood when it began). It draws nothing.
-func (d *Disk) StopRot() { d.rot = nil }
+// phase: the stall is judged on what stood when it began), and returns how
+// many it dropped (some may be for slots rewritten since). It draws nothing.
+func (d *Disk) StopRot() int {
+	if d.rot == nil {
+		return 0
+	}
+	n := d.rot.Len()
+	d.rot = nil
+	return n
+}
 
 // FaultsEnabled reports whether the random faults are on.
 func (d *Disk) FaultsEnabled() bool { return d.faults }

@@ -67,6 +67,13 @@ func TestRotDrawnAtLandingNotByReads(t *testing.T) {
 	d.Advance(1_000_000, nil)
 	assert.Len(t, rotFaults(d), 1, "the rewrite cancels the first write's decay; its own stands")
 
+	stopped := newDisk(t, Options{RotMeanTicks: 100}, 5)
+	writeNow(t, stopped, 1, ZonePrepares, 0, filled('a', slotBytes))
+	assert.Equal(t, 1, stopped.StopRot(), "one decay waited")
+	stopped.Advance(1_000_000, nil)
+	assert.Empty(t, rotFaults(stopped), "stopped: nothing decays")
+	assert.Zero(t, stopped.StopRot())
+
 	off := newDisk(t, Options{RotMeanTicks: 100}, 5)
 	writeNow(t, off, 1, ZonePrepares, 0, filled('a', slotBytes))
 	off.SetFaultsEnabled(false)

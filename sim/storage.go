@@ -263,8 +263,11 @@ func (c *Cluster) coreDisksClean(core []int) {
 	}
 	// Decay stops on every disk, the core's and the others': a decay that
 	// came after the stall began could excuse nothing (a verdict is judged
-	// on what held when it began) and only blur which fault did.
+	// on what held when it began) and only blur which fault did. Said in
+	// the trace, as every fault the phase lifts is.
 	for i := range c.disks.r {
-		c.disks.r[i].disk.StopRot()
+		if n := c.disks.r[i].disk.StopRot(); n > 0 {
+			c.Note(fmt.Sprintf("liveness: r%d's disk decays no more (%d decays waiting dropped)", i, n))
+		}
 	}
 }

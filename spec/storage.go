@@ -178,10 +178,17 @@ func (m *Model) checkBlank(i int, r *replicaState, w *Write) {
 	if m.cfg.JournalSlots <= 0 || r.logView != r.ackView {
 		return
 	}
-	slots := uint64(m.cfg.JournalSlots)
-	for op := uint64(len(r.acks)); op > r.settled+1; op-- {
-		o := op - 1
-		if o%slots != uint64(w.Slot) || r.acks[o] == 0 {
+	slots, slot := uint64(m.cfg.JournalSlots), uint64(w.Slot)
+	n := uint64(len(r.acks))
+	if n <= slot {
+		return
+	}
+	// The highest op of the slot that was acked, walking the slot's ops down.
+	for o := slot + (n-1-slot)/slots*slots; o > r.settled; o -= slots {
+		if r.acks[o] == 0 {
+			if o < slots {
+				return
+			}
 			continue
 		}
 		if r.ackLives[o] == r.lives && !r.letGo(o, slots) {
@@ -248,5 +255,7 @@ func (m *Model) Restored(i int, op, sum, parent uint64) {
 	}
 	r.restored = opSum{op, sum}
 	r.log = setAt(r.log, op, sum)
-	r.noteAsked(m.cfg.JournalSlots, int(op%uint64(max(m.cfg.JournalSlots, 1))), op, sum)
+	if s := m.cfg.JournalSlots; s > 0 {
+		r.noteAsked(s, int(op%uint64(s)), op, sum)
+	}
 }

@@ -476,8 +476,10 @@ func (c *Checker) faultsBeyondSince(cp copies, faulty, reach uint16) uint64 {
 		case lost && reach&bit != 0:
 			at = append(at, cp.lostBy[i])
 			floor = max(floor, cp.lostBy[i])
-		case lost:
+		case lost && r.faultSince != 0:
 			at = append(at, min(cp.lostBy[i], r.faultSince))
+		case lost:
+			at = append(at, cp.lostBy[i])
 		default:
 			at = append(at, r.faultSince)
 		}
