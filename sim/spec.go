@@ -203,8 +203,12 @@ func (c *Cluster) specWrites(i int) {
 	for k := range c.out.Writes {
 		w := &c.out.Writes[k]
 		z := disksim.Zone(w.Zone)
-		sw := spec.Write{Slot: w.Slot, Fenced: w.Fenced}
+		sw := spec.Write{Slot: w.Slot, Fenced: w.Fenced, AfterSuperblock: w.AfterSuperblock}
 		switch z {
+		case disksim.ZoneSuperblock:
+			sw.Zone = spec.ZoneSuperblock
+			c.spec.Wrote(i, &sw)
+			continue
 		case disksim.ZonePrepares:
 			sw.Zone = spec.ZonePrepare
 		case disksim.ZoneHeaders:

@@ -83,6 +83,8 @@ type replicaState struct {
 	// last one asked for each slot in this life (storage.go).
 	prepares []stepWrite
 	asked    []askedEntry
+	// stepSuperblock: the step asked for a superblock copy.
+	stepSuperblock bool
 	// settled is the highest op the replica applied, checkpointed or
 	// installed, in any life (storage.go).
 	settled uint64
@@ -201,6 +203,7 @@ func (m *Model) begin(tick uint64, i int, c cause) {
 	r.seen = append(r.seen[:0], r.snapshot)
 	r.removed = r.removed[:0]
 	r.prepares = r.prepares[:0]
+	r.stepSuperblock = false
 	r.restored = opSum{}
 }
 

@@ -665,6 +665,31 @@ func TestRulesFire(t *testing.T) {
 			tr.m.Wrote(2, &Write{Zone: ZonePrepare, Slot: slot, Kind: WriteBlank, Fenced: true})
 			tr.m.Wrote(2, &Write{Zone: ZoneHeader, Slot: slot, Kind: WriteBlank, Fenced: true})
 		}},
+		{RuleBlankAfterSuperblock, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 acked op 1 in view 0 and adopts view 1's log,
+			// which truncates it; the slip blanks its slot before the
+			// superblock naming log_view 1, not held for it to land.
+			pulledIntoView1(tr).deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 0}).slip()
+			tr.m.Status(2, StatusNormal, 1, 1)
+			tr.m.Unjournaled(2, 1, 0xa)
+			if !slip {
+				tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: true})
+			}
+			tr.m.Wrote(2, &Write{Zone: ZonePrepare, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: !slip})
+			tr.m.Wrote(2, &Write{Zone: ZoneHeader, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: !slip})
+			if slip {
+				tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: true})
+			}
+		}},
+		{RuleBlankAfterSuperblock, onDisk, func(tr *trace, slip bool) {
+			// The blank comes after the superblock but is not held for it.
+			pulledIntoView1(tr).deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 0}).slip()
+			tr.m.Status(2, StatusNormal, 1, 1)
+			tr.m.Unjournaled(2, 1, 0xa)
+			tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: true})
+			tr.m.Wrote(2, &Write{Zone: ZonePrepare, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: !slip})
+			tr.m.Wrote(2, &Write{Zone: ZoneHeader, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: !slip})
+		}},
 	} {
 		covered[tc.rule] = true
 		t.Run(tc.rule, func(t *testing.T) { fires(t, tc.rule, tc.cfg, tc.build) })

@@ -12,12 +12,14 @@ import "fmt"
 // WriteZone is the journal copy a write goes to, as far as a rule reads it.
 type WriteZone uint8
 
-// Write zones. ZoneOther is the superblock and the checkpoint zone: no rule
-// reads them yet.
+// Write zones. ZoneOther is the checkpoint zone: no rule reads it;
+// ZoneSuperblock is a superblock copy, which only blank_after_superblock reads
+// (that one was asked in the step, not what it says).
 const (
 	ZoneOther WriteZone = iota
 	ZonePrepare
 	ZoneHeader
+	ZoneSuperblock
 )
 
 // WriteKind is what a journal record carries.
@@ -43,6 +45,9 @@ type Write struct {
 	// Fenced: the replica's messages after it wait for it to land. A
 	// scrubber's mend of one copy from the other, whole one, is unfenced.
 	Fenced bool
+	// AfterSuperblock: the harness starts it only once the superblock
+	// asked before it in the step has landed (D71).
+	AfterSuperblock bool
 }
 
 // sameRecord reports whether a header copy carries what the prepare copy
@@ -59,13 +64,17 @@ func (w *Write) sameRecord(p *Write) bool {
 // header copy alone, unfenced, from a prepare copy it read whole). A removal is
 // never written over an op the replica acked in the log_view it still
 // holds, above what it applied or checkpointed (blank_keeps_acks): read
-// back, the blank says the op was never there.
+// back, the blank says the op was never there. A removal of an op it acked in
+// an older log_view lands only after the step's superblock, which names the
+// log_view that removes it (blank_after_superblock).
 func (m *Model) Wrote(i int, w *Write) {
 	if m.failure != nil || w.Zone == ZoneOther {
 		return
 	}
 	r := &m.replicas[i]
 	switch w.Zone {
+	case ZoneSuperblock:
+		r.stepSuperblock = true
 	case ZonePrepare:
 		r.prepares = append(r.prepares, stepWrite{Write: *w})
 		if w.Fenced {
@@ -175,7 +184,7 @@ func (m *Model) checkAckWritten(i int, r *replicaState, msg *Message) {
 // replica must still hold that log_view, and the op must lie above every op
 // it applied, checkpointed or installed.
 func (m *Model) checkBlank(i int, r *replicaState, w *Write) {
-	if m.cfg.JournalSlots <= 0 || r.logView != r.ackView {
+	if m.cfg.JournalSlots <= 0 {
 		return
 	}
 	slots, slot := uint64(m.cfg.JournalSlots), uint64(w.Slot)
@@ -191,12 +200,37 @@ func (m *Model) checkBlank(i int, r *replicaState, w *Write) {
 			}
 			continue
 		}
-		if r.ackLives[o] == r.lives && !r.letGo(o, slots) {
+		switch {
+		case r.ackLives[o] != r.lives:
+		case r.logView != r.ackView:
+			m.checkBlankAfterSuperblock(i, r, w, o)
+		case !r.letGo(o, slots):
 			m.failOp(i, o, RuleBlankKeepsAcks, "writes a blank over slot %d, which holds op %d it acked in view %d (log_view %d), above op %d it applied or checkpointed",
 				w.Slot, o, r.ackView, r.logView, r.settled)
 		}
 		return
 	}
+}
+
+// checkBlankAfterSuperblock: blank_after_superblock, for a removal over op o,
+// which the replica acked in this life in ackView, an older log_view than the
+// one it holds now (a StartView it adopted or a merge it made took the op
+// out). Until the superblock naming the new log_view lands, the disk's
+// durable log_view is the one the op was acked in, and a restart in it must
+// find the op, or read its slot as faulty: never a blank, which says the op
+// was never held (D53, D71; CI's swarm seed 12874905672124114957, a restart
+// that held such ops unsure for good and stalled the views). So the blank is
+// asked after a superblock in the step and waits for it to land.
+func (m *Model) checkBlankAfterSuperblock(i int, r *replicaState, w *Write, o uint64) {
+	if w.AfterSuperblock && r.stepSuperblock {
+		return
+	}
+	what := "without asking for a superblock before it in the step"
+	if r.stepSuperblock {
+		what = "without waiting for the step's superblock to land"
+	}
+	m.failOp(i, o, RuleBlankAfterSuperblock, "writes a blank over slot %d, which holds op %d it acked in view %d, %s (log_view %d now, above op %d it applied or checkpointed)",
+		w.Slot, o, r.ackView, what, r.logView, r.settled)
 }
 
 // letGo reports whether the replica's journal events let op go (truncated,

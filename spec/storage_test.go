@@ -38,12 +38,21 @@ func TestStorageRulesPass(t *testing.T) {
 		{"a blank over an acked op its journal event let go", blankAcked(func(m *Model) { m.Unjournaled(2, 1, 0xa) })},
 		{"a blank over an acked op it applied", blankAcked(func(m *Model) { m.Settled(2, 1) })},
 		{"a blank over an acked op once a later op took its slot", blankAcked(func(m *Model) { m.Journaled(2, 9, 0xb) })},
-		{"a blank over an op acked in an older log_view", func(tr *trace) {
+		{"a blank over an op acked in an older log_view, after the step's superblock", func(tr *trace) {
 			// Replica 2 acked op 1 in view 0 and adopts view 1's log,
-			// which may truncate it.
+			// which truncates it: the blank waits for the superblock
+			// naming log_view 1.
 			pulledIntoView1(tr).deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 0})
 			tr.m.Status(2, StatusNormal, 1, 1)
-			blank(tr, 2, 1)
+			tr.m.Unjournaled(2, 1, 0xa)
+			tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: true})
+			tr.m.Wrote(2, &Write{Zone: ZonePrepare, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: true})
+			tr.m.Wrote(2, &Write{Zone: ZoneHeader, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: true})
+		}},
+		{"a blank in an older log_view over an op it never acked", func(tr *trace) {
+			pulledIntoView1(tr).deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 0})
+			tr.m.Status(2, StatusNormal, 1, 1)
+			blank(tr, 2, 3)
 		}},
 		{"a blank over an op acked in an earlier life", func(tr *trace) {
 			replicate(tr)
