@@ -206,13 +206,16 @@ func decodeSuperblock(c int, buf []byte, ioErr bool) (sb Superblock, seq uint64,
 }
 
 // SuperblockOnDisk is what a whole superblock copy says, read from outside:
-// its version's sequence number, the log head, the checkpoint it names, and
+// its version's sequence number, the log head, the checkpoint it names,
 // whether it was written while amnesiac (a restart from it takes up none of
-// the journal).
+// the journal), and the promises it makes durable (the view, the log_view and
+// the acks a restart keeps: the protocol model's promise_durable).
 type SuperblockOnDisk struct {
-	Seq, Head                   uint64
-	CheckpointOp, CheckpointSum uint64
-	Amnesiac                    bool
+	Seq, Head                     uint64
+	CheckpointOp, CheckpointSum   uint64
+	Amnesiac                      bool
+	View, LogView                 uint64
+	AckHead, AckView, AckViewHead uint64
 }
 
 // DiskSuperblock decodes superblock copy c as a disk holds it, if it is
@@ -222,7 +225,8 @@ type SuperblockOnDisk struct {
 func DiskSuperblock(c int, buf []byte, ioErr bool) (SuperblockOnDisk, bool) {
 	sb, seq, ok := decodeSuperblock(c, buf, ioErr)
 	return SuperblockOnDisk{Seq: seq, Head: sb.Head, CheckpointOp: sb.Checkpoint.Op, CheckpointSum: sb.Checkpoint.OpChecksum,
-		Amnesiac: sb.Amnesiac}, ok
+		Amnesiac: sb.Amnesiac, View: sb.View, LogView: sb.LogView,
+		AckHead: sb.AckHead, AckView: sb.AckView, AckViewHead: sb.AckViewHead}, ok
 }
 
 // recordRead is one copy of a slot, decoded.

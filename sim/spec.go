@@ -207,6 +207,10 @@ func (c *Cluster) specWrites(i int) {
 		switch z {
 		case disksim.ZoneSuperblock:
 			sw.Zone = spec.ZoneSuperblock
+			if sb, ok := replica.DiskSuperblock(w.Slot, c.out.Bytes(w), false); ok {
+				sw.Superblock = spec.Durable{View: sb.View, LogView: sb.LogView,
+					AckHead: sb.AckHead, AckView: sb.AckView, AckViewHead: sb.AckViewHead}
+			}
 			c.spec.Wrote(i, &sw)
 			continue
 		case disksim.ZonePrepares:

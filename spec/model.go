@@ -85,6 +85,10 @@ type replicaState struct {
 	asked    []askedEntry
 	// stepSuperblock: the step asked for a superblock copy.
 	stepSuperblock bool
+	// durable is what the last fenced superblock copy asked for in this
+	// life makes durable (durableAsked: one was asked; durable.go).
+	durable      Durable
+	durableAsked bool
 	// settled is the highest op the replica applied, checkpointed or
 	// installed, in any life (storage.go).
 	settled uint64
@@ -345,6 +349,7 @@ func (m *Model) Restart(i int, keepLog bool) {
 	r.leaveFrom = 0
 	r.oldHeartbeat = false
 	clear(r.asked) // a restart may read back any entry the disk holds
+	r.durable, r.durableAsked = Durable{}, false
 	if !keepLog || m.cfg.Disk {
 		r.log = r.log[:0]
 	}
@@ -458,6 +463,9 @@ func (m *Model) Sent(i int, msg *Message) {
 		return
 	}
 	r := &m.replicas[i]
+	if m.cfg.Disk {
+		m.checkPromiseDurable(i, r, msg)
+	}
 	switch msg.Command {
 	case CmdPrepare:
 		m.sentPrepare(i, r, msg)

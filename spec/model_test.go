@@ -84,10 +84,39 @@ func (tr *trace) slip() *trace {
 func (tr *trace) send(i int, msgs ...Message) *trace {
 	for _, msg := range msgs {
 		msg.From = i
+		tr.keepPromise(i, &msg)
 		tr.m.Sent(i, &msg)
 		tr.m.OnWire(&msg) // no disk holds a message back
 	}
 	return tr
+}
+
+// keepPromise asks, on a disk, for the superblock a correct replica writes
+// before msg leaves (promise_durable), when the last one asked falls short.
+func (tr *trace) keepPromise(i int, msg *Message) {
+	r := &tr.m.replicas[i]
+	if !tr.m.cfg.Disk {
+		return
+	}
+	d := r.durable
+	switch msg.Command {
+	case CmdPrepareOk:
+		if msg.View > d.AckView {
+			d.AckView, d.AckViewHead = msg.View, 0
+		}
+		d.AckHead, d.AckViewHead = max(d.AckHead, msg.Op), max(d.AckViewHead, msg.Op)
+	case CmdDoViewChange:
+		d.LogView = max(d.LogView, msg.LogView)
+	case CmdStartView:
+		d.LogView = max(d.LogView, msg.View)
+	case CmdStartViewChange:
+	default:
+		return
+	}
+	d.View = max(d.View, msg.View)
+	if d != r.durable || !r.durableAsked {
+		tr.m.Wrote(i, &Write{Zone: ZoneSuperblock, Fenced: true, Superblock: d})
+	}
 }
 
 // sendAll sends msg from i to every other replica.
@@ -689,6 +718,32 @@ func TestRulesFire(t *testing.T) {
 			tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: true})
 			tr.m.Wrote(2, &Write{Zone: ZonePrepare, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: !slip})
 			tr.m.Wrote(2, &Write{Zone: ZoneHeader, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: !slip})
+		}},
+		{RulePromiseDurable, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 acks op 2 with its superblock still naming ack
+			// head 1: the slip's superblock was not rewritten.
+			replicate(tr).deliver(2, Message{Command: CmdPrepare, From: 1, View: 0, Op: 2, Checksum: 0xb}).slip()
+			tr.journal(2, 2, 0xb)
+			ok := prepareOk(0, 2, 0xb, 0)
+			ok.From = 2
+			if !slip {
+				tr.keepPromise(2, &ok)
+			}
+			tr.m.Sent(2, &ok)
+		}},
+		{RulePromiseDurable, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 votes for view 1 with its superblock naming view
+			// 0: a restart could serve view 0 again. Its superblock write
+			// is unfenced in the slip (a promise may leave before it).
+			replicate(tr).clock(2, true).sendAll(2, svc(0, true))
+			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1}).slip()
+			tr.m.Status(2, StatusViewChange, 1, 0)
+			d := tr.m.replicas[2].durable
+			d.View = 1
+			tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: !slip, Superblock: d})
+			v := dvc(1, 0, 1)
+			v.From = 2
+			tr.m.Sent(2, &v)
 		}},
 	} {
 		covered[tc.rule] = true

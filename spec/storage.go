@@ -48,6 +48,8 @@ type Write struct {
 	// AfterSuperblock: the harness starts it only once the superblock
 	// asked before it in the step has landed (D71).
 	AfterSuperblock bool
+	// Superblock is what a superblock copy (ZoneSuperblock) makes durable.
+	Superblock Durable
 }
 
 // sameRecord reports whether a header copy carries what the prepare copy
@@ -75,6 +77,9 @@ func (m *Model) Wrote(i int, w *Write) {
 	switch w.Zone {
 	case ZoneSuperblock:
 		r.stepSuperblock = true
+		if w.Fenced {
+			r.durable, r.durableAsked = w.Superblock, true
+		}
 	case ZonePrepare:
 		r.prepares = append(r.prepares, stepWrite{Write: *w})
 		if w.Fenced {
