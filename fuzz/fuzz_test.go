@@ -278,6 +278,12 @@ func TestWatchClasses(t *testing.T) {
 // source-svc-quorum-abdication-off-no-voters-ci-2479.vsr is CI's search
 // input on 2479cac (the robust protocol passes it; it fails the same on the
 // round's start).
+// source-svc-quorum-abdication-off-lost-both-feed.vsr and its -2 are a
+// 20,000-seed sweep from 0xfeed0000 once the aimed lost rewrite took both
+// copies (D75): the robust protocol passes each.
+// source-disk-suffix-unreadable-c0ffee.vsr (the source protocol's one open
+// safety finding, a restart's walk stopped at a gap above a stale entry of
+// an older view) passes since D75 and is retired to seeds/recorded.
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
 		"source-transfer-durability.vsr":                         sim.VerdictSafety,
@@ -295,7 +301,6 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"source-disk-view-climb-c0ffee.vsr":                      sim.VerdictLiveness,
 		"source-abdication-off-stall-c0ffee.vsr":                 sim.VerdictLiveness,
 		"source-disk-view-climb-c0ffee-2.vsr":                    sim.VerdictLiveness,
-		"source-disk-suffix-unreadable-c0ffee.vsr":               sim.VerdictSafety,
 		"source-disk-view-climb-c0ffee-3.vsr":                    sim.VerdictLiveness,
 		"source-disk-view-climb-c0ffee-4.vsr":                    sim.VerdictLiveness,
 		"source-svc-quorum-recovering-core-ci.vsr":               sim.VerdictLiveness,
@@ -318,6 +323,8 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"source-svc-quorum-off-view-climb-search-9.vsr":          sim.VerdictLiveness,
 		"source-svc-quorum-off-memory-ci-6ab3.vsr":               sim.VerdictLiveness,
 		"source-svc-quorum-abdication-off-no-voters-ci-2479.vsr": sim.VerdictLiveness,
+		"source-svc-quorum-abdication-off-lost-both-feed.vsr":    sim.VerdictLiveness,
+		"source-svc-quorum-abdication-off-lost-both-feed-2.vsr":  sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

@@ -64,6 +64,9 @@ const (
 	// StreamDiskSuperblockLoss draws the aimed loss of a crashing replica's
 	// superblock (sim.Storage.AimedSuperblockLoss).
 	StreamDiskSuperblockLoss
+	// StreamDiskRewriteBoth draws whether an aimed lost rewrite of a prepare
+	// copy takes the slot's header copy rewrite with it.
+	StreamDiskRewriteBoth
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

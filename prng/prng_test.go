@@ -85,7 +85,7 @@ func TestStreamIDsAppendOnly(t *testing.T) {
 		{StreamSwarmDetect, 9}, {StreamSwarmFocus, 10}, {StreamDiskAtlas, 11},
 		{StreamSwarmStorage, 12}, {StreamDiskAimed, 13}, {StreamFuzz, 14},
 		{StreamDiskSecond, 15}, {StreamDiskRead, 16}, {StreamDiskRewrite, 17},
-		{StreamDiskSuperblockLoss, 18},
+		{StreamDiskSuperblockLoss, 18}, {StreamDiskRewriteBoth, 19},
 		{StreamReplicaJitterBase, 1000}, {StreamDiskBase, 2000},
 	}
 	for _, w := range want {
@@ -104,7 +104,7 @@ func TestChildStreamsDiffer(t *testing.T) {
 		StreamReplicaJitterBase, StreamReplicaJitterBase + 1, StreamReplicaJitterBase + 2,
 		StreamDiskAtlas, StreamDiskBase, StreamDiskBase + 1, StreamDiskBase + 2,
 		StreamSwarmStorage, StreamDiskAimed, StreamFuzz, StreamDiskSecond,
-		StreamDiskRead, StreamDiskRewrite, StreamDiskSuperblockLoss,
+		StreamDiskRead, StreamDiskRewrite, StreamDiskSuperblockLoss, StreamDiskRewriteBoth,
 	}
 	var firsts []uint64
 	for _, seed := range []uint64{0, 1, 2, 42} {

@@ -69,6 +69,12 @@ type diskRecovery struct {
 	marks   []marks.Mark
 }
 
+// maybeOp is an op a faulty slot may hold, with the slot's reading.
+type maybeOp struct {
+	op   uint64
+	read slotRead
+}
+
 // brokenSlot is a faulty slot and what its copies said.
 type brokenSlot struct {
 	slot int

@@ -131,16 +131,12 @@ func adoptedAt(a *journal.Ring, o uint64) (vsr.Header, bool) {
 }
 
 // dropOffCheckpointChain takes out of the journal each entry at or below the
-// checkpoint the restart restores that the checkpoint's own chain does not
-// pass through: walking down from the checkpoint's op and checksum by each
-// entry's parent, the walk's first gap or mismatch ends what can be vouched,
-// and every entry from there down goes. Such ops are applied: they are
+// checkpoint the restart restores that the checkpoint's own chain (walked
+// down from its op and checksum by each entry's parent) does not pass
+// through, from the walk's first gap or mismatch down. Such ops are applied,
 // kept only to serve repairs, and a stale one served with this replica's
 // commit point would pass for the committed op (CI's swarm seed
-// 15438653248911938935: a lost rewrite of op 24 and a latent error on its
-// header copy, below the checkpoint at op 24; the restarted primary served
-// the stale op 24 and a backup replaced the committed one with it). It
-// reports whether it took any.
+// 15438653248911938935: a stale op 24 below the checkpoint). Reports any.
 func dropOffCheckpointChain(rec *diskRecovery, j *journal.Journal) (dropped bool) {
 	expect := rec.cp.snap.OpChecksum
 	o := rec.cp.snap.Op
@@ -223,14 +219,12 @@ func (rec *diskRecovery) noteFaulty(slot int) {
 // breakOffChain takes as faulty each journaled entry the durable head's
 // chain does not pass through: walking down from the superblock's head by
 // each entry's parent, an entry whose checksum is not the one the op above
-// names is an older entry of that op a lost write left (swarm seed 2758: an
-// aimed lost rewrite and a damaged header write on one slot, and the restart
-// applied the stale op). A faulty slot whose header copy, or an adopted
-// header kept beside the disk, is the entry named carries the walk past it;
-// the walk stops at the first op it cannot read otherwise, at a broken entry
-// (and takes the entries below it above the commit point as faulty), and at
-// the checkpoint. It reports whether it broke an entry, and the lowest op
-// the chain vouched for (setAsideUnvouched).
+// names is an older entry of that op a lost write left (swarm seed 2758). A
+// faulty slot whose header copy, or an adopted header kept beside the disk,
+// is the entry named carries the walk past it; the walk stops at the first
+// op it cannot read otherwise (a gap), at a broken entry, each with what lies
+// below (faultyBelow), and at the checkpoint. It reports whether it took an
+// entry, and the lowest op the chain vouched for (setAsideUnvouched).
 func breakOffChain(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring) (broke bool, vouched uint64) {
 	expect := rec.sb.HeadSum
 	n := uint64(rec.slots)
@@ -251,7 +245,7 @@ func breakOffChain(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring)
 				expect = a.Parent
 				continue
 			}
-			return false, o + 1
+			return faultyBelow(rec, j, o, rec.sb.LogView), o + 1
 		}
 		if h.Checksum == expect {
 			expect = h.Parent
@@ -259,18 +253,29 @@ func breakOffChain(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring)
 		}
 		j.Remove(o)
 		rec.addBroken(int(o % n))
-		// Below the break nothing vouches for an entry above the commit
-		// point, which a lost write may have left as old (D74): faulty.
-		for b := o - 1; b > max(rec.sb.CommitMax, rec.cp.snap.Op); b-- {
-			if _, ok := j.Remove(b); ok {
-				rec.addBroken(int(b % n))
-			}
-		}
+		faultyBelow(rec, j, o, ^uint64(0))
 		_, still := j.Get(o)
 		vsr.Assert(vsr.Unowned, !still, "off_chain_entry_removed", "op %d", o)
 		return true, o + 1
 	}
 	return false, o + 1
+}
+
+// faultyBelow takes as faulty each entry below op o, where the head's walk
+// stopped, above the commit point and stamped with a view before olderThan:
+// nothing vouches for it, and it may be an older log's entry a lost or
+// never-written removal left (D74, below a break: every stamp; D75, below a
+// gap: a stamp before the durable log_view, which a leftover of an older
+// log carries unless a message of a later view restamped it, D67).
+func faultyBelow(rec *diskRecovery, j *journal.Journal, o, olderThan uint64) (took bool) {
+	for b := o - 1; b > max(rec.sb.CommitMax, rec.cp.snap.Op); b-- {
+		if h, ok := j.Get(b); ok && h.View < olderThan {
+			j.Remove(b)
+			rec.addBroken(int(b % uint64(rec.slots)))
+			took = true
+		}
+	}
+	return took
 }
 
 // reclassify takes as faulty two readings that verify all the same: an
@@ -387,12 +392,6 @@ func (r *Replica) checkAdoptedOnChain() {
 	a := r.log.commitAnchor
 	above, ok := r.log.journal.Get(a.Op + 1)
 	vsr.Assert(r.id, a.Checksum == 0 || a.Op <= r.wm.commitMin || !ok || above.Parent == a.Checksum, "commit_anchor_on_journal_chain", "op %d", a.Op)
-}
-
-// maybeOp is an op a faulty slot may hold, with the slot's reading.
-type maybeOp struct {
-	op   uint64
-	read slotRead
 }
 
 // dropStaleBodies takes out of the journal read back every body that an

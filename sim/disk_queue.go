@@ -159,7 +159,7 @@ func (c *Cluster) decodeWrites() {
 // submitWrite puts a write on the disk and notes what waits for it.
 func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
 	entry := w.entry
-	lose := c.disks.rewrite != nil && w.zone == disksim.ZonePrepares && c.aimLostRewrite(d, w.slot, entry)
+	lose := c.disks.rewrite != nil && c.aimLostRewriteCopy(d, w.zone, w.slot, entry)
 	id := d.disk.Write(c.now, w.zone, w.slot, data)
 	if lose {
 		d.disk.LoseWrite(id)

@@ -2,8 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"vsrsim/disksim"
+	"vsrsim/prng"
 	"vsrsim/vsr"
 )
 
@@ -121,6 +123,36 @@ func (c *Cluster) slotFaultedAt(d *diskOf, slot int) uint64 {
 		return c.now
 	}
 	return at
+}
+
+// aimLostRewriteCopy decides whether to lose a write of zone z at replica
+// d's slot: a prepare copy's by aimLostRewrite, which half the time (its own
+// stream, where the atlas allows the slot's header copy to be faulty) marks
+// the header copy's rewrite after it to go too (D75); a header copy's where
+// so marked.
+func (c *Cluster) aimLostRewriteCopy(d *diskOf, z disksim.Zone, slot int, next entryID) bool {
+	switch z {
+	case disksim.ZonePrepares:
+		if !c.aimLostRewrite(d, slot, next) {
+			return false
+		}
+		// Half the time the header copy's rewrite goes too: both copies
+		// keep the older entry, which verifies on its own and names
+		// nothing newer, and only the durable head's chain tells it from
+		// the op the log names (breakOffChain; D57).
+		i := d.disk.Replica()
+		if c.disks.atlas.MayFault(i, disksim.ZoneHeaders, slot) && c.disks.rewriteBoth.Chance(prng.Ratio{Num: 1, Den: 2}) {
+			d.loseHeader = append(d.loseHeader, slot)
+		}
+		return true
+	case disksim.ZoneHeaders:
+		if k := slices.Index(d.loseHeader, slot); k >= 0 {
+			d.loseHeader = slices.Delete(d.loseHeader, k, k+1)
+			c.Note(fmt.Sprintf("aimed lost rewrite r%d headers/%d: the header copy stays too", d.disk.Replica(), slot))
+			return true
+		}
+	}
+	return false
 }
 
 // aimLostRewrite, with chance AimedLostRewrite and where the atlas allows,

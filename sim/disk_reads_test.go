@@ -2,6 +2,7 @@ package sim
 
 import (
 	"testing"
+	"vsrsim/disksim"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,9 +81,10 @@ func TestAimedLostRewrite(t *testing.T) {
 	assert.Equal(t, a.TraceHash, b.TraceHash, "no chance, no draw")
 }
 
-// aimLostRewrite aims only at a write replacing another entry of the op the
-// media holds there, or taking it out.
-func TestAimLostRewriteTargets(t *testing.T) {
+// rewriteAimedAtOp5 runs a cluster with every rewrite aimed at until op 5
+// landed on r1's disk (slot 5), and returns r1's disk and that entry.
+func rewriteAimedAtOp5(t *testing.T) (*Cluster, *diskOf, entryID) {
+	t.Helper()
 	cfg := storageConfig(1)
 	cfg.Storage.AimedLostRewrite = prng.Ratio{Num: 1, Den: 1}
 	cfg.Storage.AtlasOff = true
@@ -93,13 +95,40 @@ func TestAimLostRewriteTargets(t *testing.T) {
 		c.step()
 	}
 	d := &c.disks.r[1]
+	held := d.ledger.want[1][5]
+	require.Equal(t, uint64(5), held.op, "op 5 landed on r1")
+	return c, d, held
+}
+
+// aimLostRewrite aims only at a write replacing another entry of the op the
+// media holds there, or taking it out.
+func TestAimLostRewriteTargets(t *testing.T) {
+	c, d, held := rewriteAimedAtOp5(t)
 	const slot = 5
-	held := d.ledger.want[1][slot]
-	require.Equal(t, uint64(slot), held.op, "op 5 landed on r1")
 	assert.True(t, c.aimLostRewrite(d, slot, entryID{held.op, held.sum + 1}), "another entry of op 5")
 	assert.True(t, c.aimLostRewrite(d, slot, entryID{}), "a blank over op 5")
 	assert.False(t, c.aimLostRewrite(d, slot, held), "the same entry again")
-	assert.False(t, c.aimLostRewrite(d, slot, entryID{held.op + uint64(cfg.JournalSlots), 7}), "another op of the slot")
+	assert.False(t, c.aimLostRewrite(d, slot, entryID{held.op + uint64(c.cfg.JournalSlots), 7}), "another op of the slot")
+}
+
+// An aimed lost rewrite of a prepare copy marks the slot's next header copy
+// write to go too, about half the time (D75); a header copy write is lost
+// only where so marked, once.
+func TestAimLostRewriteTakesTheHeaderCopy(t *testing.T) {
+	c, d, held := rewriteAimedAtOp5(t)
+	const slot = 5
+	assert.False(t, c.aimLostRewriteCopy(d, disksim.ZoneHeaders, slot, held), "no header copy marked yet")
+	both := 0
+	const tries = 200
+	for range tries {
+		d.loseHeader = d.loseHeader[:0]
+		require.True(t, c.aimLostRewriteCopy(d, disksim.ZonePrepares, slot, entryID{held.op, held.sum + 1}))
+		if c.aimLostRewriteCopy(d, disksim.ZoneHeaders, slot, entryID{held.op, held.sum + 1}) {
+			both++
+			assert.False(t, c.aimLostRewriteCopy(d, disksim.ZoneHeaders, slot, held), "the mark is spent")
+		}
+	}
+	assert.InDelta(t, tries/2, both, tries/5, "about half the lost prepare rewrites take the header copy's")
 }
 
 // A restart reads every superblock copy back, spending each copy's latent

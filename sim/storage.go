@@ -42,8 +42,9 @@ type disks struct {
 	readLatency *prng.Stream
 	// readBuf holds the bytes of the read a replica is handed.
 	readBuf []byte
-	// rewrite draws the lost writes aimed at a rewrite (nil: none aimed).
-	rewrite *prng.Stream
+	// rewrite draws the lost writes aimed at a rewrite (nil: none aimed);
+	// rewriteBoth whether such a loss takes the header copy's rewrite too.
+	rewrite, rewriteBoth *prng.Stream
 	// superblockLoss draws the aimed superblock losses (nil: none aimed);
 	// superblockLost: one took place (one a run).
 	superblockLoss *prng.Stream
@@ -101,6 +102,9 @@ type diskOf struct {
 	// of it: as the replica counts it, to know when the slot's write
 	// has landed.
 	slotFence []uint64
+	// loseHeader lists the slots whose next header copy write an aimed
+	// lost rewrite takes along with the prepare copy's (aimLostRewriteCopy).
+	loseHeader []int
 }
 
 func newDisks(cfg *Config, seed uint64) (*disks, error) {
@@ -116,6 +120,7 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 		readLatency: prng.New(seed, prng.StreamDiskRead)}
 	if !s.AimedLostRewrite.Zero() {
 		ds.rewrite = prng.New(seed, prng.StreamDiskRewrite)
+		ds.rewriteBoth = prng.New(seed, prng.StreamDiskRewriteBoth)
 	}
 	if !s.AimedSuperblockLoss.Zero() && s.AtlasOff {
 		ds.superblockLoss = prng.New(seed, prng.StreamDiskSuperblockLoss)
@@ -205,6 +210,7 @@ func (c *Cluster) crashDisk(i int) {
 		d.bufs = append(d.bufs, d.deferred[k].data[:0])
 	}
 	d.held, d.deferred, d.open, d.inFlight = d.held[:0], d.deferred[:0], d.open[:0], d.inFlight[:0]
+	d.loseHeader = d.loseHeader[:0]
 	d.reads = d.reads[:0]
 	clear(d.slotFence)
 	// The restarted replica counts its fenced writes from one again (Landed);

@@ -55,7 +55,9 @@ type Storage struct {
 	// the write where the atlas allows: the slot keeps an older op that
 	// verifies on its own, which a replica serving a repair from its disk
 	// must tell from the one its journal names (reads in a life,
-	// disk_reads.go). Drawn from a stream of its own, and only when set.
+	// disk_reads.go). Half the time the slot's header copy rewrite is lost
+	// too, so both copies keep the older op (D75). Drawn from streams of
+	// its own, and only when set.
 	AimedLostRewrite prng.Ratio
 	// AimedSuperblockLoss, per crash of a replica, damages every copy of
 	// its superblock, only with the atlas off (the atlas keeps one copy
