@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"vsrsim/marks"
-	"vsrsim/replica/journal"
 	"vsrsim/vsr"
 )
 
@@ -117,11 +116,7 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.restoreSuperblock()
 	cut := r.refill(rec)
 	// The defects' own readings keep their shapes: no chain checks.
-	var adopted *journal.Ring
-	if d.view != nil {
-		adopted = &d.view.adopted
-	}
-	chainMarks, vouched := checkChains(&rec, r.log.journal, adopted, opts.Bugs.TruncateOnCorrupt || opts.Bugs.ChecksumIgnoresSlot)
+	chainMarks, vouched := checkChains(&rec, r.log.journal, d.view, opts.Bugs.TruncateOnCorrupt || opts.Bugs.ChecksumIgnoresSlot)
 	r.dur.storageMarks = append(r.dur.storageMarks, chainMarks...)
 	r.log.journal.Live.Store = &r.dur.store.dirty
 	r.restoreWAL(durableHead(d, &rec.sb))

@@ -89,7 +89,7 @@ func readDisk(opts Options, read vsr.ReadFunc, put func(vsr.Header)) diskRecover
 // head and the checkpoint (D57), in any order (each only takes entries out),
 // unless skip: the marks to count, and the lowest op the head's chain
 // vouched for (setAsideUnvouched).
-func checkChains(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring, skip bool) (ms []marks.Mark, vouched uint64) {
+func checkChains(rec *diskRecovery, j *journal.Journal, v *viewHeaders, skip bool) (ms []marks.Mark, vouched uint64) {
 	if skip {
 		return nil, 0
 	}
@@ -98,7 +98,7 @@ func checkChains(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring, s
 	}
 	_, above := j.Get(rec.sb.Head + 1)
 	vsr.Assert(vsr.Unowned, !above, "no_entry_above_durable_head", "head %d", rec.sb.Head)
-	offHead, vouched := breakOffChain(rec, j, adopted)
+	offHead, vouched := breakOffChain(rec, j, v)
 	offCheckpoint := dropOffCheckpointChain(rec, j)
 	if breakStaleNeighbours(rec, j) || offHead || offCheckpoint {
 		ms = append(ms, marks.StorageSlotFaulty, marks.StorageOffChain)
@@ -158,14 +158,11 @@ func dropOffCheckpointChain(rec *diskRecovery, j *journal.Journal) (dropped bool
 
 // breakStaleNeighbours takes as faulty, of two journaled neighbours that do
 // not chain (the op above names another parent), the one written in the
-// older view: a log is written in order within a view, so an op above that
-// names another parent comes from a newer log than the op below (the older
-// log's entry outlived its rewrite: a lost write), and an op above from an
-// older log than the op below is that log's leftover (its removal lost).
-// The disk's head may be faulty, so breakOffChain cannot reach them (swarm
-// seed 2474: a lost rewrite of op 10 and a latent error on its header copy,
-// below a faulty head; the restarted vote showed the stale op 10 under op
-// 11). It reports whether it broke any.
+// older view: a log is written in order within a view, so the older one is
+// another log's entry that outlived its rewrite or its removal (a lost
+// write). The disk's head may be faulty, so breakOffChain cannot reach them
+// (swarm seed 2474: a stale op 10 below a faulty head, voted under op 11).
+// It reports whether it broke any.
 func breakStaleNeighbours(rec *diskRecovery, j *journal.Journal) (broke bool) {
 	n := uint64(rec.slots)
 	for o := rec.cp.snap.Op + 1; o < rec.highest; o++ {
@@ -225,7 +222,14 @@ func (rec *diskRecovery) noteFaulty(slot int) {
 // op it cannot read otherwise (a gap), at a broken entry, each with what lies
 // below (faultyBelow), and at the checkpoint. It reports whether it took an
 // entry, and the lowest op the chain vouched for (setAsideUnvouched).
-func breakOffChain(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring) (broke bool, vouched uint64) {
+func breakOffChain(rec *diskRecovery, j *journal.Journal, v *viewHeaders) (broke bool, vouched uint64) {
+	var adopted, sameLog *journal.Ring // sameLog: adopted in the durable log_view
+	if v != nil {
+		adopted = &v.adopted
+		if v.logView == rec.sb.LogView {
+			sameLog = adopted
+		}
+	}
 	expect := rec.sb.HeadSum
 	n := uint64(rec.slots)
 	o := rec.sb.Head
@@ -245,7 +249,7 @@ func breakOffChain(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring)
 				expect = a.Parent
 				continue
 			}
-			return faultyBelow(rec, j, o, rec.sb.LogView), o + 1
+			return faultyBelow(rec, j, o, rec.sb.LogView, sameLog), o + 1
 		}
 		if h.Checksum == expect {
 			expect = h.Parent
@@ -253,7 +257,7 @@ func breakOffChain(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring)
 		}
 		j.Remove(o)
 		rec.addBroken(int(o % n))
-		faultyBelow(rec, j, o, ^uint64(0))
+		faultyBelow(rec, j, o, ^uint64(0), nil)
 		_, still := j.Get(o)
 		vsr.Assert(vsr.Unowned, !still, "off_chain_entry_removed", "op %d", o)
 		return true, o + 1
@@ -262,17 +266,19 @@ func breakOffChain(rec *diskRecovery, j *journal.Journal, adopted *journal.Ring)
 }
 
 // faultyBelow takes as faulty each entry below op o, where the head's walk
-// stopped, above the commit point and stamped with a view before olderThan:
-// nothing vouches for it, and it may be an older log's entry a lost or
-// never-written removal left (D74, below a break: every stamp; D75, below a
-// gap: a stamp before the durable log_view, which a leftover of an older
-// log carries unless a message of a later view restamped it, D67).
-func faultyBelow(rec *diskRecovery, j *journal.Journal, o, olderThan uint64) (took bool) {
+// stopped, above the commit point, stamped with a view before olderThan and
+// not the header the durable log_view adopted there (vouch): it may be an
+// older log's entry a lost or never-written removal left (D74, below a
+// break: every entry; D75, below a gap: an older stamp, which such a
+// leftover carries unless a later view's message restamped it, D67).
+func faultyBelow(rec *diskRecovery, j *journal.Journal, o, olderThan uint64, vouch *journal.Ring) (took bool) {
 	for b := o - 1; b > max(rec.sb.CommitMax, rec.cp.snap.Op); b-- {
-		if h, ok := j.Get(b); ok && h.View < olderThan {
+		h, ok := j.Get(b)
+		if a, named := adoptedAt(vouch, b); ok && h.View < olderThan && !(named && a.Checksum == h.Checksum) {
 			j.Remove(b)
 			rec.addBroken(int(b % uint64(rec.slots)))
 			took = true
+			vsr.Assert(vsr.Unowned, !j.Has(b, h.Checksum), "faulty_below_taken_out", "op %d", b)
 		}
 	}
 	return took
@@ -340,13 +346,10 @@ func durableHead(d Durable, sb *Superblock) Durable {
 // back contradicts: the body above it names another parent, or it names
 // another parent than the body below. Memory keeps the headers a merge or a
 // StartView adopted, while the disk may still hold the older log's bodies the
-// adoption was replacing (their truncation never landed before the crash):
-// the replica's vote describes the log of its durable log_view, the bodies it
-// holds and acked, and a header of another log beside them would break the
-// vote's chain (swarm seeds 3642 and 12200: a merge truncated ops 3..8 for a
-// view it never started, the crash tore two of the blanks and lost the rest,
-// and the restarted vote put the merge's op 6 under the old op 7, and the
-// merge's commit point, op 2, under the old op 3).
+// adoption was replacing (their truncation never landed before the crash),
+// and the vote, which describes the durable log_view's bodies, would break
+// its chain (swarm seeds 3642 and 12200: a merge's blanks torn or lost at a
+// crash, and the restarted vote put the merge's op 6 under the old op 7).
 func (r *Replica) dropAdoptedOffChain() {
 	for o := r.knownHead(); o > r.wm.commitMin; o-- {
 		a, ok := r.log.adopted.Get(o)
@@ -427,12 +430,10 @@ func (r *Replica) dropStaleBodies(v *viewHeaders) {
 // replayed from a body only where something vouches for it, as a body a
 // chain walk cannot vouch for in a life is (discard). A stale entry of a
 // committed op shares its parent with the committed one, so the chain from
-// below cannot tell them apart (swarm seed 1592596372 from 0x5eed0000: a lost
-// rewrite of op 17 and a crash-torn header copy below a gap of an adopted
-// head, and the restart replayed the stale op 17). Nothing is written: the
-// disk keeps its copy, and the body comes back (reclaim) once the op above,
-// an adopted header or the commit anchor names it, or repair brings the
-// committed one.
+// below cannot tell them apart (swarm seed 1592596372 from 0x5eed0000: a
+// stale op 17 replayed). Nothing is written: the body comes back (reclaim)
+// once the op above, an adopted header or the commit anchor names it, or
+// repair brings the committed one.
 func (r *Replica) setAsideUnvouched(vouched uint64) {
 	top := min(vouched, r.wm.commitMax+1)
 	for o := r.wm.commitMin + 1; o < top; o++ {
