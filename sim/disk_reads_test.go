@@ -109,6 +109,8 @@ func TestAimLostRewriteTargets(t *testing.T) {
 	assert.True(t, c.aimLostRewrite(d, slot, entryID{}), "a blank over op 5")
 	assert.False(t, c.aimLostRewrite(d, slot, held), "the same entry again")
 	assert.False(t, c.aimLostRewrite(d, slot, entryID{held.op + uint64(c.cfg.JournalSlots), 7}), "another op of the slot")
+	d.disk.SetFaultsEnabled(false)
+	assert.False(t, c.aimLostRewrite(d, slot, entryID{held.op, held.sum + 1}), "a disk the liveness phase cleaned")
 }
 
 // An aimed lost rewrite of a prepare copy marks the slot's next header copy
