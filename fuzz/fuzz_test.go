@@ -287,9 +287,10 @@ func TestWatchClasses(t *testing.T) {
 // source-svc-quorum-relay-off-recovering-ci-ba51.vsr is CI's sweep on
 // ba51fd7 (the robust protocol passes it; it fails the same on the
 // round's start).
-// robust-relay-set-aside-loop-15.vsr is the robust protocol on
-// source-abdication-off-stall-c0ffee.vsr's faults (seed 15): a lagging core
-// replica sets aside what it repaired at each relayed StartView; open.
+// source-abdication-off-stall-c0ffee.vsr, open since the second round, and
+// the seventh round's robust stall on its faults pass since a backup's
+// state-transfer install walks its commit point (both retired to
+// seeds/recorded).
 // source-disk-suffix-unreadable-c0ffee.vsr (the source protocol's one open
 // safety finding, a restart's walk stopped at a gap above a stale entry of
 // an older view) passes since D75 and is retired to seeds/recorded.
@@ -308,7 +309,6 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"backoff-off-memory-recovering-voter.vsr":                    sim.VerdictLiveness,
 		"source-disk-view-climb-commit-lag.vsr":                      sim.VerdictLiveness,
 		"source-disk-view-climb-c0ffee.vsr":                          sim.VerdictLiveness,
-		"source-abdication-off-stall-c0ffee.vsr":                     sim.VerdictLiveness,
 		"source-disk-view-climb-c0ffee-2.vsr":                        sim.VerdictLiveness,
 		"source-disk-view-climb-c0ffee-3.vsr":                        sim.VerdictLiveness,
 		"source-disk-view-climb-c0ffee-4.vsr":                        sim.VerdictLiveness,
@@ -334,7 +334,6 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"source-svc-quorum-abdication-off-no-voters-ci-2479.vsr":     sim.VerdictLiveness,
 		"source-svc-quorum-abdication-off-lost-both-feed.vsr":        sim.VerdictLiveness,
 		"source-svc-quorum-abdication-off-lost-both-feed-2.vsr":      sim.VerdictLiveness,
-		"robust-relay-set-aside-loop-15.vsr":                         sim.VerdictLiveness,
 		"source-svc-quorum-abdication-off-lost-both-c0ffee-100k.vsr": sim.VerdictLiveness,
 		"source-abdication-off-lost-both-c0ffee-100k.vsr":            sim.VerdictLiveness,
 		"source-svc-quorum-relay-off-recovering-ci-ba51.vsr":         sim.VerdictLiveness,

@@ -256,8 +256,16 @@ func (r *Replica) installTransfer() {
 	r.transfer = transferState{}
 	r.timers.Transfer.Stop()
 	r.fx.Emit(vsr.TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Snapshot: s}.Event())
-	if r.isPrimary() {
+	switch {
+	case r.isPrimary():
 		r.commitWalk()
+	case !r.opts.Bugs.TransferRewindsSequencer:
+		// What the journal holds above the checkpoint, up to the commit
+		// point it knows, applies now: nothing else may come to walk it
+		// (a backup cut off from its primary learns no commit point it
+		// does not know already; D77). The defect's install keeps its
+		// rewound head and commit point, as the source's does.
+		r.commitUpTo()
 	}
 	r.log.repairArmedTo = r.fetchToOp()
 	r.repairKick()
