@@ -287,13 +287,13 @@ func TestWatchClasses(t *testing.T) {
 // source-svc-quorum-relay-off-recovering-ci-ba51.vsr is CI's sweep on
 // ba51fd7 (the robust protocol passes it; it fails the same on the
 // round's start).
-// robust-abdication-file-faults-175.vsr is the robust protocol on that
-// retired file's faults, the one seed of 300 still failing (views climbing
-// over a bare core; it fails the same on the round's start); open.
 // source-abdication-off-stall-c0ffee.vsr, open since the second round, and
 // the seventh round's robust stall on its faults pass since a backup's
 // state-transfer install walks its commit point (both retired to
 // seeds/recorded).
+// robust-abdication-file-faults-175.vsr is the robust protocol on that
+// retired file's faults, the one seed of 300 still failing (views climbing
+// over a bare core; it fails the same on the round's start); open.
 // source-disk-suffix-unreadable-c0ffee.vsr (the source protocol's one open
 // safety finding, a restart's walk stopped at a gap above a stale entry of
 // an older view) passes since D75 and is retired to seeds/recorded.
