@@ -141,6 +141,32 @@ func TestBreakOffChainTakesOlderViewsBelowAGap(t *testing.T) {
 	assert.Equal(t, 1, rec.faulty, "op 3 alone: op 1 is at the commit point")
 }
 
+// TestBreakOffChainGapVouchedByAdoptedHeader: below a gap, an older-stamped
+// entry that the durable log_view's adopted header names is this log's op
+// (prepared in an older view and kept by the log): it stays (a 100,000-seed
+// sweep's robust stall, seed 3238051451: ops of view 0 in log_view 3 taken
+// as faulty, no core replica left to serve them). An adopted ring of another
+// log_view vouches for nothing.
+func TestBreakOffChainGapVouchedByAdoptedHeader(t *testing.T) {
+	for _, tc := range []struct {
+		adoptedLogView uint64
+		kept           bool
+	}{{3, true}, {2, false}} {
+		j := journal.NewJournal(64, nil)
+		hs := chainOf(j, 6, 3, 1)
+		j.Remove(5)
+		old := staleOf(hs[3], 1)
+		j.Put(old, true)
+		v := &viewHeaders{adopted: journal.NewRing(64, nil), logView: tc.adoptedLogView}
+		v.adopted.Put(old)
+		rec := recoveryAt(hs[6])
+		rec.sb.LogView, rec.sb.CommitMax = 3, 1
+		broke, _ := breakOffChain(&rec, j, v)
+		assert.Equal(t, !tc.kept, broke, "adopted in log_view %d", tc.adoptedLogView)
+		assert.Equal(t, tc.kept, j.Has(3, old.Checksum), "adopted in log_view %d: op 3 kept", tc.adoptedLogView)
+	}
+}
+
 func TestBreakStaleNeighboursTakesTheOlderView(t *testing.T) {
 	j := journal.NewJournal(64, nil)
 	hs := chainOf(j, 5, 3, 1)
