@@ -281,9 +281,10 @@ func TestWatchClasses(t *testing.T) {
 // source-svc-quorum-abdication-off-lost-both-feed.vsr and its -2 are a
 // 20,000-seed sweep from 0xfeed0000 once the aimed lost rewrite took both
 // copies (D75): the robust protocol passes each.
-// source-svc-quorum-abdication-off-lost-both-c0ffee-100k.vsr and
-// source-abdication-off-lost-both-c0ffee-100k.vsr are the seventh round's
-// 100,000 sweep (the aim of D75; the robust protocol passes each).
+// source-abdication-off-lost-both-c0ffee-100k.vsr is the seventh round's
+// 100,000 sweep (the aim of D75; the robust protocol passes it); its twin
+// source-svc-quorum-abdication-off-lost-both-c0ffee-100k.vsr passes since
+// D78 and is retired to seeds/recorded.
 // source-svc-quorum-relay-off-recovering-ci-ba51.vsr is CI's sweep on
 // ba51fd7 (the robust protocol passes it; it fails the same on the
 // round's start).
@@ -291,56 +292,56 @@ func TestWatchClasses(t *testing.T) {
 // the seventh round's robust stall on its faults pass since a backup's
 // state-transfer install walks its commit point (both retired to
 // seeds/recorded).
-// robust-abdication-file-faults-175.vsr is the robust protocol on that
-// retired file's faults, the one seed of 300 still failing (views climbing
-// over a bare core; it fails the same on the round's start); open.
+// robust-abdication-file-faults-175.vsr, the robust protocol on that
+// retired file's faults (views climbing over a bare core), passes since D78
+// (a primary-elect asks the voters silent on an awaited op for its body, and
+// a restart keeps an intact entry its chain checks took out set aside) and
+// is retired to seeds/recorded.
 // source-disk-suffix-unreadable-c0ffee.vsr (the source protocol's one open
 // safety finding, a restart's walk stopped at a gap above a stale entry of
 // an older view) passes since D75 and is retired to seeds/recorded.
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range map[string]sim.Verdict{
-		"source-transfer-durability.vsr":                             sim.VerdictSafety,
-		"source-slow-speaker-amnesiac-core.vsr":                      sim.VerdictLiveness,
-		"amnesiac-core-slow-outside-voter.vsr":                       sim.VerdictLiveness,
-		"source-speaks-late-straggler.vsr":                           sim.VerdictLiveness,
-		"source-straggler-cut-off-late.vsr":                          sim.VerdictLiveness,
-		"source-disk-journal-put-assertion.vsr":                      sim.VerdictCrash,
-		"source-lost-write-head-straggler.vsr":                       sim.VerdictLiveness,
-		"backoff-off-core-view-change-stalls.vsr":                    sim.VerdictLiveness,
-		"source-amnesiac-core-backoff-off.vsr":                       sim.VerdictLiveness,
-		"source-disk-view-climb-ci.vsr":                              sim.VerdictLiveness,
-		"backoff-off-memory-recovering-voter.vsr":                    sim.VerdictLiveness,
-		"source-disk-view-climb-commit-lag.vsr":                      sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee.vsr":                          sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee-2.vsr":                        sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee-3.vsr":                        sim.VerdictLiveness,
-		"source-disk-view-climb-c0ffee-4.vsr":                        sim.VerdictLiveness,
-		"source-svc-quorum-recovering-core-ci.vsr":                   sim.VerdictLiveness,
-		"source-svc-quorum-merged-straggler-ci.vsr":                  sim.VerdictLiveness,
-		"source-svc-quorum-c0ffee-5.vsr":                             sim.VerdictLiveness,
-		"source-three-options-search-2.vsr":                          sim.VerdictLiveness,
-		"source-backoff-off-view-climb-c0ffee-100k.vsr":              sim.VerdictLiveness,
-		"source-svc-quorum-view-climb-c0ffee-100k.vsr":               sim.VerdictLiveness,
-		"source-svc-quorum-escalations-c0ffee-100k.vsr":              sim.VerdictLiveness,
-		"source-abdication-backoff-off-c0ffee-100k.vsr":              sim.VerdictLiveness,
-		"source-svc-quorum-long-log-c0ffee-100k.vsr":                 sim.VerdictLiveness,
-		"source-svc-quorum-relay-off-c0ffee-100k.vsr":                sim.VerdictLiveness,
-		"source-backoff-off-view-climb-ci-ef27.vsr":                  sim.VerdictLiveness,
-		"source-six-options-view-climb-c0ffee-100k-2.vsr":            sim.VerdictLiveness,
-		"source-svc-quorum-recovering-search.vsr":                    sim.VerdictLiveness,
-		"source-svc-quorum-no-voters-search.vsr":                     sim.VerdictLiveness,
-		"source-abdication-backoff-off-c0ffee-100k-2.vsr":            sim.VerdictLiveness,
-		"source-backoff-off-search-5.vsr":                            sim.VerdictLiveness,
-		"source-abdication-off-no-voters-search-12.vsr":              sim.VerdictLiveness,
-		"source-svc-quorum-off-view-climb-search-9.vsr":              sim.VerdictLiveness,
-		"source-svc-quorum-off-memory-ci-6ab3.vsr":                   sim.VerdictLiveness,
-		"source-svc-quorum-abdication-off-no-voters-ci-2479.vsr":     sim.VerdictLiveness,
-		"source-svc-quorum-abdication-off-lost-both-feed.vsr":        sim.VerdictLiveness,
-		"source-svc-quorum-abdication-off-lost-both-feed-2.vsr":      sim.VerdictLiveness,
-		"source-svc-quorum-abdication-off-lost-both-c0ffee-100k.vsr": sim.VerdictLiveness,
-		"source-abdication-off-lost-both-c0ffee-100k.vsr":            sim.VerdictLiveness,
-		"source-svc-quorum-relay-off-recovering-ci-ba51.vsr":         sim.VerdictLiveness,
-		"robust-abdication-file-faults-175.vsr":                      sim.VerdictLiveness,
+		"source-transfer-durability.vsr":                         sim.VerdictSafety,
+		"source-slow-speaker-amnesiac-core.vsr":                  sim.VerdictLiveness,
+		"amnesiac-core-slow-outside-voter.vsr":                   sim.VerdictLiveness,
+		"source-speaks-late-straggler.vsr":                       sim.VerdictLiveness,
+		"source-straggler-cut-off-late.vsr":                      sim.VerdictLiveness,
+		"source-disk-journal-put-assertion.vsr":                  sim.VerdictCrash,
+		"source-lost-write-head-straggler.vsr":                   sim.VerdictLiveness,
+		"backoff-off-core-view-change-stalls.vsr":                sim.VerdictLiveness,
+		"source-amnesiac-core-backoff-off.vsr":                   sim.VerdictLiveness,
+		"source-disk-view-climb-ci.vsr":                          sim.VerdictLiveness,
+		"backoff-off-memory-recovering-voter.vsr":                sim.VerdictLiveness,
+		"source-disk-view-climb-commit-lag.vsr":                  sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee.vsr":                      sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee-2.vsr":                    sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee-3.vsr":                    sim.VerdictLiveness,
+		"source-disk-view-climb-c0ffee-4.vsr":                    sim.VerdictLiveness,
+		"source-svc-quorum-recovering-core-ci.vsr":               sim.VerdictLiveness,
+		"source-svc-quorum-merged-straggler-ci.vsr":              sim.VerdictLiveness,
+		"source-svc-quorum-c0ffee-5.vsr":                         sim.VerdictLiveness,
+		"source-three-options-search-2.vsr":                      sim.VerdictLiveness,
+		"source-backoff-off-view-climb-c0ffee-100k.vsr":          sim.VerdictLiveness,
+		"source-svc-quorum-view-climb-c0ffee-100k.vsr":           sim.VerdictLiveness,
+		"source-svc-quorum-escalations-c0ffee-100k.vsr":          sim.VerdictLiveness,
+		"source-abdication-backoff-off-c0ffee-100k.vsr":          sim.VerdictLiveness,
+		"source-svc-quorum-long-log-c0ffee-100k.vsr":             sim.VerdictLiveness,
+		"source-svc-quorum-relay-off-c0ffee-100k.vsr":            sim.VerdictLiveness,
+		"source-backoff-off-view-climb-ci-ef27.vsr":              sim.VerdictLiveness,
+		"source-six-options-view-climb-c0ffee-100k-2.vsr":        sim.VerdictLiveness,
+		"source-svc-quorum-recovering-search.vsr":                sim.VerdictLiveness,
+		"source-svc-quorum-no-voters-search.vsr":                 sim.VerdictLiveness,
+		"source-abdication-backoff-off-c0ffee-100k-2.vsr":        sim.VerdictLiveness,
+		"source-backoff-off-search-5.vsr":                        sim.VerdictLiveness,
+		"source-abdication-off-no-voters-search-12.vsr":          sim.VerdictLiveness,
+		"source-svc-quorum-off-view-climb-search-9.vsr":          sim.VerdictLiveness,
+		"source-svc-quorum-off-memory-ci-6ab3.vsr":               sim.VerdictLiveness,
+		"source-svc-quorum-abdication-off-no-voters-ci-2479.vsr": sim.VerdictLiveness,
+		"source-svc-quorum-abdication-off-lost-both-feed.vsr":    sim.VerdictLiveness,
+		"source-svc-quorum-abdication-off-lost-both-feed-2.vsr":  sim.VerdictLiveness,
+		"source-abdication-off-lost-both-c0ffee-100k.vsr":        sim.VerdictLiveness,
+		"source-svc-quorum-relay-off-recovering-ci-ba51.vsr":     sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
 		require.NoError(t, err)

@@ -52,3 +52,43 @@ func TestRepairServesSetAsideBodies(t *testing.T) {
 		}
 	}
 }
+
+// TestRestartSetsAsideAnEntryTheChainTookOut: an entry a restart read intact
+// and a chain check took out (below a break, above the commit point) is set
+// aside, not vouched for: the op stays out of the journal and is served to a
+// repair with no commit point, for the asker to verify against the header it
+// knows (D78; robust-abdication-file-faults-175). A faulty slot's header copy
+// above the commit point is still not set aside: only a copy read intact
+// from a prepare the chain checks judged is.
+func TestRestartSetsAsideAnEntryTheChainTookOut(t *testing.T) {
+	c := newTestCluster(t, 3, nil)
+	c.commitRequests(0, 1, 2)
+	r2 := c.r(2)
+	h := vsr.Header{Op: 6, View: 1, Parent: 0xabc, Timestamp: 1, Body: put(6, 7)}
+	h.Seal()
+	require.Greater(t, h.Op, r2.wm.commitMax, "above the commit point")
+	r2.setAsideCopy(slotRead{class: slotFaulty, header: h, hasHeader: true}, h.Op)
+	_, aside := r2.log.aside.Get(6)
+	assert.False(t, aside, "a header copy above the commit point stays out")
+
+	r2.dur.storageMarks = nil
+	r2.setAsideCopy(slotRead{class: slotFaulty, aside: h}, h.Op)
+	got, aside := r2.log.aside.Get(6)
+	require.True(t, aside, "the entry the chain took out is set aside")
+	assert.Equal(t, h, got)
+	assert.False(t, r2.Journaled(6), "never journaled: nothing vouched for it")
+	assert.NotEmpty(t, r2.dur.storageMarks, "the restart counts what it set aside")
+	r2.dur.storageMarks = nil // counted at a restart's first step; there is none here
+
+	out := &vsr.Output{}
+	r2.Step(msg(vsr.RequestPrepares{From: 6, To: 6}, 1, 2, r2.view), out)
+	served := 0
+	for _, m := range out.Messages {
+		if m.Command == vsr.CmdRepairPrepare {
+			served++
+			assert.Equal(t, h.Checksum, m.RepairPrepare().Header.Checksum)
+			assert.Zero(t, m.RepairPrepare().Commit, "vouched for by nothing here")
+		}
+	}
+	assert.Equal(t, 1, served)
+}

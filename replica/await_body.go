@@ -43,19 +43,29 @@ func (r *Replica) fetchAwaitedBody(res *mergeResult) {
 	r.askAwaitedBody()
 }
 
-// askAwaitedBody asks every replica whose vote is not in for the awaited
-// body: a voter's vote already said it does not hold it.
+// askAwaitedBody asks for the awaited body every replica whose vote is not
+// in, and every voter whose vote says nothing of the op (unsure or blank): a
+// restart that could not vouch for its intact copy holds the op unsure and
+// keeps the copy set aside (setAsideCopy), which it serves with no commit
+// point. A voter that nacked the op or holds only its header has no body.
 func (r *Replica) askAwaitedBody() {
 	o := r.vc.awaitBody.Op
 	vsr.Assert(r.id, r.status == vsr.StatusViewChange && !r.vc.merged, "await_body_before_merge", vsr.DetailHolds)
 	vsr.Assert(r.id, vsr.PrimaryOf(r.view, r.n) == r.id, "await_body_primary_elect", vsr.DetailHolds)
 	vsr.Assert(r.id, o > 0, "await_body_known", vsr.DetailHolds)
 	for i := 0; i < r.n; i++ {
-		if i != r.id && !r.vc.dvcs[i].valid {
+		if i != r.id && (!r.vc.dvcs[i].valid || voteSilentOn(&r.vc.dvcs[i], o)) {
 			r.fx.Mark(marks.MergeBodyFetched)
 			r.fx.Send(i, vsr.RequestPrepares{From: o, To: o}.Message())
 		}
 	}
+}
+
+// voteSilentOn reports whether vote v states neither a copy of op o nor a
+// nack: its entry there is unsure, or blank.
+func voteSilentOn(v *dvcVote, o uint64) bool {
+	e, ok := v.entry(o)
+	return ok && !e.Nack && !e.Present && (e.Unsure || e.Blank())
 }
 
 // fitsOwnLog reports whether h, journaled, would sit in the primary-elect's

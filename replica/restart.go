@@ -350,22 +350,26 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 	return true
 }
 
-// setAsideCopy keeps the header copy of faulty slot s, which carries the
-// body, set aside when nothing in the log vouches for it yet and its op o
-// lies in the committed range: the op stays unsure (the vote never nacks
-// it), and once a view's log names that very entry (reclaim, after a
-// StartView or a merge) the body comes back from this replica's own disk
-// instead of a peer, which may hold none (issue 38's finding: the only other
-// copy outside the core). A copy the log never names stays aside, unused.
+// setAsideCopy keeps a faulty slot's copy of op o set aside when nothing in
+// the log vouches for it yet: the op stays unsure (the vote never nacks it).
+// Its header copy (which carries the body) in the committed range comes back
+// once a view's log names that very entry (reclaim), from this replica's own
+// disk instead of a peer, which may hold none (issue 38: the only other copy
+// outside the core). An entry read intact that a chain check took out
+// (s.aside) is set aside at any op: it may be the one copy a primary-elect
+// awaits, which verifies it against the canonical header (askAwaitedBody;
+// robust-abdication-file-faults-175: intact ops 5..8 below a break).
 func (r *Replica) setAsideCopy(s slotRead, o uint64) {
-	if !s.hasHeader || s.header.Op != o || o > r.wm.commitMax || o <= r.wm.commitMin {
+	if _, held := r.log.aside.Get(o); held || o <= r.wm.commitMin {
 		return
 	}
-	if _, held := r.log.aside.Get(o); held {
-		return
+	if s.hasHeader && s.header.Op == o && o <= r.wm.commitMax {
+		r.log.aside.Put(s.header)
+		r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageHeaderSetAside)
+	} else if s.aside.Op == o && s.aside.Checksum != 0 && r.log.aside.Holds(o) {
+		r.log.aside.Put(s.aside)
+		r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageUnvouchedSetAside)
 	}
-	r.log.aside.Put(s.header)
-	r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageHeaderSetAside)
 }
 
 // recoverHead brings the replica back without trusting its head: Recovering,

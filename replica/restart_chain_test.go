@@ -139,6 +139,10 @@ func TestBreakOffChainTakesOlderViewsBelowAGap(t *testing.T) {
 		assert.Equal(t, want, held, "op %d", o)
 	}
 	assert.Equal(t, 1, rec.faulty, "op 3 alone: op 1 is at the commit point")
+	b, found := rec.brokenAt(3)
+	require.True(t, found)
+	assert.Equal(t, staleOf(hs[3], 1), b.aside, "the entry taken out is kept to be set aside (D78)")
+	assert.False(t, b.hasHeader, "never a header copy the walk could vouch for")
 }
 
 // TestBreakOffChainGapVouchedByAdoptedHeader: below a gap, an older-stamped

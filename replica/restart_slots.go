@@ -31,6 +31,7 @@ type slotRead struct {
 	// a candidate for the op's header, if something else vouches for it.
 	header    vsr.Header
 	hasHeader bool
+	aside     vsr.Header // an intact entry a chain check took out: set aside only
 }
 
 // readDisk reads and classifies every superblock copy and journal slot,
@@ -175,20 +176,20 @@ func breakStaleNeighbours(rec *diskRecovery, j *journal.Journal) (broke bool) {
 		if hi.View < lo.View {
 			stale = o + 1
 		}
-		j.Remove(stale)
+		h, _ := j.Remove(stale)
 		_, still := j.Get(stale)
 		vsr.Assert(vsr.Unowned, !still, "off_chain_entry_removed", "op %d", stale)
-		rec.addBroken(int(stale % n))
+		rec.addBroken(int(stale%n), h)
 		broke = true
 	}
 	return broke
 }
 
-// addBroken takes a slot a chain check emptied as faulty (unsure or empty).
-func (rec *diskRecovery) addBroken(slot int) {
+// addBroken takes a slot a chain check emptied of entry h as faulty.
+func (rec *diskRecovery) addBroken(slot int, h vsr.Header) {
 	at, found := slices.BinarySearchFunc(rec.broken, slot, func(b brokenSlot, s int) int { return b.slot - s })
 	vsr.Assert(vsr.Unowned, !found, "broken_slot_once", "slot %d", uint64(slot))
-	rec.broken = slices.Insert(rec.broken, at, brokenSlot{slot: slot, read: slotRead{class: slotFaulty}})
+	rec.broken = slices.Insert(rec.broken, at, brokenSlot{slot: slot, read: slotRead{class: slotFaulty, aside: h}})
 	rec.noteFaulty(slot)
 }
 
@@ -201,8 +202,7 @@ func (rec *diskRecovery) brokenAt(slot int) (slotRead, bool) {
 	return rec.broken[k].read, true
 }
 
-// noteFaulty counts a faulty slot and the lowest op above the checkpoint a
-// faulty slot may hold.
+// noteFaulty counts a faulty slot and the lowest op one may hold.
 func (rec *diskRecovery) noteFaulty(slot int) {
 	rec.faulty++
 	cp, n := rec.cp.snap.Op, uint64(rec.slots)
@@ -256,7 +256,7 @@ func breakOffChain(rec *diskRecovery, j *journal.Journal, v *viewHeaders) (broke
 			continue
 		}
 		j.Remove(o)
-		rec.addBroken(int(o % n))
+		rec.addBroken(int(o%n), h)
 		faultyBelow(rec, j, o, ^uint64(0), nil)
 		_, still := j.Get(o)
 		vsr.Assert(vsr.Unowned, !still, "off_chain_entry_removed", "op %d", o)
@@ -276,7 +276,7 @@ func faultyBelow(rec *diskRecovery, j *journal.Journal, o, olderThan uint64, vou
 		h, ok := j.Get(b)
 		if a, named := adoptedAt(vouch, b); ok && h.View < olderThan && !(named && a.Checksum == h.Checksum) {
 			j.Remove(b)
-			rec.addBroken(int(b % uint64(rec.slots)))
+			rec.addBroken(int(b%uint64(rec.slots)), h)
 			took = true
 			vsr.Assert(vsr.Unowned, !j.Has(b, h.Checksum), "faulty_below_taken_out", "op %d", b)
 		}
