@@ -263,8 +263,12 @@ func specTimer(name string) spec.Timer {
 
 // specOnWire tells the model a replica's message left for the network.
 func (c *Cluster) specOnWire(m *vsr.Message) {
-	if c.spec != nil && m.Command == vsr.CmdPrepareOK {
-		s := specMessage(m, nil)
+	if c.spec == nil {
+		return
+	}
+	switch m.Command {
+	case vsr.CmdPrepareOK, vsr.CmdPrepare, vsr.CmdStartView:
+		s := specMessage(m, &c.specSuffix)
 		c.spec.OnWire(&s)
 	}
 }

@@ -110,6 +110,9 @@ type Model struct {
 	// the lowest view it was applied in (committedKept): an applied op is
 	// committed, and every later view's log holds it.
 	applied []appliedOp
+	// logs holds the entry each view's Prepares and StartViews stated at
+	// each op (logs.go).
+	logs viewLogs
 }
 
 // appliedOp is an op some replica applied: its checksum (0: none yet) and
@@ -144,7 +147,9 @@ func NewFrom(cfg Config, old *Model) *Model {
 			prepares: r.prepares[:0], asked: r.asked})
 		clear(replicas[i].asked)
 	}
-	*m = Model{cfg: cfg, replicas: replicas, applied: m.applied[:0]}
+	logs := m.logs
+	logs.reset()
+	*m = Model{cfg: cfg, replicas: replicas, applied: m.applied[:0], logs: logs}
 	return m
 }
 
@@ -312,7 +317,11 @@ func (r *replicaState) holds(op, sum uint64) bool {
 // disk a PrepareOk waits in the harness until the write it stands on lands,
 // and only an ack that left is a promise.
 func (m *Model) OnWire(msg *Message) {
-	if msg.Command != CmdPrepareOk || msg.From < 0 || msg.From >= m.cfg.Replicas {
+	if msg.From < 0 || msg.From >= m.cfg.Replicas {
+		return
+	}
+	if msg.Command != CmdPrepareOk {
+		m.stateOnWire(msg)
 		return
 	}
 	r := &m.replicas[msg.From]
@@ -486,6 +495,7 @@ func (m *Model) Sent(i int, msg *Message) {
 	case CmdStartView:
 		m.sentStartView(i, r, msg)
 	}
+	m.checkOneLog(i, msg) // after the rules that name a slip more closely
 }
 
 // wasIn reports whether the replica was in status st in view v at some

@@ -745,6 +745,34 @@ func TestRulesFire(t *testing.T) {
 			v.From = 2
 			tr.m.Sent(2, &v)
 		}},
+		{RuleOneLogPerView, window, func(tr *trace, slip bool) {
+			// Replica 2 votes log_view 1 in view 4's change holding op 1
+			// unsure under another header than view 1's StartView stated:
+			// a leftover of an older log (vote_keeps_acks passes an unsure
+			// entry; the merge counts it as a nack of view 1's op 1).
+			viewChange(replicate(tr)).deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 4}).slip()
+			tr.m.Status(2, StatusViewChange, 4, 1)
+			v := dvc(4, 1, 1)
+			v.Suffix = []Entry{{Op: 1, Checksum: 0xa, Unsure: true}}
+			if slip {
+				v.Suffix[0].Checksum = 0xb
+			}
+			tr.send(2, v)
+		}},
+		{RuleOneLogPerView, window, func(tr *trace, slip bool) {
+			// View 1's primary prepares op 2 twice, the second time
+			// another entry.
+			viewChange(replicate(tr)).clock(1, false)
+			tr.journal(1, 2, 0xc)
+			tr.send(1, prepare(1, 2, 0xc, 2))
+			tr.clock(1, false).slip()
+			sum := uint64(0xc)
+			if slip {
+				sum = 0xd
+				tr.journal(1, 2, sum)
+			}
+			tr.send(1, prepare(1, 2, sum, 2))
+		}},
 	} {
 		covered[tc.rule] = true
 		t.Run(tc.rule, func(t *testing.T) { fires(t, tc.rule, tc.cfg, tc.build) })
@@ -752,6 +780,41 @@ func TestRulesFire(t *testing.T) {
 	for _, r := range Rules() {
 		assert.True(t, covered[r], "rule %s has no test that breaks it", r)
 	}
+}
+
+// TestOneLogPerViewHeardOnTheWire: a view's log is what its messages on the
+// wire stated. A StartView a crash kept in the harness stated nothing, so
+// the primary-elect that merges the view again after its restart may state
+// another log (swarm seed 55); once one left, another is a second log.
+func TestOneLogPerViewHeardOnTheWire(t *testing.T) {
+	tr := replicate(newTrace(t, Config{LeaveWindow: true, Relay: true}))
+	// viewChange's first half: replica 1 merges view 1 on replica 2's vote.
+	tr.clock(1, true).sendAll(1, svc(0, true))
+	tr.clock(2, true).sendAll(2, svc(0, true))
+	tr.deliver(1, Message{Command: CmdStartViewChange, From: 2, View: 0, Leave: true})
+	tr.m.Status(1, StatusViewChange, 1, 0)
+	tr.sendAll(1, svc(1, false))
+	tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
+	tr.m.Status(2, StatusViewChange, 1, 0)
+	tr.sendAll(2, svc(1, false)).send(2, dvc(1, 0, 1))
+	vote := Message{Command: CmdDoViewChange, From: 2, View: 1, LogView: 0, Op: 1}
+	tr.deliver(1, vote)
+	tr.m.Status(1, StatusNormal, 1, 1)
+	held := startView(1, 0)
+	held.From = 1
+	held.Suffix = []Entry{{Op: 1, Checksum: 0xb, Present: true}}
+	tr.m.Sent(1, &held) // a crash keeps it in the harness
+	tr.m.Restart(1, true)
+	tr.clock(1, false)
+	tr.m.Status(1, StatusViewChange, 1, 0)
+	tr.deliver(1, vote)
+	tr.m.Status(1, StatusNormal, 1, 1)
+	tr.send(1, startView(1, 0))
+	require.Nil(t, tr.m.Failed(), "the held StartView stated nothing")
+	tr.send(1, held)
+	f := tr.m.Failed()
+	require.NotNil(t, f, "a second log of view 1 on the wire")
+	assert.Equal(t, RuleOneLogPerView, f.Rule)
 }
 
 // TestAcksSurviveRestarts: an ack promises the op across a restart; after

@@ -27,6 +27,7 @@ const (
 	RuleRestoreChains        = "restore_chains"
 	RuleBlankAfterSuperblock = "blank_after_superblock"
 	RulePromiseDurable       = "promise_durable"
+	RuleOneLogPerView        = "one_log_per_view"
 )
 
 // ruleTexts states each rule as docs/spec.md does: the evidence of a finding
@@ -55,6 +56,7 @@ var ruleTexts = map[string]string{
 	RuleRestoreChains:        "a restart from a disk takes up a journal that chains: of two consecutive ops it takes up above every op it ever applied, checkpointed or installed, the upper names the lower's checksum as its parent",
 	RuleBlankAfterSuperblock: "a replica on a disk writes a blank over the slot of an op it acked in this life in an older log_view than the one it holds, above every op it applied, checkpointed or installed, only after a superblock asked in the same step, and held until that superblock lands: until then its durable log_view is the op's, and a restart in it must not read the op as never held",
 	RulePromiseDurable:       "a replica on a disk sends a StartViewChange (not a request to leave) or a DoViewChange for view v, a StartView of v or a PrepareOk in v only once a superblock it asked for, fenced, in this life names view v or later, the message's log_view or later, and, for a PrepareOk of op o, an ack head of o or more and an ack view of v or later (of v: its head o or more): the harness holds the message until that write lands, and a restart reads these promises back from it",
+	RuleOneLogPerView:        "a view has one log: a Prepare of view v, a StartView or a DoViewChange of log_view v names, at every op where it carries a header (a nack aside), the entry that view's Prepares and StartViews stated there first",
 	RuleVoteKeepsAcks:        "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
 }
 
@@ -67,7 +69,8 @@ func Rules() []string {
 		RuleRestartPrimary, RuleViewChangeCause, RuleLeaveQuorum, RuleStartViewChange,
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
 		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept,
-		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleBlankAfterSuperblock, RuleAckWritten, RuleRestoreChains, RulePromiseDurable}
+		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleBlankAfterSuperblock, RuleAckWritten, RuleRestoreChains, RulePromiseDurable,
+		RuleOneLogPerView}
 }
 
 // quorumReplication and quorumViewChange are the model's own quorum
