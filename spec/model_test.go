@@ -176,6 +176,16 @@ func replicate(tr *trace) *trace {
 // replica 1, the new primary, starts the view; replica 2 adopts it and acks
 // the op it holds.
 func viewChange(tr *trace) *trace {
+	mergeView1(tr).send(1, startView(1, 0), startView(1, 2))
+	tr.deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1})
+	tr.m.Status(2, StatusNormal, 1, 1)
+	tr.send(2, prepareOk(1, 1, 0xa, 1))
+	return tr
+}
+
+// mergeView1 is viewChange up to replica 1 entering Normal in view 1 on
+// replica 2's vote, before its StartView leaves.
+func mergeView1(tr *trace) *trace {
 	tr.clock(1, true).sendAll(1, svc(0, true))
 	tr.clock(2, true).sendAll(2, svc(0, true))
 	tr.deliver(1, Message{Command: CmdStartViewChange, From: 2, View: 0, Leave: true})
@@ -186,10 +196,6 @@ func viewChange(tr *trace) *trace {
 	tr.sendAll(2, svc(1, false)).send(2, dvc(1, 0, 1))
 	tr.deliver(1, Message{Command: CmdDoViewChange, From: 2, View: 1, LogView: 0, Op: 1})
 	tr.m.Status(1, StatusNormal, 1, 1)
-	tr.send(1, startView(1, 0), startView(1, 2))
-	tr.deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1})
-	tr.m.Status(2, StatusNormal, 1, 1)
-	tr.send(2, prepareOk(1, 1, 0xa, 1))
 	return tr
 }
 
@@ -787,19 +793,8 @@ func TestRulesFire(t *testing.T) {
 // the primary-elect that merges the view again after its restart may state
 // another log (swarm seed 55); once one left, another is a second log.
 func TestOneLogPerViewHeardOnTheWire(t *testing.T) {
-	tr := replicate(newTrace(t, Config{LeaveWindow: true, Relay: true}))
-	// viewChange's first half: replica 1 merges view 1 on replica 2's vote.
-	tr.clock(1, true).sendAll(1, svc(0, true))
-	tr.clock(2, true).sendAll(2, svc(0, true))
-	tr.deliver(1, Message{Command: CmdStartViewChange, From: 2, View: 0, Leave: true})
-	tr.m.Status(1, StatusViewChange, 1, 0)
-	tr.sendAll(1, svc(1, false))
-	tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
-	tr.m.Status(2, StatusViewChange, 1, 0)
-	tr.sendAll(2, svc(1, false)).send(2, dvc(1, 0, 1))
+	tr := mergeView1(replicate(newTrace(t, Config{LeaveWindow: true, Relay: true})))
 	vote := Message{Command: CmdDoViewChange, From: 2, View: 1, LogView: 0, Op: 1}
-	tr.deliver(1, vote)
-	tr.m.Status(1, StatusNormal, 1, 1)
 	held := startView(1, 0)
 	held.From = 1
 	held.Suffix = []Entry{{Op: 1, Checksum: 0xb, Present: true}}
