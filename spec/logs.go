@@ -95,6 +95,14 @@ func (m *Model) checkOneLog(i int, msg *Message) {
 					msg.String(), e.Op, e.Checksum, e.Present, e.Unsure, msg.LogView, other)
 				return
 			}
+			// Below a StartView's suffix (its commit point) the view's log
+			// holds what was committed: an op applied in log_view L or
+			// before is L's, whichever view stated it.
+			if !m.keepsApplied(msg.LogView, e.Op, e.Checksum) {
+				m.failOp(i, e.Op, RuleOneLogPerView, "sends %s naming op %d checksum %x (present %t, unsure %t), where a replica applied checksum %x in view %d",
+					msg.String(), e.Op, e.Checksum, e.Present, e.Unsure, m.applied[e.Op].sum, m.applied[e.Op].view)
+				return
+			}
 		}
 	}
 }

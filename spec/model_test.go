@@ -766,6 +766,24 @@ func TestRulesFire(t *testing.T) {
 			tr.send(2, v)
 		}},
 		{RuleOneLogPerView, window, func(tr *trace, slip bool) {
+			// View 1's StartView states no entry (its head is its commit
+			// point); replica 0 applied op 1 in view 0, so view 1's log
+			// holds it, and replica 2's vote of log_view 1 names another.
+			replicate(tr)
+			tr.m.Applied(0, 0, 1, 0xa)
+			mergeView1(tr).send(1, Message{Command: CmdStartView, View: 1, LogView: 1, Op: 1, Commit: 1, To: 2})
+			tr.deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1, Commit: 1})
+			tr.m.Status(2, StatusNormal, 1, 1)
+			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 4}).slip()
+			tr.m.Status(2, StatusViewChange, 4, 1)
+			v := dvc(4, 1, 1)
+			v.Suffix = []Entry{{Op: 1, Checksum: 0xa, Unsure: true}}
+			if slip {
+				v.Suffix[0].Checksum = 0xb
+			}
+			tr.send(2, v)
+		}},
+		{RuleOneLogPerView, window, func(tr *trace, slip bool) {
 			// View 1's primary prepares op 2 twice, the second time
 			// another entry.
 			viewChange(replicate(tr)).clock(1, false)
