@@ -277,5 +277,8 @@ func (c *Cluster) specOnWire(m *vsr.Message) {
 func (c *Cluster) specRestart(i int) {
 	if c.spec != nil {
 		c.spec.Restart(i, c.cfg.Durability == replica.DurabilityWAL)
+		if c.disks != nil && !c.disks.r[i].readSuperblock {
+			c.spec.Forgot(i)
+		}
 	}
 }

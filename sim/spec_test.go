@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"vsrsim/disksim"
+	"vsrsim/prng"
 	"vsrsim/spec"
 	"vsrsim/vsr"
 )
@@ -65,4 +67,45 @@ func TestBreakSpecForgedIntoARealRun(t *testing.T) {
 	clean, err := Run(breakConfig(11), Attach{})
 	require.NoError(t, err)
 	assert.Equal(t, VerdictPass, clean.Verdict, clean.Evidence)
+}
+
+// TestAmnesiaJudgedNotExcused: a restart whose reads returned every
+// superblock copy damaged is told to the model (readBack's record), which
+// then holds the replica to amnesia; a step that breaks it is a safety
+// finding the loss does not excuse (the loss is the rule's premise), while
+// the same run unforged passes the model.
+func TestAmnesiaJudgedNotExcused(t *testing.T) {
+	cfg := storageConfig(3)
+	cfg.Storage.AtlasOff = true
+	cfg.CrashChance = prng.Ratio{}
+	var restarted, forged uint64
+	plan := func(forge bool) Script {
+		return scriptFunc(func(c *Cluster, tick uint64) {
+			switch {
+			case restarted == 0 && c.replicas[1] != nil && c.checker.CommittedMax() >= 5:
+				c.Crash(1)
+				for s := 0; s < diskSuperblocks; s++ {
+					c.disks.r[1].disk.Corrupt(tick, disksim.ZoneSuperblock, s)
+				}
+				c.Restart(1)
+				restarted = tick
+				assert.False(t, c.disks.r[1].readSuperblock, "every copy read back damaged")
+			case forge && restarted != 0 && forged == 0 && c.replicas[1] != nil:
+				forged = tick
+				c.spec.Ticked(tick, 1)
+				c.spec.Status(1, spec.StatusNormal, 0, 0)
+				c.specStep(1)
+			}
+		})
+	}
+	res := runBreak(t, cfg, plan(true))
+	require.NotZero(t, forged, "the script never forged")
+	assert.Equal(t, VerdictSafety, res.Verdict, "the loss excuses nothing here")
+	assert.Equal(t, "spec/"+spec.RuleAmnesiaHolds, res.Invariant)
+
+	restarted, forged = 0, 0
+	clean := runBreak(t, cfg, plan(false))
+	require.NotZero(t, restarted)
+	assert.NotEqual(t, "spec/"+spec.RuleAmnesiaHolds, clean.Invariant, "the replica keeps its amnesia")
+	assert.NotEqual(t, VerdictSafety, clean.Verdict, clean.Evidence)
 }

@@ -2,9 +2,11 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"vsrsim/disksim"
 	"vsrsim/prng"
+	"vsrsim/replica"
 	"vsrsim/vsr"
 )
 
@@ -96,6 +98,10 @@ type diskOf struct {
 	acked uint64
 	// crashedInFlight says its last crash caught writes in flight.
 	crashedInFlight bool
+	// readSuperblock says its last restart's reads returned a whole
+	// superblock copy or a blank one, never written (readBack): one that
+	// found every copy damaged comes back amnesiac.
+	readSuperblock bool
 	// reads are the reads in flight, in due order (disk_reads.go).
 	reads []readInFlight
 	// slotFence is, per journal slot, the fence of the last write asked
@@ -203,6 +209,12 @@ func (c *Cluster) crashDisk(i int) {
 	c.aimCorrupt(i)
 	c.aimCheckpoint(i)
 	c.aimSuperblockLoss(i)
+	// The disk model's own promise, checked where it is most at risk: with
+	// the atlas on a crash leaves one superblock copy undamaged (disksim's
+	// mayTear). A disk that breaks it would pass off a lost superblock as
+	// the protocol's to survive; no storage excuse covers a crash verdict.
+	vsr.Assert(i, c.disks.atlas.Off() || c.superblockKept(i), "disk_atlas_keeps_a_superblock",
+		"the disk model's crash left every superblock copy damaged with the atlas on")
 	if n := len(d.held); n > 0 {
 		c.Note(fmt.Sprintf("r%d crashed with %d messages waiting for its disk", i, n))
 	}
@@ -225,10 +237,18 @@ func (c *Cluster) crashDisk(i int) {
 
 // readBack is the ReadFunc of replica i's restart: every read goes to its
 // disk now (and may draw a latent error).
+// It records whether a superblock copy read back whole or blank, from the
+// bytes it served, for the protocol model (specRestart).
 func (c *Cluster) readBack(i int) vsr.ReadFunc {
-	d := c.disks.r[i].disk
+	do := &c.disks.r[i]
+	do.readSuperblock = false
 	return func(z vsr.StorageZone, slot int) ([]byte, bool) {
-		return d.Read(c.now, disksim.Zone(z), slot)
+		buf, ioErr := do.disk.Read(c.now, disksim.Zone(z), slot)
+		if z == vsr.ZoneSuperblock && !do.readSuperblock {
+			_, whole := replica.DiskSuperblock(slot, buf, ioErr)
+			do.readSuperblock = whole || (!ioErr && !slices.ContainsFunc(buf, func(b byte) bool { return b != 0 }))
+		}
+		return buf, ioErr
 	}
 }
 
@@ -276,4 +296,15 @@ func (c *Cluster) coreDisksClean(core []int) {
 			c.Note(fmt.Sprintf("liveness: r%d's disk decays no more (%d decays waiting dropped)", i, n))
 		}
 	}
+}
+
+// superblockKept reports whether some superblock copy of replica i's disk is
+// undamaged.
+func (c *Cluster) superblockKept(i int) bool {
+	for s := 0; s < diskSuperblocks; s++ {
+		if !c.disks.r[i].disk.Damaged(disksim.ZoneSuperblock, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -134,3 +134,36 @@ func TestRotStopsAtTheLivenessPhase(t *testing.T) {
 	assert.Positive(t, before, "the media decayed in the fault phase")
 	assert.Zero(t, after, "and not once the liveness phase began")
 }
+
+// TestDiskAtlasKeepsASuperblock: with the atlas on, a crash that leaves every
+// superblock copy damaged is the disk model past its own atlas, a crash
+// verdict no storage excuse covers (tools/mutants' crash-tears-last-superblock
+// plants it in the disk); with the atlas off the same damage is a fault the
+// protocol is judged under (storage-beyond-f).
+func TestDiskAtlasKeepsASuperblock(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		cfg := storageConfig(3)
+		cfg.Storage.AtlasOff = off
+		cfg.CrashChance = prng.Ratio{}
+		crashed := uint64(0)
+		script := scriptFunc(func(c *Cluster, tick uint64) {
+			if crashed != 0 || c.replicas[1] == nil || c.checker.CommittedMax() < 5 {
+				return
+			}
+			for s := 0; s < diskSuperblocks; s++ {
+				c.disks.r[1].disk.Corrupt(tick, disksim.ZoneSuperblock, s)
+			}
+			crashed = tick
+			c.Crash(1)
+		})
+		res := runBreak(t, cfg, script)
+		require.NotZero(t, crashed, "atlas off %t: the script never ran", off)
+		if off {
+			assert.NotEqual(t, VerdictCrash, res.Verdict, res.Evidence)
+			continue
+		}
+		assert.Equal(t, VerdictCrash, res.Verdict)
+		assert.Equal(t, "disk_atlas_keeps_a_superblock", res.Invariant)
+		assert.Equal(t, crashed, res.Ticks, "at the crash")
+	}
+}

@@ -92,6 +92,9 @@ type replicaState struct {
 	// settled is the highest op the replica applied, checkpointed or
 	// installed, in any life (storage.go).
 	settled uint64
+	// forgot: a restart of it read back no whole superblock, and it has
+	// not entered Normal since (amnesia.go).
+	forgot bool
 }
 
 // Model checks a run's steps against the protocol. It is fed in process by
@@ -173,8 +176,8 @@ func (m *Model) fail(i int, rule, format string, args ...any) {
 
 // promisedIn names, on the finding just made, the life in which the replica
 // made the promise it broke, and the life it broke it in.
-func (m *Model) promisedIn(life uint64) {
-	if f := m.failure; f != nil && f.Rule == RuleVoteKeepsAcks {
+func (m *Model) promisedIn(rule string, life uint64) {
+	if f := m.failure; f != nil && f.Rule == rule {
 		f.Promise, f.Life, f.Broke = true, life, m.replicas[f.Replica].lives
 	}
 }
@@ -371,7 +374,7 @@ func (m *Model) Status(i int, st Status, view, logView uint64) {
 		return
 	}
 	r := &m.replicas[i]
-	if m.statusHolds(i, r, st, view, logView) {
+	if m.statusHolds(i, r, st, view, logView) && m.amnesiaHolds(i, r, st, view) {
 		switch {
 		case !r.announced:
 			if st == StatusNormal && m.primary(view) == i {
@@ -594,7 +597,7 @@ func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 	switch {
 	case msg.LogView < r.ackView:
 		m.fail(i, RuleVoteKeepsAcks, "sends %s with log_view below view %d it acked in", msg.String(), r.ackView)
-		m.promisedIn(r.ackViewLife)
+		m.promisedIn(RuleVoteKeepsAcks, r.ackViewLife)
 		return
 	case msg.LogView > r.ackView:
 		return
@@ -603,7 +606,7 @@ func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 		if sum := r.acks[op]; sum != 0 {
 			if why := keeps(msg, op, sum); why != "" {
 				m.fail(i, RuleVoteKeepsAcks, "sends %s, which %s op %d it acked with checksum %x", msg.String(), why, op, sum)
-				m.promisedIn(r.ackLives[op])
+				m.promisedIn(RuleVoteKeepsAcks, r.ackLives[op])
 				return
 			}
 		}

@@ -751,19 +751,32 @@ func TestRulesFire(t *testing.T) {
 			v.From = 2
 			tr.m.Sent(2, &v)
 		}},
+		{RuleAmnesiaHolds, onDisk, func(tr *trace, slip bool) {
+			// Replica 2's restart read every superblock copy damaged, and a
+			// restart since read back what it wrote while amnesiac: it still
+			// reports Recovering until view 1's StartView reaches it. The
+			// slip resumes Normal in view 0 on its own.
+			viewChange(replicate(tr))
+			tr.m.Restart(2, false)
+			tr.m.Forgot(2)
+			tr.clock(2, false)
+			tr.m.Status(2, StatusRecovering, 0, 0)
+			tr.m.Restart(2, false) // the mark outlives a restart before Normal
+			tr.clock(2, false).slip()
+			if slip {
+				tr.m.Status(2, StatusNormal, 0, 0)
+				return
+			}
+			tr.m.Status(2, StatusRecovering, 0, 0)
+			tr.deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1})
+			tr.m.Status(2, StatusNormal, 1, 1)
+		}},
 		{RuleOneLogPerView, window, func(tr *trace, slip bool) {
 			// Replica 2 votes log_view 1 in view 4's change holding op 1
 			// unsure under another header than view 1's StartView stated:
 			// a leftover of an older log (vote_keeps_acks passes an unsure
 			// entry; the merge counts it as a nack of view 1's op 1).
-			viewChange(replicate(tr)).deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 4}).slip()
-			tr.m.Status(2, StatusViewChange, 4, 1)
-			v := dvc(4, 1, 1)
-			v.Suffix = []Entry{{Op: 1, Checksum: 0xa, Unsure: true}}
-			if slip {
-				v.Suffix[0].Checksum = 0xb
-			}
-			tr.send(2, v)
+			votesUnsure(viewChange(replicate(tr)), slip)
 		}},
 		{RuleOneLogPerView, window, func(tr *trace, slip bool) {
 			// View 1's StartView states no entry (its head is its commit
@@ -774,14 +787,7 @@ func TestRulesFire(t *testing.T) {
 			mergeView1(tr).send(1, Message{Command: CmdStartView, View: 1, LogView: 1, Op: 1, Commit: 1, To: 2})
 			tr.deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1, Commit: 1})
 			tr.m.Status(2, StatusNormal, 1, 1)
-			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 4}).slip()
-			tr.m.Status(2, StatusViewChange, 4, 1)
-			v := dvc(4, 1, 1)
-			v.Suffix = []Entry{{Op: 1, Checksum: 0xa, Unsure: true}}
-			if slip {
-				v.Suffix[0].Checksum = 0xb
-			}
-			tr.send(2, v)
+			votesUnsure(tr, slip)
 		}},
 		{RuleOneLogPerView, window, func(tr *trace, slip bool) {
 			// View 1's primary prepares op 2 twice, the second time
@@ -804,6 +810,19 @@ func TestRulesFire(t *testing.T) {
 	for _, r := range Rules() {
 		assert.True(t, covered[r], "rule %s has no test that breaks it", r)
 	}
+}
+
+// votesUnsure is replica 2, of log_view 1, pulled into view 4's change and
+// voting op 1 unsure under view 1's header, or (slip) under another.
+func votesUnsure(tr *trace, slip bool) {
+	tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 4}).slip()
+	tr.m.Status(2, StatusViewChange, 4, 1)
+	v := dvc(4, 1, 1)
+	v.Suffix = []Entry{{Op: 1, Checksum: 0xa, Unsure: true}}
+	if slip {
+		v.Suffix[0].Checksum = 0xb
+	}
+	tr.send(2, v)
 }
 
 // TestOneLogPerViewHeardOnTheWire: a view's log is what its messages on the

@@ -28,6 +28,7 @@ const (
 	RuleBlankAfterSuperblock = "blank_after_superblock"
 	RulePromiseDurable       = "promise_durable"
 	RuleOneLogPerView        = "one_log_per_view"
+	RuleAmnesiaHolds         = "amnesia_holds"
 )
 
 // ruleTexts states each rule as docs/spec.md does: the evidence of a finding
@@ -57,6 +58,7 @@ var ruleTexts = map[string]string{
 	RuleBlankAfterSuperblock: "a replica on a disk writes a blank over the slot of an op it acked in this life in an older log_view than the one it holds, above every op it applied, checkpointed or installed, only after a superblock asked in the same step, and held until that superblock lands: until then its durable log_view is the op's, and a restart in it must not read the op as never held",
 	RulePromiseDurable:       "a replica on a disk sends a StartViewChange (not a request to leave) or a DoViewChange for view v, a StartView of v or a PrepareOk in v only once a superblock it asked for, fenced, in this life names view v or later, the message's log_view or later, and, for a PrepareOk of op o, an ack head of o or more and an ack view of v or later (of v: its head o or more): the harness holds the message until that write lands, and a restart reads these promises back from it",
 	RuleOneLogPerView:        "a view has one log: a Prepare of view v, a StartView or a DoViewChange of log_view v names, at every op where it carries a header (a nack aside), the entry that view's Prepares and StartViews stated there first, and at an op some replica applied in view v or before, the checksum applied",
+	RuleAmnesiaHolds:         "a replica whose restart read back every superblock copy damaged (in that life, or an earlier one with no Normal status since) reports no status but Recovering until it enters Normal on a StartView of that view delivered to it: it remembers no view, log_view or ack, and votes nothing",
 	RuleVoteKeepsAcks:        "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
 }
 
@@ -70,7 +72,7 @@ func Rules() []string {
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
 		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept,
 		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleBlankAfterSuperblock, RuleAckWritten, RuleRestoreChains, RulePromiseDurable,
-		RuleOneLogPerView}
+		RuleOneLogPerView, RuleAmnesiaHolds}
 }
 
 // quorumReplication and quorumViewChange are the model's own quorum
