@@ -67,6 +67,9 @@ const (
 	// StreamDiskRewriteBoth draws whether an aimed lost rewrite of a prepare
 	// copy takes the slot's header copy rewrite with it.
 	StreamDiskRewriteBoth
+	// StreamDiskQuiet draws the corruption aimed at a crashing replica
+	// whose disk met no fault yet (sim.Storage.AimedQuietCorrupt).
+	StreamDiskQuiet
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

@@ -85,7 +85,7 @@ func TestStreamIDsAppendOnly(t *testing.T) {
 		{StreamSwarmDetect, 9}, {StreamSwarmFocus, 10}, {StreamDiskAtlas, 11},
 		{StreamSwarmStorage, 12}, {StreamDiskAimed, 13}, {StreamFuzz, 14},
 		{StreamDiskSecond, 15}, {StreamDiskRead, 16}, {StreamDiskRewrite, 17},
-		{StreamDiskSuperblockLoss, 18}, {StreamDiskRewriteBoth, 19},
+		{StreamDiskSuperblockLoss, 18}, {StreamDiskRewriteBoth, 19}, {StreamDiskQuiet, 20},
 		{StreamReplicaJitterBase, 1000}, {StreamDiskBase, 2000},
 	}
 	for _, w := range want {

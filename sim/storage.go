@@ -28,7 +28,9 @@ type disks struct {
 	completions []disksim.Completion
 	// faults counts the faults traced so far, of every disk.
 	faults int
-	// aimed draws the aimed faults (Storage.AimedCorrupt, AimedMisdirect).
+	// aimed draws the aimed faults (Storage.AimedCorrupt, AimedMisdirect);
+	// quiet the corruption aimed at a disk with no fault yet (aimQuiet).
+	quiet *prng.Stream
 	aimed *prng.Stream
 	// nextDue is no later than the earliest tick a write falls due on any
 	// disk: most ticks, nothing does, and tickDisks returns at once.

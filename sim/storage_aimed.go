@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"vsrsim/disksim"
+	"vsrsim/prng"
 	"vsrsim/vsr"
 )
 
@@ -51,7 +52,7 @@ func (c *Cluster) aimMisdirect(i int, op uint64) {
 // as it crashes.
 func (c *Cluster) aimCorrupt(i int) {
 	d := &c.disks.r[i]
-	if d.acked < 2 || !c.disks.aimed.Chance(c.cfg.Storage.AimedCorrupt) {
+	if d.acked < 2 || !(c.disks.aimed.Chance(c.cfg.Storage.AimedCorrupt) || c.aimQuiet(i)) {
 		return
 	}
 	op := c.aimedOp(i)
@@ -63,6 +64,19 @@ func (c *Cluster) aimCorrupt(i int) {
 	c.Note(fmt.Sprintf("aimed corrupt r%d: op %d, acknowledged just before its last ack", i, op))
 	d.disk.Corrupt(c.now, disksim.ZoneHeaders, slot)
 	d.disk.Corrupt(c.now, disksim.ZonePrepares, slot)
+}
+
+// aimQuiet draws, with chance AimedQuietCorrupt, whether replica i's crash
+// takes the aimed corruption because its disk met no fault yet in the run.
+func (c *Cluster) aimQuiet(i int) bool {
+	q := c.cfg.Storage.AimedQuietCorrupt
+	if q.Zero() || len(c.disks.r[i].disk.Faults()) > 0 {
+		return false
+	}
+	if c.disks.quiet == nil {
+		c.disks.quiet = prng.New(c.cfg.Seed, prng.StreamDiskQuiet)
+	}
+	return c.disks.quiet.Chance(q)
 }
 
 // aimedOp is the op an aimed corruption of replica i hits: below its last

@@ -44,6 +44,12 @@ type Storage struct {
 	// restart must not vote away, which uniform faults rarely hit.
 	AimedCorrupt   prng.Ratio
 	AimedMisdirect prng.Ratio
+	// AimedQuietCorrupt is AimedCorrupt for a crash of a replica whose disk
+	// has met no fault yet in the run, drawn from a stream of its own and
+	// only there: a quiet cluster writes little, and uniform faults drawn
+	// per write leave its disks whole, so its restarts never recover
+	// anything (issue 38: a tenth of the disk seeds met no storage fault).
+	AimedQuietCorrupt prng.Ratio
 	// AimedCheckpoint, per crash of a replica, damages a sector of the state
 	// in its newest landed checkpoint record, where the atlas allows: the
 	// restart must fall back to an older checkpoint, or the genesis state,
@@ -116,7 +122,7 @@ func (s *Storage) validate(c *Config) error {
 	if s.RotMeanTicks > StorageRotMax {
 		return fmt.Errorf("storage rot mean must be 0..%d ticks, got %d", StorageRotMax, s.RotMeanTicks)
 	}
-	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedCheckpoint, s.AimedLostRewrite, s.AimedSuperblockLoss, s.AimedWindowCrash, s.AimedSecond} {
+	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedQuietCorrupt, s.AimedCheckpoint, s.AimedLostRewrite, s.AimedSuperblockLoss, s.AimedWindowCrash, s.AimedSecond} {
 		if !r.Zero() && r.Num > r.Den {
 			return fmt.Errorf("a storage fault probability must be at most 1, got %d/%d", r.Num, r.Den)
 		}
