@@ -167,3 +167,27 @@ func TestDiskAtlasKeepsASuperblock(t *testing.T) {
 		assert.Equal(t, crashed, res.Ticks, "at the crash")
 	}
 }
+
+// TestAimedQuietCorruptOnlyOnAQuietDisk: with every random disk fault off,
+// a crash of a replica whose disk met no fault yet takes the aimed
+// corruption (AimedQuietCorrupt), and the runs pass; without the chance
+// nothing is drawn for it and the run is the same as before.
+func TestAimedQuietCorruptOnlyOnAQuietDisk(t *testing.T) {
+	quiet := func(seed uint64, q prng.Ratio) Config {
+		cfg := DefaultConfig(seed)
+		cfg.CrashChance = prng.Ratio{Num: 1, Den: 800}
+		cfg.Storage = Storage{On: true, LatencyMinTicks: 1, LatencyMeanTicks: 2, AimedQuietCorrupt: q}
+		return cfg
+	}
+	aimed := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		res, err := Run(quiet(seed, prng.Ratio{Num: 1, Den: 1}), Attach{})
+		require.NoError(t, err)
+		assert.Contains(t, []Verdict{VerdictPass, VerdictUnrecoverable}, res.Verdict, "seed %d: %s %s", seed, res.Invariant, res.Evidence)
+		aimed += res.StorageFaults
+		off, err := Run(quiet(seed, prng.Ratio{}), Attach{})
+		require.NoError(t, err)
+		assert.Zero(t, off.StorageFaults, "seed %d: no fault drawn without the aim", seed)
+	}
+	assert.Positive(t, aimed, "no quiet disk's crash took the aimed corruption")
+}
