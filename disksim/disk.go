@@ -122,7 +122,14 @@ type Disk struct {
 // New returns a disk over the given options, drawing from rng, every byte
 // zero and no fault yet. It returns a one-line error for nonsense options.
 // Faults start enabled.
-func New(opts Options, rng *prng.Stream) (*Disk, error) {
+func New(opts Options, rng *prng.Stream) (*Disk, error) { return NewFrom(opts, rng, nil) }
+
+// NewFrom is New on the memory of old, a finished disk that is never used
+// again (nil: none), where its layout fits: a simulator's worker then clears
+// the slots a run wrote instead of allocating a disk's media for every run
+// (most of what a run on disks allocated). The disk is the one New returns:
+// the same draws, every byte zero, no fault.
+func NewFrom(opts Options, rng *prng.Stream, old *Disk) (*Disk, error) {
 	opts = opts.withDefaults()
 	if err := opts.validate(); err != nil {
 		return nil, err
@@ -131,26 +138,29 @@ func New(opts Options, rng *prng.Stream) (*Disk, error) {
 		return nil, errNilStream
 	}
 	lay := newLayout(opts.Geometry)
-	var rot *queue.Queue[rotEntry]
-	if opts.RotMeanTicks > 0 {
-		rot = queue.New[rotEntry](rotLimit, 64)
-	}
-	return &Disk{
-		rot:     rot,
+	d := &Disk{
 		opts:    opts,
 		rng:     rng,
 		atlas:   opts.Atlas,
 		lay:     lay,
-		media:   make([]byte, lay.sectorsTotal*lay.sectorSize),
-		damaged: make([]bool, lay.sectorsTotal),
-		slots:   make([]slotState, lay.slotsTotal),
-		landed:  make([]bool, lay.slotsTotal),
-		zeroes:  make([]byte, lay.slotBytesMax),
-		pending: queue.New[pendingWrite](opts.PendingMax, min(opts.PendingMax, 64)),
-		readBuf: make([]byte, lay.slotBytesMax),
 		armed:   make([]armedFault, 0, armedMax),
 		faults:  true,
-	}, nil
+		pending: queue.NewIn(opts.PendingMax, min(opts.PendingMax, 64), old.pendingItems()),
+	}
+	if opts.RotMeanTicks > 0 {
+		d.rot = queue.NewIn(rotLimit, 64, old.rotItems())
+	}
+	if old == nil || old.lay != lay {
+		d.media = make([]byte, lay.sectorsTotal*lay.sectorSize)
+		d.damaged = make([]bool, lay.sectorsTotal)
+		d.slots = make([]slotState, lay.slotsTotal)
+		d.landed = make([]bool, lay.slotsTotal)
+		d.zeroes = make([]byte, lay.slotBytesMax)
+		d.readBuf = make([]byte, lay.slotBytesMax)
+		return d, nil
+	}
+	d.takeMedia(old)
+	return d, nil
 }
 
 // Options returns the options in force, defaults filled in.

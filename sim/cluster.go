@@ -120,7 +120,7 @@ func newCluster(cfg Config, at Attach, trace *Trace) (*Cluster, error) {
 	}
 	c.net = net
 	if cfg.Storage.On {
-		if c.disks, err = newDisks(&cfg, cfg.Seed); err != nil {
+		if c.disks, err = newDisks(&cfg, cfg.Seed, spare.takeDisks()); err != nil {
 			return nil, err
 		}
 	}

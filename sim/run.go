@@ -270,6 +270,9 @@ func (c *Cluster) release(spare *Spare) {
 		if c.spec != nil {
 			spare.spec = c.spec
 		}
+		if c.disks != nil {
+			spare.disks = c.disks
+		}
 	}
 	for i, r := range c.replicas {
 		if r != nil {
@@ -284,7 +287,7 @@ func (c *Cluster) release(spare *Spare) {
 
 // Spare is the memory a finished run leaves for the next run of the same
 // worker (Attach.Spare): the replicas' journals, the network's packet pool and
-// queue, the trace, the oracle's records. One run at a time, and, like replica.Spare, it changes
+// queue, the trace, the oracle's records, the disks' media. One run at a time, and, like replica.Spare, it changes
 // nothing a run does: what comes back is cleared.
 type Spare struct {
 	// Replica is lent to the run's replicas (replica.Options.Spare).
@@ -293,6 +296,7 @@ type Spare struct {
 	trace   *Trace
 	checker *check.Checker
 	spec    *spec.Model
+	disks   *disks
 }
 
 // replicaOptions are replica i's options, lent the spare's journals if the

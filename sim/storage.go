@@ -115,7 +115,9 @@ type diskOf struct {
 	loseHeader []int
 }
 
-func newDisks(cfg *Config, seed uint64) (*disks, error) {
+// newDisks makes the cluster's storage, on the memory of old, a finished
+// run's (nil: none), where it fits (takeDiskOf).
+func newDisks(cfg *Config, seed uint64, old *disks) (*disks, error) {
 	s := &cfg.Storage
 	geo := cfg.diskGeometry()
 	atlas, err := disksim.NewAtlas(disksim.AtlasOptions{
@@ -134,7 +136,7 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 		ds.superblockLoss = prng.New(seed, prng.StreamDiskSuperblockLoss)
 	}
 	for i := range ds.r {
-		d, err := disksim.New(disksim.Options{
+		d, err := disksim.NewFrom(disksim.Options{
 			Geometry: geo, Replica: i, Atlas: atlas,
 			WriteLatencyMinTicks: s.LatencyMinTicks, WriteLatencyMeanTicks: s.LatencyMeanTicks,
 			ReadLatent: s.ReadFault, WriteDamaged: s.WriteFault, WriteMisdirected: s.Misdirect,
@@ -144,13 +146,13 @@ func newDisks(cfg *Config, seed uint64) (*disks, error) {
 			// superblock copy: the queue starts each one whose slot is
 			// free, so the disk must take that many in flight.
 			PendingMax: max(disksim.PendingMaxDefault, 2*cfg.JournalSlots+diskSuperblocks),
-		}, prng.New(seed, prng.StreamDiskBase+prng.StreamID(i)))
+		}, prng.New(seed, prng.StreamDiskBase+prng.StreamID(i)), old.disk(i))
 		if err != nil {
 			return nil, err
 		}
 		ds.all = append(ds.all, d)
-		ds.r[i] = diskOf{disk: d, ledger: newLedger(cfg.JournalSlots), slotFence: make([]uint64, cfg.JournalSlots),
-			busy: [2][]uint16{make([]uint16, cfg.JournalSlots), make([]uint16, cfg.JournalSlots)}}
+		ds.r[i] = old.takeDiskOf(i, cfg.JournalSlots)
+		ds.r[i].disk = d
 	}
 	return ds, nil
 }
