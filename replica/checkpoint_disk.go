@@ -239,6 +239,9 @@ type recordRead struct {
 	foreign bool
 }
 
+// checksumSeed starts a record checksum's fold (checksumFold).
+const checksumSeed = 0x243f6a8885a308d3
+
 // readRecord decodes one copy of slot. ignoreSlot is the checksum-ignores-slot
 // defect: a record naming another slot still passes.
 func readRecord(buf []byte, ioErr bool, z vsr.StorageZone, slot, slots int, ignoreSlot bool) recordRead {
@@ -250,12 +253,22 @@ func readRecord(buf []byte, ioErr bool, z vsr.StorageZone, slot, slots int, igno
 	case isZero(buf):
 		return recordRead{kind: recordNone}
 	}
-	w, ok := decodeWords(buf, headerRecordWords+3)
-	if !ok {
+	const n = headerRecordWords + 3
+	if len(buf) < 8*(n+1) {
 		return readBlank(buf, slot, ignoreSlot)
+	}
+	var w recWords
+	for i := range n + 1 {
+		w.w[i] = binary.LittleEndian.Uint64(buf[8*i:])
 	}
 	h := wordsHeader(&w)
 	h.Body = vsr.Operation{Kind: vsr.OpKind(w.w[10]), Key: uint32(w.w[11]), Value: w.w[12]}
+	// The record's checksum and its header's, folded side by side: the
+	// header's verdict counts only for a record that verifies.
+	valid, fold := h.ValidAlong(checksumSeed, w.w[:n])
+	if w.w[n] != fold|1 {
+		return readBlank(buf, slot, ignoreSlot)
+	}
 	wantKind := recordHeader
 	if z == vsr.ZonePrepares {
 		wantKind = recordPrepare
@@ -263,7 +276,10 @@ func readRecord(buf []byte, ioErr bool, z vsr.StorageZone, slot, slots int, igno
 	rec := recordRead{kind: w.w[0], header: h}
 	own := w.w[1] == uint64(slot) && h.Op%uint64(slots) == uint64(slot)
 	rec.foreign = !own && !ignoreSlot
-	rec.bad = rec.kind != wantKind || h.Op == 0 || rec.foreign || !h.Valid()
+	rec.bad = rec.kind != wantKind || h.Op == 0 || rec.foreign || !valid
+	// A journal slot whose header checksum is zero is empty: an entry read
+	// back whole never is one.
+	vsr.Assert(vsr.Unowned, rec.bad || h.Checksum != 0, "read_record_entry_sealed", "op %d", h.Op)
 	return rec
 }
 

@@ -61,7 +61,7 @@ func recordChecksum(ws []uint64) uint64 {
 
 // checksumFold folds words into a record checksum before its final bit.
 func checksumFold(ws []uint64) uint64 {
-	x := uint64(0x243f6a8885a308d3)
+	x := uint64(checksumSeed)
 	for _, v := range ws {
 		x = vsr.ChecksumMix(x ^ v)
 	}

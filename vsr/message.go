@@ -94,16 +94,49 @@ func (h *Header) Valid() bool { return h.Checksum == h.computeChecksum() }
 // Seal sets the checksum from the header's contents.
 func (h *Header) Seal() { h.Checksum = h.computeChecksum() }
 
+// headerChecksumSeed starts the header checksum's fold.
+const headerChecksumSeed = 0x6a09e667f3bcc909
+
+// checksumWords are the words the header checksum covers, in order.
+func (h *Header) checksumWords() [9]uint64 {
+	return [...]uint64{h.Op, h.Parent, h.Commit, h.Client, h.Request, h.Timestamp,
+		uint64(h.Body.Kind), uint64(h.Body.Key), h.Body.Value}
+}
+
 func (h *Header) computeChecksum() uint64 {
-	x := uint64(0x6a09e667f3bcc909)
-	for _, w := range [...]uint64{h.Op, h.Parent, h.Commit, h.Client, h.Request, h.Timestamp,
-		uint64(h.Body.Kind), uint64(h.Body.Key), h.Body.Value} {
+	x := uint64(headerChecksumSeed)
+	for _, w := range h.checksumWords() {
 		x = ChecksumMix(x ^ w)
 	}
+	return finishChecksum(x)
+}
+
+func finishChecksum(x uint64) uint64 {
 	if x == 0 {
 		x = 1 // zero means "no header"
 	}
 	return x
+}
+
+// ValidAlong is Valid, and folds words into x alongside (x = ChecksumMix(x ^
+// w) for each, in order), which it returns: a record read back from a disk
+// checks its own checksum and its header's, two chains of multiplies that
+// one loop runs side by side instead of one after the other (the harness
+// and the replicas read every journal record, about 8,000 a run on disks).
+func (h *Header) ValidAlong(x uint64, words []uint64) (bool, uint64) {
+	hw := h.checksumWords()
+	y := uint64(headerChecksumSeed)
+	both := min(len(words), len(hw))
+	for i := range both {
+		x, y = ChecksumMix(x^words[i]), ChecksumMix(y^hw[i])
+	}
+	for _, w := range words[both:] {
+		x = ChecksumMix(x ^ w)
+	}
+	for _, w := range hw[both:] {
+		y = ChecksumMix(y ^ w)
+	}
+	return h.Checksum == finishChecksum(y), x
 }
 
 func ChecksumMix(x uint64) uint64 {
