@@ -128,6 +128,7 @@ func newDisks(cfg *Config, seed uint64, old *disks) (*disks, error) {
 	}
 	ds := &disks{atlas: atlas, r: make([]diskOf, cfg.Replicas), aimed: prng.New(seed, prng.StreamDiskAimed),
 		readLatency: prng.New(seed, prng.StreamDiskRead)}
+	ds.takeBuffers(old)
 	if !s.AimedLostRewrite.Zero() {
 		ds.rewrite = prng.New(seed, prng.StreamDiskRewrite)
 		ds.rewriteBoth = prng.New(seed, prng.StreamDiskRewriteBoth)

@@ -42,5 +42,16 @@ func (old *disks) takeDiskOf(i, slots int) diskOf {
 	clear(o.slotFence)
 	clear(o.busy[0])
 	clear(o.busy[1])
-	return diskOf{ledger: ledger{want: o.ledger.want}, slotFence: o.slotFence, busy: o.busy, bufs: o.bufs}
+	// Its lists start empty, on the arrays they grew to.
+	clear(o.held) // messages hold pointers: let them go
+	return diskOf{ledger: ledger{want: o.ledger.want}, slotFence: o.slotFence, busy: o.busy, bufs: o.bufs,
+		open: o.open[:0], inFlight: o.inFlight[:0], deferred: o.deferred[:0], held: o.held[:0],
+		ownAcks: o.ownAcks[:0], reads: o.reads[:0], loseHeader: o.loseHeader[:0], cpLost: o.cpLost[:0]}
+}
+
+// takeBuffers gives ds old's buffers of completions and reads, empty.
+func (ds *disks) takeBuffers(old *disks) {
+	if old != nil {
+		ds.completions, ds.readBuf = old.completions[:0], old.readBuf[:0]
+	}
 }
