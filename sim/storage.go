@@ -167,17 +167,26 @@ func (c *Cluster) tickDisks() {
 	c.disks.nextDue = ^uint64(0)
 	for i := range c.disks.r {
 		d := &c.disks.r[i]
-		if due, ok := d.disk.NextDue(); ok && due <= c.now {
+		// A disk with nothing due on the tick another disk has keeps
+		// the next tick it was asked for: only landing or reading moves
+		// it (asking the disk's queue twice was about 3% of a busy run).
+		due, ok := d.disk.NextDue()
+		acted := ok && due <= c.now
+		if acted {
 			c.landWrites(i)
 		}
-		if due, ok := d.nextRead(); ok && due <= c.now {
+		if rd, ok := d.nextRead(); ok && rd <= c.now {
 			c.completeReads(i)
+			acted = true
 		}
-		if due, ok := d.disk.NextDue(); ok {
+		if acted {
+			due, ok = d.disk.NextDue()
+		}
+		if ok {
 			c.disks.nextDue = min(c.disks.nextDue, due)
 		}
-		if due, ok := d.nextRead(); ok {
-			c.disks.nextDue = min(c.disks.nextDue, due)
+		if rd, ok := d.nextRead(); ok {
+			c.disks.nextDue = min(c.disks.nextDue, rd)
 		}
 	}
 }
