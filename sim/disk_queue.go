@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"cmp"
 	"slices"
 
 	"vsrsim/disksim"
@@ -196,11 +195,19 @@ func (d *diskOf) busySlot(z disksim.Zone, slot int) *uint16 {
 	return nil
 }
 
-// inFlightAt is where write id stands in the list of writes in flight.
+// inFlightAt is where write id stands in the list of writes in flight (in
+// id order): a binary search written out, as slices.BinarySearchFunc's
+// call of a comparison for each probe was 1% of a busy run on disks.
 func (d *diskOf) inFlightAt(id disksim.WriteID) (int, bool) {
-	return slices.BinarySearchFunc(d.inFlight, id, func(f inFlightWrite, id disksim.WriteID) int {
-		return cmp.Compare(f.id, id)
-	})
+	lo, hi := 0, len(d.inFlight)
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); d.inFlight[m].id < id {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(d.inFlight) && d.inFlight[lo].id == id
 }
 
 // landed forgets a write that landed and, if fenced, its fence.

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"cmp"
+	"slices"
 	"testing"
+	"vsrsim/disksim"
 	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
@@ -145,4 +148,23 @@ func TestDiskQueueBlankWaitsForItsSuperblock(t *testing.T) {
 	at(c, 6)
 	assert.Empty(t, d.deferred, "the batch landed: the blank starts")
 	assert.Len(t, d.inFlight, 1)
+}
+
+// TestInFlightAtSearches: the written-out search finds what a library
+// binary search finds, present or not, at every length up to nine.
+func TestInFlightAtSearches(t *testing.T) {
+	for n := range 10 {
+		d := &diskOf{}
+		for k := range n {
+			d.inFlight = append(d.inFlight, inFlightWrite{id: disksim.WriteID(3*k + 2)})
+		}
+		for id := disksim.WriteID(0); id < disksim.WriteID(3*n+4); id++ {
+			wantK, wantOK := slices.BinarySearchFunc(d.inFlight, id, func(f inFlightWrite, id disksim.WriteID) int {
+				return cmp.Compare(f.id, id)
+			})
+			k, ok := d.inFlightAt(id)
+			assert.Equal(t, wantK, k, "n %d id %d", n, id)
+			assert.Equal(t, wantOK, ok, "n %d id %d", n, id)
+		}
+	}
 }
