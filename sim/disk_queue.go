@@ -163,8 +163,9 @@ func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
 	if lose {
 		d.disk.LoseWrite(id)
 	}
-	if due, ok := d.disk.NextDue(); ok && due < c.disks.nextDue {
-		c.disks.nextDue = due
+	if due, ok := d.disk.NextDue(); ok {
+		d.due = min(d.due, due)
+		c.disks.nextDue = min(c.disks.nextDue, due)
 	}
 	// Ids grow with every write, so the list stays in id order.
 	d.inFlight = append(d.inFlight, inFlightWrite{id: id, key: slotKey{w.zone, w.slot},

@@ -51,6 +51,7 @@ func (c *Cluster) asks(i int) {
 		d.reads = append(d.reads, readInFlight{})
 		copy(d.reads[k+1:], d.reads[k:])
 		d.reads[k] = readInFlight{due: due, read: rd}
+		d.due = min(d.due, due)
 		c.disks.nextDue = min(c.disks.nextDue, due)
 	}
 }
