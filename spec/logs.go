@@ -18,7 +18,13 @@ package spec
 type viewLogs struct {
 	first []int32 // by op: 1 + the index in nodes of its latest entry, 0 for none
 	nodes []viewSum
+	// heads holds each view's highest op stated (a StartView's head, a
+	// Prepare's op), in the order views first stated one.
+	heads []viewOp
 }
+
+// viewOp is a view and an op of it.
+type viewOp struct{ view, op uint64 }
 
 type viewSum struct {
 	view, sum uint64
@@ -26,7 +32,27 @@ type viewSum struct {
 }
 
 func (l *viewLogs) reset() {
-	l.first, l.nodes = l.first[:0], l.nodes[:0]
+	l.first, l.nodes, l.heads = l.first[:0], l.nodes[:0], l.heads[:0]
+}
+
+// head is the highest op view v stated, if it stated one; raise records op.
+func (l *viewLogs) head(v uint64) (uint64, bool) {
+	for k := len(l.heads) - 1; k >= 0; k-- {
+		if l.heads[k].view == v {
+			return l.heads[k].op, true
+		}
+	}
+	return 0, false
+}
+
+func (l *viewLogs) raise(v, op uint64) {
+	for k := len(l.heads) - 1; k >= 0; k-- {
+		if l.heads[k].view == v {
+			l.heads[k].op = max(l.heads[k].op, op)
+			return
+		}
+	}
+	l.heads = append(l.heads, viewOp{v, op})
 }
 
 // get is the checksum view v stated at op, if it stated one.
@@ -64,7 +90,9 @@ func (m *Model) stateOnWire(msg *Message) {
 	switch msg.Command {
 	case CmdPrepare:
 		m.logs.put(msg.View, msg.Op, msg.Checksum)
+		m.logs.raise(msg.View, msg.Op)
 	case CmdStartView:
+		m.logs.raise(msg.LogView, msg.Op)
 		for k := range msg.Suffix {
 			if e := &msg.Suffix[k]; !e.Nack {
 				m.logs.put(msg.LogView, e.Op, e.Checksum)
@@ -85,6 +113,13 @@ func (m *Model) checkOneLog(i int, msg *Message) {
 			m.failOp(i, msg.Op, RuleOneLogPerView, "sends %s, where view %d's log stated checksum %x", msg.String(), msg.View, other)
 		}
 	case CmdStartView, CmdDoViewChange:
+		if head, ok := m.logs.head(msg.LogView); ok && msg.Command == CmdDoViewChange && msg.Op > head && m.primary(msg.LogView) != i {
+			// A backup of log_view L holds only what L's messages gave
+			// it; its primary may hold ops it prepared that never left.
+			m.fail(i, RuleOneLogPerView, "sends %s announcing head %d, above op %d, the highest log_view %d's messages stated, though it is not that view's primary",
+				msg.String(), msg.Op, head, msg.LogView)
+			return
+		}
 		for k := range msg.Suffix {
 			e := &msg.Suffix[k]
 			if e.Nack || e.Checksum == 0 {

@@ -202,8 +202,11 @@ func mergeView1(tr *trace) *trace {
 // pulledIntoView1 is replicate, then replica 2 times out, asks to leave view
 // 0, and is pulled into view 1 by replica 1's StartViewChange, which is also
 // the vote it needs to send its own DoViewChange.
-func pulledIntoView1(tr *trace) *trace {
-	replicate(tr).clock(2, true).sendAll(2, svc(0, true))
+func pulledIntoView1(tr *trace) *trace { return pullIntoView1(replicate(tr)) }
+
+// pullIntoView1 is pulledIntoView1 after whatever view 0 did.
+func pullIntoView1(tr *trace) *trace {
+	tr.clock(2, true).sendAll(2, svc(0, true))
 	tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 1})
 	tr.m.Status(2, StatusViewChange, 1, 0)
 	return tr
@@ -486,8 +489,11 @@ func TestRulesFire(t *testing.T) {
 			tr.send(1, sv)
 		}},
 		{RuleSuffixReadable, window, func(tr *trace, slip bool) {
-			// A vote whose headers do not chain.
-			pulledIntoView1(tr)
+			// A vote whose headers do not chain (view 0 prepared op 2).
+			replicate(tr).clock(0, false)
+			tr.journal(0, 2, 0xb)
+			tr.send(0, prepare(0, 2, 0xb, 1))
+			pullIntoView1(tr)
 			v := dvc(1, 0, 1)
 			v.Op, v.Suffix = 2, []Entry{{Op: 2, Checksum: 0xb, Parent: 0xa}, {Op: 1, Checksum: 0xa, Present: true}}
 			if slip {
@@ -788,6 +794,19 @@ func TestRulesFire(t *testing.T) {
 			tr.deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1, Commit: 1})
 			tr.m.Status(2, StatusNormal, 1, 1)
 			votesUnsure(tr, slip)
+		}},
+		{RuleOneLogPerView, window, func(tr *trace, slip bool) {
+			// Replica 2, a backup of view 1, whose log view 1's messages
+			// stated up to op 1, votes log_view 1 announcing head 2 (op 2
+			// unsure): an op it acked in an older log above this one's
+			// head, which only nacks of a log_view nobody holds settle.
+			viewChange(replicate(tr)).deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 4}).slip()
+			tr.m.Status(2, StatusViewChange, 4, 1)
+			v := dvc(4, 1, 1)
+			if slip {
+				v.Op, v.Suffix = 2, []Entry{{Op: 2, Unsure: true}, {Op: 1, Checksum: 0xa, Present: true}}
+			}
+			tr.send(2, v)
 		}},
 		{RuleOneLogPerView, window, func(tr *trace, slip bool) {
 			// View 1's primary prepares op 2 twice, the second time
