@@ -121,7 +121,12 @@ func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
 	if h, ok := r.log.journal.Get(o); ok {
 		return vsr.SuffixEntry{Header: h, Present: true}
 	}
-	if h, ok := r.log.adopted.Get(o); ok {
+	// Adopted headers of another log_view than the one voted (a restart
+	// back in an older durable log_view keeps them under their own label,
+	// D65) describe another log: a vote states only its own (D80; the
+	// model's one_log_per_view, swarm seed 3238043820 of 100,000 from
+	// 0xc0ffee00).
+	if h, ok := r.log.adopted.Get(o); ok && r.log.adoptedLogView == r.logView {
 		if o <= r.log.unsureTop {
 			r.fx.Mark(marks.RestartAmnesiacUnsureHeld)
 		}

@@ -34,3 +34,29 @@ func TestVoteHeaderTrustsALowerLogViewOnlyBelowItsCommit(t *testing.T) {
 	require.True(t, ok, "the canonical log_view's entries are canonical")
 	assert.Equal(t, stale[19].Checksum, h.Checksum)
 }
+
+// TestVoteStatesOnlyItsOwnLogViewsAdoptedHeaders: a replica back in an older
+// durable log_view (9) keeps the headers it adopted for log_view 10 under
+// their own label (D65); its vote of log_view 9 names none of them: an op it
+// holds unsure goes blank, never under log 10's header, which a merge would
+// weigh as log 9's (D80; swarm seed 3238043820 of 100,000 from 0xc0ffee00).
+// Under its own label the adopted header is voted as before.
+func TestVoteStatesOnlyItsOwnLogViewsAdoptedHeaders(t *testing.T) {
+	hs := chainHeaders(6, 10)
+	for _, label := range []uint64{10, 9} {
+		r, _ := walBackup(t)
+		r.logView, r.view = 9, 12
+		r.log.adopted.Put(hs[5])
+		r.log.adoptedLogView = label
+		r.log.setUnsure(r.id, []uint64{5})
+		e := r.suffixEntry(5, 2)
+		require.Equal(t, uint64(5), e.Header.Op)
+		assert.False(t, e.Nack, "label %d: an unsure op is never a nack", label)
+		if label == r.logView {
+			assert.Equal(t, hs[5].Checksum, e.Header.Checksum, "its own log's header")
+			assert.True(t, e.Unsure)
+			continue
+		}
+		assert.True(t, e.Blank(), "log 10's header is not log 9's")
+	}
+}
