@@ -285,6 +285,10 @@ func TestWatchClasses(t *testing.T) {
 // 100,000 sweep (the aim of D75; the robust protocol passes it); its twin
 // source-svc-quorum-abdication-off-lost-both-c0ffee-100k.vsr passes since
 // D78 and is retired to seeds/recorded.
+// source-svc-quorum-relay-off-quiet-c0ffee-100k.vsr and
+// source-abdication-off-quiet-c0ffee-100k.vsr are the eighth round's 100,000
+// sweep (the quiet-disk aim: the robust protocol passes each, and each
+// passes without that aim).
 // source-svc-quorum-relay-off-recovering-ci-ba51.vsr is CI's sweep on
 // ba51fd7 (the robust protocol passes it; it fails the same on the
 // round's start).
@@ -341,6 +345,8 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"source-svc-quorum-abdication-off-lost-both-feed.vsr":    sim.VerdictLiveness,
 		"source-svc-quorum-abdication-off-lost-both-feed-2.vsr":  sim.VerdictLiveness,
 		"source-abdication-off-lost-both-c0ffee-100k.vsr":        sim.VerdictLiveness,
+		"source-svc-quorum-relay-off-quiet-c0ffee-100k.vsr":      sim.VerdictLiveness,
+		"source-abdication-off-quiet-c0ffee-100k.vsr":            sim.VerdictLiveness,
 		"source-svc-quorum-relay-off-recovering-ci-ba51.vsr":     sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
