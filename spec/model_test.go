@@ -1014,3 +1014,32 @@ func TestDiskRestartHoldsWhatItReadBack(t *testing.T) {
 		})
 	}
 }
+
+// TestOneLogHeadBoundSparesCommitted: a backup of log_view 1 whose vote
+// announces a head above what view 1's messages stated is judged only above
+// its commit point: a state transfer from a peer of a later view installs
+// committed ops log_view 1 never stated (swarm seeds 3238018388 and
+// 3238049189 from 0xc0ffee00), and every log holds a committed op.
+func TestOneLogHeadBoundSparesCommitted(t *testing.T) {
+	for _, tc := range []struct {
+		op, commit uint64
+		fails      bool
+	}{{5, 5, false}, {6, 5, true}} {
+		tr := viewChange(replicate(newTrace(t, Config{LeaveWindow: true, Relay: true})))
+		tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 4})
+		tr.m.Status(2, StatusViewChange, 4, 1)
+		v := dvc(4, 1, 1)
+		v.Op, v.Commit, v.Suffix = tc.op, tc.commit, nil
+		if tc.op > tc.commit {
+			v.Suffix = []Entry{{Op: 6, Unsure: true}, {Op: 5, Checksum: 0x5}}
+		}
+		tr.send(2, v)
+		if !tc.fails {
+			assert.Nil(t, tr.m.Failed(), "head %d at commit %d", tc.op, tc.commit)
+			continue
+		}
+		f := tr.m.Failed()
+		require.NotNil(t, f, "head %d above commit %d", tc.op, tc.commit)
+		assert.Equal(t, RuleOneLogPerView, f.Rule)
+	}
+}
