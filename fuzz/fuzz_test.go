@@ -290,6 +290,9 @@ func TestWatchClasses(t *testing.T) {
 // sweep (the quiet-disk aim: the robust protocol passes each, and each
 // passes without that aim); source-svc-quorum-abdication-off-quiet-search-2.vsr
 // is the same round's guided search with seed 2, of the same kind.
+// source-relay-off-vote-own-log-c0ffee-100k.vsr is that sweep's stall that
+// D80 moved (a vote names only its own log_view's adopted headers; the
+// robust protocol passes it).
 // source-svc-quorum-relay-off-recovering-ci-ba51.vsr is CI's sweep on
 // ba51fd7 (the robust protocol passes it; it fails the same on the
 // round's start).
@@ -349,6 +352,7 @@ func TestOpenFindingsStillFail(t *testing.T) {
 		"source-svc-quorum-relay-off-quiet-c0ffee-100k.vsr":      sim.VerdictLiveness,
 		"source-abdication-off-quiet-c0ffee-100k.vsr":            sim.VerdictLiveness,
 		"source-svc-quorum-abdication-off-quiet-search-2.vsr":    sim.VerdictLiveness,
+		"source-relay-off-vote-own-log-c0ffee-100k.vsr":          sim.VerdictLiveness,
 		"source-svc-quorum-relay-off-recovering-ci-ba51.vsr":     sim.VerdictLiveness,
 	} {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
