@@ -181,3 +181,31 @@ func TestCasesWithABugSwitchPinAFailure(t *testing.T) {
 	}
 	assert.Greater(t, withBugs, 20, "the corpus has its first-detection and scenario cases")
 }
+
+// TestEveryRecordedFileIsReplayed: every file of recorded/ is the scenario
+// file of a corpus case, so the corpus replay (make test) runs it; a file no
+// case names is kept and never checked (fuzz's TestOpenFindingsRegistered
+// holds the same for the open findings).
+func TestEveryRecordedFileIsReplayed(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("recorded", "*.vsr"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	named := map[string]bool{}
+	paths, err := filepath.Glob("*.txt")
+	require.NoError(t, err)
+	for _, path := range paths {
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		cases, err := seeds.Parse(path, f)
+		f.Close()
+		require.NoError(t, err, path)
+		for _, c := range cases {
+			if c.Shape.ScenarioFile != "" {
+				named[filepath.Base(c.Shape.ScenarioFile)] = true
+			}
+		}
+	}
+	for _, f := range files {
+		assert.True(t, named[filepath.Base(f)], "%s is named by no case of seeds/*.txt: pin it, or remove it", f)
+	}
+}
