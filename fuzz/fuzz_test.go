@@ -208,6 +208,10 @@ func TestWatchClasses(t *testing.T) {
 // atlas-off-window-crash-commit-stall.vsr (both pass all 300 seeds).
 // source-backoff-off-atlas-off-46.vsr is seed 46 of its faults, a stall of
 // the source protocol's backoff-off (the robust protocol passes it).
+// source-svc-quorum-abdication-off-search-3.vsr and
+// source-three-options-view-climb-search-3.vsr are the eighth round's
+// guided search with seed 3 (the robust protocol passes each; each fails the
+// same on the round's start).
 // robust-disk-unsure-op-outside-core.vsr (a 10,000-seed sweep from
 // 0x5eed0000 on the code that serves repairs from the disk) was open until
 // D74 (an op a core replica held unsure that only a crashed replica outside
@@ -393,5 +397,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-svc-quorum-abdication-off-quiet-search-2.vsr":    sim.VerdictLiveness,
 	"source-relay-off-vote-own-log-c0ffee-100k.vsr":          sim.VerdictLiveness,
 	"source-backoff-off-atlas-off-46.vsr":                    sim.VerdictLiveness,
+	"source-svc-quorum-abdication-off-search-3.vsr":          sim.VerdictLiveness,
+	"source-three-options-view-climb-search-3.vsr":           sim.VerdictLiveness,
 	"source-svc-quorum-relay-off-recovering-ci-ba51.vsr":     sim.VerdictLiveness,
 }
