@@ -282,7 +282,12 @@ func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 	if o <= r.wm.commitMax && o <= serverCommit {
 		return repairVerified
 	}
-	if a, ok := r.log.adopted.Get(o); ok {
+	// Adopted headers vouch only for the log they were adopted for: back in
+	// an older durable log_view (D65) they are another log's, and a body
+	// they vouched for replaced an entry this replica had acked in its own
+	// (D81; swarm seed 3737876461 from 0xdecade00).
+	own := r.log.adoptedLogView == r.logView
+	if a, ok := r.log.adopted.Get(o); ok && own {
 		if a.Checksum != h.Checksum {
 			return repairMismatch
 		}
@@ -292,7 +297,7 @@ func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 		return repairVerified
 	}
 	if o < r.wm.commitMax {
-		if a, ok := r.log.adopted.Get(o + 1); ok && a.Parent == h.Checksum {
+		if a, ok := r.log.adopted.Get(o + 1); ok && own && a.Parent == h.Checksum {
 			return repairVerified
 		}
 		if j, ok := r.log.journal.Get(o + 1); ok && j.Parent == h.Checksum {

@@ -60,3 +60,26 @@ func TestVoteStatesOnlyItsOwnLogViewsAdoptedHeaders(t *testing.T) {
 		assert.True(t, e.Blank(), "log 10's header is not log 9's")
 	}
 }
+
+// TestRepairVouchesOnlyByItsOwnLogViewsAdoptedHeaders: a replica back in an
+// older durable log_view (6) keeps the headers it adopted for log_view 7
+// under their own label (D65); they vouch for no repaired body, whose entry
+// would replace one of log 6's that this replica may have acked (D81; swarm
+// seed 3737876461 from 0xdecade00). Under its own label the header vouches
+// as before, for the op and, as parent, for the op below.
+func TestRepairVouchesOnlyByItsOwnLogViewsAdoptedHeaders(t *testing.T) {
+	hs := chainHeaders(6, 7)
+	for _, label := range []uint64{7, 6} {
+		r, _ := walBackup(t)
+		r.logView, r.view = 6, 6
+		r.wm.commitMax = 6
+		r.log.adopted.Put(hs[5])
+		r.log.adoptedLogView = label
+		want := repairUnverified
+		if label == r.logView {
+			want = repairVerified
+		}
+		assert.Equal(t, want, r.repairVerdict(hs[5], 0), "label %d: op 5 by its adopted header", label)
+		assert.Equal(t, want, r.repairVerdict(hs[4], 0), "label %d: op 4 by the adopted header above", label)
+	}
+}
