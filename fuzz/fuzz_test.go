@@ -212,6 +212,13 @@ func TestWatchClasses(t *testing.T) {
 // source-three-options-view-climb-search-3.vsr are the eighth round's
 // guided search with seed 3 (the robust protocol passes each; each fails the
 // same on the round's start).
+// robust-decade-*.vsr and source-decade-*.vsr are the failures of the
+// eighth round's 100,000 sweep from 0xdecade00, the first of that part of
+// the seed space: three of the robust protocol (two stalls and a committed
+// op with no copy left, all failing the same on the round's start, open and
+// not triaged further) and fifteen of the source protocol (the robust
+// protocol passes each, or ends it unrecoverable); each file's header says
+// how it fares on the round's start and without the quiet-disk aim.
 // robust-disk-unsure-op-outside-core.vsr (a 10,000-seed sweep from
 // 0x5eed0000 on the code that serves repairs from the disk) was open until
 // D74 (an op a core replica held unsure that only a crashed replica outside
@@ -399,5 +406,23 @@ var openFindings = map[string]sim.Verdict{
 	"source-backoff-off-atlas-off-46.vsr":                    sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-search-3.vsr":          sim.VerdictLiveness,
 	"source-three-options-view-climb-search-3.vsr":           sim.VerdictLiveness,
+	"source-decade-3737840583.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737850030.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737851078.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737856698.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737865972.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737870036.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737874748.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737879369.vsr":                           sim.VerdictLiveness,
+	"robust-decade-3737880771.vsr":                           sim.VerdictLiveness,
+	"robust-decade-3737883794.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737886332.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737903389.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
+	"robust-decade-3737920981.vsr":                           sim.VerdictSafety,
+	"source-decade-3737922540.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737929274.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737934004.vsr":                           sim.VerdictLiveness,
 	"source-svc-quorum-relay-off-recovering-ci-ba51.vsr":     sim.VerdictLiveness,
 }
