@@ -219,6 +219,8 @@ func TestWatchClasses(t *testing.T) {
 // not triaged further) and fifteen of the source protocol (the robust
 // protocol passes each, or ends it unrecoverable); each file's header says
 // how it fares on the round's start and without the quiet-disk aim.
+// source-decade-3737867936.vsr is the same sweep rerun on the round's final
+// code: D81 moved it (the robust protocol passes it).
 // robust-disk-unsure-op-outside-core.vsr (a 10,000-seed sweep from
 // 0x5eed0000 on the code that serves repairs from the disk) was open until
 // D74 (an op a core replica held unsure that only a crashed replica outside
@@ -411,6 +413,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737851078.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737856698.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737865972.vsr":                           sim.VerdictLiveness,
+	"source-decade-3737867936.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737870036.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737874748.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737879369.vsr":                           sim.VerdictLiveness,
