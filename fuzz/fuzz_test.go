@@ -222,7 +222,8 @@ func TestWatchClasses(t *testing.T) {
 // source-decade-3737867936.vsr is the same sweep rerun on the round's final
 // code: D81 moved it (the robust protocol passes it).
 // source-svc-quorum-abdication-off-ci-ec76.vsr is CI's search on ec76447
-// (the robust protocol passes it; it fails the same on the round's start).
+// and source-three-options-memory-ci-cd4d.vsr CI's search on cd4d8ae (the
+// robust protocol passes each; each fails the same on the round's start).
 // robust-disk-unsure-op-outside-core.vsr (a 10,000-seed sweep from
 // 0x5eed0000 on the code that serves repairs from the disk) was open until
 // D74 (an op a core replica held unsure that only a crashed replica outside
@@ -417,6 +418,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737865972.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737867936.vsr":                           sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-ci-ec76.vsr":           sim.VerdictLiveness,
+	"source-three-options-memory-ci-cd4d.vsr":                sim.VerdictLiveness,
 	"source-decade-3737870036.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737874748.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737879369.vsr":                           sim.VerdictLiveness,
