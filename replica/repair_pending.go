@@ -31,12 +31,17 @@ func (r *Replica) holdPending(h vsr.Header) {
 			return
 		}
 	}
-	if len(p) >= vsr.RepairBatchMax {
+	// As many as the journal holds: a hole wider than one request window,
+	// under peers that applied nothing (a cluster whose every replica came
+	// back below it, no checkpoint taken), is vouched for only from the op
+	// above it, down, and a buffer of one window evicted the bottom of the
+	// run while the window climbed to what vouches, for good (D82).
+	if len(p) >= r.opts.JournalSlots {
 		copy(p, p[1:])
 		p = p[:len(p)-1]
 	}
 	r.repair.pending = append(p, h)
-	vsr.Assert(r.id, len(r.repair.pending) <= vsr.RepairBatchMax, "repair_pending_bounded", "%d", uint64(len(r.repair.pending)))
+	vsr.Assert(r.id, len(r.repair.pending) <= r.opts.JournalSlots, "repair_pending_bounded", "%d", uint64(len(r.repair.pending)))
 }
 
 func (r *Replica) takePending(op uint64) (vsr.Header, bool) {

@@ -207,3 +207,28 @@ func TestReadDoneMustBeTheReadAsked(t *testing.T) {
 	require.NotNil(t, v)
 	assert.Equal(t, "read_done_is_the_read_asked", v.Invariant)
 }
+
+// TestRepairPendingHoldsAHoleWiderThanAWindow: peers that applied nothing
+// vouch for no repaired body (their commit point is 0), so a hole is
+// vouched for only from the journaled op above it, down. Bodies that come
+// bottom-up wait pending; a buffer of one request window evicted the bottom
+// of a wider run, and the cascade from the op above stopped at the eviction
+// for good (D82; robust-decade-3737920981.vsr: every replica at commit_min 0
+// dropped 100,000 bodies as unverified). The whole run comes in.
+func TestRepairPendingHoldsAHoleWiderThanAWindow(t *testing.T) {
+	const top = 3*vsr.RepairBatchMax + 2
+	hs := chainHeaders(top, 0)
+	r, _ := walBackup(t)
+	r.wm.commitMax = top
+	out := &vsr.Output{}
+	r.fx.Out = out
+	require.True(t, r.journalPut(hs[top], false))
+	r.fx.Out = nil
+	for op := 1; op < top; op++ {
+		r.Step(msg(vsr.RepairPrepare{Header: hs[op]}, 0, 1, 0), out)
+	}
+	for op := 1; op <= top; op++ {
+		assert.True(t, r.log.journal.Has(uint64(op), hs[op].Checksum), "op %d journaled", op)
+	}
+	assert.Empty(t, r.repair.pending, "every waiting body came in")
+}
