@@ -161,23 +161,13 @@ func TestScenarioFileBesideCorpus(t *testing.T) {
 // switch detects nothing: re-pin it to a seed that fails, or remove it and
 // say why (issue 35: 14 cases of swarm.txt pinned pass with their switch).
 func TestCasesWithABugSwitchPinAFailure(t *testing.T) {
-	paths, err := filepath.Glob("*.txt")
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
 	withBugs := 0
-	for _, path := range paths {
-		f, err := os.Open(path)
-		require.NoError(t, err)
-		cases, err := seeds.Parse(path, f)
-		f.Close()
-		require.NoError(t, err, path)
-		for _, c := range cases {
-			if len(c.Shape.Bugs) == 0 {
-				continue
-			}
-			withBugs++
-			assert.True(t, c.Verdict.Failed(), "%s: %v pins %s with its bug switch on: it detects nothing", c.Where(), c.Shape.Bugs, c.Verdict)
+	for _, c := range corpusCases(t) {
+		if len(c.Shape.Bugs) == 0 {
+			continue
 		}
+		withBugs++
+		assert.True(t, c.Verdict.Failed(), "%s: %v pins %s with its bug switch on: it detects nothing", c.Where(), c.Shape.Bugs, c.Verdict)
 	}
 	assert.Greater(t, withBugs, 20, "the corpus has its first-detection and scenario cases")
 }
@@ -191,21 +181,30 @@ func TestEveryRecordedFileIsReplayed(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	named := map[string]bool{}
+	for _, c := range corpusCases(t) {
+		if c.Shape.ScenarioFile != "" {
+			named[filepath.Base(c.Shape.ScenarioFile)] = true
+		}
+	}
+	for _, f := range files {
+		assert.True(t, named[filepath.Base(f)], "%s is named by no case of seeds/*.txt: pin it, or remove it", f)
+	}
+}
+
+// corpusCases parses every corpus file of this directory (seeds/*.txt).
+func corpusCases(t *testing.T) []seeds.Case {
+	t.Helper()
 	paths, err := filepath.Glob("*.txt")
 	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	var all []seeds.Case
 	for _, path := range paths {
 		f, err := os.Open(path)
 		require.NoError(t, err)
 		cases, err := seeds.Parse(path, f)
 		f.Close()
 		require.NoError(t, err, path)
-		for _, c := range cases {
-			if c.Shape.ScenarioFile != "" {
-				named[filepath.Base(c.Shape.ScenarioFile)] = true
-			}
-		}
+		all = append(all, cases...)
 	}
-	for _, f := range files {
-		assert.True(t, named[filepath.Base(f)], "%s is named by no case of seeds/*.txt: pin it, or remove it", f)
-	}
+	return all
 }
