@@ -506,6 +506,10 @@ func (d *Disk) mayTear(z Zone, slot int) bool {
 	return d.AtlasOff() || z != ZoneSuperblock || d.superblockSpare(slot, slot)
 }
 
+// SuperblockKept reports whether some superblock copy is undamaged: what the
+// atlas promises a crash leaves (the harness asserts it).
+func (d *Disk) SuperblockKept() bool { return d.superblockSpare(-1, -1) }
+
 // superblockSpare reports whether a superblock copy other than a and b is
 // intact now: what keeps a fault on a and b from leaving none.
 func (d *Disk) superblockSpare(a, b int) bool {

@@ -240,7 +240,7 @@ func (c *Cluster) crashDisk(i int) {
 	// the atlas on a crash leaves one superblock copy undamaged (disksim's
 	// mayTear). A disk that breaks it would pass off a lost superblock as
 	// the protocol's to survive; no storage excuse covers a crash verdict.
-	vsr.Assert(i, c.disks.atlas.Off() || c.superblockKept(i), "disk_atlas_keeps_a_superblock",
+	vsr.Assert(i, c.disks.atlas.Off() || d.disk.SuperblockKept(), "disk_atlas_keeps_a_superblock",
 		"the disk model's crash left every superblock copy damaged with the atlas on")
 	if n := len(d.held); n > 0 {
 		c.Note(fmt.Sprintf("r%d crashed with %d messages waiting for its disk", i, n))
@@ -323,15 +323,4 @@ func (c *Cluster) coreDisksClean(core []int) {
 			c.Note(fmt.Sprintf("liveness: r%d's disk decays no more (%d decays waiting dropped)", i, n))
 		}
 	}
-}
-
-// superblockKept reports whether some superblock copy of replica i's disk is
-// undamaged.
-func (c *Cluster) superblockKept(i int) bool {
-	for s := 0; s < diskSuperblocks; s++ {
-		if !c.disks.r[i].disk.Damaged(disksim.ZoneSuperblock, s) {
-			return true
-		}
-	}
-	return false
 }
