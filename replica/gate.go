@@ -211,11 +211,6 @@ func (r *Replica) dispatchRecovery(m *vsr.Message) {
 	}
 }
 
-// isForward: a backup hands a client's own request on to its primary.
-func (r *Replica) isForward(m *vsr.Envelope) bool {
-	return r.status == vsr.StatusNormal && !r.isPrimary() && m.From >= r.n
-}
-
 func (r *Replica) ignoreRequest(m *vsr.Envelope, p vsr.Request) (vsr.Reason, uint64) {
 	if r.isForward(m) {
 		return vsr.ReasonNone, 0
@@ -362,12 +357,7 @@ func (r *Replica) ignoreStartViewInView(m *vsr.Envelope) (vsr.Reason, uint64) {
 func (r *Replica) ignoreRepair(m *vsr.Message) (vsr.Reason, uint64) {
 	switch m.Command {
 	case vsr.CmdRequestPrepares:
-		if r.status == vsr.StatusRecovering {
-			return vsr.ReasonCannotServe, 0
-		}
-		if p := m.RequestPrepares(); p.From == 0 || p.To < p.From {
-			return vsr.ReasonBadRange, 0
-		}
+		return r.ignoreRequestPrepares(m.RequestPrepares())
 	case vsr.CmdRepairPrepare:
 		if r.status == vsr.StatusRecovering {
 			return vsr.ReasonRecovering, 0
@@ -412,8 +402,7 @@ func (r *Replica) ignoreTransfer(m *vsr.Message) (vsr.Reason, uint64) {
 		if !t.active || t.pinned || r.status != vsr.StatusNormal {
 			return vsr.ReasonUnsolicited, 0
 		}
-		// Chunks come only while an offer is pinned, and unpinning lets
-		// them go.
+		// Chunks come only while an offer is pinned; unpinning lets them go.
 		vsr.Assert(r.id, t.snapshot == nil, "unpinned_transfer_holds_no_chunks", "offer %d", t.commitOp)
 		if m.StateTransferOffer().SnapshotOp <= r.wm.commitMin {
 			return vsr.ReasonOfferNotNewer, r.wm.commitMin

@@ -14,6 +14,9 @@ type logState struct {
 	// as the source system's does (set once at the making), where the
 	// robust install keeps the held ops above the checkpoint.
 	sourceInstall bool
+	// gapCheckOnly: a Prepare of an op at or below the head is never taken
+	// as a repair (Protocol.PrepareRepairOff).
+	gapCheckOnly bool
 	// adopted: headers known from a StartView or a merge, bodies maybe not
 	// held; adoptedHead the head they lead to.
 	adopted     journal.Ring

@@ -98,6 +98,12 @@ type Protocol struct {
 	// a state-transfer offer go to peers in a fixed rotation, a silent
 	// primary included (recency.go).
 	BackoffResetOff bool
+	// PrepareRepairOff: a backup drops a Prepare of an op at or below its
+	// head whose body it lacks by the gap check, as the source's does, and
+	// leaves the hole to repair alone (the hollow-op failure shape); the
+	// robust backup takes the body as the repair it asks for, verified as
+	// one (D83).
+	PrepareRepairOff bool
 }
 
 // Options configure one replica. Every replica of a cluster gets the same

@@ -17,6 +17,7 @@ func (r *Replica) applyProtocol(p Protocol) {
 	r.vc.quorumWindow = !p.SVCQuorumOff
 	r.fwd.BackupReplies = !p.BackupRepliesOff
 	r.log.sourceInstall = p.SourceTransfer
+	r.log.gapCheckOnly = p.PrepareRepairOff
 	// The rooms say what the options said, and nothing reads them again.
 	vsr.Assert(r.id, r.abd.On() == !p.AbdicationOff && r.peers.Relays() == !p.RelayStartViewOff &&
 		r.peers.ResetsBackoff() == !p.BackoffResetOff && r.timers.Repair.Backoff == !p.BackoffOff,

@@ -55,18 +55,18 @@ func TestProtocolSetsTheRooms(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, robust.abd.On() && robust.abd.WatchesForwarded() && robust.abd.PushesStartView() && !robust.abd.ByHearing())
 	assert.True(t, robust.peers.Relays() && robust.peers.ResetsBackoff())
-	assert.True(t, robust.vc.quorumWindow && robust.fwd.BackupReplies && !robust.log.sourceInstall)
+	assert.True(t, robust.vc.quorumWindow && robust.fwd.BackupReplies && !robust.log.sourceInstall && !robust.log.gapCheckOnly)
 	assert.True(t, robust.timers.Repair.Backoff)
 
 	o := DefaultOptions(0, 3)
 	o.Protocol = Protocol{AbdicationOff: true, AbdicateByHearing: true, PushStartViewOff: true, RelayStartViewOff: true,
-		BackoffResetOff: true, SVCQuorumOff: true, BackupRepliesOff: true, SourceTransfer: true, BackoffOff: true}
+		BackoffResetOff: true, SVCQuorumOff: true, BackupRepliesOff: true, SourceTransfer: true, BackoffOff: true, PrepareRepairOff: true}
 	src, err := New(o, zeroJitter{})
 	require.NoError(t, err)
 	assert.False(t, src.abd.On() || src.abd.WatchesForwarded() || src.abd.PushesStartView())
 	assert.True(t, src.abd.ByHearing())
 	assert.False(t, src.peers.Relays() || src.peers.ResetsBackoff())
 	assert.False(t, src.vc.quorumWindow || src.fwd.BackupReplies)
-	assert.True(t, src.log.sourceInstall)
+	assert.True(t, src.log.sourceInstall && src.log.gapCheckOnly)
 	assert.False(t, src.timers.Repair.Backoff)
 }

@@ -240,6 +240,29 @@ func TestAmnesiacSuperblockStaysAmnesiac(t *testing.T) {
 	assert.True(t, r.dur.sb.Amnesiac, "and its next superblock says so")
 	assert.Equal(t, uint64(3), r.dur.store.seq, "numbered above the version read back, not from 1 again")
 
+	// The record it read intact is set aside: served, with no commit point,
+	// to a peer that asks for it (a primary-elect awaiting that body, swarm
+	// seed 3737880771 from 0xdecade00), and nothing else is.
+	set, aside := r.log.aside.Get(1)
+	require.True(t, aside, "the intact record is set aside")
+	assert.Equal(t, h.Checksum, set.Checksum)
+	out := &vsr.Output{}
+	r.Step(msg(vsr.RequestPrepares{From: 1, To: 4}, 0, 1, 20), out)
+	served := repairServed(out)
+	require.Len(t, served, 1)
+	assert.Equal(t, h.Checksum, served[0].Checksum)
+	for _, m := range out.Messages {
+		if m.Command == vsr.CmdRepairPrepare {
+			assert.Zero(t, m.RepairPrepare().Commit, "vouched for by nothing here")
+		}
+	}
+	out = &vsr.Output{}
+	r.Step(msg(vsr.RequestPrepares{From: 2, To: 4}, 0, 1, 20), out)
+	assert.Empty(t, repairServed(out), "nothing set aside there: refused")
+	require.NotEmpty(t, out.Events)
+	assert.Contains(t, out.Events[len(out.Events)-1].String(), "cannot-serve")
+	assert.Equal(t, vsr.StatusRecovering, r.status, "serving changes nothing of the amnesia")
+
 	// Adopting a view ends it: no ack bound survived the loss, so the
 	// adopted log is held unsure up to its head, never nacked; a replica
 	// amnesiac with its ack bound known keeps that bound.

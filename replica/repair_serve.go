@@ -17,11 +17,14 @@ import (
 
 func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	from, to := p.From, p.To
-	vsr.Assert(r.id, r.status != vsr.StatusRecovering, "request_prepares_gate_range", vsr.DetailGate)
 	vsr.Assert(r.id, from != 0, "request_prepares_gate_range", vsr.DetailGate)
 	vsr.Assert(r.id, to >= from, "request_prepares_gate_range", vsr.DetailGate)
 	if to-from+1 > vsr.RepairBatchMax {
 		to = from + vsr.RepairBatchMax - 1
+	}
+	if r.status == vsr.StatusRecovering {
+		r.serveAside(m.From, from, to)
+		return
 	}
 	first := r.firstRetained()
 	if from < first {
@@ -58,6 +61,19 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 	r.repairBatchDone(batch, m.From, last)
 }
 
+// ignoreRequestPrepares refuses a request with no range, and one a
+// recovering replica holds no set-aside body of (it serves those only,
+// serveAside).
+func (r *Replica) ignoreRequestPrepares(p vsr.RequestPrepares) (vsr.Reason, uint64) {
+	switch {
+	case r.status == vsr.StatusRecovering && !r.log.aside.Any(p.From, min(p.To, p.From+vsr.RepairBatchMax-1)):
+		return vsr.ReasonCannotServe, 0
+	case p.From == 0 || p.To < p.From:
+		return vsr.ReasonBadRange, 0
+	}
+	return vsr.ReasonNone, 0
+}
+
 // repairCopy is the copy of op this replica may serve and the commit point
 // it goes with: the journal's, the evicted ring's, or a set-aside body's.
 func (r *Replica) repairCopy(op uint64) (vsr.Header, uint64, bool) {
@@ -79,6 +95,29 @@ func (r *Replica) repairCopy(op uint64) (vsr.Header, uint64, bool) {
 	// 0x5eed0000).
 	h, ok := r.log.aside.Get(op)
 	return h, 0, ok
+}
+
+// serveAside answers a recovering replica's peer from the bodies it holds
+// set aside, with no commit point, and nothing else: it knows no log it could
+// vouch for or name a range of, but a set-aside body is a record that
+// verified, and the requester's own check (a merge's canonical header, say)
+// decides whether it is the op it waits for. An amnesiac restart keeps the
+// intact records it read that way (comeBackAmnesiac): the one copy of an op a
+// primary-elect awaits may lie there, and until that view starts nothing
+// else will bring the replica back (swarm seed 3737880771 from 0xdecade00:
+// views climbed for the whole liveness phase while the primary-elect asked
+// the amnesiac replica for op 2's body 23 times).
+func (r *Replica) serveAside(to int, from, last uint64) {
+	served := uint64(0)
+	for op := from; op <= last; op++ {
+		if h, ok := r.log.aside.Get(op); ok {
+			vsr.Assert(r.id, h.Op == op && h.Valid(), "aside_serves_a_record_of_the_op", "op %d held %d", op, h.Op)
+			r.serveRepair(to, h, 0)
+			served = op
+		}
+	}
+	vsr.Assert(r.id, served != 0, "recovering_serves_aside", vsr.DetailGate)
+	r.fx.Send(to, vsr.RepairDone{Last: served}.Message())
 }
 
 // serveRepair sends one repaired prepare, restamped into this view.

@@ -341,7 +341,7 @@ func (r *Replica) startView() {
 	vsr.Assert(r.id, r.status == vsr.StatusNormal, "start_view_primary_normal", vsr.DetailHolds)
 	vsr.Assert(r.id, r.logView == r.view, "start_view_primary_normal", vsr.DetailHolds)
 	vsr.Assert(r.id, r.isPrimary(), "start_view_primary_normal", vsr.DetailHolds)
-	r.checkPipeline()
+	r.pipeline.Check(r.id)
 }
 
 func (r *Replica) onViewChangeMessageTimeout() {

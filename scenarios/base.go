@@ -52,5 +52,6 @@ func prepareOp(m *vsr.Message) (uint64, bool) {
 // sourceWithoutLivenessGuards is the protocol of the system the failure
 // shapes come from: no abdication, no StartViewChange quorum window, fixed
 // retry timeouts that never start afresh, and no backup that hands a
-// straggler the view (D43).
-var sourceWithoutLivenessGuards = replica.Protocol{AbdicationOff: true, SVCQuorumOff: true, BackoffOff: true, RelayStartViewOff: true, BackoffResetOff: true, BackupRepliesOff: true}
+// straggler the view (D43), and a backup that drops a Prepare of an op it
+// holds hollow by the gap check (D83).
+var sourceWithoutLivenessGuards = replica.Protocol{AbdicationOff: true, SVCQuorumOff: true, BackoffOff: true, RelayStartViewOff: true, BackoffResetOff: true, BackupRepliesOff: true, PrepareRepairOff: true}

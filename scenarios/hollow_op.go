@@ -34,6 +34,9 @@ func init() {
 			// Abdication over stalled replication would hand the view on
 			// with op 21 still on r0, and the hollow head never forms.
 			cfg.Protocol.AbdicateByHearing = true
+			// Nor did it take a Prepare of an op it held hollow as its
+			// repair: every retransmit of op 21 failed the gap check (D83).
+			cfg.Protocol.PrepareRepairOff = true
 		},
 		NewScript: func() sim.Script {
 			return newScript(

@@ -29,6 +29,27 @@ func (r *Ring) Get(op uint64) (vsr.Header, bool) {
 	return h, true
 }
 
+// Any reports whether the ring holds an op of from..to (at most a ring's
+// width of ops is looked at).
+func (r *Ring) Any(from, to uint64) bool {
+	for op := from; op <= to && op-from < uint64(len(r.Slots)); op++ {
+		if _, ok := r.Get(op); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// Keep puts every entry of src where it goes without displacing a newer
+// one (Holds).
+func (r *Ring) Keep(src *Ring) {
+	for _, h := range src.Slots {
+		if h.Checksum != 0 && r.Holds(h.Op) {
+			r.Put(h)
+		}
+	}
+}
+
 // Put stores h and returns what it displaced (a different op in the same slot).
 func (r *Ring) Put(h vsr.Header) (vsr.Header, bool) {
 	vsr.Assert(vsr.Unowned, h.Checksum != 0, "ring_put_sealed", vsr.DetailStorage)

@@ -24,6 +24,7 @@ var protocolSwitches = []struct {
 	{"backup-replies-off", func(p *replica.Protocol) *bool { return &p.BackupRepliesOff }},
 	{"relay-start-view-off", func(p *replica.Protocol) *bool { return &p.RelayStartViewOff }},
 	{"backoff-reset-off", func(p *replica.Protocol) *bool { return &p.BackoffResetOff }},
+	{"prepare-repair-off", func(p *replica.Protocol) *bool { return &p.PrepareRepairOff }},
 }
 
 func protocolWant() string {

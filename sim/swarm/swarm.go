@@ -226,6 +226,9 @@ func widenProtocol(s *prng.Stream, c *sim.Config) {
 		// head its disk never held went uncaught in 4,000 seeds, an
 		// amnesiac vote that nacks below the commit point too).
 		p.RelayStartViewOff, p.BackoffResetOff = true, true
+		// Nor did its backups take a Prepare of an op they held hollow as
+		// its repair (D83): the hollow-op shape stays in the swarm.
+		p.PrepareRepairOff = true
 	case 1:
 		// A source without the quorum window also had the earlier
 		// abdication, by hearing alone (D40): the swarm keeps testing
@@ -235,6 +238,7 @@ func widenProtocol(s *prng.Stream, c *sim.Config) {
 		p.SVCQuorumOff = true
 		p.AbdicateByHearing = true
 		p.RelayStartViewOff, p.BackoffResetOff = true, true
+		p.PrepareRepairOff = true
 	case 2:
 		p.AbdicationOff = true
 	}
