@@ -214,9 +214,9 @@ func TestWatchClasses(t *testing.T) {
 // same on the round's start).
 // robust-decade-*.vsr and source-decade-*.vsr are the failures of the
 // eighth round's 100,000 sweep from 0xdecade00, the first of that part of
-// the seed space: three of the robust protocol (two stalls and a committed
-// op with no copy left, all failing the same on the round's start, open and
-// not triaged further) and fifteen of the source protocol (the robust
+// the seed space: three of the robust protocol (two stalls, retired to
+// seeds/recorded since D83 and D84 fixed them, and a committed op with no
+// copy left, failing the same on the round's start, open) and fifteen of the source protocol (the robust
 // protocol passes each, or ends it unrecoverable); each file's header says
 // how it fares on the round's start and without the quiet-disk aim.
 // source-decade-3737867936.vsr is the same sweep rerun on the round's final
@@ -313,9 +313,10 @@ func TestWatchClasses(t *testing.T) {
 // source-relay-off-vote-own-log-c0ffee-100k.vsr is that sweep's stall that
 // D80 moved (a vote names only its own log_view's adopted headers; the
 // robust protocol passes it).
-// source-svc-quorum-relay-off-recovering-ci-ba51.vsr is CI's sweep on
-// ba51fd7 (the robust protocol passes it; it fails the same on the
-// round's start).
+// source-svc-quorum-relay-off-recovering-ci-ba51.vsr, CI's sweep on
+// ba51fd7, passes since D84 (retired to seeds/recorded).
+// Since D83 the source files that pass without it name prepare-repair-off
+// (their headers say so): the source's gap check is part of each stall.
 // source-abdication-off-stall-c0ffee.vsr, open since the second round, and
 // the seventh round's robust stall on its faults pass since a backup's
 // state-transfer install walks its commit point (both retired to
@@ -422,8 +423,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737870036.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737874748.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737879369.vsr":                           sim.VerdictLiveness,
-	"robust-decade-3737880771.vsr":                           sim.VerdictLiveness,
-	"robust-decade-3737883794.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737886332.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737903389.vsr":                           sim.VerdictLiveness,
@@ -432,5 +431,4 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737922540.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737929274.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737934004.vsr":                           sim.VerdictLiveness,
-	"source-svc-quorum-relay-off-recovering-ci-ba51.vsr":     sim.VerdictLiveness,
 }

@@ -16,12 +16,12 @@ import (
 func TestRecordReplays(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "rec.vsr")
 	bug := []string{"--bug", "narrow-repair-under-commit-lag"}
-	_, orig := runJSONOf(t, exitLiveness, append([]string{"run", "--seed", "31", "--record", path}, bug...)...)
+	_, orig := runJSONOf(t, exitLiveness, append([]string{"run", "--seed", "131", "--record", path}, bug...)...)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.Contains(t, string(data), "# replay: vsrsim run --seed 31 --bug narrow-repair-under-commit-lag --scenario-file "+path)
-	assert.Contains(t, string(data), "\nat 539 crash 0\n", "the injector's first crash, at its tick")
-	_, again := runJSONOf(t, exitLiveness, append([]string{"run", "--seed", "31", "--scenario-file", path}, bug...)...)
+	assert.Contains(t, string(data), "# replay: vsrsim run --seed 131 --bug narrow-repair-under-commit-lag --scenario-file "+path)
+	assert.Contains(t, string(data), "\nat 38 crash 1\n", "the injector's first crash, at its tick")
+	_, again := runJSONOf(t, exitLiveness, append([]string{"run", "--seed", "131", "--scenario-file", path}, bug...)...)
 	assert.Equal(t, orig.Invariant, again.Invariant)
 
 	out := vsrsim(t, "run", "--seed", "5", "--scenario", "hollow-op", "--record", path)
@@ -35,7 +35,7 @@ func TestRecordReplays(t *testing.T) {
 func TestShrinkDeterministic(t *testing.T) {
 	dir1, dir2 := t.TempDir(), t.TempDir()
 	args := func(dir, jobs string) []string {
-		return []string{"shrink", "--seed", "31", "--bug", "narrow-repair-under-commit-lag",
+		return []string{"shrink", "--seed", "131", "--bug", "narrow-repair-under-commit-lag",
 			"--max-runs", "60", "--jobs", jobs, "-o", filepath.Join(dir, "small.vsr")}
 	}
 	one := vsrsim(t, args(dir1, "1")...)
@@ -48,9 +48,9 @@ func TestShrinkDeterministic(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(a), strings.ReplaceAll(string(b), dir2, dir1))
 	assert.Equal(t, one.stderr, two.stderr, "progress and summary too")
-	// Seed 31's recording holds its crashes and restarts, its aimed cuts
+	// Seed 131's recording holds its crashes and restarts, its aimed cuts
 	// and their notes, holds and extra delays.
-	assert.Contains(t, one.stderr, "252 actions, 15258 ticks, 5 replicas, 3 clients -> ")
+	assert.Contains(t, one.stderr, "85 actions, 8146 ticks, 3 replicas, 10 clients -> ")
 
 	var replay string
 	for _, line := range strings.Split(string(a), "\n") {
@@ -98,13 +98,13 @@ func TestShrinkRefuses(t *testing.T) {
 func TestShrinkFailuresLine(t *testing.T) {
 	dir := t.TempDir()
 	failures := filepath.Join(dir, "f.jsonl")
-	sw := vsrsim(t, "sweep", "--seeds", "31-31", "--bug", "narrow-repair-under-commit-lag", "--failures", failures)
+	sw := vsrsim(t, "sweep", "--seeds", "131-131", "--bug", "narrow-repair-under-commit-lag", "--failures", failures)
 	require.NotEqual(t, 0, sw.code)
 	out := vsrsim(t, "shrink", failures, "--line", "1", "--max-runs", "20", "-o", filepath.Join(dir, "s.vsr"))
 	require.Equal(t, 0, out.code, out.stderr)
 	data, err := os.ReadFile(filepath.Join(dir, "s.vsr"))
 	require.NoError(t, err)
-	assert.Contains(t, string(data), "# source seed: 31, bugs: narrow-repair-under-commit-lag\n")
+	assert.Contains(t, string(data), "# source seed: 131, bugs: narrow-repair-under-commit-lag\n")
 
 	out = vsrsim(t, "shrink", failures, "--line", "9", "-o", filepath.Join(dir, "s.vsr"))
 	assert.Equal(t, exitUsage, out.code)
