@@ -79,6 +79,7 @@ func laggard(s *prng.Stream, c *sim.Config) {
 	// but the robust protocol must still meet these conditions too.
 	if s.Uint64N(3) != 0 {
 		c.Protocol.SVCQuorumOff, c.Protocol.AbdicationOff = true, true
+		c.Protocol.PrepareRepairOff = true // its gap check too (D83)
 	}
 	// A replica down longer than the ring lasts comes back needing a
 	// transfer; short cuts and aimed crashes start the view changes that

@@ -45,6 +45,7 @@ func focusTransferRewind(s *prng.Stream, c *sim.Config, slice uint64) {
 	c.Protocol = replica.Protocol{}
 	if slice == 2 {
 		c.Protocol.SVCQuorumOff, c.Protocol.AbdicationOff = true, true
+		c.Protocol.PrepareRepairOff = true // the source's gap check too (D83)
 	}
 	c.BareCore = slice == 2
 

@@ -41,6 +41,7 @@ func TestFocusTransferRewindDraw(t *testing.T) {
 		assert.Empty(t, c.ExtraDelays, "seed %d", seed)
 		source := slice == 2
 		assert.Equal(t, source, c.Protocol.SVCQuorumOff, "seed %d", seed)
+		assert.Equal(t, source, c.Protocol.PrepareRepairOff, "seed %d: the source's gap check with it", seed)
 		assert.Equal(t, source, c.BareCore, "seed %d", seed)
 	}
 	for slice := uint64(0); slice < 3; slice++ {
