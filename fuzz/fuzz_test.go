@@ -215,8 +215,9 @@ func TestWatchClasses(t *testing.T) {
 // robust-decade-*.vsr and source-decade-*.vsr are the failures of the
 // eighth round's 100,000 sweep from 0xdecade00, the first of that part of
 // the seed space: three of the robust protocol (two stalls, retired to
-// seeds/recorded since D83 and D84 fixed them, and a committed op with no
-// copy left, failing the same on the round's start, open) and fifteen of the source protocol (the robust
+// seeds/recorded since D83 and D84 fixed them, and a committed op "with no
+// copy left", which was the oracle reading set-aside copies as gone; it ends
+// unrecoverable since, retired too) and fifteen of the source protocol (the robust
 // protocol passes each, or ends it unrecoverable); each file's header says
 // how it fares on the round's start and without the quiet-disk aim.
 // source-decade-3737867936.vsr is the same sweep rerun on the round's final
@@ -430,7 +431,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737903389.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
-	"robust-decade-3737920981.vsr":                           sim.VerdictSafety,
 	"source-decade-3737922540.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737929274.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737934004.vsr":                           sim.VerdictLiveness,

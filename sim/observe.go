@@ -65,7 +65,7 @@ func (c *Cluster) clientIndex(node uint64) int {
 func (c *Cluster) report(i int, e *vsr.Event) {
 	o := c.checker
 	switch e.Kind {
-	case vsr.EvJournalAppend, vsr.EvAck, vsr.EvJournalTruncate, vsr.EvMergeTruncate, vsr.EvJournalPrune, vsr.EvJournalEvict:
+	case vsr.EvJournalAppend, vsr.EvAck, vsr.EvJournalTruncate, vsr.EvMergeTruncate, vsr.EvJournalPrune, vsr.EvJournalEvict, vsr.EvJournalSetAside:
 		c.reportJournal(i, e)
 	case vsr.EvPrimaryCommit:
 		p := e.PrimaryCommitted()
@@ -111,6 +111,8 @@ func (c *Cluster) reportJournal(i int, e *vsr.Event) {
 		o.Dropped(c.now, i, check.DropPrune, e.View, e.Op, e.Checksum, 0)
 	case vsr.EvJournalEvict:
 		o.Evicted(i, e.Op, e.Checksum)
+	case vsr.EvJournalSetAside:
+		o.SetAside(i, e.Op, e.Checksum)
 	}
 }
 

@@ -35,6 +35,10 @@ type bodySet struct {
 	cpLost uint16
 	// forgot: copies lost with a memory journal at a crash (loseBodies).
 	forgot uint16
+	// aside: copies their replicas set aside (SetAside): out of the journal
+	// and off the disk (a removal record stands in their slot), kept beside
+	// the disk across crashes and served to a repair, until journaled again.
+	aside uint16
 	// ackSent: replicas whose PrepareOk for it left them, delivered or not:
 	// each may have been counted, so none of them may vote it absent.
 	ackSent uint16
@@ -47,6 +51,15 @@ type bodySet struct {
 
 // Journaled records that replica i journaled (op, checksum).
 func (c *Checker) Journaled(i int, op, checksum uint64) { c.hold(i, op, checksum) }
+
+// SetAside records that replica i moved its copy of (op, checksum) out of
+// its journal, kept beside the disk: its disk no longer holds it, and the
+// copy is held all the same (DiskCopies does not withdraw it).
+func (c *Checker) SetAside(i int, op, checksum uint64) {
+	if b := c.findBody(op, checksum); b != nil && b.holders&(1<<uint(i)) != 0 {
+		b.aside |= 1 << uint(i)
+	}
+}
 
 // Evicted records that replica i let (op, checksum) fall out of its journal
 // to make room for a newer op: from then on its copy is gone, and only the
@@ -62,6 +75,7 @@ func (c *Checker) hold(i int, op, checksum uint64) {
 	for k := range c.bodies[op] {
 		if b := &c.bodies[op][k]; b.checksum == checksum {
 			b.holders |= 1 << uint(i)
+			b.aside &^= 1 << uint(i) // journaled again: on the disk again
 			if b.beyondAt != 0 && c.storageLost(b) < c.qRep {
 				b.beyondAt = 0 // held again: the damage no longer stands
 			}

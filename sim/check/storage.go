@@ -42,8 +42,8 @@ func (c *Checker) DiskCopies(tick uint64, i int, intact func(op, sum uint64) (ok
 	for op := range c.bodies {
 		for k := range c.bodies[op] {
 			b := &c.bodies[op][k]
-			if b.holders&bit == 0 {
-				continue
+			if b.holders&bit == 0 || b.aside&bit != 0 {
+				continue // a set-aside copy lives beside the disk
 			}
 			ok, landed := intact(uint64(op), b.checksum)
 			if ok {

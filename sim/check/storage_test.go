@@ -261,3 +261,42 @@ func TestRegressedSuperblockLosesOnlyAboveItsHead(t *testing.T) {
 	assert.NotZero(t, c.replicas[2].sbLostAt, "the promises since are lost")
 	assert.Equal(t, []uint64{1}, c.replicas[2].sbLostLives, "noticed while down: the next life begins without them")
 }
+
+// A copy its replica set aside lives beside the disk (the removal record in
+// its slot says so): a restart that finds it off the disk has not lost it,
+// and nothing is excused by its absence. Journaled again, it is on the disk
+// again, and a disk that then takes it takes it (the robust finding of seed
+// 65 of robust-decade-3737920981.vsr's faults read set-aside copies of
+// committed ops as gone, and called a durability failure what was op 203's
+// loss on a replication quorum of disks).
+func TestSetAsideCopyLivesBesideTheDisk(t *testing.T) {
+	const op, sum = 3, 0xc3
+	run := func(aside, rejournal bool) (bool, string) {
+		c := newTest(true)
+		c.Journaled(2, op, sum)
+		c.AckSent(2, op, sum)
+		if aside {
+			c.SetAside(2, op, sum)
+		}
+		if rejournal {
+			c.Journaled(2, op, sum)
+		}
+		c.Crash(1, 0)
+		c.Crash(2, 2)
+		c.Restart(3, 2, 0)
+		c.DiskCopies(3, 2, lostOnDisk(op))
+		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
+		c.Status(4, 2, StatusViewChange, 1, 0, op, 0)
+		c.StartLiveness(0, []int{1, 2})
+		unrec, rule, _ := judge(c)
+		return unrec, rule
+	}
+	unrec, rule := run(false, false)
+	require.True(t, unrec, "the disk took r2's journaled copy")
+	assert.Equal(t, RuleCoreCopyDamaged, rule)
+	unrec, _ = run(true, false)
+	assert.False(t, unrec, "set aside: held beside the disk, the core can decide")
+	unrec, rule = run(true, true)
+	assert.True(t, unrec, "journaled again, the disk's loss is a loss")
+	assert.Equal(t, RuleCoreCopyDamaged, rule)
+}
