@@ -57,13 +57,7 @@ func TestCoreCopyDamaged(t *testing.T) {
 		if cutOff {
 			c.CutOff(1, 0)
 		}
-		c.Crash(2, 2)
-		c.Restart(3, 2, 0)
-		c.DiskCopies(3, 2, lostOnDisk(op))
-		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
-		c.Status(4, 2, StatusViewChange, 1, 0, op, 0)
-		c.StartLiveness(0, []int{1, 2})
-		unrec, _, _ := judge(c)
+		unrec, _, _ := judgeR2DiskLoss(c, op)
 		return unrec
 	}
 	assert.False(t, outsideHolder(false), "r0 is up and reachable with a copy: the core can fetch it")
@@ -157,6 +151,18 @@ func TestRestartFromDiskFloors(t *testing.T) {
 
 // lostOnDisk is a disk that lost every record of op (both copies faulty)
 // after its write landed, and holds every other op intact.
+// judgeR2DiskLoss crashes r2, restarts it with its disk's copy of op gone,
+// starts the liveness phase with the core r1, r2 mid view change, and judges.
+func judgeR2DiskLoss(c *Checker, op uint64) (bool, string, string) {
+	c.Crash(2, 2)
+	c.Restart(3, 2, 0)
+	c.DiskCopies(3, 2, lostOnDisk(op))
+	c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
+	c.Status(4, 2, StatusViewChange, 1, 0, op, 0)
+	c.StartLiveness(0, []int{1, 2})
+	return judge(c)
+}
+
 func lostOnDisk(op uint64) func(o, sum uint64) (bool, bool) {
 	return func(o, _ uint64) (bool, bool) { return o != op, true }
 }
@@ -282,13 +288,7 @@ func TestSetAsideCopyLivesBesideTheDisk(t *testing.T) {
 			c.Journaled(2, op, sum)
 		}
 		c.Crash(1, 0)
-		c.Crash(2, 2)
-		c.Restart(3, 2, 0)
-		c.DiskCopies(3, 2, lostOnDisk(op))
-		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
-		c.Status(4, 2, StatusViewChange, 1, 0, op, 0)
-		c.StartLiveness(0, []int{1, 2})
-		unrec, rule, _ := judge(c)
+		unrec, rule, _ := judgeR2DiskLoss(c, op)
 		return unrec, rule
 	}
 	unrec, rule := run(false, false)
