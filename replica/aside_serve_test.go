@@ -92,3 +92,42 @@ func TestRestartSetsAsideAnEntryTheChainTookOut(t *testing.T) {
 	}
 	assert.Equal(t, 1, served)
 }
+
+// TestStaleAsideBodyIsNoCopy: a replica on a disk that applied op 2 but
+// holds, set aside at its slot, a body the applied op 3 does not name as
+// parent (another view's op 2 a lost write left) has lost op 2 all the same:
+// it answers a repair from op 2 with the range evicted above it, so the
+// asker transfers, instead of serving the stale body the asker refuses
+// forever (swarm seed 4208930036 from 0xfade0000). The body op 3 does name
+// is a copy, and served.
+func TestStaleAsideBodyIsNoCopy(t *testing.T) {
+	for _, stale := range []bool{true, false} {
+		_, r2 := readsBackup(t, nil)
+		j, ok := r2.log.journal.Get(2)
+		require.True(t, ok)
+		require.Less(t, j.Op, r2.wm.commitMin, "op 2 applied, op 3 above it too")
+		r2.log.journal.Forget(2)
+		body := j
+		if stale {
+			body.Body.Value++
+			body.Seal()
+		}
+		r2.log.aside.Put(body)
+		out := &vsr.Output{}
+		r2.Step(msg(vsr.RequestPrepares{From: 2, To: 3}, 1, 2, r2.view), out)
+		var evicted []uint64
+		for _, m := range out.Messages {
+			if m.Command == vsr.CmdRangeEvicted {
+				evicted = append(evicted, m.RangeEvicted().First)
+			}
+		}
+		if stale {
+			assert.Equal(t, []uint64{3}, evicted, "stale: the range above op 2 is named evicted")
+			assert.Empty(t, repairServed(out), "and nothing is served")
+		} else {
+			assert.Empty(t, evicted, "the body op 3 names is a copy")
+			require.NotEmpty(t, repairServed(out))
+			assert.Equal(t, j.Checksum, repairServed(out)[0].Checksum)
+		}
+	}
+}

@@ -24,6 +24,10 @@ type logState struct {
 	// aside: committed-range bodies a chain walk could not vouch for (see
 	// pruneChainFrom).
 	aside journal.Ring
+	// unplaced: the intact records an amnesiac restart read and could not
+	// place (no superblock names their log), served to a repair while it
+	// recovers and let go when it adopts a view (D84).
+	unplaced journal.Ring
 	// journalGen counts journal and adopted-header mutations (the cached
 	// DoViewChange suffix is valid for one generation).
 	journalGen uint64

@@ -167,39 +167,13 @@ func canonicalHeader(votes []dvcVote, logView, op uint64) (vsr.Header, bool) {
 	return vsr.Header{}, false
 }
 
-// decideOp weighs every vote on op. A vote nacks an op it never reached, an
-// op it marks as a nack, an op whose header differs from the canonical one,
-// and an op above its own commit point whose header it holds without the
-// body (a derived nack: it could not have acked it and kept no body). An
-// Unsure entry is neither a nack nor a copy.
+// decideOp weighs every vote on op (weigh) and decides it.
 func decideOp(votes []dvcVote, logView, op uint64) opDecision {
 	d := opDecision{op: op}
 	d.header, d.known = canonicalHeader(votes, logView, op)
 	for i := range votes {
-		v := &votes[i]
-		if !v.valid {
-			continue
-		}
-		if v.op < op {
-			d.nacks++
-			continue
-		}
-		e, ok := v.entry(op)
-		if !ok {
-			continue
-		}
-		switch {
-		case e.Nack:
-			d.nacks++
-		case !d.known || e.Blank():
-		case e.Header.Checksum != d.header.Checksum:
-			d.nacks++
-		case e.Present:
-			d.present |= 1 << uint(i)
-		case e.Unsure:
-			d.unsure++
-		case op > v.commit:
-			d.nacks++
+		if votes[i].valid {
+			d.weigh(i, &votes[i])
 		}
 	}
 	d.check(len(votes))
@@ -214,4 +188,41 @@ func decideOp(votes []dvcVote, logView, op uint64) opDecision {
 		d.verdict = opCanonical
 	}
 	return d
+}
+
+// weigh counts vote v of replica i on d's op. A vote nacks an op it never
+// reached, an op it marks as a nack, an op whose header differs from the
+// canonical one, and an op above its own commit point whose header it holds
+// without the body (a derived nack: it could not have acked it and kept no
+// body). Those two together make a header held bodiless above the commit
+// point a nack whatever the canonical header is, so it counts even where no
+// canonical vote describes the op (D86). An Unsure entry is neither a nack
+// nor a copy, and only a copy needs the canonical header known.
+func (d *opDecision) weigh(i int, v *dvcVote) {
+	if v.op < d.op {
+		d.nacks++
+		return
+	}
+	e, ok := v.entry(d.op)
+	if !ok {
+		return
+	}
+	bodiless := !e.Present && !e.Unsure && d.op > v.commit
+	switch {
+	case e.Nack:
+		d.nacks++
+	case e.Blank():
+	case !d.known:
+		if bodiless {
+			d.nacks++
+		}
+	case e.Header.Checksum != d.header.Checksum:
+		d.nacks++
+	case e.Present:
+		d.present |= 1 << uint(i)
+	case e.Unsure:
+		d.unsure++
+	case bodiless:
+		d.nacks++
+	}
 }

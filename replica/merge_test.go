@@ -94,7 +94,9 @@ func (nm *naive) nacks(x naiveVote, op uint64, canon vsr.Header, known bool) boo
 	e, has := x.byOp[op]
 	blank := e.Header.Checksum == 0
 	differs := known && has && !blank && e.Header.Checksum != canon.Checksum
-	derived := known && has && !blank && !differs && !e.Nack && !e.Present && !e.Unsure && op > x.vote.commit
+	// A header held bodiless above the commit point nacks whatever the
+	// canonical header (D86): another header nacks it, and so does the same.
+	derived := has && !blank && !differs && !e.Nack && !e.Present && !e.Unsure && op > x.vote.commit
 	return x.vote.op < op || (has && e.Nack) || differs || derived
 }
 
@@ -257,6 +259,21 @@ func TestMergeCases(t *testing.T) {
 			{valid: true, logView: 1, op: 2, commit: 1, suffix: []vsr.SuffixEntry{{Header: chain[2], Unsure: true}, {Header: chain[1], Present: true}}},
 			{},
 		}, false, 1, 2, []opVerdict{opAwaitBody}},
+		// Swarm seed 4208860978 from 0xfade0000 (D86): the one vote of the
+		// canonical log_view nacks ops 1 and 2 and names no header, and the
+		// older log's vote holds both bodiless above its commit point: a
+		// nack quorum, whatever the canonical headers were (views climbed
+		// 4 -> 12 over "await-header" before).
+		{"bodiless headers nack where no canonical vote names the op", []dvcVote{
+			{},
+			{valid: true, logView: 1, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: chain[2]}, {Header: chain[1]}}},
+			{valid: true, logView: 2, op: 2, commit: 0, suffix: []vsr.SuffixEntry{nack(2), nack(1)}},
+		}, true, 0, 0, []opVerdict{opTruncated}},
+		{"an unsure or present entry does not nack an unnamed op", []dvcVote{
+			{},
+			{valid: true, logView: 1, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: chain[2], Unsure: true}, {Header: chain[1], Present: true}}},
+			{valid: true, logView: 2, op: 2, commit: 0, suffix: []vsr.SuffixEntry{nack(2), nack(1)}},
+		}, false, 0, 2, []opVerdict{opAwaitHeader}},
 		{"older log_view is outvoted", []dvcVote{
 			{valid: true, logView: 0, op: 4, commit: 1, suffix: present(4, 3, 2, 1)},
 			{valid: true, logView: 2, op: 2, commit: 1, suffix: present(2, 1)},

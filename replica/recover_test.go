@@ -240,11 +240,13 @@ func TestAmnesiacSuperblockStaysAmnesiac(t *testing.T) {
 	assert.True(t, r.dur.sb.Amnesiac, "and its next superblock says so")
 	assert.Equal(t, uint64(3), r.dur.store.seq, "numbered above the version read back, not from 1 again")
 
-	// The record it read intact is set aside: served, with no commit point,
-	// to a peer that asks for it (a primary-elect awaiting that body, swarm
-	// seed 3737880771 from 0xdecade00), and nothing else is.
-	set, aside := r.log.aside.Get(1)
-	require.True(t, aside, "the intact record is set aside")
+	// The record it read intact is kept unplaced: served, with no commit
+	// point, to a peer that asks for it (a primary-elect awaiting that body,
+	// swarm seed 3737880771 from 0xdecade00), and nothing else is.
+	set, kept := r.log.unplaced.Get(1)
+	require.True(t, kept, "the intact record is kept")
+	_, aside := r.log.aside.Get(1)
+	assert.False(t, aside, "apart from the set-aside bodies")
 	assert.Equal(t, h.Checksum, set.Checksum)
 	out := &vsr.Output{}
 	r.Step(msg(vsr.RequestPrepares{From: 1, To: 4}, 0, 1, 20), out)
@@ -272,6 +274,8 @@ func TestAmnesiacSuperblockStaysAmnesiac(t *testing.T) {
 		r.fx.Out = nil
 	}
 	adopt(r)
+	_, kept = r.log.unplaced.Get(1)
+	assert.False(t, kept, "a view adopted: the unplaced records are let go")
 	assert.Equal(t, uint64(5), r.log.unsureTop, "the adopted log is held unsure up to its head")
 	assert.False(t, r.dur.sb.Amnesiac, "the next superblock names a view adopted")
 	bounded := restart(amnesiac)

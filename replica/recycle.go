@@ -54,9 +54,10 @@ func (r *Replica) Release() {
 	r.log.journal.Release()
 	r.log.adopted.Release()
 	r.log.aside.Release()
+	r.log.unplaced.Release()
 	// Nothing of this replica's log stays reachable from it: a use after
 	// Release would read another replica's slots.
-	vsr.Assert(r.id, r.log.journal.Live.Slots == nil && r.log.adopted.Slots == nil && r.log.aside.Slots == nil,
+	vsr.Assert(r.id, r.log.journal.Live.Slots == nil && r.log.adopted.Slots == nil && r.log.aside.Slots == nil && r.log.unplaced.Slots == nil,
 		"released_rings_empty", vsr.DetailHolds)
 }
 

@@ -23,7 +23,7 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 		to = from + vsr.RepairBatchMax - 1
 	}
 	if r.status == vsr.StatusRecovering {
-		r.serveAside(m.From, from, to)
+		r.serveUnplaced(m.From, from, to)
 		return
 	}
 	first := r.firstRetained()
@@ -62,11 +62,11 @@ func (r *Replica) onRequestPrepares(m *vsr.Envelope, p vsr.RequestPrepares) {
 }
 
 // ignoreRequestPrepares refuses a request with no range, and one a
-// recovering replica holds no set-aside body of (it serves those only,
-// serveAside).
+// recovering replica holds no unplaced record of (it serves those only,
+// serveUnplaced).
 func (r *Replica) ignoreRequestPrepares(p vsr.RequestPrepares) (vsr.Reason, uint64) {
 	switch {
-	case r.status == vsr.StatusRecovering && !r.log.aside.Any(p.From, min(p.To, p.From+vsr.RepairBatchMax-1)):
+	case r.status == vsr.StatusRecovering && !r.log.unplaced.Any(p.From, min(p.To, p.From+vsr.RepairBatchMax-1)):
 		return vsr.ReasonCannotServe, 0
 	case p.From == 0 || p.To < p.From:
 		return vsr.ReasonBadRange, 0
@@ -97,26 +97,28 @@ func (r *Replica) repairCopy(op uint64) (vsr.Header, uint64, bool) {
 	return h, 0, ok
 }
 
-// serveAside answers a recovering replica's peer from the bodies it holds
-// set aside, with no commit point, and nothing else: it knows no log it could
-// vouch for or name a range of, but a set-aside body is a record that
-// verified, and the requester's own check (a merge's canonical header, say)
-// decides whether it is the op it waits for. An amnesiac restart keeps the
-// intact records it read that way (comeBackAmnesiac): the one copy of an op a
-// primary-elect awaits may lie there, and until that view starts nothing
-// else will bring the replica back (swarm seed 3737880771 from 0xdecade00:
-// views climbed for the whole liveness phase while the primary-elect asked
-// the amnesiac replica for op 2's body 23 times).
-func (r *Replica) serveAside(to int, from, last uint64) {
+// serveUnplaced answers a recovering replica's peer from the records its
+// amnesiac restart read intact and could not place, with no commit point,
+// and nothing else (D84): it knows no log it could vouch for or name a range
+// of, but a record that verified is the op its checksum names, and the
+// requester's own check (a merge's canonical header, say) decides whether
+// it is the one it waits for. Until that view starts nothing else will
+// bring the replica back (swarm seed 3737880771 from 0xdecade00: views
+// climbed for the whole liveness phase while the primary-elect asked the
+// amnesiac replica for op 2's body 23 times). The records live apart from
+// the set-aside bodies, which are reclaimed into the journal and hold their
+// slots: kept among them, they cost a run its last copy of an op (swarm seed
+// 4208917274 from 0xfade0000).
+func (r *Replica) serveUnplaced(to int, from, last uint64) {
 	served := uint64(0)
 	for op := from; op <= last; op++ {
-		if h, ok := r.log.aside.Get(op); ok {
-			vsr.Assert(r.id, h.Op == op && h.Valid(), "aside_serves_a_record_of_the_op", "op %d held %d", op, h.Op)
+		if h, ok := r.log.unplaced.Get(op); ok {
+			vsr.Assert(r.id, h.Op == op && h.Valid(), "unplaced_serves_a_record_of_the_op", "op %d held %d", op, h.Op)
 			r.serveRepair(to, h, 0)
 			served = op
 		}
 	}
-	vsr.Assert(r.id, served != 0, "recovering_serves_aside", vsr.DetailGate)
+	vsr.Assert(r.id, served != 0, "recovering_serves_unplaced", vsr.DetailGate)
 	r.fx.Send(to, vsr.RepairDone{Last: served}.Message())
 }
 
@@ -271,8 +273,19 @@ func (r *Replica) lostToDisk(op uint64) bool {
 	if _, ok := r.log.journal.GetForRepair(op); ok {
 		return false
 	}
-	_, aside := r.log.aside.Get(op)
-	return !aside
+	a, aside := r.log.aside.Get(op)
+	switch {
+	case !aside:
+		return true
+	case op == r.wm.commitMin:
+		return a.Checksum != r.wm.commitSum
+	}
+	// A set-aside body the op it applied above names otherwise is another
+	// view's op left at that slot, not the one it applied: served, it was
+	// refused forever while the asker, short of that op, never heard the
+	// range was gone (swarm seed 4208930036 from 0xfade0000).
+	next, ok := r.log.journal.GetForRepair(op + 1)
+	return ok && next.Parent != a.Checksum
 }
 
 // firstRetained is the lowest op this replica could serve by repair.

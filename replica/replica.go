@@ -224,6 +224,7 @@ func newReplica(opts Options, jitter Jitter) *Replica {
 	r.fx = outbox.New(opts.ID, opts.Replicas, &r.view)
 	r.log.adopted = journal.NewRing(opts.JournalSlots, opts.Spare.pool())
 	r.log.aside = journal.NewRing(opts.JournalSlots, opts.Spare.pool())
+	r.log.unplaced = journal.NewRing(opts.JournalSlots, opts.Spare.pool())
 	r.applyProtocol(opts.Protocol)
 	r.pipeline = opts.Spare.takePipeline()
 	// requests grows on demand: only a primary queues, and most replicas of

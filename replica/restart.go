@@ -149,11 +149,11 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 
 // comeBackAmnesiac brings a replica back from a disk whose superblock was
 // lost with nothing of its journal (no record of it can be placed without
-// the superblock that names it; the intact ones are set aside): recovering, voting nothing until a
+// the superblock that names it; the intact ones it serves, D84): recovering, voting nothing until a
 // StartView (recoverHead), and writing superblocks that say so until then.
 func (r *Replica) comeBackAmnesiac() {
 	vsr.Assert(r.id, r.dur.sb.Amnesiac, "amnesiac_superblock_says_so", vsr.DetailStorage)
-	r.log.aside.Keep(&r.log.journal.Live) // served only (serveAside)
+	r.log.unplaced.Keep(&r.log.journal.Live) // served only (serveUnplaced)
 	r.log.journal.Wipe()
 	r.log.journal.Live.Store = &r.dur.store.dirty
 	r.log.journalFloor = r.dur.sb.Checkpoint.Op + 1

@@ -64,6 +64,9 @@ func (r *Replica) endAmnesia(op uint64) {
 		r.log.unsureTop = op
 	}
 	r.dur.sb.Amnesiac = false // the next superblock names a view adopted
+	// The records it could not place served while it recovered; from here
+	// on its journal and repair hold what it serves (D84).
+	r.log.unplaced.Release()
 	r.log.unsureTop = min(r.log.unsureTop, op)
 	vsr.Assert(r.id, r.log.unsureTop <= op, "amnesia_ends_at_view_head", "unsure %d head %d", r.log.unsureTop, op)
 }
