@@ -316,6 +316,9 @@ func TestWatchClasses(t *testing.T) {
 // robust protocol passes it).
 // source-svc-quorum-relay-off-recovering-ci-ba51.vsr, CI's sweep on
 // ba51fd7, passes since D84 (retired to seeds/recorded).
+// source-fade-*.vsr are the source protocol's failures of the ninth round's
+// 100,000 sweep from 0xfade0000 (the robust protocol passes each; each fails
+// the same on the round's start).
 // source-hybrid-gap-repair-5eed-1592598526.vsr is a stall of a protocol mix
 // no draw makes since the source-shape foci draw the gap check (D83).
 // Since D83 the source files that pass without it name prepare-repair-off
@@ -431,6 +434,13 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737903389.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-fade-4208869661.vsr":                             sim.VerdictLiveness,
+	"source-fade-4208887829.vsr":                             sim.VerdictLiveness,
+	"source-fade-4208919920.vsr":                             sim.VerdictLiveness,
+	"source-fade-4208934511.vsr":                             sim.VerdictLiveness,
+	"source-fade-4208937341.vsr":                             sim.VerdictLiveness,
+	"source-fade-4208941206.vsr":                             sim.VerdictLiveness,
+	"source-fade-4208948256.vsr":                             sim.VerdictLiveness,
 	"source-decade-3737922540.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737929274.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737934004.vsr":                           sim.VerdictLiveness,
