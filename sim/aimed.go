@@ -338,18 +338,23 @@ func (c *Cluster) noteSilenced(core []int) {
 }
 
 // silenced lists the replicas outside core (of n, link ids from*nodes+to)
-// every link of which into the core is among kept.
+// every link of which into the core, or every link from the core into
+// which, is among kept: serving the core an op takes a request the replica
+// must hear and an answer the core must hear, and a vote answers the core's
+// StartViewChange (swarm seed 3737862620 from 0xdecade00: r0, outside the
+// core, held committed op 23's last copy and heard nothing of the core).
 func silenced(n, nodes int, core []int, kept []int) []int {
 	var out []int
 	for i := 0; i < n && len(core) > 0; i++ {
 		if inCore(core, i) {
 			continue
 		}
-		all := true
+		mute, deaf := true, true
 		for _, j := range core {
-			all = all && slices.Contains(kept, i*nodes+j)
+			mute = mute && slices.Contains(kept, i*nodes+j)
+			deaf = deaf && slices.Contains(kept, j*nodes+i)
 		}
-		if all {
+		if mute || deaf {
 			out = append(out, i)
 		}
 	}

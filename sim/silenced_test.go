@@ -7,13 +7,15 @@ import (
 )
 
 // A replica outside the core counts as silenced only when every link from it
-// into the core is kept down: one link left lets it serve the core.
+// into the core, or every link from the core into it, is kept down: one link
+// left each way lets it hear a request and serve the core.
 func TestSilencedNeedsEveryLinkIntoTheCore(t *testing.T) {
 	const n, nodes = 3, 5
 	core := []int{1, 2}
 	link := func(from, to int) int { return from*nodes + to }
 	assert.Equal(t, []int{0}, silenced(n, nodes, core, []int{link(0, 1), link(0, 2)}))
 	assert.Empty(t, silenced(n, nodes, core, []int{link(0, 1)}), "r0 can still send to r2")
-	assert.Empty(t, silenced(n, nodes, core, []int{link(1, 0), link(2, 0)}), "links into r0 do not silence it")
+	assert.Equal(t, []int{0}, silenced(n, nodes, core, []int{link(1, 0), link(2, 0)}), "deaf to the core: it hears no request")
+	assert.Empty(t, silenced(n, nodes, core, []int{link(1, 0), link(0, 2)}), "r0 hears r2 and speaks to r1: it may still vote, so it is not silenced")
 	assert.Empty(t, silenced(n, nodes, nil, []int{link(0, 1)}), "no core, nothing to judge")
 }
