@@ -318,6 +318,9 @@ func TestWatchClasses(t *testing.T) {
 // ba51fd7, passes since D84 (retired to seeds/recorded).
 // source-svc-quorum-backoff-off-ci-cb59.vsr is CI's search on cb59d33 (the
 // robust protocol passes it; it fails the same on the round's start).
+// source-search-2-ninth-*.vsr are the ninth round's guided search with seed
+// 2 (the robust protocol passes each; each fails the same on the round's
+// start).
 // source-fade-*.vsr are the source protocol's failures of the ninth round's
 // 100,000 sweep from 0xfade0000 (the robust protocol passes each; each fails
 // the same on the round's start).
@@ -436,6 +439,10 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737903389.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-search-2-ninth-62b8.vsr":                         sim.VerdictLiveness,
+	"source-search-2-ninth-9e1c.vsr":                         sim.VerdictLiveness,
+	"source-search-2-ninth-b91f.vsr":                         sim.VerdictLiveness,
+	"source-search-2-ninth-cf9a.vsr":                         sim.VerdictLiveness,
 	"source-svc-quorum-backoff-off-ci-cb59.vsr":              sim.VerdictLiveness,
 	"source-fade-4208869661.vsr":                             sim.VerdictLiveness,
 	"source-fade-4208887829.vsr":                             sim.VerdictLiveness,
