@@ -321,6 +321,12 @@ func TestWatchClasses(t *testing.T) {
 // source-search-2-ninth-*.vsr are the ninth round's guided search with seed
 // 2 (the robust protocol passes each; each fails the same on the round's
 // start).
+// robust-beef-3203387342.vsr and source-abdication-off-beef-3203389162.vsr
+// are failures of the ninth round's first sweep from 0xbeef0000 that pass on
+// the round's start and fail since D83 moved their schedules (each file's
+// header says what stalls); open. source-beef-*.vsr are that sweep's
+// source-protocol failures (the robust protocol passes each; each fails the
+// same on the round's start).
 // source-fade-*.vsr are the source protocol's failures of the ninth round's
 // 100,000 sweep from 0xfade0000 (the robust protocol passes each; each fails
 // the same on the round's start).
@@ -439,6 +445,14 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737903389.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-beef-3203341796.vsr":                             sim.VerdictLiveness,
+	"source-beef-3203365511.vsr":                             sim.VerdictLiveness,
+	"source-beef-3203389613.vsr":                             sim.VerdictLiveness,
+	"source-beef-3203394457.vsr":                             sim.VerdictLiveness,
+	"source-beef-3203421916.vsr":                             sim.VerdictLiveness,
+	"source-beef-3203427806.vsr":                             sim.VerdictLiveness,
+	"robust-beef-3203387342.vsr":                             sim.VerdictLiveness,
+	"source-abdication-off-beef-3203389162.vsr":              sim.VerdictLiveness,
 	"source-search-2-ninth-62b8.vsr":                         sim.VerdictLiveness,
 	"source-search-2-ninth-9e1c.vsr":                         sim.VerdictLiveness,
 	"source-search-2-ninth-b91f.vsr":                         sim.VerdictLiveness,
