@@ -321,10 +321,11 @@ func TestWatchClasses(t *testing.T) {
 // source-search-2-ninth-*.vsr are the ninth round's guided search with seed
 // 2 (the robust protocol passes each; each fails the same on the round's
 // start).
-// robust-beef-3203387342.vsr and source-abdication-off-beef-3203389162.vsr
-// are failures of the ninth round's first sweep from 0xbeef0000 that pass on
-// the round's start and fail since D83 moved their schedules (each file's
-// header says what stalls); open. source-beef-*.vsr are that sweep's
+// source-abdication-off-beef-3203389162.vsr is a failure of the ninth
+// round's first sweep from 0xbeef0000 that passes on the round's start and
+// fails since D83 moved its schedule (its header says what stalls); open.
+// The same sweep's robust stall passes since D89 (retired to seeds/recorded,
+// with source-decade-3737903389.vsr, which D89 cured too). source-beef-*.vsr are that sweep's
 // source-protocol failures (the robust protocol passes each; each fails the
 // same on the round's start).
 // source-fade-*.vsr are the source protocol's failures of the ninth round's
@@ -442,7 +443,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737879369.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737886332.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
-	"source-decade-3737903389.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
 	"source-beef-3203341796.vsr":                             sim.VerdictLiveness,
@@ -451,7 +451,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-beef-3203394457.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203421916.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203427806.vsr":                             sim.VerdictLiveness,
-	"robust-beef-3203387342.vsr":                             sim.VerdictLiveness,
 	"source-abdication-off-beef-3203389162.vsr":              sim.VerdictLiveness,
 	"source-search-2-ninth-62b8.vsr":                         sim.VerdictLiveness,
 	"source-search-2-ninth-9e1c.vsr":                         sim.VerdictLiveness,

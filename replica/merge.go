@@ -150,8 +150,30 @@ func mergeBounds(votes []dvcVote) (logView, commit uint64) {
 }
 
 // canonicalHeader returns the header at op from the lowest-numbered vote of
-// the canonical log_view that describes it.
+// the canonical log_view that describes it. Where none does (its voters lost
+// the record: a blank, or a nack) but one describes op+1, that header's
+// parent is the canonical op's checksum, and the lowest-numbered vote of any
+// log_view whose entry at op carries it holds that very header (D89).
 func canonicalHeader(votes []dvcVote, logView, op uint64) (vsr.Header, bool) {
+	if h, ok := namedHeader(votes, logView, op); ok {
+		return h, true
+	}
+	above, ok := namedHeader(votes, logView, op+1)
+	if !ok {
+		return vsr.Header{}, false
+	}
+	for i := range votes {
+		if e, ok := votes[i].entry(op); votes[i].valid && ok && !e.Blank() && e.Header.Checksum == above.Parent {
+			vsr.Assert(vsr.Unowned, e.Header.Op == op && above.Op == op+1, "parent_header_at_op", "op %d header %d", op, e.Header.Op)
+			return e.Header, true
+		}
+	}
+	return vsr.Header{}, false
+}
+
+// namedHeader returns the header at op from the lowest-numbered vote of
+// logView that describes it.
+func namedHeader(votes []dvcVote, logView, op uint64) (vsr.Header, bool) {
 	for i := range votes {
 		v := &votes[i]
 		if !v.valid || v.logView != logView {

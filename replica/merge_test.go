@@ -80,8 +80,23 @@ func newNaive(votes []dvcVote) *naive {
 	return nm
 }
 
-// canon: the lowest-numbered vote of the log_view that describes op.
+// canon: the lowest-numbered vote of the log_view that describes op; else,
+// where one describes op+1, the lowest-numbered vote of any log_view whose
+// entry at op is that header's parent (D89).
 func (nm *naive) canon(logView, op uint64) (vsr.Header, bool) {
+	if h, ok := nm.named(logView, op); ok {
+		return h, true
+	}
+	above, ok := nm.named(logView, op+1)
+	for _, x := range nm.valid {
+		if e, has := x.byOp[op]; ok && has && e.Header.Checksum != 0 && e.Header.Checksum == above.Parent {
+			return e.Header, true
+		}
+	}
+	return vsr.Header{}, false
+}
+
+func (nm *naive) named(logView, op uint64) (vsr.Header, bool) {
 	for _, x := range nm.valid {
 		if e, ok := x.byOp[op]; ok && x.vote.logView == logView && e.Header.Checksum != 0 {
 			return e.Header, true
@@ -274,6 +289,14 @@ func TestMergeCases(t *testing.T) {
 			{valid: true, logView: 1, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: chain[2], Unsure: true}, {Header: chain[1], Present: true}}},
 			{valid: true, logView: 2, op: 2, commit: 0, suffix: []vsr.SuffixEntry{nack(2), nack(1)}},
 		}, false, 0, 2, []opVerdict{opAwaitHeader}},
+		// Swarm seed 3203387342 from 0xbeef0000 (D89): the one vote of the
+		// canonical log_view lost op 1's record (blank) but names op 2, whose
+		// parent is op 1's checksum; the older log's vote holds that body.
+		{"the parent named above gives a header no canonical vote names", []dvcVote{
+			{valid: true, logView: 1, op: 2, commit: 0, suffix: present(2, 1)},
+			{valid: true, logView: 2, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: chain[2], Present: true}, {Header: vsr.Header{Op: 1}}}},
+			{},
+		}, true, 0, 2, []opVerdict{opCanonical, opCanonical}},
 		{"older log_view is outvoted", []dvcVote{
 			{valid: true, logView: 0, op: 4, commit: 1, suffix: present(4, 3, 2, 1)},
 			{valid: true, logView: 2, op: 2, commit: 1, suffix: present(2, 1)},
