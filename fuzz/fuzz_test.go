@@ -328,6 +328,12 @@ func TestWatchClasses(t *testing.T) {
 // with source-decade-3737903389.vsr, which D89 cured too). source-beef-*.vsr are that sweep's
 // source-protocol failures (the robust protocol passes each; each fails the
 // same on the round's start).
+// robust-cafe-*.vsr and source-cafe-*.vsr are the failures of the ninth
+// round's first sweep from 0xcafe0000, on its final code: two of the robust
+// protocol (one failing the same on the round's start, one that D83 moved
+// the schedule into; each header says what stalls) and eight of the source
+// protocol (the robust protocol passes each; each fails the same on the
+// round's start); open.
 // source-fade-*.vsr are the source protocol's failures of the ninth round's
 // 100,000 sweep from 0xfade0000 (the robust protocol passes each; each fails
 // the same on the round's start).
@@ -445,6 +451,16 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-cafe-3405660121.vsr":                             sim.VerdictLiveness,
+	"source-cafe-3405665078.vsr":                             sim.VerdictLiveness,
+	"source-cafe-3405695910.vsr":                             sim.VerdictLiveness,
+	"source-cafe-3405700957.vsr":                             sim.VerdictLiveness,
+	"source-cafe-3405712510.vsr":                             sim.VerdictLiveness,
+	"source-cafe-3405721456.vsr":                             sim.VerdictLiveness,
+	"source-cafe-3405723740.vsr":                             sim.VerdictLiveness,
+	"source-cafe-3405738365.vsr":                             sim.VerdictLiveness,
+	"robust-cafe-3405668755.vsr":                             sim.VerdictLiveness,
+	"robust-cafe-3405712223.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203341796.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203365511.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203389613.vsr":                             sim.VerdictLiveness,
