@@ -328,6 +328,8 @@ func TestWatchClasses(t *testing.T) {
 // with source-decade-3737903389.vsr, which D89 cured too). source-beef-*.vsr are that sweep's
 // source-protocol failures (the robust protocol passes each; each fails the
 // same on the round's start).
+// source-ci-0b4e-sweep.vsr is CI's sweep on 0b4e711 (the robust protocol
+// passes it; it fails the same on the round's start).
 // robust-cafe-*.vsr and source-cafe-*.vsr are the failures of the ninth
 // round's first sweep from 0xcafe0000, on its final code: two of the robust
 // protocol (one failing the same on the round's start, one that D83 moved
@@ -451,6 +453,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-ci-0b4e-sweep.vsr":                               sim.VerdictLiveness,
 	"source-cafe-3405660121.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405665078.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405695910.vsr":                             sim.VerdictLiveness,
