@@ -112,7 +112,7 @@ func (c *Cluster) reportJournal(i int, e *vsr.Event) {
 	case vsr.EvJournalEvict:
 		o.Evicted(i, e.Op, e.Checksum)
 	case vsr.EvJournalSetAside:
-		o.SetAside(i, e.Op, e.Checksum)
+		o.SetAside(i, e.Op, e.Checksum, c.cfg.JournalSlots)
 	}
 }
 

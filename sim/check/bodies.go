@@ -54,10 +54,22 @@ func (c *Checker) Journaled(i int, op, checksum uint64) { c.hold(i, op, checksum
 
 // SetAside records that replica i moved its copy of (op, checksum) out of
 // its journal, kept beside the disk: its disk no longer holds it, and the
-// copy is held all the same (DiskCopies does not withdraw it).
-func (c *Checker) SetAside(i int, op, checksum uint64) {
-	if b := c.findBody(op, checksum); b != nil && b.holders&(1<<uint(i)) != 0 {
-		b.aside |= 1 << uint(i)
+// copy is held all the same (DiskCopies does not withdraw it). The replica
+// keeps one set-aside body per slot of a ring of slots, so a copy it set
+// aside earlier at another op of the same slot is gone: the replica
+// discarded it itself (dropBody).
+func (c *Checker) SetAside(i int, op, checksum uint64, slots int) {
+	bit := uint16(1) << uint(i)
+	for o := op % uint64(slots); o < uint64(len(c.bodies)); o += uint64(slots) {
+		for k := range c.bodies[o] {
+			if b := &c.bodies[o][k]; b.aside&bit != 0 && (o != op || b.checksum != checksum) {
+				b.aside &^= bit
+				c.dropBody(i, o, b.checksum)
+			}
+		}
+	}
+	if b := c.findBody(op, checksum); b != nil && b.holders&bit != 0 {
+		b.aside |= bit
 	}
 }
 

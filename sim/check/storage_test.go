@@ -282,7 +282,7 @@ func TestSetAsideCopyLivesBesideTheDisk(t *testing.T) {
 		c.Journaled(2, op, sum)
 		c.AckSent(2, op, sum)
 		if aside {
-			c.SetAside(2, op, sum)
+			c.SetAside(2, op, sum, 64)
 		}
 		if rejournal {
 			c.Journaled(2, op, sum)
@@ -299,4 +299,32 @@ func TestSetAsideCopyLivesBesideTheDisk(t *testing.T) {
 	unrec, rule = run(true, true)
 	assert.True(t, unrec, "journaled again, the disk's loss is a loss")
 	assert.Equal(t, RuleCoreCopyDamaged, rule)
+}
+
+// A replica keeps one set-aside body per slot of its ring: setting aside
+// another op of the same slot ends the copy it set aside there before, as a
+// copy it discarded itself, while a set-aside at another slot leaves it
+// held.
+func TestSetAsideAtTheSameSlotEndsTheEarlierCopy(t *testing.T) {
+	const op, sum, slots = 3, 0xc3, 64
+	for _, tc := range []struct {
+		name  string
+		other uint64
+		gone  bool
+	}{
+		{"the same slot, another op", op + slots, true},
+		{"another slot", op + 1, false},
+	} {
+		c := newTest(true)
+		c.Journaled(2, op, sum)
+		c.Journaled(2, tc.other, 0xd4)
+		c.SetAside(2, op, sum, slots)
+		c.SetAside(2, tc.other, 0xd4, slots)
+		b := c.findBody(op, sum)
+		require.NotNil(t, b)
+		assert.Equal(t, tc.gone, b.holders&(1<<2) == 0, tc.name)
+		assert.Equal(t, tc.gone, b.dropped&(1<<2) != 0, tc.name)
+		assert.Equal(t, !tc.gone, b.aside&(1<<2) != 0, tc.name)
+		assert.NotZero(t, c.findBody(tc.other, 0xd4).aside&(1<<2), "the newer set-aside is held")
+	}
 }
