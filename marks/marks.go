@@ -145,6 +145,9 @@ const (
 	// did and the body left the journal for a peer's copy (read repair).
 	StorageScrubRewritten
 	StorageScrubLost
+	// A primary-elect takes the body its merge awaits from its own
+	// set-aside copy (D90).
+	MergeBodyOwnAside
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -177,7 +180,7 @@ var names = [Count]string{
 	"storage-checkpoint-older", "storage-checkpoint-lost", "storage-stale-body",
 	"storage-read-retried", "storage-read-lost", "storage-read-repaired",
 	"storage-off-chain", "storage-unvouched-set-aside",
-	"storage-scrub-rewritten", "storage-scrub-lost",
+	"storage-scrub-rewritten", "storage-scrub-lost", "merge-body-own-aside",
 }
 
 // String is the mark's name, the key of every JSON and table output.

@@ -58,8 +58,7 @@ func TestRepairServesSetAsideBodies(t *testing.T) {
 // aside, not vouched for: the op stays out of the journal and is served to a
 // repair with no commit point, for the asker to verify against the header it
 // knows (D78; robust-abdication-file-faults-175). A faulty slot's header copy
-// above the commit point is still not set aside: only a copy read intact
-// from a prepare the chain checks judged is.
+// above the commit point is set aside the same way (D90).
 func TestRestartSetsAsideAnEntryTheChainTookOut(t *testing.T) {
 	c := newTestCluster(t, 3, nil)
 	c.commitRequests(0, 1, 2)
@@ -68,12 +67,15 @@ func TestRestartSetsAsideAnEntryTheChainTookOut(t *testing.T) {
 	h.Seal()
 	require.Greater(t, h.Op, r2.wm.commitMax, "above the commit point")
 	r2.setAsideCopy(slotRead{class: slotFaulty, header: h, hasHeader: true}, h.Op)
-	_, aside := r2.log.aside.Get(6)
-	assert.False(t, aside, "a header copy above the commit point stays out")
+	got, aside := r2.log.aside.Get(6)
+	assert.True(t, aside, "a header copy above the commit point is set aside too (D90)")
+	assert.Equal(t, h, got)
+	assert.NotEmpty(t, r2.dur.storageMarks, "the restart counts what it set aside")
+	r2.log.aside.Remove(6)
 
 	r2.dur.storageMarks = nil
 	r2.setAsideCopy(slotRead{class: slotFaulty, aside: h}, h.Op)
-	got, aside := r2.log.aside.Get(6)
+	got, aside = r2.log.aside.Get(6)
 	require.True(t, aside, "the entry the chain took out is set aside")
 	assert.Equal(t, h, got)
 	assert.False(t, r2.Journaled(6), "never journaled: nothing vouched for it")

@@ -18,29 +18,30 @@ import (
 // four-replica cluster whose views climbed for the whole liveness phase
 // while the only copy of op 12 sat at the replica outside the core).
 
-// fetchAwaitedBody asks for the body the merge res waits on, if that is
-// what it waits on and the primary-elect's own vote could then hold it.
-func (r *Replica) fetchAwaitedBody(res *mergeResult) {
+// awaitBodyOf records the body the merge res waits on, if that is what it
+// waits on and the primary-elect's own vote could then hold it, and reports
+// whether it is newly awaited (the caller fetches it: tryMerge).
+func (r *Replica) awaitBodyOf(res *mergeResult) bool {
 	n := len(res.decisions)
 	if n == 0 {
 		r.vc.awaitBody = vsr.Header{}
-		return
+		return false
 	}
 	d := &res.decisions[n-1]
 	if d.verdict != opAwaitBody || d.op > r.vc.dvcs[r.id].op {
 		r.vc.awaitBody = vsr.Header{}
-		return
+		return false
 	}
 	vsr.Assert(r.id, d.known && d.header.Op == d.op, "await_body_known", "op %d header op %d", d.op, d.header.Op)
 	if !r.fitsOwnLog(d.header) {
 		r.vc.awaitBody = vsr.Header{}
-		return
+		return false
 	}
 	if r.vc.awaitBody == d.header {
-		return // asked already; the message timeout asks again
+		return false // asked already; the message timeout asks again
 	}
 	r.vc.awaitBody = d.header
-	r.askAwaitedBody()
+	return true
 }
 
 // askAwaitedBody asks for the awaited body every replica whose vote is not

@@ -97,7 +97,7 @@ func TestAwaitBodyAssertionsFire(t *testing.T) {
 	t.Run("known", func(t *testing.T) {
 		r, _, h := awaitingBody(t)
 		res := mergeResult{decisions: []opDecision{{op: h.Op, verdict: opAwaitBody}}}
-		violation(t, "await_body_known", func() { r.fetchAwaitedBody(&res) })
+		violation(t, "await_body_known", func() { r.awaitBodyOf(&res) })
 	})
 	t.Run("before merge", func(t *testing.T) {
 		r, _, _ := awaitingBody(t)
@@ -136,8 +136,45 @@ func TestAwaitBodyOnlyWhatFitsOwnLog(t *testing.T) {
 		assert.Equal(t, fits, r.awaitedBody(&h), "fits its own log: %v", fits)
 		res := mergeResult{decisions: []opDecision{{op: h.Op, verdict: opAwaitBody, known: true, header: h}}}
 		r.vc.awaitBody = vsr.Header{}
-		r.fx.Out = &vsr.Output{} // as Step sets it: the ask marks its fetch
-		r.fetchAwaitedBody(&res)
-		assert.Equal(t, fits, r.vc.awaitBody == h, "fetched only if it fits: %v", fits)
+		assert.Equal(t, fits, r.awaitBodyOf(&res), "awaited only if it fits: %v", fits)
+		assert.Equal(t, fits, r.vc.awaitBody == h, "awaited only if it fits: %v", fits)
+	}
+}
+
+// TestMergeTakesTheAwaitedBodyFromItsOwnAside: a primary-elect whose own
+// restart set aside an intact copy of the op its merge awaits (D90) takes it
+// from there, asks no peer and starts the view with the op kept; a set-aside
+// copy of another entry of that op (another checksum) is not taken, and
+// the peers are asked as before (swarm seed 3405668755 from 0xcafe0000).
+func TestMergeTakesTheAwaitedBodyFromItsOwnAside(t *testing.T) {
+	hs := chainHeaders(1, 2)
+	other := vsr.Header{Op: 1, View: 3, Parent: genesisChecksum, Timestamp: 1, Body: put(1, 99)}
+	other.Seal()
+	for _, own := range []vsr.Header{hs[1], other} {
+		r, err := New(DefaultOptions(1, 4), zeroJitter{})
+		require.NoError(t, err)
+		out := &vsr.Output{}
+		r.Step(msg(vsr.StartView{LogView: 2, Op: 1, Suffix: []vsr.SuffixEntry{headerOnly(hs[1])}}, 2, 1, 2), out)
+		require.False(t, r.Journaled(1))
+		r.log.aside.Put(own) // as a restart's setAsideCopy leaves it
+		for _, p := range []int{2, 3} {
+			r.Step(msg(vsr.StartViewChange{}, p, 1, 5), out)
+		}
+		out.Reset()
+		r.Step(voteIn(5, 2, 2, 1, 1, vsr.SuffixEntry{Header: hs[1], Unsure: true}), out)
+		r.Step(voteIn(5, 0, 3, 1, 0), out)
+		if own == hs[1] {
+			assert.True(t, r.Journaled(1), "taken from its own aside")
+			assert.Empty(t, repairAsks(out, 0), "no peer asked")
+			assert.Empty(t, repairAsks(out, 2))
+			assert.Equal(t, vsr.StatusNormal, r.Info().Status, "the view starts")
+			assert.Equal(t, uint64(1), r.Info().Sequencer, "op 1 kept")
+			_, still := r.log.aside.Get(1)
+			assert.False(t, still, "out of the aside, into the journal")
+			continue
+		}
+		assert.False(t, r.Journaled(1), "another entry of op 1 is not the awaited body")
+		assert.NotEmpty(t, repairAsks(out, 0), "the peers are asked")
+		assert.Equal(t, vsr.StatusViewChange, r.Info().Status)
 	}
 }

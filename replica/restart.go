@@ -353,18 +353,17 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 
 // setAsideCopy keeps a faulty slot's copy of op o set aside when nothing in
 // the log vouches for it yet: the op stays unsure (the vote never nacks it).
-// Its header copy (which carries the body) in the committed range comes back
-// once a view's log names that very entry (reclaim), from this replica's own
-// disk instead of a peer, which may hold none (issue 38: the only other copy
-// outside the core). An entry read intact that a chain check took out
-// (s.aside) is set aside at any op: it may be the one copy a primary-elect
-// awaits, which verifies it against the canonical header (askAwaitedBody;
-// robust-abdication-file-faults-175: intact ops 5..8 below a break).
+// Its header copy (it carries the body) comes back from this replica's own
+// disk once a view's log names that very entry (reclaim), or a merge awaiting
+// it takes it (D90: at any op; swarm seed 3405668755 from 0xcafe0000, the one
+// other copy of op 1 outside the core). An entry read intact that a chain
+// check took out (s.aside) is set aside at any op for the same reason
+// (robust-abdication-file-faults-175: intact ops 5..8 below a break).
 func (r *Replica) setAsideCopy(s slotRead, o uint64) {
 	if _, held := r.log.aside.Get(o); held || o <= r.wm.commitMin {
 		return
 	}
-	if s.hasHeader && s.header.Op == o && o <= r.wm.commitMax {
+	if s.hasHeader && s.header.Op == o && r.log.aside.Holds(o) {
 		r.log.aside.Put(s.header)
 		r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageHeaderSetAside)
 	} else if s.aside.Op == o && s.aside.Checksum != 0 && r.log.aside.Holds(o) {

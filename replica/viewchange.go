@@ -393,3 +393,31 @@ func (r *Replica) onViewChangeStatusTimeout() {
 	r.fx.Emit(vsr.ViewNoted{View: r.view + 1}.Event(vsr.EvViewEscalate))
 	r.startViewChange(r.view + 1)
 }
+
+// fetchAwaitedBody fetches the body the merge res newly waits on: from the
+// primary-elect's own set-aside copies, or else from its peers.
+func (r *Replica) fetchAwaitedBody(res *mergeResult) {
+	if r.awaitBodyOf(res) && !r.takeOwnAwaitedBody() {
+		r.askAwaitedBody()
+	}
+}
+
+// takeOwnAwaitedBody journals the awaited body from the primary-elect's own
+// set-aside copies (a restart read it intact and could not vouch for it, so
+// its vote holds the op unsure) when it is the canonical header's entry, and
+// votes again with it (D90). The checksum names one entry, as a peer's copy
+// is checked; no peer need hold it.
+func (r *Replica) takeOwnAwaitedBody() bool {
+	h, ok := r.log.aside.Get(r.vc.awaitBody.Op)
+	if !ok || !r.awaitedBody(&h) {
+		return false
+	}
+	r.fx.Mark(marks.MergeBodyOwnAside)
+	r.log.aside.Remove(h.Op)
+	if !r.repairPut(h, nil) {
+		r.log.aside.Put(h)
+		return false
+	}
+	vsr.Assert(r.id, r.log.journal.Has(h.Op, h.Checksum), "own_awaited_body_journaled", "op %d", h.Op)
+	return true
+}
