@@ -359,6 +359,13 @@ func TestWatchClasses(t *testing.T) {
 // source-svc-quorum-off-view-climb-search-9.vsr and
 // source-disk-view-climb-c0ffee-3.vsr pass since a restart keeps a faulty
 // slot's header copy set aside above the commit point (seeds/recorded).
+// An oracle mend of the same round (an ack counts a copy only for the life
+// that sent it) retired six more, each unrecoverable by the disks' record:
+// source-fade-4208919920.vsr, source-cafe-3405723740.vsr,
+// source-decade-3737856698.vsr,
+// source-svc-quorum-relay-off-quiet-c0ffee-100k.vsr,
+// source-backoff-off-atlas-off-46.vsr and
+// source-abdication-off-quiet-c0ffee-100k.vsr (seeds/recorded).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range openFindings {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -433,17 +440,13 @@ var openFindings = map[string]sim.Verdict{
 	"source-svc-quorum-abdication-off-lost-both-feed.vsr":    sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-lost-both-feed-2.vsr":  sim.VerdictLiveness,
 	"source-abdication-off-lost-both-c0ffee-100k.vsr":        sim.VerdictLiveness,
-	"source-svc-quorum-relay-off-quiet-c0ffee-100k.vsr":      sim.VerdictLiveness,
-	"source-abdication-off-quiet-c0ffee-100k.vsr":            sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-quiet-search-2.vsr":    sim.VerdictLiveness,
 	"source-relay-off-vote-own-log-c0ffee-100k.vsr":          sim.VerdictLiveness,
-	"source-backoff-off-atlas-off-46.vsr":                    sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-search-3.vsr":          sim.VerdictLiveness,
 	"source-three-options-view-climb-search-3.vsr":           sim.VerdictLiveness,
 	"source-decade-3737840583.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737850030.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737851078.vsr":                           sim.VerdictLiveness,
-	"source-decade-3737856698.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737865972.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737867936.vsr":                           sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-ci-ec76.vsr":           sim.VerdictLiveness,
@@ -462,7 +465,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-cafe-3405700957.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405712510.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405721456.vsr":                             sim.VerdictLiveness,
-	"source-cafe-3405723740.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405738365.vsr":                             sim.VerdictLiveness,
 	"robust-cafe-3405712223.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203341796.vsr":                             sim.VerdictLiveness,
@@ -479,7 +481,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-svc-quorum-backoff-off-ci-cb59.vsr":              sim.VerdictLiveness,
 	"source-fade-4208869661.vsr":                             sim.VerdictLiveness,
 	"source-fade-4208887829.vsr":                             sim.VerdictLiveness,
-	"source-fade-4208919920.vsr":                             sim.VerdictLiveness,
 	"source-fade-4208934511.vsr":                             sim.VerdictLiveness,
 	"source-fade-4208937341.vsr":                             sim.VerdictLiveness,
 	"source-fade-4208941206.vsr":                             sim.VerdictLiveness,

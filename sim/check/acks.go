@@ -56,8 +56,17 @@ func (c *Checker) AckDelivered(to, from int, inc, view, op, checksum, parent uin
 		s.inc[from] = inc
 	}
 	s.ackers |= bit
-	if c.wal || (c.replicas[from].up && inc == c.replicas[from].sendInc) {
+	current := c.replicas[from].up && inc == c.replicas[from].sendInc
+	if c.wal || current {
 		s.intact |= bit
+	}
+	if current {
+		// Only the life that sent the ack holds its copy by it: a WAL
+		// replica's restart since re-examined its disk, and what it
+		// restored it holds by that (swarm seed 3519988235 from
+		// 0xd1ce0000: r1's ack of op 33, sent before a crash, landed
+		// just after the restart that lost both copies of the op, and
+		// counted r1 a holder of a copy it no longer had).
 		c.hold(from, op, checksum)
 	}
 }

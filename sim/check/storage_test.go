@@ -328,3 +328,34 @@ func TestSetAsideAtTheSameSlotEndsTheEarlierCopy(t *testing.T) {
 		assert.NotZero(t, c.findBody(tc.other, 0xd4).aside&(1<<2), "the newer set-aside is held")
 	}
 }
+
+// An ack counts a copy only for the life that sent it: r2's PrepareOk of op
+// 3, sent before its crash and delivered to the primary after the restart
+// whose disk lost the op, does not make r2 a holder again (swarm seed
+// 3519988235 from 0xd1ce0000, a stall judged liveness while r2's copy was
+// gone), while an ack of the life after the restart does.
+func TestLateAckOfAnEarlierLifeHoldsNoCopy(t *testing.T) {
+	const op, sum = 3, 0xc3
+	run := func(inc uint64) (bool, string) {
+		c := newTest(true)
+		c.Sent(0, 2, 1)
+		c.Journaled(2, op, sum)
+		c.AckSent(2, op, sum)
+		c.Crash(1, 2)
+		c.Restart(2, 2, 0)
+		c.DiskCopies(2, 2, lostOnDisk(op))
+		c.Sent(2, 2, 2) // the new life speaks with incarnation 2
+		c.AckDelivered(0, 2, inc, 0, op, sum, 0)
+		c.Crash(3, 0)
+		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
+		c.Status(4, 2, StatusViewChange, 1, 0, op, 0)
+		c.StartLiveness(0, []int{1, 2})
+		unrec, rule, _ := judge(c)
+		return unrec, rule
+	}
+	unrec, rule := run(1)
+	assert.True(t, unrec, "the ack of the earlier life holds nothing: r2's copy is gone")
+	assert.Equal(t, RuleCoreCopyDamaged, rule)
+	unrec, _ = run(2)
+	assert.False(t, unrec, "an ack of the life that holds it now counts its copy")
+}
