@@ -184,6 +184,52 @@ func readSuperblock(read vsr.ReadFunc) (sb Superblock, seq uint64, ok bool, bad 
 	return sb, seq, ok, bad
 }
 
+// superblockWords lays out the superblock fields a copy holds, behind its
+// sequence number, and the copy's index last (superblockCopy): every copy of
+// a version shares the words before it, so their checksum is folded once.
+// The checkpoint's state is not among them: the harness keeps it beside the
+// disk, never faulty (docs/storage.md).
+func superblockWords(w *recWords, seq uint64, sb *Superblock) {
+	kind := recordSuperblock
+	switch {
+	case sb.Amnesiac:
+		kind = recordSuperblockAmnesiac
+	case sb.Rejoined && sb.Merged:
+		kind = recordSuperblockRejoinedMerged
+	case sb.Rejoined:
+		kind = recordSuperblockRejoined
+	case sb.Merged:
+		kind = recordSuperblockMerged
+	}
+	w.add(kind, seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
+		sb.AckHead, sb.AckView, sb.AckViewHead, sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum,
+		sb.Head, sb.HeadSum)
+	vsr.Assert(vsr.Unowned, w.n == superblockRecordWords-1, "superblock_record_layout", "%d words", uint64(w.n)) // as readSuperblock decodes
+}
+
+// superblockCopy completes the shared words w of a version, whose checksum
+// folded so far is prefix, as copy copyIdx: the index, then the checksum.
+func superblockCopy(w recWords, prefix uint64, copyIdx int) recWords {
+	w.add(uint64(copyIdx))
+	w.add(vsr.ChecksumMix(prefix^uint64(copyIdx)) | 1)
+	return w
+}
+
+const superblockRecordWords = 15
+
+// sbFields are the superblock fields a copy stores: what decides whether a
+// new copy is due.
+type sbFields struct {
+	view, logView, commitMax, incarnation, ackHead, ackView, ackViewHead uint64
+	cpOp, cpSum, cpState, head, headSum                                  uint64
+	amnesiac, merged, rejoined                                           bool
+}
+
+func fieldsOf(sb *Superblock) sbFields {
+	return sbFields{sb.View, sb.LogView, sb.CommitMax, sb.Incarnation, sb.AckHead, sb.AckView, sb.AckViewHead,
+		sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum, sb.Head, sb.HeadSum, sb.Amnesiac, sb.Merged, sb.Rejoined}
+}
+
 // decodeSuperblock reads copy c of the superblock: the fields and sequence
 // number it holds, if it read without an I/O error, its checksum holds and it
 // names its own copy index.
@@ -193,7 +239,7 @@ func decodeSuperblock(c int, buf []byte, ioErr bool) (sb Superblock, seq uint64,
 	}
 	w, valid := decodeWords(buf, superblockRecordWords)
 	kind := w.w[0]
-	if !valid || (kind != recordSuperblock && kind != recordSuperblockAmnesiac && kind != recordSuperblockMerged) || w.w[14] != uint64(c) {
+	if !valid || !superblockKind(kind) || w.w[14] != uint64(c) {
 		return sb, 0, false
 	}
 	sb = Superblock{View: w.w[2], LogView: w.w[3], CommitMax: w.w[4], Incarnation: w.w[5],
@@ -201,8 +247,19 @@ func decodeSuperblock(c int, buf []byte, ioErr bool) (sb Superblock, seq uint64,
 	sb.Checkpoint = vsr.Snapshot{Op: w.w[9], OpChecksum: w.w[10], StateChecksum: w.w[11]}
 	sb.Head, sb.HeadSum = w.w[12], w.w[13]
 	sb.Amnesiac = kind == recordSuperblockAmnesiac
-	sb.Merged = kind == recordSuperblockMerged
+	sb.Merged = kind == recordSuperblockMerged || kind == recordSuperblockRejoinedMerged
+	sb.Rejoined = kind == recordSuperblockRejoined || kind == recordSuperblockRejoinedMerged
 	return sb, w.w[1], true
+}
+
+// superblockKind reports whether kind is one a superblock copy is written
+// with.
+func superblockKind(kind uint64) bool {
+	switch kind {
+	case recordSuperblock, recordSuperblockAmnesiac, recordSuperblockMerged, recordSuperblockRejoined, recordSuperblockRejoinedMerged:
+		return true
+	}
+	return false
 }
 
 // SuperblockOnDisk is what a whole superblock copy says, read from outside:

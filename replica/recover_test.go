@@ -219,6 +219,8 @@ func TestAmnesiacSuperblockStaysAmnesiac(t *testing.T) {
 		got, _, ok, _ := readSuperblock(read)
 		require.True(t, ok)
 		require.Equal(t, sb.Amnesiac, got.Amnesiac, "the kind says whether it was written amnesiac")
+		require.Equal(t, sb.Rejoined, got.Rejoined, "and whether since a view adopted after the loss")
+		require.Equal(t, sb.Merged, got.Merged, "and whether merged")
 		opts := DefaultOptions(1, 3)
 		opts.Durability, opts.Storage = DurabilityWAL, true
 		r, err := Restart(opts, zeroJitter{}, Durable{Read: read, journal: newJournal(opts)})
@@ -278,11 +280,26 @@ func TestAmnesiacSuperblockStaysAmnesiac(t *testing.T) {
 	assert.False(t, kept, "a view adopted: the unplaced records are let go")
 	assert.Equal(t, uint64(5), r.log.unsureTop, "the adopted log is held unsure up to its head")
 	assert.False(t, r.dur.sb.Amnesiac, "the next superblock names a view adopted")
+	assert.True(t, r.dur.sb.Rejoined, "and says the loss's unsure ops stand (D92)")
 	bounded := restart(amnesiac)
 	bounded.dur.sb.Amnesiac = false // as a replica whose superblock held
 	bounded.log.unsureTop = 2
 	adopt(bounded)
 	assert.Equal(t, uint64(2), bounded.log.unsureTop, "a known ack bound stands")
+	assert.False(t, bounded.dur.sb.Rejoined, "and needs no durable unsure bound")
+
+	// A restart from a superblock written since (D92; swarm seed 3520014390
+	// from 0xd1ce0000) holds every op to its head unsure again, merged or
+	// not; one from a whole superblock holds none.
+	for _, merged := range []bool{false, true} {
+		rejoined := whole
+		rejoined.Rejoined, rejoined.Merged = true, merged
+		rejoined.LogView, rejoined.AckView = 19, 18
+		r = restart(rejoined)
+		assert.Equal(t, uint64(1), r.log.unsureTop, "held unsure to its head, merged %v", merged)
+		assert.True(t, r.dur.sb.Rejoined, "until its commit point passes it, merged %v", merged)
+	}
+	assert.Zero(t, restart(whole).log.unsureTop, "a whole superblock: nothing held unsure")
 }
 
 // A replica that finds no superblock copy whole lost the count of its lives

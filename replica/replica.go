@@ -52,6 +52,13 @@ type Superblock struct {
 	// at or below AckHead: a restart bounds its unsure ops by that, not by
 	// the merged log's head (ackBound).
 	Merged bool
+	// Rejoined: written since a replica whose superblock was lost adopted a
+	// view, and before its durable commit point passed what it holds
+	// unsure for that loss (D92). A restart from it holds every op up to
+	// the head it names unsure, as the life that wrote it did: the loss
+	// left no bound on what it acked before, and a vote of a bodiless
+	// header would nack an op it may have acked.
+	Rejoined bool
 }
 
 // Durable is what survives a crash: the superblock, and the journal when the

@@ -11,16 +11,12 @@ import (
 // A restart, read top to bottom (issue 36): Restart picks the path (from a
 // disk, from a write-ahead journal kept in memory, or amnesiac); a restart
 // from disk reads the superblock copies and every journal slot back
-// (restart_slots.go reads and classifies each slot), takes up the superblock's
-// view, commit point and checkpoint in a new incarnation, refills the journal
-// from the slots it can vouch for, holds the ops it cannot vouch for unsure,
-// and comes back Normal, in a view change, or recovering its head; its first
-// tick or step reports what it came back as (beginRestarted, resume).
-//
-// Recovery from disk (docs/storage.md "The path that survives each fault"):
-// a slot it cannot vouch for may have held an op this replica acked, so it
-// never votes that op absent; it holds it unsure (or recovers its head, as
-// TigerBeetle's recovering_head). Intact entries stay, above a damaged one too.
+// (restart_slots.go), takes up the superblock's view, commit point and
+// checkpoint in a new incarnation, refills the journal from the slots it can
+// vouch for, holds the ops it cannot vouch for unsure (a slot it cannot vouch
+// for may have held an op it acked: never voted absent; docs/storage.md), and
+// comes back Normal, in a view change, or recovering its head (TigerBeetle's
+// recovering_head); its first tick or step reports what it came back as.
 
 // Restart returns a replica recovering from its durable state after a crash.
 // From a write-ahead journal it rejoins with its durable view, log_view and log
@@ -130,6 +126,9 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	}
 	vsr.Assert(r.id, r.wm.sequencer >= r.wm.commitMin, "recover_head_above_checkpoint", "head %d checkpoint %d", r.wm.sequencer, r.wm.commitMin)
 	vsr.Assert(r.id, rec.faulty == 0 || rec.lowest > r.dur.sb.Checkpoint.Op, "recover_faulty_above_checkpoint", "lowest %d", rec.lowest)
+	if rec.sb.Rejoined { // D92: any op to its head may be one acked before its superblock's loss
+		r.log.unsureTop = max(r.log.unsureTop, r.dur.sb.Head)
+	}
 	if rec.faulty == 0 || opts.Bugs.TruncateOnCorrupt || opts.Bugs.CorruptSlotNacks {
 		r.rejoin()
 		return r, nil

@@ -62,6 +62,11 @@ func (r *Replica) endAmnesia(op uint64) {
 		// entries of such a replica counted as nacks and cut a committed
 		// op).
 		r.log.unsureTop = op
+		// Durably so: a restart before its commit point passes op holds
+		// them unsure again (D92; swarm seed 3520014390 from 0xd1ce0000,
+		// whose restart voted the bodiless headers of ops it had acked as
+		// primary of view 2, and the merge cut committed op 75).
+		r.dur.sb.Rejoined = r.dur.store != nil
 	}
 	r.dur.sb.Amnesiac = false // the next superblock names a view adopted
 	// The records it could not place served while it recovered; from here

@@ -38,6 +38,10 @@ const (
 	// merged its view's log and has not started the view
 	// (Superblock.Merged).
 	recordSuperblockMerged uint64 = 0x565352016d // "m"
+	// recordSuperblockRejoined: a superblock written since a replica that
+	// lost every copy adopted a view (Superblock.Rejoined), merged or not.
+	recordSuperblockRejoined       uint64 = 0x5653520172 // "r"
+	recordSuperblockRejoinedMerged uint64 = 0x5653520152 // "R"
 )
 
 // recordWords is the most words a record holds, checksum included.
@@ -120,48 +124,6 @@ func wordsHeader(w *recWords) vsr.Header {
 		Client: w.w[7], Request: w.w[8], Timestamp: w.w[9]}
 }
 
-// superblockWords lays out the superblock fields a copy holds, behind its
-// sequence number, and the copy's index last (superblockCopy): every copy of
-// a version shares the words before it, so their checksum is folded once.
-// The checkpoint's state is not among them: the harness keeps it beside the
-// disk, never faulty (docs/storage.md).
-func superblockWords(w *recWords, seq uint64, sb *Superblock) {
-	kind := recordSuperblock
-	switch {
-	case sb.Amnesiac:
-		kind = recordSuperblockAmnesiac
-	case sb.Merged:
-		kind = recordSuperblockMerged
-	}
-	w.add(kind, seq, sb.View, sb.LogView, sb.CommitMax, sb.Incarnation,
-		sb.AckHead, sb.AckView, sb.AckViewHead, sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum,
-		sb.Head, sb.HeadSum)
-	vsr.Assert(vsr.Unowned, w.n == superblockRecordWords-1, "superblock_record_layout", "%d words", uint64(w.n)) // as readSuperblock decodes
-}
-
-// superblockCopy completes the shared words w of a version, whose checksum
-// folded so far is prefix, as copy copyIdx: the index, then the checksum.
-func superblockCopy(w recWords, prefix uint64, copyIdx int) recWords {
-	w.add(uint64(copyIdx))
-	w.add(vsr.ChecksumMix(prefix^uint64(copyIdx)) | 1)
-	return w
-}
-
-const superblockRecordWords = 15
-
-// sbFields are the superblock fields a copy stores: what decides whether a
-// new copy is due.
-type sbFields struct {
-	view, logView, commitMax, incarnation, ackHead, ackView, ackViewHead uint64
-	cpOp, cpSum, cpState, head, headSum                                  uint64
-	amnesiac, merged                                                     bool
-}
-
-func fieldsOf(sb *Superblock) sbFields {
-	return sbFields{sb.View, sb.LogView, sb.CommitMax, sb.Incarnation, sb.AckHead, sb.AckView, sb.AckViewHead,
-		sb.Checkpoint.Op, sb.Checkpoint.OpChecksum, sb.Checkpoint.StateChecksum, sb.Head, sb.HeadSum, sb.Amnesiac, sb.Merged}
-}
-
 // storageState is what a replica on a disk tracks of its writes.
 type storageState struct {
 	// dirty lists the journal slots changed since the last flush.
@@ -239,6 +201,9 @@ func (r *Replica) flushStorage() {
 		// above already. Capped at the head: a vote whose commit point lies
 		// above its head names a head no vote may describe.
 		r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
+		// Past what the lost superblock's life may have acked, durably:
+		// a restart needs no unsure bound for it any more (D92).
+		r.dur.sb.Rejoined = r.dur.sb.Rejoined && r.dur.sb.CommitMax < r.log.unsureTop
 		r.writeSuperblockCopies()
 	}
 	// An op taken out as the superblock changes (a view change's truncation)

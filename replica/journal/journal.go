@@ -163,13 +163,19 @@ func (j *Journal) Put(h vsr.Header, displace bool) bool {
 	}
 	if old, displaced := j.Live.Put(h); displaced && old.Op < h.Op {
 		j.Moved = old
-		if lost, out := j.Evicted.Put(old); out {
+		if lost, out := j.Evicted.Put(old); out && (lost.Op != h.Op || lost.Checksum != h.Checksum) {
+			// The evicted ring shares the live ring's slots, so the op put
+			// may push its own older version off it (one a view change
+			// truncated above, say: swarm seed 3520017557 from 0xd1ce0000,
+			// a repair of op 66 while the evicted ring still held another
+			// op 66); an evicted copy of the very entry put is not lost.
 			j.Gone = lost
 		}
 	} else if displaced {
+		vsr.Assert(vsr.Unowned, old.Op != h.Op, "journal_put_keeps_what_it_put", vsr.DetailStorage)
 		j.Gone = old
 	}
-	vsr.Assert(vsr.Unowned, j.Gone.Op != h.Op, "journal_put_keeps_what_it_put", vsr.DetailStorage)
+	vsr.Assert(vsr.Unowned, j.Gone.Op != h.Op || j.Gone.Checksum != h.Checksum, "journal_put_keeps_what_it_put", vsr.DetailStorage)
 	if h.Op > j.Head {
 		j.Head = h.Op
 	}

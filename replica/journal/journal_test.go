@@ -146,3 +146,34 @@ func TestSlotPoolRecyclesCleared(t *testing.T) {
 	}
 	assert.LessOrEqual(t, len(p.Slots), SlotPoolMax)
 }
+
+// TestJournalPutPushesItsOwnOlderVersionOffTheEvictedRing: the evicted ring
+// shares the live ring's slots, so an op put over an older op of its slot may
+// push off the evicted ring a copy of itself (op 6 evicted by op 10, op 10
+// truncated, op 2 put back in its slot, op 6 repaired): another version of
+// the op is let go (Gone), the very entry put is not, and neither trips the
+// journal's own assertion (swarm seed 3520017557 from 0xd1ce0000).
+func TestJournalPutPushesItsOwnOlderVersionOffTheEvictedRing(t *testing.T) {
+	other := vsr.Header{Op: 6, Timestamp: 99}
+	other.Seal()
+	for _, tc := range []struct {
+		name    string
+		evicted vsr.Header
+		gone    vsr.Header
+	}{
+		{"another version of op 6", other, other},
+		{"the very entry put", hdr(6), vsr.Header{}},
+	} {
+		j := NewJournal(4, nil)
+		require.True(t, j.Put(tc.evicted, false))
+		require.True(t, j.Put(hdr(10), false), "op 10 moves op 6 to the evicted ring")
+		j.TruncateAbove(9, func(vsr.Header) {})
+		require.True(t, j.Put(hdr(2), true), "op 2 back in the slot")
+		_, evicted := j.GetForRepair(6)
+		require.True(t, evicted, "op 6 still on the evicted ring")
+		require.NotPanics(t, func() { j.Put(hdr(6), false) }, tc.name)
+		assert.True(t, j.Has(6, hdr(6).Checksum), tc.name)
+		assert.Equal(t, tc.gone, j.Gone, tc.name)
+		assert.Equal(t, uint64(2), j.Moved.Op, "op 2 moved to the evicted ring: %s", tc.name)
+	}
+}
