@@ -77,10 +77,12 @@ func TestClassify(t *testing.T) {
 		// says so still in flight: the slot is not empty.
 		{"both set aside", asideCopy(vsr.ZoneHeaders, 6), asideCopy(vsr.ZonePrepares, 6), slotFaulty, 0, false},
 		{"set aside, header copy in flight", headerCopy(6, a), asideCopy(vsr.ZonePrepares, 6), slotFaulty, 0, true},
-		// A new op's prepare beside a set-aside header copy: either the
-		// op's header write never landed (the op was never acked) or the
-		// blank of the prepare copy was lost (the op is stale): faulty.
-		{"set-aside header beside a new op's prepare", asideCopy(vsr.ZoneHeaders, 6), prepareCopy(6, a), slotFaulty, 0, false},
+		// A new op's prepare beside a set-aside header copy or a blank:
+		// either the op's header write never landed or the blank of the
+		// prepare copy was lost (the op is stale): faulty, the prepare the
+		// candidate the log must vouch for (D93).
+		{"set-aside header beside a new op's prepare", asideCopy(vsr.ZoneHeaders, 6), prepareCopy(6, a), slotFaulty, 0, true},
+		{"blank header beside a new op's prepare", blankCopy(vsr.ZoneHeaders, 6), prepareCopy(6, a), slotFaulty, 0, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,8 +90,32 @@ func TestClassify(t *testing.T) {
 			assert.Equal(t, tc.class, s.class)
 			assert.Equal(t, tc.op, s.entry.Op)
 			assert.Equal(t, tc.header, s.hasHeader)
+			if s.hasHeader && tc.h.kind != recordHeader {
+				assert.Equal(t, tc.p.header, s.header, "no header copy: the prepare is the candidate")
+			}
 		})
 	}
+}
+
+// A restart whose head slot holds the head's prepare beside a blank header
+// copy (the disk lost the header copy's write over an older removal)
+// vouches for the prepare as the head the superblock names, instead of
+// recovering its head (D93; swarm seed 3520034509 from 0xd1ce0000: a core
+// replica recovering its head could not lead, and views climbed for the
+// whole liveness phase).
+func TestHeadPrepareBesideABlankIsVouched(t *testing.T) {
+	chain := boundedChain(6)
+	r, _ := walBackup(t)
+	for op := uint64(1); op <= 5; op++ {
+		require.True(t, r.journalPut(chain[op], true))
+	}
+	r.wm.sequencer, r.wm.headSum, r.wm.commitMax = 6, chain[6].Checksum, 5
+	r.dur.sb.AckHead, r.dur.sb.AckViewHead, r.dur.sb.Head = 6, 6, 6
+	s := classify(blankCopy(vsr.ZoneHeaders, 6), prepareCopy(6, chain[6]), false)
+	require.Equal(t, slotFaulty, s.class)
+	require.True(t, r.holdFaulty(diskRecovery{slots: 64, broken: []brokenSlot{{slot: 6, read: s}}}), "the head is known")
+	assert.True(t, r.log.journal.Has(6, chain[6].Checksum), "the prepare the superblock's head names is journaled")
+	assert.Empty(t, r.log.unsureOps)
 }
 
 // A record read back from another slot fails; under checksum-ignores-slot it

@@ -342,6 +342,14 @@ func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 	case pc.bad:
 		return faulty
 	case pc.kind == recordPrepare && headerSaysLater(hc, pc):
+		if !headerOp {
+			// A removal beside a prepare that verifies: the disk lost
+			// the removal's prepare write, or the op's header copy write
+			// over an older removal (D93; swarm seed 3520034509 from
+			// 0xd1ce0000, the head the superblock names). The prepare is
+			// the candidate the log must vouch for, as a header copy is.
+			faulty.header, faulty.hasHeader = pc.header, true
+		}
 		return faulty
 	case pc.kind == recordPrepare:
 		// readRecord let it pass: a real op whose header verifies.
