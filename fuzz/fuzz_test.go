@@ -368,6 +368,9 @@ func TestWatchClasses(t *testing.T) {
 // source-abdication-off-quiet-c0ffee-100k.vsr (seeds/recorded).
 // D93 retired robust-cafe-3405712223.vsr and source-fade-4208948256.vsr
 // (a prepare beside a removal is the slot's candidate; seeds/recorded).
+// source-d1ce-*.vsr are the source-protocol stalls of a first sweep from
+// 0xd1ce0000 on issue 38's tenth round (the robust protocol passes each;
+// each fails the same on the round's start).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range openFindings {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -459,6 +462,10 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-d1ce-3519950194.vsr":                             sim.VerdictLiveness,
+	"source-d1ce-3520004968.vsr":                             sim.VerdictLiveness,
+	"source-d1ce-3520020265.vsr":                             sim.VerdictLiveness,
+	"source-d1ce-3520037118.vsr":                             sim.VerdictLiveness,
 	"source-ci-0b4e-sweep.vsr":                               sim.VerdictLiveness,
 	"source-cafe-3405660121.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405665078.vsr":                             sim.VerdictLiveness,
