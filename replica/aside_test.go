@@ -68,3 +68,28 @@ func TestChainWalkSetsCommittedBodiesAside(t *testing.T) {
 		})
 	}
 }
+
+// TestReclaimKeepsABodyItCannotPut: a set-aside body whose slot now holds a
+// newer op stays set aside when reclaim cannot journal it (it was dropped
+// before: taken out of the ring, then refused by the journal), so the
+// replica still holds and serves what the oracle counts it as holding.
+func TestReclaimKeepsABodyItCannotPut(t *testing.T) {
+	chain := chainHeaders(6, 0)
+	r, err := New(DefaultOptions(1, 3), zeroJitter{})
+	require.NoError(t, err)
+	r.fx.Out = &vsr.Output{}
+	slots := uint64(r.opts.JournalSlots)
+	newer := vsr.Header{Op: 3 + slots, View: 1, Parent: 0xabc, Timestamp: 9, Body: put(9, 9)}
+	newer.Seal()
+	require.True(t, r.log.journal.Put(newer, true), "the slot of op 3 holds a newer op")
+	r.log.aside.Put(chain[3])
+	r.log.commitAnchor = chain[3] // vouches for op 3
+	r.wm.commitMin, r.wm.commitSum, r.wm.commitMax = 2, chain[2].Checksum, 5
+	require.Equal(t, repairVerified, r.repairVerdict(chain[3], 0))
+	r.reclaim(5, true)
+	assert.False(t, r.Journaled(3), "the journal refused it")
+	got, aside := r.log.aside.Get(3)
+	require.True(t, aside, "still set aside")
+	assert.Equal(t, chain[3], got)
+	assert.True(t, r.Holds(3, chain[3].Checksum))
+}

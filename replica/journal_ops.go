@@ -117,6 +117,9 @@ func (r *Replica) reclaim(top uint64, all bool) {
 				vsr.Assert(r.id, !still, "reclaim_moves_out_of_aside", "op %d", op)
 				continue
 			}
+			// The slot holds a newer op: the body stays set aside, where
+			// the oracle still counts it (a failed put dropped it before).
+			r.log.aside.Put(h)
 		}
 		if !all {
 			return
