@@ -78,7 +78,8 @@ func replayRecorded(t *testing.T, seed uint64, bugs []string) (orig, replay sim.
 // 147; the aimed corruption at a quiet disk's crash (issue 38's eighth
 // round) moved 85 and 34 to 64 and 27; a Prepare of an op held hollow taken
 // as its repair (D83, issue 38's ninth round) moved 31, 31 and 39 to 59, 25
-// and 24. The floors are those.
+// and 24; a prepare beside a removal taken as the faulty slot's candidate
+// (D93, the tenth round) moved 147 to 2338. The floors are those.
 func TestRecordReplaysVerdict(t *testing.T) {
 	type run struct {
 		seed uint64
@@ -101,7 +102,7 @@ func TestRecordReplaysVerdict(t *testing.T) {
 		{27, []string{"checksum-ignores-slot"}},
 		{486, []string{"own-ack-before-write-lands"}},
 		{21, []string{"checkpoint-trusts-unverified"}},
-		{147, []string{"repair-serves-unread"}},
+		{2338, []string{"repair-serves-unread"}},
 	}
 	runs = append(runs, failing...)
 	same, exact, failed, failedSame := 0, 0, 0, 0
