@@ -397,10 +397,17 @@ type copies struct {
 	lostBy [16]uint64
 }
 
-func (c *Checker) copiesOf(op uint64) copies {
+func (c *Checker) copiesOf(op uint64) copies { return c.copiesOfVersion(op, 0, true) }
+
+// copiesOfVersion is what the record says of the version of op whose
+// checksum is sum, or of every version with all.
+func (c *Checker) copiesOfVersion(op, sum uint64, all bool) copies {
 	var cp copies
 	for k := range c.bodies[op] {
 		b := &c.bodies[op][k]
+		if !all && b.checksum != sum {
+			continue
+		}
 		cp.damaged |= b.lostToDisks()
 		cp.forgot |= b.forgot &^ b.holders
 		cp.ackers |= b.ackSent
@@ -414,7 +421,9 @@ func (c *Checker) copiesOf(op uint64) copies {
 	}
 	if op < uint64(len(c.acks)) {
 		for k := range c.acks[op] {
-			cp.ackers |= c.acks[op][k].ackers
+			if all || c.acks[op][k].checksum == sum {
+				cp.ackers |= c.acks[op][k].ackers
+			}
 		}
 	}
 	return cp
@@ -425,7 +434,66 @@ func (c *Checker) copiesOf(op uint64) copies {
 // of a memory journal took, too few replicas that could nack it, and more
 // replicas lost or out of reach than f.
 func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
-	cp := c.copiesOf(op)
+	if ex, ok := c.undecidableCopies(op, c.copiesOf(op), core, reach, ""); ok {
+		return ex, true
+	}
+	// One version no replica has cut may be past deciding while a core
+	// replica holds another entry of the op, which keeps nothing of it: its
+	// vote nacks the version (swarm seed 2870870927 from 0xab1e0000: op 13 of view 4, acked by r0
+	// and the primary r1, its copies lost to r0's disk and down with r1,
+	// while r2 held view 0's op 13).
+	for k := range c.bodies[op] {
+		if c.bodies[op][k].dropped != 0 || c.superseded(op, c.bodies[op][k].checksum, core) {
+			// A replica discarded it itself (a view change cut it, and the
+			// oracle judged that cut, Dropped), or a core replica holds an
+			// entry of the op from a newer view's log: decided, not stuck.
+			continue
+		}
+		sum := c.bodies[op][k].checksum
+		label := fmt.Sprintf(" csum=%04x", short(sum))
+		if ex, ok := c.undecidableCopies(op, c.copiesOfVersion(op, sum, false), core, reach, label); ok {
+			return ex, true
+		}
+	}
+	return nil, false
+}
+
+// superseded reports whether a core replica holds another entry of op whose
+// every ack came in a view newer than every ack of the entry sum (or that no
+// ack names): a newer view's log replaced sum, as VR's view change does with
+// an op that never committed.
+func (c *Checker) superseded(op, sum uint64, core uint16) bool {
+	newest := uint64(0)
+	if op < uint64(len(c.acks)) {
+		for k := range c.acks[op] {
+			if a := &c.acks[op][k]; a.checksum == sum {
+				newest = max(newest, a.view)
+			}
+		}
+	}
+	for k := range c.bodies[op] {
+		b := &c.bodies[op][k]
+		if b.checksum == sum || b.holders&core == 0 {
+			continue
+		}
+		older := false
+		if op < uint64(len(c.acks)) {
+			for j := range c.acks[op] {
+				if a := &c.acks[op][j]; a.checksum == b.checksum && a.view <= newest {
+					older = true
+				}
+			}
+		}
+		if !older {
+			return true
+		}
+	}
+	return false
+}
+
+// undecidableCopies is undecidable for the copies cp of op (every version,
+// or the one label names).
+func (c *Checker) undecidableCopies(op uint64, cp copies, core, reach uint16, label string) (*Excuse, bool) {
 	lostCore := (cp.damaged | cp.forgot) & core
 	if cp.holders&core != 0 || cp.holders&reach != 0 || lostCore == 0 || (cp.ackers|cp.notedLost)&core == 0 {
 		// A core copy, or a live replica the harness left reachable that a
@@ -452,9 +520,9 @@ func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
 		rule, how = RuleCoreCopyForgotten, replicaList(cp.forgot&core)+" lost its copy with its memory journal at a crash"
 	}
 	return &Excuse{Rule: rule, Ops: []uint64{op}, Replicas: members(faulty), Since: c.faultsBeyondSince(cp, faulty, reach),
-		Proof: fmt.Sprintf("op %d: %s acked it or recorded an ack of it and %s; no reachable replica holds it, %s lost it, cannot nack or are out of reach "+
+		Proof: fmt.Sprintf("op %d%s: %s acked it or recorded an ack of it and %s; no reachable replica holds it, %s lost it, cannot nack or are out of reach "+
 			"(more than f=%d), and only %d reachable whole replicas could nack it (a nack quorum is %d)",
-			op, replicaList(cp.ackers|cp.notedLost), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
+			op, label, replicaList(cp.ackers|cp.notedLost), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
 }
 
 // faultsBeyondSince is the tick from which the replicas faulty for op were

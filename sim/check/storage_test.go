@@ -359,3 +359,40 @@ func TestLateAckOfAnEarlierLifeHoldsNoCopy(t *testing.T) {
 	unrec, _ = run(2)
 	assert.False(t, unrec, "an ack of the life that holds it now counts its copy")
 }
+
+// core-copy-damaged judges each version of an op no replica has cut on its
+// own: r1 acked version A of op 3 and its disk lost it; r2, in the core,
+// holds version B of op 3, which keeps nothing of A. The core cannot decide
+// A (swarm seed 2870870927 from 0xab1e0000). Once a replica cut A by a view
+// change, or B comes from a newer view's log than every ack of A, A is
+// decided and excuses nothing.
+func TestCoreCopyDamagedJudgesEachVersion(t *testing.T) {
+	const op, a, b = 3, 0xc3, 0xd4
+	run := func(cut bool, bView uint64) (bool, string, string) {
+		c := newTest(true)
+		c.OwnAck(1, 4, op, a, 0) // r1, primary of view 4, prepared A
+		c.AckSent(1, op, a)
+		c.OwnAck(int(bView%3), bView, op, b, 0) // B's primary acked it in bView
+		c.Journaled(2, op, b)
+		if cut {
+			c.Journaled(0, op, a)
+			c.Dropped(1, 0, DropTruncate, 2, op, a, 0)
+		}
+		c.Crash(1, 0)
+		c.Crash(2, 1)
+		c.Restart(3, 1, 0)
+		c.DiskCopies(3, 1, lostOnDisk(op))
+		c.Status(4, 1, StatusViewChange, 1, 0, op, 0)
+		c.Status(4, 2, StatusViewChange, 1, 0, op, 0)
+		c.StartLiveness(0, []int{1, 2})
+		return judge(c)
+	}
+	unrec, rule, why := run(false, 0)
+	assert.True(t, unrec, "r2's op 3 is another, older entry: version A has no core copy")
+	assert.Equal(t, RuleCoreCopyDamaged, rule)
+	assert.Contains(t, why, "op 3 csum=00c3")
+	unrec, _, _ = run(true, 0)
+	assert.False(t, unrec, "r0 cut version A in a view change: decided, not stuck")
+	unrec, _, _ = run(false, 5)
+	assert.False(t, unrec, "B from view 5's log replaced A of view 4: decided, not stuck")
+}
