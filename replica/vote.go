@@ -132,7 +132,7 @@ func (r *Replica) suffixEntry(o, commit uint64) vsr.SuffixEntry {
 		}
 		return vsr.SuffixEntry{Header: h, Unsure: o <= r.log.unsureTop || r.unsureOp(o)}
 	}
-	if o == r.log.commitAnchor.Op && o > r.wm.commitMin && r.log.commitAnchor.Checksum != 0 {
+	if o == r.log.commitAnchor.Op && o > r.wm.commitMin && r.log.commitAnchor.Checksum != 0 && r.log.adoptedLogView == r.logView {
 		// A primary-elect may know the commit point's header only from
 		// the votes: pass it on, so backups can anchor their journals.
 		// Unsure where this replica may have acked the op and lost its
