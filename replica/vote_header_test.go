@@ -40,52 +40,35 @@ func TestVoteHeaderTrustsALowerLogViewOnlyBelowItsCommit(t *testing.T) {
 // their own label (D65); its vote of log_view 9 names none of them: an op it
 // holds unsure goes blank, never under log 10's header, which a merge would
 // weigh as log 9's (D80; swarm seed 3238043820 of 100,000 from 0xc0ffee00).
-// Under its own label the adopted header is voted as before.
-func TestVoteStatesOnlyItsOwnLogViewsAdoptedHeaders(t *testing.T) {
-	hs := chainHeaders(6, 10)
-	for _, label := range []uint64{10, 9} {
-		r, _ := walBackup(t)
-		r.logView, r.view = 9, 12
-		r.log.adopted.Put(hs[5])
-		r.log.adoptedLogView = label
-		r.log.setUnsure(r.id, []uint64{5})
-		e := r.suffixEntry(5, 2)
-		require.Equal(t, uint64(5), e.Header.Op)
-		assert.False(t, e.Nack, "label %d: an unsure op is never a nack", label)
-		if label == r.logView {
-			assert.Equal(t, hs[5].Checksum, e.Header.Checksum, "its own log's header")
-			assert.True(t, e.Unsure)
-			continue
-		}
-		assert.True(t, e.Blank(), "log 10's header is not log 9's")
-	}
-}
-
-// TestVoteStatesOnlyItsOwnLogViewsCommitAnchor: the commit anchor a replica
-// learned with a StartView of log_view 10 outlives its crash beside the
-// disk, as the adopted headers do; back in its older durable log_view 9, its
-// vote names the anchor's header no more than those (swarm seed 4027401838
+// The commit anchor learned with that adoption outlives the crash beside the
+// disk the same way and is voted the same way (D95; swarm seed 4027401838
 // from 0xf00d0000: r4, primary of view 9, adopted view 10's StartView,
 // crashed before the superblock naming it landed, and voted view 10's op 6
 // under log_view 9, the protocol model's one_log_per_view). Under its own
-// label the anchor is voted as before.
-func TestVoteStatesOnlyItsOwnLogViewsCommitAnchor(t *testing.T) {
+// label each is voted as before.
+func TestVoteStatesOnlyItsOwnLogViewsAdoptedHeaders(t *testing.T) {
 	hs := chainHeaders(6, 10)
-	for _, label := range []uint64{10, 9} {
-		r, _ := walBackup(t)
-		r.logView, r.view = 9, 12
-		r.log.commitAnchor = hs[5]
-		r.log.adoptedLogView = label
-		r.log.setUnsure(r.id, []uint64{5})
-		e := r.suffixEntry(5, 2)
-		require.Equal(t, uint64(5), e.Header.Op)
-		assert.False(t, e.Nack, "label %d: an unsure op is never a nack", label)
-		if label == r.logView {
-			assert.Equal(t, hs[5].Checksum, e.Header.Checksum, "its own log's anchor")
-			assert.True(t, e.Unsure)
-			continue
+	for _, kind := range []string{"adopted header", "commit anchor"} {
+		for _, label := range []uint64{10, 9} {
+			r, _ := walBackup(t)
+			r.logView, r.view = 9, 12
+			if kind == "adopted header" {
+				r.log.adopted.Put(hs[5])
+			} else {
+				r.log.commitAnchor = hs[5]
+			}
+			r.log.adoptedLogView = label
+			r.log.setUnsure(r.id, []uint64{5})
+			e := r.suffixEntry(5, 2)
+			require.Equal(t, uint64(5), e.Header.Op)
+			assert.False(t, e.Nack, "%s, label %d: an unsure op is never a nack", kind, label)
+			if label == r.logView {
+				assert.Equal(t, hs[5].Checksum, e.Header.Checksum, "%s: its own log's", kind)
+				assert.True(t, e.Unsure)
+				continue
+			}
+			assert.True(t, e.Blank(), "%s: log 10's is not log 9's", kind)
 		}
-		assert.True(t, e.Blank(), "log 10's anchor is not log 9's header")
 	}
 }
 
