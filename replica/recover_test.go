@@ -387,3 +387,29 @@ func superblockLostRead(z vsr.StorageZone, _ int) ([]byte, bool) {
 	}
 	return make([]byte, size), false
 }
+
+// TestEmptySlotUnderTheAckViewIsFaulty: an empty slot (a removal, or never
+// written) where the durable ack view's ack head says an op was acked is
+// faulty, whether the durable log_view is that ack view or a log_view the
+// replica merged and never acked in (D96; swarm seed 3199102820 from
+// 0xbead0000: both writes of op 13 lost over a removal, the restart back in
+// its merged log_view 9 read the slot as empty, voted op 13 as a bodiless
+// header, a nack, and the merge cut it although it had committed on that
+// replica's ack). Above the ack view's head, or with another log_view not
+// merged, the slot stays empty.
+func TestEmptySlotUnderTheAckViewIsFaulty(t *testing.T) {
+	empty := slotRead{class: slotEmpty}
+	for _, tc := range []struct {
+		name   string
+		sb     Superblock
+		faulty bool
+	}{
+		{"log_view is the ack view", Superblock{LogView: 8, AckView: 8, AckViewHead: 13, AckHead: 13}, true},
+		{"merged log_view above the ack view", Superblock{LogView: 9, AckView: 8, AckViewHead: 13, AckHead: 13, Merged: true}, true},
+		{"adopted log_view above the ack view", Superblock{LogView: 9, AckView: 8, AckViewHead: 13, AckHead: 13}, false},
+		{"above the ack view's head", Superblock{LogView: 9, AckView: 8, AckViewHead: 12, AckHead: 12, Merged: true}, false},
+	} {
+		got := reclassify(empty, 13, 64, 0, &tc.sb)
+		assert.Equal(t, tc.faulty, got.class == slotFaulty, tc.name)
+	}
+}

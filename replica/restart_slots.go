@@ -286,18 +286,18 @@ func faultyBelow(rec *diskRecovery, j *journal.Journal, o, olderThan uint64, vou
 
 // reclassify takes as faulty two readings that verify all the same: an
 // intact slot holding an older op than the one the durable ack head says was
-// acked there (the acked op's writes were lost or misdirected: swarm seed
-// 5043, an aimed misdirect took op 215's prepare, a fault its header copy,
-// and the old prepare read back intact), and an empty slot where an op acked
-// in the durable log_view stood (a removal for a view this replica never
-// made durable: a StartView adopted or a merge made, the blanks landed, the
-// superblock naming the new log_view did not; its vote in the old log_view
-// must not state it as a nack, swarm seed 1592598570).
+// acked there (its writes lost or misdirected: swarm seed 5043), and an
+// empty slot where an op acked in the durable log_view stood (a removal for
+// a view never made durable, whose vote in the old log_view must not nack
+// it: swarm seed 1592598570), or in the ack view of a log_view it merged
+// and never acked in (D96; swarm seed 3199102820 from 0xbead0000: both
+// writes of an acked op lost over a removal, the op voted as a bodiless
+// header and cut).
 func reclassify(s slotRead, slot int, n, cp uint64, sb *Superblock) slotRead {
 	switch {
 	case s.class == slotIntact && staleSlot(s.entry.Op, slot, n, cp, sb.AckHead):
 		return slotRead{class: slotFaulty}
-	case s.class == slotEmpty && sb.LogView == sb.AckView && staleSlot(0, slot, n, cp, sb.AckViewHead):
+	case s.class == slotEmpty && (sb.LogView == sb.AckView || sb.Merged) && staleSlot(0, slot, n, cp, sb.AckViewHead):
 		return slotRead{class: slotFaulty}
 	case s.class == slotIntact && s.kept && s.entry.Op > cp && s.entry.Op <= sb.AckHead:
 		// One copy read, the other unreadable, at or below the ack head:
