@@ -368,9 +368,9 @@ func TestWatchClasses(t *testing.T) {
 // source-abdication-off-quiet-c0ffee-100k.vsr (seeds/recorded).
 // D93 retired robust-cafe-3405712223.vsr and source-fade-4208948256.vsr
 // (a prepare beside a removal is the slot's candidate; seeds/recorded).
-// source-d1ce-*.vsr, source-ab1e-*.vsr and source-f00d-*.vsr are the
-// source-protocol stalls of first sweeps from 0xd1ce0000, 0xab1e0000 and
-// 0xf00d0000 on issue 38's tenth round (the robust protocol passes each;
+// source-d1ce-*.vsr, source-ab1e-*.vsr, source-f00d-*.vsr and
+// source-bead-*.vsr are the source-protocol stalls of first sweeps from
+// 0xd1ce0000, 0xab1e0000, 0xf00d0000 and 0xbead0000 on issue 38's tenth round (the robust protocol passes each;
 // each fails the same on the round's start).
 // D94 (the oracle judges each version of an op no replica cut) retired
 // three as unrecoverable: source-abdication-off-lost-both-c0ffee-100k.vsr,
@@ -465,6 +465,9 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-bead-3199024208.vsr":                             sim.VerdictLiveness,
+	"source-bead-3199033927.vsr":                             sim.VerdictLiveness,
+	"source-bead-3199071082.vsr":                             sim.VerdictLiveness,
 	"source-f00d-4027388049.vsr":                             sim.VerdictLiveness,
 	"source-f00d-4027389056.vsr":                             sim.VerdictLiveness,
 	"source-f00d-4027402711.vsr":                             sim.VerdictLiveness,
