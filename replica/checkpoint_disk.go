@@ -294,6 +294,8 @@ type recordRead struct {
 	// foreign: the record's checksum holds but it names another slot: a
 	// misdirected write.
 	foreign bool
+	// removedIn: a removal's view, the view the replica wrote it in (D96).
+	removedIn uint64
 }
 
 // checksumSeed starts a record checksum's fold (checksumFold).
@@ -343,12 +345,12 @@ func readRecord(buf []byte, ioErr bool, z vsr.StorageZone, slot, slots int, igno
 // readBlank decodes a blank record, shorter than an entry's; anything else
 // that fails its checksum is bad.
 func readBlank(buf []byte, slot int, ignoreSlot bool) recordRead {
-	b, ok := decodeWords(buf, 3)
+	b, ok := decodeWords(buf, 4)
 	if !ok || (b.w[0] != recordBlank && b.w[0] != recordAside) {
 		return recordRead{bad: true}
 	}
 	foreign := b.w[1] != uint64(slot) && !ignoreSlot
-	return recordRead{kind: b.w[0], bad: foreign, foreign: foreign}
+	return recordRead{kind: b.w[0], bad: foreign, foreign: foreign, removedIn: b.w[3]}
 }
 
 func isZero(b []byte) bool {

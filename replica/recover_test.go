@@ -39,7 +39,7 @@ func blankOf(blank uint64, z vsr.StorageZone, slot int) recordRead {
 	if z == vsr.ZonePrepares {
 		kind = recordPrepare
 	}
-	encodeBlank(b, blank, kind, slot)
+	encodeBlank(b, blank, kind, slot, 0)
 	return readRecord(b, false, z, slot, 64, false)
 }
 
@@ -390,26 +390,38 @@ func superblockLostRead(z vsr.StorageZone, _ int) ([]byte, bool) {
 
 // TestEmptySlotUnderTheAckViewIsFaulty: an empty slot (a removal, or never
 // written) where the durable ack view's ack head says an op was acked is
-// faulty, whether the durable log_view is that ack view or a log_view the
-// replica merged and never acked in (D96; swarm seed 3199102820 from
-// 0xbead0000: both writes of op 13 lost over a removal, the restart back in
-// its merged log_view 9 read the slot as empty, voted op 13 as a bodiless
-// header, a nack, and the merge cut it although it had committed on that
-// replica's ack). Above the ack view's head, or with another log_view not
-// merged, the slot stays empty.
+// faulty when the durable log_view is that ack view, or when the removal
+// was written in the ack view or before (never written counts so): the
+// acked op's writes were lost over it (D96; swarm seed 3199102820 from
+// 0xbead0000: both writes of op 13 lost over an older removal, the restart
+// back in its merged log_view 9 read the slot as empty, voted op 13 as a
+// bodiless header, a nack, and the merge cut it although it had committed
+// on that replica's ack). A removal written in a newer view is that view's
+// own (swarm seed 3235855267 from 0xc0de0000: a merge's removal held unsure
+// stalled the view change), and above the ack view's head nothing was
+// acked: the slot stays empty.
 func TestEmptySlotUnderTheAckViewIsFaulty(t *testing.T) {
-	empty := slotRead{class: slotEmpty}
 	for _, tc := range []struct {
-		name   string
-		sb     Superblock
-		faulty bool
+		name      string
+		sb        Superblock
+		removedIn uint64
+		faulty    bool
 	}{
-		{"log_view is the ack view", Superblock{LogView: 8, AckView: 8, AckViewHead: 13, AckHead: 13}, true},
-		{"merged log_view above the ack view", Superblock{LogView: 9, AckView: 8, AckViewHead: 13, AckHead: 13, Merged: true}, true},
-		{"adopted log_view above the ack view", Superblock{LogView: 9, AckView: 8, AckViewHead: 13, AckHead: 13}, false},
-		{"above the ack view's head", Superblock{LogView: 9, AckView: 8, AckViewHead: 12, AckHead: 12, Merged: true}, false},
+		{"log_view is the ack view", Superblock{LogView: 8, AckView: 8, AckViewHead: 13, AckHead: 13}, 8, true},
+		{"merged log_view, removal older than the ack", Superblock{LogView: 9, AckView: 8, AckViewHead: 13, AckHead: 13, Merged: true}, 6, true},
+		{"adopted log_view, removal older than the ack", Superblock{LogView: 9, AckView: 8, AckViewHead: 13, AckHead: 13}, 7, true},
+		{"newer log_view, slot never written", Superblock{LogView: 9, AckView: 8, AckViewHead: 13, AckHead: 13}, 0, true},
+		{"merged log_view, the merge's own removal", Superblock{LogView: 9, AckView: 8, AckViewHead: 13, AckHead: 13, Merged: true}, 9, false},
+		{"adopted log_view, the adoption's own removal", Superblock{LogView: 9, AckView: 8, AckViewHead: 13, AckHead: 13}, 9, false},
+		{"above the ack view's head", Superblock{LogView: 9, AckView: 8, AckViewHead: 12, AckHead: 12, Merged: true}, 6, false},
 	} {
-		got := reclassify(empty, 13, 64, 0, &tc.sb)
+		got := reclassify(slotRead{class: slotEmpty, removedIn: tc.removedIn}, 13, 64, 0, &tc.sb)
 		assert.Equal(t, tc.faulty, got.class == slotFaulty, tc.name)
 	}
+	// The view a removal was written in is read back from either copy.
+	b := make([]byte, vsr.PrepareRecordBytes)
+	encodeBlank(b, recordBlank, recordPrepare, 13, 7)
+	s := classify(blankCopy(vsr.ZoneHeaders, 13), readRecord(b, false, vsr.ZonePrepares, 13, 64, false), false)
+	assert.Equal(t, slotEmpty, s.class)
+	assert.Equal(t, uint64(7), s.removedIn)
 }

@@ -32,6 +32,7 @@ type slotRead struct {
 	header    vsr.Header
 	hasHeader bool
 	aside     vsr.Header // an intact entry a chain check took out: set aside only
+	removedIn uint64     // an empty slot's removal: the view it was written in
 }
 
 // readDisk reads and classifies every superblock copy and journal slot,
@@ -288,16 +289,15 @@ func faultyBelow(rec *diskRecovery, j *journal.Journal, o, olderThan uint64, vou
 // intact slot holding an older op than the one the durable ack head says was
 // acked there (its writes lost or misdirected: swarm seed 5043), and an
 // empty slot where an op acked in the durable log_view stood (a removal for
-// a view never made durable, whose vote in the old log_view must not nack
-// it: swarm seed 1592598570), or in the ack view of a log_view it merged
-// and never acked in (D96; swarm seed 3199102820 from 0xbead0000: both
-// writes of an acked op lost over a removal, the op voted as a bodiless
-// header and cut).
+// a view never made durable: swarm seed 1592598570), or in the ack view of
+// a newer log_view where the removal was written in the ack view or before
+// (D96): the acked op's writes were lost over it (swarm seed 3199102820 from
+// 0xbead0000), where a removal of a later view is the newer log's own.
 func reclassify(s slotRead, slot int, n, cp uint64, sb *Superblock) slotRead {
 	switch {
 	case s.class == slotIntact && staleSlot(s.entry.Op, slot, n, cp, sb.AckHead):
 		return slotRead{class: slotFaulty}
-	case s.class == slotEmpty && (sb.LogView == sb.AckView || sb.Merged) && staleSlot(0, slot, n, cp, sb.AckViewHead):
+	case s.class == slotEmpty && (sb.LogView == sb.AckView || s.removedIn <= sb.AckView) && staleSlot(0, slot, n, cp, sb.AckViewHead):
 		return slotRead{class: slotFaulty}
 	case s.class == slotIntact && s.kept && s.entry.Op > cp && s.entry.Op <= sb.AckHead:
 		// One copy read, the other unreadable, at or below the ack head:

@@ -112,9 +112,9 @@ func encodeEntry(buf []byte, kind uint64, slot int, h *vsr.Header) {
 	w.put(buf)
 }
 
-func encodeBlank(buf []byte, blank, kind uint64, slot int) {
+func encodeBlank(buf []byte, blank, kind uint64, slot int, view uint64) {
 	var w recWords
-	w.add(blank, uint64(slot), kind)
+	w.add(blank, uint64(slot), kind, view)
 	w.seal()
 	w.put(buf)
 }
@@ -234,8 +234,8 @@ func (r *Replica) writeBlank(slot int, afterSuperblock bool) {
 	if s.aside[slot] {
 		blank = recordAside
 	}
-	r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordPrepare, slot) })
-	r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordHeader, slot) })
+	r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordPrepare, slot, r.view) })
+	r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeBlank(b, blank, recordHeader, slot, r.view) })
 	w := r.fx.Out.Writes
 	w[len(w)-2].AfterSuperblock, w[len(w)-1].AfterSuperblock = afterSuperblock, afterSuperblock
 	s.slotFence[slot] = r.dur.fencesAsked
@@ -369,7 +369,7 @@ func classify(hc, pc recordRead, trustPrepare bool) slotRead {
 		// commit point that says so still in flight: not empty.
 		return faulty
 	}
-	return slotRead{class: slotEmpty}
+	return slotRead{class: slotEmpty, removedIn: max(hc.removedIn, pc.removedIn)}
 }
 
 // trustedPrepare is the checksum-ignores-slot defect's reading of a slot: a
