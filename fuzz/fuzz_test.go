@@ -368,9 +368,11 @@ func TestWatchClasses(t *testing.T) {
 // source-abdication-off-quiet-c0ffee-100k.vsr (seeds/recorded).
 // D93 retired robust-cafe-3405712223.vsr and source-fade-4208948256.vsr
 // (a prepare beside a removal is the slot's candidate; seeds/recorded).
-// source-d1ce-*.vsr, source-ab1e-*.vsr, source-f00d-*.vsr and
-// source-bead-*.vsr are the source-protocol stalls of first sweeps from
-// 0xd1ce0000, 0xab1e0000, 0xf00d0000 and 0xbead0000 on issue 38's tenth round (the robust protocol passes each;
+// source-d1ce-*.vsr, source-ab1e-*.vsr, source-f00d-*.vsr,
+// source-bead-*.vsr and source-c0de-*.vsr are the source-protocol stalls of
+// first sweeps from 0xd1ce0000, 0xab1e0000, 0xf00d0000, 0xbead0000 and
+// 0xc0de0000 on issue 38's tenth round; robust-c0de-3235848629.vsr is the
+// robust protocol on one of their schedules, open (the robust protocol passes each;
 // each fails the same on the round's start).
 // D94 (the oracle judges each version of an op no replica cut) retired
 // three as unrecoverable: source-abdication-off-lost-both-c0ffee-100k.vsr,
@@ -465,6 +467,12 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-c0de-3235802714.vsr":                             sim.VerdictLiveness,
+	"source-c0de-3235838285.vsr":                             sim.VerdictLiveness,
+	"source-c0de-3235838325.vsr":                             sim.VerdictLiveness,
+	"source-c0de-3235848629.vsr":                             sim.VerdictLiveness,
+	"source-c0de-3235851987.vsr":                             sim.VerdictLiveness,
+	"robust-c0de-3235848629.vsr":                             sim.VerdictLiveness,
 	"source-bead-3199024208.vsr":                             sim.VerdictLiveness,
 	"source-bead-3199033927.vsr":                             sim.VerdictLiveness,
 	"source-bead-3199071082.vsr":                             sim.VerdictLiveness,
