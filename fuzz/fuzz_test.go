@@ -369,10 +369,12 @@ func TestWatchClasses(t *testing.T) {
 // D93 retired robust-cafe-3405712223.vsr and source-fade-4208948256.vsr
 // (a prepare beside a removal is the slot's candidate; seeds/recorded).
 // source-d1ce-*.vsr, source-ab1e-*.vsr, source-f00d-*.vsr,
-// source-bead-*.vsr and source-c0de-*.vsr are the source-protocol stalls of
-// first sweeps from 0xd1ce0000, 0xab1e0000, 0xf00d0000, 0xbead0000 and
-// 0xc0de0000 on issue 38's tenth round; robust-c0de-3235848629.vsr is the
-// robust protocol on one of their schedules, open (the robust protocol passes each;
+// source-bead-*.vsr, source-c0de-*.vsr and source-feed-*.vsr are the
+// source-protocol stalls of first sweeps from 0xd1ce0000, 0xab1e0000,
+// 0xf00d0000, 0xbead0000, 0xc0de0000 and 0xfeed0000 on issue 38's tenth
+// round; robust-c0de-3235848629.vsr is the robust protocol on one of their
+// schedules, and robust-feed-4276981908.vsr a robust stall of the last,
+// both open (the robust protocol passes each;
 // each fails the same on the round's start).
 // D94 (the oracle judges each version of an op no replica cut) retired
 // three as unrecoverable: source-abdication-off-lost-both-c0ffee-100k.vsr,
@@ -467,6 +469,14 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-feed-4276948743.vsr":                             sim.VerdictLiveness,
+	"source-feed-4276961040.vsr":                             sim.VerdictLiveness,
+	"source-feed-4276983930.vsr":                             sim.VerdictLiveness,
+	"source-feed-4276986235.vsr":                             sim.VerdictLiveness,
+	"source-feed-4277025891.vsr":                             sim.VerdictLiveness,
+	"source-feed-4277030698.vsr":                             sim.VerdictLiveness,
+	"source-feed-4277038943.vsr":                             sim.VerdictLiveness,
+	"robust-feed-4276981908.vsr":                             sim.VerdictLiveness,
 	"source-c0de-3235802714.vsr":                             sim.VerdictLiveness,
 	"source-c0de-3235838285.vsr":                             sim.VerdictLiveness,
 	"source-c0de-3235838325.vsr":                             sim.VerdictLiveness,
