@@ -341,8 +341,10 @@ func (c *Cluster) noteSilenced(core []int) {
 // every link of which into the core, or every link from the core into
 // which, is among kept: serving the core an op takes a request the replica
 // must hear and an answer the core must hear, and a vote answers the core's
-// StartViewChange (swarm seed 3737862620 from 0xdecade00: r0, outside the
-// core, held committed op 23's last copy and heard nothing of the core).
+// StartViewChange: at most f replicas stand outside a core of a quorum, so
+// one deaf to the core hears fewer than the f others a vote needs (swarm
+// seed 3737862620 from 0xdecade00: r0, outside the core, held committed op
+// 23's last copy and heard nothing of the core).
 func silenced(n, nodes int, core []int, kept []int) []int {
 	var out []int
 	for i := 0; i < n && len(core) > 0; i++ {

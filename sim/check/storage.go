@@ -434,7 +434,7 @@ func (c *Checker) copiesOfVersion(op, sum uint64, all bool) copies {
 // of a memory journal took, too few replicas that could nack it, and more
 // replicas lost or out of reach than f.
 func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
-	if ex, ok := c.undecidableCopies(op, c.copiesOf(op), core, reach, ""); ok {
+	if ex, ok := c.undecidableCopies(op, c.copiesOf(op), core, reach, 0); ok {
 		return ex, true
 	}
 	// One version no replica has cut may be past deciding while a core
@@ -450,8 +450,7 @@ func (c *Checker) undecidable(op uint64, core, reach uint16) (*Excuse, bool) {
 			continue
 		}
 		sum := c.bodies[op][k].checksum
-		label := fmt.Sprintf(" csum=%04x", short(sum))
-		if ex, ok := c.undecidableCopies(op, c.copiesOfVersion(op, sum, false), core, reach, label); ok {
+		if ex, ok := c.undecidableCopies(op, c.copiesOfVersion(op, sum, false), core, reach, sum); ok {
 			return ex, true
 		}
 	}
@@ -491,9 +490,9 @@ func (c *Checker) superseded(op, sum uint64, core uint16) bool {
 	return false
 }
 
-// undecidableCopies is undecidable for the copies cp of op (every version,
-// or the one label names).
-func (c *Checker) undecidableCopies(op uint64, cp copies, core, reach uint16, label string) (*Excuse, bool) {
+// undecidableCopies is undecidable for the copies cp of op: every version,
+// or (sum not 0) the one whose checksum is sum, which the proof names.
+func (c *Checker) undecidableCopies(op uint64, cp copies, core, reach uint16, sum uint64) (*Excuse, bool) {
 	lostCore := (cp.damaged | cp.forgot) & core
 	if cp.holders&core != 0 || cp.holders&reach != 0 || lostCore == 0 || (cp.ackers|cp.notedLost)&core == 0 {
 		// A core copy, or a live replica the harness left reachable that a
@@ -514,6 +513,10 @@ func (c *Checker) undecidableCopies(op uint64, cp copies, core, reach uint16, la
 	faulty := (cp.damaged | cp.forgot | (c.all() &^ reach) | (reach &^ may))
 	if nackers >= c.qNack() || bits.OnesCount16(faulty) <= faultsTolerated(c.n) {
 		return nil, false
+	}
+	label := ""
+	if sum != 0 {
+		label = fmt.Sprintf(" csum=%04x", short(sum))
 	}
 	rule, how := RuleCoreCopyDamaged, "the disk's record shows "+replicaList(cp.damaged&core)+"'s copy lost"
 	if cp.damaged&core == 0 {
