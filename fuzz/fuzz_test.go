@@ -379,9 +379,9 @@ func TestWatchClasses(t *testing.T) {
 // D94 (the oracle judges each version of an op no replica cut) retired
 // three as unrecoverable: source-abdication-off-lost-both-c0ffee-100k.vsr,
 // source-decade-3737929274.vsr and source-fade-4208869661.vsr.
-// source-ci-a495-search.vsr is CI's search input on a495850 (the source
-// protocol; the robust protocol passes it; it fails the same on the round's
-// start).
+// source-ci-a495-search.vsr and source-ci-f1d9-search.vsr are CI's search
+// inputs on a495850 and f1d90bf (the source protocol; the robust protocol
+// passes each; each fails the same on the round's start).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range openFindings {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -472,6 +472,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,
 	"source-feed-4276948743.vsr":                             sim.VerdictLiveness,
 	"source-feed-4276961040.vsr":                             sim.VerdictLiveness,
