@@ -85,12 +85,23 @@ func (t *Timeout) Retry(j Jitter, attempts uint64) {
 }
 
 // Capped reports whether the backoff reached its longest period.
-func (t *Timeout) Capped() bool {
-	most := t.ShiftMax
-	if most == 0 {
-		most = 4
+func (t *Timeout) Capped() bool { return t.Backoff && t.Attempts >= t.shiftMost() }
+
+// shiftMost is the most doublings of the period (ShiftMax, or the default).
+func (t *Timeout) shiftMost() uint64 {
+	if t.ShiftMax == 0 {
+		return 4
 	}
-	return t.Backoff && t.Attempts >= most
+	return t.ShiftMax
+}
+
+// Longest is the longest period the countdown can wait, jitter aside: the
+// base doubled as often as the backoff allows.
+func (t *Timeout) Longest() uint64 {
+	if !t.Backoff {
+		return t.After
+	}
+	return t.After << t.shiftMost()
 }
 
 // BackoffNext is called after the timeout fired and was handled.
@@ -107,14 +118,7 @@ func (t *Timeout) Period(j Jitter) uint64 {
 	vsr.Assert(vsr.Unowned, TickBegin < t.Pos && t.Pos < TickDone, "timeout_turn_within_tick", "turn %d", uint64(t.Pos))
 	p := t.After
 	if t.Backoff {
-		shift, most := t.Attempts, t.ShiftMax
-		if most == 0 {
-			most = 4
-		}
-		if shift > most {
-			shift = most
-		}
-		p <<= shift
+		p <<= min(t.Attempts, t.shiftMost())
 	}
 	if spread := t.After / 8; spread > 0 && j != nil {
 		p += j.Uint64N(spread + 1)

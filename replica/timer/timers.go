@@ -29,10 +29,11 @@ func (t *Timers) Init(p Timeouts, backoff bool) {
 	t.Commit = Timeout{Name: "commit", After: p.CommitTicks}
 	t.Heartbeat = Timeout{Name: "heartbeat", After: p.HeartbeatTicks}
 	t.VcMsg = Timeout{Name: "view_change_message", After: p.ViewChangeMsgTicks, Backoff: true}
-	// The status timeout backs off to 8x only: enough to outwait replicas
-	// a view-change round trip apart (three 600-tick hops), while one that lands on
-	// a crashed primary still escalates within seconds.
-	t.VcStatus = Timeout{Name: "view_change_status", After: p.ViewChangeStatusTick, Backoff: backoff, ShiftMax: 3}
+	// The status timeout backs off to 16x, as the others do (D97, amending
+	// D19's 8x): VR's liveness rests on timeouts outgrowing the delays, and
+	// the swarm draws links up to 6,000 ticks slow; at 8x a voter the core
+	// needs behind such a link was late to every round, for good.
+	t.VcStatus = Timeout{Name: "view_change_status", After: p.ViewChangeStatusTick, Backoff: backoff}
 	t.Probe = Timeout{Name: "start_view_probe", After: p.StartViewProbeTicks}
 	t.Repair = Timeout{Name: "repair", After: p.RepairTicks, Backoff: backoff}
 	t.Transfer = Timeout{Name: "transfer", After: p.RepairTicks, Backoff: backoff}

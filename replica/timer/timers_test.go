@@ -46,3 +46,21 @@ func TestTimersCheckFires(t *testing.T) {
 	require.NotNil(t, v, "a countdown out of its turn")
 	assert.Equal(t, "timers_share_the_clock", v.Invariant)
 }
+
+// Longest is the period the backoff ends on, and a backed-off period never
+// passes it but by the jitter: the status timeout's is 16x its base (D97).
+func TestLongestIsWhereTheBackoffStops(t *testing.T) {
+	var tm Timers
+	tm.Init(DefaultTimeouts(), true)
+	tm.Clk.Now = 1
+	st := &tm.VcStatus
+	assert.Equal(t, 16*st.After, st.Longest(), "the status timeout outwaits 16 base periods")
+	for attempts := uint64(0); attempts < 8; attempts++ {
+		st.Retry(nil, attempts)
+		assert.LessOrEqual(t, st.Deadline-tm.Clk.Now, st.Longest(), "attempt %d", attempts)
+		assert.Equal(t, attempts >= 4, st.Capped(), "attempt %d", attempts)
+	}
+	assert.Equal(t, st.Longest(), st.Deadline-tm.Clk.Now, "capped, no jitter: the longest period")
+	tm.Init(DefaultTimeouts(), false)
+	assert.Equal(t, tm.VcStatus.After, tm.VcStatus.Longest(), "without backoff the base is the longest")
+}
