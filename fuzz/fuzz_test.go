@@ -375,7 +375,10 @@ func TestWatchClasses(t *testing.T) {
 // round; robust-c0de-3235848629.vsr, the robust protocol on one of their
 // schedules, passes since the status timeout backs off to 16x (D97;
 // seeds/recorded), and robust-feed-4276981908.vsr, a robust stall of the
-// last, is open (the robust protocol passes each source file;
+// last, passes since the merge implies the one header the non-nacking votes
+// show (D98; seeds/recorded), as do source-cafe-3405712510.vsr,
+// source-cafe-3405700957.vsr and source-feed-4276983930.vsr (the robust
+// protocol passes each source file;
 // each fails the same on the round's start).
 // D94 (the oracle judges each version of an op no replica cut) retired
 // three as unrecoverable: source-abdication-off-lost-both-c0ffee-100k.vsr,
@@ -383,6 +386,9 @@ func TestWatchClasses(t *testing.T) {
 // source-ci-a495-search.vsr and source-ci-f1d9-search.vsr are CI's search
 // inputs on a495850 and f1d90bf (the source protocol; the robust protocol
 // passes each; each fails the same on the round's start).
+// source-ace-*.vsr are the source-protocol stalls of a first sweep from
+// 0xace00000 on issue 38's eleventh round (the robust protocol passes each;
+// each fails the same on the round's start).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range openFindings {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -472,16 +478,21 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
 	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
+	"source-ace-2900379662.vsr":                              sim.VerdictLiveness,
+	"source-ace-2900386912.vsr":                              sim.VerdictLiveness,
+	"source-ace-2900394212.vsr":                              sim.VerdictLiveness,
+	"source-ace-2900399428.vsr":                              sim.VerdictLiveness,
+	"source-ace-2900409448.vsr":                              sim.VerdictLiveness,
+	"source-ace-2900420120.vsr":                              sim.VerdictLiveness,
+	"source-ace-2900452055.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,
 	"source-feed-4276948743.vsr":                             sim.VerdictLiveness,
 	"source-feed-4276961040.vsr":                             sim.VerdictLiveness,
-	"source-feed-4276983930.vsr":                             sim.VerdictLiveness,
 	"source-feed-4276986235.vsr":                             sim.VerdictLiveness,
 	"source-feed-4277025891.vsr":                             sim.VerdictLiveness,
 	"source-feed-4277030698.vsr":                             sim.VerdictLiveness,
 	"source-feed-4277038943.vsr":                             sim.VerdictLiveness,
-	"robust-feed-4276981908.vsr":                             sim.VerdictLiveness,
 	"source-c0de-3235802714.vsr":                             sim.VerdictLiveness,
 	"source-c0de-3235838285.vsr":                             sim.VerdictLiveness,
 	"source-c0de-3235838325.vsr":                             sim.VerdictLiveness,
@@ -507,8 +518,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-cafe-3405660121.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405665078.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405695910.vsr":                             sim.VerdictLiveness,
-	"source-cafe-3405700957.vsr":                             sim.VerdictLiveness,
-	"source-cafe-3405712510.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405721456.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405738365.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203341796.vsr":                             sim.VerdictLiveness,

@@ -148,6 +148,9 @@ const (
 	// A primary-elect takes the body its merge awaits from its own
 	// set-aside copy (D90).
 	MergeBodyOwnAside
+	// A merge took an op's header as the one every version that may have
+	// committed must carry, no canonical vote naming it (D98).
+	MergeImplied
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -181,6 +184,7 @@ var names = [Count]string{
 	"storage-read-retried", "storage-read-lost", "storage-read-repaired",
 	"storage-off-chain", "storage-unvouched-set-aside",
 	"storage-scrub-rewritten", "storage-scrub-lost", "merge-body-own-aside",
+	"merge-implied",
 }
 
 // String is the mark's name, the key of every JSON and table output.

@@ -15,6 +15,9 @@ func (r *Replica) markMerge(res *mergeResult) {
 		if d.unsure > 0 {
 			r.fx.Mark(marks.MergeUnsure)
 		}
+		if d.implied {
+			r.fx.Mark(marks.MergeImplied)
+		}
 		switch d.verdict {
 		case opCanonical:
 			r.fx.Mark(marks.MergeKeep)

@@ -51,6 +51,9 @@ type opDecision struct {
 	nacks   int
 	present uint16
 	unsure  int // votes that hold the header but mark the op unsure
+	// implied: no canonical vote describes the op, and the header is the
+	// one every version that may have committed must carry (D98).
+	implied bool
 	verdict opVerdict
 }
 
@@ -108,7 +111,7 @@ func mergeVotes(votes []dvcVote) mergeResult {
 		// The log so far holds commit+1..op-1, one header per op.
 		vsr.Assert(vsr.Unowned, uint64(len(res.log)) == op-res.commit-1, "merge_log_consecutive", "op %d commit %d log %d",
 			op, res.commit, uint64(len(res.log)))
-		d := decideOp(votes, res.logView, op)
+		d := decideOp(votes, res.logView, op, res.parentOf(votes, op))
 		res.decisions = append(res.decisions, d)
 		switch d.verdict {
 		case opTruncated:
@@ -189,16 +192,32 @@ func namedHeader(votes []dvcVote, logView, op uint64) (vsr.Header, bool) {
 	return vsr.Header{}, false
 }
 
-// decideOp weighs every vote on op (weigh) and decides it.
-func decideOp(votes []dvcVote, logView, op uint64) opDecision {
+// parentOf is the checksum the merged log's header at op must name as its
+// parent: the header decided at op-1, or at the commit point the canonical
+// one; 0 where none is known.
+func (res *mergeResult) parentOf(votes []dvcVote, op uint64) uint64 {
+	if k := len(res.log); k > 0 {
+		vsr.Assert(vsr.Unowned, res.log[k-1].Op+1 == op, "merge_parent_below_op", "op %d log ends at %d", op, res.log[k-1].Op)
+		return res.log[k-1].Checksum
+	}
+	if h, ok := canonicalHeader(votes, res.logView, op-1); ok {
+		return h.Checksum
+	}
+	return 0
+}
+
+// decideOp weighs every vote on op (weigh) and decides it. parent is the
+// checksum the header at op must chain to (parentOf), 0 if unknown.
+func decideOp(votes []dvcVote, logView, op, parent uint64) opDecision {
 	d := opDecision{op: op}
 	d.header, d.known = canonicalHeader(votes, logView, op)
-	for i := range votes {
-		if votes[i].valid {
-			d.weigh(i, &votes[i])
+	d.weighAll(votes)
+	if !d.known && d.nacks < vsr.QuorumNack(len(votes)) {
+		if h, ok := impliedHeader(votes, op); ok && parent != 0 && h.Parent == parent {
+			d = opDecision{op: op, header: h, known: true, implied: true}
+			d.weighAll(votes)
 		}
 	}
-	d.check(len(votes))
 	switch {
 	case d.nacks >= vsr.QuorumNack(len(votes)):
 		d.verdict = opTruncated
@@ -210,6 +229,56 @@ func decideOp(votes []dvcVote, logView, op uint64) opDecision {
 		d.verdict = opCanonical
 	}
 	return d
+}
+
+// weighAll weighs every valid vote on d's op and checks the count.
+func (d *opDecision) weighAll(votes []dvcVote) {
+	for i := range votes {
+		if votes[i].valid {
+			d.weigh(i, &votes[i])
+		}
+	}
+	d.check(len(votes))
+}
+
+// impliedHeader names op's header where no canonical vote describes it and
+// too few nack it (D98). A version that committed was acked by a
+// replication quorum in one view, and each of those voters' logs has held
+// it at op ever since (a committed op stays in every later log): its vote
+// shows that header, or shows nothing (a blank, an unsure entry, a window
+// that stops short). So when the votes that show nothing, with the replicas
+// that did not vote, are fewer than a replication quorum, every quorum that
+// could have committed a version includes a vote that shows it; if the
+// votes that show a header all show the same one, no other version can
+// have committed, and the log may carry it: safe whether or not it
+// committed. A nack (marked, a head below op, a header held bodiless above
+// the commit point) shows no copy it acked, as in weigh.
+func impliedHeader(votes []dvcVote, op uint64) (vsr.Header, bool) {
+	var h vsr.Header
+	named, unknown := false, 0
+	for i := range votes {
+		v := &votes[i]
+		if !v.valid {
+			unknown++
+			continue
+		}
+		if v.op < op {
+			continue // a nack
+		}
+		e, ok := v.entry(op)
+		switch {
+		case !ok || (!e.Nack && (e.Blank() || e.Unsure)):
+			unknown++
+		case e.Nack || (!e.Present && op > v.commit):
+		case named && e.Header.Checksum != h.Checksum:
+			return vsr.Header{}, false // two versions shown: either may have committed
+		default:
+			// A readable suffix walks down one op at a time (namedHeader).
+			vsr.Assert(vsr.Unowned, e.Header.Op == op, "implied_header_at_op", "op %d header %d", op, e.Header.Op)
+			h, named = e.Header, true
+		}
+	}
+	return h, named && unknown < vsr.QuorumReplication(len(votes))
 }
 
 // weigh counts vote v of replica i on d's op. A vote nacks an op it never

@@ -33,7 +33,13 @@ func naiveMerge(votes []dvcVote) mergeResult {
 	top := max(res.commit, res.votedHead)
 	res.head = top
 	for op := res.commit + 1; op <= top; op++ {
-		d := nm.decide(res.logView, op)
+		parent := uint64(0)
+		if k := len(res.log); k > 0 {
+			parent = res.log[k-1].Checksum
+		} else if h, ok := nm.canon(res.logView, op-1); ok {
+			parent = h.Checksum
+		}
+		d := nm.decide(res.logView, op, parent)
 		res.decisions = append(res.decisions, d)
 		switch d.verdict {
 		case opTruncated:
@@ -115,18 +121,51 @@ func (nm *naive) nacks(x naiveVote, op uint64, canon vsr.Header, known bool) boo
 	return x.vote.op < op || (has && e.Nack) || differs || derived
 }
 
-func (nm *naive) decide(logView, op uint64) opDecision {
-	d := opDecision{op: op}
-	d.header, d.known = nm.canon(logView, op)
+// implied: with no canonical header and too few nacks, the one header the
+// non-nacking votes show, if those that show none (or did not vote) are
+// fewer than a replication quorum and it chains to parent (D98).
+func (nm *naive) implied(op, parent uint64) (vsr.Header, bool) {
+	shown := map[uint64]vsr.Header{}
+	silent := nm.n - len(nm.valid)
 	for _, x := range nm.valid {
 		e, has := x.byOp[op]
-		if nm.nacks(x, op, d.header, d.known) {
+		switch {
+		case nm.nacks(x, op, vsr.Header{}, false):
+		case !has || e.Blank() || e.Unsure:
+			silent++
+		default:
+			shown[e.Header.Checksum] = e.Header
+		}
+	}
+	if len(shown) != 1 || silent >= vsr.QuorumReplication(nm.n) || parent == 0 {
+		return vsr.Header{}, false
+	}
+	for _, h := range shown {
+		return h, h.Parent == parent
+	}
+	panic("unreachable")
+}
+
+func (nm *naive) weighAll(d *opDecision) {
+	for _, x := range nm.valid {
+		e, has := x.byOp[d.op]
+		if nm.nacks(x, d.op, d.header, d.known) {
 			d.nacks++
 		} else if has && d.known && e.Present && e.Header.Checksum == d.header.Checksum {
 			d.present |= 1 << uint(x.replica)
 		} else if has && d.known && !e.Blank() && e.Unsure {
 			d.unsure++ // a copy of the header whose ack its voter cannot vouch for
 		}
+	}
+}
+
+func (nm *naive) decide(logView, op, parent uint64) opDecision {
+	d := opDecision{op: op}
+	d.header, d.known = nm.canon(logView, op)
+	nm.weighAll(&d)
+	if h, ok := nm.implied(op, parent); !d.known && d.nacks < nm.n-vsr.QuorumReplication(nm.n)+1 && ok {
+		d = opDecision{op: op, header: h, known: true, implied: true}
+		nm.weighAll(&d)
 	}
 	switch {
 	case d.nacks >= nm.n-vsr.QuorumReplication(nm.n)+1:
@@ -218,7 +257,7 @@ func genEntry(s *prng.Stream, h vsr.Header, commit uint64) vsr.SuffixEntry {
 func TestMergeMatchesNaive(t *testing.T) {
 	s := prng.New(15, 1)
 	verdicts := map[opVerdict]int{}
-	ready := 0
+	ready, implied := 0, 0
 	for c := 0; c < 3000; c++ {
 		n := int(s.Range(1, 6))
 		votes := genVotes(s, n)
@@ -228,6 +267,9 @@ func TestMergeMatchesNaive(t *testing.T) {
 		}
 		for _, d := range got.decisions {
 			verdicts[d.verdict]++
+			if d.implied {
+				implied++
+			}
 		}
 		if got.ready {
 			ready++
@@ -238,11 +280,13 @@ func TestMergeMatchesNaive(t *testing.T) {
 		assert.Positive(t, verdicts[v], "no generated case reached %v", v)
 	}
 	assert.Positive(t, ready)
+	assert.Positive(t, implied, "no generated case implied a header (D98)")
 }
 
 // TestMergeCases pins the merge's decision on hand-built votes (n=3).
 func TestMergeCases(t *testing.T) {
 	chain := genChain(4, 1, nil, 0)
+	fork := genChain(4, 2, chain, 2)
 	present := func(ops ...uint64) []vsr.SuffixEntry {
 		var s []vsr.SuffixEntry
 		for _, op := range ops {
@@ -297,6 +341,27 @@ func TestMergeCases(t *testing.T) {
 			{valid: true, logView: 2, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: chain[2], Present: true}, {Header: vsr.Header{Op: 1}}}},
 			{},
 		}, true, 0, 2, []opVerdict{opCanonical, opCanonical}},
+		// Swarm seed 4276981908 from 0xfeed0000 (D98): the one vote of the
+		// canonical log_view lost its head op's record (a blank: it may
+		// have acked it), another nacks it, and an older log's vote holds
+		// a body of it. Any version that committed was acked by two
+		// replicas, one of which shows nothing and the other this header:
+		// no other can have committed (views climbed 9 -> 18 before).
+		{"the one header the other votes show is implied", []dvcVote{
+			{valid: true, logView: 2, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: vsr.Header{Op: 2}}, {Header: chain[1], Unsure: true}}},
+			{valid: true, logView: 1, op: 2, commit: 0, suffix: []vsr.SuffixEntry{nack(2), nack(1)}},
+			{valid: true, logView: 0, op: 2, commit: 0, suffix: present(2, 1)},
+		}, true, 0, 2, []opVerdict{opCanonical, opCanonical}},
+		{"two versions shown imply none", []dvcVote{
+			{valid: true, logView: 2, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: vsr.Header{Op: 2}}, {Header: chain[1], Present: true}}},
+			{valid: true, logView: 1, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: fork[2], Present: true}, {Header: chain[1], Present: true}}},
+			{valid: true, logView: 0, op: 2, commit: 0, suffix: present(2, 1)},
+		}, false, 0, 2, []opVerdict{opCanonical, opAwaitHeader}},
+		{"a quorum that shows nothing implies nothing", []dvcVote{
+			{valid: true, logView: 2, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: vsr.Header{Op: 2}}, {Header: chain[1], Present: true}}},
+			{},
+			{valid: true, logView: 0, op: 2, commit: 0, suffix: present(2, 1)},
+		}, false, 0, 2, []opVerdict{opCanonical, opAwaitHeader}},
 		{"older log_view is outvoted", []dvcVote{
 			{valid: true, logView: 0, op: 4, commit: 1, suffix: present(4, 3, 2, 1)},
 			{valid: true, logView: 2, op: 2, commit: 1, suffix: present(2, 1)},

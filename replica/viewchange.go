@@ -169,7 +169,7 @@ func (r *Replica) tryMerge() {
 		return // wait for more votes, or the body
 	}
 	r.vc.awaitBody = vsr.Header{}
-	if _, known := r.voteHeader(res.head); !known && res.head > 0 {
+	if _, known := r.mergedHeader(res.commit, res.log, res.head); !known && res.head > 0 {
 		// A vote's commit point lies above every voted head (its voter
 		// learned the commit before the prepare): wait for a vote that
 		// describes the head.
@@ -223,7 +223,7 @@ func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 	r.truncateJournalAbove(head)
 	r.wm.sequencer = head
 	r.log.adoptedHead = head
-	if h, ok := r.voteHeader(head); ok {
+	if h, ok := r.mergedHeader(commit, log, head); ok {
 		// At or below the commit point any vote's header is canonical.
 		r.wm.headSum = h.Checksum
 		if h.Parent != 0 {
@@ -246,6 +246,16 @@ func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 	r.reclaim(commit, true)
 	vsr.Assert(r.id, r.wm.sequencer == head, "install_canonical_head", vsr.DetailHolds)
 	vsr.Assert(r.id, r.wm.commitMax >= commit, "install_canonical_head", vsr.DetailHolds)
+}
+
+// mergedHeader is the merged log's header at op: the log's own above the
+// commit point (among them an implied header no vote names canonically,
+// D98), a vote's at or below it (voteHeader).
+func (r *Replica) mergedHeader(commit uint64, log []vsr.Header, op uint64) (vsr.Header, bool) {
+	if op > commit && op-commit <= uint64(len(log)) {
+		return log[op-commit-1], true
+	}
+	return r.voteHeader(op)
 }
 
 // voteHeader returns the header at op from the highest-log_view vote that
