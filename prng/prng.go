@@ -70,6 +70,9 @@ const (
 	// StreamDiskQuiet draws the corruption aimed at a crashing replica
 	// whose disk met no fault yet (sim.Storage.AimedQuietCorrupt).
 	StreamDiskQuiet
+	// StreamDiskStaleAsk draws the peer steered at a replica whose disk
+	// kept a stale entry (sim.Storage.AimedStaleAsk).
+	StreamDiskStaleAsk
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

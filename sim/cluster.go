@@ -244,6 +244,7 @@ func (c *Cluster) Restart(i int) {
 	}
 	c.trace.node(c.now, lineRestart, i)
 	c.aimSecond(i)
+	c.staleAskOnRestart(i)
 }
 
 // Inject puts a copy of a message on the network now, as a late duplicate of
@@ -272,6 +273,7 @@ func (c *Cluster) step() {
 		c.injectFaults()
 		c.injectAimed()
 		c.injectSecond()
+		c.injectStaleAsk()
 	} else if len(c.aimed.kept) > 0 || len(c.aimed.stragglers) > 0 {
 		c.aimedInLiveness()
 	}

@@ -180,5 +180,6 @@ func (c *Cluster) aimLostRewrite(d *diskOf, slot int, next entryID) bool {
 		return false
 	}
 	c.Note(fmt.Sprintf("aimed lost rewrite r%d prepares/%d: op %d stays", i, slot, held.op))
+	c.aimStaleAsk(i, held.op)
 	return true
 }

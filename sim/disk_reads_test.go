@@ -63,9 +63,7 @@ func TestAimedLostRewrite(t *testing.T) {
 		base, err := Run(cfg, Attach{})
 		require.NoError(t, err)
 		cfg.Storage.AimedLostRewrite = prng.Ratio{Num: 1, Den: 1}
-		res, err := Run(cfg, Attach{})
-		require.NoError(t, err)
-		assert.Contains(t, []Verdict{VerdictPass, VerdictUnrecoverable}, res.Verdict, "seed %d: %s %s", seed, res.Invariant, res.Evidence)
+		res := runExcused(t, cfg)
 		if res.StorageFaults > base.StorageFaults {
 			more++
 		}

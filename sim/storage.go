@@ -53,6 +53,8 @@ type disks struct {
 	// superblockLost: one took place (one a run).
 	superblockLoss *prng.Stream
 	superblockLost bool
+	// staleAsk is the peer steered at a stale entry (storage_stale_ask.go).
+	staleAsk staleAskState
 }
 
 // diskOf is one replica's disk and what is in flight on it.
@@ -137,6 +139,9 @@ func newDisks(cfg *Config, seed uint64, old *disks) (*disks, error) {
 	if !s.AimedLostRewrite.Zero() {
 		ds.rewrite = prng.New(seed, prng.StreamDiskRewrite)
 		ds.rewriteBoth = prng.New(seed, prng.StreamDiskRewriteBoth)
+	}
+	if !s.AimedStaleAsk.Zero() {
+		ds.staleAsk.start(seed, cfg.Replicas)
 	}
 	if !s.AimedSuperblockLoss.Zero() && s.AtlasOff {
 		ds.superblockLoss = prng.New(seed, prng.StreamDiskSuperblockLoss)

@@ -87,6 +87,13 @@ type Storage struct {
 	// swarm's alone (no setting names them) and each action they take is a
 	// trace note, a crash or a cut a recording replays as it is.
 	AimedSecond prng.Ratio
+	// AimedStaleAsk, per aimed lost rewrite (AimedLostRewrite), steers a
+	// peer at the replica whose slot kept the older entry: the peer crashes
+	// (or, if down already, stays armed) and, from its restart, its
+	// requests reach that replica alone for a while, so the repair it needs
+	// is asked of the disk that holds the stale copy (repair-serves-unread;
+	// storage_stale_ask.go). The swarm's alone, like the second events.
+	AimedStaleAsk prng.Ratio
 	// Drawn says the swarm drew these disks for a write-ahead journal: a
 	// memory journal asked for afterwards drops them (sim/settings), where
 	// disks a setting asked for are refused with it.
@@ -122,7 +129,7 @@ func (s *Storage) validate(c *Config) error {
 	if s.RotMeanTicks > StorageRotMax {
 		return fmt.Errorf("storage rot mean must be 0..%d ticks, got %d", StorageRotMax, s.RotMeanTicks)
 	}
-	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedQuietCorrupt, s.AimedCheckpoint, s.AimedLostRewrite, s.AimedSuperblockLoss, s.AimedWindowCrash, s.AimedSecond} {
+	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedQuietCorrupt, s.AimedCheckpoint, s.AimedLostRewrite, s.AimedSuperblockLoss, s.AimedWindowCrash, s.AimedSecond, s.AimedStaleAsk} {
 		if !r.Zero() && r.Num > r.Den {
 			return fmt.Errorf("a storage fault probability must be at most 1, got %d/%d", r.Num, r.Den)
 		}

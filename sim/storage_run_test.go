@@ -22,6 +22,16 @@ func storageConfig(seed uint64) Config {
 	return cfg
 }
 
+// runExcused runs cfg and asserts it passes or ends excused by the disks'
+// record (unrecoverable).
+func runExcused(t *testing.T, cfg Config) Result {
+	t.Helper()
+	res, err := Run(cfg, Attach{})
+	require.NoError(t, err)
+	assert.Contains(t, []Verdict{VerdictPass, VerdictUnrecoverable}, res.Verdict, "seed %d: %s %s", cfg.Seed, res.Invariant, res.Evidence)
+	return res
+}
+
 func TestStorageRunsPass(t *testing.T) {
 	for seed := uint64(1); seed <= 12; seed++ {
 		res, err := Run(storageConfig(seed), Attach{})
@@ -88,9 +98,7 @@ func TestAimedCheckpointFallsBack(t *testing.T) {
 		cfg.CheckpointInterval = 32
 		cfg.CrashChance = prng.Ratio{Num: 1, Den: 500}
 		cfg.Storage.AimedCheckpoint = prng.Ratio{Num: 1, Den: 1}
-		res, err := Run(cfg, Attach{})
-		require.NoError(t, err)
-		assert.Contains(t, []Verdict{VerdictPass, VerdictUnrecoverable}, res.Verdict, "seed %d: %s %s", seed, res.Invariant, res.Evidence)
+		res := runExcused(t, cfg)
 		fellBack += int(res.Marks[marks.StorageCheckpointOlder] + res.Marks[marks.StorageCheckpointLost])
 	}
 	assert.Positive(t, fellBack, "no restart met a damaged checkpoint record")

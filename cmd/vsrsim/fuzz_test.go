@@ -18,10 +18,11 @@ import (
 // The failures file, the saved inputs and the summary are the same with one
 // job or two, and every finding replays from its record, shrinks included.
 func TestFuzzJobsAgreeAndFindingsReplay(t *testing.T) {
-	// Search seed 1 (4 while the second events aimed only at a restart
-	// whose disk holds a fault, before D61 moved the view changes): this
-	// test needs a failing mutated input within 96 runs.
-	args := []string{"fuzz", "--budget", "96", "--seed", "1", "--bug", "narrow-repair-under-commit-lag"}
+	// Search seed 3 (1 until the stale ask moved the runs of the seeds
+	// that aim lost rewrites, 4 while the second events aimed only at a
+	// restart whose disk holds a fault, before D61 moved the view
+	// changes): this test needs a failing mutated input within 96 runs.
+	args := []string{"fuzz", "--budget", "96", "--seed", "3", "--bug", "narrow-repair-under-commit-lag"}
 	var outs []cliResult
 	var dirs []string
 	for _, jobs := range []string{"1", "2"} {

@@ -257,5 +257,8 @@ func storageString(s *sim.Storage) []sim.Option {
 		out = append(out, sim.Option{Name: "storage_second", Value: fmt.Sprintf("window-crash=%s second=%s",
 			ratioString(s.AimedWindowCrash), ratioString(s.AimedSecond))})
 	}
+	if !s.AimedStaleAsk.Zero() {
+		out = append(out, sim.Option{Name: "storage_stale_ask", Value: ratioString(s.AimedStaleAsk)})
+	}
 	return out
 }

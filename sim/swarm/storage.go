@@ -81,6 +81,12 @@ func drawStorage(seed uint64, c *sim.Config) {
 	// that met none, most ran quiet clusters whose few writes drew no
 	// fault, though their replicas crashed and restarted).
 	st.AimedQuietCorrupt = pick(s, 2, 1)
+	// Last: two thirds of the seeds that aim lost rewrites steer a peer at
+	// the stale entry one leaves (issue 38 item 9: a repair read of it was
+	// first met at swarm seed 2338; sim/storage_stale_ask.go).
+	if !st.AimedLostRewrite.Zero() {
+		st.AimedStaleAsk = pick(s, 0, 2, 1)
+	}
 	c.Storage = st
 }
 
