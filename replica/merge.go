@@ -212,7 +212,9 @@ func decideOp(votes []dvcVote, logView, op, parent uint64) opDecision {
 	d := opDecision{op: op}
 	d.header, d.known = canonicalHeader(votes, logView, op)
 	d.weighAll(votes)
-	if !d.known && d.nacks < vsr.QuorumNack(len(votes)) {
+	if _, above := namedHeader(votes, logView, op+1); !d.known && !above && d.nacks < vsr.QuorumNack(len(votes)) {
+		// Where a canonical vote names op+1, its parent is op's checksum
+		// (D89): a header implied otherwise could only break the chain.
 		if h, ok := impliedHeader(votes, op); ok && parent != 0 && h.Parent == parent {
 			d = opDecision{op: op, header: h, known: true, implied: true}
 			d.weighAll(votes)

@@ -163,7 +163,8 @@ func (nm *naive) decide(logView, op, parent uint64) opDecision {
 	d := opDecision{op: op}
 	d.header, d.known = nm.canon(logView, op)
 	nm.weighAll(&d)
-	if h, ok := nm.implied(op, parent); !d.known && d.nacks < nm.n-vsr.QuorumReplication(nm.n)+1 && ok {
+	_, above := nm.named(logView, op+1)
+	if h, ok := nm.implied(op, parent); !d.known && !above && d.nacks < nm.n-vsr.QuorumReplication(nm.n)+1 && ok {
 		d = opDecision{op: op, header: h, known: true, implied: true}
 		nm.weighAll(&d)
 	}
@@ -362,6 +363,14 @@ func TestMergeCases(t *testing.T) {
 			{},
 			{valid: true, logView: 0, op: 2, commit: 0, suffix: present(2, 1)},
 		}, false, 0, 2, []opVerdict{opCanonical, opAwaitHeader}},
+		// The canonical vote names op 3, whose parent is op 2's checksum
+		// (D89), and no vote holds that header: the one header the others
+		// show at op 2 is another (a fork) and would break the chain.
+		{"a header named above refuses an implied one", []dvcVote{
+			{valid: true, logView: 2, op: 3, commit: 1, suffix: []vsr.SuffixEntry{{Header: chain[3], Present: true}, {Header: vsr.Header{Op: 2}}, {Header: chain[1], Present: true}}},
+			{valid: true, logView: 0, op: 3, commit: 1, suffix: []vsr.SuffixEntry{{Header: fork[3], Present: true}, {Header: fork[2], Present: true}, {Header: chain[1], Present: true}}},
+			{valid: true, logView: 1, op: 3, commit: 1, suffix: []vsr.SuffixEntry{nack(3), nack(2), {Header: chain[1], Present: true}}},
+		}, false, 1, 3, []opVerdict{opAwaitHeader}},
 		{"older log_view is outvoted", []dvcVote{
 			{valid: true, logView: 0, op: 4, commit: 1, suffix: present(4, 3, 2, 1)},
 			{valid: true, logView: 2, op: 2, commit: 1, suffix: present(2, 1)},
