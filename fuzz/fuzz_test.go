@@ -387,6 +387,8 @@ func TestWatchClasses(t *testing.T) {
 // source-ci-a495-search.vsr and source-ci-f1d9-search.vsr are CI's search
 // inputs on a495850 and f1d90bf (the source protocol; the robust protocol
 // passes each; each fails the same on the round's start).
+// D100 (a holder with no round trip to the core cannot serve it) retired
+// source-cafe-3405695910.vsr as unrecoverable (seeds/recorded).
 // source-ace-*.vsr are the source-protocol stalls of a first sweep from
 // 0xace00000 on issue 38's eleventh round (the robust protocol passes each;
 // each fails the same on the round's start).
@@ -518,7 +520,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-ci-0b4e-sweep.vsr":                               sim.VerdictLiveness,
 	"source-cafe-3405660121.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405665078.vsr":                             sim.VerdictLiveness,
-	"source-cafe-3405695910.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405721456.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405738365.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203341796.vsr":                             sim.VerdictLiveness,

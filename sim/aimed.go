@@ -335,6 +335,32 @@ func (c *Cluster) noteSilenced(core []int) {
 	for _, i := range silenced(c.cfg.Replicas, c.nodes(), core, c.aimed.keptLinks) {
 		c.checker.CutOff(c.now, i)
 	}
+	for _, i := range unserving(c.cfg.Replicas, c.nodes(), core, c.aimed.keptLinks) {
+		c.checker.CannotServe(c.now, i)
+	}
+}
+
+// unserving lists the replicas outside core (of n, link ids from*nodes+to)
+// with no round trip to any core replica: for each, the link to it or the
+// link from it is among kept. Such a replica may still vote (it hears one
+// core replica and speaks to another), but cannot serve the core an op, a
+// request it must hear and an answer the asker must hear (swarm seed
+// 2124434655 from 0x7ea00000).
+func unserving(n, nodes int, core []int, kept []int) []int {
+	var out []int
+	for i := 0; i < n && len(core) > 0; i++ {
+		if inCore(core, i) {
+			continue
+		}
+		trip := false
+		for _, j := range core {
+			trip = trip || (!slices.Contains(kept, i*nodes+j) && !slices.Contains(kept, j*nodes+i))
+		}
+		if !trip {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // silenced lists the replicas outside core (of n, link ids from*nodes+to)

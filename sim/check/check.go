@@ -92,6 +92,7 @@ type Checker struct {
 
 	replicas  []replicaRecord
 	cutOff    uint16         // replicas the harness cut off from all others for good (CutOff)
+	noServe   uint16         // replicas with no round trip to the core for good (CannotServe)
 	committed []commitRecord // per op; a zero checksum means not committed
 	top       uint64         // highest committed op
 	// preparedTop is the highest op any replica reported holding: what a

@@ -60,6 +60,10 @@ type replicaRecord struct {
 	// was up and whole then: since when it has been out of reach or, back
 	// from a crash that left it not whole, unable to nack (undecidable).
 	faultSince uint64
+	// noServeSince is the tick since which the harness keeps, for every
+	// core replica, one of the two links between it and this one down
+	// (CannotServe): 0 if it never did.
+	noServeSince uint64
 
 	// sbLostAt is the tick since which the replica lives on a lost
 	// superblock (0: never; SuperblockLost), and sbLostLives the lives

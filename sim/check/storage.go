@@ -494,7 +494,9 @@ func (c *Checker) superseded(op, sum uint64, core uint16) bool {
 // or (sum not 0) the one whose checksum is sum, which the proof names.
 func (c *Checker) undecidableCopies(op uint64, cp copies, core, reach uint16, sum uint64) (*Excuse, bool) {
 	lostCore := (cp.damaged | cp.forgot) & core
-	if cp.holders&core != 0 || cp.holders&reach != 0 || lostCore == 0 || (cp.ackers|cp.notedLost)&core == 0 {
+	// A holder the core has no round trip with cannot serve it (CannotServe).
+	stranded := cp.holders & reach & c.noServe
+	if cp.holders&core != 0 || cp.holders&reach&^stranded != 0 || lostCore == 0 || (cp.ackers|cp.notedLost)&core == 0 {
 		// A core copy, or a live replica the harness left reachable that a
 		// correct core may fetch it from, or nothing lost in the core, or no
 		// core replica that may have counted: not this rule.
@@ -510,22 +512,25 @@ func (c *Checker) undecidableCopies(op uint64, cp copies, core, reach uint16, su
 	// A replica reachable but not whole (D63: a memory journal's crash, a lost
 	// superblock, its own fault by the record) cannot nack what it may have
 	// acked and forgot: a fault as much as one out of reach.
-	faulty := (cp.damaged | cp.forgot | (c.all() &^ reach) | (reach &^ may))
+	faulty := (cp.damaged | cp.forgot | (c.all() &^ reach) | (reach &^ may) | stranded)
 	if nackers >= c.qNack() || bits.OnesCount16(faulty) <= faultsTolerated(c.n) {
 		return nil, false
 	}
-	label := ""
+	label, held := "", ""
 	if sum != 0 {
 		label = fmt.Sprintf(" csum=%04x", short(sum))
+	}
+	if stranded != 0 {
+		held = fmt.Sprintf(" (%s holds it with no round trip to the core through the kept cuts)", replicaList(stranded))
 	}
 	rule, how := RuleCoreCopyDamaged, "the disk's record shows "+replicaList(cp.damaged&core)+"'s copy lost"
 	if cp.damaged&core == 0 {
 		rule, how = RuleCoreCopyForgotten, replicaList(cp.forgot&core)+" lost its copy with its memory journal at a crash"
 	}
 	return &Excuse{Rule: rule, Ops: []uint64{op}, Replicas: members(faulty), Since: c.faultsBeyondSince(cp, faulty, reach),
-		Proof: fmt.Sprintf("op %d%s: %s acked it or recorded an ack of it and %s; no reachable replica holds it, %s lost it, cannot nack or are out of reach "+
+		Proof: fmt.Sprintf("op %d%s: %s acked it or recorded an ack of it and %s; no reachable replica holds it%s, %s lost it, cannot nack or are out of reach "+
 			"(more than f=%d), and only %d reachable whole replicas could nack it (a nack quorum is %d)",
-			op, label, replicaList(cp.ackers|cp.notedLost), how, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
+			op, label, replicaList(cp.ackers|cp.notedLost), how, held, replicaList(faulty), faultsTolerated(c.n), nackers, c.qNack())}, true
 }
 
 // faultsBeyondSince is the tick from which the replicas faulty for op were
@@ -551,6 +556,11 @@ func (c *Checker) faultsBeyondSince(cp copies, faulty, reach uint16) uint64 {
 			at = append(at, min(cp.lostBy[i], r.faultSince))
 		case lost:
 			at = append(at, cp.lostBy[i])
+		case cp.holders&bit != 0 && reach&bit != 0:
+			// A holder in reach that cannot serve (CannotServe): out of
+			// the core's reach since the cuts were kept, and not before.
+			at = append(at, r.noServeSince)
+			floor = max(floor, r.noServeSince)
 		default:
 			at = append(at, r.faultSince)
 		}
@@ -587,6 +597,23 @@ func (c *Checker) CutOff(tick uint64, i int) {
 	}
 	c.cutOff |= 1 << uint(i)
 	c.noteConditions(tick)
+}
+
+// CannotServe records that, from tick for the rest of the run, replica i
+// (outside the core) has no round trip with any core replica: for each, the
+// harness keeps the link to it or the link from it down (a fault the
+// liveness phase kept, sim's noteSilenced). It may still vote (a vote needs
+// one link each way through different core replicas), but a repair is a
+// request it must hear and an answer the asker must hear, so it can serve
+// the core no op: a copy it holds is out of the core's reach, a fault of
+// that copy as a cut-off replica's is (swarm seed 2124434655 from
+// 0x7ea00000: committed op 72's one live copy sat on r1, whose links 0->1
+// and 1->2 the liveness phase kept down, and r0's disk had lost the other).
+func (c *Checker) CannotServe(tick uint64, i int) {
+	if r := &c.replicas[i]; r.noServeSince == 0 {
+		r.noServeSince = tick
+	}
+	c.noServe |= 1 << uint(i)
 }
 
 // reachable is the replicas up now that the harness has not cut off.

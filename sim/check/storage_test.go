@@ -49,19 +49,38 @@ func TestCoreCopyDamaged(t *testing.T) {
 
 	// r0, outside the core, holds a copy and stays up: a correct core may
 	// fetch it, unless the harness cut r0 off from every other replica.
-	outsideHolder := func(cutOff bool) bool {
+	outsideHolder := func(cutOff, cannotServe bool) (bool, string) {
 		c := newTest(true)
 		c.Journaled(0, op, sum)
 		c.Journaled(2, op, sum)
 		c.AckSent(2, op, sum)
+		if cannotServe {
+			c.AckSent(0, op, sum) // it may have counted: r0 cannot nack it
+		}
 		if cutOff {
 			c.CutOff(1, 0)
 		}
-		unrec, _, _ := judgeR2DiskLoss(c, op)
-		return unrec
+		if cannotServe {
+			c.CannotServe(1, 0)
+		}
+		unrec, _, why := judgeR2DiskLoss(c, op)
+		return unrec, why
 	}
-	assert.False(t, outsideHolder(false), "r0 is up and reachable with a copy: the core can fetch it")
-	assert.True(t, outsideHolder(true), "r0 was cut off whole: its copy is out of the core's reach")
+	unrec, _ = outsideHolder(false, false)
+	assert.False(t, unrec, "r0 is up and reachable with a copy: the core can fetch it")
+	unrec, _ = outsideHolder(true, false)
+	assert.True(t, unrec, "r0 was cut off whole: its copy is out of the core's reach")
+	unrec, why = outsideHolder(false, true)
+	assert.True(t, unrec, "r0 acked it and has no round trip with the core: it can neither serve nor nack it")
+	assert.Contains(t, why, "r0 holds it with no round trip to the core")
+	// The same acks with r0 serving: the core fetches r0's copy.
+	c := newTest(true)
+	c.Journaled(0, op, sum)
+	c.Journaled(2, op, sum)
+	c.AckSent(2, op, sum)
+	c.AckSent(0, op, sum)
+	unrec, _, _ = judgeR2DiskLoss(c, op)
+	assert.False(t, unrec, "r0 acked it and can serve it: the core can decide")
 }
 
 // core-copy-forgotten is core-copy-damaged with memory journals: the core's
