@@ -384,8 +384,9 @@ func TestWatchClasses(t *testing.T) {
 // D94 (the oracle judges each version of an op no replica cut) retired
 // three as unrecoverable: source-abdication-off-lost-both-c0ffee-100k.vsr,
 // source-decade-3737929274.vsr and source-fade-4208869661.vsr.
-// source-ci-a495-search.vsr and source-ci-f1d9-search.vsr are CI's search
-// inputs on a495850 and f1d90bf (the source protocol; the robust protocol
+// source-ci-a495-search.vsr, source-ci-f1d9-search.vsr and
+// source-ci-e6bc-search.vsr are CI's search inputs on a495850, f1d90bf and
+// e6bc012 (the source protocol; the robust protocol
 // passes each; each fails the same on the round's start).
 // D100 (a holder with no round trip to the core cannot serve it) retired
 // source-cafe-3405695910.vsr as unrecoverable (seeds/recorded).
@@ -488,6 +489,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-ace-2900409448.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900420120.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900452055.vsr":                              sim.VerdictLiveness,
+	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,
 	"source-feed-4276948743.vsr":                             sim.VerdictLiveness,
