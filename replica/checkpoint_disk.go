@@ -382,6 +382,12 @@ func isZero(b []byte) bool {
 // no ack of its own: only the ops it acked in older views, at or below its
 // ack head (Superblock.Merged; a restart that held the merged log's
 // header-only ops unsure up to its head could neither nack nor fetch them).
+// So does a log_view adopted from a StartView in which it acked nothing
+// yet (its ack view older, D101): the ack head is the highest op it ever
+// acked, durable before any ack leaves, so no op of that log above it was
+// acked here (swarm seed 2124484763 from 0x7ea00000: a backup back in
+// log_view 7 with ack head 30 held ops 31..78 unsure, and could not nack
+// op 78, which only the down primary held, so no view completed).
 func ackBound(sb *Superblock) uint64 {
 	if sb.Merged {
 		vsr.Assert(vsr.Unowned, sb.AckView < sb.LogView, "merged_log_view_unacked", "ack view %d log_view %d", sb.AckView, sb.LogView)
@@ -390,7 +396,7 @@ func ackBound(sb *Superblock) uint64 {
 	if sb.AckView == sb.LogView {
 		return max(sb.AckViewHead, sb.Head)
 	}
-	return sb.Head
+	return min(sb.Head, sb.AckHead)
 }
 
 // entryRecord decodes one journal copy of slot in zone z: the entry it

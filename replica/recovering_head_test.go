@@ -177,6 +177,12 @@ func TestAckBoundIsTheDurableLogViewsAcks(t *testing.T) {
 		// with the only holder outside the core no view completed).
 		{"a merged log_view's head above every ack", Superblock{LogView: 3, AckView: 2, AckViewHead: 79, AckHead: 79, Head: 81, Merged: true}, 79},
 		{"a merged log_view's head below the ack head", Superblock{LogView: 3, AckView: 2, AckViewHead: 85, AckHead: 85, Head: 81, Merged: true}, 81},
+		// D101: a log_view adopted from a StartView and never acked in
+		// likewise (swarm seed 2124484763 from 0x7ea00000: r2, back in
+		// log_view 7 with ack head 30, held ops 31..78 unsure and could
+		// not nack op 78, which only the down primary held).
+		{"an adopted log_view's head above every ack", Superblock{LogView: 7, AckView: 5, AckViewHead: 30, AckHead: 30, Head: 78}, 30},
+		{"an adopted log_view's head below the ack head", Superblock{LogView: 7, AckView: 5, AckViewHead: 85, AckHead: 85, Head: 78}, 78},
 	} {
 		assert.Equal(t, c.want, ackBound(&c.sb), c.name)
 	}
