@@ -394,8 +394,9 @@ func TestWatchClasses(t *testing.T) {
 // (seeds/recorded).
 // D100 (a holder with no round trip to the core cannot serve it) retired
 // source-cafe-3405695910.vsr as unrecoverable (seeds/recorded).
-// source-ace-*.vsr are the source-protocol stalls of a first sweep from
-// 0xace00000 on issue 38's eleventh round (the robust protocol passes each;
+// source-ace-*.vsr, source-babe-*.vsr and source-7ea-*.vsr are the
+// source-protocol stalls of first sweeps from 0xace00000, 0xbabe0000 and
+// 0x7ea00000 on issue 38's eleventh round (the robust protocol passes each;
 // each fails the same on the round's start).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range openFindings {
@@ -490,6 +491,15 @@ var openFindings = map[string]sim.Verdict{
 	"source-ace-2900409448.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900420120.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900452055.vsr":                              sim.VerdictLiveness,
+	"source-babe-3133031204.vsr":                             sim.VerdictLiveness,
+	"source-babe-3133057471.vsr":                             sim.VerdictLiveness,
+	"source-babe-3133088518.vsr":                             sim.VerdictLiveness,
+	"source-babe-3133099282.vsr":                             sim.VerdictLiveness,
+	"source-7ea-2124425647.vsr":                              sim.VerdictLiveness,
+	"source-7ea-2124448662.vsr":                              sim.VerdictLiveness,
+	"source-7ea-2124462636.vsr":                              sim.VerdictLiveness,
+	"source-7ea-2124483048.vsr":                              sim.VerdictLiveness,
+	"source-7ea-2124483607.vsr":                              sim.VerdictLiveness,
 	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,
