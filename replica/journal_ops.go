@@ -238,3 +238,21 @@ func (r *Replica) reportRestored() {
 		r.fx.Emit(vsr.JournalRestored{View: h.View, Op: h.Op, Checksum: h.Checksum, Parent: h.Parent}.Event())
 	}
 }
+
+// dropStaleParent takes out the entry journaled below a header copy just
+// vouched for at o that is not the parent it names: an older entry the
+// disk's lost rewrites of both copies left, which chains from below, so no
+// walk took it out (D102, swarm seed 4205913765 from 0xfab00000: a stale
+// op 8 taken up under the vouched op 9). At or below the ack bound it is
+// held unsure: the entry named may be one this replica acked.
+func (r *Replica) dropStaleParent(o, acked uint64) []uint64 {
+	above, _ := r.log.journal.Get(o)
+	if h, ok := r.log.journal.Get(o - 1); !ok || o-1 <= r.wm.commitMin || h.Checksum == above.Parent {
+		return nil
+	}
+	r.log.journal.Remove(o - 1)
+	if o-1 > acked {
+		return nil
+	}
+	return []uint64{o - 1}
+}

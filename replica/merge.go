@@ -194,7 +194,7 @@ func namedHeader(votes []dvcVote, logView, op uint64) (vsr.Header, bool) {
 
 // parentOf is the checksum the merged log's header at op must name as its
 // parent: the header decided at op-1, or at the commit point the canonical
-// one; 0 where none is known.
+// one (at op 0 the genesis entry); 0 where none is known.
 func (res *mergeResult) parentOf(votes []dvcVote, op uint64) uint64 {
 	if k := len(res.log); k > 0 {
 		vsr.Assert(vsr.Unowned, res.log[k-1].Op+1 == op, "merge_parent_below_op", "op %d log ends at %d", op, res.log[k-1].Op)
@@ -202,6 +202,9 @@ func (res *mergeResult) parentOf(votes []dvcVote, op uint64) uint64 {
 	}
 	if h, ok := canonicalHeader(votes, res.logView, op-1); ok {
 		return h.Checksum
+	}
+	if op == 1 {
+		return genesisChecksum // every log starts on the genesis entry
 	}
 	return 0
 }

@@ -38,6 +38,8 @@ func naiveMerge(votes []dvcVote) mergeResult {
 			parent = res.log[k-1].Checksum
 		} else if h, ok := nm.canon(res.logView, op-1); ok {
 			parent = h.Checksum
+		} else if op == 1 {
+			parent = genesisChecksum
 		}
 		d := nm.decide(res.logView, op, parent)
 		res.decisions = append(res.decisions, d)
@@ -329,11 +331,15 @@ func TestMergeCases(t *testing.T) {
 			{valid: true, logView: 1, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: chain[2]}, {Header: chain[1]}}},
 			{valid: true, logView: 2, op: 2, commit: 0, suffix: []vsr.SuffixEntry{nack(2), nack(1)}},
 		}, true, 0, 0, []opVerdict{opTruncated}},
+		// Neither entry nacks; op 1's present header is implied (D98: of r0
+		// and r1, any quorum that committed op 1 holds r1, which shows it;
+		// it chains to the genesis entry), op 2's unsure one is not (r0 did
+		// not vote and r1 shows nothing it vouches for).
 		{"an unsure or present entry does not nack an unnamed op", []dvcVote{
 			{},
 			{valid: true, logView: 1, op: 2, commit: 0, suffix: []vsr.SuffixEntry{{Header: chain[2], Unsure: true}, {Header: chain[1], Present: true}}},
 			{valid: true, logView: 2, op: 2, commit: 0, suffix: []vsr.SuffixEntry{nack(2), nack(1)}},
-		}, false, 0, 2, []opVerdict{opAwaitHeader}},
+		}, false, 0, 2, []opVerdict{opCanonical, opAwaitHeader}},
 		// Swarm seed 3203387342 from 0xbeef0000 (D89): the one vote of the
 		// canonical log_view lost op 1's record (blank) but names op 2, whose
 		// parent is op 1's checksum; the older log's vote holds that body.

@@ -305,6 +305,7 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	var held []uint64
 	for _, m := range maybe {
 		if r.vouchHeader(m.read, m.op) {
+			held = append(held, r.dropStaleParent(m.op, acked)...)
 			continue
 		}
 		r.setAsideCopy(m.read, m.op)

@@ -257,3 +257,36 @@ func TestBreakOffChainCrossesAnAdoptedHeader(t *testing.T) {
 	broke, _ = breakOffChain(&rec, j, nil)
 	assert.False(t, broke, "without them the walk stops at op 5")
 }
+
+// A header copy a restart vouched for at o names its parent: an entry below
+// it that is another, which chained from below where the lost rewrites of
+// both its copies left it, is taken out, and held unsure where this replica
+// may have acked the entry named (D102, swarm seed 4205913765 from
+// 0xfab00000: a stale op 8 under the vouched op 9 broke restore_chains).
+func TestVouchedHeaderTakesOutAStaleParent(t *testing.T) {
+	main := genChain(10, 1, nil, 0)
+	fork := genChain(10, 2, main, 8) // another op 8 and up, on main's op 7
+	for _, c := range []struct {
+		name       string
+		below      vsr.Header
+		acked      uint64
+		commitMin  uint64
+		want       []uint64
+		keepsBelow bool
+	}{
+		{"a stale parent at or below the ack bound", fork[8], 9, 4, []uint64{8}, false},
+		{"a stale parent above the ack bound", fork[8], 7, 4, nil, false},
+		{"the parent it names", main[8], 9, 4, nil, true},
+		{"an applied op is the checkpoint's", fork[8], 9, 8, nil, true},
+	} {
+		r, _ := walBackup(t)
+		r.wm.commitMin = c.commitMin
+		require.True(t, r.log.journal.Put(c.below, true), c.name)
+		require.True(t, r.log.journal.Put(main[9], true), c.name)
+		assert.Equal(t, c.want, r.dropStaleParent(9, c.acked), c.name)
+		_, held := r.log.journal.Get(8)
+		assert.Equal(t, c.keepsBelow, held, c.name)
+		_, vouched := r.log.journal.Get(9)
+		assert.True(t, vouched, c.name)
+	}
+}
