@@ -394,6 +394,8 @@ func TestWatchClasses(t *testing.T) {
 // (seeds/recorded).
 // D100 (a holder with no round trip to the core cannot serve it) retired
 // source-cafe-3405695910.vsr as unrecoverable (seeds/recorded).
+// robust-d00d-3490591812.vsr is the robust protocol on the schedule of
+// source-d00d-3490591812.vsr, open (the file says what is open).
 // robust-fab-4205863593.vsr is a robust stall of a first sweep from
 // 0xfab00000 (two core replicas each waiting for a state transfer neither
 // can offer; the file says what is open).
@@ -402,10 +404,11 @@ func TestWatchClasses(t *testing.T) {
 // source-f00d-4027389056.vsr, source-d1ce-3520037118.vsr and
 // source-decade-3737922540.vsr: they pass (seeds/recorded).
 // source-ace-*.vsr, source-babe-*.vsr, source-7ea-*.vsr and
-// source-fab-*.vsr are the source-protocol stalls of first sweeps from
-// 0xace00000, 0xbabe0000, 0x7ea00000 and 0xfab00000 on issue 38's eleventh
-// round (the robust protocol passes each;
-// each fails the same on the round's start).
+// source-fab-*.vsr and source-d00d-*.vsr are the source-protocol stalls of
+// first sweeps from 0xace00000, 0xbabe0000, 0x7ea00000, 0xfab00000 and
+// 0xd00d0000 on issue 38's eleventh round (the robust protocol passes each
+// but source-d00d-3490591812.vsr's schedule; each fails the same on the
+// round's start).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range openFindings {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -514,6 +517,20 @@ var openFindings = map[string]sim.Verdict{
 	"source-fab-4205868457.vsr":                              sim.VerdictLiveness,
 	"source-fab-4205934630.vsr":                              sim.VerdictLiveness,
 	"source-fab-4205936626.vsr":                              sim.VerdictLiveness,
+	"source-d00d-3490522632.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490526530.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490539039.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490539671.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490550751.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490551193.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490553674.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490555161.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490562517.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490578845.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490579162.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490591812.vsr":                             sim.VerdictLiveness,
+	"source-d00d-3490606179.vsr":                             sim.VerdictLiveness,
+	"robust-d00d-3490591812.vsr":                             sim.VerdictLiveness,
 	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,
