@@ -44,6 +44,7 @@ func (c *Cluster) heal(i int, rule, cause string) {
 		return true
 	})
 	st.kept = slices.DeleteFunc(st.kept, func(k int) bool { return k == i })
+	c.checker.ServesAgain(i)
 	c.Note(fmt.Sprintf("r%d outside the core holds what the core needs: healed", i))
 	c.assist(i, rule, cause)
 }

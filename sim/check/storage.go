@@ -616,6 +616,14 @@ func (c *Checker) CannotServe(tick uint64, i int) {
 	c.noServe |= 1 << uint(i)
 }
 
+// ServesAgain records that the harness healed replica i's kept links
+// (sim's heal): a round trip with the core is open again, and CannotServe no
+// longer holds for it.
+func (c *Checker) ServesAgain(i int) {
+	c.noServe &^= 1 << uint(i)
+	c.replicas[i].noServeSince = 0
+}
+
 // reachable is the replicas up now that the harness has not cut off.
 func (c *Checker) reachable() uint16 {
 	var up uint16
