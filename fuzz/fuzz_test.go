@@ -404,9 +404,10 @@ func TestWatchClasses(t *testing.T) {
 // source-f00d-4027389056.vsr, source-d1ce-3520037118.vsr and
 // source-decade-3737922540.vsr: they pass (seeds/recorded).
 // source-ace-*.vsr, source-babe-*.vsr, source-7ea-*.vsr and
-// source-fab-*.vsr and source-d00d-*.vsr are the source-protocol stalls of
-// first sweeps from 0xace00000, 0xbabe0000, 0x7ea00000, 0xfab00000 and
-// 0xd00d0000 on issue 38's eleventh round (the robust protocol passes each
+// source-fab-*.vsr, source-d00d-*.vsr and source-c0a-*.vsr are the
+// source-protocol stalls of first sweeps from 0xace00000, 0xbabe0000,
+// 0x7ea00000, 0xfab00000, 0xd00d0000 and 0x0c0a0000 on issue 38's eleventh
+// round (the robust protocol passes each
 // but source-d00d-3490591812.vsr's schedule; each fails the same on the
 // round's start).
 func TestOpenFindingsStillFail(t *testing.T) {
@@ -531,6 +532,10 @@ var openFindings = map[string]sim.Verdict{
 	"source-d00d-3490591812.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490606179.vsr":                             sim.VerdictLiveness,
 	"robust-d00d-3490591812.vsr":                             sim.VerdictLiveness,
+	"source-c0a-201991683.vsr":                               sim.VerdictLiveness,
+	"source-c0a-202039939.vsr":                               sim.VerdictLiveness,
+	"source-c0a-202057127.vsr":                               sim.VerdictLiveness,
+	"source-c0a-202057968.vsr":                               sim.VerdictLiveness,
 	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,
