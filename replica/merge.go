@@ -215,13 +215,8 @@ func decideOp(votes []dvcVote, logView, op, parent uint64) opDecision {
 	d := opDecision{op: op}
 	d.header, d.known = canonicalHeader(votes, logView, op)
 	d.weighAll(votes)
-	if _, above := namedHeader(votes, logView, op+1); !d.known && !above && d.nacks < vsr.QuorumNack(len(votes)) {
-		// Where a canonical vote names op+1, its parent is op's checksum
-		// (D89): a header implied otherwise could only break the chain.
-		if h, ok := impliedHeader(votes, op); ok && parent != 0 && h.Parent == parent {
-			d = opDecision{op: op, header: h, known: true, implied: true}
-			d.weighAll(votes)
-		}
+	if !d.known && d.nacks < vsr.QuorumNack(len(votes)) {
+		d.implyHeader(votes, logView, parent)
 	}
 	switch {
 	case d.nacks >= vsr.QuorumNack(len(votes)):
@@ -234,6 +229,20 @@ func decideOp(votes []dvcVote, logView, op, parent uint64) opDecision {
 		d.verdict = opCanonical
 	}
 	return d
+}
+
+// implyHeader takes, for an op no canonical vote describes and too few
+// nack, the header impliedHeader finds, where it chains to parent and no
+// canonical vote names the op above (its parent is then the op's checksum,
+// D89: a header implied otherwise could only break the chain).
+func (d *opDecision) implyHeader(votes []dvcVote, logView, parent uint64) {
+	if _, above := namedHeader(votes, logView, d.op+1); above || parent == 0 {
+		return
+	}
+	if h, ok := impliedHeader(votes, d.op); ok && h.Parent == parent {
+		*d = opDecision{op: d.op, header: h, known: true, implied: true}
+		d.weighAll(votes)
+	}
 }
 
 // weighAll weighs every valid vote on d's op and checks the count.

@@ -24,8 +24,6 @@ type Timeout struct {
 	Attempts uint64
 	Running  bool
 	Backoff  bool
-	// ShiftMax caps the doublings (0: the default of 4, a 16x period).
-	ShiftMax uint64
 	Clk      *TimerClock
 	Pos      int // its turn in Tick
 }
@@ -85,15 +83,11 @@ func (t *Timeout) Retry(j Jitter, attempts uint64) {
 }
 
 // Capped reports whether the backoff reached its longest period.
-func (t *Timeout) Capped() bool { return t.Backoff && t.Attempts >= t.shiftMost() }
+func (t *Timeout) Capped() bool { return t.Backoff && t.Attempts >= shiftMax }
 
-// shiftMost is the most doublings of the period (ShiftMax, or the default).
-func (t *Timeout) shiftMost() uint64 {
-	if t.ShiftMax == 0 {
-		return 4
-	}
-	return t.ShiftMax
-}
+// shiftMax is the most doublings of a backed-off period: 16x for every
+// timeout (D97 gave the view-change status timeout the same cap).
+const shiftMax = 4
 
 // Longest is the longest period the countdown can wait, jitter aside: the
 // base doubled as often as the backoff allows.
@@ -101,7 +95,7 @@ func (t *Timeout) Longest() uint64 {
 	if !t.Backoff {
 		return t.After
 	}
-	return t.After << t.shiftMost()
+	return t.After << shiftMax
 }
 
 // BackoffNext is called after the timeout fired and was handled.
@@ -118,7 +112,7 @@ func (t *Timeout) Period(j Jitter) uint64 {
 	vsr.Assert(vsr.Unowned, TickBegin < t.Pos && t.Pos < TickDone, "timeout_turn_within_tick", "turn %d", uint64(t.Pos))
 	p := t.After
 	if t.Backoff {
-		p <<= min(t.Attempts, t.shiftMost())
+		p <<= min(t.Attempts, shiftMax)
 	}
 	if spread := t.After / 8; spread > 0 && j != nil {
 		p += j.Uint64N(spread + 1)
