@@ -394,8 +394,18 @@ func TestWatchClasses(t *testing.T) {
 // (seeds/recorded).
 // D100 (a holder with no round trip to the core cannot serve it) retired
 // source-cafe-3405695910.vsr as unrecoverable (seeds/recorded).
-// robust-d00d-3490591812.vsr is the robust protocol on the schedule of
-// source-d00d-3490591812.vsr, open (the file says what is open).
+// D103 (a log installed past old acks cuts the ack head) retired
+// robust-d00d-3490591812.vsr (the robust protocol on the schedule of
+// source-d00d-3490591812.vsr) and fifteen source-protocol stalls:
+// source-ab1e-2870944723.vsr, source-abdication-backoff-off-c0ffee-100k.vsr,
+// source-ace-2900386912.vsr, source-babe-3133031204.vsr,
+// source-beef-3203394457.vsr, source-beef-3203427806.vsr,
+// source-cafe-3405660121.vsr, source-d00d-3490539671.vsr,
+// source-decade-3737902382.vsr, source-disk-view-climb-commit-lag.vsr,
+// source-f00d-4027463475.vsr, source-fade-4208937341.vsr,
+// source-hybrid-gap-repair-5eed-1592598526.vsr,
+// source-svc-quorum-escalations-c0ffee-100k.vsr and
+// source-svc-quorum-view-climb-c0ffee-100k.vsr: they pass (seeds/recorded).
 // robust-fab-4205863593.vsr is a robust stall of a first sweep from
 // 0xfab00000 (two core replicas each waiting for a state transfer neither
 // can offer; the file says what is open).
@@ -456,7 +466,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-amnesiac-core-backoff-off.vsr":                   sim.VerdictLiveness,
 	"source-disk-view-climb-ci.vsr":                          sim.VerdictLiveness,
 	"backoff-off-memory-recovering-voter.vsr":                sim.VerdictLiveness,
-	"source-disk-view-climb-commit-lag.vsr":                  sim.VerdictLiveness,
 	"source-disk-view-climb-c0ffee.vsr":                      sim.VerdictLiveness,
 	"source-disk-view-climb-c0ffee-4.vsr":                    sim.VerdictLiveness,
 	"source-svc-quorum-recovering-core-ci.vsr":               sim.VerdictLiveness,
@@ -464,9 +473,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-svc-quorum-c0ffee-5.vsr":                         sim.VerdictLiveness,
 	"source-three-options-search-2.vsr":                      sim.VerdictLiveness,
 	"source-backoff-off-view-climb-c0ffee-100k.vsr":          sim.VerdictLiveness,
-	"source-svc-quorum-view-climb-c0ffee-100k.vsr":           sim.VerdictLiveness,
-	"source-svc-quorum-escalations-c0ffee-100k.vsr":          sim.VerdictLiveness,
-	"source-abdication-backoff-off-c0ffee-100k.vsr":          sim.VerdictLiveness,
 	"source-svc-quorum-long-log-c0ffee-100k.vsr":             sim.VerdictLiveness,
 	"source-svc-quorum-relay-off-c0ffee-100k.vsr":            sim.VerdictLiveness,
 	"source-backoff-off-view-climb-ci-ef27.vsr":              sim.VerdictLiveness,
@@ -494,16 +500,12 @@ var openFindings = map[string]sim.Verdict{
 	"source-decade-3737874748.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737879369.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737886332.vsr":                           sim.VerdictLiveness,
-	"source-decade-3737902382.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737916866.vsr":                           sim.VerdictLiveness,
-	"source-hybrid-gap-repair-5eed-1592598526.vsr":           sim.VerdictLiveness,
-	"source-ace-2900386912.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900394212.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900399428.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900409448.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900420120.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900452055.vsr":                              sim.VerdictLiveness,
-	"source-babe-3133031204.vsr":                             sim.VerdictLiveness,
 	"source-babe-3133057471.vsr":                             sim.VerdictLiveness,
 	"source-babe-3133088518.vsr":                             sim.VerdictLiveness,
 	"source-babe-3133099282.vsr":                             sim.VerdictLiveness,
@@ -521,7 +523,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-d00d-3490522632.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490526530.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490539039.vsr":                             sim.VerdictLiveness,
-	"source-d00d-3490539671.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490550751.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490551193.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490553674.vsr":                             sim.VerdictLiveness,
@@ -531,7 +532,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-d00d-3490579162.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490591812.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490606179.vsr":                             sim.VerdictLiveness,
-	"robust-d00d-3490591812.vsr":                             sim.VerdictLiveness,
 	"source-c0a-201991683.vsr":                               sim.VerdictLiveness,
 	"source-c0a-202039939.vsr":                               sim.VerdictLiveness,
 	"source-c0a-202057127.vsr":                               sim.VerdictLiveness,
@@ -556,23 +556,18 @@ var openFindings = map[string]sim.Verdict{
 	"source-f00d-4027402711.vsr":                             sim.VerdictLiveness,
 	"source-f00d-4027423999.vsr":                             sim.VerdictLiveness,
 	"source-f00d-4027445148.vsr":                             sim.VerdictLiveness,
-	"source-f00d-4027463475.vsr":                             sim.VerdictLiveness,
 	"source-ab1e-2870884063.vsr":                             sim.VerdictLiveness,
-	"source-ab1e-2870944723.vsr":                             sim.VerdictLiveness,
 	"source-d1ce-3519950194.vsr":                             sim.VerdictLiveness,
 	"source-d1ce-3520004968.vsr":                             sim.VerdictLiveness,
 	"source-d1ce-3520020265.vsr":                             sim.VerdictLiveness,
 	"source-ci-0b4e-sweep.vsr":                               sim.VerdictLiveness,
-	"source-cafe-3405660121.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405665078.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405721456.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405738365.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203341796.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203365511.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203389613.vsr":                             sim.VerdictLiveness,
-	"source-beef-3203394457.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203421916.vsr":                             sim.VerdictLiveness,
-	"source-beef-3203427806.vsr":                             sim.VerdictLiveness,
 	"source-abdication-off-beef-3203389162.vsr":              sim.VerdictLiveness,
 	"source-search-2-ninth-62b8.vsr":                         sim.VerdictLiveness,
 	"source-search-2-ninth-9e1c.vsr":                         sim.VerdictLiveness,
@@ -581,7 +576,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-svc-quorum-backoff-off-ci-cb59.vsr":              sim.VerdictLiveness,
 	"source-fade-4208887829.vsr":                             sim.VerdictLiveness,
 	"source-fade-4208934511.vsr":                             sim.VerdictLiveness,
-	"source-fade-4208937341.vsr":                             sim.VerdictLiveness,
 	"source-fade-4208941206.vsr":                             sim.VerdictLiveness,
 	"source-decade-3737934004.vsr":                           sim.VerdictLiveness,
 }

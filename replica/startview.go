@@ -1,6 +1,7 @@
 package replica
 
 import (
+	"math"
 	"vsrsim/marks"
 	"vsrsim/vsr"
 )
@@ -84,6 +85,7 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 		r.endAmnesia(m.Op)
 	}
 	r.fx.Mark(marks.StartViewInstalled)
+	fork := r.ackedFork()
 	r.view = view
 	r.logView = view
 	r.dur.sb.Merged = false // a log adopted from its primary, not merged here
@@ -96,6 +98,7 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 			continue
 		}
 		if j, ok := r.log.journal.Get(h.Op); ok && j.Checksum != h.Checksum {
+			fork.differs(j)
 			r.journalRemove(h.Op)
 		}
 		if h.Parent != 0 {
@@ -118,6 +121,7 @@ func (r *Replica) adoptStartView(view uint64, m vsr.StartView) {
 	r.pipeline = r.pipeline[:0]
 	r.requests = r.requests[:0]
 	r.setStatus(vsr.StatusNormal)
+	r.cutAcks(min(m.Op, fork.below()))
 	r.writeSuperblock()
 	r.startNormalTimeouts()
 	for i := len(m.Suffix) - 1; i >= 0; i-- {
@@ -219,4 +223,68 @@ func (r *Replica) leaveUnansweredView() {
 	r.vc.leaveTo = max(r.vc.leaveTo, v+1)
 	r.fx.SendAll(vsr.StartViewChange{Leave: true}.Message().InView(v))
 	r.maybeLeave()
+}
+
+// cutAcks lowers the ack head to the head of a log installed in a view newer
+// than every ack this replica gave, or below the first op where it differs
+// from the log those acks were given in (D103). Its acks, all given in views
+// up to its ack view, could have committed an op only in the view they were
+// given in; every op committed by then lies in every later canonical log at
+// the same op, so in this one, at or below its head. An op above that head
+// in a later log was committed, if ever, by acks of newer views: none of
+// them this replica's, which may vote it absent. A restart's ack bound
+// (ackBound) then stops there, and a faulty slot above it is not held unsure
+// (swarm seed 501875568 from 0x1dea0000: a backup with ack view 4 and ack
+// head 7 had installed a view-6 log of head 4, then view 7's log of head 6
+// with another op 5; a restart held op 5 unsure, and with its only copies at
+// a voter whose disk lost it and a replica outside the core, no view
+// completed). Made durable by the install's own superblock, before any
+// vote that relies on it.
+func (r *Replica) cutAcks(head uint64) {
+	sb := &r.dur.sb
+	if r.logView <= sb.AckView || head >= sb.AckHead {
+		return
+	}
+	sb.AckHead = head
+	sb.AckViewHead = min(sb.AckViewHead, head)
+	r.dur.ackHead = min(r.dur.ackHead, head)
+	vsr.Assert(r.id, sb.AckHead == head && sb.AckViewHead <= head, "acks_cut_at_installed_head", "head %d", head)
+}
+
+// ackFork finds where a log being installed leaves the chain this replica
+// acked (D103). While its log_view is its ack view, the journal up to the
+// ack view's head is the chain it acked there (a backup acks an op only
+// holding every body below it, and nothing of another log replaces them in
+// that log_view): the first op of it the new log replaces marks the fork,
+// and the new log holds none of the ops acked from there up, since a log is
+// a chain of checksums. Nor any op acked in an older view above it: one
+// committed lies in the ack view's log and the new log alike, which would
+// then agree below it (robust-d00d-3490591812.vsr: a replica that acked op
+// 3 in view 0 merged view 3's log, whose op 3 another primary prepared in
+// view 1; its restart held that op unsure, one nack short of cutting it).
+type ackFork struct {
+	within uint64 // the ack view's head while the journal is its log; 0: none
+	at     uint64 // the lowest op replaced there; 0: none
+}
+
+func (r *Replica) ackedFork() ackFork {
+	if r.logView != r.dur.sb.AckView {
+		return ackFork{}
+	}
+	return ackFork{within: r.dur.sb.AckViewHead}
+}
+
+// differs notes that the journal's entry j gives way to another op.
+func (f *ackFork) differs(j vsr.Header) {
+	if j.Op <= f.within && (f.at == 0 || j.Op < f.at) {
+		f.at = j.Op
+	}
+}
+
+// below is the highest op the acks may still cover: below the fork, or any.
+func (f *ackFork) below() uint64 {
+	if f.at == 0 {
+		return math.MaxUint64
+	}
+	return f.at - 1
 }

@@ -182,7 +182,7 @@ func (r *Replica) tryMerge() {
 	for _, h := range res.truncated {
 		r.fx.Emit(vsr.MergeTruncated{View: r.view, Op: h.Op, Checksum: h.Checksum, Nacks: uint64(res.truncateNacks)}.Event())
 	}
-	r.installCanonical(res.commit, res.head, res.log)
+	acked := r.installCanonical(res.commit, res.head, res.log)
 	// The journal now holds this view's log, merged from a quorum of votes:
 	// a later vote must say so, should this view never start (D61). Its own
 	// older log_view would pass the merged log off as that view's, with the
@@ -193,6 +193,7 @@ func (r *Replica) tryMerge() {
 	// would carry, so the view is its log_view.
 	merged := r.logView < r.view
 	r.logView = r.view
+	r.cutAcks(min(res.head, acked))
 	r.vc.mergeSources = res.sources
 	r.vc.merged = true
 	r.tryStartView()
@@ -208,14 +209,17 @@ func (r *Replica) tryMerge() {
 
 // installCanonical makes the merged log this replica's: it drops journal
 // entries that disagree or lie above the new head and keeps the canonical
-// headers as adopted.
-func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
+// headers as adopted. It reports the highest op this replica's acks may
+// still cover in that log (ackFork).
+func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) (acked uint64) {
 	r.advanceCommitMax(commit)
 	r.clearAdopted()
 	r.log.adoptedLogView = r.view // the merged log's (D61)
+	fork := r.ackedFork()
 	for _, h := range log {
 		op := h.Op
 		if j, ok := r.log.journal.Get(op); ok && j.Checksum != h.Checksum {
+			fork.differs(j)
 			r.journalRemove(op)
 		}
 		r.log.adopted.Put(h)
@@ -228,6 +232,7 @@ func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 		r.wm.headSum = h.Checksum
 		if h.Parent != 0 {
 			if j, ok := r.log.journal.Get(head); ok && j.Checksum != h.Checksum {
+				fork.differs(j)
 				r.journalRemove(head)
 			}
 			r.log.adopted.Put(h)
@@ -246,6 +251,7 @@ func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) {
 	r.reclaim(commit, true)
 	vsr.Assert(r.id, r.wm.sequencer == head, "install_canonical_head", vsr.DetailHolds)
 	vsr.Assert(r.id, r.wm.commitMax >= commit, "install_canonical_head", vsr.DetailHolds)
+	return fork.below()
 }
 
 // mergedHeader is the merged log's header at op: the log's own above the
