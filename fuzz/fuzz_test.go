@@ -406,6 +406,8 @@ func TestWatchClasses(t *testing.T) {
 // source-hybrid-gap-repair-5eed-1592598526.vsr,
 // source-svc-quorum-escalations-c0ffee-100k.vsr and
 // source-svc-quorum-view-climb-c0ffee-100k.vsr: they pass (seeds/recorded).
+// D104 (an ack landing after its copy's loss holds nothing) retired
+// source-fab-4205934630.vsr as unrecoverable (seeds/recorded).
 // robust-fab-4205863593.vsr is a robust stall of a first sweep from
 // 0xfab00000 (two core replicas each waiting for a state transfer neither
 // can offer; the file says what is open).
@@ -419,7 +421,9 @@ func TestWatchClasses(t *testing.T) {
 // 0x7ea00000, 0xfab00000, 0xd00d0000 and 0x0c0a0000 on issue 38's eleventh
 // round (the robust protocol passes each
 // but source-d00d-3490591812.vsr's schedule; each fails the same on the
-// round's start).
+// round's start). source-1dea-*.vsr are the source-protocol stalls of a
+// first sweep from 0x1dea0000 on its twelfth round (the robust protocol
+// passes each schedule; each fails the same on the round's start).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range openFindings {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -518,7 +522,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-fab-4205841088.vsr":                              sim.VerdictLiveness,
 	"source-fab-4205842910.vsr":                              sim.VerdictLiveness,
 	"source-fab-4205868457.vsr":                              sim.VerdictLiveness,
-	"source-fab-4205934630.vsr":                              sim.VerdictLiveness,
 	"source-fab-4205936626.vsr":                              sim.VerdictLiveness,
 	"source-d00d-3490522632.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490526530.vsr":                             sim.VerdictLiveness,
@@ -536,6 +539,11 @@ var openFindings = map[string]sim.Verdict{
 	"source-c0a-202039939.vsr":                               sim.VerdictLiveness,
 	"source-c0a-202057127.vsr":                               sim.VerdictLiveness,
 	"source-c0a-202057968.vsr":                               sim.VerdictLiveness,
+	"source-1dea-501877845.vsr":                              sim.VerdictLiveness,
+	"source-1dea-501901134.vsr":                              sim.VerdictLiveness,
+	"source-1dea-501916743.vsr":                              sim.VerdictLiveness,
+	"source-1dea-501932048.vsr":                              sim.VerdictLiveness,
+	"source-1dea-501967497.vsr":                              sim.VerdictLiveness,
 	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,

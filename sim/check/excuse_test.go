@@ -206,6 +206,29 @@ func TestDiskCopiesWithdrawOnlyWhatTheDiskLost(t *testing.T) {
 	assert.Equal(t, uint16(1), c.findBody(5, 0xd5).holders, "op 5 is intact on the disk")
 }
 
+// An ack that left before a read in the same life found its copy gone does
+// not hold the copy again when it lands (D104): the replica acks only a
+// copy it journaled, and journaling it again holds it again. The stall it
+// leaves is then excused (swarm seed 501962822 from 0x1dea0000, robust
+// variant: an ack of op 1 sent at t=184 reached the old primary at t=1039,
+// after r2's reads at t=208 found both copies damaged).
+func TestAckLandingAfterTheCopysLossHoldsNothing(t *testing.T) {
+	for _, rejournaled := range []bool{false, true} {
+		c := newTest(true)
+		c.Journaled(2, 1, 0xe1)
+		c.AckDelivered(0, 2, 0, 0, 1, 0xe1, 0)
+		c.DiskCopies(5, 2, lostOnDisk(1)) // a read in r2's life found it gone
+		require.Equal(t, uint16(0), c.findBody(1, 0xe1).holders)
+		if rejournaled {
+			c.Journaled(2, 1, 0xe1) // repaired, then the same old ack lands
+		}
+		c.AckDelivered(0, 2, 0, 0, 1, 0xe1, 0)
+		b := c.findBody(1, 0xe1)
+		assert.Equal(t, rejournaled, b.holders&(1<<2) != 0, "rejournaled=%v", rejournaled)
+		assert.Equal(t, !rejournaled, b.lostToDisks()&(1<<2) != 0, "rejournaled=%v", rejournaled)
+	}
+}
+
 // A lost superblock excuses what the loss forgot, no more: the promises of
 // the lives before it (a view it reached, the incarnations it stamped), not a
 // view it learned since, and never a finding about an op (the op's copies

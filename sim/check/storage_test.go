@@ -357,7 +357,9 @@ func TestSetAsideAtTheSameSlotEndsTheEarlierCopy(t *testing.T) {
 // 3, sent before its crash and delivered to the primary after the restart
 // whose disk lost the op, does not make r2 a holder again (swarm seed
 // 3519988235 from 0xd1ce0000, a stall judged liveness while r2's copy was
-// gone), while an ack of the life after the restart does.
+// gone), while an ack of the life after the restart, which journaled the
+// op again to ack it, does (and an ack landing after a loss of the same
+// life holds nothing either: D104, TestAckLandingAfterTheCopysLossHoldsNothing).
 func TestLateAckOfAnEarlierLifeHoldsNoCopy(t *testing.T) {
 	const op, sum = 3, 0xc3
 	run := func(inc uint64) (bool, string) {
@@ -369,6 +371,9 @@ func TestLateAckOfAnEarlierLifeHoldsNoCopy(t *testing.T) {
 		c.Restart(2, 2, 0)
 		c.DiskCopies(2, 2, lostOnDisk(op))
 		c.Sent(2, 2, 2) // the new life speaks with incarnation 2
+		if inc == 2 {
+			c.Journaled(2, op, sum) // repaired: a replica acks only what it journaled
+		}
 		c.AckDelivered(0, 2, inc, 0, op, sum, 0)
 		c.Crash(3, 0)
 		c.Status(4, 1, StatusViewChange, 1, 0, 0, 0)
@@ -381,7 +386,7 @@ func TestLateAckOfAnEarlierLifeHoldsNoCopy(t *testing.T) {
 	assert.True(t, unrec, "the ack of the earlier life holds nothing: r2's copy is gone")
 	assert.Equal(t, RuleCoreCopyDamaged, rule)
 	unrec, _ = run(2)
-	assert.False(t, unrec, "an ack of the life that holds it now counts its copy")
+	assert.False(t, unrec, "the life that journaled it again holds its copy")
 }
 
 // core-copy-damaged judges each version of an op no replica has cut on its
