@@ -408,9 +408,15 @@ func TestWatchClasses(t *testing.T) {
 // source-svc-quorum-view-climb-c0ffee-100k.vsr: they pass (seeds/recorded).
 // D104 (an ack landing after its copy's loss holds nothing) retired
 // source-fab-4205934630.vsr as unrecoverable (seeds/recorded).
-// robust-fab-4205863593.vsr is a robust stall of a first sweep from
-// 0xfab00000 (two core replicas each waiting for a state transfer neither
-// can offer; the file says what is open).
+// D105 (a lagging replica applies committed ops below its ring) retired
+// robust-fab-4205863593.vsr (two core replicas each waiting for a state
+// transfer neither could offer) and source-babe-3133057471.vsr,
+// source-decade-3737867936.vsr, source-decade-3737870036.vsr,
+// source-search-2-ninth-62b8.vsr, source-search-2-ninth-b91f.vsr and
+// source-svc-quorum-abdication-off-quiet-search-2.vsr; D106 (an unknown head
+// still sets aside the copies below it) retired source-d1ce-3520020265.vsr,
+// source-search-2-ninth-9e1c.vsr and source-search-2-ninth-cf9a.vsr: they
+// pass (seeds/recorded).
 // D98's genesis mend (a header implied at op 1 chains to the genesis entry)
 // retired source-bead-3199071082.vsr, source-7ea-2124483048.vsr,
 // source-f00d-4027389056.vsr, source-d1ce-3520037118.vsr and
@@ -490,17 +496,14 @@ var openFindings = map[string]sim.Verdict{
 	"source-svc-quorum-abdication-off-no-voters-ci-2479.vsr": sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-lost-both-feed.vsr":    sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-lost-both-feed-2.vsr":  sim.VerdictLiveness,
-	"source-svc-quorum-abdication-off-quiet-search-2.vsr":    sim.VerdictLiveness,
 	"source-relay-off-vote-own-log-c0ffee-100k.vsr":          sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-search-3.vsr":          sim.VerdictLiveness,
 	"source-three-options-view-climb-search-3.vsr":           sim.VerdictLiveness,
 	"source-decade-3737840583.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737850030.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737865972.vsr":                           sim.VerdictLiveness,
-	"source-decade-3737867936.vsr":                           sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-ci-ec76.vsr":           sim.VerdictLiveness,
 	"source-three-options-memory-ci-cd4d.vsr":                sim.VerdictLiveness,
-	"source-decade-3737870036.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737874748.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737879369.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737886332.vsr":                           sim.VerdictLiveness,
@@ -510,14 +513,12 @@ var openFindings = map[string]sim.Verdict{
 	"source-ace-2900409448.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900420120.vsr":                              sim.VerdictLiveness,
 	"source-ace-2900452055.vsr":                              sim.VerdictLiveness,
-	"source-babe-3133057471.vsr":                             sim.VerdictLiveness,
 	"source-babe-3133088518.vsr":                             sim.VerdictLiveness,
 	"source-babe-3133099282.vsr":                             sim.VerdictLiveness,
 	"source-7ea-2124425647.vsr":                              sim.VerdictLiveness,
 	"source-7ea-2124448662.vsr":                              sim.VerdictLiveness,
 	"source-7ea-2124462636.vsr":                              sim.VerdictLiveness,
 	"source-7ea-2124483607.vsr":                              sim.VerdictLiveness,
-	"robust-fab-4205863593.vsr":                              sim.VerdictLiveness,
 	"source-fab-4205838764.vsr":                              sim.VerdictLiveness,
 	"source-fab-4205841088.vsr":                              sim.VerdictLiveness,
 	"source-fab-4205842910.vsr":                              sim.VerdictLiveness,
@@ -567,7 +568,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-ab1e-2870884063.vsr":                             sim.VerdictLiveness,
 	"source-d1ce-3519950194.vsr":                             sim.VerdictLiveness,
 	"source-d1ce-3520004968.vsr":                             sim.VerdictLiveness,
-	"source-d1ce-3520020265.vsr":                             sim.VerdictLiveness,
 	"source-ci-0b4e-sweep.vsr":                               sim.VerdictLiveness,
 	"source-cafe-3405665078.vsr":                             sim.VerdictLiveness,
 	"source-cafe-3405721456.vsr":                             sim.VerdictLiveness,
@@ -577,10 +577,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-beef-3203389613.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203421916.vsr":                             sim.VerdictLiveness,
 	"source-abdication-off-beef-3203389162.vsr":              sim.VerdictLiveness,
-	"source-search-2-ninth-62b8.vsr":                         sim.VerdictLiveness,
-	"source-search-2-ninth-9e1c.vsr":                         sim.VerdictLiveness,
-	"source-search-2-ninth-b91f.vsr":                         sim.VerdictLiveness,
-	"source-search-2-ninth-cf9a.vsr":                         sim.VerdictLiveness,
 	"source-svc-quorum-backoff-off-ci-cb59.vsr":              sim.VerdictLiveness,
 	"source-fade-4208887829.vsr":                             sim.VerdictLiveness,
 	"source-fade-4208934511.vsr":                             sim.VerdictLiveness,

@@ -151,6 +151,11 @@ const (
 	// A merge took an op's header as the one every version that may have
 	// committed must carry, no canonical vote naming it (D98).
 	MergeImplied
+	// A replica more than a journal behind its head kept a repaired body
+	// below the live ring, and applied an op from there, vouched for by the
+	// chain down from the ring (D105).
+	RepairBelowWindow
+	CommitBelowWindow
 
 	// Count is the number of marks, not a mark.
 	Count
@@ -185,6 +190,7 @@ var names = [Count]string{
 	"storage-off-chain", "storage-unvouched-set-aside",
 	"storage-scrub-rewritten", "storage-scrub-lost", "merge-body-own-aside",
 	"merge-implied",
+	"repair-below-window", "commit-below-window",
 }
 
 // String is the mark's name, the key of every JSON and table output.

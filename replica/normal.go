@@ -271,7 +271,7 @@ func (r *Replica) advanceCommitMax(commit uint64) {
 func (r *Replica) commitUpTo() {
 	vsr.Assert(r.id, r.wm.commitMin <= r.wm.commitMax, "commit_up_to_min_le_max", vsr.DetailHolds)
 	for r.wm.commitMin < r.wm.commitMax {
-		h, ok := r.log.journal.Get(r.wm.commitMin + 1)
+		h, ok := r.nextCommitted()
 		if !ok || h.Parent != r.wm.commitSum {
 			return
 		}

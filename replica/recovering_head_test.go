@@ -199,3 +199,26 @@ func TestAckBoundIsTheDurableLogViewsAcks(t *testing.T) {
 	_, held = faultyAt(Superblock{LogView: 13, AckView: 13, AckViewHead: 8, AckHead: 8, Head: 0})
 	assert.False(t, held, "acked in log_view 13 above the head: the head is unknown")
 }
+
+// TestUnknownHeadStillSetsAsideTheCopiesBelow (D106): a restart whose head
+// slot is faulty with no copy to vouch for comes back recovering its head,
+// and the faulty slots below it still keep their intact header copies set
+// aside: served to peers and taken by a merge this replica leads (swarm
+// seed 2963757403 from 0xb0a70000: r0's restart stopped at its head slot
+// and dropped the one intact copy of op 111 below it, which no other
+// replica held, and no view completed).
+func TestUnknownHeadStillSetsAsideTheCopiesBelow(t *testing.T) {
+	hs := chainHeaders(6, 1)
+	r, _ := walBackup(t)
+	r.dur.sb = Superblock{LogView: 1, AckView: 1, AckViewHead: 6, AckHead: 6, Head: 6}
+	r.wm.sequencer = 6
+	held := r.holdFaulty(diskRecovery{slots: 64, broken: []brokenSlot{
+		{slot: 5, read: slotRead{class: slotFaulty, header: hs[5], hasHeader: true}},
+		{slot: 6, read: slotRead{class: slotFaulty}},
+	}})
+	require.False(t, held, "the head's slot says nothing of it: the head is unknown")
+	a, aside := r.log.aside.Get(5)
+	assert.True(t, aside, "op 5's intact copy below it is set aside all the same")
+	assert.Equal(t, hs[5].Checksum, a.Checksum)
+	assert.Empty(t, r.log.unsureOps, "nothing held: the restart recovers its head")
+}

@@ -55,10 +55,14 @@ func (r *Replica) repairWindow() (from, to uint64, ok bool) {
 	from = r.repairFrom(to)
 	if low := r.log.journal.LowestHoldable(); from < low && from <= to && !r.holdsCanonical(from) {
 		// The next op to commit no longer fits beside the ops journaled
-		// above it: only a checkpoint gets past it.
+		// above it: only a checkpoint gets past it, or where no peer offers
+		// one the ops themselves, kept below the ring (D105).
 		r.log.repairFloor = low
 		r.startTransfer()
 		from = low
+	}
+	if r.offerless() {
+		from = r.wm.commitMin + 1
 	}
 	low := from
 	for ; from <= to; from++ {
@@ -300,11 +304,19 @@ func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 		if a, ok := r.log.adopted.Get(o + 1); ok && own && a.Parent == h.Checksum {
 			return repairVerified
 		}
-		if j, ok := r.log.journal.Get(o + 1); ok && j.Parent == h.Checksum {
+		if r.namedAbove(o, h.Checksum) {
 			return repairVerified
 		}
 	}
 	return repairUnverified
+}
+
+// nextCommitted is the op after the commit point, journaled or vouched below the ring (D105).
+func (r *Replica) nextCommitted() (vsr.Header, bool) {
+	if h, ok := r.log.journal.Get(r.wm.commitMin + 1); ok || !r.offerless() {
+		return h, ok
+	}
+	return r.vouchedBelow(r.wm.commitMin + 1)
 }
 
 // repairPut journals a verified repaired body and lets it move the head, the
@@ -318,6 +330,11 @@ func (r *Replica) repairPut(h vsr.Header, m *vsr.Envelope) bool {
 	// Never displace a newer op: this replica may have acked it, and a vote
 	// that later shows it header-only would count as a nack.
 	if !r.journalPut(h, false) {
+		if r.keepBelow(h) {
+			r.repair.progress = true
+			r.commitUpTo()
+			return true
+		}
 		if m != nil {
 			r.fx.Drop(m, o, vsr.ReasonNoSlot, 0)
 		}

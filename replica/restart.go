@@ -9,19 +9,18 @@ import (
 )
 
 // A restart, read top to bottom (issue 36): Restart picks the path (from a
-// disk, from a write-ahead journal kept in memory, or amnesiac); a restart
-// from disk reads the superblock copies and every journal slot back
-// (restart_slots.go), takes up the superblock's view, commit point and
-// checkpoint in a new incarnation, refills the journal from the slots it can
-// vouch for, holds the ops it cannot vouch for unsure (a slot it cannot vouch
-// for may have held an op it acked: never voted absent; docs/storage.md), and
-// comes back Normal, in a view change, or recovering its head (TigerBeetle's
-// recovering_head); its first tick or step reports what it came back as.
+// disk, from a write-ahead journal kept in memory, or amnesiac); a restart from
+// disk reads the superblock copies and every journal slot back (restart_slots.go),
+// takes up the superblock's view, commit point and checkpoint in a new
+// incarnation, refills the journal from the slots it can vouch for, holds the
+// ops it cannot vouch for unsure (a slot it cannot vouch for may have held an op
+// it acked: never voted absent; docs/storage.md), and comes back Normal, in a view
+// change, or recovering its head (recovering_head); its first step says which.
 
-// Restart returns a replica recovering from its durable state after a crash.
-// From a write-ahead journal it rejoins with its durable view, log_view and log
-// (see rejoin). After amnesia (a memory journal) it comes up Recovering: it
-// votes and acks nothing until it adopts a view.
+// Restart returns a replica recovering from its durable state after a crash:
+// from a write-ahead journal it rejoins with its durable view, log_view and log
+// (rejoin); after amnesia (a memory journal) it comes up Recovering, voting
+// and acking nothing until it adopts a view.
 func Restart(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -303,16 +302,19 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	// copies hold comes back whole whatever their slot order.
 	slices.SortFunc(maybe, func(a, b maybeOp) int { return cmp.Compare(b.op, a.op) })
 	var held []uint64
+	unknown := false // the head: the copies below it are set aside all the same (D106)
 	for _, m := range maybe {
-		if r.vouchHeader(m.read, m.op) {
+		if !unknown && r.vouchHeader(m.read, m.op) {
 			held = append(held, r.dropStaleParent(m.op, acked)...)
 			continue
 		}
 		r.setAsideCopy(m.read, m.op)
-		if _, known := r.headerAt(m.op); m.op > r.knownHead() || (m.op == r.knownHead() && !known) {
-			return false
-		}
+		_, known := r.headerAt(m.op)
+		unknown = unknown || m.op > r.knownHead() || (m.op == r.knownHead() && !known)
 		held = append(held, m.op)
+	}
+	if unknown {
+		return false
 	}
 	slices.Sort(held)
 	r.log.setUnsure(r.id, held)
@@ -352,12 +354,11 @@ func (r *Replica) vouchHeader(s slotRead, o uint64) bool {
 }
 
 // setAsideCopy keeps a faulty slot's copy of op o set aside when nothing in
-// the log vouches for it yet: the op stays unsure (the vote never nacks it).
-// Its header copy (it carries the body) comes back from this replica's own
-// disk once a view's log names that very entry (reclaim), or a merge awaiting
-// it takes it (D90: at any op; swarm seed 3405668755 from 0xcafe0000, the one
-// other copy of op 1 outside the core). An entry read intact that a chain
-// check took out (s.aside) is set aside at any op for the same reason
+// the log vouches for it yet (the op unsure: the vote never nacks it), or the
+// head above it is unknown (D106). Its header copy (it carries the body) comes
+// back once a view's log names that very entry (reclaim), or a merge awaiting
+// it takes it (D90; swarm seed 3405668755 from 0xcafe0000). An entry read
+// intact that a chain check took out (s.aside) is set aside at any op too
 // (robust-abdication-file-faults-175: intact ops 5..8 below a break).
 func (r *Replica) setAsideCopy(s slotRead, o uint64) {
 	if _, held := r.log.aside.Get(o); held || o <= r.wm.commitMin {
