@@ -98,3 +98,25 @@ func TestOfferlessTransferRepairsBelowTheRing(t *testing.T) {
 		assert.Equal(t, c.below, ok && from == 3, "unanswered %d pinned %v: from %d", c.unanswered, c.pinned, from)
 	}
 }
+
+// TestAdoptedHeaderAboveVouchesForTheCommitPoint (D107): the op at the
+// commit point a replica knows, set aside, is vouched for by its own log's
+// adopted header above it, as any op below it is: the log is a chain of
+// checksums (swarm seed 1592591306 from 0x5eed0000, once D105 moved its
+// schedule: r1 set ops 285 and 286 aside at commit point 286, and nothing
+// vouched for 286 until the only other copy was down, so it never applied).
+func TestAdoptedHeaderAboveVouchesForTheCommitPoint(t *testing.T) {
+	hs := chainHeaders(7, 1)
+	r, _ := walBackup(t)
+	r.view, r.logView, r.log.adoptedLogView = 1, 1, 1
+	r.wm.commitMax = 5
+	forged := hs[5]
+	forged.Body = put(5, 666)
+	forged.Seal()
+	assert.Equal(t, repairUnverified, r.repairVerdict(hs[5], 0), "nothing above names op 5 yet")
+	r.log.adopted.Put(hs[6])
+	assert.Equal(t, repairVerified, r.repairVerdict(hs[5], 0), "the log's header of op 6 names op 5")
+	assert.Equal(t, repairUnverified, r.repairVerdict(forged, 0), "and only that op 5")
+	r.log.adoptedLogView = 0
+	assert.Equal(t, repairUnverified, r.repairVerdict(hs[5], 0), "another log's header vouches for nothing here")
+}

@@ -300,10 +300,10 @@ func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 	if o == r.log.commitAnchor.Op && h.Checksum == r.log.commitAnchor.Checksum {
 		return repairVerified
 	}
+	if a, ok := r.log.adopted.Get(o + 1); ok && own && a.Parent == h.Checksum && o <= r.wm.commitMax {
+		return repairVerified // the log's own header above names it (D107)
+	}
 	if o < r.wm.commitMax {
-		if a, ok := r.log.adopted.Get(o + 1); ok && own && a.Parent == h.Checksum {
-			return repairVerified
-		}
 		if r.namedAbove(o, h.Checksum) {
 			return repairVerified
 		}
@@ -415,7 +415,9 @@ func (r *Replica) onRangeEvicted(m *vsr.Envelope, p vsr.RangeEvicted) {
 		}
 		r.startTransfer()
 	}
-	r.repairKick()
+	if !r.offerless() { // below the ring, the next try waits for the repair timer (D105)
+		r.repairKick()
+	}
 }
 
 // nextHelpfulPeer is the peer after from to ask next for a range from has
