@@ -2,6 +2,7 @@ package replica
 
 import (
 	"math"
+
 	"vsrsim/marks"
 	"vsrsim/vsr"
 )
