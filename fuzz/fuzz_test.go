@@ -408,6 +408,13 @@ func TestWatchClasses(t *testing.T) {
 // source-svc-quorum-view-climb-c0ffee-100k.vsr: they pass (seeds/recorded).
 // D104 (an ack landing after its copy's loss holds nothing) retired
 // source-fab-4205934630.vsr as unrecoverable (seeds/recorded).
+// D108 (the ack view's log bounds older acks by the ack head) retired
+// source-7ea-2124462636.vsr, source-bead-3199024208.vsr,
+// source-beef-3203389613.vsr, source-d00d-3490591812.vsr,
+// source-d00d-3490606179.vsr, source-decade-3737865972.vsr,
+// source-disk-view-climb-c0ffee.vsr, source-feed-4276948743.vsr,
+// source-svc-quorum-abdication-off-lost-both-feed.vsr and
+// source-svc-quorum-relay-off-c0ffee-100k.vsr: they pass (seeds/recorded).
 // D105 (a lagging replica applies committed ops below its ring) retired
 // robust-fab-4205863593.vsr (two core replicas each waiting for a state
 // transfer neither could offer) and source-babe-3133057471.vsr,
@@ -477,7 +484,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-amnesiac-core-backoff-off.vsr":                   sim.VerdictLiveness,
 	"source-disk-view-climb-ci.vsr":                          sim.VerdictLiveness,
 	"backoff-off-memory-recovering-voter.vsr":                sim.VerdictLiveness,
-	"source-disk-view-climb-c0ffee.vsr":                      sim.VerdictLiveness,
 	"source-disk-view-climb-c0ffee-4.vsr":                    sim.VerdictLiveness,
 	"source-svc-quorum-recovering-core-ci.vsr":               sim.VerdictLiveness,
 	"source-svc-quorum-merged-straggler-ci.vsr":              sim.VerdictLiveness,
@@ -485,7 +491,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-three-options-search-2.vsr":                      sim.VerdictLiveness,
 	"source-backoff-off-view-climb-c0ffee-100k.vsr":          sim.VerdictLiveness,
 	"source-svc-quorum-long-log-c0ffee-100k.vsr":             sim.VerdictLiveness,
-	"source-svc-quorum-relay-off-c0ffee-100k.vsr":            sim.VerdictLiveness,
 	"source-backoff-off-view-climb-ci-ef27.vsr":              sim.VerdictLiveness,
 	"source-six-options-view-climb-c0ffee-100k-2.vsr":        sim.VerdictLiveness,
 	"source-svc-quorum-recovering-search.vsr":                sim.VerdictLiveness,
@@ -495,14 +500,12 @@ var openFindings = map[string]sim.Verdict{
 	"source-abdication-off-no-voters-search-12.vsr":          sim.VerdictLiveness,
 	"source-svc-quorum-off-memory-ci-6ab3.vsr":               sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-no-voters-ci-2479.vsr": sim.VerdictLiveness,
-	"source-svc-quorum-abdication-off-lost-both-feed.vsr":    sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-lost-both-feed-2.vsr":  sim.VerdictLiveness,
 	"source-relay-off-vote-own-log-c0ffee-100k.vsr":          sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-search-3.vsr":          sim.VerdictLiveness,
 	"source-three-options-view-climb-search-3.vsr":           sim.VerdictLiveness,
 	"source-decade-3737840583.vsr":                           sim.VerdictLiveness,
 	"source-decade-3737850030.vsr":                           sim.VerdictLiveness,
-	"source-decade-3737865972.vsr":                           sim.VerdictLiveness,
 	"source-svc-quorum-abdication-off-ci-ec76.vsr":           sim.VerdictLiveness,
 	"source-three-options-memory-ci-cd4d.vsr":                sim.VerdictLiveness,
 	"source-decade-3737874748.vsr":                           sim.VerdictLiveness,
@@ -518,7 +521,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-babe-3133099282.vsr":                             sim.VerdictLiveness,
 	"source-7ea-2124425647.vsr":                              sim.VerdictLiveness,
 	"source-7ea-2124448662.vsr":                              sim.VerdictLiveness,
-	"source-7ea-2124462636.vsr":                              sim.VerdictLiveness,
 	"source-7ea-2124483607.vsr":                              sim.VerdictLiveness,
 	"source-fab-4205838764.vsr":                              sim.VerdictLiveness,
 	"source-fab-4205841088.vsr":                              sim.VerdictLiveness,
@@ -535,8 +537,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-d00d-3490562517.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490578845.vsr":                             sim.VerdictLiveness,
 	"source-d00d-3490579162.vsr":                             sim.VerdictLiveness,
-	"source-d00d-3490591812.vsr":                             sim.VerdictLiveness,
-	"source-d00d-3490606179.vsr":                             sim.VerdictLiveness,
 	"source-c0a-201991683.vsr":                               sim.VerdictLiveness,
 	"source-c0a-202039939.vsr":                               sim.VerdictLiveness,
 	"source-c0a-202057127.vsr":                               sim.VerdictLiveness,
@@ -556,7 +556,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,
-	"source-feed-4276948743.vsr":                             sim.VerdictLiveness,
 	"source-feed-4276961040.vsr":                             sim.VerdictLiveness,
 	"source-feed-4276986235.vsr":                             sim.VerdictLiveness,
 	"source-feed-4277025891.vsr":                             sim.VerdictLiveness,
@@ -567,7 +566,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-c0de-3235838325.vsr":                             sim.VerdictLiveness,
 	"source-c0de-3235848629.vsr":                             sim.VerdictLiveness,
 	"source-c0de-3235851987.vsr":                             sim.VerdictLiveness,
-	"source-bead-3199024208.vsr":                             sim.VerdictLiveness,
 	"source-bead-3199033927.vsr":                             sim.VerdictLiveness,
 	"source-f00d-4027388049.vsr":                             sim.VerdictLiveness,
 	"source-f00d-4027402711.vsr":                             sim.VerdictLiveness,
@@ -582,7 +580,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-cafe-3405738365.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203341796.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203365511.vsr":                             sim.VerdictLiveness,
-	"source-beef-3203389613.vsr":                             sim.VerdictLiveness,
 	"source-beef-3203421916.vsr":                             sim.VerdictLiveness,
 	"source-abdication-off-beef-3203389162.vsr":              sim.VerdictLiveness,
 	"source-svc-quorum-backoff-off-ci-cb59.vsr":              sim.VerdictLiveness,

@@ -368,8 +368,9 @@ func isZero(b []byte) bool {
 }
 
 // ackBound is the highest op a restart from disk may have acknowledged in
-// the log its durable log_view holds: the head of that log, or the highest
-// op it acked in that view. An op it acked in an older view above that head
+// the log its durable log_view holds: the highest op it acked in that view,
+// or one of that log it acked in an older view, at most the ack head (D108;
+// since D103 no older ack above it can lie in a later log). An op it acked in an older view above that head
 // is not in the log: the view change that made the log cut it (nothing a
 // quorum acked is ever cut), and a vote binds only the acks of its own
 // log_view (the protocol model's vote_keeps_acks). Holding such an op
@@ -394,7 +395,7 @@ func ackBound(sb *Superblock) uint64 {
 		return min(sb.Head, sb.AckHead)
 	}
 	if sb.AckView == sb.LogView {
-		return max(sb.AckViewHead, sb.Head)
+		return max(sb.AckViewHead, min(sb.Head, sb.AckHead))
 	}
 	return min(sb.Head, sb.AckHead)
 }

@@ -170,6 +170,11 @@ func TestAckBoundIsTheDurableLogViewsAcks(t *testing.T) {
 	}{
 		{"acks in the log_view past its head", Superblock{LogView: 5, AckView: 5, AckViewHead: 9, AckHead: 9, Head: 7}, 9},
 		{"the head covers the acks below it", Superblock{LogView: 5, AckView: 5, AckViewHead: 3, AckHead: 9, Head: 7}, 7},
+		// D108: in its ack view's log, acks of older views reach no further
+		// than the ack head (swarm seed 4207824157 from 0xface0000: r1 acked
+		// op 32 in view 8, its older acks cut at 31 by D103, its head 36; a
+		// faulty slot of op 33 was held unsure under a bound of 36).
+		{"the ack view's log above every ack", Superblock{LogView: 8, AckView: 8, AckViewHead: 32, AckHead: 32, Head: 36}, 32},
 		{"acks of an older view above the head", Superblock{LogView: 13, AckView: 11, AckViewHead: 8, AckHead: 8, Head: 1}, 1},
 		// D61: a log_view merged as primary-elect and never started holds
 		// no ack of its own; its merged ops above the ack head were never
@@ -221,4 +226,31 @@ func TestUnknownHeadStillSetsAsideTheCopiesBelow(t *testing.T) {
 	assert.True(t, aside, "op 5's intact copy below it is set aside all the same")
 	assert.Equal(t, hs[5].Checksum, a.Checksum)
 	assert.Empty(t, r.log.unsureOps, "nothing held: the restart recovers its head")
+}
+
+// TestFaultySlotAboveTheAckBoundStillVouched (D108): a faulty slot whose op
+// lies above the ack bound held nothing this replica acked, so it is never
+// held unsure; a header copy the log vouches for (the op above names it) is
+// journaled all the same, as below the bound, and one nothing vouches for is
+// set aside (swarm seed 3737920981: a narrower bound dropped such a copy of
+// op 167 and its run ended unrecoverable).
+func TestFaultySlotAboveTheAckBoundStillVouched(t *testing.T) {
+	hs := chainHeaders(6, 1)
+	for _, vouched := range []bool{true, false} {
+		r, _ := walBackup(t)
+		r.dur.sb = Superblock{LogView: 1, AckView: 1, AckViewHead: 3, AckHead: 3, Head: 6}
+		r.wm.sequencer, r.wm.headSum = 6, hs[6].Checksum
+		if vouched {
+			require.True(t, r.journalPut(hs[6], true))
+		}
+		held := r.holdFaulty(diskRecovery{slots: 64, broken: []brokenSlot{
+			{slot: 5, read: slotRead{class: slotFaulty, header: hs[5], hasHeader: true}},
+		}})
+		require.True(t, held, "op 5 lies above the ack bound 3: nothing to hold unsure")
+		assert.Empty(t, r.log.unsureOps)
+		_, journaled := r.log.journal.Get(5)
+		_, aside := r.log.aside.Get(5)
+		assert.Equal(t, vouched, journaled, "vouched=%v: op 6 above names it", vouched)
+		assert.Equal(t, !vouched, aside, "vouched=%v: else kept aside", vouched)
+	}
 }

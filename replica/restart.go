@@ -63,12 +63,6 @@ type diskRecovery struct {
 	marks   []marks.Mark
 }
 
-// maybeOp is an op a faulty slot may hold, with the slot's reading.
-type maybeOp struct {
-	op   uint64
-	read slotRead
-}
-
 // brokenSlot is a faulty slot and what its copies said.
 type brokenSlot struct {
 	slot int
@@ -89,9 +83,8 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.dur.storageMarks = append(make([]marks.Mark, 0, len(rec.marks)), rec.marks...)
 	if !rec.sbOK {
 		// No copy of the superblock holds: the disk lost what the replica
-		// promised. Beyond what the protocol survives (the atlas never
-		// allows it); come back with nothing, as after amnesia, and let the
-		// oracle's storage-beyond-f rule judge the run.
+		// promised, beyond what the protocol survives (the atlas never allows
+		// it): back with nothing, as after amnesia; storage-beyond-f judges.
 		r.dur.sb = Superblock{Checkpoint: genesisSnapshot(), Amnesiac: true, Incarnation: amnesiacIncarnation(d.Boot) - 1} // restoreSuperblock adds the 1
 		r.restoreSuperblock()
 		r.comeBackAmnesiac()
@@ -146,9 +139,9 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 }
 
 // comeBackAmnesiac brings a replica back from a disk whose superblock was
-// lost with nothing of its journal (no record of it can be placed without
-// the superblock that names it; the intact ones it serves, D84): recovering, voting nothing until a
-// StartView (recoverHead), and writing superblocks that say so until then.
+// lost with nothing of its journal (no record of it is placed without the
+// superblock naming it; it serves the intact ones, D84): recovering, voting
+// nothing until a StartView (recoverHead), its superblocks saying so.
 func (r *Replica) comeBackAmnesiac() {
 	vsr.Assert(r.id, r.dur.sb.Amnesiac, "amnesiac_superblock_says_so", vsr.DetailStorage)
 	r.log.unplaced.Keep(&r.log.journal.Live) // served only (serveUnplaced)
@@ -206,14 +199,12 @@ func (r *Replica) restoreWAL(d Durable) {
 	switch {
 	case v.sequencer <= r.wm.sequencer:
 	case r.opts.Bugs.RestartSkipsAdoptedHead:
-		// The defect takes the chained prefix for the whole adopted
-		// view: the head above it, and every op acked past the gap,
-		// drop out of the next vote.
+		// The defect takes the chained prefix for the whole adopted view:
+		// the head above it and every op acked past the gap drop out.
 		r.log.adoptedHead = min(r.log.adoptedHead, r.wm.sequencer)
 	default:
-		// The head of an adopted view whose bodies were still being
-		// repaired (after a transfer install below it, say): the log
-		// reaches it although the chain has a gap.
+		// The head of an adopted view whose bodies were still being repaired
+		// (after a transfer install below it): reached despite a chain gap.
 		r.wm.sequencer = v.sequencer
 		r.wm.headSum = v.headSum
 	}
@@ -237,8 +228,7 @@ func (r *Replica) refill(rec diskRecovery) (cut uint64) {
 }
 
 // headFromJournal is the corrupt-slot-nacks defect's head: a damaged slot at
-// the top reads as empty, so the head is the highest op the replica still
-// holds a header for.
+// the top reads as empty; the head is the highest op it holds a header for.
 func (r *Replica) headFromJournal() {
 	for r.wm.sequencer > r.wm.commitMin {
 		if _, ok := r.headerAt(r.wm.sequencer); ok {
@@ -272,14 +262,21 @@ func (r *Replica) forgetFrom(cut uint64) {
 	vsr.Assert(r.id, r.wm.sequencer <= top, "forget_from_cut", "head %d cut %d", r.wm.sequencer, cut)
 }
 
+// maybeOp is an op a faulty slot may hold, with the slot's reading; unacked:
+// above the ack bound, journaled if vouched for, never held (D108).
+type maybeOp struct {
+	op      uint64
+	read    slotRead
+	unacked bool
+}
+
 // holdFaulty sorts the faulty slots by what they may have held. A slot whose
-// every possible op lies above the durable ack head held nothing this replica
-// acknowledged (a write the crash tore, say): it is empty. The ops a slot may
-// hold at or below the ack head are held unsure: the replica votes, but never
-// nacks them, and repairs them. It reports false, with nothing held, when such
-// an op is the head the replica knows or above it (a vote must describe its
-// head, and a faulty slot says nothing of it): its head is then unknown, and
-// it must recover it first.
+// every possible op lies above the ack bound held nothing this replica acked
+// (a write the crash tore, say): empty, but a header copy the log vouches for
+// is journaled. The ops at or below the bound are held unsure: voted, never
+// nacked, repaired. It reports false, with nothing held, when such an op is
+// the head it knows or above (a vote must describe its head, and a faulty
+// slot says nothing of it): the head is unknown, and must be recovered first.
 func (r *Replica) holdFaulty(rec diskRecovery) bool {
 	n := uint64(rec.slots)
 	cp, acked := r.dur.sb.Checkpoint.Op, ackBound(&r.dur.sb)
@@ -289,11 +286,12 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 		vsr.Assert(r.id, first > cp && first%n == uint64(b.slot), "faulty_slot_first_op", "slot %d op %d", uint64(b.slot), first)
 		if first > acked {
 			r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageSlotUnacked)
+			maybe = append(maybe, maybeOp{first, b.read, true})
 			continue
 		}
 		for o := first; o <= acked; o += n {
 			if _, ok := r.log.journal.Get(o); !ok {
-				maybe = append(maybe, maybeOp{o, b.read})
+				maybe = append(maybe, maybeOp{o, b.read, false})
 			}
 		}
 	}
@@ -308,7 +306,9 @@ func (r *Replica) holdFaulty(rec diskRecovery) bool {
 			held = append(held, r.dropStaleParent(m.op, acked)...)
 			continue
 		}
-		r.setAsideCopy(m.read, m.op)
+		if r.setAsideCopy(m.read, m.op); m.unacked {
+			continue
+		}
 		_, known := r.headerAt(m.op)
 		unknown = unknown || m.op > r.knownHead() || (m.op == r.knownHead() && !known)
 		held = append(held, m.op)
