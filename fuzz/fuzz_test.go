@@ -434,10 +434,11 @@ func TestWatchClasses(t *testing.T) {
 // 0x7ea00000, 0xfab00000, 0xd00d0000 and 0x0c0a0000 on issue 38's eleventh
 // round (the robust protocol passes each
 // but source-d00d-3490591812.vsr's schedule; each fails the same on the
-// round's start). source-1dea-*.vsr and source-b0a7-*.vsr are the
-// source-protocol stalls of first sweeps from 0x1dea0000 and 0xb0a70000 on
-// its twelfth round (the robust protocol passes each schedule; each fails
-// the same on the round's start).
+// round's start). source-1dea-*.vsr, source-b0a7-*.vsr, source-7a1e-*.vsr
+// and source-face-*.vsr are the source-protocol stalls of first sweeps from
+// 0x1dea0000, 0xb0a70000, 0x7a1e0000 and 0xface0000 on its twelfth round (the
+// robust protocol passes each schedule; each fails the same on the round's
+// start).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range openFindings {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -553,6 +554,12 @@ var openFindings = map[string]sim.Verdict{
 	"source-b0a7-2963759980.vsr":                             sim.VerdictLiveness,
 	"source-b0a7-2963765345.vsr":                             sim.VerdictLiveness,
 	"source-b0a7-2963767554.vsr":                             sim.VerdictLiveness,
+	"source-7a1e-2048802429.vsr":                             sim.VerdictLiveness,
+	"source-7a1e-2048882441.vsr":                             sim.VerdictLiveness,
+	"source-face-4207823543.vsr":                             sim.VerdictLiveness,
+	"source-face-4207839389.vsr":                             sim.VerdictLiveness,
+	"source-face-4207843755.vsr":                             sim.VerdictLiveness,
+	"source-face-4207893344.vsr":                             sim.VerdictLiveness,
 	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,
