@@ -434,11 +434,12 @@ func TestWatchClasses(t *testing.T) {
 // 0x7ea00000, 0xfab00000, 0xd00d0000 and 0x0c0a0000 on issue 38's eleventh
 // round (the robust protocol passes each
 // but source-d00d-3490591812.vsr's schedule; each fails the same on the
-// round's start). source-1dea-*.vsr, source-b0a7-*.vsr, source-7a1e-*.vsr
-// and source-face-*.vsr are the source-protocol stalls of first sweeps from
-// 0x1dea0000, 0xb0a70000, 0x7a1e0000 and 0xface0000 on its twelfth round (the
-// robust protocol passes each schedule; each fails the same on the round's
-// start).
+// round's start). source-1dea-*.vsr, source-b0a7-*.vsr, source-7a1e-*.vsr,
+// source-face-*.vsr, source-0dd5-*.vsr and source-5a1e-*.vsr are the
+// source-protocol stalls of first sweeps from 0x1dea0000, 0xb0a70000,
+// 0x7a1e0000, 0xface0000, 0x0dd50000 and 0x5a1e0000 on its twelfth round
+// (the robust protocol passes each schedule; each fails the same on the
+// round's start but source-5a1e-1511991028.vsr, which D103 moved).
 func TestOpenFindingsStillFail(t *testing.T) {
 	for name, want := range openFindings {
 		data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -560,6 +561,27 @@ var openFindings = map[string]sim.Verdict{
 	"source-face-4207839389.vsr":                             sim.VerdictLiveness,
 	"source-face-4207843755.vsr":                             sim.VerdictLiveness,
 	"source-face-4207893344.vsr":                             sim.VerdictLiveness,
+	"source-0dd5-232068174.vsr":                              sim.VerdictLiveness,
+	"source-0dd5-232085609.vsr":                              sim.VerdictLiveness,
+	"source-0dd5-232099804.vsr":                              sim.VerdictLiveness,
+	"source-0dd5-232104911.vsr":                              sim.VerdictLiveness,
+	"source-0dd5-232107059.vsr":                              sim.VerdictLiveness,
+	"source-0dd5-232107539.vsr":                              sim.VerdictLiveness,
+	"source-0dd5-232112800.vsr":                              sim.VerdictLiveness,
+	"source-0dd5-232130238.vsr":                              sim.VerdictLiveness,
+	"source-0dd5-232136935.vsr":                              sim.VerdictLiveness,
+	"source-0dd5-232141507.vsr":                              sim.VerdictLiveness,
+	"source-0dd5-232154767.vsr":                              sim.VerdictLiveness,
+	"source-5a1e-1511927726.vsr":                             sim.VerdictLiveness,
+	"source-5a1e-1511933996.vsr":                             sim.VerdictLiveness,
+	"source-5a1e-1511938409.vsr":                             sim.VerdictLiveness,
+	"source-5a1e-1511938789.vsr":                             sim.VerdictLiveness,
+	"source-5a1e-1511967429.vsr":                             sim.VerdictLiveness,
+	"source-5a1e-1511991028.vsr":                             sim.VerdictLiveness,
+	"source-5a1e-1512000818.vsr":                             sim.VerdictLiveness,
+	"source-5a1e-1512002501.vsr":                             sim.VerdictLiveness,
+	"source-5a1e-1512003375.vsr":                             sim.VerdictLiveness,
+	"source-5a1e-1512010196.vsr":                             sim.VerdictLiveness,
 	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,
