@@ -589,7 +589,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-5a1e-1512003375.vsr":                             sim.VerdictLiveness,
 	"source-5a1e-1512010196.vsr":                             sim.VerdictLiveness,
 	"source-600d-1611468077.vsr":                             sim.VerdictLiveness,
-	"source-600d-1611474746.vsr":                             sim.VerdictSafety,
 	"source-600d-1611512493.vsr":                             sim.VerdictLiveness,
 	"source-600d-1611517016.vsr":                             sim.VerdictSafety,
 	"source-b01d-2954704301.vsr":                             sim.VerdictLiveness,

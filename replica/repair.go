@@ -297,16 +297,8 @@ func (r *Replica) repairVerdict(h vsr.Header, serverCommit uint64) repairCheck {
 		}
 		return repairVerified
 	}
-	if o == r.log.commitAnchor.Op && h.Checksum == r.log.commitAnchor.Checksum {
+	if r.vouchedNear(h, own) {
 		return repairVerified
-	}
-	if a, ok := r.log.adopted.Get(o + 1); ok && own && a.Parent == h.Checksum && o <= r.wm.commitMax {
-		return repairVerified // the log's own header above names it (D107)
-	}
-	if o < r.wm.commitMax {
-		if r.namedAbove(o, h.Checksum) {
-			return repairVerified
-		}
 	}
 	return repairUnverified
 }

@@ -101,6 +101,23 @@ func (r *Replica) chainWant(op uint64) (uint64, bool) {
 	return want, true
 }
 
+// vouchedNear: the commit anchor or the adopted header above of the
+// replica's own log (own; the header above at the commit point too, D107), or
+// below the commit point the chain above, vouches for a repaired body. The
+// anchor is labelled as the adopted headers are (D95): back in an older
+// durable log_view, it names a newer view's committed op, which journaled
+// would be voted under the older log_view (D109).
+func (r *Replica) vouchedNear(h vsr.Header, own bool) bool {
+	o := h.Op
+	if own && o == r.log.commitAnchor.Op && h.Checksum == r.log.commitAnchor.Checksum {
+		return true
+	}
+	if a, ok := r.log.adopted.Get(o + 1); ok && own && a.Parent == h.Checksum && o <= r.wm.commitMax {
+		return true
+	}
+	return o < r.wm.commitMax && r.namedAbove(o, h.Checksum)
+}
+
 // namedAbove reports whether the op above op names sum as its parent: the
 // journal's, or, below the live ring, the chain's (D105).
 func (r *Replica) namedAbove(op, sum uint64) bool {

@@ -182,6 +182,7 @@ func (r *Replica) tryMerge() {
 	for _, h := range res.truncated {
 		r.fx.Emit(vsr.MergeTruncated{View: r.view, Op: h.Op, Checksum: h.Checksum, Nacks: uint64(res.truncateNacks)}.Event())
 	}
+	merged := r.logView < r.view
 	acked := r.installCanonical(res.commit, res.head, res.log)
 	// The journal now holds this view's log, merged from a quorum of votes:
 	// a later vote must say so, should this view never start (D61). Its own
@@ -190,9 +191,9 @@ func (r *Replica) tryMerge() {
 	// 1753: op 58 acked in view 13, cut by view 14's merge, voted absent
 	// under log_view 13); the votes' log_view would pass off these ops as
 	// theirs (swarm seed 420). The merged log is what this view's StartView
-	// would carry, so the view is its log_view.
-	merged := r.logView < r.view
-	r.logView = r.view
+	// would carry, so the view is its log_view (installCanonical sets it,
+	// before its reclaim: the merged log's anchor vouches as its own, D109).
+	vsr.Assert(r.id, r.logView == r.view, "merge_installs_log_view", vsr.DetailHolds)
 	r.cutAcks(min(res.head, acked))
 	r.vc.mergeSources = res.sources
 	r.vc.merged = true
@@ -214,8 +215,9 @@ func (r *Replica) tryMerge() {
 func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) (acked uint64) {
 	r.advanceCommitMax(commit)
 	r.clearAdopted()
-	r.log.adoptedLogView = r.view // the merged log's (D61)
 	fork := r.ackedFork()
+	r.log.adoptedLogView = r.view // the merged log's (D61)
+	r.logView = r.view
 	for _, h := range log {
 		op := h.Op
 		if j, ok := r.log.journal.Get(op); ok && j.Checksum != h.Checksum {

@@ -94,3 +94,25 @@ func TestRepairVouchesOnlyByItsOwnLogViewsAdoptedHeaders(t *testing.T) {
 		assert.Equal(t, want, r.repairVerdict(hs[4], 0), "label %d: op 4 by the adopted header above", label)
 	}
 }
+
+// TestRepairAnchorVouchesOnlyUnderItsOwnLabel: the commit anchor outlives a
+// crash beside the disk under the adopted headers' label (D95). A replica
+// back in an older durable log_view (1) whose anchor names view 2's
+// committed op 3 journaled that body on the anchor's word into its log_view-1
+// journal, and its next vote named it under log_view 1, where log 1 stated
+// another op 3 (the protocol model's one_log_per_view; swarm seed 1611474746
+// from 0x600d0000). Under its own label the anchor vouches as before (D109).
+func TestRepairAnchorVouchesOnlyUnderItsOwnLabel(t *testing.T) {
+	hs := chainHeaders(4, 2)
+	for _, label := range []uint64{2, 1} {
+		r, _ := walBackup(t)
+		r.logView, r.view = 1, 3
+		r.log.commitAnchor = hs[3]
+		r.log.adoptedLogView = label
+		want := repairUnverified
+		if label == r.logView {
+			want = repairVerified
+		}
+		assert.Equal(t, want, r.repairVerdict(hs[3], 0), "label %d: op 3 by the anchor", label)
+	}
+}
