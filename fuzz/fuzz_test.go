@@ -590,7 +590,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-5a1e-1512010196.vsr":                             sim.VerdictLiveness,
 	"source-600d-1611468077.vsr":                             sim.VerdictLiveness,
 	"source-600d-1611512493.vsr":                             sim.VerdictLiveness,
-	"source-600d-1611517016.vsr":                             sim.VerdictSafety,
 	"source-b01d-2954704301.vsr":                             sim.VerdictLiveness,
 	"source-b01d-2954715008.vsr":                             sim.VerdictLiveness,
 	"source-b01d-2954716812.vsr":                             sim.VerdictLiveness,

@@ -34,21 +34,73 @@ func TestBlanksLandAfterTheSuperblock(t *testing.T) {
 				r2.dur.sb.LogView++
 			}
 			r2.flushStorage()
-			sb, blanks := -1, 0
-			for k, w := range out.Writes {
-				switch {
-				case w.Zone == vsr.ZoneSuperblock && sb < 0:
-					sb = k
-				case w.Slot == slot && w.Zone != vsr.ZoneSuperblock && w.Zone != vsr.ZoneCheckpoint:
-					blanks++
-					assert.Equal(t, tc.afterSuperblock, w.AfterSuperblock, "write %d", k)
-					if tc.superblock {
-						assert.Greater(t, k, sb, "the blank is asked after the superblock")
-					}
+			sb, blanks := slotWrites(out, slot)
+			for _, k := range blanks {
+				assert.Equal(t, tc.afterSuperblock, out.Writes[k].AfterSuperblock, "write %d", k)
+				if tc.superblock {
+					assert.Greater(t, k, sb, "the blank is asked after the superblock")
 				}
 			}
-			assert.Equal(t, 2, blanks, "both copies blanked")
+			assert.Len(t, blanks, 2, "both copies blanked")
 			require.Equal(t, tc.superblock, sb >= 0, "a superblock only with the new log_view")
 		})
 	}
+}
+
+// TestDisplacingWriteLandsAfterTheSuperblock (D110): an op written over a
+// slot whose op only this step's superblock puts under the commit point is
+// asked after that superblock and waits for it; over an op an earlier
+// superblock covered, it is written at once. source-600d-1611517016.vsr:
+// repair journaled op 143 over op 15 at a replica of head 15, the write
+// landed and the superblock raising the commit point did not, and the
+// restart, back below op 15 without a copy of it, nacked it in its vote.
+func TestDisplacingWriteLandsAfterTheSuperblock(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		covered bool
+	}{
+		{"over an op the step's superblock covers first", false},
+		{"over an op an earlier superblock covered", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, r2 := readsBackup(t, nil)
+			slots := uint64(r2.opts.JournalSlots)
+			hs := chainHeaders(int(slots)+5, 1)
+			h := hs[slots+5]
+			require.Equal(t, r2.slotOf(5), r2.slotOf(h.Op))
+			r2.wm.commitMax = h.Op // learned from a peer: far above the head 5
+			if tc.covered {
+				r2.dur.store.written.commitMax = 5
+			}
+			out := &vsr.Output{}
+			r2.fx.Out = out
+			require.True(t, r2.journalPut(h, false))
+			require.Equal(t, uint64(5), r2.log.journal.Moved.Op, "op 5 leaves the live ring")
+			r2.flushStorage()
+			sb, entries := slotWrites(out, r2.slotOf(h.Op))
+			for _, k := range entries {
+				assert.Equal(t, !tc.covered, out.Writes[k].AfterSuperblock, "write %d", k)
+				if !tc.covered {
+					assert.Greater(t, k, sb, "the entry is asked after the superblock")
+				}
+			}
+			assert.Len(t, entries, 2, "both copies written")
+			assert.Equal(t, !tc.covered, sb >= 0, "a superblock raising the commit point over op 5")
+		})
+	}
+}
+
+// slotWrites finds, among a step's writes, the first superblock copy's
+// index (-1: none) and the indices of the journal writes at slot.
+func slotWrites(out *vsr.Output, slot int) (sb int, journal []int) {
+	sb = -1
+	for k, w := range out.Writes {
+		switch {
+		case w.Zone == vsr.ZoneSuperblock && sb < 0:
+			sb = k
+		case w.Slot == slot && (w.Zone == vsr.ZonePrepares || w.Zone == vsr.ZoneHeaders):
+			journal = append(journal, k)
+		}
+	}
+	return sb, journal
 }

@@ -47,11 +47,32 @@ func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 		// covers it becomes durable first, as for a set-aside body; capped
 		// at the head, which a vote must describe.
 		r.dur.sb.CommitMax = max(r.dur.sb.CommitMax, min(r.wm.commitMax, r.wm.sequencer))
+		r.noteDisplacing(h.Op)
 	}
 	if g := r.log.journal.Gone; g.Checksum != 0 {
 		r.fx.Emit(vsr.JournalChange{View: g.View, Op: g.Op, Checksum: g.Checksum}.Event(vsr.EvJournalEvict))
 	}
 	return true
+}
+
+// noteDisplacing marks op's slot when the op it pushed off the live ring lies
+// above the commit point of the superblock last asked for: the raise above
+// first covers it, and the slot's write waits for that superblock (D110;
+// source-600d-1611517016: repair journaled op 143 over op 15 at a replica of
+// head 15, the write landed, the superblock did not, and the restart came back
+// below op 15 with no copy of it).
+func (r *Replica) noteDisplacing(op uint64) {
+	s := r.dur.store
+	if s == nil {
+		return
+	}
+	d := r.log.journal.Moved
+	if d.Checksum == 0 {
+		d = r.log.journal.Gone
+	}
+	if d.Op > s.written.commitMax {
+		s.displacing[op%uint64(len(s.displacing))] = true
+	}
 }
 
 // clearAdopted forgets headers adopted in older views: the new view's headers

@@ -146,6 +146,11 @@ type storageState struct {
 	scrub room.Scrub
 	// blanks: the slots whose blanks wait for the step's superblock.
 	blanks []int
+	// displacing: the slots whose new op pushed off the ring an op only the
+	// step's superblock puts under the commit point (D110); held, their
+	// writes wait for it too.
+	displacing []bool
+	held       []int
 }
 
 // openStore gives a replica on a disk, new or restarted, its storage state,
@@ -159,30 +164,32 @@ func (r *Replica) openStore() {
 }
 
 func newStorageState(slots int) *storageState {
-	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots), slotFence: make([]uint64, slots)}
+	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots), slotFence: make([]uint64, slots), displacing: make([]bool, slots)}
 }
 
 // flushStorage asks for the writes this step made due: each changed journal
 // slot (both copies), then, ordered after them, the superblock if it changed,
-// and last the blanks of ops taken out while a superblock is written, which
-// land only after it (the harness holds them back).
+// and last the blanks of ops taken out and the ops written over ops the
+// superblock covers first, which land only after it (the harness holds them).
 func (r *Replica) flushStorage() {
 	s := r.dur.store
 	// The head goes down with every superblock: a restart must not state a
 	// head its promises went past.
 	r.dur.sb.Head, r.dur.sb.HeadSum = r.wm.sequencer, r.wm.headSum
 	sbDue := fieldsOf(&r.dur.sb) != s.written
-	blanks := s.blanks[:0]
+	blanks, held := s.blanks[:0], s.held[:0]
 	for _, i := range s.dirty.List {
 		s.dirty.Marked[i] = false
 		slot := int(i)
-		// The prepare first: the harness lands a slot's header copy only
-		// after its prepare, so recovery may trust a prepare that verifies.
-		if h := r.log.journal.Live.Slots[slot]; h.Checksum != 0 {
+		displacing := s.displacing[slot]
+		s.displacing[slot] = false
+		if r.log.journal.Live.Slots[slot].Checksum != 0 {
 			s.aside[slot] = false
-			r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
-			r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
-			s.slotFence[slot] = r.dur.fencesAsked
+			if displacing && sbDue {
+				held = append(held, slot)
+				continue
+			}
+			r.writeEntry(slot, false)
 			continue
 		}
 		if sbDue && !s.aside[slot] {
@@ -212,7 +219,13 @@ func (r *Replica) flushStorage() {
 	for _, slot := range blanks {
 		r.writeBlank(slot, true)
 	}
-	s.blanks = blanks
+	// An op written over one the superblock only now covers waits for it too:
+	// landing first, a crash would leave the displaced op neither in the slot
+	// nor under a durable commit point, for the restart's vote to nack (D110).
+	for _, slot := range held {
+		r.writeEntry(slot, true)
+	}
+	s.blanks, s.held = blanks, held
 	// The ops this step took into the pipeline stand on every write it
 	// asked for: the harness counts the same (sim, reportOwnAck).
 	for k := range r.pipeline {
@@ -223,6 +236,21 @@ func (r *Replica) flushStorage() {
 	}
 	vsr.Assert(r.id, len(s.dirty.List) == 0, "storage_flushed", vsr.DetailStorage)
 	vsr.Assert(r.id, fieldsOf(&r.dur.sb) == s.written, "storage_flushed", vsr.DetailStorage)
+}
+
+// writeEntry asks for the journal entry at slot, both copies, the prepare
+// first: the harness lands a slot's header copy only after its prepare, so
+// recovery may trust a prepare that verifies. afterSuperblock holds it until
+// the superblock asked before it lands.
+func (r *Replica) writeEntry(slot int, afterSuperblock bool) {
+	s := r.dur.store
+	h := r.log.journal.Live.Slots[slot]
+	vsr.Assert(r.id, h.Checksum != 0 && h.Op%uint64(len(s.displacing)) == uint64(slot), "entry_written_at_its_slot", "slot %d op %d", uint64(slot), h.Op)
+	r.write(vsr.ZonePrepares, slot, vsr.PrepareRecordBytes, true, func(b []byte) { encodeEntry(b, recordPrepare, slot, &h) })
+	r.write(vsr.ZoneHeaders, slot, vsr.HeaderRecordBytes, true, func(b []byte) { encodeEntry(b, recordHeader, slot, &h) })
+	w := r.fx.Out.Writes
+	w[len(w)-2].AfterSuperblock, w[len(w)-1].AfterSuperblock = afterSuperblock, afterSuperblock
+	s.slotFence[slot] = r.dur.fencesAsked
 }
 
 // writeBlank asks for the removal of slot's op, in both copies: a set-aside
