@@ -597,6 +597,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-b01d-2954758831.vsr":                             sim.VerdictLiveness,
 	"source-b01d-2954772967.vsr":                             sim.VerdictLiveness,
 	"source-ci-6c48-search.vsr":                              sim.VerdictLiveness,
+	"source-5ca1-1554074948.vsr":                             sim.VerdictLiveness,
 	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,

@@ -266,13 +266,15 @@ func superblockKind(kind uint64) bool {
 // its version's sequence number, the log head, the checkpoint it names,
 // whether it was written while amnesiac (a restart from it takes up none of
 // the journal), and the promises it makes durable (the view, the log_view and
-// the acks a restart keeps: the protocol model's promise_durable).
+// the acks a restart keeps: the protocol model's promise_durable), and the
+// commit point a restart comes back at (its displace_after_superblock).
 type SuperblockOnDisk struct {
 	Seq, Head                     uint64
 	CheckpointOp, CheckpointSum   uint64
 	Amnesiac                      bool
 	View, LogView                 uint64
 	AckHead, AckView, AckViewHead uint64
+	CommitMax                     uint64
 }
 
 // DiskSuperblock decodes superblock copy c as a disk holds it, if it is
@@ -283,7 +285,7 @@ func DiskSuperblock(c int, buf []byte, ioErr bool) (SuperblockOnDisk, bool) {
 	sb, seq, ok := decodeSuperblock(c, buf, ioErr)
 	return SuperblockOnDisk{Seq: seq, Head: sb.Head, CheckpointOp: sb.Checkpoint.Op, CheckpointSum: sb.Checkpoint.OpChecksum,
 		Amnesiac: sb.Amnesiac, View: sb.View, LogView: sb.LogView,
-		AckHead: sb.AckHead, AckView: sb.AckView, AckViewHead: sb.AckViewHead}, ok
+		AckHead: sb.AckHead, AckView: sb.AckView, AckViewHead: sb.AckViewHead, CommitMax: sb.CommitMax}, ok
 }
 
 // recordRead is one copy of a slot, decoded.

@@ -244,7 +244,7 @@ func specDurable(c int, buf []byte) spec.Durable {
 	if !ok {
 		return spec.Durable{}
 	}
-	return spec.Durable{View: sb.View, LogView: sb.LogView, AckHead: sb.AckHead, AckView: sb.AckView, AckViewHead: sb.AckViewHead}
+	return spec.Durable{View: sb.View, LogView: sb.LogView, AckHead: sb.AckHead, AckView: sb.AckView, AckViewHead: sb.AckViewHead, CommitMax: sb.CommitMax}
 }
 
 // specTimerViewChangeStatus is the replica's name for its view-change

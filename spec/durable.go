@@ -17,6 +17,9 @@ import "fmt"
 type Durable struct {
 	View, LogView                 uint64
 	AckHead, AckView, AckViewHead uint64
+	// CommitMax is the commit point a restart comes back at or above
+	// (displace_after_superblock).
+	CommitMax uint64
 }
 
 // checkPromiseDurable judges msg, sent by replica i in its step, against the

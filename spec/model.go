@@ -83,8 +83,12 @@ type replicaState struct {
 	// last one asked for each slot in this life (storage.go).
 	prepares []stepWrite
 	asked    []askedEntry
-	// stepSuperblock: the step asked for a superblock copy.
+	// stepSuperblock: the step asked for a superblock copy. commitBefore:
+	// the durable commit point as the step began; displaced, the acked ops
+	// the step's entries pushed off their slots above it (storage.go).
 	stepSuperblock bool
+	commitBefore   uint64
+	displaced      []displacedOp
 	// durable is what the last fenced superblock copy asked for in this
 	// life makes durable (durableAsked: one was asked; durable.go).
 	durable      Durable
@@ -216,6 +220,8 @@ func (m *Model) begin(tick uint64, i int, c cause) {
 	r.removed = r.removed[:0]
 	r.prepares = r.prepares[:0]
 	r.stepSuperblock = false
+	r.commitBefore = r.durable.CommitMax
+	r.displaced = r.displaced[:0]
 	r.restored = opSum{}
 }
 

@@ -731,6 +731,27 @@ func TestRulesFire(t *testing.T) {
 			tr.m.Wrote(2, &Write{Zone: ZonePrepare, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: !slip})
 			tr.m.Wrote(2, &Write{Zone: ZoneHeader, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: !slip})
 		}},
+		{RuleDisplaceAfterSuperblock, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 acked op 1 in view 0 and journals op 9 (a repair
+			// far above its head) over op 1's slot, its superblock first
+			// raising the commit point over op 1; the slip asks for the
+			// entry before that superblock, not held for it to land.
+			replicate(tr).clock(2, false).slip()
+			d := tr.m.replicas[2].durable
+			d.CommitMax = 1
+			sb := Write{Zone: ZoneSuperblock, Fenced: true, Superblock: d}
+			if !slip {
+				tr.m.Wrote(2, &sb)
+			}
+			p := Write{Zone: ZonePrepare, Slot: 1, Kind: WriteEntry, Op: 9, Checksum: 0x9, Fenced: true, AfterSuperblock: !slip}
+			h := p
+			h.Zone = ZoneHeader
+			tr.m.Wrote(2, &p)
+			tr.m.Wrote(2, &h)
+			if slip {
+				tr.m.Wrote(2, &sb)
+			}
+		}},
 		{RulePromiseDurable, onDisk, func(tr *trace, slip bool) {
 			// Replica 2 acks op 2 with its superblock still naming ack
 			// head 1: the slip's superblock was not rewritten.

@@ -83,6 +83,7 @@ func (m *Model) Wrote(i int, w *Write) {
 	case ZonePrepare:
 		r.prepares = append(r.prepares, stepWrite{Write: *w})
 		if w.Fenced {
+			r.noteDisplaced(m.cfg.JournalSlots, w)
 			r.noteAsked(m.cfg.JournalSlots, w.Slot, w.Op, w.Checksum)
 		}
 		if w.Kind == WriteBlank {
@@ -133,6 +134,35 @@ func (m *Model) endWrites(i int) {
 			return
 		}
 	}
+	for _, d := range r.displaced {
+		if !d.held && r.durable.CommitMax >= d.op {
+			m.failOp(i, d.op, RuleDisplaceAfterSuperblock, "writes op %d over slot %d, which held op %d it acked in view %d, %s, while the step's superblock first raises the commit point over op %d (from %d to %d)",
+				d.by, d.slot, d.op, r.ackView, "not held for that superblock", d.op, r.commitBefore, r.durable.CommitMax)
+			return
+		}
+	}
+}
+
+// displacedOp is an acked op a step's entry write pushed off its slot above
+// the durable commit point, and whether the write waits for the step's
+// superblock (asked after one, held for it).
+type displacedOp struct {
+	op, by uint64
+	slot   int
+	held   bool
+}
+
+// noteDisplaced records the acked op a fenced entry write w pushes off its
+// slot, where the durable commit point as the step began lies below it.
+func (r *replicaState) noteDisplaced(slots int, w *Write) {
+	if w.Kind != WriteEntry || slots <= 0 || w.Slot < 0 || w.Slot >= len(r.asked) {
+		return
+	}
+	a := r.asked[w.Slot]
+	if !a.known || a.op == 0 || a.op >= w.Op || a.op <= r.commitBefore || a.op >= uint64(len(r.acks)) || r.acks[a.op] != a.sum {
+		return
+	}
+	r.displaced = append(r.displaced, displacedOp{op: a.op, by: w.Op, slot: w.Slot, held: w.AfterSuperblock && r.stepSuperblock})
 }
 
 // askedEntry is what a replica's disk holds at a slot's prepare copy as far
