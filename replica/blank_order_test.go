@@ -48,19 +48,32 @@ func TestBlanksLandAfterTheSuperblock(t *testing.T) {
 }
 
 // TestDisplacingWriteLandsAfterTheSuperblock (D110): an op written over a
-// slot whose op only this step's superblock puts under the commit point is
-// asked after that superblock and waits for it; over an op an earlier
-// superblock covered, it is written at once. source-600d-1611517016.vsr:
-// repair journaled op 143 over op 15 at a replica of head 15, the write
-// landed and the superblock raising the commit point did not, and the
-// restart, back below op 15 without a copy of it, nacked it in its vote.
+// slot whose op lies above the commit point of the last superblock known to
+// have landed is asked after a superblock of its step and waits for it (one
+// is asked even where the fields did not change: the superblock that raised
+// the point may still be in flight, and a write asked after it may land
+// first); over an op a landed superblock covers, it is written at once.
+// source-600d-1611517016.vsr: repair journaled op 143 over op 15 at a
+// replica of head 15, the write landed and the superblock raising the commit
+// point did not, and the restart, back below op 15 without a copy of it,
+// nacked it in its vote.
 func TestDisplacingWriteLandsAfterTheSuperblock(t *testing.T) {
 	for _, tc := range []struct {
-		name    string
-		covered bool
+		name   string
+		cover  func(r *Replica)
+		landed bool
 	}{
-		{"over an op the step's superblock covers first", false},
-		{"over an op an earlier superblock covered", true},
+		{"over an op the step's superblock covers first", func(*Replica) {}, false},
+		{"over an op a superblock in flight covers", func(r *Replica) {
+			r.dur.sb.CommitMax = 5
+			r.dur.store.written.commitMax = 5
+			r.dur.store.landing.asked(r.dur.fencesAsked+1, 5, true)
+		}, false},
+		{"over an op a landed superblock covers", func(r *Replica) {
+			r.dur.sb.CommitMax = 5
+			r.dur.store.written.commitMax = 5
+			r.dur.store.landing.commit = 5
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, r2 := readsBackup(t, nil)
@@ -69,9 +82,7 @@ func TestDisplacingWriteLandsAfterTheSuperblock(t *testing.T) {
 			h := hs[slots+5]
 			require.Equal(t, r2.slotOf(5), r2.slotOf(h.Op))
 			r2.wm.commitMax = h.Op // learned from a peer: far above the head 5
-			if tc.covered {
-				r2.dur.store.written.commitMax = 5
-			}
+			tc.cover(r2)
 			out := &vsr.Output{}
 			r2.fx.Out = out
 			require.True(t, r2.journalPut(h, false))
@@ -79,13 +90,15 @@ func TestDisplacingWriteLandsAfterTheSuperblock(t *testing.T) {
 			r2.flushStorage()
 			sb, entries := slotWrites(out, r2.slotOf(h.Op))
 			for _, k := range entries {
-				assert.Equal(t, !tc.covered, out.Writes[k].AfterSuperblock, "write %d", k)
-				if !tc.covered {
+				assert.Equal(t, !tc.landed, out.Writes[k].AfterSuperblock, "write %d", k)
+				if !tc.landed {
 					assert.Greater(t, k, sb, "the entry is asked after the superblock")
 				}
 			}
 			assert.Len(t, entries, 2, "both copies written")
-			assert.Equal(t, !tc.covered, sb >= 0, "a superblock raising the commit point over op 5")
+			assert.Equal(t, !tc.landed, sb >= 0, "a superblock of the step to wait for")
+			r2.Landed(r2.dur.fencesAsked)
+			assert.GreaterOrEqual(t, r2.dur.store.landing.commit, uint64(5), "its landing covers op 5")
 		})
 	}
 }

@@ -41,6 +41,9 @@ func (d *durability) fenceLanded(self int, n uint64) bool {
 	}
 	vsr.Assert(self, n <= d.fencesAsked, "landed_were_asked", "landed %d asked %d", n, d.fencesAsked)
 	d.fencesLanded = n
+	if d.store != nil {
+		d.store.landing.landed(n)
+	}
 	return true
 }
 
@@ -69,4 +72,34 @@ const incarnationBootShift = 20
 // count that life's acks, given from a journal the loss took, as this one's.
 func amnesiacIncarnation(boot uint64) uint64 {
 	return (boot + 1) << incarnationBootShift
+}
+
+// sbLanding tracks the commit point of the last superblock known to have
+// landed (D110): the superblocks asked for, by the fence of their last copy,
+// until the harness reports that many fenced writes landed. An unfenced one
+// (superblock-trusts-torn) counts as landed when asked, as the replica trusts it.
+type sbLanding struct {
+	pending []sbAsk
+	commit  uint64
+}
+
+type sbAsk struct{ fence, commit uint64 }
+
+func (l *sbLanding) asked(fence, commit uint64, fenced bool) {
+	if !fenced {
+		l.commit = commit
+		return
+	}
+	l.pending = append(l.pending, sbAsk{fence, commit})
+}
+
+// landed takes the first n fenced writes as landed.
+func (l *sbLanding) landed(n uint64) {
+	k := 0
+	for k < len(l.pending) && l.pending[k].fence <= n {
+		l.commit = l.pending[k].commit
+		k++
+	}
+	l.pending = l.pending[:copy(l.pending, l.pending[k:])]
+	vsr.Assert(vsr.Unowned, len(l.pending) == 0 || l.pending[0].fence > n, "superblock_landing_in_order", vsr.DetailStorage)
 }

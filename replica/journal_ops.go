@@ -56,8 +56,8 @@ func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 }
 
 // noteDisplacing marks op's slot when the op it pushed off the live ring lies
-// above the commit point of the superblock last asked for: the raise above
-// first covers it, and the slot's write waits for that superblock (D110;
+// above the commit point of the last superblock known landed: the raise above
+// covers it, and the slot's write waits for a superblock of its step (D110;
 // source-600d-1611517016: repair journaled op 143 over op 15 at a replica of
 // head 15, the write landed, the superblock did not, and the restart came back
 // below op 15 with no copy of it).
@@ -70,7 +70,7 @@ func (r *Replica) noteDisplacing(op uint64) {
 	if d.Checksum == 0 {
 		d = r.log.journal.Gone
 	}
-	if d.Op > s.written.commitMax {
+	if d.Op > s.landing.commit {
 		s.displacing[op%uint64(len(s.displacing))] = true
 	}
 }

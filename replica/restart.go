@@ -93,7 +93,7 @@ func recoverFromDisk(opts Options, jitter Jitter, d Durable) (*Replica, error) {
 	r.dur.sb = rec.sb
 	r.restoreCheckpoint(rec.cp)
 	// Number on above the version read back, amnesiac too (seed 3238089635).
-	r.dur.store.seq, r.dur.store.written = rec.seq, fieldsOf(&rec.sb)
+	r.dur.store.seq, r.dur.store.written, r.dur.store.landing.commit = rec.seq, fieldsOf(&rec.sb), rec.sb.CommitMax
 	if rec.sb.Amnesiac {
 		// A superblock written since the loss, before any view was
 		// adopted: the loss stands (Superblock.Amnesiac).

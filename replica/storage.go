@@ -146,11 +146,11 @@ type storageState struct {
 	scrub room.Scrub
 	// blanks: the slots whose blanks wait for the step's superblock.
 	blanks []int
-	// displacing: the slots whose new op pushed off the ring an op only the
-	// step's superblock puts under the commit point (D110); held, their
-	// writes wait for it too.
+	// displacing: slots whose new op pushed an op above the landed commit
+	// point (landing) off the ring; held, they wait for a superblock (D110).
 	displacing []bool
 	held       []int
+	landing    sbLanding
 }
 
 // openStore gives a replica on a disk, new or restarted, its storage state,
@@ -173,8 +173,7 @@ func newStorageState(slots int) *storageState {
 // superblock covers first, which land only after it (the harness holds them).
 func (r *Replica) flushStorage() {
 	s := r.dur.store
-	// The head goes down with every superblock: a restart must not state a
-	// head its promises went past.
+	// The head goes with every superblock: a restart states no head its promises passed.
 	r.dur.sb.Head, r.dur.sb.HeadSum = r.wm.sequencer, r.wm.headSum
 	sbDue := fieldsOf(&r.dur.sb) != s.written
 	blanks, held := s.blanks[:0], s.held[:0]
@@ -185,7 +184,7 @@ func (r *Replica) flushStorage() {
 		s.displacing[slot] = false
 		if r.log.journal.Live.Slots[slot].Checksum != 0 {
 			s.aside[slot] = false
-			if displacing && sbDue {
+			if displacing {
 				held = append(held, slot)
 				continue
 			}
@@ -199,6 +198,7 @@ func (r *Replica) flushStorage() {
 		r.writeBlank(slot, false)
 	}
 	s.dirty.List = s.dirty.List[:0]
+	sbDue = sbDue || len(held) > 0 // one asked before may be in flight (D110)
 	if sbDue {
 		// The commit point rides on a superblock written for another
 		// reason, and never asks for one itself (D58): a restart that knows
@@ -219,9 +219,9 @@ func (r *Replica) flushStorage() {
 	for _, slot := range blanks {
 		r.writeBlank(slot, true)
 	}
-	// An op written over one the superblock only now covers waits for it too:
-	// landing first, a crash would leave the displaced op neither in the slot
-	// nor under a durable commit point, for the restart's vote to nack (D110).
+	// An op written over one no landed superblock covers waits too: landing
+	// first, a crash left the pushed op neither in its slot nor under a
+	// durable commit point, and the restart's vote nacked it (D110).
 	for _, slot := range held {
 		r.writeEntry(slot, true)
 	}
@@ -238,10 +238,9 @@ func (r *Replica) flushStorage() {
 	vsr.Assert(r.id, fieldsOf(&r.dur.sb) == s.written, "storage_flushed", vsr.DetailStorage)
 }
 
-// writeEntry asks for the journal entry at slot, both copies, the prepare
-// first: the harness lands a slot's header copy only after its prepare, so
-// recovery may trust a prepare that verifies. afterSuperblock holds it until
-// the superblock asked before it lands.
+// writeEntry asks for slot's entry, the prepare copy first (the harness lands
+// the header copy after it, so recovery may trust a prepare that verifies);
+// afterSuperblock holds both until the superblock asked before them lands.
 func (r *Replica) writeEntry(slot int, afterSuperblock bool) {
 	s := r.dur.store
 	h := r.log.journal.Live.Slots[slot]
@@ -288,6 +287,7 @@ func (r *Replica) writeSuperblockCopies() {
 			w.put(b)
 		})
 	}
+	s.landing.asked(r.dur.fencesAsked, r.dur.sb.CommitMax, fenced)
 	vsr.Assert(r.id, s.written == fieldsOf(&r.dur.sb), "superblock_written", vsr.DetailStorage)
 }
 
