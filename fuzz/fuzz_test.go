@@ -601,6 +601,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-5ca1-1554111553.vsr":                             sim.VerdictLiveness,
 	"source-5ca1-1554144903.vsr":                             sim.VerdictLiveness,
 	"source-5ca1-1554147808.vsr":                             sim.VerdictLiveness,
+	"source-a11e-2703139184.vsr":                             sim.VerdictLiveness,
 	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,

@@ -221,6 +221,11 @@ func (m *Model) begin(tick uint64, i int, c cause) {
 	r.prepares = r.prepares[:0]
 	r.stepSuperblock = false
 	r.commitBefore = r.durable.CommitMax
+	if !r.durableAsked {
+		// A restart came back at the commit point of a superblock the model
+		// does not read: no displacement is judged until one of this life.
+		r.commitBefore = ^uint64(0)
+	}
 	r.displaced = r.displaced[:0]
 	r.restored = opSum{}
 }
