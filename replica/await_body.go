@@ -23,25 +23,44 @@ import (
 // whether it is newly awaited (the caller fetches it: tryMerge).
 func (r *Replica) awaitBodyOf(res *mergeResult) bool {
 	n := len(res.decisions)
-	if n == 0 {
+	want, ok := vsr.Header{}, false
+	if n > 0 && res.decisions[n-1].op <= r.vc.dvcs[r.id].op {
+		want, ok = r.awaitedEntry(res, &res.decisions[n-1])
+	}
+	if !ok {
 		r.vc.awaitBody = vsr.Header{}
 		return false
 	}
-	d := &res.decisions[n-1]
-	if d.verdict != opAwaitBody || d.op > r.vc.dvcs[r.id].op {
-		r.vc.awaitBody = vsr.Header{}
-		return false
-	}
-	vsr.Assert(r.id, d.known && d.header.Op == d.op, "await_body_known", "op %d header op %d", d.op, d.header.Op)
-	if !r.fitsOwnLog(d.header) {
-		r.vc.awaitBody = vsr.Header{}
-		return false
-	}
-	if r.vc.awaitBody == d.header {
+	if r.vc.awaitBody == want {
 		return false // asked already; the message timeout asks again
 	}
-	r.vc.awaitBody = d.header
+	r.vc.awaitBody = want
 	return true
+}
+
+// awaitedEntry is the entry the merge waits on at d's op: its canonical
+// header, whose body no voter holds, where the primary-elect's own log can
+// take it; or, where no vote names the op at all but a vote of the canonical
+// log_view names the op above, the op and the checksum that header names as
+// its parent (D111). A checksum names one entry, as D89 takes it from any
+// vote, so the body that carries it is the canonical op; a replica that
+// holds it only set aside (a restart below a gap could not vouch for it, D75)
+// never votes it (swarm seed 3233833457 from 0xc0c00000: the one intact
+// copy of op 1 lay set aside at the primary-elect, whose vote said nothing
+// there, and the views climbed 4 -> 9 over a merge awaiting the header).
+func (r *Replica) awaitedEntry(res *mergeResult, d *opDecision) (vsr.Header, bool) {
+	switch d.verdict {
+	case opAwaitBody:
+		vsr.Assert(r.id, d.known && d.header.Op == d.op, "await_body_known", "op %d header op %d", d.op, d.header.Op)
+		return d.header, r.fitsOwnLog(d.header)
+	case opAwaitHeader:
+		above, ok := namedHeader(r.vc.dvcs[:r.n], res.logView, d.op+1)
+		if !ok || above.Parent == 0 {
+			return vsr.Header{}, false
+		}
+		return vsr.Header{Op: d.op, Checksum: above.Parent}, true
+	}
+	return vsr.Header{}, false
 }
 
 // askAwaitedBody asks for the awaited body every replica whose vote is not

@@ -151,10 +151,7 @@ func TestMergeTakesTheAwaitedBodyFromItsOwnAside(t *testing.T) {
 	other := vsr.Header{Op: 1, View: 3, Parent: genesisChecksum, Timestamp: 1, Body: put(1, 99)}
 	other.Seal()
 	for _, own := range []vsr.Header{hs[1], other} {
-		r, err := New(DefaultOptions(1, 4), zeroJitter{})
-		require.NoError(t, err)
-		out := &vsr.Output{}
-		r.Step(msg(vsr.StartView{LogView: 2, Op: 1, Suffix: []vsr.SuffixEntry{headerOnly(hs[1])}}, 2, 1, 2), out)
+		r, out := adoptedFromR2(t, 4, vsr.StartView{LogView: 2, Op: 1, Suffix: []vsr.SuffixEntry{headerOnly(hs[1])}})
 		require.False(t, r.Journaled(1))
 		r.log.aside.Put(own) // as a restart's setAsideCopy leaves it
 		for _, p := range []int{2, 3} {
@@ -177,4 +174,51 @@ func TestMergeTakesTheAwaitedBodyFromItsOwnAside(t *testing.T) {
 		assert.NotEmpty(t, repairAsks(out, 0), "the peers are asked")
 		assert.Equal(t, vsr.StatusViewChange, r.Info().Status)
 	}
+}
+
+// TestMergeAwaitsTheHeaderTheOpAboveNames (D111): where no vote names op 1
+// at all and too few nack it, but a vote of the canonical log_view names op
+// 2, whose parent is op 1's checksum, the primary-elect awaits that entry:
+// its own restart's set-aside copy of it is taken, and the merge completes
+// with op 1 kept; a set-aside copy of another entry of op 1 is not, and the
+// merge waits (swarm seed 3233833457 from 0xc0c00000: the one intact copy
+// of op 1 lay set aside at the primary-elect, and views climbed 4 -> 9).
+func TestMergeAwaitsTheHeaderTheOpAboveNames(t *testing.T) {
+	hs := chainHeaders(2, 2)
+	other := vsr.Header{Op: 1, View: 1, Parent: genesisChecksum, Timestamp: 1, Body: put(1, 99)}
+	other.Seal()
+	for _, own := range []vsr.Header{hs[1], other} {
+		blank := vsr.SuffixEntry{Header: vsr.Header{Op: 1}}
+		r, out := adoptedFromR2(t, 3, vsr.StartView{LogView: 2, Op: 2, Suffix: []vsr.SuffixEntry{headerOnly(hs[2]), blank}})
+		require.Equal(t, uint64(2), r.Info().Sequencer)
+		// A restart could not vouch for its copy of op 1: unsure, set aside.
+		r.log.setUnsure(r.id, []uint64{1})
+		r.log.aside.Put(own)
+		r.Step(msg(vsr.StartViewChange{}, 0, 1, 4), out)
+		r.Step(msg(vsr.StartViewChange{}, 2, 1, 4), out)
+		require.True(t, r.vc.dvcs[1].valid, "the primary-elect voted for itself")
+		require.True(t, r.vc.dvcs[1].suffix[1].Blank() && !r.vc.dvcs[1].suffix[1].Nack, "its vote says nothing of op 1")
+		out.Reset()
+		r.Step(voteIn(4, 2, 2, 1, 2, present(hs[2]), nackBlank(1)), out)
+		if own == hs[1] {
+			assert.True(t, r.Journaled(1), "taken from its own aside")
+			assert.True(t, r.vc.merged, "the merge completes (op 2's body is fetched next)")
+			assert.Equal(t, uint64(2), r.Info().Sequencer, "op 1 and op 2 kept")
+			continue
+		}
+		assert.False(t, r.Journaled(1), "another entry of op 1 is not the one op 2 names")
+		assert.False(t, r.vc.merged, "the merge waits")
+		assert.Equal(t, hs[1].Checksum, r.vc.awaitBody.Checksum, "for the entry op 2 names")
+	}
+}
+
+// adoptedFromR2 is r1 of n replicas, Normal in view 2 on sv, r2's StartView.
+func adoptedFromR2(t *testing.T, n int, sv vsr.StartView) (*Replica, *vsr.Output) {
+	t.Helper()
+	r, err := New(DefaultOptions(1, n), zeroJitter{})
+	require.NoError(t, err)
+	out := &vsr.Output{}
+	r.Step(msg(sv, 2, 1, 2), out)
+	require.Equal(t, vsr.StatusNormal, r.Info().Status, "r1 adopted view 2")
+	return r, out
 }

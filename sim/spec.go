@@ -223,6 +223,9 @@ func (c *Cluster) specWrites(i int) {
 		case disksim.ZoneHeaders:
 			sw.Zone = spec.ZoneHeader
 		default:
+			// A checkpoint record: no rule reads it, but its fence counts.
+			sw.Zone = spec.ZoneOther
+			c.spec.Wrote(i, &sw)
 			continue
 		}
 		if e := c.stepEntries[k]; e.op != 0 {

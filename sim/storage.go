@@ -222,6 +222,9 @@ func (c *Cluster) landWrites(i int) {
 	c.releaseHeld(d)
 	if r := c.replicas[i]; r != nil {
 		r.Landed(d.landedFences())
+		if c.spec != nil {
+			c.spec.Landed(i, d.landedFences())
+		}
 		c.releaseOwnAcks(i, d)
 	}
 	c.traceFaults(i)

@@ -84,11 +84,17 @@ type replicaState struct {
 	prepares []stepWrite
 	asked    []askedEntry
 	// stepSuperblock: the step asked for a superblock copy. commitBefore:
-	// the durable commit point as the step began; displaced, the acked ops
-	// the step's entries pushed off their slots above it (storage.go).
+	// the commit point of the last superblock landed as the step began;
+	// displaced, the acked ops the step's entries pushed off their slots
+	// above it (storage.go). fences counts the fenced writes asked in this
+	// life, and landing the superblocks among them until they land.
 	stepSuperblock bool
 	commitBefore   uint64
 	displaced      []displacedOp
+	fences         uint64
+	landing        []fencedCommit
+	landed         uint64
+	landedKnown    bool
 	// durable is what the last fenced superblock copy asked for in this
 	// life makes durable (durableAsked: one was asked; durable.go).
 	durable      Durable
@@ -220,10 +226,11 @@ func (m *Model) begin(tick uint64, i int, c cause) {
 	r.removed = r.removed[:0]
 	r.prepares = r.prepares[:0]
 	r.stepSuperblock = false
-	r.commitBefore = r.durable.CommitMax
-	if !r.durableAsked {
+	r.commitBefore = r.landed
+	if !r.landedKnown {
 		// A restart came back at the commit point of a superblock the model
-		// does not read: no displacement is judged until one of this life.
+		// does not read: no displacement is judged until one of this life
+		// has landed.
 		r.commitBefore = ^uint64(0)
 	}
 	r.displaced = r.displaced[:0]
@@ -373,6 +380,7 @@ func (m *Model) Restart(i int, keepLog bool) {
 	r.oldHeartbeat = false
 	clear(r.asked) // a restart may read back any entry the disk holds
 	r.durable, r.durableAsked = Durable{}, false
+	r.fences, r.landing, r.landedKnown = 0, r.landing[:0], false
 	if !keepLog || m.cfg.Disk {
 		r.log = r.log[:0]
 	}

@@ -732,11 +732,15 @@ func TestRulesFire(t *testing.T) {
 			tr.m.Wrote(2, &Write{Zone: ZoneHeader, Slot: 1, Kind: WriteBlank, Fenced: true, AfterSuperblock: !slip})
 		}},
 		{RuleDisplaceAfterSuperblock, onDisk, func(tr *trace, slip bool) {
-			// Replica 2 acked op 1 in view 0 and journals op 9 (a repair
-			// far above its head) over op 1's slot, its superblock first
-			// raising the commit point over op 1; the slip asks for the
-			// entry before that superblock, not held for it to land.
-			replicate(tr).clock(2, false).slip()
+			// Replica 2 acked op 1 in view 0, its landed superblock's
+			// commit point 0, and journals op 9 (a repair far above its
+			// head) over op 1's slot, its superblock raising the commit
+			// point over op 1; the slip asks for the entry before that
+			// superblock, not held for it to land.
+			replicate(tr).clock(2, false)
+			tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: true, Superblock: tr.m.replicas[2].durable})
+			tr.m.Landed(2, tr.m.replicas[2].fences)
+			tr.clock(2, false).slip()
 			d := tr.m.replicas[2].durable
 			d.CommitMax = 1
 			sb := Write{Zone: ZoneSuperblock, Fenced: true, Superblock: d}
@@ -751,6 +755,28 @@ func TestRulesFire(t *testing.T) {
 			if slip {
 				tr.m.Wrote(2, &sb)
 			}
+		}},
+		{RuleDisplaceAfterSuperblock, onDisk, func(tr *trace, slip bool) {
+			// The superblock raising the commit point over op 1 was asked
+			// a step before and has not landed: the slip writes op 9 over
+			// op 1's slot at once, with no superblock of its step to wait
+			// for (D110's first form).
+			replicate(tr).clock(2, false)
+			tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: true, Superblock: tr.m.replicas[2].durable})
+			tr.m.Landed(2, tr.m.replicas[2].fences)
+			tr.clock(2, false)
+			d := tr.m.replicas[2].durable
+			d.CommitMax = 1
+			tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: true, Superblock: d})
+			tr.clock(2, false).slip()
+			if !slip {
+				tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: true, Superblock: d})
+			}
+			p := Write{Zone: ZonePrepare, Slot: 1, Kind: WriteEntry, Op: 9, Checksum: 0x9, Fenced: true, AfterSuperblock: !slip}
+			h := p
+			h.Zone = ZoneHeader
+			tr.m.Wrote(2, &p)
+			tr.m.Wrote(2, &h)
 		}},
 		{RulePromiseDurable, onDisk, func(tr *trace, slip bool) {
 			// Replica 2 acks op 2 with its superblock still naming ack

@@ -70,15 +70,19 @@ func (w *Write) sameRecord(p *Write) bool {
 // an older log_view lands only after the step's superblock, which names the
 // log_view that removes it (blank_after_superblock).
 func (m *Model) Wrote(i int, w *Write) {
+	r := &m.replicas[i]
+	if w.Fenced {
+		r.fences++ // numbered as the harness numbers them (Landed)
+	}
 	if m.failure != nil || w.Zone == ZoneOther {
 		return
 	}
-	r := &m.replicas[i]
 	switch w.Zone {
 	case ZoneSuperblock:
 		r.stepSuperblock = true
 		if w.Fenced {
 			r.durable, r.durableAsked = w.Superblock, true
+			r.landing = append(r.landing, fencedCommit{r.fences, w.Superblock.CommitMax})
 		}
 	case ZonePrepare:
 		r.prepares = append(r.prepares, stepWrite{Write: *w})
@@ -136,11 +140,28 @@ func (m *Model) endWrites(i int) {
 	}
 	for _, d := range r.displaced {
 		if !d.held && r.durable.CommitMax >= d.op {
-			m.failOp(i, d.op, RuleDisplaceAfterSuperblock, "writes op %d over slot %d, which held op %d it acked in view %d, %s, while the step's superblock first raises the commit point over op %d (from %d to %d)",
-				d.by, d.slot, d.op, r.ackView, "not held for that superblock", d.op, r.commitBefore, r.durable.CommitMax)
+			m.failOp(i, d.op, RuleDisplaceAfterSuperblock, "writes op %d over slot %d, which held op %d it acked in view %d, not held for a superblock of its step, while the commit point over op %d is durable only in a superblock not known to have landed (the last landed carries %d, the last asked %d)",
+				d.by, d.slot, d.op, r.ackView, d.op, r.commitBefore, r.durable.CommitMax)
 			return
 		}
 	}
+}
+
+// fencedCommit is a superblock copy asked for: its fence and the commit
+// point it carries.
+type fencedCommit struct{ fence, commit uint64 }
+
+// Landed is the harness's report that the first n fenced writes replica i
+// asked for in this life have landed, as it tells the replica: the commit
+// point of the last superblock among them is durable (displace_after_superblock).
+func (m *Model) Landed(i int, n uint64) {
+	r := &m.replicas[i]
+	k := 0
+	for k < len(r.landing) && r.landing[k].fence <= n {
+		r.landed, r.landedKnown = r.landing[k].commit, true
+		k++
+	}
+	r.landing = r.landing[:copy(r.landing, r.landing[k:])]
 }
 
 // displacedOp is an acked op a step's entry write pushed off its slot above
