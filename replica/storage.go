@@ -153,9 +153,8 @@ type storageState struct {
 	landing    sbLanding
 }
 
-// openStore gives a replica on a disk, new or restarted, its storage state,
-// and arms its scrubber (repair_serve.go) unless it is off: a turn every ScrubTicks
-// exactly, with no jitter drawn.
+// openStore gives a replica on a disk, new or restarted, its storage state, and
+// arms its scrubber (repair_serve.go) unless off: every ScrubTicks, no jitter.
 func (r *Replica) openStore() {
 	r.dur.store = newStorageState(r.opts.JournalSlots)
 	if r.opts.Timeouts.ScrubTicks > 0 {
@@ -164,7 +163,8 @@ func (r *Replica) openStore() {
 }
 
 func newStorageState(slots int) *storageState {
-	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots), slotFence: make([]uint64, slots), displacing: make([]bool, slots)}
+	return &storageState{dirty: journal.NewDirtySlots(slots), aside: make([]bool, slots), slotFence: make([]uint64, slots),
+		displacing: make([]bool, slots), landing: sbLanding{pending: make([]sbAsk, 0, 16)}}
 }
 
 // flushStorage asks for the writes this step made due: each changed journal
