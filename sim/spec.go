@@ -283,5 +283,10 @@ func (c *Cluster) specRestart(i int) {
 		if c.disks != nil && !c.disks.r[i].readSuperblock {
 			c.spec.Forgot(i)
 		}
+		if c.disks != nil && c.disks.r[i].readWhole {
+			// No higher commit point than a whole copy read back names:
+			// the one the restart came back at is among them.
+			c.spec.Recovered(i, c.disks.r[i].readCommit)
+		}
 	}
 }

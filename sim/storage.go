@@ -104,8 +104,11 @@ type diskOf struct {
 	crashedInFlight bool
 	// readSuperblock says its last restart's reads returned a whole
 	// superblock copy or a blank one, never written (readBack): one that
-	// found every copy damaged comes back amnesiac.
+	// found every copy damaged comes back amnesiac. readCommit is the
+	// highest commit point a whole copy read back names (readWhole: one did).
 	readSuperblock bool
+	readWhole      bool
+	readCommit     uint64
 	// reads are the reads in flight, in due order (disk_reads.go).
 	reads []readInFlight
 	// slotFence is, per journal slot, the fence of the last write asked
@@ -276,12 +279,15 @@ func (c *Cluster) crashDisk(i int) {
 // bytes it served, for the protocol model (specRestart).
 func (c *Cluster) readBack(i int) vsr.ReadFunc {
 	do := &c.disks.r[i]
-	do.readSuperblock = false
+	do.readSuperblock, do.readWhole, do.readCommit = false, false, 0
 	return func(z vsr.StorageZone, slot int) ([]byte, bool) {
 		buf, ioErr := do.disk.Read(c.now, disksim.Zone(z), slot)
-		if z == vsr.ZoneSuperblock && !do.readSuperblock {
-			_, whole := replica.DiskSuperblock(slot, buf, ioErr)
-			do.readSuperblock = whole || (!ioErr && !slices.ContainsFunc(buf, func(b byte) bool { return b != 0 }))
+		if z == vsr.ZoneSuperblock {
+			sb, whole := replica.DiskSuperblock(slot, buf, ioErr)
+			do.readSuperblock = do.readSuperblock || whole || (!ioErr && !slices.ContainsFunc(buf, func(b byte) bool { return b != 0 }))
+			if whole {
+				do.readWhole, do.readCommit = true, max(do.readCommit, sb.CommitMax)
+			}
 		}
 		return buf, ioErr
 	}

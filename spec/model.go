@@ -228,9 +228,8 @@ func (m *Model) begin(tick uint64, i int, c cause) {
 	r.stepSuperblock = false
 	r.commitBefore = r.landed
 	if !r.landedKnown {
-		// A restart came back at the commit point of a superblock the model
-		// does not read: no displacement is judged until one of this life
-		// has landed.
+		// A restart that read back no whole superblock copy: no displacement
+		// is judged until a superblock of this life has landed.
 		r.commitBefore = ^uint64(0)
 	}
 	r.displaced = r.displaced[:0]

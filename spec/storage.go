@@ -164,6 +164,14 @@ func (m *Model) Landed(i int, n uint64) {
 	r.landing = r.landing[:copy(r.landing, r.landing[k:])]
 }
 
+// Recovered is the harness's report that replica i's restart read back whole
+// superblock copies naming commit points no higher than commit: the durable
+// point it came back at (displace_after_superblock judges from it at once).
+func (m *Model) Recovered(i int, commit uint64) {
+	r := &m.replicas[i]
+	r.landed, r.landedKnown = commit, true
+}
+
 // displacedOp is an acked op a step's entry write pushed off its slot above
 // the durable commit point, and whether the write waits for the step's
 // superblock (asked after one, held for it).
