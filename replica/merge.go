@@ -54,6 +54,9 @@ type opDecision struct {
 	// implied: no canonical vote describes the op, and the header is the
 	// one every version that may have committed must carry (D98).
 	implied bool
+	// sum: where no vote carries the canonical header, the checksum the
+	// canonical op above names as its parent (D112); 0 otherwise.
+	sum     uint64
 	verdict opVerdict
 }
 
@@ -214,6 +217,9 @@ func (res *mergeResult) parentOf(votes []dvcVote, op uint64) uint64 {
 func decideOp(votes []dvcVote, logView, op, parent uint64) opDecision {
 	d := opDecision{op: op}
 	d.header, d.known = canonicalHeader(votes, logView, op)
+	if above, ok := namedHeader(votes, logView, op+1); ok && !d.known {
+		d.sum = above.Parent
+	}
 	d.weighAll(votes)
 	if !d.known && d.nacks < vsr.QuorumNack(len(votes)) {
 		d.implyHeader(votes, logView, parent)
@@ -318,7 +324,9 @@ func (d *opDecision) weigh(i int, v *dvcVote) {
 		d.nacks++
 	case e.Blank():
 	case !d.known:
-		if bodiless {
+		// A header other than the checksum the op above names is another
+		// op, as against a known header (D112).
+		if bodiless || (d.sum != 0 && e.Header.Checksum != d.sum) {
 			d.nacks++
 		}
 	case e.Header.Checksum != d.header.Checksum:

@@ -113,10 +113,12 @@ func (nm *naive) named(logView, op uint64) (vsr.Header, bool) {
 	return vsr.Header{}, false
 }
 
-func (nm *naive) nacks(x naiveVote, op uint64, canon vsr.Header, known bool) bool {
+// nacks: sum is the canonical op's checksum, known from its header or from
+// the parent the canonical op above names (D112); 0 where neither is known.
+func (nm *naive) nacks(x naiveVote, op uint64, sum uint64) bool {
 	e, has := x.byOp[op]
 	blank := e.Header.Checksum == 0
-	differs := known && has && !blank && e.Header.Checksum != canon.Checksum
+	differs := sum != 0 && has && !blank && e.Header.Checksum != sum
 	// A header held bodiless above the commit point nacks whatever the
 	// canonical header (D86): another header nacks it, and so does the same.
 	derived := has && !blank && !differs && !e.Nack && !e.Present && !e.Unsure && op > x.vote.commit
@@ -132,7 +134,7 @@ func (nm *naive) implied(op, parent uint64) (vsr.Header, bool) {
 	for _, x := range nm.valid {
 		e, has := x.byOp[op]
 		switch {
-		case nm.nacks(x, op, vsr.Header{}, false):
+		case nm.nacks(x, op, 0):
 		case !has || e.Blank() || e.Unsure:
 			silent++
 		default:
@@ -148,10 +150,10 @@ func (nm *naive) implied(op, parent uint64) (vsr.Header, bool) {
 	panic("unreachable")
 }
 
-func (nm *naive) weighAll(d *opDecision) {
+func (nm *naive) weighAll(d *opDecision, sum uint64) {
 	for _, x := range nm.valid {
 		e, has := x.byOp[d.op]
-		if nm.nacks(x, d.op, d.header, d.known) {
+		if nm.nacks(x, d.op, sum) {
 			d.nacks++
 		} else if has && d.known && e.Present && e.Header.Checksum == d.header.Checksum {
 			d.present |= 1 << uint(x.replica)
@@ -164,11 +166,15 @@ func (nm *naive) weighAll(d *opDecision) {
 func (nm *naive) decide(logView, op, parent uint64) opDecision {
 	d := opDecision{op: op}
 	d.header, d.known = nm.canon(logView, op)
-	nm.weighAll(&d)
-	_, above := nm.named(logView, op+1)
+	up, above := nm.named(logView, op+1)
+	sum := d.header.Checksum
+	if !d.known && above {
+		sum, d.sum = up.Parent, up.Parent
+	}
+	nm.weighAll(&d, sum)
 	if h, ok := nm.implied(op, parent); !d.known && !above && d.nacks < nm.n-vsr.QuorumReplication(nm.n)+1 && ok {
 		d = opDecision{op: op, header: h, known: true, implied: true}
-		nm.weighAll(&d)
+		nm.weighAll(&d, h.Checksum)
 	}
 	switch {
 	case d.nacks >= nm.n-vsr.QuorumReplication(nm.n)+1:
@@ -371,11 +377,20 @@ func TestMergeCases(t *testing.T) {
 		}, false, 0, 2, []opVerdict{opCanonical, opAwaitHeader}},
 		// The canonical vote names op 3, whose parent is op 2's checksum
 		// (D89), and no vote holds that header: the one header the others
-		// show at op 2 is another (a fork) and would break the chain.
+		// show at op 2 is another (a fork) and would break the chain. It is
+		// not taken; it nacks the op the checksum names (D112), as it would
+		// a known header, and with the explicit nack op 2 is cut.
 		{"a header named above refuses an implied one", []dvcVote{
 			{valid: true, logView: 2, op: 3, commit: 1, suffix: []vsr.SuffixEntry{{Header: chain[3], Present: true}, {Header: vsr.Header{Op: 2}}, {Header: chain[1], Present: true}}},
 			{valid: true, logView: 0, op: 3, commit: 1, suffix: []vsr.SuffixEntry{{Header: fork[3], Present: true}, {Header: fork[2], Present: true}, {Header: chain[1], Present: true}}},
 			{valid: true, logView: 1, op: 3, commit: 1, suffix: []vsr.SuffixEntry{nack(3), nack(2), {Header: chain[1], Present: true}}},
+		}, true, 1, 1, []opVerdict{opTruncated}},
+		// The same without the explicit nack: one nack of the two needed,
+		// the merge awaits the entry the checksum names (D111).
+		{"a header named above, one other shown, waits", []dvcVote{
+			{valid: true, logView: 2, op: 3, commit: 1, suffix: []vsr.SuffixEntry{{Header: chain[3], Present: true}, {Header: vsr.Header{Op: 2}}, {Header: chain[1], Present: true}}},
+			{valid: true, logView: 0, op: 3, commit: 1, suffix: []vsr.SuffixEntry{{Header: fork[3], Present: true}, {Header: fork[2], Present: true}, {Header: chain[1], Present: true}}},
+			{},
 		}, false, 1, 3, []opVerdict{opAwaitHeader}},
 		{"older log_view is outvoted", []dvcVote{
 			{valid: true, logView: 0, op: 4, commit: 1, suffix: present(4, 3, 2, 1)},
