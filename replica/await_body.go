@@ -25,7 +25,7 @@ func (r *Replica) awaitBodyOf(res *mergeResult) bool {
 	n := len(res.decisions)
 	want, ok := vsr.Header{}, false
 	if n > 0 && res.decisions[n-1].op <= r.vc.dvcs[r.id].op {
-		want, ok = r.awaitedEntry(res, &res.decisions[n-1])
+		want, ok = r.awaitedEntry(&res.decisions[n-1])
 	}
 	if !ok {
 		r.vc.awaitBody = vsr.Header{}
@@ -48,17 +48,14 @@ func (r *Replica) awaitBodyOf(res *mergeResult) bool {
 // never votes it (swarm seed 3233833457 from 0xc0c00000: the one intact
 // copy of op 1 lay set aside at the primary-elect, whose vote said nothing
 // there, and the views climbed 4 -> 9 over a merge awaiting the header).
-func (r *Replica) awaitedEntry(res *mergeResult, d *opDecision) (vsr.Header, bool) {
+func (r *Replica) awaitedEntry(d *opDecision) (vsr.Header, bool) {
 	switch d.verdict {
 	case opAwaitBody:
 		vsr.Assert(r.id, d.known && d.header.Op == d.op, "await_body_known", "op %d header op %d", d.op, d.header.Op)
 		return d.header, r.fitsOwnLog(d.header)
 	case opAwaitHeader:
-		above, ok := namedHeader(r.vc.dvcs[:r.n], res.logView, d.op+1)
-		if !ok || above.Parent == 0 {
-			return vsr.Header{}, false
-		}
-		return vsr.Header{Op: d.op, Checksum: above.Parent}, true
+		// The merge weighed the votes against that checksum already (D112).
+		return vsr.Header{Op: d.op, Checksum: d.sum}, d.sum != 0
 	}
 	return vsr.Header{}, false
 }

@@ -224,9 +224,10 @@ func (c *Cluster) landWrites(i int) {
 	c.startDeferred(d)
 	c.releaseHeld(d)
 	if r := c.replicas[i]; r != nil {
-		r.Landed(d.landedFences())
+		n := d.landedFences()
+		r.Landed(n)
 		if c.spec != nil {
-			c.spec.Landed(i, d.landedFences())
+			c.spec.Landed(i, n)
 		}
 		c.releaseOwnAcks(i, d)
 	}

@@ -75,6 +75,16 @@ func (tr *trace) journal(i int, op, sum uint64) {
 	tr.m.Wrote(i, &h)
 }
 
+// entry is replica i asking for both copies of (op, sum) at slot, fenced,
+// prepare first; afterSuperblock holds them for the step's superblock.
+func (tr *trace) entry(i, slot int, op, sum uint64, afterSuperblock bool) {
+	p := Write{Zone: ZonePrepare, Slot: slot, Kind: WriteEntry, Op: op, Checksum: sum, Fenced: true, AfterSuperblock: afterSuperblock}
+	h := p
+	h.Zone = ZoneHeader
+	tr.m.Wrote(i, &p)
+	tr.m.Wrote(i, &h)
+}
+
 // slip marks the step just opened as the planted slip.
 func (tr *trace) slip() *trace {
 	tr.bad = tr.m.Steps()
@@ -747,11 +757,7 @@ func TestRulesFire(t *testing.T) {
 			if !slip {
 				tr.m.Wrote(2, &sb)
 			}
-			p := Write{Zone: ZonePrepare, Slot: 1, Kind: WriteEntry, Op: 9, Checksum: 0x9, Fenced: true, AfterSuperblock: !slip}
-			h := p
-			h.Zone = ZoneHeader
-			tr.m.Wrote(2, &p)
-			tr.m.Wrote(2, &h)
+			tr.entry(2, 1, 9, 0x9, !slip)
 			if slip {
 				tr.m.Wrote(2, &sb)
 			}
@@ -772,11 +778,27 @@ func TestRulesFire(t *testing.T) {
 			if !slip {
 				tr.m.Wrote(2, &Write{Zone: ZoneSuperblock, Fenced: true, Superblock: d})
 			}
-			p := Write{Zone: ZonePrepare, Slot: 1, Kind: WriteEntry, Op: 9, Checksum: 0x9, Fenced: true, AfterSuperblock: !slip}
-			h := p
-			h.Zone = ZoneHeader
-			tr.m.Wrote(2, &p)
-			tr.m.Wrote(2, &h)
+			tr.entry(2, 1, 9, 0x9, !slip)
+		}},
+		{RuleDisplaceAfterSuperblock, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 acked op 1, restarts from a superblock of commit
+			// point 0 (the harness reports it: Recovered) and, in its first
+			// steps, before any superblock of this life landed, writes op 9
+			// over op 1's slot: judged from the point it came back at.
+			replicate(tr)
+			tr.m.Restart(2, true)
+			tr.m.Recovered(2, 0)
+			tr.clock(2, false)
+			tr.m.Restored(2, 1, 0xa, 0)
+			tr.clock(2, false).slip()
+			sb := Write{Zone: ZoneSuperblock, Fenced: true, Superblock: Durable{CommitMax: 1}}
+			if !slip {
+				tr.m.Wrote(2, &sb)
+			}
+			tr.entry(2, 1, 9, 0x9, !slip)
+			if slip {
+				tr.m.Wrote(2, &sb)
+			}
 		}},
 		{RulePromiseDurable, onDisk, func(tr *trace, slip bool) {
 			// Replica 2 acks op 2 with its superblock still naming ack
