@@ -86,23 +86,33 @@ func TestRecoveringHeadVotes(t *testing.T) {
 }
 
 // As the primary of the view it votes in, a replica recovering its head
-// records no vote of its own, so it never merges a log it cannot describe.
-func TestRecoveringHeadLeadsNoView(t *testing.T) {
+// leads it: its own vote counts among the quorum, held to the standard of
+// its peers', and the merge ends its recovery (its head is the merged log's).
+// Barred once (D53), it stalled a core whose only view that could hear both
+// nacks its merge needed was its own (D113; robust-2e57-777516556.vsr).
+func TestRecoveringHeadLeadsTheViewItMerges(t *testing.T) {
 	c := newTestCluster(t, 3, nil)
 	c.commitRequests(0, 1, 3)
-	r := recoveringHead(c, 1, c.r(1).wm.sequencer+1)
+	head := c.r(1).wm.sequencer
+	r := recoveringHead(c, 1, head+1)
 	v := r.view + 1
 	for vsr.PrimaryOf(v, r.n) != r.id {
 		v++
 	}
 	var out vsr.Output
 	for _, from := range []int{0, 2} {
-		m := vsr.StartViewChange{}.Message().Routed(from, 1, v)
+		p := c.r(from)
+		vote := vsr.DoViewChange{LogView: p.logView, Op: p.wm.sequencer, Commit: p.wm.commitMax,
+			Suffix: p.buildSuffix(p.wm.sequencer, p.wm.commitMax)}
+		m := vote.Message().Routed(from, 1, v)
 		r.Step(&m, &out)
+		require.True(t, r.vc.dvcs[r.id].valid, "its own vote, once a peer joined")
 	}
-	require.Equal(t, vsr.StatusViewChange, r.status)
-	assert.False(t, r.vc.dvcs[r.id].valid, "no vote of its own")
-	assert.False(t, r.vc.merged)
+	require.True(t, r.vc.merged, "a quorum of votes, its own among them")
+	assert.False(t, r.log.recoveringHead, "the merge ends its recovery")
+	assert.False(t, r.log.amnesiac)
+	assert.Equal(t, head, r.wm.sequencer, "op %d, unsure, cut by both peers' nacks", head+1)
+	assert.Equal(t, vsr.StatusNormal, r.status, "it holds every body of the merged log")
 }
 
 // The primary of its own view, recovering its head, cannot lead it and no

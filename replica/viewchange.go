@@ -71,11 +71,6 @@ func (r *Replica) maybeSendDoViewChange() {
 	if r.status != vsr.StatusViewChange || bits.OnesCount16(r.vc.svcFrom) < r.f() {
 		return
 	}
-	if r.log.recoveringHead && vsr.PrimaryOf(r.view, r.n) == r.id {
-		// Its log is not whole: it cannot lead the view it votes in.
-		// The others' status timeouts move them to the next.
-		return
-	}
 	m := r.doViewChange()
 	r.vc.dvcSent = true
 	if r.dur.incarnation > 0 && r.opts.Durability == DurabilityWAL {
@@ -213,6 +208,14 @@ func (r *Replica) tryMerge() {
 // headers as adopted. It reports the highest op this replica's acks may
 // still cover in that log (ackFork).
 func (r *Replica) installCanonical(commit, head uint64, log []vsr.Header) (acked uint64) {
+	if r.log.amnesiac {
+		// A primary-elect recovering its head merged with its own vote
+		// among the quorum (only that amnesia votes): the merged log is
+		// the view's, and its head is known now, as an adopted StartView's
+		// would be (D113).
+		vsr.Assert(r.id, r.log.recoveringHead, "merge_amnesia_recovers_head", vsr.DetailHolds)
+		r.endAmnesia(head)
+	}
 	r.advanceCommitMax(commit)
 	r.clearAdopted()
 	fork := r.ackedFork()
