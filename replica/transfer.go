@@ -255,7 +255,7 @@ func (r *Replica) installTransfer() {
 	r.log.repairFloor = 0
 	r.transfer = transferState{}
 	r.timers.Transfer.Stop()
-	r.fx.Emit(vsr.TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Snapshot: s}.Event())
+	r.fx.Emit(vsr.TransferInstalled{Op: s.Op, Checksum: s.OpChecksum, Head: r.knownHead(), Commit: r.wm.commitMax, Snapshot: s}.Event())
 	switch {
 	case r.isPrimary():
 		r.commitWalk()

@@ -15,9 +15,14 @@ import (
 // catches at a step, seeds 1..5, with the rule that fires: the outcome checks
 // see these later (a stall, or a loss at the merge), or not at all.
 var specCaught = map[string]string{
-	// The rewound replica's next vote announces a head its suffix does not
-	// start at (t~5,500 and ~7,600, where the stall is judged at 24,000).
-	"transfer-rewind":      "suffix_readable",
+	// The rewinding install applies none of the committed ops its journal
+	// holds above the checkpoint, though it reports knowing their commit
+	// point (t~4,800-5,400; the rewound replica's next vote, unreadable,
+	// came at ~5,500, and the stall is judged at 24,000).
+	"transfer-rewind": "install_applies",
+	// Its next vote announces a head its suffix does not start at
+	// (t~7,600): the wide shape's install holds no committed op above
+	// its checkpoint.
 	"transfer-rewind-wide": "suffix_readable",
 	// A stale cached vote keeps only the header of op 21, which its sender
 	// acked: two to four ticks before the merge it feeds truncates op 21.

@@ -83,6 +83,9 @@ func (c *Cluster) completeReads(i int) {
 		c.traceFaults(i)
 		if rd.Zone == vsr.ZoneHeaders && c.entryIn(disksim.Zone(rd.Zone), rd.Slot, data, ioErr) != (entryID{rd.Op, rd.Checksum}) {
 			c.examineRead(i, rd.Slot, entryID{rd.Op, rd.Checksum})
+			if c.spec != nil {
+				c.spec.ReadFailed(i, rd.Op) // the body may leave the journal
+			}
 		}
 		c.out.Reset()
 		r.ReadDone(&vsr.ReadDone{Read: rd, Data: data, IOErr: ioErr}, &c.out)

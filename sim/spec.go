@@ -177,8 +177,11 @@ func (c *Cluster) specFeed(i int) {
 		case vsr.EvCommit:
 			s.Applied(i, e.View, e.Op, e.Checksum)
 			s.Settled(i, e.Op)
-		case vsr.EvCheckpoint, vsr.EvTransferInstall:
+		case vsr.EvCheckpoint:
 			s.Settled(i, e.Op)
+		case vsr.EvTransferInstall:
+			s.Settled(i, e.Op)
+			s.Installed(i, e.Op, e.TransferInstalled().Commit)
 		case vsr.EvJournalRestore:
 			s.Restored(i, e.Op, e.Checksum, e.JournalRestored().Parent)
 		case vsr.EvJournalTruncate, vsr.EvJournalPrune, vsr.EvJournalSetAside, vsr.EvJournalEvict:

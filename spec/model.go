@@ -105,6 +105,10 @@ type replicaState struct {
 	// forgot: a restart of it read back no whole superblock, and it has
 	// not entered Normal since (amnesia.go).
 	forgot bool
+	// install is the step's state-transfer install, and unread the ops a
+	// read of which failed since they were journaled (transfer.go).
+	install installed
+	unread  []uint64
 }
 
 // Model checks a run's steps against the protocol. It is fed in process by
@@ -157,7 +161,7 @@ func NewFrom(cfg Config, old *Model) *Model {
 		clear(r.dvcs)
 		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs,
 			log: r.log[:0], acks: r.acks[:0], ackLives: r.ackLives[:0], seen: r.seen[:0], removed: r.removed[:0],
-			prepares: r.prepares[:0], asked: r.asked})
+			prepares: r.prepares[:0], asked: r.asked, unread: r.unread[:0]})
 		clear(replicas[i].asked)
 	}
 	logs := m.logs
@@ -302,6 +306,7 @@ func (m *Model) Held(i int) {
 // EndStep closes replica i's step: the rules that weigh the whole step.
 func (m *Model) EndStep(i int) {
 	m.endWrites(i)
+	m.checkInstallApplies(i, &m.replicas[i])
 	c := &m.replicas[i].cause
 	if c.mustHold && !c.held {
 		m.fail(i, RuleEscalateHolds, "escalates from view %d on its view-change status timeout while an older view's primary heartbeats it and it heard too few StartViewChange for its vote", c.holdView)
@@ -313,6 +318,9 @@ func (m *Model) EndStep(i int) {
 func (m *Model) Journaled(i int, op, sum uint64) {
 	r := &m.replicas[i]
 	r.log = setAt(r.log, op, sum)
+	if len(r.unread) > 0 {
+		r.unread = slices.DeleteFunc(r.unread, func(o uint64) bool { return o == op })
+	}
 }
 
 // Unjournaled records that replica i dropped op (checksum sum) from its
@@ -383,6 +391,7 @@ func (m *Model) Restart(i int, keepLog bool) {
 	if !keepLog || m.cfg.Disk {
 		r.log = r.log[:0]
 	}
+	r.unread = r.unread[:0]
 }
 
 // Status is replica i's report of its status, view and log_view: the model's

@@ -891,6 +891,24 @@ func TestRulesFire(t *testing.T) {
 			}
 			tr.send(1, prepare(1, 2, sum, 2))
 		}},
+		{RuleInstallApplies, window, func(tr *trace, slip bool) {
+			// Replica 2 holds op 2, which replica 0 applied; it installs
+			// a state transfer at op 1 with commit point 2 and, with the
+			// slip, leaves op 2 unapplied (install-skips-commit-walk).
+			replicate(tr).clock(0, false)
+			tr.journal(0, 2, 0xb)
+			tr.m.Applied(0, 0, 1, 0xa)
+			tr.m.Applied(0, 0, 2, 0xb)
+			tr.deliver(2, Message{Command: CmdPrepare, From: 1, View: 0, Op: 2, Checksum: 0xb})
+			tr.journal(2, 2, 0xb)
+			tr.clock(2, false).slip()
+			tr.m.Installed(2, 1, 2)
+			tr.m.Settled(2, 1)
+			if !slip {
+				tr.m.Applied(2, 0, 2, 0xb)
+				tr.m.Settled(2, 2)
+			}
+		}},
 	} {
 		covered[tc.rule] = true
 		t.Run(tc.rule, func(t *testing.T) { fires(t, tc.rule, tc.cfg, tc.build) })

@@ -106,6 +106,10 @@ type TransferInstalled struct {
 	Op       uint64
 	Checksum uint64 // the op's checksum
 	Head     uint64 // the replica's known head right after
+	// Commit is the replica's commit point right after, which it applies
+	// up to from what its journal holds (read by the protocol model, not
+	// in the trace line: it would move every hash of a run that installs).
+	Commit uint64
 	// Snapshot is the state installed, so the oracle checks the state itself
 	// rather than the replica's word for it; read-only, not in the trace.
 	Snapshot *Snapshot
@@ -264,7 +268,7 @@ func (e *Event) Checkpointed() Checkpointed {
 
 // Event returns p as an event.
 func (p TransferInstalled) Event() Event {
-	e := Event{Kind: EvTransferInstall, Op: p.Op, Checksum: p.Checksum, w: eventWords{p.Head}}
+	e := Event{Kind: EvTransferInstall, Op: p.Op, Checksum: p.Checksum, w: eventWords{p.Head, p.Commit}}
 	e.snapshot = p.Snapshot
 	return e
 }
@@ -272,7 +276,7 @@ func (p TransferInstalled) Event() Event {
 // TransferInstalled returns an EvTransferInstall's payload.
 func (e *Event) TransferInstalled() TransferInstalled {
 	e.must(e.Kind == EvTransferInstall)
-	return TransferInstalled{Op: e.Op, Checksum: e.Checksum, Head: e.w[0], Snapshot: e.snapshot}
+	return TransferInstalled{Op: e.Op, Checksum: e.Checksum, Head: e.w[0], Commit: e.w[1], Snapshot: e.snapshot}
 }
 
 // Event returns p as an event.
