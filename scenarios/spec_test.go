@@ -19,7 +19,7 @@ var specCaught = map[string]string{
 	// holds above the checkpoint, though it reports knowing their commit
 	// point (t~4,800-5,400; the rewound replica's next vote, unreadable,
 	// came at ~5,500, and the stall is judged at 24,000).
-	"transfer-rewind": "install_applies",
+	"transfer-rewind": "commit_walk",
 	// Its next vote announces a head its suffix does not start at
 	// (t~7,600): the wide shape's install holds no committed op above
 	// its checkpoint.

@@ -103,8 +103,10 @@ func specMessage(m *vsr.Message, buf *[]spec.Entry) spec.Message {
 
 // specCause translates a delivered message as far as a rule reads it: the
 // step's cause, the votes it carries and an older primary's heartbeat need
-// its envelope and a StartViewChange's mark only, so no payload is decoded
-// (a delivery is the most frequent step).
+// its envelope and a StartViewChange's mark, and the commit walk a Commit's
+// or StartView's commit point (a StartView's log_view and head come along
+// for the evidence), so no suffix is decoded (a delivery is the most
+// frequent step).
 func specCause(m *vsr.Message) spec.Message {
 	s := spec.Message{Name: m.Command.String(), From: m.From, To: m.To, View: m.View}
 	switch m.Command {
@@ -113,11 +115,12 @@ func specCause(m *vsr.Message) spec.Message {
 	case vsr.CmdDoViewChange:
 		s.Command = spec.CmdDoViewChange
 	case vsr.CmdStartView:
-		s.Command = spec.CmdStartView
+		sv := m.StartView()
+		s.Command, s.LogView, s.Op, s.Commit = spec.CmdStartView, sv.LogView, sv.Op, sv.Commit
 	case vsr.CmdRequestStartView:
 		s.Command = spec.CmdRequestStartView
 	case vsr.CmdCommit:
-		s.Command = spec.CmdCommit
+		s.Command, s.Commit = spec.CmdCommit, m.Commit().Commit
 	}
 	return s
 }
@@ -182,6 +185,8 @@ func (c *Cluster) specFeed(i int) {
 		case vsr.EvTransferInstall:
 			s.Settled(i, e.Op)
 			s.Installed(i, e.Op, e.TransferInstalled().Commit)
+		case vsr.EvDrop:
+			s.Refused(i)
 		case vsr.EvJournalRestore:
 			s.Restored(i, e.Op, e.Checksum, e.JournalRestored().Parent)
 		case vsr.EvJournalTruncate, vsr.EvJournalPrune, vsr.EvJournalSetAside, vsr.EvJournalEvict:

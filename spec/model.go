@@ -105,10 +105,8 @@ type replicaState struct {
 	// forgot: a restart of it read back no whole superblock, and it has
 	// not entered Normal since (amnesia.go).
 	forgot bool
-	// install is the step's state-transfer install, and unread the ops a
-	// read of which failed since they were journaled (transfer.go).
-	install installed
-	unread  []uint64
+	// walk is what the commit walk rule keeps (walk.go).
+	walk walkState
 }
 
 // Model checks a run's steps against the protocol. It is fed in process by
@@ -161,7 +159,8 @@ func NewFrom(cfg Config, old *Model) *Model {
 		clear(r.dvcs)
 		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs,
 			log: r.log[:0], acks: r.acks[:0], ackLives: r.ackLives[:0], seen: r.seen[:0], removed: r.removed[:0],
-			prepares: r.prepares[:0], asked: r.asked, unread: r.unread[:0]})
+			prepares: r.prepares[:0], asked: r.asked,
+			walk: walkState{known: true, unread: r.walk.unread[:0], tops: r.walk.tops[:0]}})
 		clear(replicas[i].asked)
 	}
 	logs := m.logs
@@ -306,7 +305,7 @@ func (m *Model) Held(i int) {
 // EndStep closes replica i's step: the rules that weigh the whole step.
 func (m *Model) EndStep(i int) {
 	m.endWrites(i)
-	m.checkInstallApplies(i, &m.replicas[i])
+	m.checkCommitWalk(i, &m.replicas[i])
 	c := &m.replicas[i].cause
 	if c.mustHold && !c.held {
 		m.fail(i, RuleEscalateHolds, "escalates from view %d on its view-change status timeout while an older view's primary heartbeats it and it heard too few StartViewChange for its vote", c.holdView)
@@ -318,9 +317,7 @@ func (m *Model) EndStep(i int) {
 func (m *Model) Journaled(i int, op, sum uint64) {
 	r := &m.replicas[i]
 	r.log = setAt(r.log, op, sum)
-	if len(r.unread) > 0 {
-		r.unread = slices.DeleteFunc(r.unread, func(o uint64) bool { return o == op })
-	}
+	r.walk.walkJournaled(op, m.cfg.JournalSlots)
 }
 
 // Unjournaled records that replica i dropped op (checksum sum) from its
@@ -388,10 +385,11 @@ func (m *Model) Restart(i int, keepLog bool) {
 	clear(r.asked) // a restart may read back any entry the disk holds
 	r.durable, r.durableAsked = Durable{}, false
 	r.fences, r.landing, r.landedKnown = 0, r.landing[:0], false
-	if !keepLog || m.cfg.Disk {
+	lost := !keepLog || m.cfg.Disk
+	if lost {
 		r.log = r.log[:0]
 	}
-	r.unread = r.unread[:0]
+	r.walk.walkRestart(lost)
 }
 
 // Status is replica i's report of its status, view and log_view: the model's
@@ -717,6 +715,7 @@ func (m *Model) sentStartView(i int, r *replicaState, msg *Message) {
 // committed. The first checksum stands (a replica applying another is the
 // oracle's agreement failure); the view is the lowest any applied it in.
 func (m *Model) Applied(i int, view, op, sum uint64) {
+	m.replicas[i].walk.walkApplied(op)
 	for uint64(len(m.applied)) <= op {
 		m.applied = append(m.applied, appliedOp{})
 	}

@@ -862,6 +862,7 @@ func TestRulesFire(t *testing.T) {
 			mergeView1(tr).send(1, Message{Command: CmdStartView, View: 1, LogView: 1, Op: 1, Commit: 1, To: 2})
 			tr.deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1, Commit: 1})
 			tr.m.Status(2, StatusNormal, 1, 1)
+			tr.m.Applied(2, 1, 1, 0xa) // the commit point it adopted (commit_walk)
 			votesUnsure(tr, slip)
 		}},
 		{RuleOneLogPerView, window, func(tr *trace, slip bool) {
@@ -891,7 +892,7 @@ func TestRulesFire(t *testing.T) {
 			}
 			tr.send(1, prepare(1, 2, sum, 2))
 		}},
-		{RuleInstallApplies, window, func(tr *trace, slip bool) {
+		{RuleCommitWalk, window, func(tr *trace, slip bool) {
 			// Replica 2 holds op 2, which replica 0 applied; it installs
 			// a state transfer at op 1 with commit point 2 and, with the
 			// slip, leaves op 2 unapplied (install-skips-commit-walk).

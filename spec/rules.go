@@ -30,7 +30,7 @@ const (
 	RulePromiseDurable          = "promise_durable"
 	RuleOneLogPerView           = "one_log_per_view"
 	RuleAmnesiaHolds            = "amnesia_holds"
-	RuleInstallApplies          = "install_applies"
+	RuleCommitWalk              = "commit_walk"
 )
 
 // ruleTexts states each rule as docs/spec.md does: the evidence of a finding
@@ -63,7 +63,7 @@ var ruleTexts = map[string]string{
 	RuleOneLogPerView:           "a view has one log: a Prepare of view v, a StartView or a DoViewChange of log_view v names, at every op where it carries a header (a nack aside), the entry that view's Prepares and StartViews stated there first, and at an op some replica applied in view v or before, the checksum applied; a DoViewChange of log_view v from a replica other than v's primary announces no head above both its commit point and the highest op v's messages stated",
 	RuleAmnesiaHolds:            "a replica whose restart read back every superblock copy damaged (in that life, or an earlier one with no Normal status since) reports no status but Recovering until it enters Normal on a StartView of that view delivered to it: it remembers no view, log_view or ack, and votes nothing",
 	RuleVoteKeepsAcks:           "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
-	RuleInstallApplies:          "a replica that installs a state transfer at op k applies, in the same step, each op above k up to the commit point it reports right after that it holds with the checksum some replica applied there, in order: nothing else may come to walk them (a backup cut off from its primary learns no commit point it does not know already)",
+	RuleCommitWalk:              "a replica that learns a commit point (a state-transfer install's, which it reports; a Commit of its view from that view's primary while Normal in it; a StartView it adopts) applies, by the end of that step and of every later step while Normal in that view, each op above the last it applied in this life up to that point that it holds in its journal with the checksum some replica applied there, in order: nothing else may come to walk them (a backup cut off from its primary learns no commit point it does not know already)",
 }
 
 // RuleText returns the rule's text ("" for an unknown name).
@@ -76,7 +76,7 @@ func Rules() []string {
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
 		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept,
 		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleBlankAfterSuperblock, RuleDisplaceAfterSuperblock, RuleAckWritten, RuleRestoreChains, RulePromiseDurable,
-		RuleOneLogPerView, RuleAmnesiaHolds, RuleInstallApplies}
+		RuleOneLogPerView, RuleAmnesiaHolds, RuleCommitWalk}
 }
 
 // quorumReplication and quorumViewChange are the model's own quorum

@@ -62,7 +62,10 @@ func (c Command) String() string {
 
 // Message is one message in the model's terms. Only the fields its command
 // carries are set: Op and Checksum for a Prepare or PrepareOk; LogView, Op and
-// Commit for a DoViewChange or StartView; Leave for a StartViewChange.
+// Commit for a DoViewChange or StartView; Commit for a Commit; Leave for a
+// StartViewChange. A message delivered (a step's cause) carries only its
+// envelope, a StartViewChange's Leave, a Commit's commit and a StartView's
+// log_view, head and commit (no suffix).
 type Message struct {
 	Command Command
 	// Name is the replica's name for the command, for evidence: a

@@ -353,6 +353,7 @@ func (m *Model) Restored(i int, op, sum, parent uint64) {
 	}
 	r.restored = opSum{op, sum}
 	r.log = setAt(r.log, op, sum)
+	r.walk.walkJournaled(op, m.cfg.JournalSlots)
 	if s := m.cfg.JournalSlots; s > 0 {
 		r.noteAsked(s, int(op%uint64(s)), op, sum)
 	}
