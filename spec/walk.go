@@ -130,9 +130,9 @@ func (m *Model) checkCommitWalk(i int, r *replicaState) {
 		if w.toldIn != r.view {
 			w.told, w.toldIn = 0, r.view
 		}
-		if c > w.told {
+		if c >= w.told {
 			w.told = c
-		} else if w.told > 0 {
+		} else {
 			c, from = w.told, "an earlier step of its view"
 		}
 	}
