@@ -295,6 +295,9 @@ func (c *Cluster) specRestart(i int) {
 			// No higher commit point than a whole copy read back names:
 			// the one the restart came back at is among them.
 			c.spec.Recovered(i, c.disks.r[i].readCommit)
+			if sb := &c.disks.r[i].readNewest; !sb.Amnesiac {
+				c.spec.RecoveredLogView(i, sb.LogView)
+			}
 		}
 	}
 }

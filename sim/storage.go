@@ -109,6 +109,10 @@ type diskOf struct {
 	readSuperblock bool
 	readWhole      bool
 	readCommit     uint64
+	// readNewest is the whole copy with the highest sequence number a
+	// restart read back (readWhole: there is one): the superblock it came
+	// back at, whose log_view the model holds its journal to.
+	readNewest replica.SuperblockOnDisk
 	// reads are the reads in flight, in due order (disk_reads.go).
 	reads []readInFlight
 	// slotFence is, per journal slot, the fence of the last write asked
@@ -287,6 +291,9 @@ func (c *Cluster) readBack(i int) vsr.ReadFunc {
 			sb, whole := replica.DiskSuperblock(slot, buf, ioErr)
 			do.readSuperblock = do.readSuperblock || whole || (!ioErr && !slices.ContainsFunc(buf, func(b byte) bool { return b != 0 }))
 			if whole {
+				if !do.readWhole || sb.Seq > do.readNewest.Seq {
+					do.readNewest = sb
+				}
 				do.readWhole, do.readCommit = true, max(do.readCommit, sb.CommitMax)
 			}
 		}

@@ -107,6 +107,10 @@ type replicaState struct {
 	forgot bool
 	// walk is what the commit walk rule keeps (walk.go).
 	walk walkState
+	// restoreLogView is the log_view of the superblock its last restart
+	// came back at (restoreKnown: the harness reported one; storage.go).
+	restoreLogView uint64
+	restoreKnown   bool
 }
 
 // Model checks a run's steps against the protocol. It is fed in process by
@@ -390,6 +394,7 @@ func (m *Model) Restart(i int, keepLog bool) {
 		r.log = r.log[:0]
 	}
 	r.walk.walkRestart(lost)
+	r.restoreLogView, r.restoreKnown = 0, false
 }
 
 // Status is replica i's report of its status, view and log_view: the model's

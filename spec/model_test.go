@@ -892,6 +892,20 @@ func TestRulesFire(t *testing.T) {
 			}
 			tr.send(1, prepare(1, 2, sum, 2))
 		}},
+		{RuleRestoreInLog, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 restarts back at log_view 0 and takes up op 1;
+			// with the slip another entry than view 0's Prepare stated
+			// there (a leftover of another log).
+			replicate(tr)
+			tr.m.Restart(2, true)
+			tr.m.RecoveredLogView(2, 0)
+			tr.clock(2, false).slip()
+			sum := uint64(0xa)
+			if slip {
+				sum = 0x9
+			}
+			tr.m.Restored(2, 1, sum, 0)
+		}},
 		{RuleCommitWalk, window, func(tr *trace, slip bool) {
 			// Replica 2 holds op 2, which replica 0 applied; it installs
 			// a state transfer at op 1 with commit point 2 and, with the

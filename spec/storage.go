@@ -337,6 +337,14 @@ func (w *Write) describe() string {
 	return "a record it cannot read"
 }
 
+// RecoveredLogView records the log_view of the superblock replica i's restart
+// came back at (the newest whole copy it read back, not written while
+// amnesiac): the log its journal must hold (restore_in_log).
+func (m *Model) RecoveredLogView(i int, logView uint64) {
+	r := &m.replicas[i]
+	r.restoreLogView, r.restoreKnown = logView, true
+}
+
 // Restored records an entry a restart from a disk took up into its journal
 // (its first step reports them, in op order): the replica holds it. Two
 // consecutive ops it took up above every op it ever applied chain, the upper
@@ -344,12 +352,21 @@ func (w *Write) describe() string {
 // holds an entry of another log, as an older entry a lost write left under a
 // head that names another, and its votes and acks stand on it. At or below
 // an op it applied the entry is replayed or covered by a checkpoint, and the
-// oracle's agreement judges what a replay applies.
+// oracle's agreement judges what a replay applies. Above that, an entry it
+// took up under its durable log_view L is the one L's messages on the wire
+// stated at its op, where they stated one (restore_in_log): the restart's
+// walk down from L's head keeps only L's log, and an entry of another log (a
+// removal the disk lost, below a gap or a break in the chain, D74, D75) is
+// what its next vote would splice into L.
 func (m *Model) Restored(i int, op, sum, parent uint64) {
 	r := &m.replicas[i]
 	if p := r.restored; p.op > r.settled && p.op+1 == op && parent != p.sum {
 		m.failOp(i, op, RuleRestoreChains, "takes up op %d checksum %x naming parent %x above op %d checksum %x at its restart",
 			op, sum, parent, p.op, p.sum)
+	}
+	if stated, ok := m.logs.get(r.restoreLogView, op); ok && r.restoreKnown && op > r.settled && stated != sum && m.failure == nil {
+		m.failOp(i, op, RuleRestoreInLog, "takes up op %d checksum %x at its restart under log_view %d, whose messages stated checksum %x there",
+			op, sum, r.restoreLogView, stated)
 	}
 	r.restored = opSum{op, sum}
 	r.log = setAt(r.log, op, sum)
