@@ -27,6 +27,10 @@ var specCaught = map[string]string{
 	// A stale cached vote keeps only the header of op 21, which its sender
 	// acked: two to four ticks before the merge it feeds truncates op 21.
 	"stale-dvc-cache": "vote_keeps_acks",
+	// The defect serves a body its read never verified, with its commit
+	// point, at an op applied with another checksum (t~1,500-1,700, before
+	// the requester applies it and agreement fails).
+	"stale-repair-read": "repair_serves_log",
 	// The straggler escalates while view 0's primary still heartbeats it
 	// and none joined its view change (t~1,800, where the outcome checks
 	// judge the views climbing at 15,000).

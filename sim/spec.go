@@ -97,6 +97,9 @@ func specMessage(m *vsr.Message, buf *[]spec.Entry) spec.Message {
 		s.Suffix = specSuffix(buf, p.Suffix)
 	case vsr.CmdRequestStartView:
 		s.Command = spec.CmdRequestStartView
+	case vsr.CmdRepairPrepare:
+		p := m.RepairPrepare()
+		s.Command, s.Op, s.Checksum, s.Commit = spec.CmdRepairPrepare, p.Header.Op, p.Header.Checksum, p.Commit
 	}
 	return s
 }

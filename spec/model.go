@@ -527,6 +527,9 @@ func (m *Model) Sent(i int, msg *Message) {
 		m.sentDoViewChange(i, r, msg)
 	case CmdStartView:
 		m.sentStartView(i, r, msg)
+	case CmdRepairPrepare:
+		m.sentRepair(i, r, msg)
+		return // a repair states no view's log (one_log_per_view)
 	}
 	m.checkOneLog(i, msg) // after the rules that name a slip more closely
 }

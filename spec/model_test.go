@@ -906,6 +906,32 @@ func TestRulesFire(t *testing.T) {
 			}
 			tr.m.Restored(2, 1, sum, 0)
 		}},
+		{RuleRepairServesLog, window, func(tr *trace, slip bool) {
+			// Replica 1, Normal in view 0, serves op 1, which replica 0
+			// applied, with its commit point; with the slip another body.
+			replicate(tr)
+			tr.m.Applied(0, 0, 1, 0xa)
+			tr.deliver(1, Message{Command: CmdOther, Name: "RequestPrepares", From: 2, View: 0}).slip()
+			sum := uint64(0xa)
+			if slip {
+				sum = 0x9
+			}
+			tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: 1, Checksum: sum, Commit: 1, To: 2})
+		}},
+		{RuleRepairServesLog, window, func(tr *trace, slip bool) {
+			// Above its commit point (1): the entry view 0's Prepare
+			// stated at op 2; a body with no commit point is not judged.
+			replicate(tr).clock(0, false)
+			tr.journal(0, 2, 0xb)
+			tr.send(0, prepare(0, 2, 0xb, 1))
+			tr.deliver(1, Message{Command: CmdOther, Name: "RequestPrepares", From: 2, View: 0}).slip()
+			tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: 2, Checksum: 0xc, Commit: 0, To: 2})
+			sum := uint64(0xb)
+			if slip {
+				sum = 0xc
+			}
+			tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: 2, Checksum: sum, Commit: 1, To: 2})
+		}},
 		{RuleCommitWalk, window, func(tr *trace, slip bool) {
 			// Replica 2 holds op 2, which replica 0 applied; it installs
 			// a state transfer at op 1 with commit point 2 and, with the

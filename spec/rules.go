@@ -32,6 +32,7 @@ const (
 	RuleAmnesiaHolds            = "amnesia_holds"
 	RuleCommitWalk              = "commit_walk"
 	RuleRestoreInLog            = "restore_in_log"
+	RuleRepairServesLog         = "repair_serves_log"
 )
 
 // ruleTexts states each rule as docs/spec.md does: the evidence of a finding
@@ -66,6 +67,7 @@ var ruleTexts = map[string]string{
 	RuleVoteKeepsAcks:           "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
 	RuleCommitWalk:              "a replica that learns a commit point (a state-transfer install's, which it reports; a Commit of its view from that view's primary while Normal in it; a StartView it adopts) applies, by the end of that step and of every later step while Normal in that view, each op above the last it applied in this life up to that point that it holds in its journal with the checksum some replica applied there, in order: nothing else may come to walk them (a backup cut off from its primary learns no commit point it does not know already)",
 	RuleRestoreInLog:            "a restart from a disk that comes back at log_view L takes up, above every op it ever applied, checkpointed or installed, only entries of L's log: at an op where L's Prepares or StartViews on the wire stated an entry, the entry they stated",
+	RuleRepairServesLog:         "a replica Normal in view v that serves a repaired body with a commit point serves its log's: at or below that point the checksum some replica applied at the op, above it the entry view v's messages on the wire stated there, where they stated one; a body served with no commit point vouches for nothing",
 }
 
 // RuleText returns the rule's text ("" for an unknown name).
@@ -78,7 +80,7 @@ func Rules() []string {
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
 		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept,
 		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleBlankAfterSuperblock, RuleDisplaceAfterSuperblock, RuleAckWritten, RuleRestoreChains, RulePromiseDurable,
-		RuleOneLogPerView, RuleAmnesiaHolds, RuleCommitWalk, RuleRestoreInLog}
+		RuleOneLogPerView, RuleAmnesiaHolds, RuleCommitWalk, RuleRestoreInLog, RuleRepairServesLog}
 }
 
 // quorumReplication and quorumViewChange are the model's own quorum

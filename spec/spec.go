@@ -48,10 +48,11 @@ const (
 	CmdDoViewChange
 	CmdStartView
 	CmdRequestStartView
+	CmdRepairPrepare
 )
 
 var commandNames = [...]string{"other", "Prepare", "PrepareOk", "Commit", "CommitOk",
-	"StartViewChange", "DoViewChange", "StartView", "RequestStartView"}
+	"StartViewChange", "DoViewChange", "StartView", "RequestStartView", "RepairPrepare"}
 
 func (c Command) String() string {
 	if int(c) < len(commandNames) {
@@ -61,7 +62,8 @@ func (c Command) String() string {
 }
 
 // Message is one message in the model's terms. Only the fields its command
-// carries are set: Op and Checksum for a Prepare or PrepareOk; LogView, Op and
+// carries are set: Op and Checksum for a Prepare or PrepareOk, and with
+// Commit (the commit point it vouches with) for a RepairPrepare; LogView, Op and
 // Commit for a DoViewChange or StartView; Commit for a Commit; Leave for a
 // StartViewChange. A message delivered (a step's cause) carries only its
 // envelope, a StartViewChange's Leave, a Commit's commit and a StartView's
