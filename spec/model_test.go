@@ -911,12 +911,7 @@ func TestRulesFire(t *testing.T) {
 			// applied, with its commit point; with the slip another body.
 			replicate(tr)
 			tr.m.Applied(0, 0, 1, 0xa)
-			tr.deliver(1, Message{Command: CmdOther, Name: "RequestPrepares", From: 2, View: 0}).slip()
-			sum := uint64(0xa)
-			if slip {
-				sum = 0x9
-			}
-			tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: 1, Checksum: sum, Commit: 1, To: 2})
+			servesRepair(tr, slip, 1, 0xa)
 		}},
 		{RuleRepairServesLog, window, func(tr *trace, slip bool) {
 			// Above its commit point (1): the entry view 0's Prepare
@@ -924,13 +919,7 @@ func TestRulesFire(t *testing.T) {
 			replicate(tr).clock(0, false)
 			tr.journal(0, 2, 0xb)
 			tr.send(0, prepare(0, 2, 0xb, 1))
-			tr.deliver(1, Message{Command: CmdOther, Name: "RequestPrepares", From: 2, View: 0}).slip()
-			tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: 2, Checksum: 0xc, Commit: 0, To: 2})
-			sum := uint64(0xb)
-			if slip {
-				sum = 0xc
-			}
-			tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: 2, Checksum: sum, Commit: 1, To: 2})
+			servesRepair(tr, slip, 2, 0xb)
 		}},
 		{RuleCommitWalk, window, func(tr *trace, slip bool) {
 			// Replica 2 holds op 2, which replica 0 applied; it installs
@@ -957,6 +946,19 @@ func TestRulesFire(t *testing.T) {
 	for _, r := range Rules() {
 		assert.True(t, covered[r], "rule %s has no test that breaks it", r)
 	}
+}
+
+// servesRepair is replica 1, Normal in view 0, answering replica 2's
+// RequestPrepares with op's body, first with no commit point (another body:
+// not judged), then with commit point 1: the body whose checksum is sum,
+// or (slip) another.
+func servesRepair(tr *trace, slip bool, op, sum uint64) {
+	tr.deliver(1, Message{Command: CmdOther, Name: "RequestPrepares", From: 2, View: 0}).slip()
+	tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: op, Checksum: sum + 1, Commit: 0, To: 2})
+	if slip {
+		sum++
+	}
+	tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: op, Checksum: sum, Commit: 1, To: 2})
 }
 
 // votesUnsure is replica 2, of log_view 1, pulled into view 4's change and
