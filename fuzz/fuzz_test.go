@@ -672,6 +672,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-71e0-1910584319.vsr":                             sim.VerdictLiveness,
 	"source-71e0-1910594249.vsr":                             sim.VerdictLiveness,
 	"source-71e0-1910595294.vsr":                             sim.VerdictLiveness,
+	"robust-6b0e-1796080266.vsr":                             sim.VerdictLiveness,
 	"source-ci-e6bc-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-f1d9-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-a495-search.vsr":                              sim.VerdictLiveness,
