@@ -411,6 +411,17 @@ func (r *Replica) ignoreTransfer(m *vsr.Message) (vsr.Reason, uint64) {
 	return vsr.ReasonNone, 0
 }
 
+// chunkWanted reports whether the pinned pull lacks chunk c: the source's
+// pull takes its chunks in order, the robust one any it lacks, since a peer
+// sends them all at once (D114).
+func (r *Replica) chunkWanted(c int) bool {
+	t := &r.transfer
+	if c < t.next || c >= vsr.SnapshotChunks || t.got&(1<<uint(c)) != 0 {
+		return false
+	}
+	return !r.log.sourceInstall || c == t.next
+}
+
 func (r *Replica) ignoreChunk(m *vsr.Message) (vsr.Reason, uint64) {
 	t := &r.transfer
 	switch m.Command {
@@ -426,7 +437,7 @@ func (r *Replica) ignoreChunk(m *vsr.Message) (vsr.Reason, uint64) {
 		vsr.Assert(r.id, s.Op == p.SnapshotOp, "offer_at_its_op", "offer %d asked %d", s.Op, p.SnapshotOp)
 	case vsr.CmdStateChunk:
 		p := m.StateChunk()
-		if !t.active || !t.pinned || p.SnapshotOp != t.commitOp || p.Chunk != t.next || p.Snapshot == nil {
+		if !t.active || !t.pinned || p.SnapshotOp != t.commitOp || !r.chunkWanted(p.Chunk) || p.Snapshot == nil {
 			return vsr.ReasonUnsolicited, 0
 		}
 		// A pinned pull installs at its last chunk and unpins.

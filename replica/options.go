@@ -76,7 +76,10 @@ type Protocol struct {
 	// Off, the install keeps the journaled ops above the checkpoint, so no
 	// acked op is ever lost and the guard refuses nothing: a replica whose
 	// acked ops above the cluster's commit point were cut by a later view
-	// would otherwise refuse every offer once writes stop.
+	// would otherwise refuse every offer once writes stop. Its pull, too,
+	// is the source's: one chunk per request, in order; off, a peer sends
+	// every chunk from the one asked on and the requester takes them in
+	// any order (D114).
 	SourceTransfer bool
 	// AbdicateByHearing: the source's abdication (D15), by hearing alone: a
 	// primary abdicates when fewer than a replication quorum reached it in a

@@ -115,10 +115,14 @@ type transferState struct {
 	peer      int
 	offerView uint64
 	commitOp  uint64
-	next      int
-	snapshot  *vsr.Snapshot
-	stalls    int
-	asks      uint64
+	// next is the lowest chunk not yet pulled, and got the chunks pulled
+	// (bit c for chunk c): a peer sends every chunk from the one asked on,
+	// so chunks may come past a gap a loss left (D114).
+	next     int
+	got      uint8
+	snapshot *vsr.Snapshot
+	stalls   int
+	asks     uint64
 	// unanswered counts offer requests sent since the last offer.
 	unanswered int
 	// abandons counts pinned offers given up for silence; each doubles the

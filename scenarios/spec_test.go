@@ -27,6 +27,11 @@ var specCaught = map[string]string{
 	// A stale cached vote keeps only the header of op 21, which its sender
 	// acked: two to four ticks before the merge it feeds truncates op 21.
 	"stale-dvc-cache": "vote_keeps_acks",
+	// The restart that skipped its adopted head votes a head below an op it
+	// acked in its log_view (t~2,500-3,300; since D114's transfers finish
+	// in one round trip the vote comes before the outcome checks see the
+	// op cut).
+	"restart-before-repair": "vote_keeps_acks",
 	// The defect serves a body its read never verified, with its commit
 	// point, at an op applied with another checksum (t~1,500-1,700, before
 	// the requester applies it and agreement fails).

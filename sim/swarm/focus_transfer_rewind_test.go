@@ -49,13 +49,17 @@ func TestFocusTransferRewindDraw(t *testing.T) {
 	}
 }
 
-// TestFocusTransferRewindFinds: seeds of the focus at or below 500, one per
-// slice, fail with transfer-rewinds-sequencer as the shape does (votes
-// dropped as unreadable, the core stuck in view change) and pass without it.
-// The protocol model (docs/spec.md) catches the defect earlier, at the first
-// unreadable vote it sends; the shape is judged with the model off.
+// TestFocusTransferRewindFinds: seeds of the focus, one per slice, fail
+// with transfer-rewinds-sequencer as the shape does (votes dropped as
+// unreadable, the core stuck in view change) and pass without it. The
+// protocol model (docs/spec.md) catches the defect earlier, at whichever of
+// its steps the schedule reaches first: the rewinding install that leaves
+// committed ops unapplied (commit_walk) or the rewound vote (suffix_readable,
+// vote_keeps_acks); the shape is judged with the model off. (51, 124 and 43
+// until D114's one-round-trip transfers moved their schedules: the model
+// still catches them, the outcome checks no longer.)
 func TestFocusTransferRewindFinds(t *testing.T) {
-	for _, seed := range []uint64{51, 124, 43} {
+	for _, seed := range []uint64{656, 5, 1170} {
 		_, ok := inTransferRewindFocus(seed)
 		require.True(t, ok, "seed %d is outside the focus", seed)
 		c := Config(seed)
@@ -69,7 +73,8 @@ func TestFocusTransferRewindFinds(t *testing.T) {
 		res, err = sim.Run(c, sim.Attach{})
 		require.NoError(t, err, "seed %d", seed)
 		assert.Equal(t, sim.VerdictSafety, res.Verdict, "seed %d with the switch, the model on", seed)
-		assert.Equal(t, "spec/suffix_readable", res.Invariant, "seed %d: %s", seed, res.Evidence)
+		assert.Contains(t, []string{"spec/commit_walk", "spec/suffix_readable", "spec/vote_keeps_acks"}, res.Invariant,
+			"seed %d: %s", seed, res.Evidence)
 		c.SpecOff = true
 		res, err = sim.Run(c, sim.Attach{})
 		require.NoError(t, err, "seed %d", seed)
