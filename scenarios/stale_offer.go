@@ -31,7 +31,9 @@ func init() {
 			cfg.Clients = 1
 			cfg.FaultTicks = 6000
 			cfg.LivenessWorkload = true
-			// The source's install and guard (the shape lives in them).
+			// The source's install, guard and one-chunk pull (the shape
+			// lives in them: with every chunk sent at once, D114, the
+			// install beats the defect's guard).
 			cfg.Protocol.SourceTransfer = true
 		},
 		NewScript: func() sim.Script {
