@@ -295,10 +295,11 @@ func (c *Cluster) specRestart(i int) {
 			c.spec.Forgot(i)
 		}
 		if c.disks != nil && c.disks.r[i].readWhole {
-			// No higher commit point than a whole copy read back names:
-			// the one the restart came back at is among them.
-			c.spec.Recovered(i, c.disks.r[i].readCommit)
-			if sb := &c.disks.r[i].readNewest; !sb.Amnesiac {
+			// The restart came back at the newest whole copy (the highest
+			// sequence number): its commit point and log_view.
+			sb := &c.disks.r[i].readNewest
+			c.spec.Recovered(i, sb.CommitMax)
+			if !sb.Amnesiac {
 				c.spec.RecoveredLogView(i, sb.LogView)
 			}
 		}

@@ -104,15 +104,13 @@ type diskOf struct {
 	crashedInFlight bool
 	// readSuperblock says its last restart's reads returned a whole
 	// superblock copy or a blank one, never written (readBack): one that
-	// found every copy damaged comes back amnesiac. readCommit is the
-	// highest commit point a whole copy read back names (readWhole: one did).
+	// found every copy damaged comes back amnesiac. readNewest is the whole
+	// copy with the highest sequence number it read back (readWhole: one
+	// was whole): the superblock it came back at, whose commit point and
+	// log_view the model judges its restart by.
 	readSuperblock bool
 	readWhole      bool
-	readCommit     uint64
-	// readNewest is the whole copy with the highest sequence number a
-	// restart read back (readWhole: there is one): the superblock it came
-	// back at, whose log_view the model holds its journal to.
-	readNewest replica.SuperblockOnDisk
+	readNewest     replica.SuperblockOnDisk
 	// reads are the reads in flight, in due order (disk_reads.go).
 	reads []readInFlight
 	// slotFence is, per journal slot, the fence of the last write asked
@@ -284,7 +282,7 @@ func (c *Cluster) crashDisk(i int) {
 // bytes it served, for the protocol model (specRestart).
 func (c *Cluster) readBack(i int) vsr.ReadFunc {
 	do := &c.disks.r[i]
-	do.readSuperblock, do.readWhole, do.readCommit = false, false, 0
+	do.readSuperblock, do.readWhole = false, false
 	return func(z vsr.StorageZone, slot int) ([]byte, bool) {
 		buf, ioErr := do.disk.Read(c.now, disksim.Zone(z), slot)
 		if z == vsr.ZoneSuperblock {
@@ -294,7 +292,7 @@ func (c *Cluster) readBack(i int) vsr.ReadFunc {
 				if !do.readWhole || sb.Seq > do.readNewest.Seq {
 					do.readNewest = sb
 				}
-				do.readWhole, do.readCommit = true, max(do.readCommit, sb.CommitMax)
+				do.readWhole = true
 			}
 		}
 		return buf, ioErr

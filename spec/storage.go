@@ -164,9 +164,10 @@ func (m *Model) Landed(i int, n uint64) {
 	r.landing = r.landing[:copy(r.landing, r.landing[k:])]
 }
 
-// Recovered is the harness's report that replica i's restart read back whole
-// superblock copies naming commit points no higher than commit: the durable
-// point it came back at (displace_after_superblock judges from it at once).
+// Recovered is the harness's report of the commit point of the superblock
+// replica i's restart came back at (the newest whole copy it read back): the
+// durable point it came back at (displace_after_superblock judges from it at
+// once).
 func (m *Model) Recovered(i int, commit uint64) {
 	r := &m.replicas[i]
 	r.landed, r.landedKnown = commit, true
