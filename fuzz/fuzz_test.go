@@ -680,6 +680,7 @@ var openFindings = map[string]sim.Verdict{
 	"robust-2d1e-756994645.vsr":                              sim.VerdictLiveness,
 	"robust-2d1e-757023519.vsr":                              sim.VerdictLiveness,
 	"source-ci-1324-search.vsr":                              sim.VerdictLiveness,
+	"source-ci-3bea-search.vsr":                              sim.VerdictLiveness,
 	"source-6b0e-1796082131.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796124364.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796128304.vsr":                             sim.VerdictLiveness,
