@@ -119,6 +119,20 @@ func (r *Replica) discard(j vsr.Header, foreign bool) {
 	}
 }
 
+// dropStaleAside lets go of a set-aside entry of applied op h that is
+// another entry than h: a committed op has one, so it is stale for good. Kept,
+// it holds the aside's one place for the op after a restart rewinds the
+// commit point below it, and the copy of the committed entry that restart
+// reads back finds no place (robust-2d1e-757023519.vsr: op 35's whole header
+// copy dropped for view 8's entry a restart two lives before set aside).
+func (r *Replica) dropStaleAside(h *vsr.Header) {
+	if a, ok := r.log.aside.Get(h.Op); ok && a.Checksum != h.Checksum {
+		r.log.aside.Remove(h.Op)
+	}
+	a, ok := r.log.aside.Get(h.Op)
+	vsr.Assert(r.id, !ok || a.Checksum == h.Checksum, "applied_op_aside_is_its_own", "op %d", h.Op)
+}
+
 // reclaim moves set-aside bodies back into the journal as soon as something
 // vouches for them (an adopted header, the commit anchor, or the journaled op
 // above naming them as parent), walking down from top. With all set, it looks

@@ -293,6 +293,7 @@ func (r *Replica) apply(h vsr.Header) {
 	}
 	r.wm.commitMin = h.Op
 	r.wm.commitSum = h.Checksum
+	r.dropStaleAside(&h)
 	if r.wm.sequencer < h.Op {
 		// A committed op is canonical: the head moves up with it.
 		r.wm.sequencer = h.Op

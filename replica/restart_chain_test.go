@@ -290,3 +290,34 @@ func TestVouchedHeaderTakesOutAStaleParent(t *testing.T) {
 		assert.True(t, vouched, c.name)
 	}
 }
+
+// Applying an op lets go of another entry of it set aside in a past life: a
+// committed op has one entry, and the aside keeps one per op, so a stale one
+// kept would leave the committed entry's copy no place after the next restart
+// rewinds the commit point (robust-2d1e-757023519.vsr: op 35's whole header
+// copy dropped for view 8's entry set aside two lives before).
+func TestApplyDropsAStaleAsideEntry(t *testing.T) {
+	hs := genChain(6, 1, nil, 0)
+	for _, c := range []struct {
+		name  string
+		aside vsr.Header
+		kept  bool
+	}{
+		{"another entry of the op", staleOf(hs[5], 1), false},
+		{"the applied entry itself", hs[5], true},
+	} {
+		r, _ := walBackup(t)
+		for o := 1; o <= 6; o++ {
+			require.True(t, r.log.journal.Put(hs[o], true), c.name)
+		}
+		r.log.aside.Put(c.aside)
+		r.wm.commitMax = 6
+		r.commitUpTo()
+		require.Equal(t, uint64(6), r.wm.commitMin, c.name)
+		got, held := r.log.aside.Get(5)
+		assert.Equal(t, c.kept, held, c.name)
+		if c.kept {
+			assert.Equal(t, hs[5].Checksum, got.Checksum, c.name)
+		}
+	}
+}
