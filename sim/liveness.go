@@ -99,7 +99,11 @@ func (c *Cluster) drawCore() []int {
 		size = c.checker.QuorumViewChange()
 	}
 	whole := func(i int) bool {
-		return c.checker.Whole(i) || (c.replicas[i] == nil && c.cfg.Durability == replica.DurabilityWAL)
+		// A replica down on a write-ahead journal comes back as whole as
+		// it went down: one amnesiac then (its superblock lost, say) is
+		// amnesiac still, and cannot vote until a view reaches it.
+		down := c.replicas[i] == nil && c.cfg.Durability == replica.DurabilityWAL
+		return c.checker.Whole(i) || (down && !c.checker.Amnesiac(i))
 	}
 	wholeIn := 0
 	for _, i := range order[:size] {

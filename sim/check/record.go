@@ -198,6 +198,11 @@ func (c *Checker) NotWhole() int {
 // Whole reports whether replica i is up and holds every op it acked.
 func (c *Checker) Whole(i int) bool { return c.replicas[i].whole() }
 
+// Amnesiac reports whether replica i, up or down, has forgotten what it
+// acked and not yet applied past it: a replica down in such a spell comes
+// back in it (a restart never makes it whole).
+func (c *Checker) Amnesiac(i int) bool { return c.replicas[i].amnesiac }
+
 // Sent records the incarnation replica i stamps on a message it sends (the
 // harness reports every message whose command carries one, a stamp of 0
 // included). An incarnation names one life of a replica: a life that stamps
