@@ -269,7 +269,7 @@ var never = [Count]string{
 		"(D7); only Protocol.SourceTransfer and the stale-guard-uses-commit-max defect refuse",
 	MergeHeadUnknown: "a commit point a vote states was acked by a replication quorum, which meets every view-change quorum " +
 		"in a voter whose head reaches it (a replica that lost the op is recovering and votes nothing), so some vote " +
-		"describes the merged head",
+		"describes the merged head or, where that voter's restart set it aside, names it as the parent of the op above (D117)",
 }
 
 // Never returns why no correct run of the default protocol reaches m, or ""

@@ -127,3 +127,55 @@ func (r *Replica) revote() {
 	r.recordDoViewChange(r.id, r.view, m)
 	r.tryMerge()
 }
+
+// headUnknown reports whether no vote describes the merge's head at the
+// commit point; the merge then awaits the entry a vote names above it (D117),
+// or else a vote that describes it, which no correct cluster leaves wanting.
+func (r *Replica) headUnknown(res *mergeResult) bool {
+	if _, known := r.mergedHeader(res.commit, res.log, res.head); known || res.head == 0 {
+		return false
+	}
+	if !r.awaitNamedHead(res.head) {
+		r.fx.Mark(marks.MergeHeadUnknown)
+	}
+	return true
+}
+
+// awaitNamedHead awaits the entry at op o, the merged head at the commit
+// point, that a vote of the canonical log_view names as the parent of its op
+// above, though the merge cut that op (D117). That vote's log is one chain,
+// and it holds every op committed before its log_view began, so the parent
+// it names at the commit point is the committed entry; as for D111, the
+// checksum names one entry, taken from the primary-elect's own set-aside
+// copies or asked of the voters silent on it. It reports false where no vote
+// names it: the merge waits for a vote that describes the head.
+func (r *Replica) awaitNamedHead(o uint64) bool {
+	want := vsr.Header{Op: o, Checksum: r.parentNamedAbove(o)}
+	if want.Checksum == 0 {
+		r.vc.awaitBody = vsr.Header{}
+		return false
+	}
+	if r.vc.awaitBody != want { // else asked already: the message timeout asks again
+		r.vc.awaitBody = want
+		if !r.takeOwnAwaitedBody() {
+			r.askAwaitedBody()
+		}
+	}
+	return true
+}
+
+// parentNamedAbove is the parent a vote of the canonical log_view names at
+// op o+1 (0: none does).
+func (r *Replica) parentNamedAbove(o uint64) uint64 {
+	canonical, _ := mergeBounds(r.vc.dvcs[:r.n])
+	for i := 0; i < r.n; i++ {
+		v := &r.vc.dvcs[i]
+		if !v.valid || v.logView != canonical {
+			continue
+		}
+		if e, ok := v.entry(o + 1); ok && !e.Blank() && !e.Nack {
+			return e.Header.Parent
+		}
+	}
+	return 0
+}

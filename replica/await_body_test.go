@@ -2,10 +2,12 @@ package replica
 
 import (
 	"testing"
-	"vsrsim/vsr"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"vsrsim/marks"
+	"vsrsim/vsr"
 )
 
 // awaitingBody is r1 of four, primary-elect of view 5, whose merge knows op
@@ -200,15 +202,7 @@ func TestMergeAwaitsTheHeaderTheOpAboveNames(t *testing.T) {
 		require.True(t, r.vc.dvcs[1].suffix[1].Blank() && !r.vc.dvcs[1].suffix[1].Nack, "its vote says nothing of op 1")
 		out.Reset()
 		r.Step(voteIn(4, 2, 2, 1, 2, present(hs[2]), nackBlank(1)), out)
-		if own == hs[1] {
-			assert.True(t, r.Journaled(1), "taken from its own aside")
-			assert.True(t, r.vc.merged, "the merge completes (op 2's body is fetched next)")
-			assert.Equal(t, uint64(2), r.Info().Sequencer, "op 1 and op 2 kept")
-			continue
-		}
-		assert.False(t, r.Journaled(1), "another entry of op 1 is not the one op 2 names")
-		assert.False(t, r.vc.merged, "the merge waits")
-		assert.Equal(t, hs[1].Checksum, r.vc.awaitBody.Checksum, "for the entry op 2 names")
+		tookOwnAside(t, r, own, hs[1], 2) // op 1 and op 2 kept (op 2's body is fetched next)
 	}
 }
 
@@ -221,4 +215,57 @@ func adoptedFromR2(t *testing.T, n int, sv vsr.StartView) (*Replica, *vsr.Output
 	r.Step(msg(sv, 2, 1, 2), out)
 	require.Equal(t, vsr.StatusNormal, r.Info().Status, "r1 adopted view 2")
 	return r, out
+}
+
+// A merge whose head lies at the commit point, where no vote describes it,
+// awaits the entry the op above names, though the merge cut that op: a vote
+// of the canonical log_view states its log's op above, whose parent is its
+// log's op at the commit point, the committed one (D117; swarm seed
+// 2585753772 from 0x9a1e0000: the primary-elect held committed op 10 only set
+// aside, its restart's walk broken above it, the other holder's copies
+// damaged, and every view's merge waited for a vote that describes op 10).
+func TestMergeAwaitsTheHeadTheCutOpAboveNames(t *testing.T) {
+	hs := chainHeaders(4, 2)
+	other := vsr.Header{Op: 1, View: 1, Parent: genesisChecksum, Timestamp: 1, Body: put(1, 99)}
+	other.Seal()
+	blank := func(op uint64) vsr.SuffixEntry { return vsr.SuffixEntry{Header: vsr.Header{Op: op}} }
+	for _, own := range []vsr.Header{hs[1], other} {
+		// r1 holds ops 2 and 4, knows nothing of op 3, and holds op 1,
+		// committed, only set aside (a restart could not vouch for it).
+		sv := vsr.StartView{LogView: 2, Op: 4, Commit: 1, Suffix: []vsr.SuffixEntry{present(hs[4]), blank(3), present(hs[2]), blank(1)}}
+		r, out := adoptedFromR2(t, 3, sv)
+		for _, o := range []int{4, 2} {
+			r.Step(msg(vsr.RepairPrepare{Header: hs[o]}, 2, 1, 2), out)
+			require.True(t, r.Journaled(uint64(o)), "op %d's body journaled", o)
+		}
+		require.False(t, r.Journaled(1))
+		r.log.setUnsure(r.id, []uint64{3}) // a faulty slot at a restart: never nacked
+		r.log.aside.Put(own)
+		r.Step(msg(vsr.StartViewChange{}, 0, 1, 4), out)
+		r.Step(msg(vsr.StartViewChange{}, 2, 1, 4), out)
+		require.True(t, r.vc.dvcs[1].valid, "the primary-elect voted for itself")
+		r.Step(voteIn(4, 2, 0, 1, 0), out)
+		require.False(t, r.vc.merged, "one nack of ops 2..4: op 3, which no vote names, waits")
+		out.Reset()
+		r.Step(voteIn(4, 2, 2, 1, 1, blank(1)), out) // r2: its head, op 1, lost to its disk
+		// Ops 2..4 cut, no vote describes op 1, the merged head: op 2 names it.
+		assert.False(t, out.Marks.Reached(marks.MergeHeadUnknown), "a vote names the head from above")
+		tookOwnAside(t, r, own, hs[1], 1) // ops 2..4 cut, op 1 the head
+	}
+}
+
+// tookOwnAside checks a merge awaiting op 1, the entry want that op 2
+// names: it took its own set-aside copy own if it is want and merged with
+// head as its head, or else refused it and waits for want.
+func tookOwnAside(t *testing.T, r *Replica, own, want vsr.Header, head uint64) {
+	t.Helper()
+	if own == want {
+		assert.True(t, r.Journaled(1), "taken from its own aside")
+		assert.True(t, r.vc.merged, "the merge completes")
+		assert.Equal(t, head, r.Info().Sequencer, "the merged head")
+		return
+	}
+	assert.False(t, r.Journaled(1), "another entry of op 1 is not the one op 2 names")
+	assert.False(t, r.vc.merged, "the merge waits")
+	assert.Equal(t, want.Checksum, r.vc.awaitBody.Checksum, "for the entry op 2 names")
 }

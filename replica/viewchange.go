@@ -163,14 +163,10 @@ func (r *Replica) tryMerge() {
 		r.fetchAwaitedBody(&res)
 		return // wait for more votes, or the body
 	}
-	r.vc.awaitBody = vsr.Header{}
-	if _, known := r.mergedHeader(res.commit, res.log, res.head); !known && res.head > 0 {
-		// A vote's commit point lies above every voted head (its voter
-		// learned the commit before the prepare): wait for a vote that
-		// describes the head.
-		r.fx.Mark(marks.MergeHeadUnknown)
+	if r.headUnknown(&res) {
 		return
 	}
+	r.vc.awaitBody = vsr.Header{}
 	vsr.Assert(r.id, res.head >= res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	vsr.Assert(r.id, uint64(len(res.log)) == res.head-res.commit, "merge_log_span", "commit %d head %d log %d", res.commit, res.head, uint64(len(res.log)))
 	r.markMerge(&res)
