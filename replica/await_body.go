@@ -150,8 +150,10 @@ func (r *Replica) headUnknown(res *mergeResult) bool {
 // copies or asked of the voters silent on it. It reports false where no vote
 // names it: the merge waits for a vote that describes the head.
 func (r *Replica) awaitNamedHead(o uint64) bool {
-	want := vsr.Header{Op: o, Checksum: r.parentNamedAbove(o)}
-	if want.Checksum == 0 {
+	canonical, _ := mergeBounds(r.vc.dvcs[:r.n])
+	above, named := namedHeader(r.vc.dvcs[:r.n], canonical, o+1)
+	want := vsr.Header{Op: o, Checksum: above.Parent}
+	if !named || want.Checksum == 0 {
 		r.vc.awaitBody = vsr.Header{}
 		return false
 	}
@@ -162,20 +164,4 @@ func (r *Replica) awaitNamedHead(o uint64) bool {
 		}
 	}
 	return true
-}
-
-// parentNamedAbove is the parent a vote of the canonical log_view names at
-// op o+1 (0: none does).
-func (r *Replica) parentNamedAbove(o uint64) uint64 {
-	canonical, _ := mergeBounds(r.vc.dvcs[:r.n])
-	for i := 0; i < r.n; i++ {
-		v := &r.vc.dvcs[i]
-		if !v.valid || v.logView != canonical {
-			continue
-		}
-		if e, ok := v.entry(o + 1); ok && !e.Blank() && !e.Nack {
-			return e.Header.Parent
-		}
-	}
-	return 0
 }
