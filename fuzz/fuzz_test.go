@@ -677,6 +677,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-2d1e-757022633.vsr":                              sim.VerdictLiveness,
 	"robust-2d1e-756994645.vsr":                              sim.VerdictLiveness,
 	"source-ci-1324-search.vsr":                              sim.VerdictLiveness,
+	"source-ci-fee1-search.vsr":                              sim.VerdictLiveness,
 	"source-ci-3bea-search.vsr":                              sim.VerdictLiveness,
 	"source-5afe-1526627676.vsr":                             sim.VerdictLiveness,
 	"source-5afe-1526659933.vsr":                             sim.VerdictLiveness,
