@@ -188,8 +188,8 @@ func (c *Checker) voterSet() uint16 {
 	return set
 }
 
-// stallBeyond is the storage excuse of a stall: an op the core has yet to
-// apply whose copies disks lost on a replication quorum, or core replicas
+// stallBeyond is the storage excuse of a stall: an op no live core replica
+// has applied whose copies disks lost on a replication quorum, or core replicas
 // that lost their superblock and are not whole again (they forgot what they
 // acked: recovering, they cannot vote; rejoined, they hold unsure every op
 // of the view they adopted until they apply past what they may have acked)
@@ -197,7 +197,6 @@ func (c *Checker) voterSet() uint16 {
 // replica in a core that f other faults leave room for is the amnesia VSR
 // survives: the rest of the core must hand it a view and the bodies.
 func (c *Checker) stallBeyond() (*Excuse, bool) {
-	low := ^uint64(0)
 	var lost uint16
 	since := uint64(0)
 	for _, i := range c.live.core {
@@ -206,14 +205,17 @@ func (c *Checker) stallBeyond() (*Excuse, bool) {
 			lost |= 1 << uint(i)
 			since = max(since, r.sbLostAt)
 		}
-		low = min(low, r.applied)
 	}
 	if out := c.n - len(c.live.core); lost != 0 && out+bits.OnesCount16(lost) > faultsTolerated(c.n) {
 		return &Excuse{Rule: RuleStorageBeyondF, Replicas: members(lost), Since: since, Superblock: true,
 			Proof: fmt.Sprintf("every superblock copy of core replica %s faulty since t=%d, not whole again at the end, "+
 				"and %d replicas outside the core (the protocol survives %d)", replicaList(lost), since, out, faultsTolerated(c.n))}, true
 	}
-	for op := low + 1; op < uint64(len(c.bodies)); op++ {
+	// An op a live core replica applied is held in its state, which a state
+	// transfer hands a lagging peer: the core has yet to apply only the ops
+	// above the highest such point (coreCovered, as coreCannotDecide reads).
+	_, covered := c.coreCovered()
+	for op := covered + 1; op < uint64(len(c.bodies)); op++ {
 		if ex, ok := c.opBeyond(op, ^uint64(0)); ok {
 			return ex, true
 		}

@@ -436,3 +436,31 @@ func TestCoreRuleWaitsForEveryHolderOutOfReach(t *testing.T) {
 	assert.Nil(t, ex, why)
 	assert.Contains(t, why, "core-copy-damaged does not excuse it: its condition holds only since t=40")
 }
+
+// A stall's storage excuse is about an op the core has yet to apply: one a
+// live core replica applied is held in its state, which a state transfer
+// hands a lagging peer, however many disks lost the op's records (swarm
+// seed 1847583072 from 0x6e1f0000: r2 back below a faulty checkpoint at
+// commit 0, r0 at 274 with op 42's journal copy long damaged; the stall
+// named op 42, beyond f by the disks' record, where it was op 275, held
+// only by r1 outside the core after r0's disk lost it).
+func TestStallBeyondSkipsOpsACoreReplicaApplied(t *testing.T) {
+	run := func(applied uint64) *Checker {
+		c := newTest(true)
+		commitOp(c, 1, 0xa1, 0, 1, 10)
+		for i := 0; i < 2; i++ {
+			c.Journaled(i, 1, 0xa1)
+			c.Crash(3, i)
+			c.DiskCopies(3, i, lostOnDisk(1))
+			c.Restart(4, i, 0)
+		}
+		c.replicas[0].applied = applied // r0's state holds op 1 where 1
+		c.StartLiveness(6, []int{0, 1})
+		return c
+	}
+	ex, ok := run(0).stallBeyond()
+	require.True(t, ok, "no core replica applied op 1, lost on r0 and r1: beyond f")
+	assert.Equal(t, []uint64{1}, ex.Ops)
+	_, ok = run(1).stallBeyond()
+	assert.False(t, ok, "r0 applied op 1: the core holds it, whatever the disks lost")
+}
