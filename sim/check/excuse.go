@@ -214,9 +214,11 @@ func (c *Checker) stallBeyond() (*Excuse, bool) {
 	// An op a live core replica applied is held in its state, which a state
 	// transfer hands a lagging peer: the core has yet to apply only the ops
 	// above the highest such point (coreCovered, as coreCannotDecide reads).
+	// Nor did a disk take an op from a replica whose state holds it, live
+	// or down (stateHolders): one out of reach is core-copy-damaged's to weigh.
 	_, covered := c.coreCovered()
 	for op := covered + 1; op < uint64(len(c.bodies)); op++ {
-		if ex, ok := c.opBeyond(op, ^uint64(0)); ok {
+		if ex, ok := c.opBeyondHeld(op, ^uint64(0), c.stateHolders(op)); ok {
 			return ex, true
 		}
 	}

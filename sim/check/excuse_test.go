@@ -446,12 +446,8 @@ func TestCoreRuleWaitsForEveryHolderOutOfReach(t *testing.T) {
 // only by r1 outside the core after r0's disk lost it).
 func TestStallBeyondSkipsOpsACoreReplicaApplied(t *testing.T) {
 	run := func(applied uint64) *Checker {
-		c := newTest(true)
-		commitOp(c, 1, 0xa1, 0, 1, 10)
+		c := lostOnTwoDisks()
 		for i := 0; i < 2; i++ {
-			c.Journaled(i, 1, 0xa1)
-			c.Crash(3, i)
-			c.DiskCopies(3, i, lostOnDisk(1))
 			c.Restart(4, i, 0)
 		}
 		c.replicas[0].applied = applied // r0's state holds op 1 where 1
@@ -463,4 +459,36 @@ func TestStallBeyondSkipsOpsACoreReplicaApplied(t *testing.T) {
 	assert.Equal(t, []uint64{1}, ex.Ops)
 	_, ok = run(1).stallBeyond()
 	assert.False(t, ok, "r0 applied op 1: the core holds it, whatever the disks lost")
+}
+
+// Nor does a stall's storage excuse count a replica whose durable state
+// holds the op, down outside the core, as one whose disk lost it: it is out
+// of reach, which core-copy-damaged weighs, not lost (swarm seed 790462563
+// from 0x2f1d0000: op 7 named lost on r1's faulty checkpoint and on r2,
+// down with a checkpoint at op 230, hid core-copy-damaged on op 8).
+func TestStallBeyondSkipsADurableHolder(t *testing.T) {
+	run := func(durable uint64) *Checker {
+		c := lostOnTwoDisks()
+		c.DurableState(1, durable) // r1 stays down: its checkpoint's op
+		c.Restart(4, 0, 0)
+		c.StartLiveness(6, []int{0, 2})
+		return c
+	}
+	_, ok := run(0).stallBeyond()
+	assert.True(t, ok, "r0 and r1 lost op 1 to their disks, neither holds it: beyond f")
+	_, ok = run(1).stallBeyond()
+	assert.False(t, ok, "r1's checkpoint holds op 1: out of reach, not lost")
+}
+
+// lostOnTwoDisks is a checker whose committed op 1 r0 and r1 journaled and
+// lost to their disks across a crash; both are down.
+func lostOnTwoDisks() *Checker {
+	c := newTest(true)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	for i := 0; i < 2; i++ {
+		c.Journaled(i, 1, 0xa1)
+		c.Crash(3, i)
+		c.DiskCopies(3, i, lostOnDisk(1))
+	}
+	return c
 }

@@ -322,6 +322,13 @@ func (c *Checker) lostCopies(op uint64, mask uint16, tick uint64) string {
 // opBeyond is the storage excuse for op, if some version of it has lost its
 // copies on a replication quorum of disks since no later than tick.
 func (c *Checker) opBeyond(op, tick uint64) (*Excuse, bool) {
+	return c.opBeyondHeld(op, tick, 0)
+}
+
+// opBeyondHeld is opBeyond counting none of the replicas in held among those
+// that lost the op: a stall reads a replica whose state holds the op as
+// holding it, whatever its disk did to the journal records (D118).
+func (c *Checker) opBeyondHeld(op, tick uint64, held uint16) (*Excuse, bool) {
 	if op >= uint64(len(c.bodies)) {
 		return nil, false
 	}
@@ -330,12 +337,44 @@ func (c *Checker) opBeyond(op, tick uint64) (*Excuse, bool) {
 		if b.beyondAt == 0 || b.beyondAt > tick {
 			continue
 		}
-		lost := b.lostToDisks()
-		return &Excuse{Rule: RuleStorageBeyondF, Ops: []uint64{op}, Replicas: members(lost), Since: b.beyondAt,
+		lost, since := b.lostToDisks(), b.beyondAt
+		if held&lost != 0 {
+			lost &^= held
+			if bits.OnesCount16(lost) < c.qRep {
+				continue
+			}
+			since = b.quorumLostAt(lost, c.qRep)
+		}
+		return &Excuse{Rule: RuleStorageBeyondF, Ops: []uint64{op}, Replicas: members(lost), Since: since,
 			Proof: fmt.Sprintf("op %d csum=%04x: %s since t=%d (a replication quorum is %d)",
-				op, short(b.checksum), c.lostCopies(op, lost, tick), b.beyondAt, c.qRep)}, true
+				op, short(b.checksum), c.lostCopies(op, lost, tick), since, c.qRep)}, true
 	}
 	return nil, false
+}
+
+// quorumLostAt is the tick the q-th replica of lost lost its copy of b: since
+// then a replication quorum of them has.
+func (b *bodySet) quorumLostAt(lost uint16, q int) uint64 {
+	var at []uint64
+	for i := range b.lostBy {
+		if lost&(1<<uint(i)) != 0 {
+			at = append(at, uint64(b.lostBy[i]))
+		}
+	}
+	slices.Sort(at)
+	return at[q-1]
+}
+
+// stateHolders is the replicas whose state holds op: up and applied past it,
+// or down with a checkpoint its restart would restore past it (DurableState).
+func (c *Checker) stateHolders(op uint64) uint16 {
+	var set uint16
+	for i := range c.replicas {
+		if r := &c.replicas[i]; (r.up && r.applied >= op) || (!r.up && r.durable >= op) {
+			set |= 1 << uint(i)
+		}
+	}
+	return set
 }
 
 // coreCannotDecide finds an op the core cannot decide because storage or
