@@ -27,12 +27,19 @@ func (r *Replica) awaitBodyOf(res *mergeResult) bool {
 	if n > 0 && res.decisions[n-1].op <= r.vc.dvcs[r.id].op {
 		want, ok = r.awaitedEntry(&res.decisions[n-1])
 	}
+	return r.await(want, ok)
+}
+
+// await records want as the entry the merge waits on (none unless ok), and
+// reports whether it is newly awaited: asked already, the message timeout
+// asks again.
+func (r *Replica) await(want vsr.Header, ok bool) bool {
 	if !ok {
 		r.vc.awaitBody = vsr.Header{}
 		return false
 	}
 	if r.vc.awaitBody == want {
-		return false // asked already; the message timeout asks again
+		return false
 	}
 	r.vc.awaitBody = want
 	return true
@@ -152,16 +159,9 @@ func (r *Replica) headUnknown(res *mergeResult) bool {
 func (r *Replica) awaitNamedHead(o uint64) bool {
 	canonical, _ := mergeBounds(r.vc.dvcs[:r.n])
 	above, named := namedHeader(r.vc.dvcs[:r.n], canonical, o+1)
-	want := vsr.Header{Op: o, Checksum: above.Parent}
-	if !named || want.Checksum == 0 {
-		r.vc.awaitBody = vsr.Header{}
-		return false
+	named = named && above.Parent != 0
+	if r.await(vsr.Header{Op: o, Checksum: above.Parent}, named) {
+		r.fetchAwaited()
 	}
-	if r.vc.awaitBody != want { // else asked already: the message timeout asks again
-		r.vc.awaitBody = want
-		if !r.takeOwnAwaitedBody() {
-			r.askAwaitedBody()
-		}
-	}
-	return true
+	return named
 }

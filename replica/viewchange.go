@@ -411,10 +411,17 @@ func (r *Replica) onViewChangeStatusTimeout() {
 	r.startViewChange(r.view + 1)
 }
 
-// fetchAwaitedBody fetches the body the merge res newly waits on: from the
-// primary-elect's own set-aside copies, or else from its peers.
+// fetchAwaitedBody fetches the body the merge res newly waits on.
 func (r *Replica) fetchAwaitedBody(res *mergeResult) {
-	if r.awaitBodyOf(res) && !r.takeOwnAwaitedBody() {
+	if r.awaitBodyOf(res) {
+		r.fetchAwaited()
+	}
+}
+
+// fetchAwaited fetches the entry newly awaited: from the primary-elect's own
+// set-aside copies, or else from its peers.
+func (r *Replica) fetchAwaited() {
+	if !r.takeOwnAwaitedBody() {
 		r.askAwaitedBody()
 	}
 }
