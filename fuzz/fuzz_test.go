@@ -721,7 +721,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-2f1d-790511230.vsr":                              sim.VerdictLiveness,
 	"source-2f1d-790513679.vsr":                              sim.VerdictLiveness,
 	"source-2f1d-790476335.vsr":                              sim.VerdictSafety,
-	"source-2f1d-790513318.vsr":                              sim.VerdictSafety,
 	"source-6b0e-1796082131.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796124364.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796128304.vsr":                             sim.VerdictLiveness,

@@ -93,3 +93,57 @@ func TestReclaimKeepsABodyItCannotPut(t *testing.T) {
 	assert.Equal(t, chain[3], got)
 	assert.True(t, r.Holds(3, chain[3].Checksum))
 }
+
+// TestAsideCopyStaysUntilTheJournalWriteLands: a set-aside body journaled
+// again keeps its set-aside copy, the durable one, until the journal's write
+// of its slot has landed; a crash before that finds it still set aside
+// (source-2f1d-790513318.vsr: reclaimed op 20's write torn by a crash the
+// next tick, the copy gone with no fault to blame). Without a disk the
+// journal holds it as well as the ring: let go at once.
+func TestAsideCopyStaysUntilTheJournalWriteLands(t *testing.T) {
+	released := func(out *vsr.Output) (ops []uint64) {
+		for _, e := range out.Events {
+			if e.Kind == vsr.EvJournalAsideRelease {
+				ops = append(ops, e.Op)
+			}
+		}
+		return ops
+	}
+	for _, disk := range []bool{true, false} {
+		opts := DefaultOptions(1, 3)
+		opts.Durability = DurabilityWAL
+		opts.Storage = disk
+		r, err := New(opts, zeroJitter{})
+		require.NoError(t, err)
+		chain := boundedChain(3)
+		out := &vsr.Output{}
+		r.begin(out)
+		r.log.aside.Put(chain[2])
+		r.wm.commitMax = 2
+		require.True(t, r.journalPut(chain[2], true))
+		if !disk {
+			assert.Equal(t, []uint64{2}, released(out), "no disk: let go at once")
+			_, aside := r.log.aside.Get(2)
+			assert.False(t, aside)
+			continue
+		}
+		_, aside := r.log.aside.Get(2)
+		assert.True(t, aside, "kept set aside while the journal's write is not asked for")
+		r.settle()
+		r.flushStorage()
+		r.settle()
+		_, aside = r.log.aside.Get(2)
+		assert.True(t, aside, "kept set aside while the write is in flight")
+		assert.Equal(t, chain[2], r.Durable().view.aside.Slots[2], "a crash now finds it set aside")
+		assert.Empty(t, released(out))
+
+		r.Landed(r.dur.fencesAsked)
+		out = &vsr.Output{}
+		r.Tick(out)
+		assert.Equal(t, []uint64{2}, released(out), "let go once the write landed")
+		_, aside = r.log.aside.Get(2)
+		assert.False(t, aside)
+		assert.True(t, r.log.journal.Has(2, chain[2].Checksum))
+		assert.Empty(t, r.dur.releasing)
+	}
+}

@@ -21,6 +21,9 @@ type durability struct {
 	// because the primary's own write of it has not landed.
 	fencesAsked, fencesLanded uint64
 	ownAckWaits               bool
+	// releasing: set-aside copies journaled again, let go once the
+	// journal's write of each lands (aside_release.go).
+	releasing []vsr.Header
 	// store tracks the writes of a replica on a disk (storage.go); nil
 	// without Options.Storage; storageMarks the marks a restart from disk
 	// owes its first step.

@@ -36,6 +36,7 @@ func (r *Replica) journalPut(h vsr.Header, displace bool) bool {
 	r.log.journalGen++
 	vsr.Assert(r.id, r.log.journal.Has(h.Op, h.Checksum), "journal_put_holds", vsr.DetailHolds)
 	r.fx.Emit(vsr.JournalChange{View: h.View, Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalAppend))
+	r.leaveAside(h)
 	if r.log.journal.Moved.Checksum != 0 || r.log.journal.Gone.Checksum != 0 {
 		// A body leaves the live ring (into the evicted ring, or for
 		// good): a restart reads the live ring only, and must not come back
@@ -143,18 +144,14 @@ func (r *Replica) reclaim(top uint64, all bool) {
 	for op := top; op > r.wm.commitMin; op-- {
 		h, ok := r.log.aside.Get(op)
 		if ok && !r.log.journal.Has(op, h.Checksum) && r.repairVerdict(h, 0) == repairVerified {
-			r.log.aside.Remove(op)
 			if j, held := r.log.journal.Get(op); held && j.Checksum != h.Checksum {
 				r.journalRemove(op)
 			}
+			// The body stays set aside until its journal write lands
+			// (leaveAside), or for good where the slot holds a newer op.
 			if r.journalPut(h, false) {
-				_, still := r.log.aside.Get(op)
-				vsr.Assert(r.id, !still, "reclaim_moves_out_of_aside", "op %d", op)
 				continue
 			}
-			// The slot holds a newer op: the body stays set aside, where
-			// the oracle still counts it (a failed put dropped it before).
-			r.log.aside.Put(h)
 		}
 		if !all {
 			return
@@ -259,6 +256,7 @@ func (r *Replica) reportRestored() {
 		r.fx.Mark(m)
 	}
 	r.dur.storageMarks = nil
+	r.releaseRestored()
 	live := &r.log.journal.Live
 	ops := make([]uint64, 0, 64)
 	for i := range live.Slots {
@@ -290,4 +288,43 @@ func (r *Replica) dropStaleParent(o, acked uint64) []uint64 {
 		return nil
 	}
 	return []uint64{o - 1}
+}
+
+// A set-aside body lives beside the disk and survives a crash; the journal's
+// copy of it lives on the disk only once its write has landed. A body that
+// goes back from the set-aside ring into the journal (reclaim, a merge taking
+// its own set-aside copy, a repair bringing the same entry) therefore keeps
+// its set-aside copy until the journal's write of its slot has landed: let go
+// at once, a crash that tears that write in flight takes the op with no fault
+// to blame (source-2f1d-790513318.vsr: committed op 20 reclaimed at t=5,933,
+// its write torn by a crash at 5,934, the last copy of it but one a disk had
+// lost). settle lets go of the waiting copies (releaseLanded).
+
+// leaveAside lets go of the set-aside copy of h, just journaled: at once
+// without a disk (a memory journal holds it as well as the ring does), else
+// once the journal's write of it lands.
+func (r *Replica) leaveAside(h vsr.Header) {
+	if a, ok := r.log.aside.Get(h.Op); !ok || a.Checksum != h.Checksum {
+		return
+	}
+	if r.dur.store != nil {
+		if !slices.Contains(r.dur.releasing, h) {
+			r.dur.releasing = append(r.dur.releasing, h)
+		}
+		return
+	}
+	r.log.aside.Remove(h.Op)
+	r.fx.Emit(vsr.JournalChange{Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalAsideRelease))
+}
+
+// releaseRestored queues the set-aside copies a restart from a disk read
+// back into its journal too: the journal's copy landed before the crash,
+// unless the restart rewrites its slot (a vouched header copy), and then it
+// waits for that write.
+func (r *Replica) releaseRestored() {
+	for i := range r.log.aside.Slots {
+		if h := r.log.aside.Slots[i]; h.Checksum != 0 && r.log.journal.Has(h.Op, h.Checksum) {
+			r.dur.releasing = append(r.dur.releasing, h)
+		}
+	}
 }

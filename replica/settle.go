@@ -34,6 +34,9 @@ func (r *Replica) settle() {
 	if r.due != 0 {
 		r.settleDue()
 	}
+	if len(r.dur.releasing) > 0 {
+		r.releaseLanded()
+	}
 }
 
 func (r *Replica) settleDue() {
@@ -55,4 +58,27 @@ func (r *Replica) settleDue() {
 			}
 		}
 	}
+}
+
+// releaseLanded lets go of each set-aside copy waiting for the journal's
+// write of its slot (leaveAside) once that write has landed. One the journal
+// no longer holds (written over, taken out) stays set aside: it is the only
+// copy.
+func (r *Replica) releaseLanded() {
+	s := r.dur.store
+	kept := r.dur.releasing[:0]
+	for _, h := range r.dur.releasing {
+		slot := int(h.Op % uint64(r.opts.JournalSlots))
+		a, aside := r.log.aside.Get(h.Op)
+		switch {
+		case !aside || a.Checksum != h.Checksum || !r.log.journal.Has(h.Op, h.Checksum):
+		case s.dirty.Marked[slot] || s.slotFence[slot] > r.dur.fencesLanded:
+			kept = append(kept, h)
+		default:
+			r.log.aside.Remove(h.Op)
+			r.fx.Emit(vsr.JournalChange{Op: h.Op, Checksum: h.Checksum}.Event(vsr.EvJournalAsideRelease))
+		}
+	}
+	r.dur.releasing = kept
+	vsr.Assert(r.id, len(kept) <= r.opts.JournalSlots, "releasing_bounded", "%d waiting", uint64(len(kept)))
 }

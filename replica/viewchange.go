@@ -437,10 +437,8 @@ func (r *Replica) takeOwnAwaitedBody() bool {
 		return false
 	}
 	r.fx.Mark(marks.MergeBodyOwnAside)
-	r.log.aside.Remove(h.Op)
 	if !r.repairPut(h, nil) {
-		r.log.aside.Put(h)
-		return false
+		return false // kept set aside
 	}
 	vsr.Assert(r.id, r.log.journal.Has(h.Op, h.Checksum), "own_awaited_body_journaled", "op %d", h.Op)
 	return true

@@ -65,7 +65,7 @@ func (c *Cluster) clientIndex(node uint64) int {
 func (c *Cluster) report(i int, e *vsr.Event) {
 	o := c.checker
 	switch e.Kind {
-	case vsr.EvJournalAppend, vsr.EvAck, vsr.EvJournalTruncate, vsr.EvMergeTruncate, vsr.EvJournalPrune, vsr.EvJournalEvict, vsr.EvJournalSetAside:
+	case vsr.EvJournalAppend, vsr.EvAck, vsr.EvJournalTruncate, vsr.EvMergeTruncate, vsr.EvJournalPrune, vsr.EvJournalEvict, vsr.EvJournalSetAside, vsr.EvJournalAsideRelease:
 		c.reportJournal(i, e)
 	case vsr.EvPrimaryCommit:
 		p := e.PrimaryCommitted()
@@ -113,6 +113,8 @@ func (c *Cluster) reportJournal(i int, e *vsr.Event) {
 		o.Evicted(i, e.Op, e.Checksum)
 	case vsr.EvJournalSetAside:
 		o.SetAside(i, e.Op, e.Checksum, c.cfg.JournalSlots)
+	case vsr.EvJournalAsideRelease:
+		o.AsideReleased(i, e.Op, e.Checksum)
 	}
 }
 

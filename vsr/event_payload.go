@@ -192,7 +192,7 @@ func (e *Event) StatusChanged() StatusChanged {
 
 func journalKind(k EventKind) bool {
 	switch k {
-	case EvJournalAppend, EvJournalTruncate, EvJournalPrune, EvJournalSetAside, EvJournalEvict:
+	case EvJournalAppend, EvJournalTruncate, EvJournalPrune, EvJournalSetAside, EvJournalEvict, EvJournalAsideRelease:
 		return true
 	}
 	return false

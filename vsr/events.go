@@ -31,51 +31,53 @@ type EventKind uint8
 
 // Event kinds. Append only: the numbering reaches the trace hash through names.
 const (
-	EvCommit          EventKind = iota + 1 // an op applied locally (Applied)
-	EvStatus                               // status, view or log changed (StatusChanged)
-	EvJournalAppend                        // an op journaled (JournalChange)
-	EvJournalTruncate                      // an op removed from the journal by a view change (JournalChange)
-	EvAck                                  // PrepareOk sent for an op; a primary acks its own prepares (Acked)
-	EvDrop                                 // a message dropped by the replica (Dropped)
-	EvMergeTruncate                        // the view-change merge truncated a canonical op (MergeTruncated)
-	EvCheckpoint                           // state checkpointed at an op (Checkpointed)
-	EvTransferInstall                      // state transfer installed at an op (TransferInstalled)
-	EvOfferRefused                         // a state-transfer offer refused (OfferRefused)
-	EvRepairRequest                        // RequestPrepares sent to a peer (RepairRequested)
-	EvHold                                 // view change held instead of escalating (ViewNoted)
-	EvViewEscalate                         // status timeout escalated the view (ViewNoted)
-	EvPrimaryCommit                        // the primary committed an op (PrimaryCommitted)
-	EvTimeout                              // a timeout fired (TimedOut)
-	EvJournalPrune                         // an entry at or below commit_max that the canonical chain disowns dropped (JournalChange)
-	EvJournalSetAside                      // an unproven entry at or below commit_max moved out of the journal, kept for reclaim (JournalChange)
-	EvAbdicate                             // a primary that heard no quorum for a heartbeat timeout stopped holding its backups (ViewNoted)
-	EvResume                               // an abdicated primary heard a quorum again (ViewNoted)
-	EvJournalEvict                         // an op fell out of the journal for good to make room (JournalChange)
-	EvJournalRestore                       // an entry a restart from a disk took up into its journal, reported in op order at its first step (JournalRestored)
+	EvCommit              EventKind = iota + 1 // an op applied locally (Applied)
+	EvStatus                                   // status, view or log changed (StatusChanged)
+	EvJournalAppend                            // an op journaled (JournalChange)
+	EvJournalTruncate                          // an op removed from the journal by a view change (JournalChange)
+	EvAck                                      // PrepareOk sent for an op; a primary acks its own prepares (Acked)
+	EvDrop                                     // a message dropped by the replica (Dropped)
+	EvMergeTruncate                            // the view-change merge truncated a canonical op (MergeTruncated)
+	EvCheckpoint                               // state checkpointed at an op (Checkpointed)
+	EvTransferInstall                          // state transfer installed at an op (TransferInstalled)
+	EvOfferRefused                             // a state-transfer offer refused (OfferRefused)
+	EvRepairRequest                            // RequestPrepares sent to a peer (RepairRequested)
+	EvHold                                     // view change held instead of escalating (ViewNoted)
+	EvViewEscalate                             // status timeout escalated the view (ViewNoted)
+	EvPrimaryCommit                            // the primary committed an op (PrimaryCommitted)
+	EvTimeout                                  // a timeout fired (TimedOut)
+	EvJournalPrune                             // an entry at or below commit_max that the canonical chain disowns dropped (JournalChange)
+	EvJournalSetAside                          // an unproven entry at or below commit_max moved out of the journal, kept for reclaim (JournalChange)
+	EvAbdicate                                 // a primary that heard no quorum for a heartbeat timeout stopped holding its backups (ViewNoted)
+	EvResume                                   // an abdicated primary heard a quorum again (ViewNoted)
+	EvJournalEvict                             // an op fell out of the journal for good to make room (JournalChange)
+	EvJournalRestore                           // an entry a restart from a disk took up into its journal, reported in op order at its first step (JournalRestored)
+	EvJournalAsideRelease                      // a set-aside entry let go once the journal's copy of it is durable (JournalChange)
 )
 
 var eventNames = [...]string{
-	EvCommit:          "commit",
-	EvStatus:          "status",
-	EvJournalAppend:   "journal_append",
-	EvJournalTruncate: "journal_truncate",
-	EvAck:             "ack",
-	EvDrop:            "drop",
-	EvMergeTruncate:   "merge_truncate",
-	EvCheckpoint:      "checkpoint",
-	EvTransferInstall: "transfer_install",
-	EvOfferRefused:    "offer_refused",
-	EvRepairRequest:   "repair_request",
-	EvHold:            "view_hold",
-	EvViewEscalate:    "view_escalate",
-	EvPrimaryCommit:   "primary_commit",
-	EvTimeout:         "timeout",
-	EvJournalPrune:    "journal_prune",
-	EvJournalSetAside: "journal_set_aside",
-	EvAbdicate:        "abdicate",
-	EvResume:          "resume",
-	EvJournalEvict:    "journal_evict",
-	EvJournalRestore:  "journal_restore",
+	EvCommit:              "commit",
+	EvStatus:              "status",
+	EvJournalAppend:       "journal_append",
+	EvJournalTruncate:     "journal_truncate",
+	EvAck:                 "ack",
+	EvDrop:                "drop",
+	EvMergeTruncate:       "merge_truncate",
+	EvCheckpoint:          "checkpoint",
+	EvTransferInstall:     "transfer_install",
+	EvOfferRefused:        "offer_refused",
+	EvRepairRequest:       "repair_request",
+	EvHold:                "view_hold",
+	EvViewEscalate:        "view_escalate",
+	EvPrimaryCommit:       "primary_commit",
+	EvTimeout:             "timeout",
+	EvJournalPrune:        "journal_prune",
+	EvJournalSetAside:     "journal_set_aside",
+	EvAbdicate:            "abdicate",
+	EvResume:              "resume",
+	EvJournalEvict:        "journal_evict",
+	EvJournalRestore:      "journal_restore",
+	EvJournalAsideRelease: "journal_aside_release",
 }
 
 func (k EventKind) String() string {

@@ -283,7 +283,7 @@ func (l *Line) Event(e *Event) {
 	l.lit(" ")
 	l.name(uint64(e.Kind), e.Kind.String())
 	switch e.Kind {
-	case EvCommit, EvJournalAppend, EvJournalTruncate, EvAck, EvJournalPrune, EvJournalSetAside, EvJournalEvict, EvJournalRestore:
+	case EvCommit, EvJournalAppend, EvJournalTruncate, EvAck, EvJournalPrune, EvJournalSetAside, EvJournalEvict, EvJournalRestore, EvJournalAsideRelease:
 		l.field("op", e.Op)
 		l.sum("csum", e.Checksum)
 	case EvPrimaryCommit:

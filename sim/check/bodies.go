@@ -73,6 +73,15 @@ func (c *Checker) SetAside(i int, op, checksum uint64, slots int) {
 	}
 }
 
+// AsideReleased records that replica i let go of its set-aside copy of (op,
+// checksum), its journal holding it: from then on its disk's copy is the
+// one a crash or a fault can take.
+func (c *Checker) AsideReleased(i int, op, checksum uint64) {
+	if b := c.findBody(op, checksum); b != nil {
+		b.aside &^= 1 << uint(i)
+	}
+}
+
 // Evicted records that replica i let (op, checksum) fall out of its journal
 // to make room for a newer op: from then on its copy is gone, and only the
 // state it applied (if it applied that far) covers the op.
@@ -86,8 +95,10 @@ func (c *Checker) hold(i int, op, checksum uint64) {
 	c.bodies = grow(c.bodies, op)
 	for k := range c.bodies[op] {
 		if b := &c.bodies[op][k]; b.checksum == checksum {
+			// Journaled again, a set-aside copy stays beside the disk until
+			// its replica lets go of it (AsideReleased): the journal's write
+			// may still be in flight.
 			b.holders |= 1 << uint(i)
-			b.aside &^= 1 << uint(i) // journaled again: on the disk again
 			if b.beyondAt != 0 && c.storageLost(b) < c.qRep {
 				b.beyondAt = 0 // held again: the damage no longer stands
 			}

@@ -294,14 +294,16 @@ func TestRegressedSuperblockLosesOnlyAboveItsHead(t *testing.T) {
 
 // A copy its replica set aside lives beside the disk (the removal record in
 // its slot says so): a restart that finds it off the disk has not lost it,
-// and nothing is excused by its absence. Journaled again, it is on the disk
-// again, and a disk that then takes it takes it (the robust finding of seed
-// 65 of robust-decade-3737920981.vsr's faults read set-aside copies of
-// committed ops as gone, and called a durability failure what was op 203's
-// loss on a replication quorum of disks).
+// and nothing is excused by its absence. Journaled again, it stays beside
+// the disk until its replica lets go of it (the journal's write may be in
+// flight: source-2f1d-790513318.vsr); from then on it is on the disk again,
+// and a disk that then takes it takes it (the robust finding of seed 65 of
+// robust-decade-3737920981.vsr's faults read set-aside copies of committed
+// ops as gone, and called a durability failure what was op 203's loss on a
+// replication quorum of disks).
 func TestSetAsideCopyLivesBesideTheDisk(t *testing.T) {
 	const op, sum = 3, 0xc3
-	run := func(aside, rejournal bool) (bool, string) {
+	run := func(aside, rejournal, release bool) (bool, string) {
 		c := newTest(true)
 		c.Journaled(2, op, sum)
 		c.AckSent(2, op, sum)
@@ -311,17 +313,22 @@ func TestSetAsideCopyLivesBesideTheDisk(t *testing.T) {
 		if rejournal {
 			c.Journaled(2, op, sum)
 		}
+		if release {
+			c.AsideReleased(2, op, sum)
+		}
 		c.Crash(1, 0)
 		unrec, rule, _ := judgeR2DiskLoss(c, op)
 		return unrec, rule
 	}
-	unrec, rule := run(false, false)
+	unrec, rule := run(false, false, false)
 	require.True(t, unrec, "the disk took r2's journaled copy")
 	assert.Equal(t, RuleCoreCopyDamaged, rule)
-	unrec, _ = run(true, false)
+	unrec, _ = run(true, false, false)
 	assert.False(t, unrec, "set aside: held beside the disk, the core can decide")
-	unrec, rule = run(true, true)
-	assert.True(t, unrec, "journaled again, the disk's loss is a loss")
+	unrec, _ = run(true, true, false)
+	assert.False(t, unrec, "journaled again, not yet let go: still beside the disk")
+	unrec, rule = run(true, true, true)
+	assert.True(t, unrec, "journaled again and let go, the disk's loss is a loss")
 	assert.Equal(t, RuleCoreCopyDamaged, rule)
 }
 
