@@ -129,6 +129,10 @@ func TestAsideCopyStaysUntilTheJournalWriteLands(t *testing.T) {
 		}
 		_, aside := r.log.aside.Get(2)
 		assert.True(t, aside, "kept set aside while the journal's write is not asked for")
+		stamped := chain[2]
+		stamped.View = 7 // the same entry, carried by a later message
+		r.leaveAside(stamped)
+		assert.Len(t, r.dur.releasing, 1, "queued once per entry")
 		r.settle()
 		r.flushStorage()
 		r.settle()

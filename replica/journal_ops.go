@@ -308,7 +308,7 @@ func (r *Replica) leaveAside(h vsr.Header) {
 		return
 	}
 	if r.dur.store != nil {
-		if !slices.Contains(r.dur.releasing, h) {
+		if !r.releasing(h) {
 			r.dur.releasing = append(r.dur.releasing, h)
 		}
 		return
@@ -323,8 +323,16 @@ func (r *Replica) leaveAside(h vsr.Header) {
 // waits for that write.
 func (r *Replica) releaseRestored() {
 	for i := range r.log.aside.Slots {
-		if h := r.log.aside.Slots[i]; h.Checksum != 0 && r.log.journal.Has(h.Op, h.Checksum) {
-			r.dur.releasing = append(r.dur.releasing, h)
+		h := r.log.aside.Slots[i]
+		if h.Checksum != 0 && r.log.journal.Has(h.Op, h.Checksum) && !r.releasing(h) {
+			r.dur.releasing = append(r.dur.releasing, h) // a restart's reclaim may have queued it
 		}
 	}
+}
+
+// releasing reports whether h's entry waits to leave the set-aside ring
+// already (by checksum: a header's view is the stamp of the message that
+// last carried it, D67).
+func (r *Replica) releasing(h vsr.Header) bool {
+	return slices.ContainsFunc(r.dur.releasing, func(w vsr.Header) bool { return w.Op == h.Op && w.Checksum == h.Checksum })
 }

@@ -125,16 +125,16 @@ func (r *Replica) onPrepare(m *vsr.Envelope, p vsr.Prepare) {
 		r.fx.Drop(m, h.Op, vsr.ReasonOldOp, r.wm.commitMin)
 		r.tellCommitToPrimary()
 	case r.log.journal.Has(h.Op, h.Checksum) && h.Op <= r.wm.sequencer:
-		// Held within the log: ack again. A held op above the head (a
-		// restart keeps intact entries past a faulty slot; repair journals
-		// a committed op above a gap) is acked only once the log reaches
-		// it, below: an ack promises the op to every later vote, and a vote
-		// stops at its head (the protocol model's vote_keeps_acks found the
-		// second without a disk: swarm seeds 313, 335, 576, 1349).
+		// Held within the log: ack again. A held op above the head is acked
+		// only once the log reaches it: an ack promises the op to every later
+		// vote, which stops at its head (vote_keeps_acks; swarm seed 313).
 		r.replicate(h)
 		r.ack(h)
 	case r.transfer.active:
 		r.fx.Drop(m, h.Op, vsr.ReasonTransferring, 0)
+	case h.Op > r.wm.commitMin+uint64(r.opts.JournalSlots):
+		// Too far ahead: its slot is an op's this replica has yet to apply (D120).
+		r.fx.Drop(m, h.Op, vsr.ReasonNoSlot, r.wm.commitMin)
 	case h.Op <= r.wm.sequencer && !r.log.gapCheckOnly && r.repairVerdict(h, 0) == repairVerified:
 		// A body it holds the header of but lacks: the repair it asks for,
 		// verified as one (a backup cut off from sending to its primary asked
