@@ -192,6 +192,8 @@ func (c *Cluster) specFeed(i int) {
 			s.Refused(i)
 		case vsr.EvJournalRestore:
 			s.Restored(i, e.Op, e.Checksum, e.JournalRestored().Parent)
+		case vsr.EvJournalAsideRelease:
+			s.AsideReleased(i, e.Op, e.Checksum)
 		case vsr.EvJournalTruncate, vsr.EvJournalPrune, vsr.EvJournalSetAside, vsr.EvJournalEvict:
 			s.Unjournaled(i, e.Op, e.Checksum)
 		}

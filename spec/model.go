@@ -92,6 +92,7 @@ type replicaState struct {
 	commitBefore   uint64
 	displaced      []displacedOp
 	fences         uint64
+	fencesLanded   uint64 // how many of them the harness said landed (Landed)
 	landing        []fencedCommit
 	landed         uint64
 	landedKnown    bool
@@ -388,7 +389,7 @@ func (m *Model) Restart(i int, keepLog bool) {
 	r.oldHeartbeat = false
 	clear(r.asked) // a restart may read back any entry the disk holds
 	r.durable, r.durableAsked = Durable{}, false
-	r.fences, r.landing, r.landedKnown = 0, r.landing[:0], false
+	r.fences, r.fencesLanded, r.landing, r.landedKnown = 0, 0, r.landing[:0], false
 	lost := !keepLog || m.cfg.Disk
 	if lost {
 		r.log = r.log[:0]

@@ -667,6 +667,26 @@ func TestRulesFire(t *testing.T) {
 			tr.m.Wrote(2, &h)
 			tr.send(2, prepareOk(0, 2, 0xb, 0))
 		}},
+		{RuleAsideReleaseLanded, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 journaled op 1 again from its set-aside copy and
+			// lets the copy go; with the slip its write has not landed.
+			replicate(tr).clock(2, false).slip()
+			if !slip {
+				tr.m.Landed(2, 2)
+			}
+			tr.m.AsideReleased(2, 1, 0xa)
+		}},
+		{RuleAsideReleaseLanded, onDisk, func(tr *trace, slip bool) {
+			// The write landed, but with the slip the copy let go is
+			// another entry than the one the slot was written with.
+			replicate(tr).clock(2, false).slip()
+			tr.m.Landed(2, 2)
+			sum := uint64(0xa)
+			if slip {
+				sum = 0x9
+			}
+			tr.m.AsideReleased(2, 1, sum)
+		}},
 		{RuleRestoreChains, onDisk, func(tr *trace, slip bool) {
 			// Replica 2 restarts and takes up ops 1 and 2; with the slip
 			// op 1 is an older entry op 2 does not name.

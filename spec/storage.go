@@ -88,7 +88,7 @@ func (m *Model) Wrote(i int, w *Write) {
 		r.prepares = append(r.prepares, stepWrite{Write: *w})
 		if w.Fenced {
 			r.noteDisplaced(m.cfg.JournalSlots, w)
-			r.noteAsked(m.cfg.JournalSlots, w.Slot, w.Op, w.Checksum)
+			r.noteAsked(m.cfg.JournalSlots, w.Slot, w.Op, w.Checksum, r.fences)
 		}
 		if w.Kind == WriteBlank {
 			m.checkBlank(i, r, w)
@@ -156,6 +156,7 @@ type fencedCommit struct{ fence, commit uint64 }
 // point of the last superblock among them is durable (displace_after_superblock).
 func (m *Model) Landed(i int, n uint64) {
 	r := &m.replicas[i]
+	r.fencesLanded = max(r.fencesLanded, n)
 	k := 0
 	for k < len(r.landing) && r.landing[k].fence <= n {
 		r.landed, r.landedKnown = r.landing[k].commit, true
@@ -201,17 +202,21 @@ func (r *replicaState) noteDisplaced(slots int, w *Write) {
 type askedEntry struct {
 	op, sum uint64
 	known   bool
+	// fence is the write's number among the life's fenced writes (0: the
+	// restart took the entry up: on the disk already).
+	fence uint64
 }
 
-// noteAsked records (op, sum) as what the replica put at slot.
-func (r *replicaState) noteAsked(slots, slot int, op, sum uint64) {
+// noteAsked records (op, sum) as what the replica put at slot, with the
+// fence of its write (0: taken up by a restart).
+func (r *replicaState) noteAsked(slots, slot int, op, sum, fence uint64) {
 	if slots <= 0 || slot < 0 || slot >= slots {
 		return
 	}
 	if len(r.asked) != slots {
 		r.asked = make([]askedEntry, slots)
 	}
-	r.asked[slot] = askedEntry{op: op, sum: sum, known: true}
+	r.asked[slot] = askedEntry{op: op, sum: sum, known: true, fence: fence}
 }
 
 // checkAckWritten: ack_written. A PrepareOk on a disk promises the entry is
@@ -373,6 +378,32 @@ func (m *Model) Restored(i int, op, sum, parent uint64) {
 	r.log = setAt(r.log, op, sum)
 	r.walk.walkJournaled(op, m.cfg.JournalSlots)
 	if s := m.cfg.JournalSlots; s > 0 {
-		r.noteAsked(s, int(op%uint64(s)), op, sum)
+		r.noteAsked(s, int(op%uint64(s)), op, sum, 0)
+	}
+}
+
+// AsideReleased records that replica i let go of its set-aside copy of (op,
+// sum), its journal holding the entry: aside_release_landed. On a disk the
+// set-aside copy is the durable one until the journal's own is, so the last
+// fenced prepare copy the replica asked for at the op's slot in this life
+// carries the entry and has landed, or, with none asked since, its restart
+// took the entry up there (a crash that tore a write still in flight left
+// it neither copy: source-2f1d-790513318.vsr, D119).
+func (m *Model) AsideReleased(i int, op, sum uint64) {
+	slots := m.cfg.JournalSlots
+	if m.failure != nil || !m.cfg.Disk || slots <= 0 {
+		return
+	}
+	r := &m.replicas[i]
+	slot := op % uint64(slots)
+	var a askedEntry
+	if len(r.asked) == slots {
+		a = r.asked[slot]
+	}
+	switch {
+	case !a.known || a.op != op || a.sum != sum:
+		m.failOp(i, op, RuleAsideReleaseLanded, "lets go of its set-aside copy of op %d checksum %x where the last fenced prepare copy it asked for at slot %d in this life, or took up at its restart, is not that entry", op, sum, slot)
+	case a.fence > r.fencesLanded:
+		m.failOp(i, op, RuleAsideReleaseLanded, "lets go of its set-aside copy of op %d checksum %x while the journal's write of it (fence %d) has not landed (%d landed)", op, sum, a.fence, r.fencesLanded)
 	}
 }
