@@ -573,6 +573,9 @@ func (m *Model) sentPrepareOk(i int, r *replicaState, msg *Message) {
 		m.fail(i, RulePrepareOk, "sends %s while not Normal in its view", msg.String())
 	case !r.holds(msg.Op, msg.Checksum):
 		m.fail(i, RulePrepareOk, "sends %s without holding the op with that checksum", msg.String())
+	case r.cause.delivered && r.cause.msg.Command == CmdPrepare && r.cause.msg.Op == msg.Op &&
+		m.cfg.JournalSlots > 0 && msg.Op > r.settled+uint64(m.cfg.JournalSlots):
+		m.failOp(i, msg.Op, RuleAckWithinRing, "sends %s more than a ring of %d journal slots above op %d, the highest it applied: the op took the slot of one it has yet to apply", msg.String(), m.cfg.JournalSlots, r.settled)
 	default:
 		m.checkAckWritten(i, r, msg)
 	}

@@ -667,6 +667,21 @@ func TestRulesFire(t *testing.T) {
 			tr.m.Wrote(2, &h)
 			tr.send(2, prepareOk(0, 2, 0xb, 0))
 		}},
+		{RuleAckWithinRing, onDisk, func(tr *trace, slip bool) {
+			// Replica 2 (ring of 8, nothing applied) is handed a Prepare
+			// of op 2 and acks it; with the slip op 9, whose slot is op
+			// 1's, which it has yet to apply.
+			op := uint64(2)
+			if slip {
+				op = 9
+			}
+			replicate(tr).clock(0, false)
+			tr.journal(0, op, 0xb)
+			tr.send(0, prepare(0, op, 0xb, 1))
+			tr.deliver(2, Message{Command: CmdPrepare, From: 0, View: 0, Op: op, Checksum: 0xb}).slip()
+			tr.journal(2, op, 0xb)
+			tr.send(2, prepareOk(0, op, 0xb, 0))
+		}},
 		{RuleAsideReleaseLanded, onDisk, func(tr *trace, slip bool) {
 			// Replica 2 journaled op 1 again from its set-aside copy and
 			// lets the copy go; with the slip its write has not landed.

@@ -25,6 +25,7 @@ const (
 	RuleBlankKeepsAcks          = "blank_keeps_acks"
 	RuleAckWritten              = "ack_written"
 	RuleAsideReleaseLanded      = "aside_release_landed"
+	RuleAckWithinRing           = "ack_within_ring"
 	RuleRestoreChains           = "restore_chains"
 	RuleBlankAfterSuperblock    = "blank_after_superblock"
 	RuleDisplaceAfterSuperblock = "displace_after_superblock"
@@ -58,6 +59,7 @@ var ruleTexts = map[string]string{
 	RuleCommittedKept:           "a Prepare or a StartView of view v states, at every op some replica applied in view v or before, the checksum it applied: an applied op is committed, and every later view's log holds it",
 	RuleJournalWriteOrder:       "a replica on a disk asks for a journal slot's two copies together, in one step, both fenced: the header copy (fenced: a promise waits for it) only after the prepare copy of the same record, and a fenced prepare copy never without its header copy after it (a scrubber's mend of one copy alone is unfenced): the disk lands them in that order, and a restart may take a prepare that verifies for the slot's content",
 	RuleBlankKeepsAcks:          "a replica on a disk does not write a blank over the slot of an op it acked in this life in the log_view it still holds, above every op it applied, checkpointed or installed, unless a journal event let that op go: read back, a blank says the op was never held",
+	RuleAckWithinRing:           "a backup acks no Prepare it was just handed more than a ring of journal slots above the highest op it applied, checkpointed or installed: the op's slot is the slot of one it has yet to apply, which the op pushed off its ring or keeps out (TigerBeetle's on_prepare refuses it as too far ahead)",
 	RuleAsideReleaseLanded:      "a replica on a disk lets go of its set-aside copy of (op, checksum), journaled again, only once the last fenced prepare copy it asked for at the op's slot in this life carries that entry and has landed, or, with none asked since, its restart took the entry up there: until then the set-aside copy is the only durable one",
 	RuleAckWritten:              "a PrepareOk for (op, checksum) from a replica on a disk names the entry of the last fenced prepare copy it asked for at the op's slot in this life, or, with none asked since, the entry its restart took up there: the harness holds the ack until that write lands, so it must be the entry acked",
 	RuleRestoreChains:           "a restart from a disk takes up a journal that chains: of two consecutive ops it takes up above every op it ever applied, checkpointed or installed, the upper names the lower's checksum as its parent",
@@ -81,7 +83,7 @@ func Rules() []string {
 		RuleRestartPrimary, RuleViewChangeCause, RuleLeaveQuorum, RuleStartViewChange,
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
 		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept,
-		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleBlankAfterSuperblock, RuleDisplaceAfterSuperblock, RuleAckWritten, RuleAsideReleaseLanded, RuleRestoreChains, RulePromiseDurable,
+		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleBlankAfterSuperblock, RuleDisplaceAfterSuperblock, RuleAckWritten, RuleAckWithinRing, RuleAsideReleaseLanded, RuleRestoreChains, RulePromiseDurable,
 		RuleOneLogPerView, RuleAmnesiaHolds, RuleCommitWalk, RuleRestoreInLog, RuleRepairServesLog}
 }
 
