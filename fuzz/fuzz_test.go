@@ -713,6 +713,8 @@ var openFindings = map[string]sim.Verdict{
 	"source-1e19-504978083.vsr":                              sim.VerdictLiveness,
 	"source-1e19-504981396.vsr":                              sim.VerdictLiveness,
 	"source-1e19-505012260.vsr":                              sim.VerdictLiveness,
+	"source-51de-1373566641.vsr":                             sim.VerdictLiveness,
+	"source-51de-1373574157.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796082131.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796124364.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796128304.vsr":                             sim.VerdictLiveness,
