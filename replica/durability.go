@@ -22,7 +22,7 @@ type durability struct {
 	fencesAsked, fencesLanded uint64
 	ownAckWaits               bool
 	// releasing: set-aside copies journaled again, let go once the
-	// journal's write of each lands (aside_release.go).
+	// journal's write of each lands (leaveAside, releaseLanded).
 	releasing []vsr.Header
 	// store tracks the writes of a replica on a disk (storage.go); nil
 	// without Options.Storage; storageMarks the marks a restart from disk
