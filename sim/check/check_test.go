@@ -226,6 +226,35 @@ func TestAmnesiaWithdrawsCopies(t *testing.T) {
 	requireInvariant(t, wal, InvAckedDurability, "acked it in view 0")
 }
 
+// TestRegressedSuperblockWithdrawsAcksAboveItsHead: a replica whose restart
+// came back from an older superblock version (every copy of the newer one
+// damaged) holds nothing above that version's head and votes it absent, so
+// its ack above the head no longer speaks for a copy: a merge that cuts the
+// op breaks no acked durability, while an ack at or below the head still
+// does.
+func TestRegressedSuperblockWithdrawsAcksAboveItsHead(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		head  uint64
+		fails bool
+	}{
+		{"regressed below the ack", 0, false},
+		{"regressed, the ack at the head", 1, true},
+	} {
+		c := newTest(true)
+		c.OwnAck(0, 0, 1, 0xa1, 0)
+		c.AckDelivered(0, 1, 1, 0, 1, 0xa1, 0)
+		c.Crash(1, 0)
+		c.SuperblockRegressed(2, 0, tc.head)
+		c.Dropped(3, 2, DropMergeTruncate, 1, 1, 0xa1, 2)
+		if tc.fails {
+			requireInvariant(t, c, InvAckedDurability, "acked it in view 0")
+			continue
+		}
+		assert.Nil(t, c.Failed(), tc.name)
+	}
+}
+
 // TestSameViewStartViewIsNotALoss: a StartView built when a view began, and
 // delivered late, may cut a backup's copy of an op committed later in that
 // view; the backup fetches it again. A view above the commit may not.

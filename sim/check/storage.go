@@ -145,10 +145,21 @@ func (c *Checker) noteSuperblockLoss(tick uint64, i int) {
 // promises, as SuperblockLost is of all of them), and takes every journal
 // entry above head out of its journal (nothing that version promised them),
 // so its copies above head count as lost to its disk. Its copies at or below
-// head stay held as its disk's records say (DiskCopies).
+// head stay held as its disk's records say (DiskCopies). Its acks above head
+// no longer speak for a copy either: unlike a damaged slot, which its
+// restart holds unsure and never votes absent, the older version says those
+// ops were never there, and its next vote nacks them (a guided search's
+// robust run, atlas off: r0 acked op 67, every copy of the superblock
+// that promised it was damaged, the restart came back at head 66, and view
+// 1's merge of r0's and r1's votes cut the op r0 and r2 had acked).
 func (c *Checker) SuperblockRegressed(tick uint64, i int, head uint64) {
 	c.noteSuperblockLoss(tick, i)
 	bit := uint16(1) << uint(i)
+	for op := head + 1; op < uint64(len(c.acks)); op++ {
+		for k := range c.acks[op] {
+			c.acks[op][k].intact &^= bit
+		}
+	}
 	for op := head + 1; op < uint64(len(c.bodies)); op++ {
 		for k := range c.bodies[op] {
 			if b := &c.bodies[op][k]; b.holders&bit != 0 {
