@@ -733,7 +733,6 @@ var openFindings = map[string]sim.Verdict{
 	"source-3b0e-990856893.vsr":                              sim.VerdictLiveness,
 	"source-3b0e-990865875.vsr":                              sim.VerdictLiveness,
 	"robust-fz16-recovering-core.vsr":                        sim.VerdictLiveness,
-	"robust-fz16-no-voters-late.vsr":                         sim.VerdictLiveness,
 	"source-6b0e-1796082131.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796124364.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796128304.vsr":                             sim.VerdictLiveness,

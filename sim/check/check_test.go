@@ -312,6 +312,39 @@ func TestModel(t *testing.T) {
 	assert.Equal(t, uint64(0), m.apply(Op{Kind: OpNoop}))
 }
 
+// TestNoVotersCountsNoPrimaryBelowARecoveringView: three replicas of five
+// come back recovering (memory journals), and the two voters left are the
+// primary of view 1 and its backup. Where the three stand in view 2 (they
+// formed it before their crashes) that primary can hand them no view (a
+// recovering replica takes none below its own), so no primary is up for
+// them and no-voters holds; where they stand in view 1 it can, and the stall
+// is a finding.
+func TestNoVotersCountsNoPrimaryBelowARecoveringView(t *testing.T) {
+	for _, tc := range []struct {
+		name           string
+		recoveringView uint64
+		excused        bool
+	}{
+		{"recovering in a view above the primary's", 2, true},
+		{"recovering in the primary's view", 1, false},
+	} {
+		c := New(Config{Replicas: 5, Clients: 2})
+		c.Status(1, 1, StatusNormal, 1, 1, 0, 0) // r1 leads view 1
+		c.Status(1, 3, StatusNormal, 1, 1, 0, 0)
+		for _, i := range []int{0, 2, 4} {
+			c.Status(2, i, StatusNormal, tc.recoveringView, tc.recoveringView, 0, 0)
+			c.Crash(3, i)
+			c.Restart(4, i, 0)
+		}
+		c.StartLiveness(5, []int{0, 1, 2, 3, 4})
+		unrec, rule, _ := judge(c)
+		assert.Equal(t, tc.excused, unrec, tc.name)
+		if tc.excused {
+			assert.Equal(t, RuleNoVoters, rule, tc.name)
+		}
+	}
+}
+
 // TestUnrecoverableRules: each rule fires from the fault record alone, and a
 // stall inside the fault model is a finding.
 func TestUnrecoverableRules(t *testing.T) {

@@ -73,8 +73,15 @@ func (c *Checker) noteConditions(tick uint64) {
 
 // countVoters counts the replicas up, the replicas that may vote (up, not
 // cut off, a voter), and says whether a reachable replica leads its view as
-// a Normal primary.
+// a Normal primary that can hand a view to every replica that cannot vote:
+// one whose view lies below such a replica's is no such primary, since a
+// recovering replica takes no view below the one it stands in (a guided
+// search's robust run on memory journals: three replicas that had formed
+// view 2 came back recovering in it, and r1, still the Normal primary of
+// view 1, could hand them nothing; the view change they asked of it found
+// two voters of the three it needs).
 func (c *Checker) countVoters() (up, voters int, primary bool) {
+	var primaryView, recoveringView uint64
 	for i := range c.replicas {
 		r := &c.replicas[i]
 		if !r.up {
@@ -89,12 +96,14 @@ func (c *Checker) countVoters() (up, voters int, primary bool) {
 		}
 		if r.voter {
 			voters++
+		} else {
+			recoveringView = max(recoveringView, r.view)
 		}
 		if r.status == StatusNormal && c.primaryOf(r.view) == i {
-			primary = true
+			primary, primaryView = true, max(primaryView, r.view)
 		}
 	}
-	return up, voters, primary
+	return up, voters, primary && primaryView >= recoveringView
 }
 
 // StallBegan is the tick the stall began: the last tick the commit point
