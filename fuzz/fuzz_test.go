@@ -736,6 +736,8 @@ var openFindings = map[string]sim.Verdict{
 	"source-fz2e-no-voters-late.vsr":                         sim.VerdictLiveness,
 	"source-fz2e-view-climb.vsr":                             sim.VerdictLiveness,
 	"source-fz3f-view-climb.vsr":                             sim.VerdictLiveness,
+	"source-fz4a-gap-check.vsr":                              sim.VerdictLiveness,
+	"source-fz4a-past-the-atlas.vsr":                         sim.VerdictLiveness,
 	"source-6b0e-1796082131.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796124364.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796128304.vsr":                             sim.VerdictLiveness,
