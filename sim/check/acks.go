@@ -10,7 +10,11 @@ type ackSet struct {
 	parent   uint64
 	ackers   uint16 // acks delivered to the primary of view (and its own)
 	intact   uint16 // ackers whose copy has not been lost or dropped since
-	inc      [ReplicasMax]uint64
+	// forgot: ackers a regressed superblock took the promise from
+	// (SuperblockRegressed): not intact, but a finding that needs them is
+	// the disk's doing, which storage-beyond-f names (ExcuseFailure).
+	forgot uint16
+	inc    [ReplicasMax]uint64
 }
 
 func (c *Checker) ackSetFor(op, view, checksum, parent uint64) *ackSet {
@@ -35,6 +39,7 @@ func (c *Checker) OwnAck(p int, view, op, checksum, parent uint64) {
 	s := c.ackSetFor(op, view, checksum, parent)
 	s.ackers |= 1 << uint(p)
 	s.intact |= 1 << uint(p)
+	s.forgot &^= 1 << uint(p)
 	s.inc[p] = incUnknown // a primary never discounts itself
 	r := &c.replicas[p]
 	if view > r.ownAckView || (view == r.ownAckView && op > r.ownAckOp) {
@@ -59,6 +64,7 @@ func (c *Checker) AckDelivered(to, from int, inc, view, op, checksum, parent uin
 	current := c.replicas[from].up && inc == c.replicas[from].sendInc
 	if c.wal || current {
 		s.intact |= bit
+		s.forgot &^= bit
 	}
 	if current && !c.lostSinceAck(from, op, checksum) {
 		// Only the life that sent the ack holds its copy by it: a WAL
@@ -114,14 +120,19 @@ func (c *Checker) withdrawCopy(i int, op, checksum uint64) {
 }
 
 // intactQuorum returns an ack set of (op, checksum) from a view below before
-// in which a replication quorum acked and still holds the op.
-func (c *Checker) intactQuorum(op, checksum, before uint64) (*ackSet, bool) {
+// in which a replication quorum acked and still holds the op; withForgot
+// counts as holding it the ackers a regressed superblock made forget it.
+func (c *Checker) intactQuorum(op, checksum, before uint64, withForgot bool) (*ackSet, bool) {
 	if op >= uint64(len(c.acks)) {
 		return nil, false
 	}
 	for k := range c.acks[op] {
 		s := &c.acks[op][k]
-		if s.checksum == checksum && s.view < before && popcount(s.ackers&s.intact) >= c.qRep {
+		holding := s.intact
+		if withForgot {
+			holding |= s.forgot
+		}
+		if s.checksum == checksum && s.view < before && popcount(s.ackers&holding) >= c.qRep {
 			return s, true
 		}
 	}
@@ -133,8 +144,8 @@ func (c *Checker) intactQuorum(op, checksum, before uint64) (*ackSet, bool) {
 // and still holds it, and the same holds down its parent chain to the
 // committed prefix, which it extends (a primary commits in order, so an op
 // above a gap in its chain never committed and may be cut with the gap).
-func (c *Checker) mustSurvive(op, checksum, before uint64) (*ackSet, bool) {
-	first, ok := c.intactQuorum(op, checksum, before)
+func (c *Checker) mustSurvive(op, checksum, before uint64, withForgot bool) (*ackSet, bool) {
+	first, ok := c.intactQuorum(op, checksum, before, withForgot)
 	if !ok {
 		return nil, false
 	}
@@ -143,7 +154,7 @@ func (c *Checker) mustSurvive(op, checksum, before uint64) (*ackSet, bool) {
 		if j < uint64(len(c.committed)) && c.committed[j].checksum != 0 {
 			return first, c.committed[j].checksum == s.parent
 		}
-		if s, ok = c.intactQuorum(j, s.parent, before); !ok {
+		if s, ok = c.intactQuorum(j, s.parent, before, withForgot); !ok {
 			return nil, false
 		}
 	}

@@ -24,6 +24,10 @@ type Failure struct {
 	// which it reached it: a lost superblock covers such a finding only if
 	// the loss came after that life (ExcuseFailure).
 	promise *promiseMade
+	// forgot: for an acked op cut, the ackers whose promise a regressed
+	// superblock took, without which no replication quorum held it
+	// (forgotExcuse).
+	forgot uint16
 }
 
 // Promised says the finding is that replica went back, in life broke, on a
@@ -185,7 +189,7 @@ func (c *Checker) fail(tick uint64, s subject, invariant, format string, args ..
 		return
 	}
 	c.failure = &Failure{Invariant: invariant, Evidence: fmt.Sprintf(format, args...), Tick: tick,
-		Ops: s.ops, Replicas: s.replicas, promise: s.promise}
+		Ops: s.ops, Replicas: s.replicas, promise: s.promise, forgot: s.forgot}
 }
 
 // subject is what a finding is about (Failure.Ops, Failure.Replicas).
@@ -193,6 +197,7 @@ type subject struct {
 	ops      []uint64
 	replicas []int
 	promise  *promiseMade
+	forgot   uint16
 }
 
 // about is a finding about op, acted on by the given replicas.

@@ -185,9 +185,16 @@ func (c *Checker) Dropped(tick uint64, i int, kind DropKind, view, op, checksum,
 			return
 		}
 	}
-	if s, ok := c.mustSurvive(op, checksum, view); ok {
+	if s, ok := c.mustSurvive(op, checksum, view, false); ok {
 		c.fail(tick, about(op, i), InvAckedDurability, "r%d's view-%d %s dropped op %d csum=%04x (%d nacks), but %s acked it in view %d and still hold it",
 			i, view, kind, op, short(checksum), nacks, replicaList(s.ackers&s.intact), s.view)
+		return
+	}
+	if s, ok := c.mustSurvive(op, checksum, view, true); ok {
+		sub := about(op, i)
+		sub.forgot = s.ackers & s.forgot
+		c.fail(tick, sub, InvAckedDurability, "r%d's view-%d %s dropped op %d csum=%04x (%d nacks), but %s acked it in view %d and still hold it%s",
+			i, view, kind, op, short(checksum), nacks, replicaList(s.ackers&(s.intact|s.forgot)), s.view, forgotNote(sub.forgot))
 		return
 	}
 	if s, ok := c.countedQuorumAck(i, op, checksum, view); ok {
@@ -261,20 +268,36 @@ func (c *Checker) checkEnd(tick uint64) {
 	for op := range c.acks {
 		for k := range c.acks[op] {
 			s := &c.acks[op][k]
-			if _, ok := c.mustSurvive(uint64(op), s.checksum, ^uint64(0)); !ok {
+			if _, ok := c.mustSurvive(uint64(op), s.checksum, ^uint64(0), true); !ok {
 				continue
 			}
 			have, committed := c.Committed(uint64(op))
+			if committed && have == s.checksum {
+				continue
+			}
+			sub := about(uint64(op))
+			if _, ok := c.mustSurvive(uint64(op), s.checksum, ^uint64(0), false); !ok {
+				sub.forgot = s.ackers & s.forgot // the quorum stands only with promises a disk took
+			}
 			switch {
 			case !committed:
-				c.fail(tick, about(uint64(op)), InvAckedDurability, "op %d csum=%04x was acked in view %d by %s, who still hold it, but the converged log ends at %d",
-					op, short(s.checksum), s.view, replicaList(s.ackers&s.intact), c.top)
+				c.fail(tick, sub, InvAckedDurability, "op %d csum=%04x was acked in view %d by %s, who still hold it%s, but the converged log ends at %d",
+					op, short(s.checksum), s.view, replicaList(s.ackers&(s.intact|sub.forgot)), forgotNote(sub.forgot), c.top)
 				return
 			case have != s.checksum:
-				c.fail(tick, about(uint64(op)), InvAckedDurability, "op %d csum=%04x was acked in view %d by %s, who still hold it, but csum=%04x committed",
-					op, short(s.checksum), s.view, replicaList(s.ackers&s.intact), short(have))
+				c.fail(tick, sub, InvAckedDurability, "op %d csum=%04x was acked in view %d by %s, who still hold it%s, but csum=%04x committed",
+					op, short(s.checksum), s.view, replicaList(s.ackers&(s.intact|sub.forgot)), forgotNote(sub.forgot), short(have))
 				return
 			}
 		}
 	}
+}
+
+// forgotNote names, in a finding's evidence, the ackers whose promise a
+// regressed superblock took (none: nothing).
+func forgotNote(forgot uint16) string {
+	if forgot == 0 {
+		return ""
+	}
+	return " (but " + replicaList(forgot) + " forgot it to a regressed superblock)"
 }

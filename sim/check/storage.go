@@ -151,13 +151,19 @@ func (c *Checker) noteSuperblockLoss(tick uint64, i int) {
 // ops were never there, and its next vote nacks them (a guided search's
 // robust run, atlas off: r0 acked op 67, every copy of the superblock
 // that promised it was damaged, the restart came back at head 66, and view
-// 1's merge of r0's and r1's votes cut the op r0 and r2 had acked).
+// 1's merge of r0's and r1's votes cut the op r0 and r2 had acked). They
+// are marked forgotten, not dropped: a finding that stands on them is the
+// disk's doing and is excused as such, by name (forgotExcuse), never
+// passed over.
 func (c *Checker) SuperblockRegressed(tick uint64, i int, head uint64) {
 	c.noteSuperblockLoss(tick, i)
 	bit := uint16(1) << uint(i)
 	for op := head + 1; op < uint64(len(c.acks)); op++ {
 		for k := range c.acks[op] {
-			c.acks[op][k].intact &^= bit
+			if s := &c.acks[op][k]; s.intact&bit != 0 {
+				s.intact &^= bit
+				s.forgot |= bit
+			}
 		}
 	}
 	for op := head + 1; op < uint64(len(c.bodies)); op++ {
@@ -259,6 +265,9 @@ func (c *Checker) AckSent(i int, op, checksum uint64) {
 // led a view that cut an op another replica held: the planted slip
 // amnesiac-superblock-read-whole, excused before).
 func (c *Checker) ExcuseFailure(f *Failure) (*Excuse, bool) {
+	if f.forgot != 0 {
+		return c.forgotExcuse(f)
+	}
 	for _, op := range f.Ops {
 		if ex, ok := c.opBeyond(op, f.Tick); ok {
 			return ex, true
@@ -277,6 +286,25 @@ func (c *Checker) ExcuseFailure(f *Failure) (*Excuse, bool) {
 	}
 	return &Excuse{Rule: RuleStorageBeyondF, Replicas: f.Replicas, Since: since, Superblock: true,
 		Proof: fmt.Sprintf("every superblock copy of %s faulty since t=%d", replicaList(maskOf(f.Replicas)), since)}, true
+}
+
+// forgotExcuse excuses a finding that an op acked by a replication quorum
+// was cut, where the quorum stands only with the ackers a regressed
+// superblock made forget it (Failure.forgot): storage-beyond-f, naming those
+// replicas and the finding's ops, since the regression (the disk's record of
+// it, examineSuperblock).
+func (c *Checker) forgotExcuse(f *Failure) (*Excuse, bool) {
+	since := uint64(0)
+	for _, i := range members(f.forgot) {
+		at := c.replicas[i].sbLostAt
+		if at == 0 || at > f.Tick {
+			return nil, false
+		}
+		since = max(since, at)
+	}
+	return &Excuse{Rule: RuleStorageBeyondF, Ops: f.Ops, Replicas: members(f.forgot), Since: since, Superblock: true,
+		Proof: fmt.Sprintf("every superblock copy of %s lost the version that promised op %d since t=%d, and the restart came back from an older one below it",
+			replicaList(f.forgot), f.Ops[0], since)}, true
 }
 
 // lossForgot reports whether a superblock loss of replica i covers a
