@@ -194,7 +194,10 @@ func (c *Cluster) specFeed(i int) {
 			s.Restored(i, e.Op, e.Checksum, e.JournalRestored().Parent)
 		case vsr.EvJournalAsideRelease:
 			s.AsideReleased(i, e.Op, e.Checksum)
-		case vsr.EvJournalTruncate, vsr.EvJournalPrune, vsr.EvJournalSetAside, vsr.EvJournalEvict:
+		case vsr.EvJournalTruncate:
+			s.Truncated(i, e.Op, e.Checksum)
+			s.Unjournaled(i, e.Op, e.Checksum)
+		case vsr.EvJournalPrune, vsr.EvJournalSetAside, vsr.EvJournalEvict:
 			s.Unjournaled(i, e.Op, e.Checksum)
 		}
 	}

@@ -71,6 +71,15 @@ type replicaState struct {
 	// that life, and only then, excuses it.
 	lives, ackViewLife uint64
 	ackLives           []uint64
+	// older holds, by op, the last ack of an older view than ackView that
+	// no journal event of the replica let go since (vote_keeps_older_acks);
+	// olderLives the life each left in.
+	older, olderLives []uint64
+	// cutApplied is the first entry the step truncated that a replica
+	// applied (truncate_keeps_applied); installed: the step installed a
+	// checkpoint.
+	cutApplied opSum
+	installed  bool
 
 	// The current step: what started it, every state the replica held in
 	// it (a message is judged against any of them, since a step's events
@@ -163,7 +172,7 @@ func NewFrom(cfg Config, old *Model) *Model {
 		clear(r.svcs)
 		clear(r.dvcs)
 		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs,
-			log: r.log[:0], acks: r.acks[:0], ackLives: r.ackLives[:0], seen: r.seen[:0], removed: r.removed[:0],
+			log: r.log[:0], acks: r.acks[:0], ackLives: r.ackLives[:0], older: r.older[:0], olderLives: r.olderLives[:0], seen: r.seen[:0], removed: r.removed[:0],
 			prepares: r.prepares[:0], asked: r.asked,
 			walk: walkState{known: true, unread: r.walk.unread[:0], tops: r.walk.tops[:0]}})
 		clear(replicas[i].asked)
@@ -242,6 +251,7 @@ func (m *Model) begin(tick uint64, i int, c cause) {
 	}
 	r.displaced = r.displaced[:0]
 	r.restored = opSum{}
+	r.cutApplied, r.installed = opSum{}, false
 }
 
 // Ticked opens a step of replica i driven by the clock.
@@ -311,6 +321,7 @@ func (m *Model) Held(i int) {
 func (m *Model) EndStep(i int) {
 	m.endWrites(i)
 	m.checkCommitWalk(i, &m.replicas[i])
+	m.checkTruncated(i, &m.replicas[i])
 	c := &m.replicas[i].cause
 	if c.mustHold && !c.held {
 		m.fail(i, RuleEscalateHolds, "escalates from view %d on its view-change status timeout while an older view's primary heartbeats it and it heard too few StartViewChange for its vote", c.holdView)
@@ -332,7 +343,41 @@ func (m *Model) Unjournaled(i int, op, sum uint64) {
 	if op < uint64(len(r.log)) && r.log[op] == sum {
 		r.log[op] = 0
 	}
+	if op < uint64(len(r.older)) && r.older[op] == sum {
+		r.older[op] = 0 // the replica let it go itself: a later log decides
+	}
 	r.removed = append(r.removed, opSum{op, sum})
+}
+
+// Truncated records that replica i took op (checksum sum) out of its
+// journal as not in its log (a view change's truncation, a repair's
+// replacement), for truncate_keeps_applied at the step's end. It is
+// Unjournaled too.
+//
+// Only an op applied in the log_view the replica held as the step began, or
+// an earlier view, counts: that log holds it, as every later one does. An
+// op applied in a later view may carry the same checksum as an entry of an
+// older log the replica held (a client's retried request prepared again at
+// the same op on the same parent), and a StartView of the later view rightly
+// cuts the older log's entry (swarm seed 991).
+func (m *Model) Truncated(i int, op, sum uint64) {
+	r := &m.replicas[i]
+	if r.cutApplied.sum == 0 && op < uint64(len(m.applied)) && m.applied[op].sum == sum && sum != 0 && m.applied[op].view <= r.seen[0].logView {
+		r.cutApplied = opSum{op, sum}
+	}
+}
+
+// checkTruncated: truncate_keeps_applied, unless the step installed a
+// checkpoint: a state transfer replaces the log above it as its state does
+// (the source's install cuts the whole journal, a protocol option), and
+// repair fetches the ops again.
+func (m *Model) checkTruncated(i int, r *replicaState) {
+	c := r.cutApplied
+	if c.sum == 0 || r.installed {
+		return
+	}
+	m.failOp(i, c.op, RuleTruncateKeepsApplied, "truncates op %d checksum %x from its journal, which a replica applied in view %d, at or before its log_view %d: an applied op is committed, every later log holds it, and its body is kept (set aside where the log cannot vouch for it yet)",
+		c.op, c.sum, m.applied[c.op].view, r.seen[0].logView)
 }
 
 // holds reports whether replica i held op with checksum sum in this step.
@@ -357,6 +402,7 @@ func (m *Model) OnWire(msg *Message) {
 	r := &m.replicas[msg.From]
 	switch {
 	case msg.View > r.ackView:
+		r.keepOlder()
 		r.ackView, r.acks, r.ackLives, r.ackViewLife = msg.View, r.acks[:0], r.ackLives[:0], r.lives
 	case msg.View < r.ackView:
 		return
@@ -637,6 +683,10 @@ func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 		m.promisedIn(RuleVoteKeepsAcks, r.ackViewLife)
 		return
 	case msg.LogView > r.ackView:
+		if !m.keepsOlder(i, msg, r.acks, r.ackLives) {
+			return
+		}
+		m.keepsOlder(i, msg, r.older, r.olderLives)
 		return
 	}
 	for op := msg.Commit + 1; op < uint64(len(r.acks)); op++ {
@@ -648,6 +698,47 @@ func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 			}
 		}
 	}
+	m.keepsOlder(i, msg, r.older, r.olderLives)
+}
+
+// keepOlder moves the acks of ackView into older as a newer view's ack
+// replaces them.
+func (r *replicaState) keepOlder() {
+	for op, sum := range r.acks {
+		if sum != 0 {
+			r.older = setAt(r.older, uint64(op), sum)
+			r.olderLives = setAt(r.olderLives, uint64(op), r.ackLives[op])
+		}
+	}
+}
+
+// keepsOlder: vote_keeps_older_acks, for the acks (by op, with the lives
+// they left in) of views older than msg's log_view L. A replica that acked
+// in an older view the very entry L's messages stated at the op, and let it
+// go by no journal event of its own since, holds it in L's log, and its
+// restart keeps it unsure where its disk lost it (the ack bound, D108): its
+// vote never nacks it, names another header there, or holds the header
+// without the body. A vote that stops below the op is judged by the
+// restart rules, not here: an entry L stated later than the log the replica
+// adopted may repeat an older one. It reports false once it failed.
+func (m *Model) keepsOlder(i int, msg *Message, acks, lives []uint64) bool {
+	top := min(uint64(len(acks)), msg.Op+1)
+	for op := msg.Commit + 1; op < top; op++ {
+		sum := acks[op]
+		if sum == 0 {
+			continue
+		}
+		if stated, ok := m.logs.get(msg.LogView, op); !ok || stated != sum {
+			continue
+		}
+		if why := keeps(msg, op, sum); why != "" && why != "stops below" {
+			m.failOp(i, op, RuleVoteKeepsOlderAcks, "sends %s, which %s op %d it acked with checksum %x in a view before %d, whose messages stated that entry there",
+				msg.String(), why, op, sum, msg.LogView)
+			m.promisedIn(RuleVoteKeepsOlderAcks, lives[op])
+			return false
+		}
+	}
+	return true
 }
 
 // keeps says how a vote loses an acked op, or "" if it keeps it.

@@ -550,6 +550,36 @@ func TestRulesFire(t *testing.T) {
 			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 3}).slip()
 			tr.send(2, dvc(3, lv, 0))
 		}},
+		{RuleTruncateKeepsApplied, window, func(tr *trace, slip bool) {
+			// Replica 0 applied op 1 in view 0; replica 2, in log_view 0,
+			// truncates an entry of op 1 from its journal: another one,
+			// or with the slip the one applied.
+			replicate(tr)
+			tr.m.Applied(0, 0, 1, 0xa)
+			tr.clock(2, false).slip()
+			sum := uint64(0xb)
+			if slip {
+				sum = 0xa
+			}
+			tr.m.Truncated(2, 1, sum)
+		}},
+		{RuleVoteKeepsOlderAcks, window, func(tr *trace, slip bool) {
+			// Replica 2 acked op 1 in view 0, where replica 0 applied it,
+			// adopted view 1's log and acked nothing in it; its vote of
+			// log_view 1 nacks op 1.
+			replicate(tr)
+			tr.m.Applied(0, 0, 1, 0xa)
+			mergeView1(tr).send(1, startView(1, 0), startView(1, 2))
+			tr.deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1})
+			tr.m.Status(2, StatusNormal, 1, 1)
+			tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 3})
+			tr.m.Status(2, StatusViewChange, 3, 1)
+			v := dvc(3, 1, 0)
+			if slip {
+				v.Suffix = []Entry{{Op: 1, Nack: true}}
+			}
+			tr.slip().send(2, v)
+		}},
 		{RuleCommittedKept, window, func(tr *trace, slip bool) {
 			// Replica 0 applied op 1 in view 0; the primary of view 1, asked
 			// again for its view, states another op 1.

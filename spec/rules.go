@@ -18,9 +18,11 @@ const (
 	RuleCommit                  = "commit_sender"
 	RuleSuffixReadable          = "suffix_readable"
 	RuleVoteKeepsAcks           = "vote_keeps_acks"
+	RuleVoteKeepsOlderAcks      = "vote_keeps_older_acks"
 	RuleEscalateHolds           = "escalate_holds"
 	RuleCommitOk                = "commit_ok_sender"
 	RuleCommittedKept           = "committed_kept"
+	RuleTruncateKeepsApplied    = "truncate_keeps_applied"
 	RuleJournalWriteOrder       = "journal_write_order"
 	RuleBlankKeepsAcks          = "blank_keeps_acks"
 	RuleAckWritten              = "ack_written"
@@ -57,6 +59,7 @@ var ruleTexts = map[string]string{
 	RuleEscalateHolds:           "a replica whose view-change status timeout fires while an older view's primary heartbeat it in this view change, and which heard StartViewChange for its view from fewer than a view-change quorum less one, holds its view instead of escalating",
 	RuleCommitOk:                "a CommitOk in view v (a heartbeat's answer, or a backup telling its commit point) is sent to v's primary by a backup Normal in v",
 	RuleCommittedKept:           "a Prepare or a StartView of view v states, at every op some replica applied in view v or before, the checksum it applied: an applied op is committed, and every later view's log holds it",
+	RuleTruncateKeepsApplied:    "a replica truncates from its journal no entry (op, checksum) some replica applied in the log_view it held as the step began or an earlier view, in a step that installs no checkpoint: that log holds the op, as every later one does, and a body the log cannot vouch for yet is set aside, never thrown away",
 	RuleJournalWriteOrder:       "a replica on a disk asks for a journal slot's two copies together, in one step, both fenced: the header copy (fenced: a promise waits for it) only after the prepare copy of the same record, and a fenced prepare copy never without its header copy after it (a scrubber's mend of one copy alone is unfenced): the disk lands them in that order, and a restart may take a prepare that verifies for the slot's content",
 	RuleBlankKeepsAcks:          "a replica on a disk does not write a blank over the slot of an op it acked in this life in the log_view it still holds, above every op it applied, checkpointed or installed, unless a journal event let that op go: read back, a blank says the op was never held",
 	RuleAckWithinRing:           "a backup acks no Prepare it was just handed more than a ring of journal slots above the highest op it applied, checkpointed or installed: the op's slot is the slot of one it has yet to apply, which the op pushed off its ring or keeps out (TigerBeetle's on_prepare refuses it as too far ahead)",
@@ -69,6 +72,7 @@ var ruleTexts = map[string]string{
 	RuleOneLogPerView:           "a view has one log: a Prepare of view v, a StartView or a DoViewChange of log_view v names, at every op where it carries a header (a nack aside), the entry that view's Prepares and StartViews stated there first, and at an op some replica applied in view v or before, the checksum applied; a DoViewChange of log_view v from a replica other than v's primary announces no head above both its commit point and the highest op v's messages stated",
 	RuleAmnesiaHolds:            "a replica whose restart read back every superblock copy damaged (in that life, or an earlier one with no Normal status since) reports no status but Recovering until it enters Normal on a StartView of that view delivered to it: it remembers no view, log_view or ack, and votes nothing",
 	RuleVoteKeepsAcks:           "a DoViewChange with log_view L keeps every op above its commit point that its sender acked in view L: its head reaches the op, and its entry there is the acked header with the body, or unsure, or says nothing; never a nack, another header, or the header without the body",
+	RuleVoteKeepsOlderAcks:      "a DoViewChange with log_view L keeps every op above its commit point and at or below its head where its sender acked, in a view before L, the very entry L's Prepares or StartViews on the wire stated there, and let it go by no journal event since (truncated, pruned, set aside, evicted): never a nack, another header, or the header without the body",
 	RuleCommitWalk:              "a replica that learns a commit point (a state-transfer install's, which it reports; a Commit of its view from that view's primary while Normal in it; a StartView it adopts) applies, by the end of that step and of every later step while Normal in that view, each op above the last it applied in this life up to that point that it holds in its journal with the checksum some replica applied there, in order: nothing else may come to walk them (a backup cut off from its primary learns no commit point it does not know already)",
 	RuleRestoreInLog:            "a restart from a disk that comes back at log_view L takes up, above every op it ever applied, checkpointed or installed, only entries of L's log: at an op where L's Prepares or StartViews on the wire stated an entry, the entry they stated",
 	RuleRepairServesLog:         "a replica Normal in view v that serves a repaired body with a commit point serves its log's: at or below that point the checksum some replica applied at the op, above it the entry view v's messages on the wire stated there, where they stated one; a body served with no commit point vouches for nothing",
@@ -82,7 +86,7 @@ func Rules() []string {
 	return []string{RuleViewMonotonic, RuleLogViewAtMostView, RuleNormalLogView, RuleEnterNormal,
 		RuleRestartPrimary, RuleViewChangeCause, RuleLeaveQuorum, RuleStartViewChange,
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
-		RuleSuffixReadable, RuleVoteKeepsAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept,
+		RuleSuffixReadable, RuleVoteKeepsAcks, RuleVoteKeepsOlderAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept, RuleTruncateKeepsApplied,
 		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleBlankAfterSuperblock, RuleDisplaceAfterSuperblock, RuleAckWritten, RuleAckWithinRing, RuleAsideReleaseLanded, RuleRestoreChains, RulePromiseDurable,
 		RuleOneLogPerView, RuleAmnesiaHolds, RuleCommitWalk, RuleRestoreInLog, RuleRepairServesLog}
 }

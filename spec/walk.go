@@ -45,6 +45,7 @@ type walkState struct {
 // Installed records that replica i installed a state transfer at op, its
 // commit point right after being commit (its report).
 func (m *Model) Installed(i int, op, commit uint64) {
+	m.replicas[i].installed = true
 	w := &m.replicas[i].walk
 	w.applied, w.known = op, true
 	w.learned = max(w.learned, commit)
