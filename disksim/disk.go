@@ -110,8 +110,10 @@ type Disk struct {
 	readBuf []byte
 
 	armed []armedFault
-	// lose are pending writes a caller asked to lose (LoseWrite).
+	// lose are pending writes a caller asked to lose (LoseWrite); spoil
+	// the ones it asked to land damaged (DamageWrite).
 	lose   []WriteID
+	spoil  []WriteID
 	record []Fault
 
 	faults  bool
@@ -272,6 +274,11 @@ func (d *Disk) complete(now uint64, w pendingWrite) {
 	}
 	if a, ok := d.takeArmed(z, slot); ok {
 		d.applyArmed(now, w, a, data)
+		return
+	}
+	if k := slices.Index(d.spoil, w.id); k >= 0 {
+		d.spoil = slices.Delete(d.spoil, k, k+1)
+		d.landDamaged(now, w, data)
 		return
 	}
 	if !d.faults || !d.mayFault(z, slot) {
@@ -438,7 +445,7 @@ func fill(b []byte) {
 // so do scripted faults still waiting for their write.
 func (d *Disk) Crash(now uint64) {
 	d.advance(now)
-	d.lose = d.lose[:0] // the writes they named end here
+	d.lose, d.spoil = d.lose[:0], d.spoil[:0] // the writes they named end here
 	for {
 		it, ok := d.pending.Pop()
 		if !ok {

@@ -188,6 +188,27 @@ func (d *Disk) LoseWrite(id WriteID) {
 	d.lose = append(d.lose, id)
 }
 
+// DamageWrite lands write id, pending now, with its last sector damaged
+// when it completes: reported done, it reads back unreadable (a scripted
+// damaged write, recorded as such). A crash that ends it first ends the
+// request too. It draws nothing.
+func (d *Disk) DamageWrite(id WriteID) {
+	expect(id > 0 && uint64(id) <= uint64(d.written), "a write never asked for")
+	d.spoil = append(d.spoil, id)
+}
+
+// landDamaged lands w and damages its last sector: the scripted
+// WriteDamaged of DamageWrite.
+func (d *Disk) landDamaged(now uint64, w pendingWrite, data []byte) {
+	z, slot := w.zone, int(w.slot)
+	d.land(z, slot, data)
+	sector := d.lay.sectors[z] - 1
+	d.damage(z, slot, sector)
+	f := newFault(now, FaultWriteDamaged, z, slot, w.id)
+	f.Scripted, f.Forbidden = true, !d.mayFault(z, slot)
+	d.noteSector(f, sector)
+}
+
 // Armed is the number of scripted faults waiting for their write.
 func (d *Disk) Armed() int { return len(d.armed) }
 

@@ -390,6 +390,36 @@ func TestLoseWrite(t *testing.T) {
 	assert.Len(t, d.Faults(), 1, "nothing more was lost")
 }
 
+// DamageWrite lands the one pending write it names with its last sector
+// damaged (reported done, read back unreadable, recorded as a scripted
+// damaged write); a crash ends the request with the write.
+func TestDamageWrite(t *testing.T) {
+	d := newDisk(t, Options{}, 9)
+	writeNow(t, d, 1, ZoneCheckpoint, 0, filled('a', 32))
+	id := d.Write(2, ZoneCheckpoint, 0, filled('b', 32))
+	d.DamageWrite(id)
+	due, ok := d.NextDue()
+	require.True(t, ok)
+	done := d.Advance(due, nil)
+	require.Len(t, done, 1, "a damaged write is reported done")
+	_, ioErr := d.Peek(ZoneCheckpoint, 0)
+	assert.True(t, ioErr, "the slot reads back damaged")
+	require.Len(t, d.Faults(), 1)
+	f := d.Faults()[0]
+	assert.Equal(t, FaultWriteDamaged, f.Kind)
+	assert.True(t, f.Scripted)
+	assert.Equal(t, testGeometry.CheckpointSectors-1, f.Sector, "the last sector")
+
+	id = d.Write(due, ZoneCheckpoint, 0, filled('c', 32))
+	d.DamageWrite(id)
+	d.Crash(due + 1)
+	writeNow(t, d, due+2, ZoneCheckpoint, 0, filled('d', 32))
+	got, ioErr := d.Peek(ZoneCheckpoint, 0)
+	assert.False(t, ioErr)
+	assert.Equal(t, filled('d', 32), got, "the crash ended the request: the next write lands whole")
+	assert.Len(t, d.Faults(), 1, "nothing more was damaged")
+}
+
 // A latent error is drawn once per write of a slot, at its first read: a
 // slot read again draws nothing, so a reader that reads more (a scrubber)
 // meets no more latent errors than one that reads once; a write lands new

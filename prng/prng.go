@@ -73,6 +73,10 @@ const (
 	// StreamDiskStaleAsk draws the peer steered at a replica whose disk
 	// kept a stale entry (sim.Storage.AimedStaleAsk).
 	StreamDiskStaleAsk
+	// StreamDiskRewriteSpoil draws whether an aimed lost rewrite of a
+	// prepare copy whose header copy rewrite is not lost lands that header
+	// copy damaged instead (D123).
+	StreamDiskRewriteSpoil
 	// StreamReplicaJitterBase + replica id is each replica's timeout jitter.
 	StreamReplicaJitterBase StreamID = 1000
 	// StreamDiskBase + replica id is the stream of that replica's simulated

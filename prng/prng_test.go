@@ -86,7 +86,7 @@ func TestStreamIDsAppendOnly(t *testing.T) {
 		{StreamSwarmStorage, 12}, {StreamDiskAimed, 13}, {StreamFuzz, 14},
 		{StreamDiskSecond, 15}, {StreamDiskRead, 16}, {StreamDiskRewrite, 17},
 		{StreamDiskSuperblockLoss, 18}, {StreamDiskRewriteBoth, 19}, {StreamDiskQuiet, 20},
-		{StreamDiskStaleAsk, 21},
+		{StreamDiskStaleAsk, 21}, {StreamDiskRewriteSpoil, 22},
 		{StreamReplicaJitterBase, 1000}, {StreamDiskBase, 2000},
 	}
 	for _, w := range want {
@@ -106,7 +106,7 @@ func TestChildStreamsDiffer(t *testing.T) {
 		StreamDiskAtlas, StreamDiskBase, StreamDiskBase + 1, StreamDiskBase + 2,
 		StreamSwarmStorage, StreamDiskAimed, StreamFuzz, StreamDiskSecond,
 		StreamDiskRead, StreamDiskRewrite, StreamDiskSuperblockLoss, StreamDiskRewriteBoth,
-		StreamDiskQuiet, StreamDiskStaleAsk,
+		StreamDiskQuiet, StreamDiskStaleAsk, StreamDiskRewriteSpoil,
 	}
 	var firsts []uint64
 	for _, seed := range []uint64{0, 1, 2, 42} {

@@ -122,27 +122,64 @@ func TestBreakOffChainCrossesAVouchedFaultySlot(t *testing.T) {
 // durable log_view may be one a lost or never-written removal left (D75:
 // the open finding source-disk-suffix-unreadable-c0ffee.vsr, a stale op 1 of
 // view 0 voted under log_view 1's ops); an entry of the log_view's own view
-// stays, and so does what the commit point covers.
+// stays where a neighbour chains with it, and what the commit point covers
+// stays.
 func TestBreakOffChainTakesOlderViewsBelowAGap(t *testing.T) {
 	j := journal.NewJournal(64, nil)
-	hs := chainOf(j, 6, 3, 1)
-	j.Remove(5)
+	hs := chainOf(j, 7, 3, 1)
+	j.Remove(6)
 	j.Put(staleOf(hs[3], 1), true)
-	j.Put(staleOf(hs[1], 1), true)
-	rec := recoveryAt(hs[6])
+	rec := recoveryAt(hs[7])
 	rec.sb.LogView, rec.sb.CommitMax = 3, 1
 	broke, vouched := breakOffChain(&rec, j, nil)
-	assert.True(t, broke, "op 3 of view 1 below the gap at op 5 is taken")
-	assert.Equal(t, uint64(6), vouched)
-	for o, want := range []bool{1: true, 2: true, 3: false, 4: true, 6: true} {
+	assert.True(t, broke, "op 3 of view 1 below the gap at op 6 is taken")
+	assert.Equal(t, uint64(7), vouched)
+	for o, want := range []bool{1: true, 2: true, 3: false, 4: true, 5: true, 7: true} {
 		_, held := j.Get(uint64(o))
 		assert.Equal(t, want, held, "op %d", o)
 	}
-	assert.Equal(t, 1, rec.faulty, "op 3 alone: op 1 is at the commit point")
+	assert.Equal(t, 1, rec.faulty, "op 3 alone: ops 4 and 5 chain, op 2 names op 1, at the commit point")
 	b, found := rec.brokenAt(3)
 	require.True(t, found)
 	assert.Equal(t, staleOf(hs[3], 1), b.aside, "the entry taken out is kept to be set aside (D78)")
 	assert.False(t, b.hasHeader, "never a header copy the walk could vouch for")
+}
+
+// TestBreakOffChainTakesAnIslandBelowAGap (D124): below a gap, an entry of
+// the durable log_view's own view that neither neighbour chains with is
+// taken as faulty: a later view's message may have restamped an older log's
+// entry (D67), whose removal and rewrite the disk then lost (swarm seed
+// 4205913765: r1 took up log_view 5's op 8, a repair of view 6 had stamped
+// it 6, between gaps at ops 7 and 9, under log_view 6, where view 6's
+// Prepares stated another op 8). One a neighbour chains with stays.
+func TestBreakOffChainTakesAnIslandBelowAGap(t *testing.T) {
+	j := journal.NewJournal(64, nil)
+	hs := chainOf(j, 10, 6, 1)
+	j.Remove(9)
+	j.Remove(7)
+	j.Remove(8)
+	stale := staleOf(hs[8], 6) // restamped: the view of the durable log
+	j.Put(stale, true)
+	rec := recoveryAt(hs[10])
+	rec.sb.LogView, rec.sb.CommitMax = 6, 4
+	broke, _ := breakOffChain(&rec, j, nil)
+	assert.True(t, broke, "the island at op 8 is taken")
+	for o, want := range map[uint64]bool{4: true, 5: true, 6: true, 7: false, 8: false, 9: false, 10: true} {
+		_, held := j.Get(o)
+		assert.Equal(t, want, held, "op %d", o)
+	}
+	b, found := rec.brokenAt(8)
+	require.True(t, found)
+	assert.Equal(t, stale, b.aside, "kept to be set aside (D78)")
+
+	// Islands are judged below a gap only: a whole chain keeps its ops.
+	j2 := journal.NewJournal(64, nil)
+	hs2 := chainOf(j2, 10, 6, 1)
+	rec2 := recoveryAt(hs2[10])
+	rec2.sb.LogView = 6
+	broke, _ = breakOffChain(&rec2, j2, nil)
+	assert.False(t, broke)
+	assert.Zero(t, rec2.faulty)
 }
 
 // TestBreakOffChainGapVouchedByAdoptedHeader: below a gap, an older-stamped
@@ -165,9 +202,10 @@ func TestBreakOffChainGapVouchedByAdoptedHeader(t *testing.T) {
 		v.adopted.Put(old)
 		rec := recoveryAt(hs[6])
 		rec.sb.LogView, rec.sb.CommitMax = 3, 1
-		broke, _ := breakOffChain(&rec, j, v)
-		assert.Equal(t, !tc.kept, broke, "adopted in log_view %d", tc.adoptedLogView)
+		breakOffChain(&rec, j, v)
 		assert.Equal(t, tc.kept, j.Has(3, old.Checksum), "adopted in log_view %d: op 3 kept", tc.adoptedLogView)
+		_, faulty := rec.brokenAt(3)
+		assert.Equal(t, !tc.kept, faulty, "adopted in log_view %d: op 3's slot faulty", tc.adoptedLogView)
 	}
 }
 

@@ -241,16 +241,14 @@ func breakOffChain(rec *diskRecovery, j *journal.Journal, v *viewHeaders) (broke
 				expect = b.header.Parent
 				continue
 			}
-			// An adopted header kept beside the disk is the entry named
-			// when its checksum is: the superblock's head vouches for it
-			// (CI's swarm seed 4154: the head of an adoption the crash
-			// caught, its bodies unrepaired, above an older op 50 whose
-			// rewrite the disk lost).
+			// An adopted header kept beside the disk of the checksum named
+			// (CI's swarm seed 4154: an adoption's head the crash caught,
+			// above an older op 50 whose rewrite the disk lost).
 			if a, ok := adoptedAt(adopted, o); ok && a.Checksum == expect {
 				expect = a.Parent
 				continue
 			}
-			return faultyBelow(rec, j, o, rec.sb.LogView, sameLog), o + 1
+			return faultyBelow(rec, j, o, rec.sb.LogView, sameLog, true), o + 1
 		}
 		if h.Checksum == expect {
 			expect = h.Parent
@@ -258,7 +256,7 @@ func breakOffChain(rec *diskRecovery, j *journal.Journal, v *viewHeaders) (broke
 		}
 		j.Remove(o)
 		rec.addBroken(int(o%n), h)
-		faultyBelow(rec, j, o, ^uint64(0), nil)
+		faultyBelow(rec, j, o, ^uint64(0), nil, false)
 		_, still := j.Get(o)
 		vsr.Assert(vsr.Unowned, !still, "off_chain_entry_removed", "op %d", o)
 		return true, o + 1
@@ -267,22 +265,37 @@ func breakOffChain(rec *diskRecovery, j *journal.Journal, v *viewHeaders) (broke
 }
 
 // faultyBelow takes as faulty each entry below op o, where the head's walk
-// stopped, above the commit point, stamped with a view before olderThan and
-// not the header the durable log_view adopted there (vouch): it may be an
-// older log's entry a lost or never-written removal left (D74, below a
-// break: every entry; D75, below a gap: an older stamp, which such a
-// leftover carries unless a later view's message restamped it, D67).
-func faultyBelow(rec *diskRecovery, j *journal.Journal, o, olderThan uint64, vouch *journal.Ring) (took bool) {
+// stopped, above the commit point, not the header the durable log_view
+// adopted there (vouch), stamped with a view before olderThan or, with
+// islands, chained with neither neighbour: an older log's entry a lost or
+// never-written removal may have left (D74, below a break: every entry; D75,
+// below a gap: an older stamp, unless a later view's message restamped it,
+// D67; D124, below a gap: an island, whatever its stamp, swarm seed
+// 4205913765: a view 5 op 8 a repair of view 6 restamped, between gaps).
+func faultyBelow(rec *diskRecovery, j *journal.Journal, o, olderThan uint64, vouch *journal.Ring, islands bool) (took bool) {
 	for b := o - 1; b > max(rec.sb.CommitMax, rec.cp.snap.Op); b-- {
 		h, ok := j.Get(b)
-		if a, named := adoptedAt(vouch, b); ok && h.View < olderThan && !(named && a.Checksum == h.Checksum) {
-			j.Remove(b)
-			rec.addBroken(int(b%uint64(rec.slots)), h)
-			took = true
-			vsr.Assert(vsr.Unowned, !j.Has(b, h.Checksum), "faulty_below_taken_out", "op %d", b)
+		a, named := adoptedAt(vouch, b)
+		if !ok || (named && a.Checksum == h.Checksum) || (h.View >= olderThan && !(islands && island(rec, j, h))) {
+			continue
 		}
+		j.Remove(b)
+		rec.addBroken(int(b%uint64(rec.slots)), h)
+		took = true
+		vsr.Assert(vsr.Unowned, !j.Has(b, h.Checksum), "faulty_below_taken_out", "op %d", b)
 	}
 	return took
+}
+
+// island reports whether journaled entry h chains with neither neighbour
+// (the op above as the walk left it; below, the op or the checkpoint).
+func island(rec *diskRecovery, j *journal.Journal, h vsr.Header) bool {
+	above, okA := j.Get(h.Op + 1)
+	below, okB := j.Get(h.Op - 1)
+	if h.Op-1 == rec.cp.snap.Op {
+		below, okB = vsr.Header{Checksum: rec.cp.snap.OpChecksum}, true
+	}
+	return !(okA && above.Parent == h.Checksum) && !(okB && h.Parent == below.Checksum)
 }
 
 // reclassify takes as faulty two readings that verify all the same: an
@@ -343,13 +356,10 @@ func durableHead(d Durable, sb *Superblock) Durable {
 }
 
 // dropAdoptedOffChain takes out each adopted header that the journal read
-// back contradicts: the body above it names another parent, or it names
-// another parent than the body below. Memory keeps the headers a merge or a
-// StartView adopted, while the disk may still hold the older log's bodies the
-// adoption was replacing (their truncation never landed before the crash),
-// and the vote, which describes the durable log_view's bodies, would break
-// its chain (swarm seeds 3642 and 12200: a merge's blanks torn or lost at a
-// crash, and the restarted vote put the merge's op 6 under the old op 7).
+// back contradicts (the body above names another parent, or it names another
+// than the body below): the disk may hold the older log's bodies the
+// adoption replaced, their truncation never landed, and the vote would break
+// its chain (swarm seeds 3642 and 12200: the merge's op 6 under the old op 7).
 func (r *Replica) dropAdoptedOffChain() {
 	for o := r.knownHead(); o > r.wm.commitMin; o-- {
 		a, ok := r.log.adopted.Get(o)
@@ -365,16 +375,11 @@ func (r *Replica) dropAdoptedOffChain() {
 			r.log.adopted.Remove(o)
 		}
 	}
-	// The commit anchor alike: a committed op of the view the adoption was
-	// for, true in every view, but the old log's body above it chains to
-	// another op, and a vote of that log would break at it (seed 3642).
+	// The commit anchor alike, above (seed 3642) and below (an anchor of a
+	// log_view the disk never made durable: lost-rewrite-vote-mixes-logs.vsr).
 	if a := r.log.commitAnchor; a.Checksum != 0 && a.Op > r.wm.commitMin {
 		above, hasAbove := r.log.journal.Get(a.Op + 1)
 		below, hasBelow := r.log.journal.Get(a.Op - 1)
-		// Below too: an anchor from a log_view the disk never made
-		// durable names another parent than this log's body below it,
-		// and a vote that passes it on breaks there (the open finding
-		// lost-rewrite-vote-mixes-logs.vsr).
 		if (hasAbove && above.Parent != a.Checksum) || (hasBelow && a.Parent != below.Checksum) {
 			r.log.commitAnchor = vsr.Header{}
 		}
@@ -398,13 +403,10 @@ func (r *Replica) checkAdoptedOnChain() {
 }
 
 // dropStaleBodies takes out of the journal read back every body that an
-// adopted header of the durable log_view names otherwise. Adopting a view
-// removes a disagreeing body before it keeps the header, so such a body is a
-// record whose removal the disk lost (a lost or torn blank): it was never
-// this log_view's op, and replayed or voted it would stand for an op another
-// body committed (a fuzz search's lost blank: op 6 of view 1 read back under
-// log_view 2, replayed over the committed op 6). The header stays, without a
-// body, and repair fetches it.
+// adopted header of the durable log_view names otherwise: adopting removes a
+// disagreeing body first, so it is a record whose removal the disk lost,
+// never this log_view's op (a fuzz search's lost blank: op 6 of view 1
+// replayed over the committed op 6). The header stays; repair fetches it.
 func (r *Replica) dropStaleBodies(v *viewHeaders) {
 	slots := uint64(r.opts.JournalSlots)
 	lo := r.wm.commitMin + 1
@@ -427,13 +429,11 @@ func (r *Replica) dropStaleBodies(v *viewHeaders) {
 
 // setAsideUnvouched sets aside each committed entry below vouched, the lowest
 // op the durable head's chain reached (breakOffChain): a committed op is
-// replayed from a body only where something vouches for it, as a body a
-// chain walk cannot vouch for in a life is (discard). A stale entry of a
-// committed op shares its parent with the committed one, so the chain from
-// below cannot tell them apart (swarm seed 1592596372 from 0x5eed0000: a
-// stale op 17 replayed). Nothing is written: the body comes back (reclaim)
-// once the op above, an adopted header or the commit anchor names it, or
-// repair brings the committed one.
+// replayed only from a body something vouches for, and a stale entry shares
+// its parent with the committed one, so the chain from below cannot tell
+// them apart (swarm seed 1592596372 from 0x5eed0000). Nothing is written: the
+// body comes back (reclaim) once the op above, an adopted header or the
+// commit anchor names it, or repair brings the committed one.
 func (r *Replica) setAsideUnvouched(vouched uint64) {
 	top := min(vouched, r.wm.commitMax+1)
 	for o := r.wm.commitMin + 1; o < top; o++ {

@@ -158,10 +158,16 @@ func (c *Cluster) decodeWrites() {
 // submitWrite puts a write on the disk and notes what waits for it.
 func (c *Cluster) submitWrite(d *diskOf, w *deferredWrite, data []byte) {
 	entry := w.entry
-	lose := c.disks.rewrite != nil && c.aimLostRewriteCopy(d, w.zone, w.slot, entry)
+	fate := keepWrite
+	if c.disks.rewrite != nil {
+		fate = c.aimLostRewriteCopy(d, w.zone, w.slot, entry)
+	}
 	id := d.disk.Write(c.now, w.zone, w.slot, data)
-	if lose {
+	switch fate {
+	case loseWrite:
 		d.disk.LoseWrite(id)
+	case spoilWrite:
+		d.disk.DamageWrite(id)
 	}
 	if due, ok := d.disk.NextDue(); ok {
 		d.due = min(d.due, due)

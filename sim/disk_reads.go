@@ -129,34 +129,60 @@ func (c *Cluster) slotFaultedAt(d *diskOf, slot int) uint64 {
 	return at
 }
 
-// aimLostRewriteCopy decides whether to lose a write of zone z at replica
-// d's slot: a prepare copy's by aimLostRewrite, which half the time (its own
-// stream, where the atlas allows the slot's header copy to be faulty) marks
-// the header copy's rewrite after it to go too (D75); a header copy's where
-// so marked.
-func (c *Cluster) aimLostRewriteCopy(d *diskOf, z disksim.Zone, slot int, next entryID) bool {
+// writeFate is what an aimed lost rewrite makes of a write: nothing, lost,
+// or landed damaged.
+type writeFate uint8
+
+const (
+	keepWrite writeFate = iota
+	loseWrite
+	spoilWrite
+)
+
+// aimLostRewriteCopy decides the fate of a write of zone z at replica d's
+// slot: a prepare copy's is lost by aimLostRewrite, which half the time (its
+// own stream, where the atlas allows the slot's header copy to be faulty)
+// marks the header copy's rewrite after it to go too (D75), and otherwise,
+// with chance AimedSpoilRewrite (a stream of its own), to land damaged
+// (D123); a header copy's as so marked.
+func (c *Cluster) aimLostRewriteCopy(d *diskOf, z disksim.Zone, slot int, next entryID) writeFate {
 	switch z {
 	case disksim.ZonePrepares:
 		if !c.aimLostRewrite(d, slot, next) {
-			return false
+			return keepWrite
 		}
 		// Half the time the header copy's rewrite goes too: both copies
 		// keep the older entry, which verifies on its own and names
 		// nothing newer, and only the durable head's chain tells it from
 		// the op the log names (breakOffChain; D57).
 		i := d.disk.Replica()
-		if c.disks.atlas.MayFault(i, disksim.ZoneHeaders, slot) && c.disks.rewriteBoth.Chance(prng.Ratio{Num: 1, Den: 2}) {
-			d.loseHeader = append(d.loseHeader, slot)
+		if !c.disks.atlas.MayFault(i, disksim.ZoneHeaders, slot) {
+			return loseWrite
 		}
-		return true
+		if c.disks.rewriteBoth.Chance(prng.Ratio{Num: 1, Den: 2}) {
+			d.loseHeader = append(d.loseHeader, slot)
+		} else if c.disks.rewriteSpoil != nil && c.disks.rewriteSpoil.Chance(c.cfg.Storage.AimedSpoilRewrite) {
+			// The header copy's rewrite lands unreadable: a restart
+			// reads the older prepare beside a header copy it cannot
+			// read, the older entry of an op it may have acked last,
+			// which it must not take for the op (kept-prepare-at-ack-head-trusted).
+			d.spoilHeader = append(d.spoilHeader, slot)
+			c.aimSpoiledCrash(i, slot)
+		}
+		return loseWrite
 	case disksim.ZoneHeaders:
 		if k := slices.Index(d.loseHeader, slot); k >= 0 {
 			d.loseHeader = slices.Delete(d.loseHeader, k, k+1)
 			c.Note(fmt.Sprintf("aimed lost rewrite r%d headers/%d: the header copy stays too", d.disk.Replica(), slot))
-			return true
+			return loseWrite
+		}
+		if k := slices.Index(d.spoilHeader, slot); k >= 0 {
+			d.spoilHeader = slices.Delete(d.spoilHeader, k, k+1)
+			c.Note(fmt.Sprintf("aimed lost rewrite r%d headers/%d: the header copy lands damaged", d.disk.Replica(), slot))
+			return spoilWrite
 		}
 	}
-	return false
+	return keepWrite
 }
 
 // aimLostRewrite, with chance AimedLostRewrite and where the atlas allows,

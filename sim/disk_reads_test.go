@@ -77,6 +77,12 @@ func TestAimedLostRewrite(t *testing.T) {
 	b, err := Run(cfg, Attach{})
 	require.NoError(t, err)
 	assert.Equal(t, a.TraceHash, b.TraceHash, "no chance, no draw")
+
+	// Nor does a spoil chance without lost rewrites aimed (D123).
+	cfg.Storage.AimedSpoilRewrite = prng.Ratio{Num: 1, Den: 2}
+	c2, err := Run(cfg, Attach{})
+	require.NoError(t, err)
+	assert.Equal(t, a.TraceHash, c2.TraceHash, "a spoil chance alone draws nothing")
 }
 
 // rewriteAimedAtOp5 runs a cluster with every rewrite aimed at until op 5
@@ -85,6 +91,7 @@ func rewriteAimedAtOp5(t *testing.T) (*Cluster, *diskOf, entryID) {
 	t.Helper()
 	cfg := storageConfig(1)
 	cfg.Storage.AimedLostRewrite = prng.Ratio{Num: 1, Den: 1}
+	cfg.Storage.AimedSpoilRewrite = prng.Ratio{Num: 1, Den: 2}
 	cfg.Storage.AtlasOff = true
 	c, err := newCluster(cfg, Attach{}, newTrace(nil, cfg.Replicas, nil))
 	require.NoError(t, err)
@@ -112,23 +119,27 @@ func TestAimLostRewriteTargets(t *testing.T) {
 }
 
 // An aimed lost rewrite of a prepare copy marks the slot's next header copy
-// write to go too, about half the time (D75); a header copy write is lost
-// only where so marked, once.
+// write to go too, about half the time (D75), and otherwise to land damaged,
+// about half the time again (D123); a header copy write meets its fate only
+// where so marked, once.
 func TestAimLostRewriteTakesTheHeaderCopy(t *testing.T) {
 	c, d, held := rewriteAimedAtOp5(t)
 	const slot = 5
-	assert.False(t, c.aimLostRewriteCopy(d, disksim.ZoneHeaders, slot, held), "no header copy marked yet")
-	both := 0
-	const tries = 200
+	assert.Equal(t, keepWrite, c.aimLostRewriteCopy(d, disksim.ZoneHeaders, slot, held), "no header copy marked yet")
+	fates := map[writeFate]int{}
+	const tries = 400
 	for range tries {
-		d.loseHeader = d.loseHeader[:0]
-		require.True(t, c.aimLostRewriteCopy(d, disksim.ZonePrepares, slot, entryID{held.op, held.sum + 1}))
-		if c.aimLostRewriteCopy(d, disksim.ZoneHeaders, slot, entryID{held.op, held.sum + 1}) {
-			both++
-			assert.False(t, c.aimLostRewriteCopy(d, disksim.ZoneHeaders, slot, held), "the mark is spent")
+		d.loseHeader, d.spoilHeader = d.loseHeader[:0], d.spoilHeader[:0]
+		require.Equal(t, loseWrite, c.aimLostRewriteCopy(d, disksim.ZonePrepares, slot, entryID{held.op, held.sum + 1}))
+		fate := c.aimLostRewriteCopy(d, disksim.ZoneHeaders, slot, entryID{held.op, held.sum + 1})
+		fates[fate]++
+		if fate != keepWrite {
+			assert.Equal(t, keepWrite, c.aimLostRewriteCopy(d, disksim.ZoneHeaders, slot, held), "the mark is spent")
 		}
 	}
-	assert.InDelta(t, tries/2, both, tries/5, "about half the lost prepare rewrites take the header copy's")
+	assert.InDelta(t, tries/2, fates[loseWrite], tries/5, "about half the lost prepare rewrites take the header copy's")
+	assert.InDelta(t, tries/4, fates[spoilWrite], tries/8, "about a quarter land the header copy's damaged")
+	assert.InDelta(t, tries/4, fates[keepWrite], tries/8, "the rest land it whole")
 }
 
 // A restart reads every superblock copy back, spending each copy's latent

@@ -47,8 +47,9 @@ type disks struct {
 	// readBuf holds the bytes of the read a replica is handed.
 	readBuf []byte
 	// rewrite draws the lost writes aimed at a rewrite (nil: none aimed);
-	// rewriteBoth whether such a loss takes the header copy's rewrite too.
-	rewrite, rewriteBoth *prng.Stream
+	// rewriteBoth whether such a loss takes the header copy's rewrite too;
+	// rewriteSpoil, where it does not, whether that rewrite lands damaged.
+	rewrite, rewriteBoth, rewriteSpoil *prng.Stream
 	// superblockLoss draws the aimed superblock losses (nil: none aimed);
 	// superblockLost: one took place (one a run).
 	superblockLoss *prng.Stream
@@ -120,6 +121,9 @@ type diskOf struct {
 	// loseHeader lists the slots whose next header copy write an aimed
 	// lost rewrite takes along with the prepare copy's (aimLostRewriteCopy).
 	loseHeader []int
+	// spoilHeader lists the slots whose next header copy write lands
+	// damaged, where an aimed lost rewrite of the prepare copy kept it (D123).
+	spoilHeader []int
 	// due is no later than the earliest tick a write, a decay or a read
 	// falls due on it (0 until tickDisks first asks): a write or a read
 	// asked for lowers it, and only tickDisks, having asked, raises it.
@@ -144,6 +148,9 @@ func newDisks(cfg *Config, seed uint64, old *disks) (*disks, error) {
 	if !s.AimedLostRewrite.Zero() {
 		ds.rewrite = prng.New(seed, prng.StreamDiskRewrite)
 		ds.rewriteBoth = prng.New(seed, prng.StreamDiskRewriteBoth)
+		if !s.AimedSpoilRewrite.Zero() {
+			ds.rewriteSpoil = prng.New(seed, prng.StreamDiskRewriteSpoil)
+		}
 	}
 	if !s.AimedStaleAsk.Zero() {
 		ds.staleAsk.start(seed, cfg.Replicas)
@@ -263,7 +270,7 @@ func (c *Cluster) crashDisk(i int) {
 		d.bufs = append(d.bufs, d.deferred[k].data[:0])
 	}
 	d.held, d.deferred, d.open, d.inFlight = d.held[:0], d.deferred[:0], d.open[:0], d.inFlight[:0]
-	d.loseHeader = d.loseHeader[:0]
+	d.loseHeader, d.spoilHeader = d.loseHeader[:0], d.spoilHeader[:0]
 	d.reads = d.reads[:0]
 	clear(d.slotFence)
 	// The restarted replica counts its fenced writes from one again (Landed);

@@ -65,6 +65,14 @@ type Storage struct {
 	// too, so both copies keep the older op (D75). Drawn from streams of
 	// its own, and only when set.
 	AimedLostRewrite prng.Ratio
+	// AimedSpoilRewrite, per aimed lost rewrite of a prepare copy whose
+	// header copy's rewrite is not lost with it, lands that header copy
+	// rewrite damaged (D123): a restart reads the older prepare beside a
+	// header copy it cannot read, at an op it may have acknowledged last;
+	// where second events are on, half the time the replica is crashed once
+	// its disk is quiet (storage_second.go). Drawn from a stream of its
+	// own, and only when set with AimedLostRewrite.
+	AimedSpoilRewrite prng.Ratio
 	// AimedSuperblockLoss, per crash of a replica, damages every copy of
 	// its superblock, only with the atlas off (the atlas keeps one copy
 	// whole): the restart comes back amnesiac (storage-superblock-lost), the
@@ -129,7 +137,7 @@ func (s *Storage) validate(c *Config) error {
 	if s.RotMeanTicks > StorageRotMax {
 		return fmt.Errorf("storage rot mean must be 0..%d ticks, got %d", StorageRotMax, s.RotMeanTicks)
 	}
-	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedQuietCorrupt, s.AimedCheckpoint, s.AimedLostRewrite, s.AimedSuperblockLoss, s.AimedWindowCrash, s.AimedSecond, s.AimedStaleAsk} {
+	for _, r := range []prng.Ratio{s.ReadFault, s.WriteFault, s.Misdirect, s.Lost, s.Torn, s.AimedCorrupt, s.AimedMisdirect, s.AimedQuietCorrupt, s.AimedCheckpoint, s.AimedLostRewrite, s.AimedSpoilRewrite, s.AimedSuperblockLoss, s.AimedWindowCrash, s.AimedSecond, s.AimedStaleAsk} {
 		if !r.Zero() && r.Num > r.Den {
 			return fmt.Errorf("a storage fault probability must be at most 1, got %d/%d", r.Num, r.Den)
 		}

@@ -291,3 +291,25 @@ func (c *Cluster) secondOnTruncate(e *vsr.Event) {
 	st.armed[i] = secondTruncated + 1
 	st.armedAny++
 }
+
+// aimSpoiledCrash runs as an aimed lost rewrite of replica i's prepare copy
+// at slot marks the header copy's rewrite to land damaged (D123): where
+// second events are on, half the time (the rewrite's own stream) it crashes
+// the replica once its disk is quiet, the damaged write landed and whatever
+// it acknowledged on it gone out, so its restart reads the older prepare
+// beside a header copy it cannot read, likely at the op it acknowledged
+// last; and half of those take the primary out at the restart, so a view
+// change needs the vote that op's reading makes.
+//
+// Both draws are made whether or not second events are on: a recording
+// leaves their chances out and replays the crash as an action, and its
+// spoils must draw as the recorded run's did.
+func (c *Cluster) aimSpoiledCrash(i, slot int) {
+	crash, thenView := c.disks.rewriteSpoil.Bool(), c.disks.rewriteSpoil.Bool()
+	if !crash || !c.cfg.Storage.secondOn() || c.liveness.active {
+		return
+	}
+	st := c.secondStart()
+	st.due = append(st.due, secondDue{tick: c.now + 1, kind: secondRecrash, victim: i, quiet: true, thenView: thenView,
+		cause: fmt.Sprintf("r%d's header copy rewrite at slot %d lands damaged over a lost prepare rewrite", i, slot)})
+}

@@ -46,7 +46,7 @@ func (old *disks) takeDiskOf(i, slots int) diskOf {
 	clear(o.held) // messages hold pointers: let them go
 	return diskOf{ledger: ledger{want: o.ledger.want}, slotFence: o.slotFence, busy: o.busy, bufs: o.bufs,
 		open: o.open[:0], inFlight: o.inFlight[:0], deferred: o.deferred[:0], held: o.held[:0],
-		ownAcks: o.ownAcks[:0], reads: o.reads[:0], loseHeader: o.loseHeader[:0], cpLost: o.cpLost[:0]}
+		ownAcks: o.ownAcks[:0], reads: o.reads[:0], loseHeader: o.loseHeader[:0], spoilHeader: o.spoilHeader[:0], cpLost: o.cpLost[:0]}
 }
 
 // takeBuffers gives ds old's buffers of completions and reads, empty.

@@ -14,7 +14,7 @@ import (
 // writes one line a field. Its words:
 //
 //	storage on | off
-//	storage read-fault|write-fault|misdirect|lost|torn|aimed-corrupt|aimed-misdirect|aimed-quiet-corrupt|aimed-checkpoint|aimed-lost-rewrite|aimed-superblock-loss P
+//	storage read-fault|write-fault|misdirect|lost|torn|aimed-corrupt|aimed-misdirect|aimed-quiet-corrupt|aimed-checkpoint|aimed-lost-rewrite|aimed-spoil-rewrite|aimed-superblock-loss P
 //	storage latency min=N mean=N
 //	storage rot mean=N
 //	storage atlas off
@@ -56,6 +56,7 @@ var storageForms = []*storageForm{
 	faultForm("aimed-quiet-corrupt", func(s *sim.Storage) *prng.Ratio { return &s.AimedQuietCorrupt }),
 	faultForm("aimed-checkpoint", func(s *sim.Storage) *prng.Ratio { return &s.AimedCheckpoint }),
 	faultForm("aimed-lost-rewrite", func(s *sim.Storage) *prng.Ratio { return &s.AimedLostRewrite }),
+	faultForm("aimed-spoil-rewrite", func(s *sim.Storage) *prng.Ratio { return &s.AimedSpoilRewrite }),
 	faultForm("aimed-superblock-loss", func(s *sim.Storage) *prng.Ratio { return &s.AimedSuperblockLoss }),
 	{word: "latency", args: "min=TICKS mean=TICKS", read: readStorageLatency,
 		apply: func(s *storageSetting, st *sim.Storage) { st.LatencyMinTicks, st.LatencyMeanTicks = s.min, s.mean }},

@@ -86,6 +86,11 @@ func drawStorage(seed uint64, c *sim.Config) {
 	// first met at swarm seed 2338; sim/storage_stale_ask.go).
 	if !st.AimedLostRewrite.Zero() {
 		st.AimedStaleAsk = pick(s, 0, 2, 1)
+		// And half of the lost prepare rewrites whose header copy lands
+		// land it damaged (D123), with no draw of this stream: a restart
+		// then reads the older prepare beside a header copy it cannot
+		// read, the state a slip in its reading needs.
+		st.AimedSpoilRewrite = prng.Ratio{Num: 1, Den: 2}
 	}
 	c.Storage = st
 }
