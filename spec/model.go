@@ -73,8 +73,9 @@ type replicaState struct {
 	ackLives           []uint64
 	// older holds, by op, the last ack of an older view than ackView that
 	// no journal event of the replica let go since (vote_keeps_older_acks);
-	// olderLives the life each left in.
-	older, olderLives []uint64
+	// olderLives the life each left in; acksGone, by op, the checksum of an
+	// ack of ackView a journal event let go since (0: none).
+	older, olderLives, acksGone []uint64
 	// cutApplied is the first entry the step truncated that a replica
 	// applied (truncate_keeps_applied); installed: the step installed a
 	// checkpoint.
@@ -172,7 +173,7 @@ func NewFrom(cfg Config, old *Model) *Model {
 		clear(r.svcs)
 		clear(r.dvcs)
 		replicas = append(replicas, replicaState{announced: true, svcs: r.svcs, dvcs: r.dvcs,
-			log: r.log[:0], acks: r.acks[:0], ackLives: r.ackLives[:0], older: r.older[:0], olderLives: r.olderLives[:0], seen: r.seen[:0], removed: r.removed[:0],
+			log: r.log[:0], acks: r.acks[:0], ackLives: r.ackLives[:0], older: r.older[:0], olderLives: r.olderLives[:0], acksGone: r.acksGone[:0], seen: r.seen[:0], removed: r.removed[:0],
 			prepares: r.prepares[:0], asked: r.asked,
 			walk: walkState{known: true, unread: r.walk.unread[:0], tops: r.walk.tops[:0]}})
 		clear(replicas[i].asked)
@@ -346,6 +347,9 @@ func (m *Model) Unjournaled(i int, op, sum uint64) {
 	if op < uint64(len(r.older)) && r.older[op] == sum {
 		r.older[op] = 0 // the replica let it go itself: a later log decides
 	}
+	if op < uint64(len(r.acks)) && r.acks[op] == sum && sum != 0 {
+		r.acksGone = setAt(r.acksGone, op, sum) // for the older-acks rule alone
+	}
 	r.removed = append(r.removed, opSum{op, sum})
 }
 
@@ -404,11 +408,15 @@ func (m *Model) OnWire(msg *Message) {
 	case msg.View > r.ackView:
 		r.keepOlder()
 		r.ackView, r.acks, r.ackLives, r.ackViewLife = msg.View, r.acks[:0], r.ackLives[:0], r.lives
+		r.acksGone = r.acksGone[:0]
 	case msg.View < r.ackView:
 		return
 	}
 	r.acks = setAt(r.acks, msg.Op, msg.Checksum)
 	r.ackLives = setAt(r.ackLives, msg.Op, r.lives)
+	if msg.Op < uint64(len(r.acksGone)) {
+		r.acksGone[msg.Op] = 0 // acked again: it binds again
+	}
 }
 
 // setAt sets s[op] = sum, growing s with zeros as needed.
@@ -683,10 +691,10 @@ func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 		m.promisedIn(RuleVoteKeepsAcks, r.ackViewLife)
 		return
 	case msg.LogView > r.ackView:
-		if !m.keepsOlder(i, msg, r.acks, r.ackLives) {
+		if !m.keepsOlder(i, msg, r.acks, r.ackLives, r.acksGone) {
 			return
 		}
-		m.keepsOlder(i, msg, r.older, r.olderLives)
+		m.keepsOlder(i, msg, r.older, r.olderLives, nil)
 		return
 	}
 	for op := msg.Commit + 1; op < uint64(len(r.acks)); op++ {
@@ -698,14 +706,14 @@ func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 			}
 		}
 	}
-	m.keepsOlder(i, msg, r.older, r.olderLives)
+	m.keepsOlder(i, msg, r.older, r.olderLives, nil)
 }
 
 // keepOlder moves the acks of ackView into older as a newer view's ack
 // replaces them.
 func (r *replicaState) keepOlder() {
 	for op, sum := range r.acks {
-		if sum != 0 {
+		if sum != 0 && (op >= len(r.acksGone) || r.acksGone[op] != sum) {
 			r.older = setAt(r.older, uint64(op), sum)
 			r.olderLives = setAt(r.olderLives, uint64(op), r.ackLives[op])
 		}
@@ -720,12 +728,13 @@ func (r *replicaState) keepOlder() {
 // vote never nacks it, names another header there, or holds the header
 // without the body. A vote that stops below the op is judged by the
 // restart rules, not here: an entry L stated later than the log the replica
-// adopted may repeat an older one. It reports false once it failed.
-func (m *Model) keepsOlder(i int, msg *Message, acks, lives []uint64) bool {
+// adopted may repeat an older one. gone, if not nil, lists by op the acks
+// a journal event let go. It reports false once it failed.
+func (m *Model) keepsOlder(i int, msg *Message, acks, lives, gone []uint64) bool {
 	top := min(uint64(len(acks)), msg.Op+1)
 	for op := msg.Commit + 1; op < top; op++ {
 		sum := acks[op]
-		if sum == 0 {
+		if sum == 0 || (op < uint64(len(gone)) && gone[op] == sum) {
 			continue
 		}
 		if stated, ok := m.logs.get(msg.LogView, op); !ok || stated != sum {

@@ -222,6 +222,40 @@ func pullIntoView1(tr *trace) *trace {
 	return tr
 }
 
+// TestOlderAckLetGoBindsNothing: an ack of an older view whose entry the
+// replica's own journal event let go (a truncation by a log that lacked it)
+// binds no later vote under vote_keeps_older_acks, even where the later log
+// states an entry of the same checksum (a retried request prepared again at
+// the same op on the same parent, swarm seed 991's coincidence); kept, it
+// binds.
+func TestOlderAckLetGoBindsNothing(t *testing.T) {
+	for _, letGo := range []bool{true, false} {
+		tr := newTrace(t, Config{LeaveWindow: true, Relay: true})
+		replicate(tr)
+		tr.m.Applied(0, 0, 1, 0xa)
+		if letGo {
+			tr.clock(2, false)
+			tr.m.Unjournaled(2, 1, 0xa)
+		}
+		mergeView1(tr).send(1, startView(1, 0), startView(1, 2))
+		tr.deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1})
+		tr.m.Status(2, StatusNormal, 1, 1)
+		tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 3})
+		tr.m.Status(2, StatusViewChange, 3, 1)
+		v := dvc(3, 1, 0)
+		v.Suffix[0].Present = false // the header alone
+		tr.send(2, v)
+		tr.end()
+		if letGo {
+			assert.Nil(t, tr.m.Failed(), "let go, the older ack binds nothing")
+			continue
+		}
+		f := tr.m.Failed()
+		require.NotNil(t, f, "kept, it binds")
+		assert.Equal(t, RuleVoteKeepsOlderAcks, f.Rule)
+	}
+}
+
 func TestCorrectTracesPass(t *testing.T) {
 	tr := viewChange(replicate(newTrace(t, Config{LeaveWindow: true, Relay: true})))
 	assert.Nil(t, tr.m.Failed())
