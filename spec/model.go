@@ -421,8 +421,16 @@ func (m *Model) OnWire(msg *Message) {
 
 // setAt sets s[op] = sum, growing s with zeros as needed.
 func setAt(s []uint64, op, sum uint64) []uint64 {
-	for uint64(len(s)) <= op {
-		s = append(s, 0)
+	if n := int(op) + 1; len(s) < n {
+		// Doubling, not append's gentler growth for long slices: the
+		// model's per-op records grow with a run, and their allocations
+		// must stay a setup cost (sim's TestRunAllocationsFlat).
+		old := len(s)
+		if cap(s) < n {
+			s = slices.Grow(s, max(n, 2*cap(s))-old)
+		}
+		s = s[:n]
+		clear(s[old:]) // a slice cut to [:0] keeps its old values
 	}
 	s[op] = sum
 	return s
