@@ -174,6 +174,7 @@ func (c *Cluster) specFeed(i int) {
 		case vsr.EvStatus:
 			p := e.StatusChanged()
 			s.Status(i, specStatus(p.Status), p.View, p.LogView)
+			s.LogHead(i, p.LogView, p.Op)
 		case vsr.EvTimeout:
 			s.TimedOut(i, specTimer(e.TimedOut().Timer))
 		case vsr.EvHold:

@@ -76,6 +76,9 @@ type replicaState struct {
 	// olderLives the life each left in; acksGone, by op, the checksum of an
 	// ack of ackView a journal event let go since (0: none).
 	older, olderLives, acksGone []uint64
+	// headLogView is the newest log_view whose head a status report gave
+	// (LogHead).
+	headLogView uint64
 	// cutApplied is the first entry the step truncated that a replica
 	// applied (truncate_keeps_applied); installed: the step installed a
 	// checkpoint.
@@ -715,6 +718,34 @@ func (m *Model) checkVote(i int, r *replicaState, msg *Message) {
 		}
 	}
 	m.keepsOlder(i, msg, r.older, r.olderLives, nil)
+}
+
+// LogHead records the head of replica i's log as its status report in a
+// step states it. Entering a newer log_view, its acks of older views above
+// that head bind no vote (vote_keeps_older_acks): the view change that made
+// the log cut them whether or not the replica held their bodies (a merge
+// truncates a body-less op with no journal event), and an entry the log
+// states there later is a new one, whatever its checksum (swarm seed
+// 1313761364 from 0x4e4e0000: r1 acked op 39 in view 14, merged view 16
+// without it, and voted it header-only in log_view 19, whose StartView
+// named the same entry again).
+func (m *Model) LogHead(i int, logView, head uint64) {
+	r := &m.replicas[i]
+	if logView <= r.headLogView {
+		return
+	}
+	r.headLogView = logView
+	for op := head + 1; op < uint64(len(r.older)); op++ {
+		r.older[op] = 0
+	}
+	if r.ackView >= logView {
+		return
+	}
+	for op := head + 1; op < uint64(len(r.acks)); op++ {
+		if sum := r.acks[op]; sum != 0 {
+			r.acksGone = setAt(r.acksGone, op, sum)
+		}
+	}
 }
 
 // keepOlder moves the acks of ackView into older as a newer view's ack

@@ -256,6 +256,36 @@ func TestOlderAckLetGoBindsNothing(t *testing.T) {
 	}
 }
 
+// TestOlderAckAboveAnAdoptedHeadBindsNothing: an ack of an older view above
+// the head of a newer log the replica entered binds no vote of that log,
+// even where the log states the same entry later (swarm seed 1313761364:
+// a merge cut the op, whose body the replica no longer held, with no
+// journal event); at or below that head it binds.
+func TestOlderAckAboveAnAdoptedHeadBindsNothing(t *testing.T) {
+	for _, head := range []uint64{0, 1} {
+		tr := newTrace(t, Config{LeaveWindow: true, Relay: true})
+		replicate(tr)
+		tr.m.Applied(0, 0, 1, 0xa)
+		mergeView1(tr).send(1, startView(1, 0), startView(1, 2))
+		tr.deliver(2, Message{Command: CmdStartView, From: 1, View: 1, LogView: 1, Op: 1})
+		tr.m.Status(2, StatusNormal, 1, 1)
+		tr.m.LogHead(2, 1, head)
+		tr.deliver(2, Message{Command: CmdStartViewChange, From: 1, View: 3})
+		tr.m.Status(2, StatusViewChange, 3, 1)
+		v := dvc(3, 1, 0)
+		v.Suffix[0].Present = false // the header alone
+		tr.send(2, v)
+		tr.end()
+		if head == 0 {
+			assert.Nil(t, tr.m.Failed(), "above the head it entered, the older ack binds nothing")
+			continue
+		}
+		f := tr.m.Failed()
+		require.NotNil(t, f, "at the head, it binds")
+		assert.Equal(t, RuleVoteKeepsOlderAcks, f.Rule)
+	}
+}
+
 func TestCorrectTracesPass(t *testing.T) {
 	tr := viewChange(replicate(newTrace(t, Config{LeaveWindow: true, Relay: true})))
 	assert.Nil(t, tr.m.Failed())
