@@ -754,6 +754,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-4e4e-1313780099.vsr":                             sim.VerdictLiveness,
 	"source-4e4e-1313790599.vsr":                             sim.VerdictLiveness,
 	"source-4e4e-1313794582.vsr":                             sim.VerdictLiveness,
+	"source-4e4e-1313826064.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796082131.vsr":                             sim.VerdictLiveness,
 	"source-c0a-202039939.vsr":                               sim.VerdictLiveness,
 	"source-6b0e-1796124364.vsr":                             sim.VerdictLiveness,
