@@ -535,3 +535,60 @@ func judge(c *Checker) (bool, string, string) {
 	}
 	return true, ex.Rule, why
 }
+
+// TestSameViewStartViewIsNotALoss: a StartView built when a view began, and
+// delivered late, may cut a backup's copy of an op committed later in that
+// view; the backup fetches it again. A view above the commit may not.
+func TestSameViewStartViewIsNotALoss(t *testing.T) {
+	c := newTest(true)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	c.Dropped(2, 2, DropTruncate, 0, 1, 0xa1, 0)
+	assert.Nil(t, c.Failed())
+	c.Dropped(3, 2, DropTruncate, 1, 1, 0xa1, 0)
+	requireInvariant(t, c, InvDurability, "view-1 truncation dropped committed op 1")
+}
+
+// TestSameViewAllowanceIsOnlyForUncountedCopies: the backup whose ack the
+// commit never counted may lose its copy to a late StartView of the commit's
+// view; one whose ack it counted may not.
+func TestSameViewAllowanceIsOnlyForUncountedCopies(t *testing.T) {
+	c := newTest(true)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	c.Dropped(2, 2, DropTruncate, 0, 1, 0xa1, 0)
+	assert.Nil(t, c.Failed(), "r2 never acked op 1")
+	c.Dropped(3, 1, DropTruncate, 0, 1, 0xa1, 0)
+	requireInvariant(t, c, InvDurability, "acks from r0,r1")
+}
+
+// TestInstallMatchesModel: a transfer that installs the committed state at
+// its op passes.
+func TestInstallMatchesModel(t *testing.T) {
+	c := newTest(true)
+	commitOp(c, 1, 0xa1, 0, 1, 10)
+	commitOp(c, 2, 0xa2, 0xa1, 2, 20)
+	c.Request(0, 3, Op{Kind: OpIncr, Key: 3, Value: 4})
+	c.OwnAck(0, 0, 3, 0xa3, 0xa2)
+	c.AckDelivered(0, 1, 1, 0, 3, 0xa3, 0xa2)
+	c.PrimaryCommit(3, 0, 0, 3, 0xa3, 0xa2, 0, 3)
+	c.Install(4, 2, 2, 0xa2, StateHash([]uint64{0, 20}))
+	c.Install(5, 2, 3, 0xa3, StateHash([]uint64{0, 20, 0, 4}))
+	assert.Nil(t, c.Failed())
+}
+
+func TestFirstFailureSticks(t *testing.T) {
+	c := newTest(true)
+	c.Apply(1, 1, 1, 0xa1, 0, 0)
+	c.Checkpoint(2, 0, 8, 1)
+	c.Checkpoint(3, 1, 8, 2)
+	assert.Equal(t, InvCommitQuorum, c.Failed().Invariant)
+}
+
+func TestModel(t *testing.T) {
+	var m kvModel
+	assert.Equal(t, uint64(0), m.apply(Op{Kind: OpPut, Key: 3, Value: 5}))
+	assert.Equal(t, uint64(5), m.apply(Op{Kind: OpGet, Key: 3}))
+	assert.Equal(t, uint64(8), m.apply(Op{Kind: OpIncr, Key: 3, Value: 3}))
+	assert.Equal(t, uint64(8), m.apply(Op{Kind: OpPut, Key: 3, Value: 1}))
+	assert.Equal(t, uint64(0), m.apply(Op{Kind: OpGet, Key: 4}))
+	assert.Equal(t, uint64(0), m.apply(Op{Kind: OpNoop}))
+}
