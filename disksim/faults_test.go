@@ -364,60 +364,49 @@ func TestCorruptSector(t *testing.T) {
 }
 
 // LoseWrite loses the one pending write it names (reported done, never
-// landed, recorded as a scripted lost write); a crash ends the request with
-// the write, so nothing later is lost for it.
-func TestLoseWrite(t *testing.T) {
-	d := newDisk(t, Options{}, 9)
-	writeNow(t, d, 1, ZoneCheckpoint, 0, filled('a', 32))
-	id := d.Write(2, ZoneCheckpoint, 0, filled('b', 32))
-	d.LoseWrite(id)
-	due, ok := d.NextDue()
-	require.True(t, ok)
-	done := d.Advance(due, nil)
-	require.Len(t, done, 1, "a lost write is reported done")
-	got, _ := d.Peek(ZoneCheckpoint, 0)
-	assert.Equal(t, filled('a', 32), got, "the slot keeps what it held")
-	require.Len(t, d.Faults(), 1)
-	assert.Equal(t, FaultWriteLost, d.Faults()[0].Kind)
-	assert.True(t, d.Faults()[0].Scripted)
+// landed: the slot keeps what it held), DamageWrite lands it with its last
+// sector damaged (reported done, read back unreadable); each is recorded as
+// a scripted fault of its kind, and a crash ends the request with the
+// write, so the next write to the slot lands whole.
+func TestScriptedWriteFaults(t *testing.T) {
+	for _, tc := range []struct {
+		kind   FaultKind
+		script func(d *Disk, id WriteID)
+		check  func(t *testing.T, got []byte, ioErr bool, f Fault)
+	}{
+		{FaultWriteLost, (*Disk).LoseWrite, func(t *testing.T, got []byte, ioErr bool, _ Fault) {
+			assert.False(t, ioErr)
+			assert.Equal(t, filled('a', 32), got, "the slot keeps what it held")
+		}},
+		{FaultWriteDamaged, (*Disk).DamageWrite, func(t *testing.T, _ []byte, ioErr bool, f Fault) {
+			assert.True(t, ioErr, "the slot reads back damaged")
+			assert.Equal(t, testGeometry.CheckpointSectors-1, f.Sector, "the last sector")
+		}},
+	} {
+		d := newDisk(t, Options{}, 9)
+		writeNow(t, d, 1, ZoneCheckpoint, 0, filled('a', 32))
+		id := d.Write(2, ZoneCheckpoint, 0, filled('b', 32))
+		tc.script(d, id)
+		due, ok := d.NextDue()
+		require.True(t, ok)
+		done := d.Advance(due, nil)
+		require.Len(t, done, 1, "%v: reported done", tc.kind)
+		got, ioErr := d.Peek(ZoneCheckpoint, 0)
+		require.Len(t, d.Faults(), 1)
+		f := d.Faults()[0]
+		assert.Equal(t, tc.kind, f.Kind)
+		assert.True(t, f.Scripted)
+		tc.check(t, got, ioErr, f)
 
-	id = d.Write(due, ZoneCheckpoint, 0, filled('c', 32))
-	d.LoseWrite(id)
-	d.Crash(due + 1)
-	writeNow(t, d, due+2, ZoneCheckpoint, 0, filled('d', 32))
-	got, _ = d.Peek(ZoneCheckpoint, 0)
-	assert.Equal(t, filled('d', 32), got, "the crash ended the request: the next write lands")
-	assert.Len(t, d.Faults(), 1, "nothing more was lost")
-}
-
-// DamageWrite lands the one pending write it names with its last sector
-// damaged (reported done, read back unreadable, recorded as a scripted
-// damaged write); a crash ends the request with the write.
-func TestDamageWrite(t *testing.T) {
-	d := newDisk(t, Options{}, 9)
-	writeNow(t, d, 1, ZoneCheckpoint, 0, filled('a', 32))
-	id := d.Write(2, ZoneCheckpoint, 0, filled('b', 32))
-	d.DamageWrite(id)
-	due, ok := d.NextDue()
-	require.True(t, ok)
-	done := d.Advance(due, nil)
-	require.Len(t, done, 1, "a damaged write is reported done")
-	_, ioErr := d.Peek(ZoneCheckpoint, 0)
-	assert.True(t, ioErr, "the slot reads back damaged")
-	require.Len(t, d.Faults(), 1)
-	f := d.Faults()[0]
-	assert.Equal(t, FaultWriteDamaged, f.Kind)
-	assert.True(t, f.Scripted)
-	assert.Equal(t, testGeometry.CheckpointSectors-1, f.Sector, "the last sector")
-
-	id = d.Write(due, ZoneCheckpoint, 0, filled('c', 32))
-	d.DamageWrite(id)
-	d.Crash(due + 1)
-	writeNow(t, d, due+2, ZoneCheckpoint, 0, filled('d', 32))
-	got, ioErr := d.Peek(ZoneCheckpoint, 0)
-	assert.False(t, ioErr)
-	assert.Equal(t, filled('d', 32), got, "the crash ended the request: the next write lands whole")
-	assert.Len(t, d.Faults(), 1, "nothing more was damaged")
+		id = d.Write(due, ZoneCheckpoint, 0, filled('c', 32))
+		tc.script(d, id)
+		d.Crash(due + 1)
+		writeNow(t, d, due+2, ZoneCheckpoint, 0, filled('d', 32))
+		got, ioErr = d.Peek(ZoneCheckpoint, 0)
+		assert.False(t, ioErr)
+		assert.Equal(t, filled('d', 32), got, "%v: the crash ended the request: the next write lands whole", tc.kind)
+		assert.Len(t, d.Faults(), 1, "%v: nothing more", tc.kind)
+	}
 }
 
 // A latent error is drawn once per write of a slot, at its first read: a
