@@ -84,7 +84,8 @@ func specMessage(m *vsr.Message, buf *[]spec.Entry) spec.Message {
 	case vsr.CmdCommit:
 		s.Command = spec.CmdCommit
 	case vsr.CmdCommitOK:
-		s.Command = spec.CmdCommitOk
+		p := m.CommitOk()
+		s.Command, s.Commit, s.Checksum = spec.CmdCommitOk, p.Commit, p.Checksum
 	case vsr.CmdStartViewChange:
 		s.Command, s.Leave = spec.CmdStartViewChange, m.StartViewChange().Leave
 	case vsr.CmdDoViewChange:
@@ -100,6 +101,12 @@ func specMessage(m *vsr.Message, buf *[]spec.Entry) spec.Message {
 	case vsr.CmdRepairPrepare:
 		p := m.RepairPrepare()
 		s.Command, s.Op, s.Checksum, s.Commit = spec.CmdRepairPrepare, p.Header.Op, p.Header.Checksum, p.Commit
+	case vsr.CmdStateChunk:
+		p := m.StateChunk()
+		s.Command, s.Op = spec.CmdStateChunk, p.SnapshotOp
+		if p.Snapshot != nil {
+			s.Checksum = p.Snapshot.OpChecksum
+		}
 	}
 	return s
 }

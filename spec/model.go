@@ -586,7 +586,9 @@ func (m *Model) Sent(i int, msg *Message) {
 	case CmdCommitOk:
 		if m.primary(msg.View) == i || msg.To != m.primary(msg.View) || !r.wasIn(StatusNormal, msg.View) {
 			m.fail(i, RuleCommitOk, "sends %s not as a Normal backup of the view to its primary", msg.String())
+			break
 		}
+		m.sentCommitOk(i, r, msg)
 	case CmdStartViewChange:
 		m.sentStartViewChange(i, r, msg)
 	case CmdDoViewChange:
@@ -596,6 +598,9 @@ func (m *Model) Sent(i int, msg *Message) {
 	case CmdRepairPrepare:
 		m.sentRepair(i, r, msg)
 		return // a repair states no view's log (one_log_per_view)
+	case CmdStateChunk:
+		m.sentChunk(i, r, msg)
+		return
 	}
 	m.checkOneLog(i, msg) // after the rules that name a slip more closely
 }

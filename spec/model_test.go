@@ -1032,6 +1032,74 @@ func TestRulesFire(t *testing.T) {
 			tr.send(0, prepare(0, 2, 0xb, 1))
 			servesRepair(tr, slip, 2, 0xb)
 		}},
+		{RuleVouchApplied, window, func(tr *trace, slip bool) {
+			// Replica 1 applied op 1 and serves op 2 with its commit point
+			// 1; with the slip with commit point 2, which it only knows of
+			// (read-serves-commit-max).
+			replicate(tr).clock(0, false)
+			tr.journal(0, 2, 0xb)
+			tr.send(0, prepare(0, 2, 0xb, 1))
+			tr.clock(1, false)
+			tr.m.Applied(1, 0, 1, 0xa)
+			tr.m.Settled(1, 1)
+			tr.deliver(1, Message{Command: CmdOther, Name: "RequestPrepares", From: 2, View: 0}).slip()
+			commit := uint64(1)
+			if slip {
+				commit = 2
+			}
+			tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: 2, Checksum: 0xb, Commit: commit, To: 2})
+		}},
+		{RuleVouchApplied, window, func(tr *trace, slip bool) {
+			// Replica 2 applied op 1 and answers view 0's heartbeat with
+			// it; with the slip with op 2, which it has not applied
+			// (commit-ok-tells-commit-max).
+			replicate(tr).clock(2, false)
+			tr.m.Applied(2, 0, 1, 0xa)
+			tr.m.Settled(2, 1)
+			tr.deliver(2, Message{Command: CmdCommit, From: 0, View: 0, Commit: 2}).slip()
+			commit := uint64(1)
+			if slip {
+				commit = 2
+			}
+			tr.send(2, Message{Command: CmdCommitOk, View: 0, To: 0, Commit: commit, Checksum: 0xa})
+		}},
+		{RuleVouchApplied, window, func(tr *trace, slip bool) {
+			// The same answer with another checksum than the one applied.
+			replicate(tr).clock(2, false)
+			tr.m.Applied(2, 0, 1, 0xa)
+			tr.m.Settled(2, 1)
+			tr.deliver(2, Message{Command: CmdCommit, From: 0, View: 0, Commit: 1}).slip()
+			sum := uint64(0xa)
+			if slip {
+				sum = 0xb
+			}
+			tr.send(2, Message{Command: CmdCommitOk, View: 0, To: 0, Commit: 1, Checksum: sum})
+		}},
+		{RuleVouchApplied, window, func(tr *trace, slip bool) {
+			// Replica 1 serves a state-transfer chunk of its checkpoint at
+			// op 1; with the slip naming another checksum for op 1.
+			replicate(tr).clock(1, false)
+			tr.m.Applied(1, 0, 1, 0xa)
+			tr.m.Settled(1, 1)
+			tr.deliver(1, Message{Command: CmdOther, Name: "RequestStateChunk", From: 2, View: 0}).slip()
+			sum := uint64(0xa)
+			if slip {
+				sum = 0xb
+			}
+			tr.send(1, Message{Command: CmdStateChunk, View: 0, To: 2, Op: 1, Checksum: sum})
+		}},
+		{RuleVouchApplied, window, func(tr *trace, slip bool) {
+			// ... or a checkpoint above what it applied.
+			replicate(tr).clock(1, false)
+			tr.m.Applied(1, 0, 1, 0xa)
+			tr.m.Settled(1, 1)
+			tr.deliver(1, Message{Command: CmdOther, Name: "RequestStateChunk", From: 2, View: 0}).slip()
+			op := uint64(1)
+			if slip {
+				op = 2
+			}
+			tr.send(1, Message{Command: CmdStateChunk, View: 0, To: 2, Op: op, Checksum: 0xa})
+		}},
 		{RuleCommitWalk, window, func(tr *trace, slip bool) {
 			// Replica 2 holds op 2, which replica 0 applied; it installs
 			// a state transfer at op 1 with commit point 2 and, with the
@@ -1064,6 +1132,9 @@ func TestRulesFire(t *testing.T) {
 // not judged), then with commit point 1: the body whose checksum is sum,
 // or (slip) another.
 func servesRepair(tr *trace, slip bool, op, sum uint64) {
+	tr.clock(1, false)
+	tr.m.Applied(1, 0, 1, 0xa) // its commit point, for vouch_applied
+	tr.m.Settled(1, 1)
 	tr.deliver(1, Message{Command: CmdOther, Name: "RequestPrepares", From: 2, View: 0}).slip()
 	tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: op, Checksum: sum + 1, Commit: 0, To: 2})
 	if slip {

@@ -37,6 +37,7 @@ const (
 	RuleCommitWalk              = "commit_walk"
 	RuleRestoreInLog            = "restore_in_log"
 	RuleRepairServesLog         = "repair_serves_log"
+	RuleVouchApplied            = "vouch_applied"
 )
 
 // ruleTexts states each rule as docs/spec.md does: the evidence of a finding
@@ -75,6 +76,7 @@ var ruleTexts = map[string]string{
 	RuleVoteKeepsOlderAcks:      "a DoViewChange with log_view L keeps every op above its commit point and at or below its head where its sender acked, in a view before L, the very entry L's Prepares or StartViews on the wire stated there, and let it go since by no journal event (truncated, pruned, set aside, evicted) and by entering no newer log whose head lay below it: never a nack, another header, or the header without the body",
 	RuleCommitWalk:              "a replica that learns a commit point (a state-transfer install's, which it reports; a Commit of its view from that view's primary while Normal in it; a StartView it adopts) applies, by the end of that step and of every later step while Normal in that view, each op above the last it applied in this life up to that point that it holds in its journal with the checksum some replica applied there, in order: nothing else may come to walk them (a backup cut off from its primary learns no commit point it does not know already)",
 	RuleRestoreInLog:            "a restart from a disk that comes back at log_view L takes up, above every op it ever applied, checkpointed or installed, only entries of L's log: at an op where L's Prepares or StartViews on the wire stated an entry, the entry they stated",
+	RuleVouchApplied:            "a commit point a replica states for what it holds itself (a repaired body's, with which it vouches for the body; a CommitOk's, with its checksum) is its own: at most the highest op it applied, checkpointed or installed, and a CommitOk's checksum the one applied at that op; a commit point it only knows of (commit_max) vouches for no copy it holds",
 	RuleRepairServesLog:         "a replica Normal in view v that serves a repaired body with a commit point serves its log's: at or below that point the checksum some replica applied at the op, above it the entry view v's messages on the wire stated there, where they stated one; a body served with no commit point vouches for nothing",
 }
 
@@ -88,7 +90,7 @@ func Rules() []string {
 		RuleDoViewChange, RuleStartView, RulePrepare, RulePrepareOk, RuleCommit,
 		RuleSuffixReadable, RuleVoteKeepsAcks, RuleVoteKeepsOlderAcks, RuleEscalateHolds, RuleCommitOk, RuleCommittedKept, RuleTruncateKeepsApplied,
 		RuleJournalWriteOrder, RuleBlankKeepsAcks, RuleBlankAfterSuperblock, RuleDisplaceAfterSuperblock, RuleAckWritten, RuleAckWithinRing, RuleAsideReleaseLanded, RuleRestoreChains, RulePromiseDurable,
-		RuleOneLogPerView, RuleAmnesiaHolds, RuleCommitWalk, RuleRestoreInLog, RuleRepairServesLog}
+		RuleOneLogPerView, RuleAmnesiaHolds, RuleCommitWalk, RuleRestoreInLog, RuleRepairServesLog, RuleVouchApplied}
 }
 
 // quorumReplication and quorumViewChange are the model's own quorum

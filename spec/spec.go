@@ -49,10 +49,11 @@ const (
 	CmdStartView
 	CmdRequestStartView
 	CmdRepairPrepare
+	CmdStateChunk
 )
 
 var commandNames = [...]string{"other", "Prepare", "PrepareOk", "Commit", "CommitOk",
-	"StartViewChange", "DoViewChange", "StartView", "RequestStartView", "RepairPrepare"}
+	"StartViewChange", "DoViewChange", "StartView", "RequestStartView", "RepairPrepare", "StateChunk"}
 
 func (c Command) String() string {
 	if int(c) < len(commandNames) {
@@ -64,7 +65,9 @@ func (c Command) String() string {
 // Message is one message in the model's terms. Only the fields its command
 // carries are set: Op and Checksum for a Prepare or PrepareOk, and with
 // Commit (the commit point it vouches with) for a RepairPrepare; LogView, Op and
-// Commit for a DoViewChange or StartView; Commit for a Commit; Leave for a
+// Commit for a DoViewChange or StartView; Commit for a Commit; Commit and
+// Checksum (the op it applied last) for a CommitOk; Op and Checksum (the
+// checkpoint's op and that op's checksum) for a StateChunk; Leave for a
 // StartViewChange. A message delivered (a step's cause) carries only its
 // envelope, a StartViewChange's Leave, a Commit's commit and a StartView's
 // log_view, head and commit (no suffix).
