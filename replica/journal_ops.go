@@ -3,6 +3,7 @@ package replica
 import (
 	"slices"
 
+	"vsrsim/marks"
 	"vsrsim/vsr"
 )
 
@@ -335,4 +336,26 @@ func (r *Replica) releaseRestored() {
 // last carried it, D67).
 func (r *Replica) releasing(h vsr.Header) bool {
 	return slices.ContainsFunc(r.dur.releasing, func(w vsr.Header) bool { return w.Op == h.Op && w.Checksum == h.Checksum })
+}
+
+// setAsideUnvouched sets aside each committed entry below vouched, the lowest
+// op the durable head's chain reached (breakOffChain): a committed op is
+// replayed only from a body something vouches for, and a stale entry shares
+// its parent with the committed one, so the chain from below cannot tell
+// them apart (swarm seed 1592596372 from 0x5eed0000). Nothing is written: the
+// body comes back (reclaim) once the op above, an adopted header or the
+// commit anchor names it, or repair brings the committed one.
+func (r *Replica) setAsideUnvouched(vouched uint64) {
+	top := min(vouched, r.wm.commitMax+1)
+	for o := r.wm.commitMin + 1; o < top; o++ {
+		h, ok := r.log.journal.Forget(o)
+		if !ok {
+			continue
+		}
+		if _, held := r.log.aside.Get(o); !held && r.log.aside.Holds(o) {
+			r.log.aside.Put(h)
+		}
+		r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageUnvouchedSetAside)
+	}
+	vsr.Assert(r.id, r.wm.sequencer >= r.wm.commitMin, "set_aside_keeps_head", "head %d", r.wm.sequencer)
 }

@@ -151,7 +151,8 @@ func TestBreakOffChainTakesOlderViewsBelowAGap(t *testing.T) {
 // entry (D67), whose removal and rewrite the disk then lost (swarm seed
 // 4205913765: r1 took up log_view 5's op 8, a repair of view 6 had stamped
 // it 6, between gaps at ops 7 and 9, under log_view 6, where view 6's
-// Prepares stated another op 8). One a neighbour chains with stays.
+// Prepares stated another op 8). One a neighbour chains with stays, a
+// faulty slot's header copy below included (D125).
 func TestBreakOffChainTakesAnIslandBelowAGap(t *testing.T) {
 	j := journal.NewJournal(64, nil)
 	hs := chainOf(j, 10, 6, 1)
@@ -180,6 +181,41 @@ func TestBreakOffChainTakesAnIslandBelowAGap(t *testing.T) {
 	broke, _ = breakOffChain(&rec2, j2, nil)
 	assert.False(t, broke)
 	assert.Zero(t, rec2.faulty)
+
+	// D125: a faulty slot's header copy is a neighbour. Op 8 between a gap
+	// at 9 and a faulty op 7 whose header copy it names stays (swarm seed
+	// 1010566139 from 0x3c3c0000: taken out, the restart forgot what vouched
+	// for op 7's copy, and views climbed).
+	j3 := journal.NewJournal(64, nil)
+	hs3 := chainOf(j3, 10, 6, 1)
+	j3.Remove(9)
+	j3.Remove(7)
+	rec3 := recoveryAt(hs3[10])
+	rec3.sb.LogView, rec3.sb.CommitMax = 6, 4
+	rec3.broken = []brokenSlot{{slot: 7, read: slotRead{class: slotFaulty, header: hs3[7], hasHeader: true}}}
+	breakOffChain(&rec3, j3, nil)
+	assert.True(t, j3.Has(8, hs3[8].Checksum), "op 8 chains with op 7's header copy: no island")
+	_, taken := rec3.brokenAt(8)
+	assert.False(t, taken)
+
+	// The header copy above counts for nothing: a lost rewrite of both of
+	// its copies leaves the older header naming the older op below (swarm
+	// seed 4205913765's op 9 over its stale op 8).
+	j4 := journal.NewJournal(64, nil)
+	hs4 := chainOf(j4, 10, 6, 1)
+	j4.Remove(9)
+	j4.Remove(7)
+	j4.Remove(8)
+	stale4 := staleOf(hs4[8], 6)
+	j4.Put(stale4, true)
+	above := hs4[9]
+	above.Parent = stale4.Checksum
+	above.Seal()
+	rec4 := recoveryAt(hs4[10])
+	rec4.sb.LogView, rec4.sb.CommitMax = 6, 4
+	rec4.broken = []brokenSlot{{slot: 9, read: slotRead{class: slotFaulty, header: above, hasHeader: true}}}
+	breakOffChain(&rec4, j4, nil)
+	assert.False(t, j4.Has(8, stale4.Checksum), "a header copy above vouches for no island")
 }
 
 // TestBreakOffChainGapVouchedByAdoptedHeader: below a gap, an older-stamped

@@ -287,15 +287,26 @@ func faultyBelow(rec *diskRecovery, j *journal.Journal, o, olderThan uint64, vou
 	return took
 }
 
-// island reports whether journaled entry h chains with neither neighbour
-// (the op above as the walk left it; below, the op or the checkpoint).
+// island reports whether journaled entry h chains with neither neighbour:
+// the op above as the walk left it, or below the op, a faulty slot's header
+// copy of the log_view's stamp (D125, swarm seed 1010566139 from
+// 0x3c3c0000: op 24 named faulty op 23's copy), or the checkpoint.
 func island(rec *diskRecovery, j *journal.Journal, h vsr.Header) bool {
 	above, okA := j.Get(h.Op + 1)
-	below, okB := j.Get(h.Op - 1)
+	below, okB := neighbourBelow(rec, j, h.Op-1)
+	vsr.Assert(vsr.Unowned, (!okA || above.Op == h.Op+1) && (!okB || below.Op == h.Op-1), "island_neighbours_adjacent", "op %d", h.Op)
 	if h.Op-1 == rec.cp.snap.Op {
 		below, okB = vsr.Header{Checksum: rec.cp.snap.OpChecksum}, true
 	}
 	return !(okA && above.Parent == h.Checksum) && !(okB && h.Parent == below.Checksum)
+}
+
+func neighbourBelow(rec *diskRecovery, j *journal.Journal, op uint64) (vsr.Header, bool) {
+	if h, ok := j.Get(op); ok {
+		return h, true
+	}
+	b, found := rec.brokenAt(int(op % uint64(rec.slots)))
+	return b.header, found && b.hasHeader && b.header.Op == op && b.header.View >= rec.sb.LogView
 }
 
 // reclassify takes as faulty two readings that verify all the same: an
@@ -425,26 +436,4 @@ func (r *Replica) dropStaleBodies(v *viewHeaders) {
 		_, still := r.log.journal.Get(o)
 		vsr.Assert(r.id, !still || r.log.journal.Has(o, a.Checksum), "stale_body_dropped", "op %d", o)
 	}
-}
-
-// setAsideUnvouched sets aside each committed entry below vouched, the lowest
-// op the durable head's chain reached (breakOffChain): a committed op is
-// replayed only from a body something vouches for, and a stale entry shares
-// its parent with the committed one, so the chain from below cannot tell
-// them apart (swarm seed 1592596372 from 0x5eed0000). Nothing is written: the
-// body comes back (reclaim) once the op above, an adopted header or the
-// commit anchor names it, or repair brings the committed one.
-func (r *Replica) setAsideUnvouched(vouched uint64) {
-	top := min(vouched, r.wm.commitMax+1)
-	for o := r.wm.commitMin + 1; o < top; o++ {
-		h, ok := r.log.journal.Forget(o)
-		if !ok {
-			continue
-		}
-		if _, held := r.log.aside.Get(o); !held && r.log.aside.Holds(o) {
-			r.log.aside.Put(h)
-		}
-		r.dur.storageMarks = append(r.dur.storageMarks, marks.StorageUnvouchedSetAside)
-	}
-	vsr.Assert(r.id, r.wm.sequencer >= r.wm.commitMin, "set_aside_keeps_head", "head %d", r.wm.sequencer)
 }
