@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/vsrsim
 
-.PHONY: all build run test test-unit test-sweep test-fuzz fuzz-eval behaviours seeds-update detect mutants bench bench-sweep pgo lint race clean image image-oci
+.PHONY: all build run test test-unit test-sweep test-fuzz fuzz-eval behaviours seeds-update detect mutants ablate bench bench-sweep pgo lint race clean image image-oci
 
 all: build
 
@@ -86,6 +86,16 @@ MUTANT_JOBS ?= 2
 MUTANT_ONLY ?=
 mutants:
 	$(GO) run ./tools/mutants -seeds $(MUTANT_SEEDS) -jobs $(MUTANT_JOBS) -only '$(MUTANT_ONLY)' -o docs/mutants.md
+
+# ablate says, for each open finding of a source protocol
+# (fuzz/testdata/source-*.vsr), which option of its protocol line it needs:
+# it runs each file as is, with each option alone removed, and with the
+# robust protocol and none of the liveness phase's help (not a test); it
+# rewrites docs/source-findings.md and fails if a robust variant fails or a
+# file no longer fails as recorded. ABLATE_JOBS runs go in parallel.
+ABLATE_JOBS ?= 2
+ablate:
+	$(GO) run ./tools/ablate -jobs $(ABLATE_JOBS) -o docs/source-findings.md
 
 # PGO is the CPU profile the binary is optimised with: `go build` of a main
 # package reads the default.pgo beside it (profile-guided optimisation: hot
