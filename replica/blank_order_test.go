@@ -103,6 +103,35 @@ func TestDisplacingWriteLandsAfterTheSuperblock(t *testing.T) {
 	}
 }
 
+// TestWriteOverAReadLostOpLandsAfterTheSuperblock (D126): a read that gave
+// up an op's body takes it off the ring with no write, so the disk's slot
+// still holds its copies; the op written there next pushes them off with no
+// Moved or Gone, and waits for a superblock as a displacing write does
+// (swarm seed 2644367461 from 0x9d9d0000: repair wrote op 132 over a
+// read-lost op 4 above the landed commit point, spec/displace_after_superblock).
+func TestWriteOverAReadLostOpLandsAfterTheSuperblock(t *testing.T) {
+	_, r2 := readsBackup(t, nil)
+	slots := uint64(r2.opts.JournalSlots)
+	hs := chainHeaders(int(slots)+5, 1)
+	h := hs[slots+5]
+	r2.wm.commitMax = h.Op
+	lost, ok := r2.log.journal.Get(5)
+	require.True(t, ok)
+	out := &vsr.Output{}
+	r2.fx.Out = out
+	r2.readLost(lost)
+	require.True(t, r2.journalPut(h, false))
+	require.Zero(t, r2.log.journal.Moved.Checksum, "the ring held nothing at the slot")
+	r2.flushStorage()
+	sb, entries := slotWrites(out, r2.slotOf(h.Op))
+	require.Len(t, entries, 2, "both copies written")
+	assert.GreaterOrEqual(t, sb, 0, "a superblock of the step to wait for")
+	for _, k := range entries {
+		assert.True(t, out.Writes[k].AfterSuperblock, "write %d", k)
+		assert.Greater(t, k, sb, "the entry is asked after the superblock")
+	}
+}
+
 // slotWrites finds, among a step's writes, the first superblock copy's
 // index (-1: none) and the indices of the journal writes at slot.
 func slotWrites(out *vsr.Output, slot int) (sb int, journal []int) {

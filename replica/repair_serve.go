@@ -240,6 +240,14 @@ func (r *Replica) readLost(h vsr.Header) {
 	r.fx.Mark(marks.StorageReadLost)
 	r.log.journal.Forget(h.Op)
 	r.log.journalGen++
+	if st := r.dur.store; h.Op > st.landing.commit {
+		// The slot keeps the op's copies on the disk while the ring holds
+		// nothing there: the op written next over it pushes it off with no
+		// Moved or Gone to tell noteDisplacing, and waits for a superblock
+		// all the same (D126; swarm seed 2644367461 from 0x9d9d0000: op 132
+		// written over a read-lost op 4 a superblock did not yet cover).
+		st.displacing[h.Op%uint64(len(st.displacing))] = true
+	}
 	if h.Op <= r.wm.commitMin {
 		return
 	}

@@ -223,3 +223,21 @@ func TestEveryOptionHasARule(t *testing.T) {
 	}
 	assert.Equal(t, settings.ProtocolWords(), names)
 }
+
+// TestRobustFails: a robust variant that fails liveness or safety is a
+// finding of the robust protocol; one that ends unrecoverable (the oracle's
+// proven excuse, exit 0) or could not run is not.
+func TestRobustFails(t *testing.T) {
+	for _, tc := range []struct {
+		robust outcome
+		fails  bool
+	}{
+		{outcome{Verdict: "pass"}, false},
+		{outcome{Verdict: "unrecoverable"}, false},
+		{outcome{Verdict: "liveness"}, true},
+		{outcome{Verdict: "safety"}, true},
+		{outcome{Err: "exit 65"}, false},
+	} {
+		assert.Equal(t, tc.fails, result{robust: tc.robust}.robustFails(), "%+v", tc.robust)
+	}
+}

@@ -145,8 +145,11 @@ const intro = "# Source-protocol findings, option by option\n\n" +
 // that fail, findings that moved, variants that did not run.
 func renderProblems(b *strings.Builder, results []result) {
 	b.WriteString("## Findings of the robust protocol\n\n")
-	var robust, moved, errs []string
+	var robust, moved, errs, excused []string
 	for _, r := range results {
+		if r.robust.Err == "" && r.robust.Verdict == "unrecoverable" {
+			excused = append(excused, fmt.Sprintf("- `%s` (`%s`): %s", r.name, strings.Join(r.opts, ","), evidence(r.robust)))
+		}
 		if r.robustFails() {
 			robust = append(robust, fmt.Sprintf("- **`%s`** (`%s`): the robust variant fails, **%s**: %s", r.name,
 				strings.Join(r.opts, ","), r.robust.label(), evidence(r.robust)))
@@ -158,9 +161,13 @@ func renderProblems(b *strings.Builder, results []result) {
 			errs = append(errs, fmt.Sprintf("- **`%s`**: %s", r.name, e))
 		}
 	}
-	if len(robust) == 0 {
+	switch {
+	case len(robust) == 0 && len(excused) == 0:
 		b.WriteString("None: the robust variant of every file passes.\n\n")
-	} else {
+	case len(robust) == 0:
+		fmt.Fprintf(b, "None: the robust variant of every file passes, or ends `unrecoverable` (%s: the oracle proved from its record that the same schedule took more than the protocol survives, where the source's run stalled first):\n\n%s\n\n",
+			plural(len(excused), "file", "files"), strings.Join(excused, "\n"))
+	default:
 		fmt.Fprintf(b, "**%s whose robust variant does not pass.** Each is a finding of the robust protocol, not the source's:\n\n%s\n\n",
 			plural(len(robust), "file", "files"), strings.Join(robust, "\n"))
 	}

@@ -213,8 +213,14 @@ func (r result) necessary() []string {
 
 // robustFails is a finding of the robust protocol: the claim is that
 // every source finding passes once the source's rules and help are gone. A
-// robust run that did not run at all is a variant error, not a finding.
-func (r result) robustFails() bool { return r.robust.Err == "" && !r.robust.passed() }
+// robust run that did not run at all is a variant error, not a finding, and
+// one that ends unrecoverable is no failure either: the oracle proved from
+// its record that the schedule took more than the protocol survives (exit
+// 0), which the robust run of the same schedule may meet where the source's
+// stalled first (the report shows the verdict).
+func (r result) robustFails() bool {
+	return r.robust.Err == "" && !r.robust.passed() && r.robust.Verdict != "unrecoverable"
+}
 
 // moved says why the file as is no longer shows its recorded finding, or "".
 func (r result) moved() string {
