@@ -159,7 +159,12 @@ func (r *Replica) headUnknown(res *mergeResult) bool {
 func (r *Replica) awaitNamedHead(o uint64) bool {
 	canonical, _ := mergeBounds(r.vc.dvcs[:r.n])
 	above, named := namedHeader(r.vc.dvcs[:r.n], canonical, o+1)
-	named = named && above.Parent != 0
+	// As awaitBodyOf: only an entry the primary-elect's own vote can then
+	// describe, at or below its own head; above it, the fetched body would
+	// sit apart from its log and its next vote could not state it (D127;
+	// swarm seed 1819029250 from 0x6c6c0000: head 37 awaiting op 53, the
+	// replica's await_body_in_own_vote).
+	named = named && above.Parent != 0 && o <= r.vc.dvcs[r.id].op
 	if r.await(vsr.Header{Op: o, Checksum: above.Parent}, named) {
 		r.fetchAwaited()
 	}

@@ -269,3 +269,30 @@ func tookOwnAside(t *testing.T, r *Replica, own, want vsr.Header, head uint64) {
 	assert.False(t, r.vc.merged, "the merge waits")
 	assert.Equal(t, want.Checksum, r.vc.awaitBody.Checksum, "for the entry op 2 names")
 }
+
+// TestAwaitNamedHeadOnlyWithinOwnVote (D127): the merged head a vote names
+// from above is awaited only at or below the primary-elect's own head, as
+// awaitBodyOf awaits a body: above it, the body fetched would sit apart from
+// its own log, and the vote it rebuilds could not state it (swarm seed
+// 1819029250 from 0x6c6c0000: own head 37, op 53 awaited, the replica's
+// await_body_in_own_vote assertion). The merge waits for a vote that
+// describes the head instead.
+func TestAwaitNamedHeadOnlyWithinOwnVote(t *testing.T) {
+	hs := chainHeaders(6, 2)
+	for _, tc := range []struct {
+		own    uint64
+		awaits bool
+	}{{5, true}, {4, true}, {3, false}} {
+		r, err := New(DefaultOptions(1, 3), zeroJitter{})
+		require.NoError(t, err)
+		r.fx.Out = &vsr.Output{}
+		r.status, r.view = vsr.StatusViewChange, 4
+		r.vc.dvcs[1] = dvcVote{valid: true, logView: 1, op: tc.own}
+		r.vc.dvcs[2] = dvcVote{valid: true, logView: 2, op: 5, commit: 4, suffix: []vsr.SuffixEntry{present(hs[5])}}
+		assert.Equal(t, tc.awaits, r.awaitNamedHead(4), "own head %d", tc.own)
+		assert.Equal(t, tc.awaits, r.vc.awaitBody.Op == 4, "own head %d", tc.own)
+		if tc.awaits {
+			assert.Equal(t, hs[4].Checksum, r.vc.awaitBody.Checksum, "the entry op 5 names")
+		}
+	}
+}
