@@ -767,6 +767,7 @@ var openFindings = map[string]sim.Verdict{
 	"source-6c6c-1819037997.vsr":                             sim.VerdictLiveness,
 	"source-6c6c-1819051172.vsr":                             sim.VerdictLiveness,
 	"source-6c6c-1819051727.vsr":                             sim.VerdictLiveness,
+	"source-svc-quorum-relay-off-recovering-ci-cfb1.vsr":     sim.VerdictLiveness,
 	"source-6b0e-1796082131.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796124364.vsr":                             sim.VerdictLiveness,
 	"source-6b0e-1796128304.vsr":                             sim.VerdictLiveness,
