@@ -1033,72 +1033,34 @@ func TestRulesFire(t *testing.T) {
 			servesRepair(tr, slip, 2, 0xb)
 		}},
 		{RuleVouchApplied, window, func(tr *trace, slip bool) {
-			// Replica 1 applied op 1 and serves op 2 with its commit point
-			// 1; with the slip with commit point 2, which it only knows of
-			// (read-serves-commit-max).
+			// A repair served with commit point 2, which replica 1 only
+			// knows of (read-serves-commit-max).
 			replicate(tr).clock(0, false)
 			tr.journal(0, 2, 0xb)
 			tr.send(0, prepare(0, 2, 0xb, 1))
-			tr.clock(1, false)
-			tr.m.Applied(1, 0, 1, 0xa)
-			tr.m.Settled(1, 1)
-			tr.deliver(1, Message{Command: CmdOther, Name: "RequestPrepares", From: 2, View: 0}).slip()
-			commit := uint64(1)
-			if slip {
-				commit = 2
-			}
-			tr.send(1, Message{Command: CmdRepairPrepare, View: 0, Op: 2, Checksum: 0xb, Commit: commit, To: 2})
+			repair := Message{Command: CmdRepairPrepare, View: 0, Op: 2, Checksum: 0xb, Commit: 1, To: 2}
+			vouches(tr, slip, 1, "RequestPrepares", repair, func(m *Message) { m.Commit = 2 })
 		}},
 		{RuleVouchApplied, window, func(tr *trace, slip bool) {
-			// Replica 2 applied op 1 and answers view 0's heartbeat with
-			// it; with the slip with op 2, which it has not applied
+			// A heartbeat answered with op 2, not applied
 			// (commit-ok-tells-commit-max).
-			replicate(tr).clock(2, false)
-			tr.m.Applied(2, 0, 1, 0xa)
-			tr.m.Settled(2, 1)
-			tr.deliver(2, Message{Command: CmdCommit, From: 0, View: 0, Commit: 2}).slip()
-			commit := uint64(1)
-			if slip {
-				commit = 2
-			}
-			tr.send(2, Message{Command: CmdCommitOk, View: 0, To: 0, Commit: commit, Checksum: 0xa})
+			ok := Message{Command: CmdCommitOk, View: 0, To: 0, Commit: 1, Checksum: 0xa}
+			vouches(replicate(tr), slip, 2, "Commit", ok, func(m *Message) { m.Commit = 2 })
 		}},
 		{RuleVouchApplied, window, func(tr *trace, slip bool) {
-			// The same answer with another checksum than the one applied.
-			replicate(tr).clock(2, false)
-			tr.m.Applied(2, 0, 1, 0xa)
-			tr.m.Settled(2, 1)
-			tr.deliver(2, Message{Command: CmdCommit, From: 0, View: 0, Commit: 1}).slip()
-			sum := uint64(0xa)
-			if slip {
-				sum = 0xb
-			}
-			tr.send(2, Message{Command: CmdCommitOk, View: 0, To: 0, Commit: 1, Checksum: sum})
+			// ... or with another checksum than the one applied.
+			ok := Message{Command: CmdCommitOk, View: 0, To: 0, Commit: 1, Checksum: 0xa}
+			vouches(replicate(tr), slip, 2, "Commit", ok, func(m *Message) { m.Checksum = 0xb })
 		}},
 		{RuleVouchApplied, window, func(tr *trace, slip bool) {
-			// Replica 1 serves a state-transfer chunk of its checkpoint at
-			// op 1; with the slip naming another checksum for op 1.
-			replicate(tr).clock(1, false)
-			tr.m.Applied(1, 0, 1, 0xa)
-			tr.m.Settled(1, 1)
-			tr.deliver(1, Message{Command: CmdOther, Name: "RequestStateChunk", From: 2, View: 0}).slip()
-			sum := uint64(0xa)
-			if slip {
-				sum = 0xb
-			}
-			tr.send(1, Message{Command: CmdStateChunk, View: 0, To: 2, Op: 1, Checksum: sum})
+			// A state-transfer chunk naming another checksum for op 1.
+			chunk := Message{Command: CmdStateChunk, View: 0, To: 2, Op: 1, Checksum: 0xa}
+			vouches(replicate(tr), slip, 1, "RequestStateChunk", chunk, func(m *Message) { m.Checksum = 0xb })
 		}},
 		{RuleVouchApplied, window, func(tr *trace, slip bool) {
 			// ... or a checkpoint above what it applied.
-			replicate(tr).clock(1, false)
-			tr.m.Applied(1, 0, 1, 0xa)
-			tr.m.Settled(1, 1)
-			tr.deliver(1, Message{Command: CmdOther, Name: "RequestStateChunk", From: 2, View: 0}).slip()
-			op := uint64(1)
-			if slip {
-				op = 2
-			}
-			tr.send(1, Message{Command: CmdStateChunk, View: 0, To: 2, Op: op, Checksum: 0xa})
+			chunk := Message{Command: CmdStateChunk, View: 0, To: 2, Op: 1, Checksum: 0xa}
+			vouches(replicate(tr), slip, 1, "RequestStateChunk", chunk, func(m *Message) { m.Op = 2 })
 		}},
 		{RuleCommitWalk, window, func(tr *trace, slip bool) {
 			// Replica 2 holds op 2, which replica 0 applied; it installs
@@ -1125,6 +1087,25 @@ func TestRulesFire(t *testing.T) {
 	for _, r := range Rules() {
 		assert.True(t, covered[r], "rule %s has no test that breaks it", r)
 	}
+}
+
+// vouches is replica i, having applied op 1 (checksum 0xa), answering a
+// message named asked from another replica with msg, or (slip) with msg as
+// bend leaves it: what it states vouches for what it holds (vouch_applied).
+// A Commit from view 0's primary opens the step as a heartbeat does.
+func vouches(tr *trace, slip bool, i int, asked string, msg Message, bend func(*Message)) {
+	tr.clock(i, false)
+	tr.m.Applied(i, 0, 1, 0xa)
+	tr.m.Settled(i, 1)
+	cause := Message{Command: CmdOther, Name: asked, From: 2, View: 0}
+	if asked == "Commit" {
+		cause = Message{Command: CmdCommit, From: 0, View: 0, Commit: 2}
+	}
+	tr.deliver(i, cause).slip()
+	if slip {
+		bend(&msg)
+	}
+	tr.send(i, msg)
 }
 
 // servesRepair is replica 1, Normal in view 0, answering replica 2's
